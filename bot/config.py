@@ -1,0 +1,166 @@
+"""Validated settings (pydantic) loaded from ``config/kep-sync.yaml``; see that file for every key.
+
+:func:`load_config` raises :class:`~bot.errors.ConfigError` with one line per
+problem naming the file and the dotted key. Secrets are never configuration:
+tokens come from the environment only (``GITHUB_TOKEN``, ``KEP_SYNC_APP_*``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.errors import ConfigError
+from bot.wiki.matrix import DEFAULT_ALIASES
+
+#: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
+DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class WikiConfig(_Strict):
+    """Where the matrix pages are: a local ``dir`` and/or a GitHub ``repo`` (``OWNER/NAME``) at ``base``."""
+
+    dir: str = "examples/wiki"
+    pages: list[str] = Field(default_factory=lambda: ["kubernetes-keps-implementation-matrix.md"], min_length=1)
+    repo: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    base: str | None = None
+
+    @field_validator("pages")
+    @classmethod
+    def _relative(cls, pages: list[str]) -> list[str]:
+        for page in pages:
+            if page.startswith("/") or ".." in Path(page).parts:
+                raise ValueError(f"{page!r} must be a path relative to the wiki, without '..'")
+        return pages
+
+
+class ColumnsConfig(_Strict):
+    """Header aliases per column role (see ``bot/wiki/matrix.py`` DEFAULT_ALIASES)."""
+
+    kep: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["kep"]), min_length=1)
+    status: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["status"]))
+    stage: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["stage"]))
+    milestones: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["milestones"]))
+    alpha: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["alpha"]))
+    beta: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["beta"]))
+    stable: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["stable"]))
+    feature_gates: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["feature_gates"]))
+
+
+class FrontMatterConfig(_Strict):
+    """Opt-in: set ``date_key`` (e.g. ``date``) to today's date on pages whose rows changed."""
+
+    date_key: str | None = None
+
+
+class LinksConfig(_Strict):
+    """Web URL of the enhancements repository, for kep.yaml links at the exact revision."""
+
+    enhancements: str = "https://github.com/kubernetes/enhancements"
+
+
+class GitHubConfig(_Strict):
+    """GitHub API base URL; GitHub Enterprise Server: ``https://HOST/api/v3``."""
+
+    api_url: str = Field(default_factory=lambda: os.environ.get("GITHUB_API_URL", "https://api.github.com"))
+
+
+class PullRequestConfig(_Strict):
+    """The bot's branch and pull request."""
+
+    branch: str = "kep-sync/matrix"
+    title: str | None = None
+    labels: list[str] = Field(default_factory=list)
+    reviewers: list[str] = Field(default_factory=list)
+    team_reviewers: list[str] = Field(default_factory=list)
+    assignees: list[str] = Field(default_factory=list)
+    draft: bool = False
+
+
+class ScheduleConfig(_Strict):
+    """When ``kep-sync serve`` runs a sync: standard 5-field crontab in ``timezone``."""
+
+    cron: str = "0 6 * * *"
+    timezone: str = "UTC"
+
+
+class ReleaseNotesConfig(_Strict):
+    """Release notes source: ``github:kubernetes/sig-release@master`` or a local directory; ``""`` turns them off."""
+
+    source: str = ""
+
+
+class Config(_Strict):
+    """All settings of one kep-sync deployment."""
+
+    enhancements: str = "github:kubernetes/enhancements@master"
+    cache_dir: str = Field(default_factory=lambda: os.environ.get("KEP_SYNC_CACHE_DIR", "~/.cache/kep-sync"))
+    wiki: WikiConfig = Field(default_factory=WikiConfig)
+    columns: ColumnsConfig = Field(default_factory=ColumnsConfig)
+    feature_gates: Literal["report", "owned"] = "report"
+    front_matter: FrontMatterConfig = Field(default_factory=FrontMatterConfig)
+    links: LinksConfig = Field(default_factory=LinksConfig)
+    publish: Literal["none", "files", "git", "github"] = "none"
+    github: GitHubConfig = Field(default_factory=GitHubConfig)
+    pull_request: PullRequestConfig = Field(default_factory=PullRequestConfig)
+    schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    release_notes: ReleaseNotesConfig = Field(default_factory=ReleaseNotesConfig)
+
+    def aliases(self) -> dict[str, tuple[str, ...]]:
+        """Column aliases as ``{role: (header, ...)}`` for :func:`bot.wiki.matrix.parse_page`."""
+        return {role: tuple(names) for role, names in self.columns.model_dump().items()}
+
+
+def config_errors(exc: ValidationError, source: str) -> list[str]:
+    """One line per validation error: ``FILE: dotted.key: what is wrong``."""
+    lines = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"].replace("Extra inputs are not permitted", "unknown key")
+        lines.append(f"{source}: {key}: {msg}")
+    return lines
+
+
+def find_config_path(explicit: str | None) -> Path | None:
+    """The config file to read: ``--config``, else ``$KEP_SYNC_CONFIG``, else ``config/kep-sync.yaml`` if present."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("KEP_SYNC_CONFIG"):
+        return Path(os.environ["KEP_SYNC_CONFIG"])
+    return DEFAULT_CONFIG_PATH if DEFAULT_CONFIG_PATH.is_file() else None
+
+
+def load_config(path: Path | None) -> Config:
+    """Read and validate a config file (``None``: built-in defaults).
+
+    Raises :class:`ConfigError` (every problem, one per line, naming the file
+    and key) for a missing file, bad YAML or invalid values.
+    """
+    if path is None:
+        return Config()
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise ConfigError(f"{path}: {where}not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: (top level): expected a mapping of settings")
+    try:
+        return Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(config_errors(exc, str(path)))) from None

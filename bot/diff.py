@@ -1,0 +1,183 @@
+"""The sync rules: compare matrix rows with KEPs, decide :class:`Change` records, rewrite owned cells.
+
+Pure. One source of truth per fact: status, stage and milestones come from
+kep.yaml; the page only says what it showed before. Owned cells are status,
+stage and the milestones; the feature gate cell is report-only unless
+``gates_owned`` is set. A value upstream that cannot be trusted (an invalid
+status, an empty stage, a milestone like ``"v1.21, v1.37"``) never
+overwrites a cell: the row keeps it and a problem says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import NamedTuple
+
+from bot.kep import DEPRECATION_STAGES, STAGES, STATUSES, Kep, Problem, normalize_milestone
+from bot.snapshot import Snapshot, resolve
+from bot.wiki.matrix import FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, locate, render_gates, render_row
+
+#: Change kinds, in changelog order.
+KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "gates", "missing-upstream")
+#: Milestone placeholders upstream writes for "not decided" (kept as text, never as a milestone).
+PLACEHOLDERS = frozenset({"tbd", "x.y", "never", "todo", "n/a"})
+_GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
+
+
+class Change(NamedTuple):
+    """One field of one row that differs from kep.yaml.
+
+    ``kep`` is the KEP id (``"4671"``, or ``"2133-kubelet-credential-providers"``
+    when upstream uses the number twice); ``page`` the page path; ``line``
+    1-based; ``field`` one of :data:`bot.wiki.matrix.FIELDS`; ``old``/``new``
+    the values as the page shows them and as kep.yaml says them (``""`` for
+    none); ``kind`` one of :data:`KINDS`; ``applied`` whether the row was
+    rewritten (False for report-only findings); ``kep_path`` the kep.yaml.
+    """
+
+    kep: str
+    page: str
+    line: int
+    field: str
+    old: str
+    new: str
+    kind: str
+    applied: bool
+    kep_path: str
+    evidence: tuple = ()
+
+
+class PageDiff(NamedTuple):
+    """Result for one page: ``changes``, ``problems`` (rows left as is, untrusted values),
+    the KEPs its rows resolved to (``keps``), and the page's new ``lines``."""
+
+    changes: list[Change]
+    problems: list[Problem]
+    keps: list[Kep]
+    lines: list[str]
+
+
+def kep_id(snapshot: Snapshot, kep: Kep) -> str:
+    """``"4671"``, or ``"NNNN-slug"`` when the number is shared upstream (0000, 2133)."""
+    return str(kep.number) if len(snapshot.keps.get(kep.number, ())) <= 1 else f"{kep.number}-{kep.slug}"
+
+
+def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
+              only: Collection[int] | None = None) -> PageDiff:
+    """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
+
+    ``only``: KEP numbers to consider (``None`` for all). Returns a
+    :class:`PageDiff` whose ``lines`` equal ``page.lines`` except rewritten rows.
+    """
+    lines = list(page.lines)
+    changes: list[Change] = []
+    problems: list[Problem] = list(page.problems)
+    involved: dict[str, Kep] = {}
+    for row in page.rows:
+        if only is not None and row.number not in only:
+            continue
+        where = f"line {row.line + 1}"
+        candidates = resolve(snapshot, row.number, row.slug)
+        if not candidates:
+            old = row.value("status") or ""
+            changes.append(Change(str(row.number) + (f"-{row.slug}" if row.slug else ""), page.path, row.line + 1,
+                                  "status", cell_value(old), "", "missing-upstream", False, ""))
+            continue
+        if len(candidates) > 1:
+            paths = ", ".join(k.path for k in candidates)
+            problems.append(Problem(page.path, where, f"KEP {row.number} is ambiguous upstream ({paths}); "
+                                                      "add the slug to the KEP cell; left as is"))
+            continue
+        kep = candidates[0]
+        involved[kep.path] = kep
+        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned)
+        changes.extend(row_changes)
+        problems.extend(Problem(page.path, where, m) for m in row_problems)
+        if updates:
+            lines[row.line] = render_row(lines[row.line], row, updates)
+    return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
+
+
+def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[list[Change], list[str], dict[str, str]]:
+    changes: list[Change] = []
+    problems: list[str] = []
+    updates: dict[str, str] = {}
+    no_v = _page_drops_v(row)
+
+    def add(field: str, old: str, new: str, kind: str, applied: bool, written: str | None = None) -> None:
+        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path))
+        if applied:
+            updates[field] = new if written is None else written
+
+    for field in FIELDS:
+        shown = row.value(field)
+        if shown is None:
+            continue
+        old = cell_value(shown)
+        if field == "status":
+            new = kep.status
+            if old != new:
+                if new in STATUSES:
+                    add(field, old, new, "status", True)
+                else:
+                    problems.append(f"kep.yaml status {new!r} is not a valid status; status cell kept ({kep.path})")
+        elif field == "stage":
+            new = kep.stage
+            if old != new:
+                if new in STAGES or new in DEPRECATION_STAGES:
+                    add(field, old, new, _stage_kind(old, new), True)
+                else:
+                    problems.append(f"kep.yaml stage {new!r} is not a valid stage; stage cell kept ({kep.path})")
+        elif field == "feature_gates":
+            page_gates, kep_gates = cell_gates(old), kep.gates()
+            if page_gates != kep_gates:
+                add(field, ", ".join(page_gates), ", ".join(kep_gates), "gates", gates_owned, render_gates(kep_gates))
+        else:
+            new = kep.milestone(field)
+            if _same_milestone(old, new):
+                continue
+            written = _render_milestone(new, no_v)
+            if written is None:
+                problems.append(f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
+            else:
+                add(field, old, new, "retargeted", True, written)
+    return changes, problems, updates
+
+
+def _stage_kind(old: str, new: str) -> str:
+    if old in _GRADUATION and new in _GRADUATION:
+        return "promoted" if _GRADUATION[new] > _GRADUATION[old] else "demoted"
+    return "stage"
+
+
+def _is_unset(value: str) -> bool:
+    """Blank, the template's ``0.0``, or a placeholder such as ``TBD`` / ``x.y``."""
+    v = value.strip().casefold()
+    return v in ("", "-", "0.0") or v in PLACEHOLDERS
+
+
+def _same_milestone(page: str, kep: str) -> bool:
+    """Equal after normalisation (``1.30 == v1.30``); every kind of "unset" is equal to every other."""
+    a, b = normalize_milestone(page), normalize_milestone(kep)
+    if a is None and b is None:
+        return _is_unset(page) == _is_unset(kep) and (_is_unset(page) or page.strip() == kep.strip())
+    return a == b
+
+
+def _render_milestone(value: str, no_v: bool) -> str | None:
+    """Cell text for an upstream milestone in the page's style, or ``None`` when it is not trustworthy."""
+    norm = normalize_milestone(value)
+    if norm is not None:
+        return norm[1:] if no_v else norm
+    v = value.strip()
+    if v in ("", "0.0"):
+        return ""
+    return v if v.casefold() in PLACEHOLDERS else None
+
+
+def _page_drops_v(row: MatrixRow) -> bool:
+    """True when the row writes milestones without the ``v`` prefix (``1.30``) and never with it."""
+    shown = [row.value(f) or "" for f in ("alpha", "beta", "stable")]
+    bare = [s for s in shown if re.fullmatch(r"\d+\.\d+", s.strip())]
+    return bool(bare) and not any(s.strip().startswith("v") for s in shown)

@@ -1,0 +1,30 @@
+"""Errors users can catch, as one hierarchy (like httpx's).
+
+``KepSyncError`` is the root. ``ConfigError`` and ``UsageError`` map to exit
+code 2; every other ``KepSyncError`` to exit code 1 (see ``bot/cli.py``).
+Messages never contain secrets: tokens are redacted before they get here.
+"""
+
+
+class KepSyncError(Exception):
+    """Base class of every error kep-sync raises on purpose."""
+
+
+class ConfigError(KepSyncError):
+    """The configuration is invalid; the message names the file and key. Exit code 2."""
+
+
+class UsageError(KepSyncError):
+    """The command line is invalid (e.g. an unknown ``--enhancements`` form). Exit code 2."""
+
+
+class SourceError(KepSyncError):
+    """An upstream source (git, GitHub tarball, release notes) could not be read. Exit code 1."""
+
+
+class WikiError(KepSyncError):
+    """A wiki page could not be read or written (missing file, not UTF-8). Exit code 1."""
+
+
+class PublishError(KepSyncError):
+    """Publishing (files, git, GitHub) failed; nothing half-done was left behind. Exit code 1."""

@@ -1,0 +1,279 @@
+"""The KEP model: one ``kep.yaml`` parsed into a :class:`Kep`, plus the problems found in it.
+
+Pure: takes ``(path, bytes)`` and returns values; never reads files or the clock.
+
+Facts about the schema come from kubernetes/enhancements ``api/proposal.go``
+(statuses, stages) and ``keps/NNNN-kep-template/kep.yaml`` (field names).
+Values stay exactly as upstream wrote them; comparisons go through
+:func:`normalize_milestone`, which never mutates a :class:`Kep`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import NamedTuple
+
+import yaml
+
+try:  # libyaml is ~8x faster on the 650-file snapshot; the pure loader gives the same strings.
+    _Loader: type = yaml.CBaseLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Loader = yaml.BaseLoader
+
+#: Valid ``status`` values (kubernetes/enhancements api/proposal.go).
+STATUSES = ("provisional", "implementable", "implemented", "deferred", "rejected", "withdrawn", "replaced")
+#: Graduation stages in order (api/proposal.go).
+STAGES = ("alpha", "beta", "stable")
+#: Stages a deprecation KEP may declare (the kep.yaml template's comment: "deprecated|disabled|removed").
+DEPRECATION_STAGES = ("deprecated", "disabled", "removed")
+#: Scalars the string-only loader returns for YAML null.
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+#: Keys of the ``milestone`` mapping, as the template writes them.
+MILESTONE_KEYS = ("alpha", "beta", "stable", "deprecated", "removed")
+#: Feature gate names that mean "none" (seen upstream: ``n/a``, ``None``, ``NA``, ``''``).
+JUNK_GATE_NAMES = frozenset({"", "~", "n/a", "na", "none", "null", "tbd", "todo", "-", "nil"})
+#: The two template directories that are not KEPs (shared/README.md).
+TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
+
+_MILESTONE_RE = re.compile(r"^v?(\d+)\.(\d+)$")
+_DATE_RE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
+_DIR_RE = re.compile(r"^(\d+)-(.+)$")
+
+
+class Problem(NamedTuple):
+    """Something odd in the upstream data.
+
+    ``path`` is the repository-relative file (``keps/sig-x/NNNN-slug/kep.yaml``);
+    ``key`` the YAML key involved (``""`` for the whole file); ``message`` a
+    one-line, human-readable explanation that quotes the offending value.
+    """
+
+    path: str
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}: {self.key}" if self.key else self.path
+        return f"{where}: {self.message}"
+
+
+class Kep(NamedTuple):
+    """One KEP as its ``kep.yaml`` declares it; every value is the raw string upstream wrote.
+
+    - ``number``: KEP number (int) from the directory name ``NNNN-slug``, else
+      from ``kep-number``; ``0000`` is ``0``.
+    - ``slug``: directory name without the number (``gang-scheduling``).
+    - ``path``: repository-relative path of the ``kep.yaml``.
+    - ``sig``: ``owning-sig`` (``sig-scheduling``), ``""`` when absent.
+    - ``status``, ``stage``, ``latest_milestone``: raw strings, ``""`` when absent.
+    - ``milestones``: ``((key, value), ...)`` in :data:`MILESTONE_KEYS` order,
+      only keys present in the file.
+    - ``feature_gates``: gate names as written, junk names included.
+    - ``problems``: :class:`Problem` tuple found in this file.
+    """
+
+    number: int
+    slug: str
+    path: str
+    title: str
+    sig: str
+    status: str
+    stage: str
+    latest_milestone: str
+    milestones: tuple[tuple[str, str], ...]
+    feature_gates: tuple[str, ...]
+    problems: tuple[Problem, ...]
+
+    def milestone(self, key: str) -> str:
+        """Raw milestone for ``key`` (``alpha``/``beta``/``stable``/...), ``""`` when absent."""
+        return dict(self.milestones).get(key, "")
+
+    def gates(self) -> tuple[str, ...]:
+        """Feature gate names without the junk placeholders, sorted, unique."""
+        return tuple(sorted({g for g in self.feature_gates if g.strip().lower() not in JUNK_GATE_NAMES}))
+
+
+class KepFileError(ValueError):
+    """A ``kep.yaml`` that cannot be used at all (not YAML, not a mapping); carries a :class:`Problem`."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def normalize_milestone(value: str) -> str | None:
+    """Return ``vMAJOR.MINOR`` for a milestone such as ``v1.30`` or ``1.30``, else ``None``.
+
+    ``0.0`` (the template's placeholder), ``TBD``, ``x.y``, ``''`` and lists
+    like ``"v1.21, v1.37"`` are not milestones and give ``None``.
+    """
+    m = _MILESTONE_RE.match(value.strip())
+    if not m or (m.group(1), m.group(2)) == ("0", "0"):
+        return None
+    return f"v{int(m.group(1))}.{int(m.group(2))}"
+
+
+def milestone_key(value: str) -> tuple[int, int] | None:
+    """``(major, minor)`` of a milestone for ordering, ``None`` when it is not one."""
+    norm = normalize_milestone(value)
+    if norm is None:
+        return None
+    major, minor = norm[1:].split(".")
+    return int(major), int(minor)
+
+
+def same_milestone(a: str, b: str) -> bool:
+    """True when two raw milestones mean the same: ``1.30 == v1.30``, ``'' == '-'``, else exact text."""
+    a, b = _blank(a), _blank(b)
+    na, nb = normalize_milestone(a), normalize_milestone(b)
+    if na is not None or nb is not None:
+        return na == nb
+    return a == b
+
+
+def _blank(value: str) -> str:
+    value = value.strip()
+    return "" if value in ("-", "—") else value
+
+
+def is_template(path: str) -> bool:
+    """True for the two template ``kep.yaml`` files that are not KEPs."""
+    return any(path.startswith(t) for t in TEMPLATE_DIRS)
+
+
+def load_yaml(path: str, data: bytes) -> dict:
+    """Parse ``data`` with the string-only loader and return the top-level mapping.
+
+    Raises :class:`KepFileError` naming ``path`` and the line when the bytes
+    are not UTF-8, not YAML, or not a mapping.
+    """
+    try:
+        text = data.decode("utf-8")
+        doc = yaml.load(text, Loader=_Loader)
+    except UnicodeDecodeError as exc:
+        raise KepFileError(Problem(path, "", f"not UTF-8 ({exc.reason} at byte {exc.start})")) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        reason = getattr(exc, "problem", None) or type(exc).__name__
+        raise KepFileError(Problem(path, "", f"not valid YAML{where}: {reason}")) from None
+    if not isinstance(doc, dict):
+        raise KepFileError(Problem(path, "", f"not a YAML mapping (top level is {type(doc).__name__})"))
+    return doc
+
+
+def parse_kep(path: str, data: bytes) -> Kep:
+    """Build a :class:`Kep` from one ``kep.yaml``.
+
+    ``path`` is repository-relative; ``data`` the raw bytes. Never raises for
+    odd values: each is kept raw and recorded in ``Kep.problems``. Raises
+    :class:`KepFileError` only when the file is not a YAML mapping.
+    """
+    doc = load_yaml(path, data)
+    problems: list[Problem] = []
+
+    def text(key: str, mapping: dict = doc, where: str = "") -> str:
+        value = mapping.get(key)
+        if _is_null(value):
+            return ""
+        if isinstance(value, str):
+            return value.strip()
+        problems.append(Problem(path, where + key, f"expected a string, found a {type(value).__name__}"))
+        return ""
+
+    dirname = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
+    m = _DIR_RE.match(dirname)
+    declared = text("kep-number")
+    if m:
+        number, slug = int(m.group(1)), m.group(2)
+        if declared and (not declared.isdigit() or int(declared) != number):
+            problems.append(Problem(path, "kep-number", f"declares {declared!r} but the directory says {m.group(1)}"))
+    elif declared.isdigit():
+        number, slug = int(declared), dirname
+    else:
+        raise KepFileError(Problem(path, "kep-number", f"no KEP number in the directory name or kep-number ({declared!r})"))
+
+    status = text("status")
+    stage = text("stage")
+    latest = text("latest-milestone")
+    if status not in STATUSES:
+        problems.append(Problem(path, "status", f"{status!r} is not a valid status ({', '.join(STATUSES)})"))
+    if not stage:
+        problems.append(Problem(path, "stage", "missing or empty"))
+    elif stage not in STAGES + DEPRECATION_STAGES:
+        valid = ", ".join(STAGES + DEPRECATION_STAGES)
+        problems.append(Problem(path, "stage", f"{stage!r} is not a valid stage ({valid})"))
+    if status == "implemented" and stage in STAGES and stage != "stable":
+        problems.append(Problem(path, "status", f"says implemented but stage is {stage}"))
+
+    for key in ("creation-date", "last-updated"):
+        value = text(key)
+        if value and not _valid_date(value):
+            problems.append(Problem(path, key, f"{value!r} is not a valid date (YYYY-MM-DD)"))
+
+    _check_milestone(problems, path, "latest-milestone", latest)
+    milestones: list[tuple[str, str]] = []
+    raw_ms = doc.get("milestone")
+    if isinstance(raw_ms, dict):
+        for key in MILESTONE_KEYS:
+            if key in raw_ms:
+                value = text(key, raw_ms, "milestone.")
+                milestones.append((key, value))
+                _check_milestone(problems, path, f"milestone.{key}", value)
+    elif not _is_null(raw_ms):
+        problems.append(Problem(path, "milestone", f"expected a mapping, found {raw_ms!r}"))
+
+    gates: list[str] = []
+    raw_gates = doc.get("feature-gates")
+    if isinstance(raw_gates, list):
+        for i, item in enumerate(raw_gates):
+            name = item.get("name") if isinstance(item, dict) else None
+            if not isinstance(name, str):
+                problems.append(Problem(path, f"feature-gates[{i}]", f"entry has no name: {item!r}"))
+                continue
+            gates.append(name.strip())
+            if name.strip().lower() in JUNK_GATE_NAMES:
+                problems.append(Problem(path, f"feature-gates[{i}].name", f"{name!r} is a placeholder, not a gate"))
+    elif not _is_null(raw_gates):
+        problems.append(Problem(path, "feature-gates", f"expected a list, found {raw_gates!r}"))
+
+    return Kep(
+        number=number,
+        slug=slug,
+        path=path,
+        title=text("title"),
+        sig=text("owning-sig"),
+        status=status,
+        stage=stage,
+        latest_milestone=latest,
+        milestones=tuple(milestones),
+        feature_gates=tuple(gates),
+        problems=tuple(problems),
+    )
+
+
+def _is_null(value: object) -> bool:
+    """True for an absent key or a YAML null scalar (lists and mappings are never null)."""
+    return value is None or (isinstance(value, str) and value in _NULLS)
+
+
+def _check_milestone(problems: list[Problem], path: str, key: str, value: str) -> None:
+    if not value:
+        return
+    norm = normalize_milestone(value)
+    if norm is None:
+        problems.append(Problem(path, key, f"{value!r} is not a release milestone (vMAJOR.MINOR)"))
+    elif not value.startswith("v"):
+        problems.append(Problem(path, key, f"{value!r} lacks the 'v' prefix (read as {norm})"))
+
+
+def _valid_date(value: str) -> bool:
+    m = _DATE_RE.match(value.strip().strip('"'))
+    if not m:
+        return False
+    try:
+        datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,35 @@
+"""JSON-lines logging on stderr (structlog), with secrets redacted from every event."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+from bot.http import redact
+
+
+def _redact(_logger, _name, event: dict) -> dict:
+    return {k: redact(v) if isinstance(v, str) else v for k, v in event.items()}
+
+
+def configure(level: str = "info") -> None:
+    """Send structlog events to stderr as one JSON object per line: ``{"event", "level", "timestamp", ...}``."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _redact,
+            structlog.processors.JSONRenderer(sort_keys=True),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(**bound) -> structlog.typing.FilteringBoundLogger:
+    """A logger with ``bound`` key/values on every event."""
+    return structlog.get_logger().bind(**bound)

@@ -1,0 +1,176 @@
+"""One sync run wired from a :class:`~bot.config.Config`: fetch -> model -> wiki -> diff -> changelog -> publish.
+
+:func:`plan_sync` is the pure core (KEPs and page bytes in, new page bytes
+and changelog out); :func:`run_sync` adds the I/O at both ends.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from collections.abc import Collection
+from pathlib import Path
+from typing import NamedTuple
+
+from bot import changelog as changelog_mod
+from bot.changelog import Changelog
+from bot.config import Config
+from bot.diff import Change, PageDiff, diff_page
+from bot.errors import PublishError, WikiError
+from bot.http import RequestCounter
+from bot.kep import Problem
+from bot.publish.files import publish_files, write_atomic
+from bot.snapshot import Snapshot
+from bot.sources.enhancements import load_snapshot
+from bot.wiki.matrix import parse_page
+
+
+class PageResult(NamedTuple):
+    """One page: its ``path`` (relative to the wiki), ``old`` and ``new`` bytes, and the :class:`PageDiff`."""
+
+    path: str
+    old: bytes
+    new: bytes
+    diff: PageDiff
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+
+class SyncPlan(NamedTuple):
+    """Everything one run decided: the ``snapshot``, each page's result, all ``changes``,
+    the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``."""
+
+    snapshot: Snapshot
+    pages: list[PageResult]
+    changes: list[Change]
+    problems: list[Problem]
+    changelog: Changelog
+    report: dict
+
+    def changed_pages(self) -> dict[str, bytes]:
+        """``{path: new bytes}`` of the pages whose bytes differ."""
+        return {p.path: p.new for p in self.pages if p.changed}
+
+
+class SyncOutcome(NamedTuple):
+    """What :func:`run_sync` did: the ``plan``, the pages ``written`` and the pull request ``url`` (if any)."""
+
+    plan: SyncPlan
+    written: list[str]
+    url: str
+
+
+def decode_page(path: str, data: bytes) -> str:
+    """Page bytes as text; raises :class:`WikiError` naming the page and byte offset when not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WikiError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start}); page not touched") from None
+
+
+def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
+    """Set ``key: today`` inside a leading ``---`` front matter block, keeping ``\\r``; no block, no change."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return lines
+    out = list(lines)
+    for i in range(1, len(out)):
+        bare = out[i].rstrip("\r")
+        if bare == "---":
+            break
+        if bare.startswith(f"{key}:"):
+            out[i] = f"{key}: {today}" + ("\r" if out[i].endswith("\r") else "")
+            break
+    return out
+
+
+def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
+              only: Collection[int] | None = None, today: str | None = None) -> SyncPlan:
+    """Diff every page against ``snapshot`` and build the changelog (pure; no I/O).
+
+    ``pages``: ``{relative path: bytes}`` in the configured order; ``only``:
+    KEP numbers to consider; ``today`` (``YYYY-MM-DD``) is used only when
+    ``front_matter.date_key`` is set. Raises :class:`WikiError` for a page
+    that is not UTF-8.
+    """
+    results: list[PageResult] = []
+    changes: list[Change] = []
+    problems: list[Problem] = []
+    for path, data in pages.items():
+        page = parse_page(path, decode_page(path, data), config.aliases())
+        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only)
+        lines = diff.lines
+        if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
+            lines = set_front_matter_date(lines, config.front_matter.date_key, today)
+        results.append(PageResult(path, data, "\n".join(lines).encode("utf-8"), diff))
+        changes += diff.changes
+        problems += diff.problems
+    touched = {c.kep_path for c in changes}
+    involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
+    log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
+                               web_url=config.links.enhancements)
+    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems())
+    return SyncPlan(snapshot, results, changes, problems, log, report)
+
+
+def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
+    """Read each page under ``wiki_dir``; raises :class:`WikiError` naming a missing or unreadable page."""
+    out = {}
+    for rel in pages:
+        try:
+            out[rel] = (wiki_dir / rel).read_bytes()
+        except OSError as exc:
+            raise WikiError(f"{wiki_dir / rel}: cannot read wiki page: {exc.strerror or exc}") from None
+    return out
+
+
+def load_enhancements(config: Config, counter: RequestCounter | None = None) -> Snapshot:
+    """The snapshot named by ``config.enhancements`` (token from ``GITHUB_TOKEN`` for ``github:``)."""
+    from bot.http import make_client
+
+    client = make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter)
+    with client:
+        return load_snapshot(config.enhancements, Path(config.cache_dir).expanduser(),
+                             api_url=config.github.api_url, client=client)
+
+
+def run_sync(config: Config, *, only: Collection[int] | None = None, report_path: Path | None = None,
+             counter: RequestCounter | None = None) -> SyncOutcome:
+    """Run one sync end to end and publish per ``config.publish``.
+
+    ``none`` writes nothing; ``files`` rewrites changed pages in place
+    (atomic). ``git`` and ``github`` are handled by ``bot.publish``. The
+    JSON report goes to ``report_path`` when given. Raises a
+    :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
+    """
+    snapshot = load_enhancements(config, counter)
+    today = datetime.date.today().isoformat()
+    if config.publish == "github":
+        from bot.publish.github import publish_github
+
+        plan, url = publish_github(config, snapshot, only=only, today=today, counter=counter)
+        _write_report(report_path, plan)
+        return SyncOutcome(plan, sorted(plan.changed_pages()), url)
+    wiki_dir = Path(config.wiki.dir)
+    if config.publish == "git":
+        from bot.publish.git import publish_git
+
+        plan, url = publish_git(config, snapshot, wiki_dir, only=only, today=today)
+        _write_report(report_path, plan)
+        return SyncOutcome(plan, sorted(plan.changed_pages()), url)
+    plan = plan_sync(config, snapshot, read_wiki_pages(wiki_dir, config.wiki.pages), only=only, today=today)
+    _write_report(report_path, plan)
+    written = publish_files(wiki_dir, plan.changed_pages()) if config.publish == "files" else []
+    return SyncOutcome(plan, written, "")
+
+
+def _write_report(path: Path | None, plan: SyncPlan) -> None:
+    if path is None:
+        return
+    data = (json.dumps(plan.report, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    try:
+        write_atomic(path, data) if path.exists() else path.write_bytes(data)
+    except OSError as exc:
+        raise PublishError(f"{path}: cannot write report: {exc.strerror or exc}") from None
