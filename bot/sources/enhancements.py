@@ -297,3 +297,67 @@ def _member_kind(member: tarfile.TarInfo) -> str:
     if member.isdir():
         return "directory"
     return "device or special file"
+
+
+# -- cheap revision probe (kep-sync serve) ---------------------------------------------------
+
+class Revision(NamedTuple):
+    """The current revision of a source, from one cheap request (:func:`current_revision`).
+
+    ``revision``: commit SHA (``""`` when unknown, e.g. a directory that is not a git
+    checkout, or on ``not_modified``); ``etag``: the HTTP ETag (``github:`` only);
+    ``not_modified``: the server answered ``304`` to ``If-None-Match``, so the
+    revision is the one that ETag was stored with.
+    """
+
+    revision: str
+    etag: str = ""
+    not_modified: bool = False
+
+
+def current_revision(value: str, client: httpx.Client, *, api_url: str = DEFAULT_API_URL,
+                     etag: str = "") -> Revision:
+    """The revision ``value`` (an ``--enhancements`` string) points at now, with ONE request.
+
+    - ``github:OWNER/REPO@REF``: ``GET /repos/{owner}/{repo}/commits/{ref}`` with
+      ``Accept: application/vnd.github.sha`` and ``If-None-Match: etag`` (GitHub REST
+      docs: a ``304`` answer does not count against the rate limit);
+    - a git repository, URL or bundle: ``git ls-remote`` (``HEAD``, else the only
+      branch, else ``master``/``main``, as the clone in :func:`sync_git_cache` picks);
+    - a directory: its git ``HEAD`` (``""`` when it is not a checkout).
+
+    Raises :class:`UsageError` for an unknown form, :class:`SourceError` when the source cannot be read.
+    """
+    source = parse_source(value)
+    if source.kind == "dir":
+        return Revision(_git_head(Path(source.location)))
+    if source.kind == "git":
+        return Revision(_ls_remote_head(source.location))
+    url = f"{api_url.rstrip('/')}/repos/{source.location}/commits/{source.ref}"
+    headers = {"Accept": "application/vnd.github.sha"}
+    if etag:
+        headers["If-None-Match"] = etag
+    try:
+        response = send(client, "GET", url, headers=headers)
+    except httpx.HTTPError as exc:
+        raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
+    if response.status_code == 304:
+        return Revision("", etag, not_modified=True)
+    sha = response.text.strip()
+    if response.status_code != 200 or not re.fullmatch(r"[0-9a-f]{40}", sha):
+        raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}, could not resolve {source.ref!r} to a commit")
+    return Revision(sha, response.headers.get("etag", ""))
+
+
+def _ls_remote_head(location: str) -> str:
+    proc = subprocess.run(["git", "ls-remote", location], capture_output=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    if proc.returncode != 0:
+        raise SourceError(f"git ls-remote {redact(location)} failed: "
+                          f"{redact(proc.stderr.decode(errors='replace').strip())}")
+    refs = dict(reversed(line.split("\t", 1)) for line in proc.stdout.decode().splitlines() if "\t" in line)
+    branches = [r for r in refs if r.startswith("refs/heads/")]
+    for ref in ("HEAD", *(branches if len(branches) == 1 else ()), "refs/heads/master", "refs/heads/main"):
+        if ref in refs:
+            return refs[ref]
+    raise SourceError(f"{redact(location)}: no HEAD and no single default branch to read")

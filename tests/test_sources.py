@@ -1,0 +1,969 @@
+"""Unit tests for bot.sources.enhancements (directory, git, GitHub tarball) and bot.http.
+
+Git tests use real repositories made in ``tmp_path`` (tests/gitutil.py); GitHub
+tests serve crafted tarballs through ``httpx.MockTransport``. Nothing touches
+the network and nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import random
+import tarfile
+from pathlib import Path
+
+import httpx
+import pytest
+
+import bot.sources.enhancements as enh
+from bot import http as bot_http
+from bot.errors import KepSyncError, SourceError, UsageError
+from bot.http import (
+    MAX_ATTEMPTS,
+    USER_AGENT,
+    RequestCounter,
+    make_client,
+    rate_limit_wait,
+    redact,
+    send,
+)
+from bot.kep import Problem
+from bot.sources.enhancements import (
+    Source,
+    load_snapshot,
+    parse_source,
+    read_directory,
+    read_git_tree,
+    read_tarball,
+    resolve_github_ref,
+    sync_git_cache,
+)
+
+try:
+    from gitutil import commit, git, make_repo
+except ImportError:  # pragma: no cover - when tests/ is imported as a package
+    from tests.gitutil import commit, git, make_repo
+
+TOKEN = "ghp_secret1234567890"
+SHA = "0123456789abcdef0123456789abcdef01234567"
+API = "https://api.github.com"
+TOP = f"kubernetes-enhancements-{SHA[:7]}"
+
+
+def kep(number: str, title: str = "T", stage: str = "alpha") -> str:
+    return f'title: {title}\nkep-number: "{number}"\nstatus: implementable\nstage: {stage}\n'
+
+
+#: A small upstream tree: two KEPs, a template, a PRR file and files that must be ignored.
+UPSTREAM = {
+    "keps/sig-a/1-first/kep.yaml": kep("1", "First"),
+    "keps/sig-a/1-first/README.md": "# First\n",
+    "keps/sig-b/2-second/kep.yaml": kep("2", "Second", "beta"),
+    "keps/NNNN-kep-template/kep.yaml": "title: template\nkep-number: NNNN\n",
+    "keps/prod-readiness/sig-a/1.yaml": "kep-number: 1\nalpha:\n  approver: '@someone'\n",
+    "keps/prod-readiness/sig-a/notes.md": "notes\n",
+    "keps/sig-a/other.yaml": "not: a kep\n",
+    "api/proposal.go": "package api\n",
+    "README.md": "# enhancements\n",
+}
+WANTED = sorted(p for p in UPSTREAM if p.endswith("/kep.yaml") or p.startswith("keps/prod-readiness/") and p.endswith(".yaml"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(monkeypatch, tmp_path):
+    """Keep git away from the user's config, parent repositories and prompts."""
+    cfg = tmp_path / "gitconfig"
+    cfg.write_text("[init]\n\tdefaultBranch = master\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return cfg
+
+
+# =====================================================================================
+# parse_source
+# =====================================================================================
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("github:kubernetes/enhancements@master", Source("github", "kubernetes/enhancements", "master")),
+        ("github:kubernetes/enhancements", Source("github", "kubernetes/enhancements", "HEAD")),
+        ("github:k8s.io/enh_ance-ments@v1.30", Source("github", "k8s.io/enh_ance-ments", "v1.30")),
+        ("github:o/r@release/1.30", Source("github", "o/r", "release/1.30")),
+        ("github:o/r@0123456789abcdef0123456789abcdef01234567", Source("github", "o/r", SHA)),
+        ("https://github.com/kubernetes/enhancements.git", Source("git", "https://github.com/kubernetes/enhancements.git")),
+        ("http://git.example/enh", Source("git", "http://git.example/enh")),
+        ("file:///srv/git/enhancements", Source("git", "file:///srv/git/enhancements")),
+        ("ssh://git@github.com/kubernetes/enhancements", Source("git", "ssh://git@github.com/kubernetes/enhancements")),
+        ("git://git.example/enh.git", Source("git", "git://git.example/enh.git")),
+    ],
+)
+def test_parse_source_urls_and_github(value, expected):
+    assert parse_source(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["github:kubernetes", "github:o/r@", "github:o/r/x", "github:", "github:o r/x", "github:/r@main"],
+)
+def test_parse_source_bad_github_forms(value):
+    with pytest.raises(UsageError) as info:
+        parse_source(value)
+    assert str(info.value) == f"--enhancements {value!r}: expected github:OWNER/REPO@REF"
+
+
+def test_parse_source_local_forms(tmp_path, monkeypatch):
+    checkout = tmp_path / "enh"
+    make_repo(checkout, {"keps/sig-a/1-first/kep.yaml": kep("1")})
+    plain = tmp_path / "plain"
+    (plain / "keps").mkdir(parents=True)
+    bare = tmp_path / "enh.git"
+    git(tmp_path, "clone", "-q", "--bare", str(checkout), str(bare))
+    no_keps_checkout = tmp_path / "other"
+    make_repo(no_keps_checkout, {"README.md": "x"})
+    bundle = tmp_path / "enh.bundle"
+    git(checkout, "bundle", "create", str(bundle), "--all")
+
+    assert parse_source(str(checkout)) == Source("dir", str(checkout))
+    assert parse_source(str(plain)) == Source("dir", str(plain))
+    assert parse_source(str(bare)) == Source("git", str(bare.resolve()))
+    assert parse_source(str(no_keps_checkout)) == Source("git", str(no_keps_checkout.resolve()))
+    assert parse_source(str(bundle)) == Source("git", str(bundle.resolve()))
+    monkeypatch.chdir(tmp_path)
+    assert parse_source("enh.bundle") == Source("git", str(bundle.resolve()))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert parse_source("~/plain") == Source("dir", str(plain))
+
+
+@pytest.mark.parametrize("name", ["missing", "empty-dir", "ftp-ish"])
+def test_parse_source_rejects_other_values(tmp_path, name):
+    (tmp_path / "empty-dir").mkdir()
+    value = {"missing": str(tmp_path / "nope"), "empty-dir": str(tmp_path / "empty-dir"),
+             "ftp-ish": "ftp://example.invalid/enh"}[name]
+    with pytest.raises(UsageError) as info:
+        parse_source(value)
+    assert str(info.value) == (f"--enhancements {value!r}: not a directory with keps/, a git repository, "
+                               "a bundle, a URL or github:OWNER/REPO@REF")
+
+
+def test_usage_and_source_errors_share_the_root():
+    assert issubclass(UsageError, KepSyncError)
+    assert issubclass(SourceError, KepSyncError)
+
+
+def test_load_snapshot_unknown_form_is_usage_error(tmp_path):
+    with pytest.raises(UsageError):
+        load_snapshot(str(tmp_path / "nope"), tmp_path / "cache")
+
+
+# =====================================================================================
+# directory source
+# =====================================================================================
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_read_directory_yields_only_metadata_files_sorted(tmp_path):
+    write_tree(tmp_path, UPSTREAM)
+    (tmp_path / "keps" / "sig-a" / "1-first" / "kep.yaml.orig").write_text("x")
+    got = list(read_directory(tmp_path))
+    assert [p for p, _ in got] == [
+        "keps/NNNN-kep-template/kep.yaml",
+        "keps/prod-readiness/sig-a/1.yaml",
+        "keps/sig-a/1-first/kep.yaml",
+        "keps/sig-b/2-second/kep.yaml",
+    ]
+    assert dict(got)["keps/sig-a/1-first/kep.yaml"] == UPSTREAM["keps/sig-a/1-first/kep.yaml"].encode()
+
+
+def test_directory_source_without_git_has_empty_revision(tmp_path):
+    write_tree(tmp_path / "enh", UPSTREAM)
+    snap = load_snapshot(str(tmp_path / "enh"), tmp_path / "cache")
+    assert snap.source == str(tmp_path / "enh")
+    assert snap.revision == ""
+    assert [(k.number, k.title, k.stage) for k in snap.all_keps()] == [(1, "First", "alpha"), (2, "Second", "beta")]
+    assert snap.prr == {1: ("keps/prod-readiness/sig-a/1.yaml",)}
+    assert snap.problems == ()
+    assert not (tmp_path / "cache").exists()
+
+
+def test_directory_source_in_a_checkout_uses_head_as_revision(tmp_path):
+    sha = make_repo(tmp_path / "enh", UPSTREAM)
+    # Uncommitted edits are read too: a directory is read as it is on disk.
+    (tmp_path / "enh" / "keps/sig-c/3-third").mkdir(parents=True)
+    (tmp_path / "enh" / "keps/sig-c/3-third/kep.yaml").write_text(kep("3"))
+    snap = load_snapshot(str(tmp_path / "enh"), tmp_path / "cache")
+    assert snap.revision == sha == git(tmp_path / "enh", "rev-parse", "HEAD")
+    assert list(snap.keps) == [1, 2, 3]
+
+
+def test_directory_source_reports_broken_files_and_loads_the_rest(tmp_path):
+    write_tree(tmp_path, {**UPSTREAM, "keps/sig-c/3-broken/kep.yaml": "title: [oops\n"})
+    snap = load_snapshot(str(tmp_path), tmp_path / "cache")
+    assert list(snap.keps) == [1, 2]
+    assert snap.problems == (Problem("keps/sig-c/3-broken/kep.yaml", "", "not valid YAML at line 2: did not find "
+                                     "expected ',' or ']'"),)
+
+
+# =====================================================================================
+# git source (real repositories)
+# =====================================================================================
+
+def cache_repos(cache: Path) -> list[Path]:
+    return sorted(p for p in (cache / "git").iterdir()) if (cache / "git").is_dir() else []
+
+
+def test_git_file_url_clones_into_cache_then_fetches_new_commits(tmp_path):
+    up = tmp_path / "up"
+    first = make_repo(up, UPSTREAM)
+    url = f"file://{up}"
+    cache = tmp_path / "cache"
+
+    snap = load_snapshot(url, cache)
+    assert snap.revision == first == git(up, "rev-parse", "HEAD")
+    assert snap.source == url
+    assert list(snap.keps) == [1, 2]
+    assert snap.prr == {1: ("keps/prod-readiness/sig-a/1.yaml",)}
+    (repo,) = cache_repos(cache)
+    assert (repo / "HEAD").is_file() and not (repo / ".git").exists()  # bare
+    marker = repo / "kep-sync-test-marker"
+    marker.write_text("still the same clone")
+
+    second = commit(up, {"keps/sig-c/3-third/kep.yaml": kep("3", "Third"),
+                         "keps/sig-b/2-second/kep.yaml": None}, "add 3, drop 2")
+    assert second != first
+    snap2 = load_snapshot(url, cache)
+    assert snap2.revision == second == git(up, "rev-parse", "HEAD")
+    assert list(snap2.keps) == [1, 3]
+    assert snap2.keps[3][0].title == "Third"
+    assert cache_repos(cache) == [repo]
+    assert marker.read_text() == "still the same clone"  # fetched, not re-cloned
+
+
+def test_git_source_reads_commits_not_the_work_tree(tmp_path):
+    up = tmp_path / "up"
+    sha = make_repo(up, UPSTREAM)
+    (up / "keps/sig-a/1-first/kep.yaml").write_text(kep("1", "Edited but not committed"))
+    snap = load_snapshot(f"file://{up}", tmp_path / "cache")
+    assert snap.revision == sha
+    assert snap.keps[1][0].title == "First"
+
+
+def test_git_source_follows_rewritten_history(tmp_path):
+    up = tmp_path / "up"
+    make_repo(up, UPSTREAM)
+    commit(up, {"keps/sig-c/3-third/kep.yaml": kep("3")}, "add 3")
+    cache = tmp_path / "cache"
+    load_snapshot(f"file://{up}", cache)
+    git(up, "reset", "-q", "--hard", "HEAD~1")
+    rewritten = commit(up, {"keps/sig-d/4-fourth/kep.yaml": kep("4")}, "add 4 instead")
+    snap = load_snapshot(f"file://{up}", cache)
+    assert snap.revision == rewritten
+    assert list(snap.keps) == [1, 2, 4]
+
+
+def test_bare_repository_path_source(tmp_path):
+    work = tmp_path / "work"
+    make_repo(work, UPSTREAM)
+    bare = tmp_path / "enh.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    cache = tmp_path / "cache"
+    snap = load_snapshot(str(bare), cache)
+    assert snap.source == str(bare.resolve())
+    assert snap.revision == git(bare, "rev-parse", "HEAD")
+    new = commit(work, {"keps/sig-c/3-third/kep.yaml": kep("3")}, "add 3")
+    git(work, "push", "-q", str(bare), "main")
+    snap2 = load_snapshot(str(bare), cache)
+    assert snap2.revision == new
+    assert list(snap2.keps) == [1, 2, 3]
+    assert len(cache_repos(cache)) == 1
+
+
+def test_git_bundle_source_and_refreshed_bundle(tmp_path):
+    up = tmp_path / "up"
+    first = make_repo(up, UPSTREAM)
+    bundle = tmp_path / "enh.bundle"
+    git(up, "bundle", "create", str(bundle), "--all")
+    cache = tmp_path / "cache"
+    snap = load_snapshot(str(bundle), cache)
+    assert snap.revision == first == git(up, "rev-parse", "HEAD")
+    assert snap.source == str(bundle.resolve())
+    assert list(snap.keps) == [1, 2]
+
+    second = commit(up, {"keps/sig-c/3-third/kep.yaml": kep("3")}, "add 3")
+    bundle.unlink()
+    git(up, "bundle", "create", str(bundle), "--all")
+    snap2 = load_snapshot(str(bundle), cache)
+    assert snap2.revision == second
+    assert list(snap2.keps) == [1, 2, 3]
+    assert len(cache_repos(cache)) == 1
+
+
+@pytest.mark.parametrize(("default_branch", "bundle_branch"), [("master", "main"), ("main", "master"),
+                                                               ("master", "master"), ("main", "main")])
+def test_single_branch_bundle_without_head_is_readable(tmp_path, _isolated_git, default_branch, bundle_branch):
+    """A bundle of one branch has no HEAD; the cache must not depend on init.defaultBranch."""
+    _isolated_git.write_text(f"[init]\n\tdefaultBranch = {default_branch}\n")
+    up = tmp_path / "up"
+    make_repo(up, UPSTREAM)
+    if bundle_branch != "main":
+        git(up, "branch", "-m", "main", bundle_branch)
+    sha = git(up, "rev-parse", "HEAD")
+    bundle = tmp_path / "one.bundle"
+    git(up, "bundle", "create", str(bundle), bundle_branch)
+    assert "HEAD" not in git(tmp_path, "bundle", "list-heads", str(bundle))
+    cache = tmp_path / "cache"
+    snap = load_snapshot(str(bundle), cache)
+    assert snap.revision == sha
+    assert list(snap.keps) == [1, 2]
+    # and again, through the fetch path
+    sha2 = commit(up, {"keps/sig-c/3-third/kep.yaml": kep("3")}, "add 3")
+    bundle.unlink()
+    git(up, "bundle", "create", str(bundle), bundle_branch)
+    assert load_snapshot(str(bundle), cache).revision == sha2
+
+
+def test_upstream_default_branch_rename_is_followed(tmp_path):
+    up = tmp_path / "up"
+    make_repo(up, UPSTREAM)
+    cache = tmp_path / "cache"
+    load_snapshot(f"file://{up}", cache)
+    git(up, "branch", "-m", "main", "trunk")
+    new = commit(up, {"keps/sig-c/3-third/kep.yaml": kep("3")}, "add 3")
+    snap = load_snapshot(f"file://{up}", cache)
+    assert snap.revision == new
+
+
+def test_read_git_tree_returns_exact_bytes_and_skips_symlinks(tmp_path):
+    up = tmp_path / "up"
+    files: dict[str, str | bytes] = {
+        **UPSTREAM,
+        "keps/sig-c/5-empty/kep.yaml": b"",
+        "keps/sig-c/6-crlf/kep.yaml": b"title: crlf\r\nkep-number: 6\r\nstatus: implementable\r\nstage: beta\r\n\r\n",
+        "keps/sig-c/7-latin1/kep.yaml": b"title: caf\xe9\n",
+        "keps/sig-c/8-exec/kep.yaml": kep("8"),
+    }
+    make_repo(up, files)
+    os.chmod(up / "keps/sig-c/8-exec/kep.yaml", 0o755)
+    (up / "keps/sig-c/9-link").mkdir(parents=True)
+    os.symlink("../8-exec/kep.yaml", up / "keps/sig-c/9-link/kep.yaml")
+    sha = commit(up, {}, "exec bit and a symlink")
+    assert "100755" in git(up, "ls-tree", "-r", sha, "--", "keps/sig-c/8-exec/kep.yaml")
+    assert "120000" in git(up, "ls-tree", "-r", sha, "--", "keps/sig-c/9-link/kep.yaml")
+
+    got = read_git_tree(up, sha)
+    expected = {p: (c.encode() if isinstance(c, str) else c) for p, c in files.items()
+                if p in WANTED or p.startswith("keps/sig-c/")}
+    assert dict(got) == expected
+    assert [p for p, _ in got] == sorted(expected)
+
+    snap = load_snapshot(f"file://{up}", tmp_path / "cache")
+    assert list(snap.keps) == [1, 2, 6, 8]
+    assert snap.keps[6][0].stage == "beta"
+    assert snap.problems == (
+        Problem("keps/sig-c/5-empty/kep.yaml", "", "not a YAML mapping (top level is NoneType)"),
+        Problem("keps/sig-c/7-latin1/kep.yaml", "", "not UTF-8 (invalid continuation byte at byte 10)"),
+    )
+
+
+def test_read_git_tree_without_keps_is_empty(tmp_path):
+    sha = make_repo(tmp_path / "up", {"README.md": "x"})
+    assert read_git_tree(tmp_path / "up", sha) == []
+
+
+def test_git_clone_failure_is_source_error(tmp_path):
+    url = f"file://{tmp_path}/does-not-exist"
+    with pytest.raises(SourceError) as info:
+        load_snapshot(url, tmp_path / "cache")
+    assert str(info.value).startswith(f"git clone {url} failed: ")
+
+
+def test_git_clone_failure_message_hides_credentials(tmp_path):
+    url = f"https://kep-bot:{TOKEN}@127.0.0.1:9/kubernetes/enhancements.git"
+    with pytest.raises(SourceError) as info:
+        sync_git_cache(url, tmp_path / "cache")
+    message = str(info.value)
+    assert TOKEN not in message
+    assert "kep-bot" not in message
+    assert message.startswith("git clone https://***@127.0.0.1:9/kubernetes/enhancements.git failed: ")
+
+
+def test_git_fetch_failure_is_source_error(tmp_path):
+    up = tmp_path / "up"
+    make_repo(up, UPSTREAM)
+    cache = tmp_path / "cache"
+    load_snapshot(f"file://{up}", cache)
+    (up / ".git").rename(tmp_path / "moved.git")
+    with pytest.raises(SourceError) as info:
+        load_snapshot(f"file://{up}", cache)
+    assert str(info.value).startswith("git fetch in ")
+
+
+# =====================================================================================
+# GitHub tarball source
+# =====================================================================================
+
+def file_info(name: str, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o644
+    return info, data
+
+
+def link_info(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tuple[tarfile.TarInfo, None]:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = target
+    return info, None
+
+
+def dir_info(name: str) -> tuple[tarfile.TarInfo, None]:
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.DIRTYPE
+    info.mode = 0o755
+    return info, None
+
+
+def make_tarball(files: dict[str, str | bytes], *, extra: list = (), top: str = TOP) -> bytes:
+    """A GitHub-style .tar.gz: pax global header with the commit, ``top/`` folder, then members."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.PAX_FORMAT, pax_headers={"comment": SHA}) as tar:
+        tar.addfile(*dir_info(f"{top}/"))
+        dirs: set[str] = set()
+        for rel, content in files.items():
+            parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+            parts = parent.split("/") if parent else []
+            for i in range(1, len(parts) + 1):
+                d = "/".join(parts[:i])
+                if d not in dirs:
+                    dirs.add(d)
+                    tar.addfile(*dir_info(f"{top}/{d}/"))
+            data = content.encode() if isinstance(content, str) else content
+            info, data = file_info(f"{top}/{rel}", data)
+            tar.addfile(info, io.BytesIO(data))
+        for info, data in extra:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buf.getvalue()
+
+
+class ChunkedStream(httpx.SyncByteStream):
+    """A response body served in small chunks, optionally failing after ``fail_after`` chunks."""
+
+    def __init__(self, data: bytes, chunk: int = 4096, fail_after: int | None = None):
+        self.data, self.chunk, self.fail_after, self.served = data, chunk, fail_after, 0
+        self.closed = False
+
+    def __iter__(self):
+        for i in range(0, len(self.data), self.chunk):
+            if self.fail_after is not None and self.served >= self.fail_after:
+                raise httpx.ReadError(f"connection reset while sending {TOKEN}")
+            self.served += 1
+            yield self.data[i:i + self.chunk]
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeGitHub:
+    """Serves ``commits/{ref}`` (sha media type) and ``tarball/{sha}`` (302 to a codeload host)."""
+
+    def __init__(self, tarball: bytes = b"", *, sha: str = SHA, repo: str = "kubernetes/enhancements",
+                 refs: tuple[str, ...] = ("master", "HEAD"), fail_after: int | None = None,
+                 tarball_status: int = 200):
+        self.tarball, self.sha, self.repo, self.refs = tarball, sha, repo, refs
+        self.fail_after, self.tarball_status = fail_after, tarball_status
+        self.requests: list[httpx.Request] = []
+        self.streams: list[ChunkedStream] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        path = request.url.path
+        commits = f"/repos/{self.repo}/commits/"
+        if request.url.host == "api.github.com" and path.startswith(commits):
+            if request.headers.get("Accept") != "application/vnd.github.sha":
+                return httpx.Response(415, json={"message": "wrong media type"})
+            if path[len(commits):] not in self.refs:
+                return httpx.Response(404, json={"message": "No commit found for SHA"})
+            return httpx.Response(200, text=self.sha)
+        if request.url.host == "api.github.com" and path == f"/repos/{self.repo}/tarball/{self.sha}":
+            return httpx.Response(302, headers={
+                "Location": f"https://codeload.example/{self.repo}/legacy.tar.gz/{self.sha}"})
+        if request.url.host == "codeload.example":
+            if self.tarball_status != 200:
+                return httpx.Response(self.tarball_status, text="nope")
+            stream = ChunkedStream(self.tarball, fail_after=self.fail_after)
+            self.streams.append(stream)
+            return httpx.Response(200, headers={"Content-Type": "application/x-gzip"}, stream=stream)
+        return httpx.Response(404, json={"message": "Not Found"})
+
+
+class SleepRecorder:
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+
+
+@pytest.fixture()
+def sleeps(monkeypatch) -> SleepRecorder:
+    """Make the source module's retries record their waits instead of sleeping."""
+    recorder = SleepRecorder()
+    monkeypatch.setattr(enh, "send", functools.partial(bot_http.send, sleep=recorder))
+    return recorder
+
+
+def client_for(handler, token: str | None = TOKEN, counter: RequestCounter | None = None) -> httpx.Client:
+    return make_client(token, counter=counter, transport=httpx.MockTransport(handler))
+
+
+TARBALL_FILES = {
+    "README.md": "# enhancements\n",
+    "api/proposal.go": "package api\n",
+    "keps/sig-a/1-first/kep.yaml": kep("1", "First"),
+    "keps/sig-a/1-first/README.md": "# First\n",
+    "keps/sig-b/2-second/kep.yaml": kep("2", "Second", "beta"),
+    "keps/NNNN-kep-template/kep.yaml": "title: template\n",
+    "keps/prod-readiness/sig-a/1.yaml": "kep-number: 1\n",
+    "keps/prod-readiness/template/nnnn.yaml": "kep-number: NNNN\n",
+    "keps/sig-a/other.yaml": "x: y\n",
+}
+
+
+def test_read_tarball_reads_only_metadata_members(sleeps, monkeypatch):
+    extracted: list[str] = []
+    original = tarfile.TarFile.extractfile
+
+    def recording_extractfile(self, member):
+        extracted.append(member.name if isinstance(member, tarfile.TarInfo) else member)
+        return original(self, member)
+
+    monkeypatch.setattr(tarfile.TarFile, "extractfile", recording_extractfile)
+    gh = FakeGitHub(make_tarball(TARBALL_FILES))
+    with client_for(gh) as client:
+        files, problems = read_tarball(client, API, "kubernetes/enhancements", SHA)
+    expected = ["keps/sig-a/1-first/kep.yaml", "keps/sig-b/2-second/kep.yaml", "keps/NNNN-kep-template/kep.yaml",
+                "keps/prod-readiness/sig-a/1.yaml", "keps/prod-readiness/template/nnnn.yaml"]
+    assert [p for p, _ in files] == expected
+    assert dict(files)["keps/sig-a/1-first/kep.yaml"] == kep("1", "First").encode()
+    assert extracted == [f"{TOP}/{p}" for p in expected]
+    assert problems == []
+    assert gh.streams and gh.streams[0].closed
+
+
+def test_github_source_end_to_end(sleeps):
+    gh = FakeGitHub(make_tarball(TARBALL_FILES))
+    counter = RequestCounter()
+    with client_for(gh, counter=counter) as client:
+        snap = load_snapshot("github:kubernetes/enhancements@master", Path("/nonexistent-cache"), client=client)
+    assert snap.source == "github:kubernetes/enhancements@master"
+    assert snap.revision == SHA
+    assert [(k.number, k.title) for k in snap.all_keps()] == [(1, "First"), (2, "Second")]
+    assert snap.prr == {1: ("keps/prod-readiness/sig-a/1.yaml",)}
+    assert snap.problems == ()
+    assert [str(r.url) for r in gh.requests] == [
+        f"{API}/repos/kubernetes/enhancements/commits/master",
+        f"{API}/repos/kubernetes/enhancements/tarball/{SHA}",
+        f"https://codeload.example/kubernetes/enhancements/legacy.tar.gz/{SHA}",
+    ]
+    assert counter.count == 3  # request hooks fire for every hop, redirects included
+    ref_request, tar_request, codeload_request = gh.requests
+    assert ref_request.headers["Accept"] == "application/vnd.github.sha"
+    assert ref_request.headers["Authorization"] == f"Bearer {TOKEN}"
+    assert ref_request.headers["User-Agent"] == USER_AGENT
+    assert tar_request.headers["Authorization"] == f"Bearer {TOKEN}"
+    assert "Authorization" not in codeload_request.headers  # not leaked to another host
+    assert sleeps.calls == []
+
+
+def test_github_source_default_ref_is_head(sleeps):
+    gh = FakeGitHub(make_tarball(TARBALL_FILES))
+    with client_for(gh, token=None) as client:
+        snap = load_snapshot("github:kubernetes/enhancements", Path("/nonexistent-cache"), client=client)
+    assert snap.source == "github:kubernetes/enhancements@HEAD"
+    assert str(gh.requests[0].url) == f"{API}/repos/kubernetes/enhancements/commits/HEAD"
+    assert "Authorization" not in gh.requests[0].headers
+
+
+def test_custom_api_url(sleeps):
+    class Enterprise(FakeGitHub):
+        def __call__(self, request):
+            if request.url.host == "ghe.example":
+                request.url = request.url.copy_with(host="api.github.com", path=request.url.path[len("/api/v3"):])
+            return super().__call__(request)
+
+    gh = Enterprise(make_tarball(TARBALL_FILES))
+    with client_for(gh) as client:
+        assert resolve_github_ref(client, "https://ghe.example/api/v3/", "kubernetes/enhancements", "master") == SHA
+
+
+def test_unknown_ref_is_source_error_without_token(sleeps):
+    gh = FakeGitHub(make_tarball(TARBALL_FILES))
+    with client_for(gh, token=TOKEN) as client:
+        with pytest.raises(SourceError) as info:
+            load_snapshot("github:kubernetes/enhancements@nope", Path("/nonexistent-cache"), client=client)
+    message = str(info.value)
+    assert message == (f"GET {API}/repos/kubernetes/enhancements/commits/nope: HTTP 404, "
+                       "could not resolve 'nope' to a commit")
+    assert TOKEN not in message
+    assert gh.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"  # the token was really in play
+    assert len(gh.requests) == 1
+    assert sleeps.calls == []
+
+
+def test_ref_answer_that_is_not_a_sha_is_source_error(sleeps):
+    gh = FakeGitHub(sha="<html>not a sha</html>")
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            resolve_github_ref(client, API, "kubernetes/enhancements", "master")
+    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/commits/master: HTTP 200, "
+                               "could not resolve 'master' to a commit")
+
+
+def test_ref_transport_failure_is_source_error_after_retries(sleeps):
+    calls = []
+
+    def handler(request):
+        calls.append(request)
+        raise httpx.ConnectError(f"cannot connect (token {TOKEN})", request=request)
+
+    with client_for(handler) as client:
+        with pytest.raises(SourceError) as info:
+            resolve_github_ref(client, API, "kubernetes/enhancements", "master")
+    assert str(info.value) == f"GET {API}/repos/kubernetes/enhancements/commits/master: ConnectError: cannot connect (token ***)"
+    assert len(calls) == MAX_ATTEMPTS
+    assert sleeps.calls == [2.0, 4.0, 8.0]
+
+
+@pytest.mark.parametrize("status", [404, 500])
+def test_tarball_http_error_is_source_error(sleeps, status):
+    gh = FakeGitHub(tarball_status=status)
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA)
+    assert str(info.value) == f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: HTTP {status}"
+    assert TOKEN not in str(info.value)
+
+
+def test_tarball_that_is_not_gzip_is_source_error(sleeps):
+    gh = FakeGitHub(b"<html>this is not a tarball</html>" * 10)
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA)
+    assert str(info.value).startswith(f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: "
+                                      "not a readable tar.gz archive (")
+
+
+def test_truncated_tarball_is_source_error(sleeps):
+    data = make_tarball({**TARBALL_FILES, "keps/sig-z/9-big/kep.yaml": random.Random(1).randbytes(50_000)})
+    gh = FakeGitHub(data[: len(data) // 2])
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA)
+    assert "not a readable tar.gz archive" in str(info.value)
+
+
+def test_connection_drop_mid_body_is_source_error(sleeps):
+    data = make_tarball({**TARBALL_FILES, "keps/sig-z/9-big/other.bin": random.Random(2).randbytes(40_000)})
+    gh = FakeGitHub(data, fail_after=2)
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA)
+    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: ReadError while reading "
+                               "the body: connection reset while sending ***")
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", f"{TOP}/../../etc/passwd", f"{TOP}/keps/../../x/kep.yaml", "../evil"])
+def test_escaping_member_refuses_the_archive(sleeps, name):
+    evil = file_info(name, b"root:x:0:0\n")
+    gh = FakeGitHub(make_tarball(TARBALL_FILES, extra=[evil]))
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA)
+    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: archive member {name!r} "
+                               "escapes the archive, refused")
+
+
+def test_links_and_devices_under_keps_are_skipped_and_reported(sleeps):
+    device = tarfile.TarInfo(f"{TOP}/keps/sig-a/5-fifo/kep.yaml")
+    device.type = tarfile.FIFOTYPE
+    extra = [
+        link_info(f"{TOP}/keps/sig-a/3-link/kep.yaml", "../1-first/kep.yaml"),
+        link_info(f"{TOP}/keps/sig-a/4-hard/kep.yaml", f"{TOP}/keps/sig-a/1-first/kep.yaml", tarfile.LNKTYPE),
+        link_info(f"{TOP}/keps/sig-c", "sig-a"),  # a linked directory would hide KEPs silently
+        link_info(f"{TOP}/keps/prod-readiness/sig-a/3.yaml", "1.yaml"),
+        link_info(f"{TOP}/keps/sig-a/6-abs/kep.yaml", "/etc/passwd"),
+        (device, None),
+        link_info(f"{TOP}/docs-link", "keps"),  # outside keps/: ignored
+    ]
+    gh = FakeGitHub(make_tarball(TARBALL_FILES, extra=extra))
+    with client_for(gh) as client:
+        files, problems = read_tarball(client, API, "kubernetes/enhancements", SHA)
+        snap = load_snapshot("github:kubernetes/enhancements@master", Path("/nonexistent-cache"), client=client)
+    assert [p for p, _ in files] == [p for p in TARBALL_FILES if p.endswith("kep.yaml")
+                                     or p.startswith("keps/prod-readiness/")]
+    assert problems == [
+        Problem("keps/sig-a/3-link/kep.yaml", "", "archive entry is a symbolic link, not a file; skipped"),
+        Problem("keps/sig-a/4-hard/kep.yaml", "", "archive entry is a hard link, not a file; skipped"),
+        Problem("keps/sig-c", "", "archive entry is a symbolic link, not a file; skipped"),
+        Problem("keps/prod-readiness/sig-a/3.yaml", "", "archive entry is a symbolic link, not a file; skipped"),
+        Problem("keps/sig-a/6-abs/kep.yaml", "", "archive entry is a symbolic link, not a file; skipped"),
+        Problem("keps/sig-a/5-fifo/kep.yaml", "", "archive entry is a device or special file, not a file; skipped"),
+    ]
+    assert list(snap.keps) == [1, 2]
+    assert snap.problems == tuple(sorted(problems))
+
+
+def test_body_over_the_limit_is_refused(sleeps):
+    data = make_tarball({**TARBALL_FILES, "keps/sig-z/9-noise/blob.bin": random.Random(3).randbytes(30_000)})
+    assert len(data) > 20_000
+    gh = FakeGitHub(data)
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA, limit=20_000)
+    assert str(info.value) == f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: larger than 20000 bytes, refused"
+    assert gh.streams[0].closed
+
+
+def test_body_under_the_limit_is_accepted(sleeps):
+    data = make_tarball(TARBALL_FILES)
+    gh = FakeGitHub(data)
+    with client_for(gh) as client:
+        files, _ = read_tarball(client, API, "kubernetes/enhancements", SHA, limit=len(data))
+    assert len(files) == 5
+
+
+def test_metadata_that_unpacks_past_the_limit_is_refused(sleeps):
+    bomb = b"title: x\n" + b"# padding\n" * 20_000  # ~200 kB that gzips to a few hundred bytes
+    data = make_tarball({**TARBALL_FILES, "keps/sig-z/9-bomb/kep.yaml": bomb})
+    assert len(data) < 20_000
+    gh = FakeGitHub(data)
+    with client_for(gh) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA, limit=20_000)
+    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: metadata files larger than "
+                               "20000 bytes once unpacked, refused")
+
+
+def test_large_non_metadata_members_do_not_count_toward_the_unpacked_limit(sleeps):
+    data = make_tarball({**TARBALL_FILES, "keps/sig-z/9-big/diagram.svg": b"<svg/>" * 50_000})
+    gh = FakeGitHub(data)
+    with client_for(gh) as client:
+        files, _ = read_tarball(client, API, "kubernetes/enhancements", SHA, limit=20_000)
+    assert len(files) == 5
+
+
+def test_tarball_transient_502_is_retried(sleeps):
+    gh = FakeGitHub(make_tarball(TARBALL_FILES))
+    failures = [502]
+
+    def handler(request):
+        if request.url.host == "codeload.example" and failures:
+            return httpx.Response(failures.pop(), text="bad gateway")
+        return gh(request)
+
+    with client_for(handler) as client:
+        files, _ = read_tarball(client, API, "kubernetes/enhancements", SHA)
+    assert len(files) == 5
+    assert sleeps.calls == [2.0]
+
+
+def test_github_source_through_respx(sleeps):
+    respx = pytest.importorskip("respx")
+    data = make_tarball(TARBALL_FILES)
+    with respx.mock(assert_all_called=True) as router:
+        ref = router.get(f"{API}/repos/o/r/commits/main").mock(return_value=httpx.Response(200, text=SHA + "\n"))
+        router.get(f"{API}/repos/o/r/tarball/{SHA}").mock(return_value=httpx.Response(200, content=data))
+        with make_client(TOKEN) as client:
+            snap = load_snapshot("github:o/r@main", Path("/nonexistent-cache"), client=client)
+    assert snap.revision == SHA
+    assert list(snap.keps) == [1, 2]
+    assert ref.calls.last.request.headers["Accept"] == "application/vnd.github.sha"
+
+
+# =====================================================================================
+# bot.http: send (retries), rate limits, redact
+# =====================================================================================
+
+def scripted(*responses):
+    """A handler that plays ``responses`` in order (a Response, an exception class, or a status int)."""
+    queue = list(responses)
+    seen: list[httpx.Request] = []
+
+    def handler(request):
+        seen.append(request)
+        item = queue.pop(0) if len(queue) > 1 else queue[0]
+        if isinstance(item, type) and issubclass(item, Exception):
+            raise item("boom", request=request)
+        if isinstance(item, int):
+            return httpx.Response(item, text=f"status {item}")
+        return item
+
+    handler.seen = seen
+    return handler
+
+
+def test_send_retries_502_then_succeeds():
+    handler = scripted(502, httpx.Response(200, text="ok"))
+    sleep = SleepRecorder()
+    counter = RequestCounter()
+    with client_for(handler, counter=counter) as client:
+        response = send(client, "GET", "https://api.example/x", sleep=sleep)
+    assert (response.status_code, response.text) == (200, "ok")
+    assert sleep.calls == [2.0]
+    assert len(handler.seen) == 2
+    assert counter.count == 2
+
+
+def test_send_backs_off_exponentially_and_returns_the_last_5xx():
+    handler = scripted(503)
+    sleep = SleepRecorder()
+    with client_for(handler) as client:
+        response = send(client, "GET", "https://api.example/x", sleep=sleep)
+    assert response.status_code == 503
+    assert response.text == "status 503"
+    assert len(handler.seen) == MAX_ATTEMPTS == 4
+    assert sleep.calls == [2.0, 4.0, 8.0]
+
+
+def test_send_honours_retry_after_on_429():
+    handler = scripted(httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(200, text="ok"))
+    sleep = SleepRecorder()
+    with client_for(handler) as client:
+        response = send(client, "GET", "https://api.example/x", sleep=sleep)
+    assert response.status_code == 200
+    assert sleep.calls == [7.0]
+
+
+def test_send_honours_rate_limit_reset_on_403(monkeypatch):
+    monkeypatch.setattr(bot_http.time, "time", lambda: 1_000_000.0)
+    limited = httpx.Response(403, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1000045"})
+    handler = scripted(limited, httpx.Response(200, text="ok"))
+    sleep = SleepRecorder()
+    with client_for(handler) as client:
+        response = send(client, "GET", "https://api.example/x", sleep=sleep)
+    assert response.status_code == 200
+    assert sleep.calls == [45.0]
+
+
+def test_send_gives_up_at_once_when_the_wait_is_too_long():
+    handler = scripted(httpx.Response(429, headers={"Retry-After": "3600"}), 200)
+    sleep = SleepRecorder()
+    with client_for(handler) as client:
+        response = send(client, "GET", "https://api.example/x", sleep=sleep)
+    assert response.status_code == 429
+    assert sleep.calls == []
+    assert len(handler.seen) == 1
+
+
+@pytest.mark.parametrize("status", [200, 301, 400, 401, 403, 404, 422])
+def test_send_does_not_retry_other_statuses(status):
+    handler = scripted(status, 200)
+    sleep = SleepRecorder()
+    with make_client(transport=httpx.MockTransport(handler), token=None) as client:
+        client.follow_redirects = False
+        response = send(client, "GET", "https://api.example/x", sleep=sleep)
+    assert response.status_code == status
+    assert sleep.calls == []
+    assert len(handler.seen) == 1
+
+
+def test_send_retries_transport_errors_then_raises():
+    handler = scripted(httpx.ConnectError)
+    sleep = SleepRecorder()
+    with client_for(handler) as client:
+        with pytest.raises(httpx.ConnectError):
+            send(client, "GET", "https://api.example/x", sleep=sleep)
+    assert len(handler.seen) == MAX_ATTEMPTS
+    assert sleep.calls == [2.0, 4.0, 8.0]
+
+
+def test_send_recovers_from_transport_errors():
+    handler = scripted(httpx.ReadTimeout, httpx.ConnectError, httpx.Response(200, text="ok"))
+    sleep = SleepRecorder()
+    with client_for(handler) as client:
+        assert send(client, "GET", "https://api.example/x", sleep=sleep).text == "ok"
+    assert sleep.calls == [2.0, 4.0]
+
+
+def test_send_passes_request_options_and_streams():
+    handler = scripted(500, httpx.Response(200, stream=ChunkedStream(b"abcdef", chunk=2)))
+    sleep = SleepRecorder()
+    with client_for(handler) as client:
+        response = send(client, "POST", "https://api.example/x", stream=True, sleep=sleep,
+                        headers={"Accept": "text/plain"}, params={"q": "1"}, content=b"body")
+        try:
+            assert list(response.iter_bytes()) == [b"ab", b"cd", b"ef"]
+        finally:
+            response.close()
+    first, second = handler.seen
+    assert str(second.url) == "https://api.example/x?q=1"
+    assert second.method == "POST"
+    assert second.headers["Accept"] == "text/plain"
+    assert second.headers["User-Agent"] == USER_AGENT
+    assert second.content == b"body"
+    assert sleep.calls == [2.0]
+
+
+def test_make_client_headers_and_settings():
+    with make_client(TOKEN) as client:
+        assert client.headers["Authorization"] == f"Bearer {TOKEN}"
+        assert client.headers["User-Agent"] == USER_AGENT
+        assert client.follow_redirects is True
+        assert client.timeout.read == bot_http.TIMEOUT_SECONDS
+    with make_client() as client:
+        assert "Authorization" not in client.headers
+    assert USER_AGENT.startswith("kep-sync/")
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "expected"),
+    [
+        (429, {"Retry-After": "12"}, 12.0),
+        (403, {"Retry-After": "0"}, 0.0),
+        (429, {}, 60.0),
+        (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 60.0),
+        (403, {}, None),
+        (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1030"}, 30.0),
+        (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "900"}, 0.0),
+        (403, {"X-RateLimit-Remaining": "3", "X-RateLimit-Reset": "1030"}, None),
+        (429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1100"}, 100.0),
+        (200, {"Retry-After": "5"}, None),
+        (503, {"Retry-After": "5"}, None),
+    ],
+)
+def test_rate_limit_wait(status, headers, expected):
+    assert rate_limit_wait(httpx.Response(status, headers=headers), now=1000.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"https://x-access-token:{TOKEN}@github.com/kubernetes/enhancements.git",
+         "https://***@github.com/kubernetes/enhancements.git"),
+        ("https://user@github.com/o/r", "https://***@github.com/o/r"),
+        ("ssh://git@github.com/o/r.git", "ssh://***@github.com/o/r.git"),
+        (f"token {TOKEN} leaked", "token *** leaked"),
+        ("gho_abcdefghij1234 ghu_ABCDEFGHIJ ghs_0123456789 ghr_x_y_z_1234567", "*** *** *** ***"),
+        ("github_pat_11AAAAAAA0_abcdefghijklmnopqrstuvwxyz end", "*** end"),
+        ("ghp_short", "ghp_short"),
+        ("https://github.com/kubernetes/enhancements", "https://github.com/kubernetes/enhancements"),
+        ("file:///tmp/a@b/enh", "file:///tmp/a@b/enh"),
+        ("mail me at someone@example.com", "mail me at someone@example.com"),
+        ("", ""),
+        (f"fatal: unable to access 'https://bot:{TOKEN}@127.0.0.1:9/x/': Failed",
+         "fatal: unable to access 'https://***@127.0.0.1:9/x/': Failed"),
+    ],
+)
+def test_redact(text, expected):
+    assert redact(text) == expected
+
