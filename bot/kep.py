@@ -197,7 +197,9 @@ def parse_kep(path: str, data: bytes) -> Kep:
     status = text("status")
     stage = text("stage")
     latest = text("latest-milestone")
-    if status not in STATUSES:
+    if not status:
+        problems.append(Problem(path, "status", "missing or empty"))
+    elif status not in STATUSES:
         problems.append(Problem(path, "status", f"{status!r} is not a valid status ({', '.join(STATUSES)})"))
     if not stage:
         problems.append(Problem(path, "stage", "missing or empty"))
