@@ -25,7 +25,8 @@ def configure(level: str = "info") -> None:
             structlog.processors.JSONRenderer(sort_keys=True),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # Look sys.stderr up per logger, not once: tests and daemons may swap it.
+        logger_factory=lambda *_args: structlog.PrintLogger(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
 
