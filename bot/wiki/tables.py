@@ -38,10 +38,12 @@ def find_tables(text: str) -> list[Table]:
     """Every GFM table in ``text`` (a whole page), in page order.
 
     Uses markdown-it-py's token ``map`` (line ranges), so tables in code
-    fences or HTML blocks are not mistaken for tables.
+    fences or HTML blocks are not mistaken for tables. Every ``\\r`` is
+    dropped before parsing: markdown-it counts a lone ``\\r`` as a line break,
+    ``text.split("\\n")`` does not, and the line indices must agree.
     """
     tables: list[Table] = []
-    tokens = _MD.parse(text)
+    tokens = _MD.parse(text.replace("\r", ""))
     for i, tok in enumerate(tokens):
         if tok.type != "table_open" or tok.map is None:
             continue

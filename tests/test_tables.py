@@ -1,0 +1,92 @@
+"""GFM tables by line map and byte-exact cell spans (bot/wiki/tables.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.wiki.tables import Cell, Table, escape_cell, find_tables, replace_cell, split_row, unescape_cell
+
+
+def test_two_tables_and_their_rows():
+    text = "# t\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\npara\n\n| x |\n|---|\n| y |\n"
+    assert find_tables(text) == [Table(2, 3, (4, 5)), Table(9, 10, (11,))]
+
+
+def test_header_only_table_has_no_body():
+    assert find_tables("| a | b |\n|---|---|\n") == [Table(0, 1, ())]
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~", "```markdown"])
+def test_tables_inside_code_fences_are_ignored(fence):
+    text = f"{fence}\n| a | b |\n|---|---|\n| 1 | 2 |\n{fence.rstrip('markdown')}\n\n| c |\n|---|\n| 3 |\n"
+    assert find_tables(text) == [Table(6, 7, (8,))]
+
+
+def test_indented_code_block_and_html_block_are_ignored():
+    text = "    | a | b |\n    |---|---|\n    | 1 | 2 |\n\n<div>\n| a | b |\n|---|---|\n</div>\n"
+    assert find_tables(text) == []
+
+
+def test_text_without_delimiter_row_is_no_table():
+    assert find_tables("说明 | 这不是表格\n\n| a | b |\n| 1 | 2 |\n") == []
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_line_indices_match_split_on_newline(newline):
+    text = newline.join(["---", "t: 1", "---", "", "| a |", "|---|", "| 1 |"])  # no trailing newline
+    assert find_tables(text) == [Table(4, 5, (6,))]
+    assert text.split("\n")[6].rstrip("\r") == "| 1 |"
+
+
+def test_lone_carriage_return_does_not_shift_lines():
+    # markdown-it treats a lone \r as a line break; text.split("\n") does not.
+    text = "a\rb\n\n| a |\n|---|\n| 1 |\n"
+    assert find_tables(text) == [Table(2, 3, (4,))]
+
+
+def test_table_in_blockquote_and_list_item_keeps_page_line_numbers():
+    text = "intro\n\n> | a | b |\n> |---|---|\n> | 1 | 2 |\n\n- item\n\n  | c |\n  |---|\n  | 3 |\n"
+    assert find_tables(text) == [Table(2, 3, (4,)), Table(8, 9, (10,))]
+
+
+def test_split_row_spans_point_at_the_trimmed_text():
+    line = "|  a  | bb |c|"
+    cells = split_row(line)
+    assert cells == [Cell("a", 3, 4), Cell("bb", 8, 10), Cell("c", 12, 13)]
+    assert [line[c.start:c.end] for c in cells] == ["a", "bb", "c"]
+
+
+def test_split_row_escaped_pipe_stays_in_the_cell():
+    line = r"| a \| b | `x \| y` | c |"
+    assert [c.text for c in split_row(line)] == [r"a \| b", r"`x \| y`", "c"]
+
+
+def test_split_row_without_outer_pipes():
+    assert [c.text for c in split_row("a | b | c")] == ["a", "b", "c"]
+    assert [c.text for c in split_row("| a | b")] == ["a", "b"]
+
+
+def test_split_row_crlf_and_blockquote_prefix_are_not_cells():
+    assert split_row("| a | b |\r") == [Cell("a", 2, 3), Cell("b", 6, 7)]
+    assert [c.text for c in split_row("> | a | b |")] == ["a", "b"]
+
+
+def test_empty_cells_have_an_insertion_point():
+    line = "| a |  | c |"
+    empty = split_row(line)[1]
+    assert empty.text == ""
+    assert replace_cell(line, empty, "X") == "| a | X | c |"
+    assert replace_cell("|a||c|", split_row("|a||c|")[1], "X") == "|a|X|c|"
+
+
+def test_replace_cell_keeps_every_other_byte():
+    line = "| 4671 |   implementable / alpha   | 组调度 \\| x |\r"
+    cell = split_row(line)[1]
+    assert replace_cell(line, cell, "implemented / stable") == \
+        "| 4671 |   implemented / stable   | 组调度 \\| x |\r"
+
+
+def test_escape_and_unescape_cell():
+    assert escape_cell("a|b\r\nc") == "a\\|b  c"
+    assert unescape_cell("a \\| b") == "a | b"
+    assert unescape_cell(escape_cell("x | y")) == "x | y"
