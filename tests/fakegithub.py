@@ -742,6 +742,14 @@ class FakeGitHub:
             pr["labels"] = list(dict.fromkeys((pr["labels"] if self._req.method == "POST" else []) + names))
         return [self._label_json(r, lab) for lab in pr["labels"]]
 
+    @_route("DELETE", "{R}/issues/<int:n>/labels/<path:label>")
+    def h_remove_label(self, r, n, label):
+        """Remove one label; 404 when the pull request does not have it (as GitHub does)."""
+        pr = self._pr(r, n)
+        _need(label in pr["labels"], 404, "Label does not exist")
+        pr["labels"].remove(label)
+        return [self._label_json(r, lab) for lab in pr["labels"]]
+
     @_route("POST", "{R}/issues/<int:n>/assignees")
     def h_add_assignees(self, r, n):
         pr = self._pr(r, n)

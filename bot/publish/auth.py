@@ -1,0 +1,188 @@
+"""A PyGithub client for the wiki repository: credentials from the environment, request counting, retries.
+
+Credentials (environment only, never configuration, never logged):
+``GITHUB_TOKEN`` (a personal access token or the Actions token), or a GitHub
+App: ``KEP_SYNC_APP_ID`` plus ``KEP_SYNC_APP_PRIVATE_KEY`` (PEM text) or
+``KEP_SYNC_APP_PRIVATE_KEY_FILE`` (path). For an App, the installation for
+the wiki repository is looked up (``GET /repos/{owner}/{repo}/installation``)
+and an installation token is minted for the run; its commits are verified.
+
+Every call goes through :meth:`GitHubSession.call`: 5xx and connection errors
+are retried with backoff; 403/429 with ``Retry-After`` or ``X-RateLimit-Reset``
+are waited out when the wait fits the budget (GitHub REST docs, "Rate limits
+for the REST API"); then :class:`GitHubApiError` is raised with a clear message.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+import github
+import httpx
+import jwt
+import requests
+import tenacity
+from github import Auth, GithubException, GithubIntegration
+
+from bot.errors import ConfigError, PublishError
+from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, rate_limit_wait, redact
+from bot.log import get_logger
+
+#: Attempts per API call (first try included).
+MAX_ATTEMPTS = 5
+#: Total seconds one API call may spend waiting between attempts.
+RETRY_BUDGET_SECONDS = 300.0
+#: Seconds between write requests (GitHub's advice against secondary rate limits).
+SECONDS_BETWEEN_WRITES = 1.0
+#: Page size for list calls (one request lists the bot's pull requests).
+PER_PAGE = 100
+
+T = TypeVar("T")
+
+
+class GitHubApiError(PublishError):
+    """A GitHub API call failed for good; ``status`` is the HTTP status (0 for a connection error)."""
+
+    def __init__(self, message: str, status: int = 0):
+        super().__init__(message)
+        self.status = status
+
+
+class _Counted:
+    """Mixin for a PyGithub :class:`~github.Auth.Auth`: counts every request it authenticates."""
+
+    counter: RequestCounter | None = None
+
+    def authentication(self, headers: dict) -> None:
+        if self.counter is not None:
+            self.counter(None)
+        super().authentication(headers)  # type: ignore[misc]
+
+
+class _CountedToken(_Counted, Auth.Token):
+    pass
+
+
+class _CountedAppAuth(_Counted, Auth.AppAuth):
+    pass
+
+
+def _retry_wait(exc: BaseException | None, attempt: int) -> float | None:
+    """Seconds to wait before retrying after ``exc``; ``None`` when it is not worth retrying."""
+    if isinstance(exc, (requests.ConnectionError, requests.Timeout)):
+        return min(2.0 ** attempt, 30.0)
+    if not isinstance(exc, GithubException):
+        return None
+    if exc.status >= 500:
+        return min(2.0 ** attempt, 30.0)
+    headers = {k: str(v) for k, v in (exc.headers or {}).items()}
+    return rate_limit_wait(httpx.Response(exc.status, headers=headers))
+
+
+def _describe(what: str, exc: BaseException) -> str:
+    if isinstance(exc, GithubException):
+        data = exc.data if isinstance(exc.data, dict) else {}
+        detail = "; ".join(str(e.get("message") or e.get("code") or e) if isinstance(e, dict) else str(e)
+                           for e in data.get("errors") or [])
+        message = data.get("message") or str(exc.data or "")
+        wait = _retry_wait(exc, 1)
+        hint = f" (rate limited; the wait of {wait:.0f}s is over the budget)" if exc.status in (403, 429) and wait else ""
+        return redact(f"GitHub API: {what}: HTTP {exc.status} {message}{': ' + detail if detail else ''}{hint}")
+    return redact(f"GitHub API: {what}: {type(exc).__name__}: {exc}")
+
+
+class GitHubSession(NamedTuple):
+    """A PyGithub client plus the retrying :meth:`call`; ``token_kind`` is ``token`` or ``app``."""
+
+    client: github.Github
+    sleep: Callable[[float], None]
+    token_kind: str
+
+    def call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` with retries; raises :class:`GitHubApiError` naming ``what`` on failure."""
+        return call_with_retry(what, fn, *args, sleep=self.sleep, **kwargs)
+
+
+def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable[[float], None] = time.sleep,
+                    **kwargs: Any) -> T:
+    """Run one API call with the retry policy of this module; ``sleep`` is injectable for tests."""
+
+    def stop(state: tenacity.RetryCallState) -> bool:
+        wait = _retry_wait(state.outcome.exception() if state.outcome else None, state.attempt_number)
+        return (state.attempt_number >= MAX_ATTEMPTS or wait is None or wait > MAX_RATE_LIMIT_WAIT_SECONDS
+                or state.idle_for + wait > RETRY_BUDGET_SECONDS)
+
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception(lambda exc: _retry_wait(exc, 1) is not None),
+        stop=stop,
+        wait=lambda state: _retry_wait(state.outcome.exception(), state.attempt_number) or 0.0,
+        sleep=sleep,
+        reraise=True,
+    )
+    try:
+        return retrying(fn, *args, **kwargs)
+    except (GithubException, requests.RequestException) as exc:
+        raise GitHubApiError(_describe(what, exc), getattr(exc, "status", 0)) from None
+
+
+def _private_key(env: Mapping[str, str]) -> str:
+    if env.get("KEP_SYNC_APP_PRIVATE_KEY"):
+        return env["KEP_SYNC_APP_PRIVATE_KEY"]
+    path = env.get("KEP_SYNC_APP_PRIVATE_KEY_FILE", "")
+    if not path:
+        raise ConfigError("KEP_SYNC_APP_ID is set but neither KEP_SYNC_APP_PRIVATE_KEY nor "
+                          "KEP_SYNC_APP_PRIVATE_KEY_FILE is")
+    try:
+        return Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter: RequestCounter | None,
+                        sleep: Callable[[float], None]) -> str:
+    app_auth = _CountedAppAuth(app_id, key)
+    app_auth.counter = counter
+    integration = GithubIntegration(auth=app_auth, base_url=api_url, user_agent=USER_AGENT, retry=None,
+                                    seconds_between_requests=None, seconds_between_writes=None)
+    owner, name = repo.split("/", 1)
+    try:
+        installation = call_with_retry(f"find the GitHub App installation for {repo}",
+                                       integration.get_repo_installation, owner, name, sleep=sleep)
+    except (ValueError, jwt.PyJWTError) as exc:  # a key PyJWT cannot load; the key itself is never shown
+        raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY: not a usable RSA private key ({type(exc).__name__})") from None
+    grant = call_with_retry(f"create an installation token for {repo}", integration.get_access_token,
+                            installation.id, sleep=sleep)
+    return grant.token
+
+
+def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: RequestCounter | None = None,
+            sleep: Callable[[float], None] = time.sleep,
+            seconds_between_writes: float = SECONDS_BETWEEN_WRITES) -> GitHubSession:
+    """A :class:`GitHubSession` for ``repo`` (``OWNER/NAME``) at ``api_url``, authenticated from ``env``.
+
+    Raises :class:`ConfigError` when no credentials are set or the App key is
+    unreadable, :class:`GitHubApiError` when the App installation cannot be
+    found. Logs a warning when running in GitHub Actions with the Actions
+    token, because pull requests it opens do not trigger other workflows.
+    """
+    if env.get("KEP_SYNC_APP_ID"):
+        token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep)
+        kind = "app"
+    elif env.get("GITHUB_TOKEN"):
+        token, kind = env["GITHUB_TOKEN"], "token"
+        if env.get("GITHUB_ACTIONS") == "true" and token.startswith("ghs_"):
+            get_logger(component="publish").warning(
+                "GITHUB_TOKEN looks like the GitHub Actions token: pull requests it opens or updates do not "
+                "trigger other workflows (e.g. CI); use a GitHub App (KEP_SYNC_APP_ID) or a personal access token")
+    else:
+        raise ConfigError("--publish github needs credentials in the environment: GITHUB_TOKEN, or "
+                          "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE")
+    auth = _CountedToken(token)
+    auth.counter = counter
+    client = github.Github(auth=auth, base_url=api_url, user_agent=USER_AGENT, retry=None, per_page=PER_PAGE,
+                           seconds_between_requests=None, seconds_between_writes=seconds_between_writes or None,
+                           lazy=True)
+    return GitHubSession(client, sleep, kind)

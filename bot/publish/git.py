@@ -1,0 +1,176 @@
+"""Publish to a local git clone of the wiki: one commit on the bot branch, the pull request text in a file.
+
+``--publish git --wiki DIR``: the pages are read at the base head (``wiki.base``,
+default the checked-out branch), never from the working tree; the commit is
+built with git plumbing (``hash-object``, a temporary index, ``commit-tree``)
+and the bot branch is moved with a compare-and-swap ``update-ref``, so the
+working tree, the index and the checked-out branch are never touched. The
+same rules as on GitHub hold: same proposal -> no commit; a commit on the
+bot branch kep-sync did not make is never overwritten; the base already has
+the rows -> the bot branch is deleted. The pull request title and body go to
+``<git dir>/kep-sync/pull-request.md``: the title on the first line, a blank
+line, then the body (bot section with the hidden state marker; text written
+outside the section survives).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Collection
+from pathlib import Path
+
+from bot.config import Config
+from bot.errors import PublishError, WikiError
+from bot.http import redact
+from bot.log import get_logger
+from bot.publish import pull_request as prmod
+from bot.publish.pull_request import PrState
+from bot.snapshot import Snapshot
+from bot.sync import SyncPlan, plan_sync, release_notes_loader
+
+_ZERO = "0" * 40
+_IDENTITY = {"GIT_AUTHOR_NAME": "kep-sync", "GIT_AUTHOR_EMAIL": "kep-sync@users.noreply.github.com",
+             "GIT_COMMITTER_NAME": "kep-sync", "GIT_COMMITTER_EMAIL": "kep-sync@users.noreply.github.com"}
+
+
+class _Git:
+    """``git -C DIR`` with errors as :class:`PublishError` naming the directory and command."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+
+    def run(self, *args: str, data: bytes | None = None, env: dict | None = None, check: bool = True) -> bytes | None:
+        proc = subprocess.run(["git", "-C", str(self.path), *args], input=data, capture_output=True,
+                              env={**self.env, **(env or {})}, check=False)
+        if proc.returncode != 0:
+            if not check:
+                return None
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            raise PublishError(redact(f"{self.path}: git {args[0]} failed: {err}"))
+        return proc.stdout
+
+    def text(self, *args: str, check: bool = True) -> str | None:
+        out = self.run(*args, check=check)
+        return None if out is None else out.decode("utf-8", "replace").strip()
+
+
+def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Collection[int] | None = None,
+                today: str | None = None) -> tuple[SyncPlan, str]:
+    """Commit the regenerated pages on the bot branch of the clone at ``wiki_dir``.
+
+    Returns ``(plan, path of pull-request.md)``, or ``(plan, "")`` when
+    nothing is proposed or a foreign commit blocks the branch. Raises
+    :class:`PublishError` when ``wiki_dir`` is not a git work tree, the base
+    cannot be resolved or the bot branch is checked out; :class:`WikiError`
+    for a page missing at the base.
+    """
+    git = _Git(wiki_dir)
+    git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
+    if git_dir is None:
+        raise PublishError(f"{wiki_dir}: not a git repository (--publish git needs a clone of the wiki)")
+    branch, ref = config.pull_request.branch, f"refs/heads/{config.pull_request.branch}"
+    checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
+    if checked_out == ref:
+        raise PublishError(f"{wiki_dir}: the bot branch {branch} is checked out; switch to the base branch first")
+    base_name = config.wiki.base or (checked_out or "").removeprefix("refs/heads/") or "HEAD"
+    base = git.text("rev-parse", "--verify", "-q", "--end-of-options", f"{base_name}^{{commit}}", check=False)
+    if not base:
+        raise PublishError(f"{wiki_dir}: wiki.base {base_name!r} is not a branch or commit")
+    modes, blobs, pages = _read_pages(git, base, base_name, config.wiki.pages)
+    notes = release_notes_loader(config) if config.release_notes.source else None
+    pr_file = Path(git_dir) / "kep-sync" / "pull-request.md"
+    body = _read_pr_body(pr_file)
+    plan = plan_sync(config, snapshot, pages, only=only, today=today, release_notes=notes,
+                     max_chars=prmod.changelog_budget(body))
+    proposal = PrState(snapshot.revision, prmod.fingerprint(plan.changes), base, prmod.pages_digest(blobs))
+    log = get_logger(component="publish", wiki=str(wiki_dir), branch=branch)
+
+    head = git.text("rev-parse", "--verify", "-q", ref, check=False)
+    head_state = None
+    if head:
+        parents, message = _commit_info(git, head)
+        if not prmod.owns_head(head, parents, message, prmod.parse_state(body) if body else None, base):
+            log.warning("the bot branch has commits kep-sync did not make; not updating it", head=head)
+            return plan, ""
+        head_state = prmod.parse_trailers(message)
+    if not plan.changed_pages():
+        if head:
+            git.run("update-ref", "-d", ref, head)
+            pr_file.unlink(missing_ok=True)
+            log.info("the base already has these rows; bot branch deleted", base=base)
+        return plan, ""
+    if head_state is not None and (head_state.fingerprint, head_state.pages) == (proposal.fingerprint,
+                                                                                 proposal.pages):
+        _write_pr_file(pr_file, config.pull_request.title or plan.changelog.title, body, plan,
+                       proposal._replace(head=head))
+        log.info("bot branch is up to date", head=head)
+        return plan, str(pr_file)
+    fast_forward = head_state is not None and head_state.base == base
+    new = _commit(git, plan, proposal, modes, base, head if fast_forward else base)
+    git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
+    _write_pr_file(pr_file, config.pull_request.title or plan.changelog.title, body, plan,
+                   proposal._replace(head=new))
+    log.info("bot branch updated", head=new, fast_forward=fast_forward)
+    return plan, str(pr_file)
+
+
+def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]
+                ) -> tuple[dict[str, str], dict[str, str], dict[str, bytes]]:
+    """``(modes, blob SHAs, bytes)`` of each page at commit ``base``; :class:`WikiError` when one is missing."""
+    modes, blobs, pages = {}, {}, {}
+    for path in paths:
+        entry = git.run("ls-tree", "-z", base, "--", path).decode("utf-8", "replace").rstrip("\0")
+        if not entry or " blob " not in entry.split("\t", 1)[0]:
+            raise WikiError(f"{git.path}@{base_name}: {path}: no such page")
+        mode, _, sha = entry.split("\t", 1)[0].split(" ")
+        modes[path], blobs[path] = mode, sha
+        pages[path] = git.run("cat-file", "blob", sha)
+    return modes, blobs, pages
+
+
+def _commit_info(git: _Git, sha: str) -> tuple[list[str], str]:
+    """``(parent SHAs, message)`` of commit ``sha``."""
+    raw = git.run("cat-file", "commit", sha).decode("utf-8", "replace")
+    headers, _, message = raw.partition("\n\n")
+    return [line.split(" ", 1)[1] for line in headers.split("\n") if line.startswith("parent ")], message
+
+
+def _commit(git: _Git, plan: SyncPlan, proposal: PrState, modes: dict[str, str], base: str, parent: str) -> str:
+    """Write the changed pages onto ``base``'s tree in a temporary index and commit it on ``parent``."""
+    env = {} if git.run("var", "GIT_COMMITTER_IDENT", check=False) else dict(_IDENTITY)
+    with tempfile.TemporaryDirectory(prefix="kep-sync-index-") as tmp:
+        index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git.run("read-tree", base, env=index)
+        for path, data in sorted(plan.changed_pages().items()):
+            sha = git.run("hash-object", "-w", "--stdin", data=data).decode().strip()
+            git.run("update-index", "--cacheinfo", f"{modes[path]},{sha},{path}", env=index)
+        tree = git.run("write-tree", env=index).decode().strip()
+    message = prmod.with_trailers(plan.changelog.commit_message, proposal).encode("utf-8")
+    return git.run("commit-tree", tree, "-p", parent, "-F", "-", data=message, env=env).decode().strip()
+
+
+def _read_pr_body(path: Path) -> str | None:
+    """The body of pull-request.md (after the title line and a blank line), ``None`` when absent."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PublishError(f"{path}: cannot read: {exc}") from None
+    return text.partition("\n\n")[2]
+
+
+def _write_pr_file(path: Path, title: str, body: str | None, plan: SyncPlan, state: PrState) -> None:
+    text = f"{title}\n\n" + prmod.merge_body(body, prmod.render_section(plan.changelog.body, state))
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise PublishError(f"{path}: cannot write: {exc.strerror or exc}") from None

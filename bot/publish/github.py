@@ -1,0 +1,256 @@
+"""Publish to GitHub: one bot branch and one pull request on the wiki repository (PyGithub).
+
+One run: list the bot's pull requests (one request), read the base branch
+head and the pages at it through the API (no clone), plan with
+:func:`bot.sync.plan_sync`, then act on the open bot pull request, if any:
+
+- same proposal on the same page blobs -> nothing (zero writes);
+- new proposal or a page changed on the base -> one commit with all changed
+  pages (blobs -> tree -> commit, then the ref moves last), body refreshed;
+- the base already has the rows -> comment, close as superseded, delete the branch;
+- the branch has a commit kep-sync did not make -> comment once and skip,
+  unless the pull request has the label ``kep-sync:regenerate``.
+
+Without an open pull request a new one is opened, except when a bot pull
+request with the same fingerprint was closed without merge. Commits carry no
+custom author or committer, so GitHub App commits are verified. Writes are
+made one at a time; every call is retried per :mod:`bot.publish.auth`.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from github import GitCommit, GitRef, GitTree, InputGitTreeElement
+
+from bot.config import Config
+from bot.errors import ConfigError, WikiError
+from bot.http import RequestCounter
+from bot.log import get_logger
+from bot.publish import pull_request as prmod
+from bot.publish import auth
+from bot.publish.auth import GitHubApiError, GitHubSession, connect
+from bot.publish.pull_request import PrState
+from bot.snapshot import Snapshot
+from bot.sync import SyncPlan, plan_sync, release_notes_loader
+
+if TYPE_CHECKING:
+    from github.PullRequest import PullRequest
+    from github.Repository import Repository
+
+
+def publish_github(config: Config, snapshot: Snapshot, *, only: Collection[int] | None = None,
+                   today: str | None = None, counter: RequestCounter | None = None,
+                   env: Mapping[str, str] | None = None, sleep: Callable[[float], None] = time.sleep,
+                   seconds_between_writes: float | None = None) -> tuple[SyncPlan, str]:
+    """Open or update the bot pull request on ``config.wiki.repo``; returns ``(plan, pull request URL or "")``.
+
+    ``env`` (default ``os.environ``) holds the credentials; ``counter``
+    counts API requests; ``sleep`` (retry waits) and ``seconds_between_writes``
+    (default :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests. Raises :class:`ConfigError` without ``wiki.repo`` or credentials,
+    :class:`WikiError` for a missing page, :class:`~bot.errors.PublishError`
+    when the API keeps failing (the branch never points at a partial commit).
+    """
+    if not config.wiki.repo:
+        raise ConfigError("wiki.repo: required for --publish github (OWNER/NAME of the wiki repository)")
+    session = connect(config.github.api_url, config.wiki.repo, os.environ if env is None else env,
+                      counter=counter, sleep=sleep, seconds_between_writes=auth.SECONDS_BETWEEN_WRITES
+                      if seconds_between_writes is None else seconds_between_writes)
+    notes = release_notes_loader(config, counter) if config.release_notes.source else None
+    return _Publisher(config, session).run(snapshot, only, today, notes)
+
+
+class _Publisher:
+    def __init__(self, config: Config, session: GitHubSession):
+        self.config, self.pr_config, self.call = config, config.pull_request, session.call
+        self.repo: Repository = session.client.get_repo(config.wiki.repo)
+        self.owner = config.wiki.repo.split("/", 1)[0]
+        self.log = get_logger(component="publish", repo=config.wiki.repo, branch=config.pull_request.branch)
+
+    # ------------------------------------------------------------------ one run
+    def run(self, snapshot: Snapshot, only: Collection[int] | None, today: str | None,
+            notes: Callable | None) -> tuple[SyncPlan, str]:
+        branch = self.pr_config.branch
+        pulls = self.call("list the bot's pull requests", lambda: self.repo.get_pulls(
+            state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc").get_page(0))
+        base_name = self.config.wiki.base or self.call("read the default branch", lambda: self.repo.default_branch)
+        open_pr = next((p for p in pulls if p.state == "open" and p.base.ref == base_name), None)
+        head = self.call(f"read branch {base_name}", self.repo.get_branch, base_name).commit
+        base_sha, base_tree = head.sha, head.commit.tree.sha
+        pages, blobs = self._read_pages(base_name, base_sha)
+        plan = plan_sync(self.config, snapshot, pages, only=only, today=today, release_notes=notes,
+                         max_chars=prmod.changelog_budget(open_pr.body if open_pr else None))
+        proposal = PrState(snapshot.revision, prmod.fingerprint(plan.changes), base_sha, prmod.pages_digest(blobs))
+        if open_pr is not None:
+            return plan, self._update(open_pr, plan, proposal, base_tree)
+        return plan, self._open(pulls, plan, proposal, base_name, base_tree)
+
+    def _read_pages(self, base_name: str, sha: str) -> tuple[dict[str, bytes], dict[str, str]]:
+        pages, blobs = {}, {}
+        for path in self.config.wiki.pages:
+            try:
+                item = self.call(f"read {path} at {base_name}", self.repo.get_contents, path, ref=sha)
+            except GitHubApiError as exc:
+                if exc.status == 404:
+                    raise WikiError(f"{self.config.wiki.repo}@{base_name}: {path}: no such page") from None
+                raise
+            if isinstance(item, list) or item.type != "file":
+                raise WikiError(f"{self.config.wiki.repo}@{base_name}: {path}: not a file")
+            if item.encoding == "base64":
+                pages[path] = item.decoded_content
+            else:  # over 1 MB the contents API leaves the content out
+                blob = self.call(f"read {path} at {base_name}", self.repo.get_git_blob, item.sha)
+                pages[path] = base64.b64decode(blob.content)
+            blobs[path] = item.sha
+        return pages, blobs
+
+    # --------------------------------------------------------- open pull request
+    def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> str:
+        state = prmod.parse_state(pr.body)
+        regenerate = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
+        ours = state is not None and self._is_ours(pr.head.sha, state, proposal.base)
+        if not ours and not regenerate:
+            self._note_foreign(pr)
+            return pr.html_url
+        if not plan.changed_pages():
+            self._close_superseded(pr, state or PrState(), proposal.base)
+            return ""
+        if ours and not regenerate and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
+            self.log.info("pull request is up to date", pull_request=pr.number)
+            return pr.html_url
+        fast_forward = ours and not regenerate and state.base == proposal.base
+        parent = pr.head.sha if fast_forward else proposal.base
+        new_head = self._commit(plan, proposal, base_tree, parent)
+        self.call("move the bot branch", self._branch_ref().edit,
+                  new_head, force=not fast_forward)
+        new_state = proposal._replace(head=new_head, follows=state.follows if state else "")
+        body = prmod.merge_body(pr.body, prmod.render_section(plan.changelog.body, new_state))
+        self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
+        if regenerate:
+            self.call("remove the regenerate label", pr.remove_from_labels, prmod.REGENERATE_LABEL)
+        self.log.info("pull request updated", pull_request=pr.number, head=new_head, fast_forward=fast_forward)
+        return pr.html_url
+
+    def _is_ours(self, head: str, state: PrState, base: str) -> bool:
+        """True when the branch head is the bot's (see :func:`bot.publish.pull_request.owns_head`)."""
+        if head == state.head:
+            return True
+        commit = self.call("read the bot branch head", self.repo.get_git_commit, head)
+        return prmod.owns_head(head, [p.sha for p in commit.parents], commit.message, state, base)
+
+    def _note_foreign(self, pr: PullRequest) -> None:
+        self.log.warning("the bot branch has commits kep-sync did not make; not updating", pull_request=pr.number,
+                         label=prmod.REGENERATE_LABEL)
+        comments = self.call(f"list comments of #{pr.number}", lambda: list(pr.get_issue_comments()))
+        if any(prmod.FOREIGN_COMMENT_TAG in (c.body or "") for c in comments):
+            return
+        self.call(f"comment on #{pr.number}", pr.create_issue_comment, (
+            f"{prmod.FOREIGN_COMMENT_TAG}\nkep-sync found commits on `{self.pr_config.branch}` that it did not "
+            f"make (head `{pr.head.sha[:12]}`), so it leaves this pull request alone. To replace the branch with "
+            f"a fresh commit from the base (dropping those commits), add the label `{prmod.REGENERATE_LABEL}`."))
+
+    def _close_superseded(self, pr: PullRequest, state: PrState, base: str) -> None:
+        self.call(f"comment on #{pr.number}", pr.create_issue_comment,
+                  f"The base branch `{pr.base.ref}` already has these rows (at `{base[:12]}`), so this pull "
+                  "request is superseded. Closing it; kep-sync opens a new one when upstream changes again.")
+        body = prmod.merge_body(pr.body, prmod.render_section(
+            "**kep-sync**: superseded; the base branch already has these rows.", state._replace(status="superseded")))
+        self.call(f"close #{pr.number}", pr.edit, state="closed", body=body)
+        self._delete_branch()
+        self.log.info("pull request closed as superseded", pull_request=pr.number)
+
+    def _delete_branch(self) -> None:
+        try:
+            self.call("delete the bot branch", self._branch_ref().delete)
+        except GitHubApiError as exc:
+            if exc.status != 422:  # already gone
+                raise
+
+    # ---------------------------------------------------------- new pull request
+    def _open(self, pulls: list[PullRequest], plan: SyncPlan, proposal: PrState, base_name: str,
+              base_tree: str) -> str:
+        if not plan.changed_pages():
+            self.log.info("wiki is up to date; no pull request needed")
+            return ""
+        closed = [(p, prmod.parse_state(p.body)) for p in pulls if p.state == "closed" and p.merged_at is None]
+        rejected = [(p, s) for p, s in closed if s is not None and s.status != "superseded"]
+        same = next((p for p, s in rejected if s.fingerprint == proposal.fingerprint), None)
+        if same is not None:
+            self.log.warning("this proposal was closed without merge; not reopening it", pull_request=same.number,
+                             fingerprint=proposal.fingerprint)
+            return ""
+        new_head = self._commit(plan, proposal, base_tree, proposal.base)
+        self._create_branch(new_head, {s.head for _, s in closed if s is not None})
+        state = proposal._replace(head=new_head, follows=str(rejected[0][0].number) if rejected else "")
+        pr = self.call("open the pull request", self.repo.create_pull, base=base_name, head=self.pr_config.branch,
+                       title=self._title(plan), draft=self.pr_config.draft,
+                       body=prmod.render_section(plan.changelog.body, state))
+        self._decorate(pr)
+        self.log.info("pull request opened", pull_request=pr.number, head=new_head)
+        return pr.html_url
+
+    def _create_branch(self, sha: str, known_heads: set[str]) -> None:
+        """Create the bot branch at ``sha``; a leftover branch is moved only when its head is the bot's."""
+        ref = f"refs/heads/{self.pr_config.branch}"
+        try:
+            self.call("create the bot branch", self.repo.create_git_ref, ref, sha)
+            return
+        except GitHubApiError as exc:
+            if exc.status != 422:
+                raise
+        old = self.call("read the bot branch",
+                        lambda: self.repo.get_git_ref(f"heads/{self.pr_config.branch}").object.sha)
+        if old not in known_heads:
+            message = self.call("read the bot branch head", self.repo.get_git_commit, old).message
+            if prmod.parse_trailers(message) is None:
+                raise GitHubApiError(f"{self.config.wiki.repo}: branch {self.pr_config.branch} exists with a commit "
+                                     f"kep-sync did not make ({old[:12]}); not overwriting it. Delete the branch "
+                                     "or set pull_request.branch to another name")
+        self.call("move the bot branch", self._branch_ref().edit, sha, force=True)
+
+    def _decorate(self, pr: PullRequest) -> None:
+        """Labels and assignees (one issue edit), then reviewers; a refused name is logged, not fatal."""
+        cfg = self.pr_config
+        steps = []
+        if cfg.labels or cfg.assignees:
+            issue = self.repo.get_issue(pr.number)
+            fields = {k: v for k, v in (("labels", cfg.labels), ("assignees", cfg.assignees)) if v}
+            steps.append(("set labels and assignees", lambda: issue.edit(**fields)))
+        if cfg.reviewers or cfg.team_reviewers:
+            steps.append(("request reviewers", lambda: pr.create_review_request(
+                reviewers=cfg.reviewers, team_reviewers=cfg.team_reviewers)))
+        for what, step in steps:
+            try:
+                self.call(f"{what} on #{pr.number}", step)
+            except GitHubApiError as exc:
+                if exc.status != 422:
+                    raise
+                self.log.warning("GitHub refused a pull request setting", what=what, error=str(exc))
+
+    # ------------------------------------------------------------------ helpers
+    def _commit(self, plan: SyncPlan, proposal: PrState, base_tree: str, parent: str) -> str:
+        """Blobs, tree and commit for the changed pages on ``base_tree``; returns the commit SHA (no ref moved)."""
+        elements = []
+        for path, data in sorted(plan.changed_pages().items()):
+            blob = self.call(f"upload {path}", self.repo.create_git_blob,
+                             base64.b64encode(data).decode("ascii"), "base64")
+            elements.append(InputGitTreeElement(path, "100644", "blob", sha=blob.sha))
+        requester, url = self.repo.requester, self.repo.url
+        tree = self.call("create the tree", self.repo.create_git_tree, elements,
+                         GitTree.GitTree(requester, url=f"{url}/git/trees/{base_tree}", attributes={"sha": base_tree}))
+        parents = [GitCommit.GitCommit(requester, url=f"{url}/git/commits/{parent}", attributes={"sha": parent})]
+        message = prmod.with_trailers(plan.changelog.commit_message, proposal)
+        return self.call("create the commit", self.repo.create_git_commit, message, tree, parents).sha
+
+    def _branch_ref(self) -> GitRef.GitRef:
+        """The bot branch's ref at the documented ``git/refs/heads/...`` URL (PATCH and DELETE), without a request."""
+        ref = f"refs/heads/{self.pr_config.branch}"
+        return GitRef.GitRef(self.repo.requester, url=f"{self.repo.url}/git/{quote(ref)}", attributes={"ref": ref})
+
+    def _title(self, plan: SyncPlan) -> str:
+        return self.pr_config.title or plan.changelog.title

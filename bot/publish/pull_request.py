@@ -1,0 +1,173 @@
+"""The bot's pull request text and state: bot-owned body section, hidden state marker, commit trailers.
+
+Pure. The pull request body holds one section between ``<!-- kep-sync:begin -->``
+and ``<!-- kep-sync:end -->`` that kep-sync rewrites; text a human writes outside
+it is kept byte for byte. Inside the section a hidden marker carries the
+:class:`PrState` (source revision, fingerprint of the proposed change, the base
+commit and page blobs it was built on, the bot's head commit), so no state on
+disk is needed to avoid duplicate commits or pull requests. Bot commits carry
+the same facts as git trailers (``Kep-Sync-Fingerprint: ...``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+from bot.changelog import DEFAULT_MAX_BODY_CHARS
+from bot.diff import Change
+from bot.errors import PublishError
+
+#: GitHub rejects pull request and comment bodies over this many characters.
+GITHUB_BODY_LIMIT = 65_536
+#: Characters kept free for the markers and notes around the changelog.
+SECTION_OVERHEAD = 1_000
+#: The changelog never gets less room than this; a longer human text is an error.
+MIN_CHANGELOG_CHARS = 2_000
+#: A pull request with this label gets a fresh commit from the base even over commits kep-sync did not make.
+REGENERATE_LABEL = "kep-sync:regenerate"
+#: Hidden tag of the one comment kep-sync leaves on a pull request whose branch has foreign commits.
+FOREIGN_COMMENT_TAG = "<!-- kep-sync:foreign-commit -->"
+
+BEGIN = "<!-- kep-sync:begin (this section is rewritten by kep-sync; write outside it) -->"
+END = "<!-- kep-sync:end -->"
+_BEGIN_RE = re.compile(r"<!-- kep-sync:begin\b[^>]*-->")
+_STATE_RE = re.compile(r"<!-- kep-sync:state ([^>]*?) -->")
+_TRAILER_RE = re.compile(r"^[A-Za-z0-9-]+: \S")
+_TRAILERS = {"fingerprint": "Kep-Sync-Fingerprint", "revision": "Kep-Sync-Revision",
+             "base": "Kep-Sync-Base", "pages": "Kep-Sync-Pages"}
+
+
+class PrState(NamedTuple):
+    """What one bot proposal was built from (all hex strings, ``""`` when unknown).
+
+    ``revision``: enhancements commit; ``fingerprint``: :func:`fingerprint` of
+    the applied changes; ``base``: base branch commit the pages were read at;
+    ``pages``: :func:`pages_digest` of the page blobs at that base; ``head``:
+    the bot's commit; ``status``: ``open`` or ``superseded`` (closed by kep-sync
+    because the base already had the rows); ``follows``: number of the bot pull
+    request this one follows, which was closed without merge.
+    """
+
+    revision: str = ""
+    fingerprint: str = ""
+    base: str = ""
+    pages: str = ""
+    head: str = ""
+    status: str = "open"
+    follows: str = ""
+
+
+def fingerprint(changes: Iterable[Change]) -> str:
+    """16 hex digits identifying the proposed content: applied changes as (page, KEP, field, new value).
+
+    Independent of line numbers, old values and unrelated page text, so the
+    same proposal keeps its fingerprint when the base branch moves.
+    """
+    items = sorted({(c.page, c.kep, c.field, c.new) for c in changes if c.applied})
+    return hashlib.sha256(repr(items).encode("utf-8")).hexdigest()[:16]
+
+
+def pages_digest(blobs: Mapping[str, str]) -> str:
+    """16 hex digits over ``{page path: git blob SHA at the base}``: changes when a page changes on the base."""
+    return hashlib.sha256(repr(sorted(blobs.items())).encode("utf-8")).hexdigest()[:16]
+
+
+def state_marker(state: PrState) -> str:
+    """The hidden marker line, e.g. ``<!-- kep-sync:state revision=abc fingerprint=... -->``."""
+    return "<!-- kep-sync:state " + " ".join(f"{k}={v}" for k, v in state._asdict().items() if v) + " -->"
+
+
+def parse_state(body: str | None) -> PrState | None:
+    """The :class:`PrState` in a pull request body, or ``None`` when it has no (valid) marker."""
+    match = _STATE_RE.search(body or "")
+    if not match:
+        return None
+    fields = dict(part.split("=", 1) for part in match.group(1).split() if "=" in part)
+    known = {k: v for k, v in fields.items() if k in PrState._fields and re.fullmatch(r"[0-9A-Za-z_.-]+", v)}
+    return PrState(**known)
+
+
+def _section_span(body: str) -> tuple[int, int] | None:
+    begin = _BEGIN_RE.search(body)
+    if not begin:
+        return None
+    end = body.find(END, begin.end())
+    return (begin.start(), end + len(END)) if end >= 0 else None
+
+
+def outside_text(body: str | None) -> str:
+    """The human part of a body: everything outside the bot section (all of it when there is no section)."""
+    body = body or ""
+    span = _section_span(body)
+    return body if span is None else body[: span[0]] + body[span[1]:]
+
+
+def changelog_budget(body: str | None) -> int:
+    """Characters the changelog may use so the whole body stays under :data:`GITHUB_BODY_LIMIT`.
+
+    Raises :class:`PublishError` when the human text outside the section
+    leaves less than :data:`MIN_CHANGELOG_CHARS` (nothing is cut from it).
+    """
+    human = len(outside_text(body))
+    budget = min(DEFAULT_MAX_BODY_CHARS, GITHUB_BODY_LIMIT - SECTION_OVERHEAD - human)
+    if budget < MIN_CHANGELOG_CHARS:
+        raise PublishError(f"pull request body: the text outside the kep-sync section is {human} characters, "
+                           f"leaving no room under GitHub's {GITHUB_BODY_LIMIT} limit; shorten it")
+    return budget
+
+
+def render_section(changelog_body: str, state: PrState) -> str:
+    """The bot-owned section: begin marker, changelog, a link to the closed pull request it follows
+    (``state.follows``), the state marker and the end marker."""
+    follows = [f"Follows #{state.follows}, which was closed without merge."] if state.follows else []
+    blocks = [BEGIN, changelog_body.rstrip("\n"), *follows, state_marker(state) + "\n" + END]
+    return "\n\n".join(blocks)
+
+
+def merge_body(existing: str | None, section: str) -> str:
+    """``existing`` with its bot section replaced by ``section`` (appended after the human text when absent)."""
+    existing = existing or ""
+    span = _section_span(existing)
+    if span is not None:
+        return existing[: span[0]] + section + existing[span[1]:]
+    return f"{existing.rstrip()}\n\n{section}" if existing.strip() else section
+
+
+def with_trailers(message: str, state: PrState) -> str:
+    """``message`` plus ``Kep-Sync-*`` git trailers for ``state`` (joined to a trailing trailer paragraph)."""
+    text = message.rstrip("\n")
+    last = text.rsplit("\n\n", 1)[-1]
+    sep = "\n" if text and all(_TRAILER_RE.match(line) for line in last.split("\n")) else "\n\n"
+    lines = [f"{name}: {getattr(state, key)}" for key, name in _TRAILERS.items() if getattr(state, key)]
+    return text + sep + "\n".join(lines) + "\n"
+
+
+def parse_trailers(message: str) -> PrState | None:
+    """The :class:`PrState` from a commit message's ``Kep-Sync-*`` trailers; ``None`` without a fingerprint."""
+    found = {}
+    for line in message.split("\n"):
+        key, _, value = line.partition(": ")
+        for field, name in _TRAILERS.items():
+            if key == name and value.strip():
+                found[field] = value.strip()
+    return PrState(**found) if "fingerprint" in found else None
+
+
+def owns_head(head: str, parents: list[str], message: str, recorded: PrState | None, base: str) -> bool:
+    """True when branch head ``head`` (with ``parents`` and commit ``message``) is kep-sync's own commit.
+
+    ``recorded``: the state kep-sync last wrote (PR marker or pull-request.md),
+    ``None`` when there is none; ``base``: the base branch head now. A head
+    equal to the recorded one is ours. Otherwise it needs kep-sync trailers
+    and, when a state was recorded, a parent a bot run would have used: the
+    recorded head (fast forward) or a base newer than the recorded one. A
+    human amend of a bot commit keeps the trailers but has neither parent.
+    """
+    if recorded is not None and head == recorded.head:
+        return True
+    if parse_trailers(message) is None:
+        return False
+    return recorded is None or parents == [recorded.head] or (parents == [base] and base != recorded.base)

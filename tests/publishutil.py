@@ -1,0 +1,98 @@
+"""Scenario helpers for the publish tests and ``scripts/bench_publish.py``: a wiki page, KEPs, config, one run.
+
+    fake.seed_repo(REPO, {PAGE_PATH: PAGE})
+    result = run_github(fake, keps(), github_config(fake))
+    assert result.requests == [("GET", "/repos/acme/wiki/pulls"), ...]
+
+Everything is synthetic and small; nothing comes from ../shared.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+import structlog
+
+try:
+    from tests.syncutil import kep, snapshot
+except ImportError:  # pragma: no cover - run from tests/ or scripts/
+    from syncutil import kep, snapshot
+
+from bot.config import Config
+from bot.http import RequestCounter
+from bot.snapshot import Snapshot
+
+__all__ = ["BRANCH", "ENV", "PAGE", "PAGE_PATH", "REPO", "Run", "fresh_logging", "github_config", "keps", "page",
+           "run_github"]
+
+REPO = "acme/wiki"
+PAGE_PATH = "docs/matrix.md"
+BRANCH = "kep-sync/matrix"
+#: A personal-access-token-shaped value (never a real token).
+ENV = {"GITHUB_TOKEN": "ghp_" + "t" * 36}
+_HEAD = "# KEP matrix\n\nWritten by people; kep-sync owns status and milestone cells.\n\n" \
+        "| KEP | SIG | Status | Alpha / Beta / GA | Notes |\n|---|---|---|---|---|\n"
+_ROW = "| {n}-{slug} | scheduling | implementable / {stage} | {alpha} / {beta} / - | {note} |\n"
+
+
+@pytest.fixture(autouse=True)
+def fresh_logging():
+    """Import into a test module: structlog back to its defaults around each test, so a logger configured
+    by an earlier CLI test (bound to a since-closed captured stderr) is never written to."""
+    structlog.reset_defaults()
+    yield
+    structlog.reset_defaults()
+
+
+def page(rows: list[tuple[int, str, str]] | None = None, note: str = "groups", tail: str = "\nEnd.\n") -> str:
+    """A matrix page with rows ``(number, stage, beta)`` (default: 4671 at alpha, 5710 at alpha)."""
+    rows = rows if rows is not None else [(4671, "alpha", "-"), (5710, "alpha", "-")]
+    body = "".join(_ROW.format(n=n, slug=f"kep-{n}", stage=stage, alpha="v1.35", beta=beta, note=note)
+                   for n, stage, beta in rows)
+    return _HEAD + body + tail
+
+
+PAGE = page()
+
+
+def keps(beta_4671: str = "v1.37", count: int = 0) -> Snapshot:
+    """Upstream: 4671 promoted to beta in ``beta_4671``; 5710 still alpha; plus ``count`` extra KEPs 10000.. at beta."""
+    files = [kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta=beta_4671),
+             kep(5710, "kep-5710", stage="alpha", alpha="v1.35")]
+    files += [kep(10000 + i, f"kep-{10000 + i}", stage="beta", alpha="v1.35", beta="v1.36") for i in range(count)]
+    return snapshot(*files)
+
+
+def github_config(fake, **pull_request) -> Config:
+    """``publish: github`` on :data:`REPO` at the fake's URL; ``pull_request`` overrides (labels, reviewers, ...)."""
+    return Config.model_validate({
+        "publish": "github", "github": {"api_url": fake.url},
+        "wiki": {"repo": REPO, "base": "main", "pages": [PAGE_PATH]},
+        "pull_request": {"branch": BRANCH, **pull_request},
+    })
+
+
+class Run(NamedTuple):
+    """One publish run: the ``plan``, returned ``url``, ``requests`` ``[(method, path)]`` with ``statuses``,
+    ``writes`` (non-GET requests), the client's own ``count`` and the retry ``sleeps``."""
+
+    plan: object
+    url: str
+    requests: list[tuple[str, str]]
+    statuses: list[int]
+    writes: int
+    count: int
+    sleeps: list[float]
+
+
+def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
+    """Run :func:`bot.publish.github.publish_github` once against ``fake`` with counters reset and no real sleeps."""
+    from bot.publish.github import publish_github
+
+    fake.reset_counters()
+    counter, sleeps = RequestCounter(), []
+    plan, url = publish_github(config, snap, counter=counter, env=ENV if env is None else env,
+                               sleep=sleeps.append, seconds_between_writes=0)
+    return Run(plan, url, [(m, p) for m, p, _ in fake.requests], [s for _, _, s in fake.requests],
+               fake.writes, counter.count, sleeps)

@@ -1,0 +1,137 @@
+"""``--publish git``: real git repositories in temp dirs; the working tree and checkout are never touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config
+from bot.errors import PublishError, WikiError
+from bot.publish import pull_request as prmod
+from bot.publish.git import publish_git
+from tests.gitutil import commit, git, make_repo
+from tests.publishutil import BRANCH, PAGE, PAGE_PATH, keps, page
+from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+
+PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
+
+
+@pytest.fixture
+def wiki(tmp_path) -> Path:
+    path = tmp_path / "wiki"
+    make_repo(path, {PAGE_PATH: PAGE, "README.md": "wiki\n"})
+    return path
+
+
+def config(**wiki) -> Config:
+    return Config.model_validate({"publish": "git", "wiki": {"pages": [PAGE_PATH], **wiki},
+                                  "pull_request": {"branch": BRANCH}})
+
+
+def run(wiki: Path, snap=None, cfg=None):
+    return publish_git(cfg or config(), snap or keps(), wiki)
+
+
+def pr_file(wiki: Path) -> Path:
+    return wiki / ".git" / "kep-sync" / "pull-request.md"
+
+
+def show(wiki: Path, rev: str, path: str = PAGE_PATH) -> str:
+    return git(wiki, "show", f"{rev}:{path}") + "\n"
+
+
+def test_commits_on_the_bot_branch_from_the_base_head(wiki):
+    base = git(wiki, "rev-parse", "main")
+    plan, url = run(wiki)
+    assert url == str(pr_file(wiki))
+    head = git(wiki, "rev-parse", BRANCH)
+    assert git(wiki, "rev-parse", f"{head}^") == base and show(wiki, BRANCH) == PROMOTED
+    assert git(wiki, "rev-parse", "main") == base and git(wiki, "symbolic-ref", "HEAD") == "refs/heads/main"
+    assert (wiki / PAGE_PATH).read_text() == PAGE and git(wiki, "status", "--porcelain") == ""
+    text = pr_file(wiki).read_text()
+    title, body = text.split("\n\n", 1)
+    assert title == plan.changelog.title and body.startswith(prmod.BEGIN)
+    assert prmod.parse_state(body) == prmod.PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), base,
+                                                    prmod.parse_state(body).pages, head)
+    assert "Kep-Sync-Fingerprint: " in git(wiki, "log", "-1", "--format=%B", BRANCH)
+
+
+def test_second_run_is_idempotent(wiki):
+    run(wiki)
+    head, text = git(wiki, "rev-parse", BRANCH), pr_file(wiki).read_text()
+    run(wiki)
+    assert git(wiki, "rev-parse", BRANCH) == head and pr_file(wiki).read_text() == text
+    assert git(wiki, "rev-list", "--count", BRANCH) == "2"
+
+
+def test_upstream_change_adds_a_commit_and_keeps_human_text(wiki):
+    run(wiki)
+    first = git(wiki, "rev-parse", BRANCH)
+    pr_file(wiki).write_text(pr_file(wiki).read_text() + "\n\nNote from a human.\n")
+    run(wiki, keps(beta_4671="v1.36"))
+    head = git(wiki, "rev-parse", BRANCH)
+    assert git(wiki, "rev-parse", f"{head}^") == first
+    assert show(wiki, BRANCH) == page([(4671, "beta", "v1.36"), (5710, "alpha", "-")])
+    text = pr_file(wiki).read_text()
+    assert text.endswith(prmod.END + "\n\nNote from a human.\n") and "v1.36" in text
+    assert prmod.parse_state(text).head == head
+
+
+def test_foreign_commit_is_never_clobbered(wiki):
+    run(wiki)
+    git(wiki, "checkout", "-q", BRANCH)
+    foreign = commit(wiki, {"notes.md": "mine\n"}, "human work")
+    git(wiki, "checkout", "-q", "main")
+    plan, url = run(wiki, keps(beta_4671="v1.36"))
+    assert url == "" and git(wiki, "rev-parse", BRANCH) == foreign
+    assert plan.changed_pages()  # the plan is still reported
+
+
+def test_base_moved_regenerates_from_the_new_base(wiki):
+    run(wiki)
+    new_base = commit(wiki, {PAGE_PATH: page(note="edited on main")}, "edit")
+    run(wiki)
+    head = git(wiki, "rev-parse", BRANCH)
+    assert git(wiki, "rev-parse", f"{head}^") == new_base
+    assert show(wiki, BRANCH) == page([(4671, "beta", "v1.37"), (5710, "alpha", "-")], note="edited on main")
+
+
+def test_base_already_up_to_date_deletes_the_bot_branch(wiki):
+    run(wiki)
+    commit(wiki, {PAGE_PATH: PROMOTED}, "hand edit")
+    plan, url = run(wiki)
+    assert url == "" and not plan.changed_pages()
+    assert git(wiki, "branch", "--list", BRANCH) == "" and not pr_file(wiki).exists()
+
+
+def test_base_option_and_other_checkout(wiki):
+    base = git(wiki, "rev-parse", "main")
+    git(wiki, "checkout", "-q", "-b", "feature")
+    commit(wiki, {PAGE_PATH: "not a matrix\n"}, "feature work")
+    run(wiki, cfg=config(base="main"))
+    assert git(wiki, "rev-parse", f"{BRANCH}^") == base and show(wiki, BRANCH) == PROMOTED
+
+
+def test_errors(wiki, tmp_path):
+    with pytest.raises(PublishError, match="not a git repository"):
+        run(tmp_path)
+    with pytest.raises(PublishError, match="wiki.base 'nope' is not a branch or commit"):
+        run(wiki, cfg=config(base="nope"))
+    with pytest.raises(WikiError, match="missing.md: no such page"):
+        publish_git(Config.model_validate({"wiki": {"pages": ["missing.md"]}}), keps(), wiki)
+    run(wiki)
+    git(wiki, "checkout", "-q", BRANCH)
+    with pytest.raises(PublishError, match="is checked out"):
+        run(wiki)
+
+
+def test_cli_publish_git(wiki, tmp_path, capsys):
+    from bot.cli import main
+    from tests.syncutil import kep, write_keps
+
+    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+               kep(5710, "kep-5710", stage="alpha", alpha="v1.35"))
+    assert main(["sync", "--enhancements", str(tmp_path / "up"), "--wiki", str(wiki), "--page", PAGE_PATH,
+                 "--publish", "git"]) == 0
+    assert show(wiki, "kep-sync/matrix") == PROMOTED and pr_file(wiki).is_file()

@@ -1,0 +1,367 @@
+"""End to end: the real PyGithub client over HTTP against the stateful fake GitHub (tests/fakegithub.py).
+
+Each scenario asserts the branch tree, the pull request and the exact API calls.
+"""
+
+from __future__ import annotations
+
+import time
+
+import github
+import pytest
+import structlog
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from bot.errors import ConfigError, PublishError, WikiError
+from bot.publish import pull_request as prmod
+from tests.fakegithub import git_sha
+from tests.publishutil import BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page, run_github
+from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+
+R = f"/repos/{REPO}"
+READS = [("GET", f"{R}/pulls"), ("GET", f"{R}/branches/main"), ("GET", f"{R}/contents/{PAGE_PATH}")]
+COMMIT = [("POST", f"{R}/git/blobs"), ("POST", f"{R}/git/trees"), ("POST", f"{R}/git/commits")]
+OPEN = COMMIT + [("POST", f"{R}/git/refs"), ("POST", f"{R}/pulls"), ("PATCH", f"{R}/issues/1"),
+                 ("POST", f"{R}/pulls/1/requested_reviewers")]
+UPDATE = COMMIT + [("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1")]
+PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
+
+
+@pytest.fixture
+def gh(fake_github):
+    """The fake with the wiki repository seeded (one page plus a README) and the base SHA as ``gh.base``."""
+    fake_github.base = fake_github.seed_repo(REPO, {PAGE_PATH: PAGE, "README.md": "wiki\n"})
+    return fake_github
+
+
+@pytest.fixture
+def cfg(gh):
+    return github_config(gh, labels=["kep-sync"], reviewers=["alice"], team_reviewers=["sig-arch"],
+                         assignees=["bob"])
+
+
+def opened(gh, cfg):
+    """First run; returns the Run."""
+    return run_github(gh, keps(), cfg)
+
+
+def state(gh, number: int = 1) -> prmod.PrState:
+    return prmod.parse_state(gh.pull(number)["body"])
+
+
+def test_first_run_opens_the_pull_request(gh, cfg):
+    run = opened(gh, cfg)
+    assert run.url == f"https://github.com/{REPO}/pull/1"
+    assert run.requests == READS + OPEN and run.count == 10 and run.writes == 7
+    assert (gh.read_file(REPO, BRANCH, PAGE_PATH), gh.read_file(REPO, BRANCH, "README.md")) == (PROMOTED, "wiki\n")
+    assert gh.branch_sha(REPO, "main") == gh.base
+    head = gh.branch_sha(REPO, BRANCH)
+    assert gh.commits[head]["parents"] == [gh.base]
+    assert "Kep-Sync-Fingerprint: " in gh.commits[head]["message"]
+    pr = gh.pull(1)
+    assert (pr["state"], pr["title"], pr["draft"]) == ("open", "Update KEP matrix: 2 changes in 1 KEP "
+                                                                "(1 promoted, 1 retargeted)", False)
+    assert (pr["labels"], pr["assignees"], pr["reviewers"], pr["teams"]) == (["kep-sync"], ["bob"], ["alice"],
+                                                                             ["sig-arch"])
+    assert pr["body"].startswith(prmod.BEGIN) and pr["body"].endswith(prmod.END)
+    assert "[4671](https://kep.k8s.io/4671)" in pr["body"]
+    pages = prmod.pages_digest({PAGE_PATH: git_sha("blob", PAGE.encode())})
+    assert state(gh) == prmod.PrState(run.plan.snapshot.revision, prmod.fingerprint(run.plan.changes), gh.base,
+                                      pages, head, "open")
+
+
+def test_second_run_makes_zero_writes(gh, cfg):
+    opened(gh, cfg)
+    head, body = gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS and run.count == 3 and run.writes == 0
+    assert run.url.endswith("/pull/1")
+    assert (gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]) == (head, body)
+
+
+def test_upstream_change_updates_the_same_pull_request(gh, cfg):
+    opened(gh, cfg)
+    first = gh.branch_sha(REPO, BRANCH)
+    gh.pull(1)["body"] = "Reviewer notes: check SIG Scheduling.\n\n" + gh.pull(1)["body"] + "\n\nThanks!"
+    run = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert run.requests == READS + UPDATE and run.count == 8 and run.writes == 5
+    assert sorted(gh.repos[REPO]["pulls"]) == [1]
+    assert gh.read_file(REPO, BRANCH, PAGE_PATH) == page([(4671, "beta", "v1.36"), (5710, "alpha", "-")])
+    head = gh.branch_sha(REPO, BRANCH)
+    assert gh.commits[head]["parents"] == [first]  # a new commit on top, no force push
+    body = gh.pull(1)["body"]
+    assert body.startswith("Reviewer notes: check SIG Scheduling.\n\n" + prmod.BEGIN)
+    assert body.endswith(prmod.END + "\n\nThanks!")
+    assert "v1.36" in body and state(gh).head == head
+    assert gh.pull(1)["labels"] == ["kep-sync"]  # labels/reviewers are not re-added on update
+
+
+def test_foreign_commit_is_not_clobbered_and_commented_once(gh, cfg):
+    opened(gh, cfg)
+    foreign = gh.commit_files(REPO, BRANCH, {"docs/extra.md": "mine\n"}, "human fix")
+    run = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    comments = [("GET", f"{R}/issues/1/comments"), ("POST", f"{R}/issues/1/comments")]
+    assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}")] + comments and run.writes == 1
+    assert gh.branch_sha(REPO, BRANCH) == foreign
+    again = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert again.requests == READS + [("GET", f"{R}/git/commits/{foreign}"), comments[0]] and again.writes == 0
+    notes = [c["body"] for c in gh.comments.values()]
+    assert len(notes) == 1 and prmod.FOREIGN_COMMENT_TAG in notes[0] and prmod.REGENERATE_LABEL in notes[0]
+    assert gh.read_file(REPO, BRANCH, "docs/extra.md") == "mine\n"
+
+
+def test_regenerate_label_replaces_a_foreign_commit(gh, cfg):
+    opened(gh, cfg)
+    foreign = gh.commit_files(REPO, BRANCH, {PAGE_PATH: "vandalised\n"}, "human edit")
+    gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}")] + COMMIT + [
+        ("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1"),
+        ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
+    head = gh.branch_sha(REPO, BRANCH)
+    assert gh.commits[head]["parents"] == [gh.base]
+    assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PROMOTED
+    assert gh.pull(1)["labels"] == ["kep-sync"] and state(gh).head == head
+
+
+def test_amended_bot_commit_counts_as_foreign(gh, cfg):
+    opened(gh, cfg)
+    human = github.Github(auth=github.Auth.Token("human"), base_url=gh.url, retry=None,
+                          seconds_between_requests=None, seconds_between_writes=None).get_repo(REPO)
+    bot = human.get_git_commit(gh.branch_sha(REPO, BRANCH))  # "git commit --amend": same message and parent
+    tree = human.create_git_tree([github.InputGitTreeElement("x.md", "100644", "blob", content="x\n")], bot.tree)
+    amended = human.create_git_commit(bot.message, tree, bot.parents)
+    human.get_git_ref(f"heads/{BRANCH}").edit(amended.sha, force=True)
+    run = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert ("POST", f"{R}/issues/1/comments") in run.requests and gh.branch_sha(REPO, BRANCH) == amended.sha
+
+
+def test_bot_commit_left_by_a_failed_run_is_recognised(gh, cfg):
+    opened(gh, cfg)
+    gh.fail_next("PATCH", r"/pulls/1$", 422, times=1, message="Validation Failed")
+    with pytest.raises(PublishError, match="update pull request #1: HTTP 422"):
+        run_github(gh, keps(beta_4671="v1.36"), cfg)
+    moved = gh.branch_sha(REPO, BRANCH)
+    assert state(gh).head != moved
+    run = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert run.requests == READS + [("GET", f"{R}/git/commits/{moved}")] + UPDATE
+    assert gh.commits[gh.branch_sha(REPO, BRANCH)]["parents"] == [moved] and state(gh).head == gh.branch_sha(
+        REPO, BRANCH)
+
+
+def test_closed_pull_request_is_not_recreated(gh, cfg):
+    opened(gh, cfg)
+    gh.close_pull(1)
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS and run.writes == 0 and run.url == ""
+    assert sorted(gh.repos[REPO]["pulls"]) == [1] and gh.pull(1)["state"] == "closed"
+    # new upstream data: a new pull request that links the closed one; the leftover branch is the bot's
+    run = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert run.requests == READS + COMMIT + [
+        ("POST", f"{R}/git/refs"), ("GET", f"{R}/git/ref/heads/{BRANCH}"), ("PATCH", f"{R}/git/refs/heads/{BRANCH}"),
+        ("POST", f"{R}/pulls"), ("PATCH", f"{R}/issues/2"), ("POST", f"{R}/pulls/2/requested_reviewers")]
+    assert run.statuses[6] == 422 and run.count == 12
+    assert run.url.endswith("/pull/2") and gh.pull(2)["state"] == "open"
+    assert "Follows #1, which was closed without merge." in gh.pull(2)["body"] and state(gh, 2).follows == "1"
+    assert gh.commits[gh.branch_sha(REPO, BRANCH)]["parents"] == [gh.base]
+
+
+def test_leftover_foreign_branch_is_not_overwritten(gh, cfg):
+    gh.commit_files(REPO, BRANCH, {"notes.md": "someone else's work\n"})
+    foreign = gh.branch_sha(REPO, BRANCH)
+    with pytest.raises(PublishError, match="exists with a commit kep-sync did not make"):
+        run_github(gh, keps(), cfg)
+    assert gh.branch_sha(REPO, BRANCH) == foreign and gh.repos[REPO]["pulls"] == {}
+
+
+def test_base_moved_regenerates_from_the_new_base(gh, cfg):
+    opened(gh, cfg)
+    edited = page(note="groups (edited on main)")
+    new_base = gh.commit_files(REPO, "main", {PAGE_PATH: edited})
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS + UPDATE and run.writes == 5
+    head = gh.branch_sha(REPO, BRANCH)
+    assert gh.commits[head]["parents"] == [new_base]
+    assert gh.read_file(REPO, BRANCH, PAGE_PATH) == page([(4671, "beta", "v1.37"), (5710, "alpha", "-")],
+                                                         note="groups (edited on main)")
+    assert state(gh).base == new_base and gh.pull(1)["state"] == "open"
+
+
+def test_base_moved_elsewhere_needs_no_update(gh, cfg):
+    opened(gh, cfg)
+    head = gh.branch_sha(REPO, BRANCH)
+    gh.commit_files(REPO, "main", {"README.md": "wiki, edited\n"})
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS and run.writes == 0 and gh.branch_sha(REPO, BRANCH) == head
+
+
+def test_base_already_up_to_date_closes_the_pull_request(gh, cfg):
+    opened(gh, cfg)
+    gh.commit_files(REPO, "main", {PAGE_PATH: PROMOTED}, "hand edit")
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS + [("POST", f"{R}/issues/1/comments"), ("PATCH", f"{R}/pulls/1"),
+                                    ("DELETE", f"{R}/git/refs/heads/{BRANCH}")]
+    assert run.url == "" and gh.pull(1)["state"] == "closed" and gh.branch_sha(REPO, BRANCH) is None
+    assert state(gh).status == "superseded"
+    assert "superseded" in next(iter(gh.comments.values()))["body"]
+    again = run_github(gh, keps(), cfg)
+    assert again.requests == READS and again.writes == 0
+
+
+def test_merged_pull_request_leaves_nothing_to_do(gh, cfg):
+    opened(gh, cfg)
+    gh.close_pull(1, merged=True)
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS and run.writes == 0 and run.url == ""
+
+
+def test_502_then_success(gh, cfg):
+    gh.fail_next("POST", r"/git/commits$", 502)
+    run = opened(gh, cfg)
+    assert run.sleeps == [2.0] and run.statuses.count(502) == 1
+    assert run.requests == READS + COMMIT + OPEN[2:] and run.count == 11
+    assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PROMOTED and gh.pull(1)["state"] == "open"
+
+
+def test_persistent_5xx_fails_with_nothing_half_done(gh, cfg):
+    gh.fail_next("POST", r"/git/refs$", 503, times=99)
+    with pytest.raises(PublishError, match=r"GitHub API: create the bot branch: HTTP 503 Injected failure"):
+        run_github(gh, keps(), cfg)
+    assert gh.branch_sha(REPO, BRANCH) is None and gh.repos[REPO]["pulls"] == {}
+    assert [p for m, p, _ in gh.requests].count(f"{R}/git/refs") == 5
+
+
+def test_failed_pull_request_creation_is_recovered_by_the_next_run(gh, cfg):
+    gh.fail_next("POST", r"/pulls$", 500, times=5)
+    with pytest.raises(PublishError, match="open the pull request: HTTP 500"):
+        opened(gh, cfg)
+    left = gh.branch_sha(REPO, BRANCH)  # a complete bot commit, no pull request
+    assert gh.read_file(REPO, left, PAGE_PATH) == PROMOTED and gh.repos[REPO]["pulls"] == {}
+    run = opened(gh, cfg)
+    assert run.requests == READS + COMMIT + [
+        ("POST", f"{R}/git/refs"), ("GET", f"{R}/git/ref/heads/{BRANCH}"), ("GET", f"{R}/git/commits/{left}"),
+        ("PATCH", f"{R}/git/refs/heads/{BRANCH}")] + OPEN[4:]
+    assert run.url.endswith("/pull/1") and sorted(gh.repos[REPO]["pulls"]) == [1]
+
+
+def test_429_with_retry_after_is_waited_out(gh, cfg):
+    gh.fail_next("POST", r"/pulls$", 429, headers={"Retry-After": "7"}, message="secondary rate limit")
+    run = opened(gh, cfg)
+    assert run.sleeps == [7.0] and run.count == 11 and gh.pull(1)["state"] == "open"
+
+
+def test_403_rate_limit_reset_in_the_past_retries_at_once(gh, cfg):
+    reset = str(int(time.time()) - 60)
+    gh.fail_next("GET", r"/pulls$", 403, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+                 message="API rate limit exceeded")
+    run = opened(gh, cfg)
+    assert run.sleeps == [0.0] and run.url.endswith("/pull/1")
+
+
+def test_rate_limit_wait_over_the_budget_fails_clearly(gh, cfg):
+    gh.fail_next("GET", r"/pulls$", 429, headers={"Retry-After": "3600"}, message="slow down")
+    with pytest.raises(PublishError, match=r"HTTP 429 slow down \(rate limited; the wait of 3600s is over the budget\)"):
+        opened(gh, cfg)
+    assert len(gh.requests) == 1
+
+
+def test_body_over_the_limit_is_cut_at_a_row_boundary(gh, cfg):
+    rows = [(4671, "alpha", "-"), (5710, "alpha", "-")] + [(10000 + i, "alpha", "-") for i in range(600)]
+    gh.commit_files(REPO, "main", {PAGE_PATH: page(rows)})
+    run = run_github(gh, keps(count=600), cfg)
+    body = gh.pull(1)["body"]
+    assert len(body) <= prmod.GITHUB_BODY_LIMIT - prmod.SECTION_OVERHEAD and run.url.endswith("/pull/1")
+    table = [line for line in body.split("\n") if line.startswith("| [")]
+    assert table and all(line.endswith(" |") for line in table)
+    assert 0 < len(table) < 1202
+    assert f"_{1202 - len(table)} more changes left out" in body
+    assert gh.read_file(REPO, BRANCH, PAGE_PATH).count("implementable / beta") == 601
+
+
+def test_human_text_shrinks_the_changelog_budget(gh, cfg):
+    opened(gh, cfg)
+    human = "h" * 50_000
+    gh.pull(1)["body"] = human + "\n\n" + gh.pull(1)["body"]
+    rows = [(4671, "alpha", "-")] + [(10000 + i, "alpha", "-") for i in range(300)]
+    gh.commit_files(REPO, "main", {PAGE_PATH: page(rows)})
+    run_github(gh, keps(count=300), cfg)
+    body = gh.pull(1)["body"]
+    assert body.startswith(human + "\n\n") and len(body) <= prmod.GITHUB_BODY_LIMIT and "left out" in body
+
+
+def _pem() -> str:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()
+
+
+@pytest.mark.parametrize("as_file", [False, True])
+def test_github_app_auth(gh, cfg, tmp_path, as_file):
+    pem = _pem()
+    env = {"KEP_SYNC_APP_ID": "123"}
+    if as_file:
+        (tmp_path / "app.pem").write_text(pem)
+        env["KEP_SYNC_APP_PRIVATE_KEY_FILE"] = str(tmp_path / "app.pem")
+    else:
+        env["KEP_SYNC_APP_PRIVATE_KEY"] = pem
+    run = run_github(gh, keps(), cfg, env=env)
+    assert run.requests == [("GET", f"{R}/installation"), ("POST", "/app/installations/4242/access_tokens")] + \
+        READS + OPEN and run.count == 12
+    assert gh.jwt_claims[0]["iss"] == "123"
+    assert all(h.startswith("token ghs_fake") or h.startswith("Bearer ghs_fake") for h in gh.auth_headers[2:])
+    head = gh.branch_sha(REPO, BRANCH)
+    assert gh.commits[head]["verified"] is True and gh.pull(1)["user"] == "kep-sync[bot]"
+
+
+def test_missing_credentials_is_a_config_error(gh, cfg):
+    with pytest.raises(ConfigError, match="GITHUB_TOKEN, or KEP_SYNC_APP_ID"):
+        run_github(gh, keps(), cfg, env={})
+    with pytest.raises(ConfigError, match="KEP_SYNC_APP_PRIVATE_KEY_FILE"):
+        run_github(gh, keps(), cfg, env={"KEP_SYNC_APP_ID": "1"})
+    with pytest.raises(ConfigError, match=r"not a usable RSA private key \(InvalidKeyError\)$"):
+        run_github(gh, keps(), cfg, env={"KEP_SYNC_APP_ID": "1", "KEP_SYNC_APP_PRIVATE_KEY": "not-a-key"})
+    with pytest.raises(ConfigError, match="nope.pem: cannot read"):
+        run_github(gh, keps(), cfg, env={"KEP_SYNC_APP_ID": "1", "KEP_SYNC_APP_PRIVATE_KEY_FILE": "/nope.pem"})
+    assert gh.requests == []
+
+
+def test_actions_token_warns_that_workflows_will_not_run(gh, cfg):
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_TOKEN": "ghs_" + "a" * 36}
+    with structlog.testing.capture_logs() as logs:
+        run_github(gh, keps(), cfg, env=env)
+    warnings = [e for e in logs if e["log_level"] == "warning"]
+    assert len(warnings) == 1 and "do not trigger other workflows" in warnings[0]["event"]
+    assert "ghs_" not in repr(logs)
+    with structlog.testing.capture_logs() as logs:
+        run_github(gh, keps(), cfg)  # a PAT: no warning
+    assert [e for e in logs if e["log_level"] == "warning"] == []
+
+
+def test_cli_publish_github(gh, tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+    from bot.publish import auth
+    from tests.syncutil import kep, write_keps
+
+    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+               kep(5710, "kep-5710", stage="alpha", alpha="v1.35"))
+    (tmp_path / "kep-sync.yaml").write_text(
+        f"enhancements: {tmp_path / 'up'}\nwiki:\n  repo: {REPO}\n  pages: [{PAGE_PATH}]\n"
+        f"github:\n  api_url: {gh.url}\n")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "c" * 36)
+    monkeypatch.setattr(auth, "SECONDS_BETWEEN_WRITES", 0)
+    assert main(["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", "github"]) == 0
+    assert gh.pull(1)["state"] == "open" and gh.read_file(REPO, BRANCH, PAGE_PATH) == PROMOTED
+    assert ("GET", f"{R}") in [(m, p) for m, p, _ in gh.requests]  # default branch looked up
+    assert "# Update KEP matrix" in capsys.readouterr().out
+
+
+def test_draft_title_and_config_errors(gh):
+    cfg = github_config(gh, draft=True, title="KEP matrix refresh")
+    run_github(gh, keps(), cfg)
+    assert (gh.pull(1)["draft"], gh.pull(1)["title"]) == (True, "KEP matrix refresh")
+    with pytest.raises(ConfigError, match="wiki.repo: required for --publish github"):
+        run_github(gh, keps(), cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"repo": None})}))
+    missing = cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"pages": ["nope.md"]})})
+    with pytest.raises(WikiError, match=f"{REPO}@main: nope.md: no such page"):
+        run_github(gh, keps(), missing)
