@@ -1,0 +1,75 @@
+"""Small fixtures for the release-notes tests: kep.yaml text, release-note entries, a KEP set.
+
+    keps = fixture_keps()           # 5 KEPs, one gate declared twice
+    notes = {"v1.36": notes_136()}  # {release: {pr: entry}}
+"""
+
+from __future__ import annotations
+
+from bot.kep import Kep, parse_kep
+from bot.snapshot import Snapshot, build_snapshot
+
+
+def kep_yaml(number: int, *, status: str = "implementable", stage: str = "beta", alpha: str = "", beta: str = "",
+             stable: str = "", gates: tuple[str, ...] = ()) -> str:
+    """A minimal kep.yaml with the given milestones (omitted when empty) and feature gates."""
+    ms = "".join(f'  {k}: "{v}"\n' for k, v in (("alpha", alpha), ("beta", beta), ("stable", stable)) if v)
+    fg = "".join(f"  - name: {g}\n    components: [kube-apiserver]\n" for g in gates)
+    return (f'title: KEP {number}\nkep-number: "{number}"\nowning-sig: sig-node\nstatus: {status}\nstage: {stage}\n'
+            + (f"milestone:\n{ms}" if ms else "") + (f"feature-gates:\n{fg}" if fg else ""))
+
+
+#: kep.yaml path -> text. SharedGate is declared by 200 and 300 (many-to-many).
+KEP_FILES = {
+    "keps/sig-node/100-widgets/kep.yaml": kep_yaml(100, stage="beta", alpha="v1.35", beta="v1.36",
+                                                   gates=("WidgetGate",)),
+    "keps/sig-node/200-shared-a/kep.yaml": kep_yaml(200, stage="alpha", alpha="v1.36", gates=("SharedGate",)),
+    "keps/sig-node/300-shared-b/kep.yaml": kep_yaml(300, stage="beta", alpha="v1.35", beta="v1.36",
+                                                    gates=("SharedGate", "OtherGate")),
+    "keps/sig-node/400-quiet/kep.yaml": kep_yaml(400, stage="beta", alpha="v1.35", beta="v1.36",
+                                                 gates=("QuietGate",)),
+    "keps/sig-node/500-done/kep.yaml": kep_yaml(500, stage="stable", alpha="v1.33", beta="v1.34", stable="v1.35",
+                                                gates=("DoneGate",)),
+}
+
+
+def fixture_keps() -> list[Kep]:
+    """The KEPs of :data:`KEP_FILES`, ordered by path."""
+    return [parse_kep(p, t.encode()) for p, t in sorted(KEP_FILES.items())]
+
+
+def fixture_snapshot() -> Snapshot:
+    """:data:`KEP_FILES` as a Snapshot at revision ``abc123``."""
+    return build_snapshot([(p, t.encode()) for p, t in KEP_FILES.items()], "fixture", "abc123")
+
+
+def entry(pr: int, text: str, **extra) -> dict:
+    """A release-note entry as release-notes-draft.json writes it."""
+    return {"text": text, "markdown": f"{text} ([#{pr}](https://github.com/kubernetes/kubernetes/pull/{pr}))",
+            "pr_url": f"https://github.com/kubernetes/kubernetes/pull/{pr}", "pr_number": pr,
+            "kinds": ["feature"], "sigs": ["node"], **extra}
+
+
+def notes_135() -> dict[str, dict]:
+    """v1.35: KEP 500 promoted to GA, KEP 100 added at alpha."""
+    return {"9001": entry(9001, "Promoted the `DoneGate` feature gate to GA."),
+            "9002": entry(9002, "Added the `WidgetGate` feature gate (alpha).")}
+
+
+def notes_136() -> dict[str, dict]:
+    """v1.36: WidgetGate to beta; SharedGate ambiguous, then narrowed by a KEP link; an undeclared gate."""
+    return {
+        "9103": entry(9103, "Promoted `SharedGate` to beta. Thanks @someone."),
+        "9101": entry(9101, "Promoted the `WidgetGate` feature gate to Beta, enabled by default."),
+        "9104": entry(9104, "Graduated `SharedGate` to beta.",
+                      documentation=[{"description": "[KEP]", "type": "KEP",
+                                      "url": "https://github.com/kubernetes/enhancements/issues/300"}]),
+        "9105": entry(9105, "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
+        "9106": entry(9106, "Fixed a crash in the kubelet."),
+        "9107": {"text": 42},
+    }
+
+
+def notes_137() -> dict[str, dict]:
+    """v1.37 (the newest, not yet out): nothing about the fixture KEPs."""
+    return {"9201": entry(9201, "Fixed a typo.")}

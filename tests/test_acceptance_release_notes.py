@@ -1,0 +1,112 @@
+"""Real-data acceptance for release notes as evidence: bundle HEAD + release notes 1.20-1.37 from ../shared.
+
+Skipped when ../shared is absent, unless KEP_SYNC_REQUIRE_SHARED=1 (then it fails).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config
+from bot.evidence import build_index, find_discrepancies, gate_owners, released
+from bot.sources.enhancements import load_snapshot
+from bot.sources.release_notes import load_release_notes
+from bot.sync import plan_sync
+
+pytestmark = pytest.mark.acceptance
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+BUNDLE = SHARED / "data" / "enhancements-keps.bundle"
+NOTES_DIR = SHARED / "data" / "release-notes"
+PAGE_2026_03 = SHARED / "wiki" / "kubernetes-keps-implementation-matrix.2026-03-01.md"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    if not (BUNDLE.is_file() and NOTES_DIR.is_dir()):
+        if os.environ.get("KEP_SYNC_REQUIRE_SHARED") == "1":
+            pytest.fail(f"{SHARED} is required (KEP_SYNC_REQUIRE_SHARED=1) but missing")
+        pytest.skip(f"{SHARED} not present")
+    root = tmp_path_factory.mktemp("rn-accept")
+    subprocess.run(["git", "clone", "-q", str(BUNDLE), str(root / "enh")], check=True, capture_output=True)
+    snapshot = load_snapshot(str(root / "enh"), root / "cache")
+    notes = load_release_notes(str(NOTES_DIR), root / "cache", None)
+    return snapshot, notes, build_index(notes.notes, snapshot.all_keps())
+
+
+def test_all_18_releases_are_read(data):
+    _, notes, index = data
+    assert notes.available == tuple(f"v1.{n}" for n in range(20, 38))
+    assert index.releases == notes.available
+    assert sum(len(v) for v in notes.notes.values()) == 5539
+    assert notes.problems == ()
+
+
+def test_every_1_36_graduation_sentence_naming_a_declared_gate_is_linked_to_its_keps(data):
+    snapshot, _, index = data
+    owners = gate_owners(snapshot.all_keps())
+    graduations = [m for m in index.mentions if m.release == "v1.36" and m.stage and m.gates]
+    assert len(graduations) == 35
+    for m in graduations:
+        linked = set(m.links) | set(m.ambiguous)
+        for gate in m.gates:
+            declarers = set(owners[gate])
+            assert declarers <= linked or (declarers & set(m.links)), (m.pr, gate)
+            if len(declarers) == 1:
+                assert declarers <= set(m.links), (m.pr, gate)
+    assert [m for m in graduations if m.ambiguous] == []
+    by_pr = {m.pr: m for m in graduations}
+    assert by_pr[136042].links == ("keps/sig-node/5328-node-declared-features/kep.yaml",)
+    assert (by_pr[136042].stage, by_pr[136042].exact) == ("beta", True)
+    assert by_pr[136912].links == ("keps/sig-storage/1710-selinux-relabeling/kep.yaml",)
+    assert (by_pr[134556].stage, by_pr[134556].exact) == ("stable", False)  # "Locked ... to `true`"
+
+
+def test_a_gate_declared_by_several_keps_is_shown_as_ambiguous(data):
+    _, _, index = data
+    m = next(m for m in index.mentions if (m.release, m.pr) == ("v1.28", 118816))
+    assert m.excerpt == "`TopologyManagerPolicyOptions` feature-flag is promoted to beta and enabled by default."
+    assert (m.links, m.ambiguous) == ((), ("keps/sig-node/3545-improved-multi-numa-alignment/kep.yaml",
+                                           "keps/sig-node/4622-topologymanager-max-allowable-numa-nodes/kep.yaml"))
+
+
+def test_hand_checked_discrepancies_are_found(data):
+    snapshot, notes, index = data
+    found = find_discrepancies(index, snapshot.all_keps(), released=released(notes.available))
+    got = {(d.kind, d.kep, d.release, d.pr): d.message for d in found}
+    assert got[("undeclared-gate", "", "v1.36", 136728)] == (
+        "feature gate KubeletPodResourcesDynamicResources is announced (stable) but no kep.yaml declares it")
+    assert got[("stage-mismatch", "5647", "v1.36", 135462)] == (
+        "v1.36 notes say beta reached by v1.36; kep.yaml milestone.beta is v1.37")
+    assert got[("stage-mismatch", "4656", "v1.36", 135742)] == (
+        "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is v1.35")
+    assert got[("stage-mismatch", "127", "v1.33", 130138)] == (
+        "v1.33 notes say beta reached by v1.33; kep.yaml milestone.beta is v1.35")
+    assert got[("stage-mismatch", "4193", "v1.33", 129591)] == (
+        "v1.33 notes say stable reached in v1.33; kep.yaml milestone.stable is v1.32")
+    assert got[("ready-to-implement", "4816", "v1.36", 0)] == (
+        "status implementable, but the stable milestone v1.36 is released: ready to mark implemented?")
+    assert not any(d.release == "v1.37" and d.kind == "not-in-notes" for d in found)  # 1.37 is not out yet
+
+
+def test_real_sync_gets_evidence_and_keeps_its_changes(data):
+    snapshot, notes, _ = data
+    pages = {"m.md": PAGE_2026_03.read_bytes()}
+    asked = []
+
+    def loader(wanted):
+        asked.append(sorted(wanted))
+        return notes
+
+    plain = plan_sync(Config(), snapshot, pages)
+    with_notes = plan_sync(Config(), snapshot, pages, release_notes=loader)
+    assert [c._replace(evidence=()) for c in with_notes.changes] == plain.changes
+    assert [p.new for p in with_notes.pages] == [p.new for p in plain.pages]
+    assert len(asked) == 1 and "v1.37" in asked[0]
+    hit = {(c.kep, c.field): c.evidence[0].pr for c in with_notes.changes if c.evidence}
+    assert hit[("4951", "stage")] == 140107  # "Promoted the `HPAConfigurableTolerance` feature gate to GA."
+    assert "### Needs review" in with_notes.changelog.body

@@ -1,0 +1,251 @@
+"""Unit tests for bot.evidence (pure) and its wiring into the changelog, the JSON report and plan_sync."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import changelog
+from bot.config import Config
+from bot.diff import Change
+from bot.evidence import (
+    Discrepancy,
+    Evidence,
+    announced_stage,
+    attach_evidence,
+    build_index,
+    evidence_for,
+    find_discrepancies,
+    gate_names,
+    gate_owners,
+    kep_refs,
+    release_name,
+    released,
+    releases_needed,
+    split_sentences,
+)
+from bot.sources.release_notes import ReleaseNotes
+from bot.sync import plan_sync
+
+try:
+    from tests.notesutil import entry, fixture_keps, fixture_snapshot, notes_135, notes_136, notes_137
+except ImportError:  # pragma: no cover
+    from notesutil import entry, fixture_keps, fixture_snapshot, notes_135, notes_136, notes_137
+
+P100, P200, P300, P400, P500 = (f"keps/sig-node/{n}/kep.yaml" for n in
+                                ("100-widgets", "200-shared-a", "300-shared-b", "400-quiet", "500-done"))
+NOTES = {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}
+URL = "https://github.com/kubernetes/kubernetes/pull/"
+
+
+@pytest.fixture(scope="module")
+def index():
+    return build_index(NOTES, fixture_keps())
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("Promoted `X` to Beta.", ("beta", True)),
+    ("Graduated the `X` feature to Stable.", ("stable", True)),
+    ("Promoted the `X` feature gate to GA.", ("stable", True)),
+    ("Promoted `A` from alpha to beta and enabled it by default.", ("beta", True)),
+    ("Promoted `A` and `B` feature gates to beta, which were enabled by default if DRA went to GA.", ("beta", True)),
+    ("Added the `X` feature gate (Beta, default true in `v1.36`).", ("beta", True)),
+    ("Added alpha support (behind the `X` feature gate) for tracking.", ("alpha", True)),
+    ("Requires the `X` feature gate (alpha).", ("alpha", False)),
+    ("Added a second Alpha of the widget API, behind the `X` feature gate.", ("alpha", False)),
+    ("Added `Y` to the framework under the Alpha `X` feature gate.", ("alpha", False)),
+    ("Locked the `X` feature gate to `true`.", ("stable", False)),
+    ("The `X` feature gate is locked to enabled.", ("stable", False)),
+    ("Enabled the `X` feature gate by default.", ("beta", False)),
+    ("The `X` feature gate is enabled by default.", ("beta", False)),
+    ("Removed the GA `X` feature gate (locked since `v1.33`).", ("removed", True)),
+    ("Deprecated the `X` feature gate.", ("deprecated", True)),
+    ("Demoted `A` and `B` feature gates to alpha from beta.", ("alpha", False)),
+    ("Moved `X` back to Alpha.", ("alpha", False)),
+    ("Added the `X` feature gate to gate leader election lock release on exit.", ("", False)),
+    ("It will be locked to enabled in a future release.", ("", False)),
+    ("Fixed a crash when the `X` feature gate is enabled.", ("", False)),
+    ("Added `v1beta1` and `v1alpha1` APIs.", ("", False)),
+])
+def test_announced_stage(sentence, expected):
+    assert announced_stage(sentence) == expected
+
+
+def test_split_sentences_keeps_dots_inside_backticks_and_splits_lines():
+    text = "Promoted `storage.k8s.io/v1` to GA. Enabled `X` by default.\n- Second line"
+    assert split_sentences(text) == ["Promoted `storage.k8s.io/v1` to GA.", "Enabled `X` by default.", "Second line"]
+
+
+def test_gate_names_declared_anywhere_undeclared_only_as_feature_gates():
+    declared = {"Known"}
+    assert gate_names("Promoted `Known` and `Unknown` feature gates to GA.", declared) == (("Known",), ("Unknown",))
+    assert gate_names("Set `--feature-gates=Known=true` and the feature gate `Other`.", declared) == (
+        ("Known",), ("Other",))
+    assert gate_names("Updated the `ImageLocality` plugin; see the gate docs.", declared) == ((), ())
+
+
+def test_kep_refs_from_text_and_documentation():
+    e = entry(1, "Added X (KEP-5491), see kep.k8s.io/4222.", documentation=[
+        {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/issues/2021"},
+        {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/tree/master/keps/sig-cluster-lifecycle/"
+                               "kubeadm/4656-add-kubelet-instance-configuration"},
+        {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/pull/5797"}])
+    assert kep_refs(e) == ((2021, ""), (4222, ""), (4656, "add-kubelet-instance-configuration"), (5491, ""))
+
+
+def test_gate_owners_is_many_to_many():
+    owners = gate_owners(fixture_keps())
+    assert owners["SharedGate"] == (P200, P300)
+    assert owners["WidgetGate"] == (P100,)
+
+
+def test_index_links_unique_gates_and_marks_shared_ones_ambiguous(index):
+    by_pr = {(m.release, m.pr): m for m in index.mentions}
+    assert index.releases == ("v1.35", "v1.36", "v1.37")
+    assert [(m.release, m.pr) for m in index.mentions] == [
+        ("v1.35", 9001), ("v1.35", 9002), ("v1.36", 9101), ("v1.36", 9103), ("v1.36", 9104), ("v1.36", 9105)]
+    shared = by_pr[("v1.36", 9103)]
+    assert (shared.links, shared.ambiguous, shared.stage, shared.exact) == ((), (P200, P300), "beta", True)
+    assert shared.excerpt == "Promoted `SharedGate` to beta."
+    narrowed = by_pr[("v1.36", 9104)]  # the entry links KEP 300's enhancements issue
+    assert (narrowed.links, narrowed.ambiguous, narrowed.refs) == ((P300,), (), (300,))
+    ga = by_pr[("v1.36", 9105)]
+    assert (ga.gates, ga.undeclared, ga.links, ga.stage) == (("WidgetGate",), ("MysteryGate",), (P100,), "stable")
+    assert index.by_path[P200] == (3,)
+    assert index.by_path[P300] == (3, 4)
+
+
+def test_evidence_for_a_change_prefers_the_declared_release_and_flags_ambiguity(index):
+    keps = {k.path: k for k in fixture_keps()}
+    change = Change("300", "m.md", 5, "beta", "", "v1.36", "retargeted", True, P300)
+    assert evidence_for(index, change, keps[P300]) == (
+        Evidence("v1.36", 9103, URL + "9103", "Promoted `SharedGate` to beta.", "beta", True),
+        Evidence("v1.36", 9104, URL + "9104", "Graduated `SharedGate` to beta.", "beta", False))
+    stage = Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100)
+    gone = Change("999", "m.md", 9, "status", "implementable", "", "missing-upstream", False, "")
+    out = attach_evidence([stage, gone], index, keps.values())
+    assert out[0].evidence == (Evidence("v1.36", 9101, URL + "9101", "Promoted the `WidgetGate` feature gate to "
+                                        "Beta, enabled by default.", "beta", False),)
+    assert out[1] == gone
+
+
+def test_discrepancies_a_to_d(index):
+    found = find_discrepancies(index, fixture_keps(), released=released(index.releases), ids={P100: "100-widgets"})
+    assert found == [
+        Discrepancy("not-in-notes", "300", P300, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
+                    "never mention KEP-300 or its gates (gates OtherGate, SharedGate)"),
+        Discrepancy("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
+                    "never mention KEP-400 or its gates (gates QuietGate)"),
+        Discrepancy("not-in-notes", "400", P400, "v1.36", "kep.yaml says beta in v1.36, but the v1.36 release notes "
+                    "never mention KEP-400 or its gates (gates QuietGate)"),
+        Discrepancy("stage-mismatch", "100-widgets", P100, "v1.36", "v1.36 notes say stable reached in v1.36; "
+                    "kep.yaml milestone.stable is not set", 9105, URL + "9105",
+                    "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
+        Discrepancy("ready-to-implement", "500", P500, "v1.35", "status implementable, but the stable milestone "
+                    "v1.35 is released: ready to mark implemented?"),
+        Discrepancy("undeclared-gate", "", "", "v1.36", "feature gate MysteryGate is announced (stable) but no "
+                    "kep.yaml declares it", 9105, URL + "9105",
+                    "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
+    ]
+
+
+def test_the_newest_release_is_not_out_and_unindexed_releases_are_not_judged(index):
+    assert released(["v1.37", "v1.35", "v1.36"]) == {"v1.35", "v1.36"}
+    only_135 = build_index({"1.35": notes_135()}, fixture_keps())
+    found = find_discrepancies(only_135, fixture_keps(), released={"v1.35"})
+    assert [(d.kind, d.kep, d.release) for d in found] == [
+        ("not-in-notes", "300", "v1.35"), ("not-in-notes", "400", "v1.35"), ("ready-to-implement", "500", "v1.35")]
+
+
+def test_release_helpers():
+    assert [release_name(x) for x in ("1.36", "v1.36", "release-1.36", "release-notes-1.9.json", "x")] == [
+        "v1.36", "v1.36", "v1.36", "v1.9", None]
+    assert releases_needed(fixture_keps()) == {"v1.33", "v1.34", "v1.35", "v1.36"}
+
+
+# -- changelog and report -------------------------------------------------------------------
+
+def _changes(index):
+    keps = fixture_keps()
+    return attach_evidence([Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100),
+                            Change("400", "m.md", 7, "stage", "alpha", "beta", "promoted", True, P400)],
+                           index, keps)
+
+
+def test_render_adds_evidence_column_and_needs_review(index):
+    snap = fixture_snapshot()
+    found = find_discrepancies(index, fixture_keps(), released=released(index.releases))
+    body = changelog.render(snap, _changes(index), [], discrepancies=found).body
+    assert "| KEP | Page | Field | Old → New | kep.yaml | Evidence |" in body
+    assert ("| v1.36 [#9101](https://github.com/kubernetes/kubernetes/pull/9101): Promoted the `WidgetGate` feature "
+            "gate to Beta, enabled by default. |") in body
+    assert "/keps/sig-node/400-quiet/kep.yaml) | none found |" in body
+    assert "### Needs review" in body
+    assert ("| - | v1.36 | undeclared-gate: feature gate MysteryGate is announced (stable) but no kep.yaml declares "
+            "it | [#9105](https://github.com/kubernetes/kubernetes/pull/9105): Promoted the `MysteryGate` and "
+            "`WidgetGate` feature gates to GA. |") in body
+    assert body == changelog.render(snap, _changes(index), [], discrepancies=found).body
+
+
+def test_render_without_release_notes_is_unchanged(index):
+    snap = fixture_snapshot()
+    plain = [c._replace(evidence=()) for c in _changes(index)]
+    assert changelog.render(snap, _changes(index), []) == changelog.render(snap, plain, [])
+    assert "Evidence" not in changelog.render(snap, plain, []).body
+
+
+def test_excerpts_never_ping_anyone():
+    keps = fixture_keps()
+    idx = build_index({"v1.36": {"1": entry(1, "Promoted `WidgetGate` to beta, thanks @alice.")}}, keps)
+    change = attach_evidence([Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100)], idx, keps)
+    body = changelog.render(fixture_snapshot(), change, [], discrepancies=[]).body
+    assert "thanks @alice" not in body
+    assert "thanks " + changelog.safe("@alice") in body
+
+
+def test_report_carries_evidence_and_discrepancies(index):
+    snap = fixture_snapshot()
+    changes = _changes(index)
+    found = find_discrepancies(index, fixture_keps(), released=released(index.releases))
+    data = changelog.report(snap, changes, [], discrepancies=found)
+    assert data["changes"][0]["evidence"] == [{"release": "v1.36", "pr": 9101, "url": URL + "9101", "excerpt":
+                                               "Promoted the `WidgetGate` feature gate to Beta, enabled by default.",
+                                               "stage": "beta", "ambiguous": False}]
+    assert data["changes"][1]["evidence"] == []
+    assert data["discrepancies"][3] == {"kind": "stage-mismatch", "kep": "100", "kep_path": P100, "release": "v1.36",
+                                        "message": "v1.36 notes say stable reached in v1.36; kep.yaml "
+                                                   "milestone.stable is not set", "pr": 9105, "url": URL + "9105",
+                                        "excerpt": "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."}
+    plain = changelog.report(snap, changes, [])
+    assert "discrepancies" not in plain and "evidence" not in plain["changes"][0]
+    assert set(data) - set(plain) == {"discrepancies"}
+
+
+# -- plan_sync ----------------------------------------------------------------------------
+
+PAGE = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+        "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n"
+        "| [400](https://kep.k8s.io/400) | implementable / beta | v1.35 | v1.36 | - |\n").encode()
+
+
+def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
+    asked = []
+
+    def loader(wanted):
+        asked.append(sorted(wanted))
+        return ReleaseNotes("fixture", ("v1.35", "v1.36", "v1.37"), dict(NOTES), ())
+
+    plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE}, release_notes=loader)
+    assert asked == [["v1.35", "v1.36"]]  # KEP 100 changed; KEP 400's row already agrees
+    assert [(c.kep, c.field, [e.pr for e in c.evidence]) for c in plan.changes] == [
+        ("100", "stage", [9101]), ("100", "beta", [9101])]
+    assert [(d.kind, d.kep) for d in plan.discrepancies] == [
+        ("not-in-notes", "400"), ("not-in-notes", "400"), ("stage-mismatch", "100"), ("undeclared-gate", "")]
+    assert plan.report["changes"][1]["evidence"][0]["pr"] == 9101
+    assert "### Needs review" in plan.changelog.body
+
+
+def test_plan_sync_without_release_notes_is_unchanged():
+    plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE})
+    assert plan.discrepancies == ()
+    assert "discrepancies" not in plan.report
+    assert all(c.evidence == () for c in plan.changes)
