@@ -1,0 +1,45 @@
+# kep-sync as a long-running cron container: `kep-sync serve` on the schedule in /config/kep-sync.yaml.
+#   docker build -t kep-sync .
+#   docker run -d --name kep-sync -e GITHUB_TOKEN -v "$PWD/config:/config:ro" -v kep-sync-state:/var/lib/kep-sync kep-sync
+# Stop with `docker stop -t 330 kep-sync` so a run in progress can finish (serve waits up to 300 s).
+
+FROM python:3.11-slim-bookworm AS build
+WORKDIR /src
+RUN pip install --no-cache-dir hatchling==1.33.0
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+RUN pip wheel --no-cache-dir --no-build-isolation --no-deps --wheel-dir /dist .
+
+FROM python:3.11-slim-bookworm
+# tini is PID 1: it forwards SIGTERM to kep-sync and reaps git children; git serves git: sources
+# and publish: git. Not version-pinned on purpose: they follow Debian's security updates.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends tini git ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+
+# Dependencies from the committed lock (pip freeze output), then kep-sync itself without resolving.
+COPY requirements.lock /tmp/requirements.lock
+RUN pip install --no-cache-dir --no-deps -r /tmp/requirements.lock && rm /tmp/requirements.lock
+COPY --from=build /dist /tmp/dist
+RUN pip install --no-cache-dir --no-deps /tmp/dist/*.whl && rm -rf /tmp/dist
+
+RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/kep-sync --shell /usr/sbin/nologin kep-sync \
+    && mkdir -p /config /var/lib/kep-sync \
+    && chown kep-sync:kep-sync /var/lib/kep-sync
+COPY config/kep-sync.yaml /config/kep-sync.yaml
+
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    HOME=/var/lib/kep-sync \
+    KEP_SYNC_CONFIG=/config/kep-sync.yaml \
+    KEP_SYNC_STATE_DIR=/var/lib/kep-sync \
+    KEP_SYNC_CACHE_DIR=/var/lib/kep-sync/cache
+VOLUME ["/var/lib/kep-sync"]
+WORKDIR /var/lib/kep-sync
+USER 10001:10001
+
+# Unhealthy when the last run failed or a scheduled run is overdue (see bot/health.py).
+HEALTHCHECK --interval=5m --timeout=30s --start-period=1m --retries=1 CMD ["kep-sync", "health"]
+ENTRYPOINT ["/usr/bin/tini", "--", "kep-sync"]
+CMD ["serve"]

@@ -1,0 +1,46 @@
+"""``kep-sync health``: is the service keeping up with its schedule? (The container HEALTHCHECK.)
+
+Healthy when the latest run did not fail and no scheduled run has become
+overdue since the later of the last good run and the service start. A run is
+overdue :data:`LATE_ALLOWANCE` after its fire time (the misfire grace plus
+time for the run itself). Facts come from the state directory only.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import NamedTuple
+
+from apscheduler.triggers.base import BaseTrigger
+
+from bot.scheduler import MISFIRE_GRACE_SECONDS
+from bot.state import State
+
+#: How late after its fire time a run may finish before the service is unhealthy.
+LATE_ALLOWANCE = datetime.timedelta(seconds=MISFIRE_GRACE_SECONDS) + datetime.timedelta(minutes=30)
+
+
+class Health(NamedTuple):
+    """``ok`` and a one-line ``reason`` for humans (printed by ``kep-sync health``)."""
+
+    ok: bool
+    reason: str
+
+
+def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> Health:
+    """Judge ``state`` against the schedule ``trigger`` at ``now`` (timezone-aware)."""
+    last = state.last_run
+    if last is not None and not last.ok:
+        return Health(False, f"last run {last.run_id} failed at {last.finished}: {last.error}")
+    marks = [datetime.datetime.fromisoformat(t) for t in
+             (state.last_success.started if state.last_success else "", state.service_started) if t]
+    if not marks:
+        return Health(False, "no service start and no run recorded in the state directory")
+    since = max(marks)
+    due = trigger.get_next_fire_time(None, since + datetime.timedelta(seconds=1))
+    if due is not None and due + LATE_ALLOWANCE <= now:
+        return Health(False, f"run due at {due.isoformat()} has not succeeded (last good run or start: "
+                             f"{since.isoformat()})")
+    if last is None:
+        return Health(True, f"service started at {since.isoformat()}; no run due yet")
+    return Health(True, f"last run {last.run_id} {last.result} at {last.finished}, revision {last.revision or '-'}")

@@ -1,0 +1,122 @@
+"""One scheduled run of ``kep-sync serve``: a cheap poll, then a full sync only when something changed.
+
+The poll asks each source for its current revision with one conditional
+request (:func:`bot.sources.enhancements.current_revision`, and the release
+notes hook :func:`release_notes_etags`). When the enhancements revision, the
+release notes ETags and the settings all equal those of the last successful
+full run (kept in the state directory, :mod:`bot.state`), the run is skipped:
+no wiki and no GitHub calls. Every run logs JSON lines bound to a ``run_id``
+and ends with exactly one ``run finished`` summary line.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import structlog
+
+from bot.config import Config
+from bot.http import RequestCounter, make_client, redact
+from bot.log import get_logger
+from bot.sources.enhancements import current_revision
+from bot.state import RunRecord, State, load_state, save_state
+
+
+def utcnow() -> datetime.datetime:
+    """The current time, UTC, timezone-aware."""
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def config_fingerprint(config: Config) -> str:
+    """A short hash of every setting: a changed config forces one full run."""
+    return hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
+
+
+def release_notes_etags(config: Config, client: httpx.Client, known: dict[str, str]) -> dict[str, str] | None:
+    """Hook: the current ``{url: ETag}`` of the configured release notes, or ``None`` when unknown.
+
+    ``{}`` when release notes are off (``release_notes.source: ""``). Otherwise asks
+    ``bot.sources.release_notes.current_etags(source, client, known)`` (one conditional
+    request per file, ``known`` being the ETags stored after the last full run), if that
+    module provides it; ``None`` (always a full run) until it does.
+    """
+    source = getattr(getattr(config, "release_notes", None), "source", "")
+    if not source:
+        return {}
+    try:
+        from bot.sources import release_notes
+    except ImportError:
+        return None
+    probe = getattr(release_notes, "current_etags", None)
+    return probe(source, client, known) if probe else None
+
+
+def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
+            now: Callable[[], datetime.datetime] = utcnow,
+            transport: httpx.BaseTransport | None = None) -> RunRecord:
+    """Poll, sync if needed, record the outcome in ``state_dir``; never raises for a failed run.
+
+    ``sync`` defaults to :func:`bot.sync.run_sync` (called as ``sync(config, counter=...)``);
+    ``transport`` is for tests (respx). Returns the :class:`RunRecord` stored as ``last_run``.
+    The token comes from ``GITHUB_TOKEN`` only.
+    """
+    if sync is None:
+        from bot.sync import run_sync as sync
+    run_id = uuid.uuid4().hex[:12]
+    counter = RequestCounter()
+    start, started = time.monotonic(), now()
+    with structlog.contextvars.bound_contextvars(run_id=run_id):
+        log = get_logger(command="serve")
+        state = load_state(state_dir)
+        log.info("run started", source=config.enhancements, known_revision=state.revision)
+        fields: dict = {}
+        try:
+            fields = _poll_or_sync(config, state, sync, counter, transport, log)
+            result = "skipped" if fields.pop("skipped") else "ok"
+            error = ""
+        except Exception as exc:  # one failed run must not stop the service
+            result, error = "failed", redact(f"{type(exc).__name__}: {exc}")
+            log.error("run failed", error=error)
+        record = RunRecord(run_id=run_id, started=started.isoformat(), finished=now().isoformat(), result=result,
+                           http_requests=counter.count, error=error, **fields)
+        state.last_run = record
+        if record.ok:
+            state.last_success = record
+        try:
+            save_state(state_dir, state)
+        except Exception as exc:
+            log.error("state not saved", error=redact(str(exc)))
+        log.info("run finished", result=result, revision=record.revision, changes=record.changes,
+                 pull_request=record.pull_request, http_requests=counter.count,
+                 duration_seconds=round(time.monotonic() - start, 3), error=error or None)
+    return record
+
+
+def _poll_or_sync(config: Config, state: State, sync: Callable, counter: RequestCounter,
+                  transport: httpx.BaseTransport | None, log) -> dict:
+    """The poll, then the full sync when needed; updates ``state`` in place after a full run."""
+    same_source = state.source == config.enhancements
+    fingerprint = config_fingerprint(config)
+    with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
+        probe = current_revision(config.enhancements, client, api_url=config.github.api_url,
+                                 etag=state.revision_etag if same_source else "")
+        notes = release_notes_etags(config, client, state.release_notes_etags if same_source else {})
+    revision = state.revision if probe.not_modified else probe.revision
+    if (revision and same_source and revision == state.revision and state.config == fingerprint
+            and notes is not None and notes == state.release_notes_etags):
+        log.info("no upstream change; run skipped", revision=revision)
+        return {"skipped": True, "revision": revision}
+    outcome = sync(config, counter=counter)
+    synced = outcome.plan.snapshot.revision
+    state.source, state.revision, state.config = config.enhancements, synced, fingerprint
+    state.revision_etag = probe.etag if synced == revision else ""
+    state.release_notes_etags = notes or {}
+    return {"skipped": False, "revision": synced, "changes": sum(c.applied for c in outcome.plan.changes),
+            "pull_request": outcome.url}

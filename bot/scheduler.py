@@ -1,0 +1,131 @@
+"""``kep-sync serve``: run :func:`bot.job.run_job` on the configured crontab with APScheduler 3.x.
+
+One ``BlockingScheduler`` in the main thread, one job:
+
+- ``coalesce=True``: runs missed while the host slept or the service was busy collapse into one;
+- ``max_instances=1``: a run never overlaps the previous one;
+- ``misfire_grace_time`` = :data:`MISFIRE_GRACE_SECONDS`: a run later than that is dropped
+  (the next fire time comes soon enough, and ``health`` reports the gap);
+- ``--run-now``: the first run starts at once instead of at the next fire time.
+
+SIGTERM and SIGINT stop the scheduler; a run in progress is allowed to finish
+for up to :data:`SHUTDOWN_TIMEOUT_SECONDS` (then the process exits 1), otherwise
+the service exits 0. An instance lock (:class:`bot.state.InstanceLock`) keeps a
+second service off the same state directory.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from apscheduler.schedulers.blocking import BlockingScheduler
+from apscheduler.triggers.base import BaseTrigger
+
+from bot.config import Config
+from bot.cron import parse_crontab, timezone
+from bot.log import get_logger
+from bot.state import InstanceLock, load_state, save_state
+
+#: A run that could not start within this many seconds of its fire time is skipped.
+MISFIRE_GRACE_SECONDS = 15 * 60
+#: How long SIGTERM waits for the run in progress, seconds (``docker stop -t`` should allow this).
+SHUTDOWN_TIMEOUT_SECONDS = 300.0
+JOB_ID = "kep-sync"
+
+
+class Runner:
+    """The scheduled callable: runs ``job`` and records whether a run is in progress.
+
+    Any exception ``job`` raises is logged and swallowed, so a failed run never
+    stops the service.
+    """
+
+    def __init__(self, job: Callable[[], object]):
+        self._job = job
+        self._busy = threading.Lock()
+
+    def __call__(self) -> None:
+        with self._busy:
+            try:
+                self._job()
+            except Exception as exc:
+                get_logger(command="serve").error("run crashed", error=f"{type(exc).__name__}: {exc}")
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the run in progress; True when none is running."""
+        if not self._busy.acquire(timeout=timeout):
+            return False
+        self._busy.release()
+        return True
+
+
+class _JsonLogHandler(logging.Handler):
+    """Forwards stdlib log records (APScheduler's) to structlog, so every line on stderr is JSON."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        get_logger(logger=record.name).log(record.levelno, record.getMessage())
+
+
+def build_scheduler(runner: Callable[[], None], trigger: BaseTrigger, tz: datetime.tzinfo, *,
+                    first_run: datetime.datetime | None = None) -> BlockingScheduler:
+    """A ``BlockingScheduler`` (not started) with the one job; ``first_run`` overrides its first fire time."""
+    scheduler = BlockingScheduler(timezone=tz, executors={"default": {"type": "threadpool", "max_workers": 1}})
+    options = {"next_run_time": first_run} if first_run else {}
+    scheduler.add_job(runner, trigger, id=JOB_ID, name="kep-sync run", coalesce=True, max_instances=1,
+                      misfire_grace_time=MISFIRE_GRACE_SECONDS, **options)
+    return scheduler
+
+
+def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callable[[], object] | None = None,
+          shutdown_timeout: float = SHUTDOWN_TIMEOUT_SECONDS) -> int:
+    """Run the service until SIGTERM/SIGINT; returns the exit code (0).
+
+    ``job`` defaults to :func:`bot.job.run_job` on ``config`` and ``state_dir``.
+    Raises :class:`bot.state.StateError` when another instance holds the lock.
+    When a run outlasts ``shutdown_timeout`` after a stop signal the process exits 1 at once.
+    """
+    from bot.job import run_job
+
+    trigger = parse_crontab(config.schedule.cron, config.schedule.timezone)
+    tz = timezone(config.schedule.timezone)
+    log = get_logger(command="serve")
+    apscheduler_log = logging.getLogger("apscheduler")
+    apscheduler_log.handlers[:] = [_JsonLogHandler()]
+    apscheduler_log.setLevel(logging.WARNING)
+    apscheduler_log.propagate = False
+    with InstanceLock(state_dir):
+        state = load_state(state_dir)
+        state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        save_state(state_dir, state)
+        runner = Runner(job or (lambda: run_job(config, state_dir)))
+        scheduler = build_scheduler(runner, trigger, tz, first_run=datetime.datetime.now(tz) if run_now else None)
+        stop = threading.Event()
+
+        def on_signal(signum: int, _frame) -> None:
+            stop.set()
+
+        def stopper() -> None:
+            stop.wait()
+            log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout)
+            scheduler.shutdown(wait=False)
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, on_signal)
+        threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
+        log.info("service started", cron=config.schedule.cron, timezone=config.schedule.timezone,
+                 state_dir=str(state_dir), run_now=run_now,
+                 next_run=str(trigger.get_next_fire_time(None, datetime.datetime.now(tz))))
+        scheduler.start()
+        if not runner.wait_idle(shutdown_timeout):
+            log.error("run still in progress after the shutdown timeout; exiting", timeout_seconds=shutdown_timeout)
+            sys.stderr.flush()
+            os._exit(1)
+    log.info("service stopped")
+    return 0

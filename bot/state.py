@@ -1,0 +1,152 @@
+"""The state directory of ``kep-sync serve``: what the last runs saw, and the lock against a second instance.
+
+Layout of ``--state-dir`` (default ``$KEP_SYNC_STATE_DIR``, else
+``$XDG_STATE_HOME/kep-sync``, else ``~/.local/state/kep-sync``; the container
+sets ``/var/lib/kep-sync``):
+
+- ``state.json``: a :class:`State` as JSON, replaced atomically on every write;
+- ``lock``: held with ``fcntl.flock`` by the running service; holds its pid.
+
+The state only makes polls cheap and feeds ``kep-sync health``. Losing it costs
+one full run: the marker in the pull request body prevents duplicate pull requests.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from bot.errors import KepSyncError
+from bot.publish.files import write_atomic
+
+STATE_FILE = "state.json"
+LOCK_FILE = "lock"
+
+
+class StateError(KepSyncError):
+    """The state directory cannot be used (unwritable, or locked by another instance). Exit code 1."""
+
+
+class RunRecord(BaseModel):
+    """One finished run: ``run_id``, ``started``/``finished`` (ISO 8601 UTC), ``result``
+    (``ok``, ``skipped`` or ``failed``), ``revision``, ``changes`` (applied), ``pull_request`` URL,
+    ``http_requests`` and ``error`` (the redacted message of a failed run)."""
+
+    run_id: str
+    started: str
+    finished: str
+    result: str
+    revision: str = ""
+    changes: int = 0
+    pull_request: str = ""
+    http_requests: int = 0
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True for ``ok`` and ``skipped`` (an unchanged poll is a success)."""
+        return self.result in ("ok", "skipped")
+
+
+class State(BaseModel):
+    """Everything kept between runs.
+
+    - ``source``/``revision``/``revision_etag``: the ``enhancements`` value, the commit SHA
+      of the last successful full run and the HTTP ETag of its revision lookup (``github:`` only);
+    - ``config``: fingerprint of the settings of that run (a new config means a full run);
+    - ``release_notes_etags``: ``{url: ETag}`` of the release notes of that run;
+    - ``service_started``: when the running service started (ISO 8601 UTC);
+    - ``last_run`` and ``last_success``: :class:`RunRecord` of the latest run and latest good run.
+    """
+
+    source: str = ""
+    revision: str = ""
+    revision_etag: str = ""
+    config: str = ""
+    release_notes_etags: dict[str, str] = Field(default_factory=dict)
+    service_started: str = ""
+    last_run: RunRecord | None = None
+    last_success: RunRecord | None = None
+
+
+def default_state_dir() -> Path:
+    """``$KEP_SYNC_STATE_DIR``, else ``$XDG_STATE_HOME/kep-sync``, else ``~/.local/state/kep-sync``."""
+    if os.environ.get("KEP_SYNC_STATE_DIR"):
+        return Path(os.environ["KEP_SYNC_STATE_DIR"])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "kep-sync"
+
+
+def load_state(state_dir: Path) -> State:
+    """The state in ``state_dir``; an empty :class:`State` when the file is missing, empty or unreadable
+    (a damaged file only costs one full run, so it is never an error)."""
+    try:
+        raw = (state_dir / STATE_FILE).read_text(encoding="utf-8")
+        return State.model_validate(json.loads(raw)) if raw.strip() else State()
+    except (OSError, UnicodeDecodeError, ValueError, ValidationError):
+        return State()
+
+
+def save_state(state_dir: Path, state: State) -> None:
+    """Write ``state`` to ``state_dir/state.json`` atomically (temp file + rename).
+
+    Raises :class:`StateError` naming the path when the directory cannot be written.
+    """
+    path = state_dir / STATE_FILE
+    data = (json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n").encode("utf-8")
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.touch(mode=0o644)
+        write_atomic(path, data)
+    except (OSError, KepSyncError) as exc:
+        raise StateError(f"{path}: cannot write state: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+class InstanceLock:
+    """An exclusive ``fcntl.flock`` on ``state_dir/lock``, so two services never share a state directory.
+
+    Use as a context manager; :meth:`acquire` raises :class:`StateError` naming the
+    holder's pid when another process holds the lock. The kernel drops the lock
+    when the holder dies, so a stale lock file never blocks a restart.
+    """
+
+    def __init__(self, state_dir: Path):
+        self.path = state_dir / LOCK_FILE
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock without waiting; raises :class:`StateError` if it is held or cannot be created."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StateError(f"{self.path}: cannot open lock file: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise StateError(f"{self.path}: another kep-sync instance (pid {holder}) holds the lock "
+                             "of this state directory") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        """Drop the lock (idempotent)."""
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> InstanceLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()

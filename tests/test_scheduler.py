@@ -1,0 +1,173 @@
+"""Crontab semantics, DST and the APScheduler job options of ``kep-sync serve``, without sleeping."""
+
+from __future__ import annotations
+
+import datetime
+import threading
+from zoneinfo import ZoneInfo
+
+import pytest
+from apscheduler.events import EVENT_JOB_EXECUTED
+from apscheduler.schedulers.base import STATE_RUNNING
+from apscheduler.triggers.cron import CronTrigger
+
+from bot.config import ScheduleConfig
+from bot.cron import parse_crontab
+from bot.log import configure
+from bot.scheduler import JOB_ID, MISFIRE_GRACE_SECONDS, Runner, build_scheduler
+
+UTC = datetime.timezone.utc
+GUARD = 30  # seconds: a hang fails the test instead of blocking it
+
+
+def fires(expr: str, tz: str, start: datetime.datetime, n: int) -> list[str]:
+    """The next ``n`` fire times after ``start`` as ISO strings with the local offset."""
+    trigger, out, prev = parse_crontab(expr, tz), [], None
+    for _ in range(n):
+        prev = trigger.get_next_fire_time(prev, prev or start)
+        out.append(prev.isoformat())
+    return out
+
+
+SUNDAY = datetime.datetime(2026, 3, 1, 7, 0, tzinfo=UTC)  # 2026-03-01 is a Sunday
+
+
+def test_weekdays_1_to_5_are_monday_to_friday_not_apschedulers_tuesday_to_saturday():
+    assert fires("0 6 * * 1-5", "UTC", SUNDAY, 6) == [
+        "2026-03-02T06:00:00+00:00", "2026-03-03T06:00:00+00:00", "2026-03-04T06:00:00+00:00",
+        "2026-03-05T06:00:00+00:00", "2026-03-06T06:00:00+00:00", "2026-03-09T06:00:00+00:00"]
+    # what CronTrigger.from_crontab would have done with the same line:
+    naive = CronTrigger.from_crontab("0 6 * * 1-5", timezone="UTC")
+    assert naive.get_next_fire_time(None, SUNDAY).isoformat() == "2026-03-03T06:00:00+00:00"
+
+
+@pytest.mark.parametrize("dow", ["0", "7", "sun", "SUN"])
+def test_sunday_is_0_or_7_or_its_name(dow):
+    assert fires(f"0 6 * * {dow}", "UTC", SUNDAY, 2) == ["2026-03-08T06:00:00+00:00", "2026-03-15T06:00:00+00:00"]
+
+
+def test_weekday_steps_and_lists_count_from_sunday():
+    assert fires("0 6 * * */3", "UTC", SUNDAY, 3) == [  # Sunday, Wednesday, Saturday
+        "2026-03-04T06:00:00+00:00", "2026-03-07T06:00:00+00:00", "2026-03-08T06:00:00+00:00"]
+    assert fires("0 6 * * mon,5-7", "UTC", SUNDAY, 4) == [
+        "2026-03-02T06:00:00+00:00", "2026-03-06T06:00:00+00:00", "2026-03-07T06:00:00+00:00",
+        "2026-03-08T06:00:00+00:00"]
+
+
+def at(*args: int) -> datetime.datetime:
+    return datetime.datetime(*args, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("cron", "tz", "start", "expected"), [
+    pytest.param("0 0 1 * 1", "UTC", at(2026, 6, 20), [
+        "2026-06-22T00:00:00+00:00", "2026-06-29T00:00:00+00:00", "2026-07-01T00:00:00+00:00"],
+        id="restricted day of month OR weekday, like cron"),
+    pytest.param("0 0 */10 * 1", "UTC", at(2026, 1, 1), [  # a field starting with '*' counts as unrestricted
+        "2026-05-11T00:00:00+00:00", "2026-06-01T00:00:00+00:00", "2026-08-31T00:00:00+00:00"],
+        id="star-step day of month AND weekday"),
+    pytest.param("30 2 * * *", "Europe/Berlin", at(2026, 3, 27), [  # 02:30 does not exist on 03-29: 03:30 CEST
+        "2026-03-27T02:30:00+01:00", "2026-03-28T02:30:00+01:00", "2026-03-29T02:30:00+01:00",
+        "2026-03-30T02:30:00+02:00"], id="spring forward in Berlin fires once"),
+    pytest.param("0 6 * * *", "America/New_York", at(2026, 10, 31), [
+        "2026-10-31T06:00:00-04:00", "2026-11-01T06:00:00-05:00", "2026-11-02T06:00:00-05:00"],
+        id="fall back in New York keeps local time"),
+    pytest.param("@weekly", "UTC", SUNDAY, ["2026-03-08T00:00:00+00:00"], id="@weekly"),
+    pytest.param("@daily", "UTC", SUNDAY, ["2026-03-02T00:00:00+00:00"], id="@daily"),
+    pytest.param("@hourly", "UTC", at(2026, 3, 1, 7, 1), ["2026-03-01T08:00:00+00:00"], id="@hourly"),
+])
+def test_next_fire_times(cron, tz, start, expected):
+    assert fires(cron, tz, start, len(expected)) == expected
+
+
+def test_repeated_hour_at_fall_back_fires_at_both_instants():
+    # APScheduler fires 02:30 CEST and 02:30 CET on 2026-10-25; the second run is a cheap no-change poll
+    assert fires("30 2 * * *", "Europe/Berlin", datetime.datetime(2026, 10, 24, 12, tzinfo=UTC), 3) == [
+        "2026-10-25T02:30:00+02:00", "2026-10-25T02:30:00+01:00", "2026-10-26T02:30:00+01:00"]
+
+
+@pytest.mark.parametrize(("cron", "message"), [
+    ("0 6 * * 8", "'0 6 * * 8': day of week value '8' is out of range 0-7"),
+    ("0 6 * *", "'0 6 * *': expected 5 fields (minute hour day-of-month month day-of-week) or a macro such as "
+                "@daily, got 4 field(s)"),
+    ("60 * * * *", "'60 * * * *': minute value '60' is out of range 0-59"),
+    ("0 6 * * 5-1", "'0 6 * * 5-1': day of week range '5-1' runs backwards"),
+    ("0 6 L * *", "'0 6 L * *': day of month value 'L' is out of range 1-31"),
+    ("0 6 * * 1#2", "'0 6 * * 1#2': day of week item '1#2' is not N, N-M or *, with an optional /STEP"),
+    ("@reboot", "'@reboot': expected 5 fields (minute hour day-of-month month day-of-week) or a macro such as "
+                "@daily, got 1 field(s)"),
+])
+def test_bad_crontab_lines_name_the_field(cron, message):
+    with pytest.raises(ValueError) as err:
+        parse_crontab(cron)
+    assert str(err.value) == message
+
+
+def test_unknown_time_zone_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown time zone 'Mars/Olympus'"):
+        ScheduleConfig(timezone="Mars/Olympus")
+
+
+def start_in_thread(scheduler) -> threading.Thread:
+    thread = threading.Thread(target=scheduler.start, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_job_options_coalesce_one_instance_and_misfire_grace():
+    scheduler = build_scheduler(lambda: None, parse_crontab("0 6 * * *"), UTC)
+    job = scheduler.get_job(JOB_ID)
+    assert (job.coalesce, job.max_instances, job.misfire_grace_time) == (True, 1, MISFIRE_GRACE_SECONDS)
+
+
+def test_missed_runs_coalesce_into_one_run_of_the_latest_fire_time():
+    now = datetime.datetime.now(UTC).replace(second=0, microsecond=0)
+    # every minute until a minute ago, first fire time ten minutes ago: ten runs were missed
+    trigger = CronTrigger(minute="*", end_date=now - datetime.timedelta(minutes=1), timezone=UTC)
+    calls, done = [], threading.Event()
+    scheduler = build_scheduler(lambda: calls.append(1), trigger, UTC, first_run=now - datetime.timedelta(minutes=10))
+    scheduler.add_listener(lambda event: (calls.append(event.scheduled_run_time), done.set()), EVENT_JOB_EXECUTED)
+    thread = start_in_thread(scheduler)
+    assert done.wait(GUARD)
+    scheduler.shutdown()
+    thread.join(GUARD)
+    assert calls == [1, now - datetime.timedelta(minutes=1)]
+
+
+def test_a_failing_run_is_logged_and_the_service_keeps_its_schedule(capsys):
+    configure()
+    ran = threading.Event()
+
+    def job():
+        ran.set()
+        raise RuntimeError("upstream exploded")
+
+    runner = Runner(job)
+    scheduler = build_scheduler(runner, parse_crontab("0 6 * * *"), UTC, first_run=datetime.datetime.now(UTC))
+    executed = threading.Event()
+    scheduler.add_listener(lambda event: executed.set(), EVENT_JOB_EXECUTED)
+    thread = start_in_thread(scheduler)
+    assert ran.wait(GUARD) and executed.wait(GUARD)
+    assert scheduler.state == STATE_RUNNING
+    next_run = scheduler.get_job(JOB_ID).next_run_time
+    assert next_run == parse_crontab("0 6 * * *").get_next_fire_time(None, datetime.datetime.now(UTC))
+    scheduler.shutdown()
+    thread.join(GUARD)
+    assert runner.wait_idle(0)
+    assert '"error": "RuntimeError: upstream exploded", "event": "run crashed"' in capsys.readouterr().err
+
+
+def test_runner_reports_a_run_in_progress():
+    entered, release = threading.Event(), threading.Event()
+    runner = Runner(lambda: (entered.set(), release.wait(GUARD)))
+    thread = threading.Thread(target=runner)
+    thread.start()
+    assert entered.wait(GUARD)
+    assert runner.wait_idle(0) is False
+    release.set()
+    thread.join(GUARD)
+    assert runner.wait_idle(0) is True
+
+
+def test_zone_is_applied_to_the_trigger():
+    trigger = parse_crontab("0 6 * * *", "Asia/Shanghai")
+    assert trigger.get_next_fire_time(None, SUNDAY) == datetime.datetime(2026, 3, 2, 6, tzinfo=ZoneInfo("Asia/Shanghai"))

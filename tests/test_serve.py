@@ -1,0 +1,197 @@
+"""``kep-sync serve``, ``health`` and ``validate`` as users run them, and the cheap no-change poll.
+
+The service runs as a real subprocess against a loopback GitHub API (tests/servehelp.py);
+the poll's request counts are checked with respx.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+import respx
+
+from bot.cli import main
+from bot.config import load_config
+from bot.job import run_job
+from bot.state import State, load_state, save_state
+from tests.servehelp import GUARD_SECONDS, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
+    ServeProcess, tarball, write_setup
+
+
+def test_sigterm_finishes_the_run_in_progress_then_exits_0(tmp_path):
+    with FakeApi() as api:
+        config = write_setup(tmp_path, api.url)
+        api.hold.set()
+        serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now",
+                             tmp=tmp_path)
+        assert api.arrived.wait(GUARD_SECONDS), "the run never fetched the tarball"
+        serve.proc.send_signal(signal.SIGTERM)
+        serve.wait_for("stop requested; finishing the run in progress")
+        api.release.set()
+        assert serve.finish() == 0
+    events = [e["event"] for e in serve.events]
+    assert events == ["service started", "run started", "stop requested; finishing the run in progress",
+                      "run finished", "service stopped"]
+    summary = serve.events[3]
+    assert {k: summary[k] for k in ("result", "revision", "changes", "pull_request", "http_requests")} == {
+        "result": "ok", "revision": SHA, "changes": 2, "pull_request": "", "http_requests": 3}
+    assert summary["run_id"] == serve.events[1]["run_id"] and len(summary["run_id"]) == 12
+    assert (tmp_path / "wiki" / "matrix.md").read_text(encoding="utf-8") == PAGE_SYNCED
+    state = load_state(tmp_path / "st")
+    assert (state.revision, state.revision_etag, state.last_run.result) == (SHA, '"e1"', "ok")
+
+
+def test_a_failed_run_is_logged_and_the_service_keeps_going(tmp_path):
+    with FakeApi() as api:
+        config = write_setup(tmp_path, api.url)
+        (tmp_path / "wiki" / "matrix.md").unlink()  # the run fails reading the wiki
+        serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now",
+                             tmp=tmp_path)
+        failed = serve.wait_for("run failed")
+        summary = serve.wait_for("run finished")
+        assert serve.proc.poll() is None  # still serving
+        serve.proc.send_signal(signal.SIGINT)
+        assert serve.finish() == 0
+    assert failed["error"].startswith("WikiError: ") and "matrix.md: cannot read wiki page" in failed["error"]
+    assert (summary["result"], summary["error"]) == ("failed", failed["error"])
+    assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 1
+
+
+def test_a_second_instance_on_the_same_state_dir_exits_1(tmp_path):
+    config = write_setup(tmp_path, "http://127.0.0.1:9")
+    first = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), tmp=tmp_path)
+    first.wait_for("service started")
+    second = subprocess.run([sys.executable, "-m", "bot.cli", "serve", "--config", str(config), "--state-dir",
+                             str(tmp_path / "st")], cwd=REPO_ROOT, capture_output=True, text=True,
+                            timeout=GUARD_SECONDS)
+    first.proc.send_signal(signal.SIGTERM)
+    assert first.finish() == 0
+    assert second.returncode == 1
+    assert second.stderr == (f"kep-sync: error: {tmp_path / 'st' / 'lock'}: another kep-sync instance "
+                             f"(pid {first.proc.pid}) holds the lock of this state directory\n")
+
+
+def test_health_exit_codes(tmp_path, capsys):
+    config = write_setup(tmp_path, "http://127.0.0.1:9", cron="0 6 * * *")
+    args = ["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]
+    assert main(args) == 1
+    assert capsys.readouterr().out == "unhealthy: no service start and no run recorded in the state directory\n"
+    with FakeApi() as api:
+        config.write_text(config.read_text().replace("http://127.0.0.1:9", api.url))
+        record = run_job(load_config(config), tmp_path / "st")
+    assert record.result == "ok"
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith(f"healthy: last run {record.run_id} ok at ")
+
+
+def test_validate_prints_every_error_and_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("publish: sometimes\ncolour: blue\nschedule:\n  cron: '0 6 * * 1-8'\n  timezone: Mars/Olympus\n")
+    assert main(["validate", "--config", str(bad)]) == 2
+    assert capsys.readouterr().out.splitlines() == [
+        f"{bad}: publish: Input should be 'none', 'files', 'git' or 'github'",
+        f"{bad}: schedule.cron: '0 6 * * 1-8': day of week value '8' is out of range 0-7",
+        f"{bad}: schedule.timezone: unknown time zone 'Mars/Olympus' (expected an IANA name such as UTC or "
+        "Europe/Berlin)",
+        f"{bad}: colour: unknown key",
+    ]
+    assert main(["validate", "--config", str(REPO_ROOT / "config" / "kep-sync.yaml")]) == 0
+    assert capsys.readouterr().out == "ok\n"
+
+
+def test_token_file_is_read_when_the_variable_is_unset(tmp_path, monkeypatch):
+    from bot.cli import load_token_file
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    (tmp_path / "token").write_text("ghp_" + "x" * 36 + "\n")
+    monkeypatch.setenv("GITHUB_TOKEN_FILE", str(tmp_path / "token"))
+    load_token_file()
+    assert os.environ["GITHUB_TOKEN"] == "ghp_" + "x" * 36
+
+
+# -- the no-change poll, counted with respx -----------------------------------------------------
+
+API = "https://api.example.test"
+
+
+@pytest.fixture
+def github(tmp_path):
+    """respx routes for ``github:o/enh@main`` at :data:`API`; the revision moves when ``state['sha']`` does."""
+    state = {"sha": SHA, "etag": '"e1"'}
+
+    def commits(request: httpx.Request) -> httpx.Response:
+        if request.headers.get("If-None-Match") == state["etag"]:
+            return httpx.Response(304, headers={"ETag": state["etag"]})
+        return httpx.Response(200, text=state["sha"], headers={"ETag": state["etag"]})
+
+    with respx.mock(base_url=API, assert_all_called=False) as mock:
+        mock.get("/repos/o/enh/commits/main").mock(side_effect=commits)
+        mock.get(url__regex=r"/repos/o/enh/tarball/[0-9a-f]{40}$").mock(
+            side_effect=lambda request: httpx.Response(200, content=tarball({KEP_PATH: KEP_YAML},
+                                                                             request.url.path[-40:])))
+        yield mock, state
+
+
+def test_an_unchanged_poll_makes_one_conditional_request_and_no_wiki_or_github_calls(tmp_path, github):
+    mock, upstream = github
+    config = load_config(write_setup(tmp_path, API))
+    first = run_job(config, tmp_path / "st")
+    assert (first.result, first.revision, first.changes, first.http_requests) == ("ok", SHA, 2, 3)
+    assert len(mock.calls) == 3  # poll + the sync's own revision lookup + tarball
+
+    (tmp_path / "wiki" / "matrix.md").unlink()  # a wiki read would now fail the run
+    second = run_job(config, tmp_path / "st")
+    assert (second.result, second.revision, second.http_requests) == ("skipped", SHA, 1)
+    assert len(mock.calls) == 4
+    request = mock.calls[-1].request
+    assert (request.url.path, request.headers["If-None-Match"], request.headers["Accept"]) == (
+        "/repos/o/enh/commits/main", '"e1"', "application/vnd.github.sha")
+
+    upstream.update(sha="b" * 40, etag='"e2"')  # upstream moved: a full run again
+    (tmp_path / "wiki" / "matrix.md").write_text(PAGE, encoding="utf-8")
+    third = run_job(config, tmp_path / "st")
+    assert (third.result, third.revision, third.changes, third.http_requests) == ("ok", "b" * 40, 2, 3)
+    assert load_state(tmp_path / "st").revision_etag == '"e2"'
+
+
+def test_a_new_config_or_a_failed_run_is_never_skipped(tmp_path, github):
+    _, upstream = github
+    config = load_config(write_setup(tmp_path, API))
+    assert run_job(config, tmp_path / "st").result == "ok"
+    changed = config.model_copy(update={"feature_gates": "owned"})
+    assert run_job(changed, tmp_path / "st").http_requests == 3  # settings changed: full run
+    upstream.update(sha="b" * 40, etag='"e2"')
+    page = tmp_path / "wiki" / "matrix.md"
+    page.rename(page.with_suffix(".away"))
+    assert run_job(changed, tmp_path / "st").result == "failed"
+    page.with_suffix(".away").rename(page)
+    retry = run_job(changed, tmp_path / "st")  # same upstream revision, but the last run at it failed
+    assert (retry.result, retry.revision, retry.http_requests) == ("ok", "b" * 40, 3)
+    assert run_job(changed, tmp_path / "st").result == "skipped"
+
+
+def test_release_notes_without_a_probe_force_a_full_run(tmp_path, github, monkeypatch):
+    import bot.job
+
+    config = load_config(write_setup(tmp_path, API))
+    assert run_job(config, tmp_path / "st").result == "ok"
+    monkeypatch.setattr(bot.job, "release_notes_etags", lambda config, client, known: None)
+    assert run_job(config, tmp_path / "st").result == "ok"
+    monkeypatch.setattr(bot.job, "release_notes_etags", lambda config, client, known: {"u": '"n1"'})
+    assert run_job(config, tmp_path / "st").result == "ok"  # ETags differ from the stored {}
+    assert load_state(tmp_path / "st").release_notes_etags == {"u": '"n1"'}
+    assert run_job(config, tmp_path / "st").result == "skipped"
+
+
+def test_lost_state_costs_one_full_run(tmp_path, github):
+    config = load_config(write_setup(tmp_path, API))
+    assert run_job(config, tmp_path / "st").result == "ok"
+    (tmp_path / "st" / "state.json").unlink()
+    assert run_job(config, tmp_path / "st").result == "ok"
+    assert run_job(config, tmp_path / "st").result == "skipped"
+    assert load_state(tmp_path / "st") != State()
