@@ -1,9 +1,10 @@
 """The changelog: pull request title, markdown body, commit message and the JSON report.
 
 Pure and deterministic: the same changes and problems give the same bytes.
-Nothing from upstream is emitted raw: ``@handles`` are wrapped in code spans
-(no one is pinged) and ``|`` is escaped inside table cells. KEPs link to
-``https://kep.k8s.io/N`` and each kep.yaml to its blob at the exact revision.
+Nothing from upstream is emitted raw: every ``@handle`` gets a zero-width
+space after the ``@`` (no one is pinged, in code spans or out) and ``|`` is
+escaped inside table cells. KEPs link to ``https://kep.k8s.io/N`` and each
+kep.yaml to its blob at the exact revision.
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from bot.diff import KINDS, Change
+from bot.evidence import Discrepancy
 from bot.kep import Problem
 from bot.snapshot import Snapshot
 
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
 DEFAULT_MAX_BODY_CHARS = 60_000
 DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
-_HANDLE_RE = re.compile(r"(?<![\w`/])@([A-Za-z0-9][A-Za-z0-9-]*)")
+_HANDLE_RE = re.compile(r"(?<![\w/])@(?=[A-Za-z0-9])")
+#: Zero-width space: ``@\u200bname`` renders like ``@name`` but is not a mention (Renovate does the same).
+_ZWSP = "\u200b"
 _NOUNS = {"promoted": "promoted", "demoted": "demoted", "stage": "stage changes", "status": "status changes",
           "retargeted": "retargeted", "gates": "feature gate drifts", "missing-upstream": "missing upstream"}
 
@@ -34,8 +38,12 @@ class Changelog(NamedTuple):
 
 
 def safe(text: str) -> str:
-    """Upstream text made safe for markdown: ``@handle`` -> ```@handle``` so nobody is pinged."""
-    return _HANDLE_RE.sub(lambda m: f"`@{m.group(1)}`", text)
+    """Upstream text made safe for markdown: ``@handle`` -> ``@\\u200bhandle`` so nobody is pinged.
+
+    Context-free on purpose: wrapping in a code span would break out of a
+    code span the text already opened (```x @org``` -> ``@org`` raw).
+    """
+    return _HANDLE_RE.sub("@" + _ZWSP, text)
 
 
 def _cell(text: str) -> str:
@@ -59,12 +67,14 @@ def summary(changes: Sequence[Change]) -> str:
 
 def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
            involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
-           max_chars: int = DEFAULT_MAX_BODY_CHARS) -> Changelog:
+           max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None) -> Changelog:
     """Build the changelog for one run.
 
     ``changes``: every Change (applied and report-only); ``problems``: rows
     left as is and untrusted values; ``involved_problems``: kep.yaml problems
-    of the KEPs on the pages. The body is cut at a table row boundary so it
+    of the KEPs on the pages; ``discrepancies``: ``None`` when release notes
+    were not used, else the "Needs review" list (and each change gets an
+    Evidence cell from ``Change.evidence``). The body is cut at a table row boundary so it
     stays within ``max_chars`` characters, with a line saying how many rows
     were left out.
     """
@@ -73,16 +83,21 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     graduations = [c for c in applied if c.kind in ("promoted", "demoted")]
     title = f"Update KEP matrix: {summary(changes)}" if applied else "KEP matrix: no changes"
     head = [f"**kep-sync**: {summary(changes)}, from kubernetes/enhancements at `{rev}`.", ""]
-    if graduations:
-        head += ["### Graduations", ""]
-        head += [f"- [KEP-{c.kep}](https://kep.k8s.io/{c.kep.split('-')[0]}): {_cell(c.old)} → **{_cell(c.new)}**"
-                 f" ({c.page})" for c in graduations]
-        head.append("")
     sections: list[tuple[list[str], list[str], str]] = []
+    if graduations:
+        rows = [f"- [KEP-{c.kep}](https://kep.k8s.io/{c.kep.split('-')[0]}): {_cell(c.old)} → **{_cell(c.new)}**"
+                f" ({_cell(c.page)})" for c in graduations]
+        sections.append((["### Graduations", ""], rows, "graduations"))
     if applied:
-        rows = [_change_row(c, snapshot.revision, web_url) for c in applied]
-        sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |", "|---|---|---|---|---|"],
-                         rows, "changes"))
+        notes = discrepancies is not None
+        rows = [_change_row(c, snapshot.revision, web_url) + (f" {_evidence_cell(c)} |" if notes else "")
+                for c in applied]
+        sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Evidence |" if notes
+                          else ""), "|---|---|---|---|---|" + ("---|" if notes else "")], rows, "changes"))
+    if discrepancies:
+        sections.append((["### Needs review", "", "Release notes and kep.yaml disagree; nothing here was applied.", "",
+                          "| KEP | Release | Finding | Release note |", "|---|---|---|---|"],
+                         [_review_row(d) for d in discrepancies], "discrepancies"))
     report_only = [c for c in changes if not c.applied]
     if report_only:
         rows = [_finding_row(c) for c in report_only]
@@ -107,6 +122,24 @@ def _change_row(c: Change, revision: str, web_url: str) -> str:
             f"{_cell(c.old)} → {_cell(c.new)} | {link} |")
 
 
+def _note_link(pr: int, url: str) -> str:
+    return f"[#{pr}]({url})" if pr and url.startswith("https://") else (f"#{pr}" if pr else "")
+
+
+def _evidence_cell(c: Change) -> str:
+    """``v1.36 [#123](url): excerpt`` per release note (``<br>``-joined); ``none found`` when empty."""
+    if not c.evidence:
+        return "none found"
+    return "<br>".join(f"{e.release} {_note_link(e.pr, e.url)}{' (ambiguous)' if e.ambiguous else ''}: "
+                       f"{_cell(e.excerpt)}" for e in c.evidence)
+
+
+def _review_row(d: Discrepancy) -> str:
+    kep = f"[{d.kep}](https://kep.k8s.io/{d.kep.split('-')[0]})" if d.kep else "-"
+    note = f"{_note_link(d.pr, d.url)}: {_cell(d.excerpt)}" if d.pr else "-"
+    return f"| {kep} | {d.release or '-'} | {d.kind}: {_cell(d.message)} | {note} |"
+
+
 def _finding_row(c: Change) -> str:
     if c.kind == "missing-upstream":
         what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
@@ -116,40 +149,55 @@ def _finding_row(c: Change) -> str:
 
 
 def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_chars: int) -> str:
-    """Join the body, dropping trailing rows of the last sections first until it fits ``max_chars``."""
-    out = list(head)
-    size = sum(len(x) + 1 for x in out)
-    for header, rows, noun in sections:
+    """Join the body, keeping whole rows in order while it stays within ``max_chars`` characters.
+
+    ``sections``: ``(header lines, rows, noun)``. From the first row that does
+    not fit on, every row is left out and each cut section ends with a line
+    saying how many. Room for those lines is reserved up front, so the body
+    never exceeds ``max_chars`` unless the head and section headers alone do.
+    """
+    def note(left: int, noun: str) -> str:
+        return f"_{left} more {noun} left out to keep this text under {max_chars} characters; see the JSON report._"
+
+    def lines(block: list[str]) -> int:  # characters of ``block`` joined by and ending with "\n"
+        return sum(len(x) + 1 for x in block)
+
+    # Worst case per section: header, "", the note, then the blank line after the section.
+    worst = [lines(h) + len(note(len(r), n)) + 3 for h, r, n in sections]
+    out, size, cut = list(head), lines(head), False
+    for i, (header, rows, noun) in enumerate(sections):
         block = list(header)
-        size += sum(len(x) + 1 for x in block)
+        room = max_chars - size - sum(worst[i:])
         kept = 0
-        for row in rows:
-            reserve = 200  # room for the "left out" lines of this and later sections
-            if size + len(row) + 1 + reserve > max_chars:
-                break
-            block.append(row)
-            size += len(row) + 1
+        while not cut and kept < len(rows) and lines(block[len(header):]) + len(rows[kept]) + 1 <= room:
+            block.append(rows[kept])
             kept += 1
         if kept < len(rows):
-            note = f"\n_{len(rows) - kept} more {noun} left out to keep this text under {max_chars} characters; " \
-                   "see the JSON report._"
-            block.append(note)
-            size += len(note) + 1
+            cut = True
+            block += ["", note(len(rows) - kept, noun)]
         out += block + [""]
-        size += 1
+        size += lines(block) + 1
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem]) -> dict:
-    """The ``--report`` JSON object: ``{"revision", "source", "changes": [...], "problems": [...]}``.
+def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
+           discrepancies: Sequence[Discrepancy] | None = None) -> dict:
+    """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
     Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
     each problem: ``path, message`` (the key is folded into the message).
+    With release notes (``discrepancies`` not ``None``) each change also has
+    ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` and the object a
+    top-level ``discrepancies: [{kind, kep, kep_path, release, message, pr, url, excerpt}]``.
     """
-    return {
+    out = {
         "revision": snapshot.revision,
-        "source": snapshot.source,
         "changes": [{"kep": c.kep, "page": c.page, "line": c.line, "field": c.field, "old": c.old, "new": c.new,
                      "kind": c.kind, "applied": c.applied, "kep_path": c.kep_path} for c in changes],
         "problems": [{"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in problems],
     }
+    if discrepancies is not None:
+        for item, c in zip(out["changes"], changes):
+            item["evidence"] = [e._asdict() for e in c.evidence]
+        out["discrepancies"] = [d._asdict() for d in discrepancies]
+    return out

@@ -1,8 +1,9 @@
-"""Command line: ``kep-sync sync|validate`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
+"""Command line: ``kep-sync sync|validate|serve|health`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -44,9 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument("--report", metavar="FILE", help="write the JSON report here")
     sync.add_argument("--kep", metavar="N", action="append", type=_kep_numbers,
                       help="only these KEP numbers (repeatable, or comma-separated)")
+    sync.add_argument("--release-notes", metavar="SRC",
+                      help="release notes as evidence: a directory of release-notes-1.NN.json or "
+                           "github:OWNER/REPO@REF (overrides release_notes.source)")
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+
+    state_help = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
+    serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM")
+    serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    serve.add_argument("--state-dir", metavar="DIR", help=state_help)
+    serve.add_argument("--run-now", action="store_true", help="run once at start, then on the schedule")
+
+    health = sub.add_parser("health", help="exit 0 when the last run succeeded within the schedule, else 1")
+    health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    health.add_argument("--state-dir", metavar="DIR", help=state_help)
     return parser
 
 
@@ -58,6 +72,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
         updates["enhancements"] = args.enhancements
     if getattr(args, "publish", None):
         updates["publish"] = args.publish
+    if getattr(args, "release_notes", None):
+        updates["release_notes"] = config.release_notes.model_copy(update={"source": args.release_notes})
     wiki: dict = {}
     if getattr(args, "wiki", None):
         wiki["dir"] = args.wiki
@@ -88,18 +104,66 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Print ``ok`` or every config error; exit 0 or 2."""
-    load_config(find_config_path(args.config))
+    """Print ``ok``, or every config error (one ``FILE: key: what is wrong`` per line); exit 0 or 2."""
+    try:
+        load_config(find_config_path(args.config))
+    except ConfigError as exc:
+        print(redact(str(exc)))
+        return EXIT_USAGE
     print("ok")
     return EXIT_OK
+
+
+def _state_dir(args: argparse.Namespace) -> Path:
+    from bot.state import default_state_dir
+
+    return Path(args.state_dir) if args.state_dir else default_state_dir()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the scheduler service (``bot.scheduler.serve``) until SIGTERM/SIGINT; exit 0."""
+    from bot.scheduler import serve
+
+    return serve(resolve_config(args), _state_dir(args), run_now=args.run_now)
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Print the health verdict of the service using ``--state-dir``; exit 0 healthy, 1 not."""
+    import datetime
+
+    from bot.cron import parse_crontab
+    from bot.health import check_health
+    from bot.state import load_state
+
+    config = resolve_config(args)
+    verdict = check_health(load_state(_state_dir(args)),
+                           parse_crontab(config.schedule.cron, config.schedule.timezone),
+                           datetime.datetime.now(datetime.timezone.utc))
+    print(("healthy: " if verdict.ok else "unhealthy: ") + redact(verdict.reason))
+    return EXIT_OK if verdict.ok else EXIT_FAILED
+
+
+def load_token_file() -> None:
+    """Docker/Kubernetes secrets: read ``GITHUB_TOKEN`` from the file ``$GITHUB_TOKEN_FILE`` when unset.
+
+    Raises :class:`UsageError` naming the file when it cannot be read.
+    """
+    path = os.environ.get("GITHUB_TOKEN_FILE")
+    if not path or os.environ.get("GITHUB_TOKEN"):
+        return
+    try:
+        os.environ["GITHUB_TOKEN"] = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kep-sync`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
     configure()
-    handler = {"sync": cmd_sync, "validate": cmd_validate}[args.command]
+    handler = {"sync": cmd_sync, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health}[args.command]
     try:
+        load_token_file()
         return handler(args)
     except (ConfigError, UsageError) as exc:
         print(f"kep-sync: {redact(str(exc))}", file=sys.stderr)

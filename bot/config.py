@@ -86,10 +86,26 @@ class PullRequestConfig(_Strict):
 
 
 class ScheduleConfig(_Strict):
-    """When ``kep-sync serve`` runs a sync: standard 5-field crontab in ``timezone``."""
+    """When ``kep-sync serve`` runs a sync: standard 5-field crontab in ``timezone`` (see ``bot/cron.py``)."""
 
     cron: str = "0 6 * * *"
     timezone: str = "UTC"
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, name: str) -> str:
+        from bot.cron import timezone
+
+        timezone(name)
+        return name
+
+    @field_validator("cron")
+    @classmethod
+    def _crontab(cls, expr: str) -> str:
+        from bot.cron import parse_crontab
+
+        parse_crontab(expr)
+        return expr
 
 
 class ReleaseNotesConfig(_Strict):
@@ -124,7 +140,7 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"].replace("Extra inputs are not permitted", "unknown key")
+        msg = err["msg"].replace("Extra inputs are not permitted", "unknown key").removeprefix("Value error, ")
         lines.append(f"{source}: {key}: {msg}")
     return lines
 

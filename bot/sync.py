@@ -9,20 +9,23 @@ from __future__ import annotations
 import datetime
 import json
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import NamedTuple
 
 from bot import changelog as changelog_mod
 from bot.changelog import Changelog
 from bot.config import Config
-from bot.diff import Change, PageDiff, diff_page
+from bot.diff import Change, PageDiff, diff_page, kep_id
+from bot.evidence import Discrepancy, releases_needed
+from bot.evidence import review as review_notes
 from bot.errors import PublishError, WikiError
 from bot.http import RequestCounter
 from bot.kep import Problem
 from bot.publish.files import publish_files, write_atomic
 from bot.snapshot import Snapshot
 from bot.sources.enhancements import load_snapshot
+from bot.sources.release_notes import ReleaseNotes, load_release_notes
 from bot.wiki.matrix import parse_page
 
 
@@ -49,6 +52,7 @@ class SyncPlan(NamedTuple):
     problems: list[Problem]
     changelog: Changelog
     report: dict
+    discrepancies: tuple[Discrepancy, ...] = ()
 
     def changed_pages(self) -> dict[str, bytes]:
         """``{path: new bytes}`` of the pages whose bytes differ."""
@@ -86,14 +90,33 @@ def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
     return out
 
 
+def release_notes_loader(config: Config, counter: RequestCounter | None = None
+                         ) -> Callable[[Collection[str]], ReleaseNotes]:
+    """A loader ``wanted releases -> ReleaseNotes`` for ``config.release_notes.source`` (token from ``GITHUB_TOKEN``)."""
+    from bot.http import make_client
+
+    def load(wanted: Collection[str]) -> ReleaseNotes:
+        with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
+            return load_release_notes(config.release_notes.source, Path(config.cache_dir).expanduser(), wanted,
+                                      api_url=config.github.api_url, client=client)
+
+    return load
+
+
 def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
-              only: Collection[int] | None = None, today: str | None = None) -> SyncPlan:
-    """Diff every page against ``snapshot`` and build the changelog (pure; no I/O).
+              only: Collection[int] | None = None, today: str | None = None,
+              release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
+              max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS) -> SyncPlan:
+    """Diff every page against ``snapshot`` and build the changelog (pure when ``release_notes`` is not a loader).
 
     ``pages``: ``{relative path: bytes}`` in the configured order; ``only``:
     KEP numbers to consider; ``today`` (``YYYY-MM-DD``) is used only when
-    ``front_matter.date_key`` is set. Raises :class:`WikiError` for a page
-    that is not UTF-8.
+    ``front_matter.date_key`` is set. ``release_notes``: notes already read, or
+    a loader called once with the releases the changed KEPs' milestones name;
+    when None and ``config.release_notes.source`` is set, :func:`release_notes_loader`
+    reads them (I/O); when both are empty the plan carries no evidence. Raises
+    :class:`WikiError` for a page that is not UTF-8. ``max_chars`` caps the
+    changelog body (characters), cut at a table row boundary.
     """
     results: list[PageResult] = []
     changes: list[Change] = []
@@ -107,12 +130,24 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         results.append(PageResult(path, data, "\n".join(lines).encode("utf-8"), diff))
         changes += diff.changes
         problems += diff.problems
+    if release_notes is None and config.release_notes.source:
+        release_notes = release_notes_loader(config)
+    found: list[Discrepancy] | None = None
+    if release_notes is not None:
+        on_pages = {k.path: k for r in results for k in r.diff.keps}
+        if callable(release_notes):
+            release_notes = release_notes(releases_needed(on_pages[c.kep_path] for c in changes
+                                                          if c.kep_path in on_pages))
+        review = review_notes(changes, list(on_pages.values()), snapshot.all_keps(), release_notes.notes,
+                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in on_pages.items()})
+        changes, found = review.changes, review.discrepancies
+        problems += release_notes.problems
     touched = {c.kep_path for c in changes}
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
     log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
-                               web_url=config.links.enhancements)
-    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems())
-    return SyncPlan(snapshot, results, changes, problems, log, report)
+                               web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars)
+    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found)
+    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
 
 
 def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
@@ -160,7 +195,9 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
         plan, url = publish_git(config, snapshot, wiki_dir, only=only, today=today)
         _write_report(report_path, plan)
         return SyncOutcome(plan, sorted(plan.changed_pages()), url)
-    plan = plan_sync(config, snapshot, read_wiki_pages(wiki_dir, config.wiki.pages), only=only, today=today)
+    notes = release_notes_loader(config, counter) if config.release_notes.source else None
+    plan = plan_sync(config, snapshot, read_wiki_pages(wiki_dir, config.wiki.pages), only=only, today=today,
+                     release_notes=notes)
     _write_report(report_path, plan)
     written = publish_files(wiki_dir, plan.changed_pages()) if config.publish == "files" else []
     return SyncOutcome(plan, written, "")

@@ -1,0 +1,163 @@
+"""Changelog markdown, commit message and JSON report (bot/changelog.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from markdown_it import MarkdownIt
+
+from bot.changelog import kep_yaml_url, render, report, safe, summary
+from bot.diff import Change
+from bot.kep import Problem
+from bot.snapshot import Snapshot
+
+REV = "0123456789abcdef0123456789abcdef01234567"
+SNAP = Snapshot("test", REV, {}, {}, ())
+K1 = "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"
+CHANGES = [
+    Change("4671", "m.md", 32, "stage", "alpha", "beta", "promoted", True, K1),
+    Change("4671", "m.md", 32, "beta", "", "v1.37", "retargeted", True, K1),
+    Change("5055", "m.md", 75, "stage", "stable", "beta", "demoted", True, "keps/sig-scheduling/5055-x/kep.yaml"),
+    Change("3695", "m.md", 89, "status", "implementable", "implemented", "status", True, "keps/sig-node/3695-y/kep.yaml"),
+    Change("2837", "m.md", 86, "feature_gates", "A", "A, B", "gates", False, "keps/sig-node/2837-z/kep.yaml"),
+    Change("9999-gone", "m.md", 90, "status", "implemented", "", "missing-upstream", False, ""),
+]
+PROBLEMS = [Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")]
+INVOLVED = [Problem(K1, "creation-date", "'2025-30-01' is not a valid date (YYYY-MM-DD)")]
+MD = MarkdownIt("commonmark").enable("table")
+
+
+def test_summary_counts_applied_changes_by_kind_in_order():
+    assert summary(CHANGES) == "4 changes in 3 KEPs (1 promoted, 1 demoted, 1 status changes, 1 retargeted)"
+    assert summary(CHANGES[:1]) == "1 change in 1 KEP (1 promoted)"
+    assert summary([]) == "0 changes in 0 KEPs"
+
+
+def test_body_layout():
+    log = render(SNAP, CHANGES, PROBLEMS, involved_problems=INVOLVED)
+    assert log.title == ("Update KEP matrix: 4 changes in 3 KEPs "
+                         "(1 promoted, 1 demoted, 1 status changes, 1 retargeted)")
+    url = f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
+    assert log.body.splitlines()[:8] == [
+        f"**kep-sync**: {summary(CHANGES)}, from kubernetes/enhancements at `0123456789ab`.",
+        "",
+        "### Graduations",
+        "",
+        "- [KEP-4671](https://kep.k8s.io/4671): alpha → **beta** (m.md)",
+        "- [KEP-5055](https://kep.k8s.io/5055): stable → **beta** (m.md)",
+        "",
+        "### Changes",
+    ]
+    assert f"| [4671](https://kep.k8s.io/4671) | m.md:32 | beta | - → v1.37 | [kep.yaml]({url}) |" in log.body
+    assert "| 2837 | m.md:86 | feature_gates: page shows A, kep.yaml says A, B |" in log.body
+    assert ("| 9999-gone | m.md:90 | no kep.yaml upstream has this number (row shows status implemented); row kept |"
+            in log.body)
+    assert f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |" in log.body
+    sections = [line for line in log.body.splitlines() if line.startswith("### ")]
+    assert sections == ["### Graduations", "### Changes", "### Report only (not applied)", "### Problems"]
+    assert log.body.endswith("|\n") and "\n\n\n" not in log.body
+
+
+def test_commit_message():
+    msg = render(SNAP, CHANGES, []).commit_message
+    assert msg.splitlines()[2:4] == ["- KEP-4671 stage: alpha -> beta", "- KEP-4671 beta: - -> v1.37"]
+    assert msg.endswith(f"\n\nSource: kubernetes/enhancements@{REV}\n")
+
+
+def test_no_changes():
+    log = render(SNAP, [], [])
+    assert log.title == "KEP matrix: no changes"
+    assert log.body == "**kep-sync**: 0 changes in 0 KEPs, from kubernetes/enhancements at `0123456789ab`.\n"
+    assert render(SNAP._replace(revision=""), [], []).body.endswith("at `working tree`.\n")
+
+
+def test_same_input_same_bytes():
+    a = render(SNAP, CHANGES, PROBLEMS, involved_problems=INVOLVED)
+    b = render(SNAP, list(CHANGES), list(PROBLEMS), involved_problems=list(INVOLVED))
+    assert a == b
+    assert json.dumps(report(SNAP, CHANGES, PROBLEMS)) == json.dumps(report(SNAP, CHANGES, PROBLEMS))
+
+
+def _text_outside_code(markdown: str) -> list[str]:
+    """Every text run GitHub would scan for @mentions (code spans and code blocks excluded)."""
+    out = []
+    for tok in MD.parse(markdown):
+        for child in tok.children or ():
+            if child.type == "text":
+                out.append(child.content)
+    return out
+
+
+@pytest.mark.parametrize("value", ["@alice", "hi @org/team", "`x @bob`", "``@carol``", "(@dave)", "**@erin**"])
+def test_handles_are_never_emitted_raw(value):
+    change = Change("1", f"p{value}.md", 3, "status", value, "implemented", "status", True, "keps/sig-x/1-a/kep.yaml")
+    problem = Problem("keps/sig-x/1-a/kep.yaml", "status", f"{value!r} is not a valid status")
+    log = render(SNAP, [change], [problem])
+    for text in (log.body, log.commit_message):
+        assert not [t for t in _text_outside_code(text) if re.search(r"(?<![\w/])@[A-Za-z0-9]", t)], text
+        assert not re.search(r"(?<![\w/])@[A-Za-z0-9]", text)  # not even inside code spans
+
+
+def test_safe_leaves_email_addresses_alone():
+    assert safe("mail a@b.example") == "mail a@b.example"
+    assert safe("@x") == "@\u200bx"
+
+
+def test_pipes_and_newlines_are_escaped_in_table_cells():
+    change = Change("1", "a|b.md", 3, "status", "x | y", "implemented", "status", True, "k")
+    problem = Problem("p|q", "k|ey", "bad\nvalue | here")
+    body = render(SNAP._replace(revision=""), [change], [problem]).body
+    assert "| [1](https://kep.k8s.io/1) | a\\|b.md:3 | status | x \\| y → implemented | k |" in body
+    assert "| p\\|q | k\\|ey | bad value \\| here |" in body
+    rows = [line for line in body.splitlines() if line.startswith("| ")]  # column count kept
+    assert all(len(re.findall(r"(?<!\\)\|", r)) in (4, 6) for r in rows), rows
+
+
+def _many(n: int) -> list[Change]:
+    return [Change(str(1000 + i), "m.md", i, "stage", "alpha", "beta", "promoted", True,
+                   f"keps/sig-x/{1000 + i}-x/kep.yaml") for i in range(n)]
+
+
+@pytest.mark.parametrize("max_chars", [2000, 5000, 9999, 20000])
+def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
+    changes = _many(100) + [c._replace(kind="gates", applied=False) for c in _many(40)]
+    problems = [Problem(f"keps/x/{i}/kep.yaml", "status", "odd " * 10) for i in range(60)]
+    body = render(SNAP, changes, problems, max_chars=max_chars).body
+    assert len(body) <= max_chars
+    lines = body.splitlines()
+    notes = [line for line in lines if "left out to keep this text under" in line]
+    assert notes, "something must have been left out"
+    assert notes[0].endswith(f"under {max_chars} characters; see the JSON report._")
+    # Every kept row is whole: each graduation and table row ends as rendered.
+    assert all(line.endswith(")") for line in lines if line.startswith("- [KEP-"))
+    assert all(line.endswith("|") for line in lines if line.startswith("| "))
+    # Counts add up: kept + left out == total, per section.
+    left = {m.group(2): int(m.group(1)) for m in (re.match(r"_(\d+) more (\w+)", n) for n in notes)}
+    kept_grads = sum(1 for line in lines if line.startswith("- [KEP-"))
+    assert kept_grads + left.get("graduations", 0) == 100
+
+
+def test_body_that_fits_is_not_cut():
+    body = render(SNAP, _many(10), [], max_chars=60_000).body
+    assert "left out" not in body
+    assert sum(1 for line in body.splitlines() if line.startswith("| [10")) == 10
+
+
+def test_report_shape():
+    data = report(SNAP, CHANGES[:1], [Problem("keps/a/kep.yaml", "status", "bad"), Problem("keps/b", "", "gone")])
+    assert set(data) == {"revision", "changes", "problems"}
+    assert data["revision"] == REV
+    assert data["changes"] == [{"kep": "4671", "page": "m.md", "line": 32, "field": "stage", "old": "alpha",
+                                "new": "beta", "kind": "promoted", "applied": True, "kep_path": K1}]
+    assert data["problems"] == [{"path": "keps/a/kep.yaml", "message": "status: bad"},
+                                {"path": "keps/b", "message": "gone"}]
+    json.dumps(data)  # serialisable
+
+
+def test_kep_yaml_url():
+    assert kep_yaml_url("https://github.com/kubernetes/enhancements/", REV, K1) == \
+        f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
+    assert kep_yaml_url("https://x", "", K1) == ""
+    assert kep_yaml_url("https://x", REV, "") == ""

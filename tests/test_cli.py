@@ -1,0 +1,159 @@
+"""``kep-sync sync|validate``: output, files written, exit codes 0/1/2 and their one-line errors (bot/cli.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import structlog
+
+from bot.cli import main
+
+try:
+    from tests.syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, tree, write_keps
+except ImportError:  # pragma: no cover
+    from syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, tree, write_keps
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+
+@pytest.fixture(autouse=True)
+def _reset_structlog():
+    """main() points structlog at capsys' stderr; later tests must not log into that closed stream."""
+    yield
+    structlog.reset_defaults()
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch) -> Path:
+    """tmp_path as the working directory, with ``enh/keps/...`` and ``wiki/m.md``; no config file."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KEP_SYNC_CONFIG", raising=False)
+    monkeypatch.setenv("KEP_SYNC_CACHE_DIR", str(tmp_path / "cache"))
+    write_keps(tmp_path / "enh", *PAGE_KEPS)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "m.md").write_bytes(PAGE.encode())
+    return tmp_path
+
+
+GATES_FINDING = {"kep": "5710", "page": "m.md", "line": 19, "field": "feature_gates", "old": "GenericWorkload",
+                 "new": "GenericWorkload, WorkloadPreemption", "kind": "gates", "applied": False,
+                 "kep_path": "keps/sig-scheduling/5710-workload-aware-preemption/kep.yaml"}
+SYNC = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md"]
+
+
+def _log(err: str) -> dict:
+    (line,) = err.splitlines()
+    return json.loads(line)
+
+
+def test_sync_default_is_a_dry_run(work, capsys):
+    before = tree(work)
+    assert main(SYNC) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("# Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)\n\n**kep-sync**:")
+    assert tree(work) == before
+    event = _log(err)
+    assert (event["event"], event["changes"], event["findings"], event["pages_written"]) == \
+        ("sync finished", 2, 1, 0)
+
+
+def test_publish_none_writes_nothing(work, capsys):
+    before = tree(work)
+    assert main([*SYNC, "--publish", "none"]) == 0
+    assert tree(work) == before
+
+
+def test_publish_files_and_report(work, capsys):
+    assert main([*SYNC, "--publish", "files", "--report", "r.json"]) == 0
+    out, _ = capsys.readouterr()
+    assert (work / "wiki" / "m.md").read_bytes() == PAGE_SYNCED.encode()
+    assert sorted(p.name for p in (work / "wiki").iterdir()) == ["m.md"]
+    report = json.loads((work / "r.json").read_text())
+    assert report == {"revision": "", "problems": [], "changes": [
+        {"kep": "4671", "page": "m.md", "line": 18, "field": "stage", "old": "alpha", "new": "beta",
+         "kind": "promoted", "applied": True, "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
+        {"kep": "4671", "page": "m.md", "line": 18, "field": "beta", "old": "", "new": "v1.37",
+         "kind": "retargeted", "applied": True, "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
+        GATES_FINDING,
+    ]}
+    assert main([*SYNC, "--publish", "files", "--report", "r.json"]) == 0
+    out2, _ = capsys.readouterr()
+    assert out2.startswith("# KEP matrix: no changes\n")
+    assert (work / "wiki" / "m.md").read_bytes() == PAGE_SYNCED.encode()
+    assert json.loads((work / "r.json").read_text())["changes"] == [GATES_FINDING]  # report-only, every run
+
+
+def test_kep_filter(work, capsys):
+    assert main([*SYNC, "--kep", "KEP-5710,624", "--publish", "files"]) == 0
+    assert (work / "wiki" / "m.md").read_bytes() == PAGE.encode()
+
+
+def _error(capsys) -> str:
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.splitlines()
+    return line
+
+
+def test_bad_config_key_exits_2_naming_file_and_key(work, capsys):
+    (work / "c.yaml").write_text("feature_gate: owned\n")
+    assert main([*SYNC, "--config", "c.yaml"]) == 2
+    assert _error(capsys) == "kep-sync: c.yaml: feature_gate: unknown key"
+
+
+def test_bad_config_value_exits_2(work, capsys):
+    (work / "c.yaml").write_text("feature_gates: sometimes\n")
+    assert main([*SYNC, "--config", "c.yaml"]) == 2
+    assert _error(capsys) == "kep-sync: c.yaml: feature_gates: Input should be 'report' or 'owned'"
+
+
+def test_missing_config_file_exits_2(work, capsys):
+    assert main([*SYNC, "--config", "nope.yaml"]) == 2
+    assert _error(capsys) == "kep-sync: nope.yaml: no such config file"
+
+
+def test_missing_page_exits_1_naming_it(work, capsys):
+    before = tree(work)
+    assert main([*SYNC[:-1], "gone.md", "--publish", "files"]) == 1
+    assert _error(capsys) == "kep-sync: error: wiki/gone.md: cannot read wiki page: No such file or directory"
+    assert tree(work) == before
+
+
+def test_bad_enhancements_exits_2(work, capsys):
+    assert main(["sync", "--enhancements", "no/such/dir", "--wiki", "wiki", "--page", "m.md"]) == 2
+    assert _error(capsys) == ("kep-sync: --enhancements 'no/such/dir': not a directory with keps/, a git repository, "
+                              "a bundle, a URL or github:OWNER/REPO@REF")
+    assert main(["sync", "--enhancements", "github:nope", "--wiki", "wiki", "--page", "m.md"]) == 2
+    assert _error(capsys) == "kep-sync: --enhancements 'github:nope': expected github:OWNER/REPO@REF"
+
+
+def test_page_not_utf8_exits_1_and_is_not_touched(work, capsys):
+    (work / "wiki" / "m.md").write_bytes(b"\xff\xfe")
+    assert main([*SYNC, "--publish", "files"]) == 1
+    assert _error(capsys) == "kep-sync: error: m.md: not UTF-8 (invalid start byte at byte 0); page not touched"
+    assert (work / "wiki" / "m.md").read_bytes() == b"\xff\xfe"
+
+
+def test_argparse_errors_exit_2(work, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["sync", "--publish", "somewhere"])
+    assert exc.value.code == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["sync", "--kep", "abc"])
+    assert exc.value.code == 2
+    assert "expected KEP numbers like 4671 or 4671,5710" in capsys.readouterr().err
+
+
+def test_module_entry_point_exit_codes(work):
+    ok = subprocess.run([sys.executable, "-m", "bot.cli", *SYNC], capture_output=True, text=True, cwd=work,
+                        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(work)})
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.startswith("# Update KEP matrix: 2 changes")
+    bad = subprocess.run([sys.executable, "-m", "bot.cli", *SYNC, "--config", "nope.yaml"], capture_output=True,
+                         text=True, cwd=work, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(work)})
+    assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", "kep-sync: nope.yaml: no such config file\n")

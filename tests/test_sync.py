@@ -1,0 +1,140 @@
+"""One run wired end to end on a directory source and a tmp wiki (bot/sync.py, bot/publish/files.py)."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from bot.config import Config
+from bot.errors import PublishError, WikiError
+from bot.publish.files import publish_files, write_atomic
+from bot.sync import plan_sync, read_wiki_pages, run_sync, set_front_matter_date
+
+try:
+    from tests.syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, snapshot, tree, write_keps
+except ImportError:  # pragma: no cover
+    from syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, snapshot, tree, write_keps
+
+VARIANTS = {
+    "lf": lambda t: t,
+    "crlf": lambda t: t.replace("\n", "\r\n"),
+    "no-final-newline": lambda t: t.rstrip("\n"),
+    "crlf-no-final-newline": lambda t: t.rstrip("\n").replace("\n", "\r\n"),
+    "bom": lambda t: "\ufeff" + t,
+}
+
+
+def plan(page: bytes, **config):
+    return plan_sync(Config.model_validate(config), snapshot(*PAGE_KEPS), {"m.md": page}, today="2026-07-07")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_only_stale_rows_change_byte_for_byte(variant):
+    form = VARIANTS[variant]
+    result = plan(form(PAGE).encode()).pages[0]
+    assert result.new == form(PAGE_SYNCED).encode()
+    assert PAGE_SYNCED != PAGE
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_second_run_changes_nothing(variant):
+    page = VARIANTS[variant](PAGE_SYNCED).encode()
+    second = plan(page)
+    assert second.pages[0].new == page and not second.pages[0].changed
+    assert [c for c in second.changes if c.applied] == []
+    assert second.changelog.title == "KEP matrix: no changes"
+    assert second.changed_pages() == {}
+
+
+def test_plan_lists_changes_findings_and_report():
+    p = plan(PAGE.encode())
+    assert [(c.kep, c.field, c.kind, c.applied) for c in p.changes] == [
+        ("4671", "stage", "promoted", True), ("4671", "beta", "retargeted", True),
+        ("5710", "feature_gates", "gates", False)]
+    assert p.changed_pages() == {"m.md": PAGE_SYNCED.encode()}
+    assert p.report["revision"] == snapshot().revision
+    assert [c["kind"] for c in p.report["changes"]] == ["promoted", "retargeted", "gates"]
+
+
+def test_feature_gates_owned_rewrites_the_gate_cell():
+    p = plan(PAGE.encode(), feature_gates="owned")
+    assert "| `GenericWorkload`, `WorkloadPreemption` | 抢占 |" in p.pages[0].new.decode()
+    assert all(c.applied for c in p.changes)
+
+
+def test_front_matter_is_untouched_by_default_and_the_date_is_opt_in():
+    assert b"date: 2026-03-01" in plan(PAGE.encode()).pages[0].new
+    dated = plan(PAGE.replace("\n", "\r\n").encode(), front_matter={"date_key": "date"}).pages[0].new
+    assert dated == PAGE_SYNCED.replace("date: 2026-03-01", "date: 2026-07-07").replace("\n", "\r\n").encode()
+    # No applied change, no new date.
+    assert plan(PAGE_SYNCED.encode(), front_matter={"date_key": "date"}).pages[0].new == PAGE_SYNCED.encode()
+
+
+def test_set_front_matter_date_only_inside_the_block():
+    assert set_front_matter_date(["---", "date: x\r", "---", "date: y"], "date", "D") == \
+        ["---", "date: D\r", "---", "date: y"]
+    assert set_front_matter_date(["# t", "date: x"], "date", "D") == ["# t", "date: x"]
+    assert set_front_matter_date(["---", "title: t", "---"], "date", "D") == ["---", "title: t", "---"]
+
+
+def test_page_that_is_not_utf8_is_an_error_naming_it():
+    with pytest.raises(WikiError, match=r"^m\.md: not UTF-8 \(invalid start byte at byte 3\); page not touched$"):
+        plan(b"abc\xff")
+
+
+def test_read_wiki_pages_names_the_missing_page(tmp_path):
+    with pytest.raises(WikiError, match=r"gone\.md: cannot read wiki page: No such file or directory$"):
+        read_wiki_pages(tmp_path, ["gone.md"])
+
+
+def _config(tmp_path, publish: str, **extra) -> Config:
+    write_keps(tmp_path / "enh", *PAGE_KEPS)
+    (tmp_path / "wiki" / "sub").mkdir(parents=True)
+    (tmp_path / "wiki" / "sub" / "m.md").write_bytes(PAGE.encode())
+    return Config.model_validate({"enhancements": str(tmp_path / "enh"), "cache_dir": str(tmp_path / "cache"),
+                                  "wiki": {"dir": str(tmp_path / "wiki"), "pages": ["sub/m.md"]},
+                                  "publish": publish, **extra})
+
+
+def test_run_sync_files_rewrites_the_page_atomically(tmp_path):
+    config = _config(tmp_path, "files")
+    page = tmp_path / "wiki" / "sub" / "m.md"
+    page.chmod(0o640)
+    outcome = run_sync(config, report_path=tmp_path / "r.json")
+    assert outcome.written == ["sub/m.md"]
+    assert tree(tmp_path / "wiki") == {"sub/m.md": PAGE_SYNCED.encode()}  # no temp files left behind
+    assert stat.S_IMODE(page.stat().st_mode) == 0o640
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert set(data) == {"revision", "changes", "problems"}
+    assert data["revision"] == ""  # a plain directory has no commit
+    assert [(c["kep"], c["field"]) for c in data["changes"]] == [("4671", "stage"), ("4671", "beta"),
+                                                                 ("5710", "feature_gates")]
+    again = run_sync(config)
+    assert again.written == [] and tree(tmp_path / "wiki") == {"sub/m.md": PAGE_SYNCED.encode()}
+
+
+def test_run_sync_none_writes_nothing(tmp_path):
+    config = _config(tmp_path, "none")
+    before = tree(tmp_path)
+    outcome = run_sync(config)
+    assert outcome.written == []
+    assert outcome.plan.changed_pages() == {"sub/m.md": PAGE_SYNCED.encode()}
+    assert tree(tmp_path) == before
+
+
+def test_write_atomic_failure_leaves_the_target_and_no_temp(tmp_path):
+    target = tmp_path / "m.md"
+    target.mkdir()  # os.replace(file, directory) fails after the temp file was written
+    (target / "keep").write_bytes(b"old")
+    with pytest.raises(PublishError, match=r"m\.md: cannot write: Is a directory$"):
+        write_atomic(target, b"new")
+    assert tree(tmp_path) == {"m.md/keep": b"old"}
+
+
+def test_publish_files_writes_in_path_order(tmp_path):
+    for name in ("b.md", "a.md"):
+        (tmp_path / name).write_bytes(b"x")
+    assert publish_files(tmp_path, {"b.md": b"B", "a.md": b"A"}) == ["a.md", "b.md"]
+    assert tree(tmp_path) == {"a.md": b"A", "b.md": b"B"}
