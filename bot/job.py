@@ -2,7 +2,7 @@
 
 The poll asks each source for its current revision with one conditional
 request (:func:`bot.sources.enhancements.current_revision`, and the release
-notes hook :func:`release_notes_etags`). When the enhancements revision, the
+notes, :func:`release_notes_etags`). When the enhancements revision, the
 release notes ETags and the settings all equal those of the last successful
 full run (kept in the state directory, :mod:`bot.state`), the run is skipped:
 no wiki and no GitHub calls. Every run logs JSON lines bound to a ``run_id``
@@ -26,6 +26,7 @@ from bot.config import Config
 from bot.http import RequestCounter, make_client, redact
 from bot.log import get_logger
 from bot.sources.enhancements import current_revision
+from bot.sources.release_notes import current_etags
 from bot.state import RunRecord, State, load_state, save_state
 
 
@@ -40,22 +41,15 @@ def config_fingerprint(config: Config) -> str:
 
 
 def release_notes_etags(config: Config, client: httpx.Client, known: dict[str, str]) -> dict[str, str] | None:
-    """Hook: the current ``{url: ETag}`` of the configured release notes, or ``None`` when unknown.
+    """The current ``{url: ETag}`` of the configured release notes (:func:`bot.sources.release_notes.current_etags`).
 
-    ``{}`` when release notes are off (``release_notes.source: ""``). Otherwise asks
-    ``bot.sources.release_notes.current_etags(source, client, known)`` (one conditional
-    request per file, ``known`` being the ETags stored after the last full run), if that
-    module provides it; ``None`` (always a full run) until it does.
+    ``{}`` when release notes are off (``release_notes.source: ""``); ``None``
+    when unknown (the run is then a full one). ``known``: the ETags stored after
+    the last full run.
     """
-    source = getattr(getattr(config, "release_notes", None), "source", "")
-    if not source:
+    if not config.release_notes.source:
         return {}
-    try:
-        from bot.sources import release_notes
-    except ImportError:
-        return None
-    probe = getattr(release_notes, "current_etags", None)
-    return probe(source, client, known) if probe else None
+    return current_etags(config.release_notes.source, client, known, api_url=config.github.api_url)
 
 
 def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,

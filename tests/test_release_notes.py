@@ -19,6 +19,7 @@ from bot.http import make_client
 from bot.kep import Problem
 from bot.sources.release_notes import (
     NotesSource,
+    current_etags,
     load_release_notes,
     parse_notes,
     parse_notes_source,
@@ -194,6 +195,42 @@ def test_github_failures_without_cache_are_source_errors(tmp_path):
         r["36"].mock(return_value=httpx.Response(403))
         with pytest.raises(SourceError, match=r"release-1\.36/release-notes/release-notes-draft\.json: HTTP 403"):
             _load(tmp_path, ())
+
+
+COMMITS = f"{API}/repos/kubernetes/sig-release/commits?path=releases&sha=master&per_page=1"
+
+
+def test_current_etags_of_a_directory_makes_no_request_and_sees_a_changed_file(tmp_path):
+    d = notes_dir(tmp_path)
+    with respx.mock() as router, make_client() as client:
+        first = current_etags(str(d), client, {})
+        assert len(router.calls) == 0
+    assert sorted(first) == [str(d / f"release-notes-1.{m}.json") for m in (34, 35, 36, 37)]
+    target = d / "release-notes-1.37.json"
+    assert first[str(target)] == f"{target.stat().st_size}-{target.stat().st_mtime_ns}"
+    target.write_bytes(body({"1": entry(1, "Changed text.")}))
+    with make_client() as client:
+        assert current_etags(str(d), client, first)[str(target)] != first[str(target)]
+
+
+def test_current_etags_of_github_is_one_conditional_request(tmp_path):
+    with respx.mock() as router, make_client() as client:
+        route = router.get(COMMITS)
+        route.mock(return_value=httpx.Response(200, json=[{"sha": "a" * 40}], headers={"ETag": '"C1"'}))
+        first = current_etags(SRC, client, {}, api_url=API)
+        assert first == {COMMITS: '"C1"'}
+        assert "if-none-match" not in route.calls.last.request.headers
+
+        route.mock(return_value=httpx.Response(304))
+        assert current_etags(SRC, client, first, api_url=API) == first
+        assert route.calls.last.request.headers["if-none-match"] == '"C1"'
+        assert route.call_count == 2
+
+        route.mock(return_value=httpx.Response(200, json=[{"sha": "b" * 40}]))  # no ETag: unknown
+        assert current_etags(SRC, client, first, api_url=API) is None
+        route.mock(return_value=httpx.Response(500))
+        with pytest.raises(SourceError, match=r"commits\?path=releases.*: HTTP 500"):
+            current_etags(SRC, client, first, api_url=API)
 
 
 def test_cli_flag_overrides_config(tmp_path):

@@ -188,6 +188,20 @@ def test_release_notes_without_a_probe_force_a_full_run(tmp_path, github, monkey
     assert run_job(config, tmp_path / "st").result == "skipped"
 
 
+def test_release_notes_directory_unchanged_is_skipped_and_a_changed_file_forces_a_run(tmp_path, github):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "release-notes-1.37.json").write_text("{}", encoding="utf-8")
+    base = load_config(write_setup(tmp_path, API))
+    config = base.model_copy(update={"release_notes": base.release_notes.model_copy(update={"source": str(notes)})})
+    assert run_job(config, tmp_path / "st").result == "ok"
+    skipped = run_job(config, tmp_path / "st")
+    assert (skipped.result, skipped.http_requests) == ("skipped", 1)
+    (notes / "release-notes-1.37.json").write_text('{"1": {"text": "Added `X`."}}', encoding="utf-8")
+    assert run_job(config, tmp_path / "st").result == "ok"
+    assert run_job(config, tmp_path / "st").result == "skipped"
+
+
 def test_lost_state_costs_one_full_run(tmp_path, github):
     config = load_config(write_setup(tmp_path, API))
     assert run_job(config, tmp_path / "st").result == "ok"

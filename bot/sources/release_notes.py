@@ -236,3 +236,36 @@ def _load_github(client: httpx.Client, cache: _Cache, source: NotesSource, wante
         notes[release], found = parse_notes(f"{source.location}@{source.ref}:{path}", data)
         problems += found
     return ReleaseNotes(f"github:{source.location}@{source.ref}", available, notes, tuple(problems))
+
+
+def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
+                  api_url: str = DEFAULT_API_URL) -> dict[str, str] | None:
+    """The current version tags of a release-notes source, for the cheap no-change poll.
+
+    Directory: ``{file: "SIZE-MTIME_NS"}`` of its ``release-notes-1.NN.json``
+    files, no request. ``github:``: ONE conditional request,
+    ``GET /repos/{owner}/{repo}/commits?path=releases&sha={ref}&per_page=1``
+    with ``If-None-Match`` from ``known``; its ETag changes only when a commit
+    touches ``releases/`` (GitHub REST "List commits"; a 304 costs no rate
+    limit). Returns ``{url: ETag}``, or ``None`` when the server gave no ETag
+    (unknown: the caller runs in full). Raises :class:`SourceError` on failure.
+    """
+    source = parse_notes_source(value)
+    if source.kind == "dir":
+        return {str(p): f"{p.stat().st_size}-{p.stat().st_mtime_ns}"
+                for p in sorted(Path(source.location).iterdir()) if _FILE_RE.match(p.name)}
+    url = f"{api_url.rstrip('/')}/repos/{source.location}/commits?path=releases&sha={source.ref}&per_page=1"
+    headers = {"Accept": "application/vnd.github+json"}
+    if known.get(url):
+        headers["If-None-Match"] = known[url]
+    try:
+        response = send(client, "GET", url, headers=headers)
+    except httpx.HTTPError as exc:
+        raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
+    if response.status_code == 304 and known.get(url):
+        return {url: known[url]}
+    if response.status_code != 200:
+        raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}")
+    etag = response.headers.get("etag", "")
+    return {url: etag} if etag else None
+
