@@ -1,9 +1,8 @@
 """The changelog: pull request title, markdown body, commit message and the JSON report.
 
 Pure and deterministic: the same changes and problems give the same bytes.
-Nothing from upstream is emitted raw: every ``@handle`` gets a zero-width
-space after the ``@`` (no one is pinged, in code spans or out) and ``|`` is
-escaped inside table cells. KEPs link to ``https://kep.k8s.io/N`` and each
+Nothing from upstream is emitted raw: ``@handles`` are wrapped in code
+spans (no one is pinged) and ``|`` is escaped inside table cells. KEPs link to ``https://kep.k8s.io/N`` and each
 kep.yaml to its blob at the exact revision.
 """
 
@@ -22,8 +21,9 @@ from bot.snapshot import Snapshot
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
 DEFAULT_MAX_BODY_CHARS = 60_000
 DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
-_HANDLE_RE = re.compile(r"(?<![\w/])@(?=[A-Za-z0-9])")
-#: Zero-width space: ``@\u200bname`` renders like ``@name`` but is not a mention (Renovate does the same).
+_HANDLE_RE = re.compile(r"(?<![\w/`])@([A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?)")
+_TICKS_RE = re.compile(r"`+")
+#: Zero-width space, the fallback where a code span cannot be opened safely (Renovate does the same).
 _ZWSP = "\u200b"
 _NOUNS = {"promoted": "promoted", "demoted": "demoted", "stage": "stage changes", "status": "status changes",
           "retargeted": "retargeted", "gates": "feature gate drifts", "missing-upstream": "missing upstream"}
@@ -38,12 +38,43 @@ class Changelog(NamedTuple):
 
 
 def safe(text: str) -> str:
-    """Upstream text made safe for markdown: ``@handle`` -> ``@\\u200bhandle`` so nobody is pinged.
+    """Upstream text made safe for markdown: ``@handle`` -> ```@handle``` (a code span) so nobody is pinged.
 
-    Context-free on purpose: wrapping in a code span would break out of a
-    code span the text already opened (```x @org``` -> ``@org`` raw).
+    Handles already inside a code span are left alone (GitHub does not link
+    mentions in code). Where the text has a stray backtick that a new code
+    span could pair with, the handle gets a zero-width space after ``@``
+    instead. CommonMark code spans: https://spec.commonmark.org/0.31.2/#code-spans
     """
-    return _HANDLE_RE.sub("@" + _ZWSP, text)
+    if "@" not in text:
+        return text
+    out, pos = [], 0
+    for start, end in _code_spans(text):
+        out.append(_wrap_handles(text[pos:start]))
+        out.append(text[start:end])
+        pos = end
+    out.append(_wrap_handles(text[pos:]))
+    return "".join(out)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each code span: a backtick run closed by the next run of the same length."""
+    spans, runs = [], list(_TICKS_RE.finditer(text))
+    i = 0
+    while i < len(runs):
+        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(runs[i].group())), None)
+        if close is None:
+            i += 1
+            continue
+        spans.append((runs[i].start(), runs[close].end()))
+        i = close + 1
+    return spans
+
+
+def _wrap_handles(segment: str) -> str:
+    """Wrap handles outside code spans; a segment with a stray backtick gets the zero-width space instead."""
+    if "`" in segment:
+        return _HANDLE_RE.sub(lambda m: "@" + _ZWSP + m.group(1), segment)
+    return _HANDLE_RE.sub(lambda m: f"`@{m.group(1)}`", segment)
 
 
 def _cell(text: str) -> str:
