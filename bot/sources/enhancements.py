@@ -28,12 +28,12 @@ import httpx
 from bot.errors import SourceError, UsageError
 from bot.http import make_client, redact, send
 from bot.kep import Problem
+from bot.sources import parse_github_spec
 from bot.snapshot import Snapshot, build_snapshot, is_kep_file, is_prr_file
 
 #: Largest tarball accepted, bytes (the full enhancements tarball is ~40 MB).
 MAX_TARBALL_BYTES = 256 * 1024 * 1024
 DEFAULT_API_URL = "https://api.github.com"
-_GITHUB_RE = re.compile(r"^github:([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)(?:@(.+))?$")
 
 
 class Source(NamedTuple):
@@ -49,11 +49,9 @@ class Source(NamedTuple):
 
 def parse_source(value: str) -> Source:
     """Classify an ``--enhancements`` value. Raises :class:`UsageError` for anything else."""
-    m = _GITHUB_RE.match(value)
-    if m:
-        return Source("github", f"{m.group(1)}/{m.group(2)}", m.group(3) or "HEAD")
-    if value.startswith("github:"):
-        raise UsageError(f"--enhancements {value!r}: expected github:OWNER/REPO@REF")
+    spec = parse_github_spec(value, "--enhancements", "HEAD")
+    if spec:
+        return Source("github", *spec)
     if re.match(r"^(https?|file|ssh|git)://", value):
         return Source("git", value)
     path = Path(value).expanduser()
@@ -195,20 +193,32 @@ def read_git_tree(repo: Path, revision: str) -> list[tuple[str, bytes]]:
 # -- GitHub tarball --------------------------------------------------------------------------
 
 def resolve_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str) -> str:
-    """Resolve ``ref`` of ``OWNER/REPO`` to a commit SHA with one API call.
+    """Resolve ``ref`` of ``OWNER/REPO`` to a commit SHA with one API call (see :func:`probe_github_ref`)."""
+    return probe_github_ref(client, api_url, repo, ref).revision
 
-    GitHub REST: ``GET /repos/{owner}/{repo}/commits/{ref}`` with
-    ``Accept: application/vnd.github.sha`` returns the SHA as text.
+
+def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, etag: str = "") -> Revision:
+    """One ``GET /repos/{owner}/{repo}/commits/{ref}`` with ``Accept: application/vnd.github.sha``.
+
+    GitHub REST returns the SHA as text; with ``etag`` the request is
+    conditional (``If-None-Match``) and a ``304`` (which costs no rate limit)
+    gives ``Revision("", etag, not_modified=True)``. Raises :class:`SourceError`
+    (URL redacted) on a transport failure or an answer that is not a SHA.
     """
     url = f"{api_url.rstrip('/')}/repos/{repo}/commits/{ref}"
+    headers = {"Accept": "application/vnd.github.sha"}
+    if etag:
+        headers["If-None-Match"] = etag
     try:
-        response = send(client, "GET", url, headers={"Accept": "application/vnd.github.sha"})
+        response = send(client, "GET", url, headers=headers)
     except httpx.HTTPError as exc:
         raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
+    if response.status_code == 304 and etag:
+        return Revision("", etag, not_modified=True)
     sha = response.text.strip()
     if response.status_code != 200 or not re.fullmatch(r"[0-9a-f]{40}", sha):
         raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}, could not resolve {ref!r} to a commit")
-    return sha
+    return Revision(sha, response.headers.get("etag", ""))
 
 
 class _CappedStream(io.RawIOBase):
@@ -333,20 +343,7 @@ def current_revision(value: str, client: httpx.Client, *, api_url: str = DEFAULT
         return Revision(_git_head(Path(source.location)))
     if source.kind == "git":
         return Revision(_ls_remote_head(source.location))
-    url = f"{api_url.rstrip('/')}/repos/{source.location}/commits/{source.ref}"
-    headers = {"Accept": "application/vnd.github.sha"}
-    if etag:
-        headers["If-None-Match"] = etag
-    try:
-        response = send(client, "GET", url, headers=headers)
-    except httpx.HTTPError as exc:
-        raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
-    if response.status_code == 304:
-        return Revision("", etag, not_modified=True)
-    sha = response.text.strip()
-    if response.status_code != 200 or not re.fullmatch(r"[0-9a-f]{40}", sha):
-        raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}, could not resolve {source.ref!r} to a commit")
-    return Revision(sha, response.headers.get("etag", ""))
+    return probe_github_ref(client, api_url, source.location, source.ref, etag)
 
 
 def _ls_remote_head(location: str) -> str:

@@ -32,6 +32,7 @@ from bot.errors import SourceError, UsageError
 from bot.evidence import release_name, release_order
 from bot.http import make_client, redact, send
 from bot.kep import Problem
+from bot.sources import parse_github_spec
 
 DEFAULT_SOURCE = "github:kubernetes/sig-release@master"
 DEFAULT_API_URL = "https://api.github.com"
@@ -40,7 +41,6 @@ DEFAULT_RAW_URL = "https://raw.githubusercontent.com"
 NEWEST = 2
 #: Largest release-notes file accepted, bytes (the biggest upstream one is ~0.4 MB).
 MAX_NOTES_BYTES = 32 * 1024 * 1024
-_GITHUB_RE = re.compile(r"^github:([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)(?:@(.+))?$")
 _FILE_RE = re.compile(r"^release-notes-(\d+)\.(\d+)\.json$")
 _DIR_RE = re.compile(r"^release-(\d+)\.(\d+)$")
 
@@ -71,11 +71,9 @@ class ReleaseNotes(NamedTuple):
 
 def parse_notes_source(value: str) -> NotesSource:
     """Classify a ``--release-notes`` value; raises :class:`UsageError` for anything else."""
-    m = _GITHUB_RE.match(value)
-    if m:
-        return NotesSource("github", f"{m.group(1)}/{m.group(2)}", m.group(3) or "master")
-    if value.startswith("github:"):
-        raise UsageError(f"--release-notes {value!r}: expected github:OWNER/REPO@REF")
+    spec = parse_github_spec(value, "--release-notes", "master")
+    if spec:
+        return NotesSource("github", *spec)
     path = Path(value).expanduser()
     if path.is_dir():
         return NotesSource("dir", str(path))
