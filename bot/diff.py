@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from bot.kep import DEPRECATION_STAGES, STAGES, STATUSES, Kep, Problem, normalize_milestone
 from bot.snapshot import Snapshot, resolve
-from bot.wiki.matrix import FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, locate, render_gates, render_row
+from bot.wiki.matrix import FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row
 
 #: Change kinds, in changelog order.
 KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "gates", "missing-upstream")

@@ -1,0 +1,150 @@
+"""Discrepancies between kep.yaml and the release notes (the "Needs review" list); never applied.
+
+Pure. See :func:`find_discrepancies` for the four kinds (issue 5 (a)-(d)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from bot.diff import Change
+from bot.evidence.index import Mention, NotesIndex, attach_evidence, build_index
+from bot.evidence.sentences import release_order
+from bot.kep import STAGES, Kep, milestone_key, normalize_milestone
+
+#: Discrepancy kinds (issue 5 (a)-(d)), in report order.
+DISCREPANCY_KINDS = ("not-in-notes", "stage-mismatch", "ready-to-implement", "undeclared-gate")
+
+
+class Discrepancy(NamedTuple):
+    """Something kep.yaml and the release notes disagree on; listed under "Needs review", never applied.
+
+    ``kind``: one of :data:`DISCREPANCY_KINDS`; ``kep``: KEP id (``""`` for an
+    undeclared gate); ``kep_path``; ``release``: ``vMAJOR.MINOR`` concerned;
+    ``message``: one line; ``pr``/``url``/``excerpt``: the note behind it (``0``/``""``
+    when the finding is an absence). Ambiguous links raise no finding.
+    """
+
+    kind: str
+    kep: str
+    kep_path: str
+    release: str
+    message: str
+    pr: int = 0
+    url: str = ""
+    excerpt: str = ""
+
+
+def released(available: Sequence[str]) -> frozenset[str]:
+    """Releases that are out: every release with notes except the newest, whose notes are a draft in progress.
+
+    (sig-release opens ``releases/release-1.NN`` when that cycle starts, so the
+    newest directory is the release being made.)
+    """
+    ordered = sorted(available, key=release_order)
+    return frozenset(ordered[:-1])
+
+
+def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Collection[str],
+                       ids: Mapping[str, str] | None = None,
+                       undeclared_in: Collection[str] | None = None) -> list[Discrepancy]:
+    """Discrepancies (a)-(d) between ``keps`` and the indexed release notes, in a stable order.
+
+    (a) ``not-in-notes``: a kep.yaml milestone (alpha/beta/stable) names a
+    released, indexed release whose notes never mention the KEP or its gates;
+    (b) ``stage-mismatch``: a sentence announces the KEP reaching a stage in
+    release N (transition) or being at it (state) while kep.yaml's milestone for
+    that stage is another release (transition) or later / absent (state);
+    (c) ``ready-to-implement``: status ``implementable`` with a released stable
+    milestone; (d) ``undeclared-gate``: a stage sentence names a feature gate no
+    kep.yaml declares. ``released``: releases that are out (see :func:`released`);
+    ``ids``: kep.yaml path -> KEP id for display (default: the number);
+    ``undeclared_in``: releases whose undeclared gates are reported (default: all indexed).
+    """
+    ids = ids or {}
+    out: list[Discrepancy] = []
+    indexed = set(index.releases)
+    newest_out = max((release_order(r) for r in released), default=(0, 0))
+    for kep in keps:
+        ident = ids.get(kep.path, str(kep.number))
+        mentions = index.for_kep(kep.path)
+        seen = {m.release for m in mentions}
+        for stage in STAGES:
+            rel = normalize_milestone(kep.milestone(stage))
+            if rel and rel in indexed and rel in released and rel not in seen:
+                what = f"gates {', '.join(kep.gates())}" if kep.gates() else "no feature gate declared"
+                out.append(Discrepancy("not-in-notes", ident, kep.path, rel,
+                                       f"kep.yaml says {stage} in {rel}, but the {rel} release notes never mention "
+                                       f"KEP-{kep.number} or its gates ({what})"))
+        out += _stage_mismatches(kep, ident, mentions)
+        stable = milestone_key(kep.milestone("stable"))
+        if kep.status == "implementable" and stable and stable <= newest_out:
+            rel = normalize_milestone(kep.milestone("stable")) or ""
+            out.append(Discrepancy("ready-to-implement", ident, kep.path, rel,
+                                   f"status implementable, but the stable milestone {rel} is released: "
+                                   "ready to mark implemented?"))
+    seen_gates: set[tuple[str, str]] = set()
+    for m in index.mentions:
+        for gate in m.undeclared:
+            if m.stage in STAGES and (m.release, gate) not in seen_gates and (
+                    undeclared_in is None or m.release in undeclared_in):
+                seen_gates.add((m.release, gate))
+                out.append(Discrepancy("undeclared-gate", "", "", m.release,
+                                       f"feature gate {gate} is announced ({m.stage}) but no kep.yaml declares it",
+                                       m.pr, m.url, m.excerpt))
+    order = {k: i for i, k in enumerate(DISCREPANCY_KINDS)}
+    out.sort(key=lambda d: (order[d.kind], d.kep_path, release_order(d.release), d.pr, d.message))
+    return out
+
+
+def _about_gate(m: Mention, kep: Kep) -> bool:
+    """The sentence names one of the KEP's gates, or a gate nobody declares in an entry that names the KEP."""
+    return bool(set(m.gates) & set(kep.gates())) or bool(m.undeclared and kep.number in m.refs)
+
+
+def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Discrepancy]:
+    out: dict[tuple[str, str], Discrepancy] = {}
+    for m in mentions:
+        if m.stage not in STAGES or kep.path not in m.links or not _about_gate(m, kep):
+            continue  # an ambiguous link is evidence, never grounds for a finding; so is a metric or a command
+        declared = kep.milestone(m.stage)
+        have = milestone_key(declared)
+        when = release_order(m.when)
+        if m.exact:
+            ok, says = have == when, "reached in"
+        else:
+            reached = [milestone_key(kep.milestone(s)) for s in STAGES[STAGES.index(m.stage):]]
+            ok, says = any(r is not None and r <= when for r in reached), "reached by"
+        if ok:
+            continue
+        message = (f"{m.release} notes say {m.stage} {says} {m.when}; kep.yaml milestone.{m.stage} is "
+                   f"{declared or 'not set'}")
+        out.setdefault((m.release, message), Discrepancy("stage-mismatch", ident, kep.path, m.release, message,
+                                                         m.pr, m.url, m.excerpt))
+    return list(out.values())
+
+
+class NotesReview(NamedTuple):
+    """What release notes add to one run: ``changes`` with evidence, the ``discrepancies``,
+    and the ``releases`` whose notes were indexed."""
+
+    changes: list[Change]
+    discrepancies: list[Discrepancy]
+    releases: tuple[str, ...]
+
+
+def review(changes: Sequence[Change], involved: Sequence[Kep], all_keps: Sequence[Kep],
+           notes: Mapping[str, Mapping[str, Mapping]], available: Sequence[str],
+           ids: Mapping[str, str] | None = None) -> NotesReview:
+    """Attach evidence to ``changes`` and find the discrepancies of the ``involved`` KEPs (the pages' rows).
+
+    ``all_keps``: every KEP of the snapshot (for the gate and number index);
+    ``notes``: ``{release: {pr: entry}}`` as read; ``available``: every release
+    the source has (the newest is taken as not yet out, see :func:`released`).
+    Undeclared gates are reported for the newest two releases only: older ones are history.
+    """
+    index = build_index(notes, all_keps)
+    newest = sorted(available, key=release_order)[-2:]
+    found = find_discrepancies(index, involved, released=released(available), ids=ids, undeclared_in=newest)
+    return NotesReview(attach_evidence(changes, index, all_keps), found, index.releases)

@@ -1,0 +1,154 @@
+"""Reading release-note text: sentences, the stage a sentence announces, gate names, KEP references.
+
+Pure string functions over entries of ``release-notes-draft.json`` (upstream
+kubernetes/sig-release). Gates are feature gate names in backticks; KEP
+references are ``KEP-1234``, ``kep.k8s.io/1234``, enhancements issue and
+``keps/sig-x/1234-slug`` URLs (``enhancements/pull/N`` is a pull request, not a KEP).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+
+from bot.kep import milestone_key, normalize_milestone
+
+#: Longest excerpt, characters (one line).
+MAX_EXCERPT = 240
+_BACKTICK_RE = re.compile(r"`([^`\n]+)`")
+_GATE_TOKEN_RE = re.compile(r"^(?:--feature-gates=)?([A-Z][A-Za-z0-9]+)(?:=(?:true|false))?$")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[])|\n+")
+_KEP_TEXT_RES = (
+    re.compile(r"\bKEP[- ]?#?(\d{1,5})\b", re.I),
+    re.compile(r"kep\.k8s\.io/(\d{1,5})\b", re.I),
+    re.compile(r"github\.com/kubernetes/enhancements/issues/(\d{1,5})\b", re.I),
+    re.compile(r"github\.com/kubernetes/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/)+?(\d{1,5})-([\w.-]+)", re.I),
+)
+_SPAN = r"\x00\d+\x00"
+_RUN = rf"{_SPAN}(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*,\s*and\s+){_SPAN})*"
+_GATE_PHRASE_RES = (re.compile(rf"({_RUN})\s+(?:feature[- ])?gates?\b", re.I),
+                    re.compile(rf"\bfeature[- ]gates?\s+(?:named\s+|called\s+)?({_RUN})", re.I))
+_STAGE_WORDS = (
+    ("stable", re.compile(r"\bGA\b|(?i:\b(?:stable|generally available|general availability)\b)")),
+    ("beta", re.compile(r"\bbeta\b", re.I)),
+    ("alpha", re.compile(r"\balpha\b", re.I)),
+)
+_REMOVED_RE = re.compile(r"\b(removed|removes|remove|removal of|dropped)\b", re.I)
+_DEPRECATED_RE = re.compile(r"\bdeprecat(ed|es|e|ion)\b", re.I)
+_LOCKED_RE = re.compile(r"\blocked\b|\blocks? (?:it |them )?to\b", re.I)
+_DEFAULT_ON_RE = re.compile(r"\b(enabled|on) by default\b|\bdefault(?:s|ed)? (?:to )?(?:true|enabled|on)\b"
+                            r"|\benabled?\b[^.;]*\bby default\b", re.I)
+_FUTURE_RE = re.compile(r"\bwill be\b|\bin a future release\b|\bplanned\b", re.I)
+_ADDED_GATE_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:(?:alpha|beta)\s+)?"
+                            r"`[^`]+`\s+feature[- ]gate", re.I)
+_TRANSITION_RE = re.compile(r"\b(promot\w*|graduat\w*|moved? to|move[sd]? to|is now (?:GA|beta|stable))\b"
+                            r"|\bto (GA|beta|stable|general availability)\b", re.I)
+_ALPHA_INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:an?\s+|the\s+)?(?:new\s+)?alpha\b", re.I)
+_TARGET_RE = re.compile(r"\bto (?:the )?(GA|alpha|beta|stable|general availability)\b(?! and\b)", re.I)
+_DEMOTED_RE = re.compile(r"\bdemot\w*|\brevert\w*|\bback to\b", re.I)
+_IN_RELEASE_RE = re.compile(r"\b(?:GA|alpha|beta|stable|default)\b[^.;`]{0,8}?\bin (?:Kubernetes )?`?v?(1\.\d{1,2})\b",
+                            re.I)
+_GATE_WORD_RE = re.compile(r"\bfeature[- ]gates?\b|\bgates?\b", re.I)
+
+
+def release_name(value: str) -> str | None:
+    """``vMAJOR.MINOR`` for ``1.36``, ``v1.36``, ``release-1.36`` or ``release-notes-1.36.json``; else ``None``."""
+    m = re.search(r"(\d+)\.(\d+)", value)
+    return normalize_milestone(f"{m.group(1)}.{m.group(2)}") if m else None
+
+
+def release_order(release: str) -> tuple[int, int]:
+    """Sort key of a ``vMAJOR.MINOR`` release (``(0, 0)`` when it is not one)."""
+    return milestone_key(release) or (0, 0)
+
+
+def kep_refs(entry: Mapping) -> tuple[tuple[int, str], ...]:
+    """``((number, slug), ...)`` the entry names in its text, markdown or ``documentation[].url``; slug may be ``""``."""
+    texts = [str(entry.get("text") or ""), str(entry.get("markdown") or "")]
+    for doc in entry.get("documentation") or ():
+        if isinstance(doc, Mapping):
+            texts.append(str(doc.get("url") or ""))
+    slugs: dict[int, set[str]] = {}
+    for text in texts:
+        for rx in _KEP_TEXT_RES:
+            for m in rx.finditer(text):
+                named = slugs.setdefault(int(m.group(1)), set())
+                if rx.groups > 1:
+                    named.add(m.group(2))
+    return tuple((n, next(iter(s)) if len(s) == 1 else "") for n, s in sorted(slugs.items()))
+
+
+def announced_stage(sentence: str) -> tuple[str, bool]:
+    """``(stage, exact)`` a sentence announces; ``("", False)`` when it announces none.
+
+    ``removed``/``deprecated`` need the word "feature gate" or "gate" in the
+    sentence; then "to <stage>" names the target ("from alpha to beta" is
+    beta), else the highest of GA/stable, beta, alpha named wins; "locked"
+    means stable and "enabled by default" beta, both as states. ``exact`` is
+    True for promoted, graduated, "to GA", "added the `X` feature gate (Beta)"
+    and "added alpha ..."; False for demoted. Future tense ("will be") announces nothing.
+    """
+    plain = _BACKTICK_RE.sub(" ", sentence)
+    if _FUTURE_RE.search(plain):
+        return "", False
+    gate_word = bool(_GATE_WORD_RE.search(plain))
+    if gate_word and _REMOVED_RE.search(plain):
+        return "removed", True
+    if gate_word and _DEPRECATED_RE.search(plain) and not _TRANSITION_RE.search(plain):
+        return "deprecated", True
+    target = _TARGET_RE.search(plain)
+    demoted = bool(_DEMOTED_RE.search(plain))
+    if target:
+        word = target.group(1).lower()
+        return ("stable" if word in ("ga", "stable", "general availability") else word), not demoted
+    for stage, rx in _STAGE_WORDS:
+        if rx.search(plain):
+            exact = not demoted and (bool(_TRANSITION_RE.search(plain)) or bool(_ADDED_GATE_RE.search(sentence))
+                                     or (stage == "alpha" and bool(_ALPHA_INTRO_RE.search(plain))))
+            return stage, exact
+    if _LOCKED_RE.search(plain) and gate_word:
+        return "stable", False
+    if _DEFAULT_ON_RE.search(plain):
+        return "beta", False
+    return "", False
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of an entry's ``text`` (split after ``.!?`` before a capital, and at line breaks)."""
+    protected = _BACKTICK_RE.sub(lambda m: m.group(0).replace(".", "\x01"), text)
+    parts = _SENTENCE_RE.split(protected)
+    return [p.replace("\x01", ".").strip().lstrip("-* ").strip() for p in parts if p and p.strip()]
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_EXCERPT else text[: MAX_EXCERPT - 1].rstrip() + "…"
+
+
+def gate_names(sentence: str, declared: Collection[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(declared gates, undeclared gates)`` named in backticks in ``sentence``.
+
+    A backticked name counts as declared when it is in ``declared``; it counts
+    as undeclared only when written as a feature gate (next to "feature gate(s)")
+    and absent from ``declared``.
+    """
+    spans = [m.group(1).strip() for m in _BACKTICK_RE.finditer(sentence)]
+    names = [(_GATE_TOKEN_RE.match(s) or None) for s in spans]
+    found = [m.group(1) for m in names if m and m.group(1) in declared]
+    undeclared: list[str] = []
+    if "gate" in sentence.lower():
+        counter = iter(range(len(spans)))
+        marked = _BACKTICK_RE.sub(lambda m: f"\x00{next(counter)}\x00", sentence)
+        for rx in _GATE_PHRASE_RES:
+            for run in rx.finditer(marked):
+                for idx in re.findall(r"\x00(\d+)\x00", run.group(1)):
+                    m = names[int(idx)]
+                    if m and m.group(1) not in declared:
+                        undeclared.append(m.group(1))
+    return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(undeclared))
+
+
+def named_release(sentence: str) -> str | None:
+    """The release a stage sentence names ("to beta in `v1.34`"), as ``vMAJOR.MINOR``; else ``None``."""
+    said = _IN_RELEASE_RE.search(sentence)
+    return release_name(said.group(1)) if said else None
