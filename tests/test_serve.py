@@ -18,7 +18,7 @@ import respx
 from bot.cli import main
 from bot.config import load_config
 from bot.job import run_job
-from bot.state import State, load_state, save_state
+from bot.state import State, load_state
 from tests.servehelp import GUARD_SECONDS, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
     ServeProcess, tarball, write_setup
 
