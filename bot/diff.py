@@ -15,7 +15,7 @@ from collections.abc import Collection
 from typing import NamedTuple
 
 from bot.kep import DEPRECATION_STAGES, STAGES, STATUSES, Kep, Problem, normalize_milestone
-from bot.snapshot import Snapshot, resolve
+from bot.snapshot import Snapshot, number_hints, resolve
 from bot.wiki.matrix import FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row
 
 #: Change kinds, in changelog order.
@@ -59,8 +59,16 @@ class PageDiff(NamedTuple):
 
 
 def kep_id(snapshot: Snapshot, kep: Kep) -> str:
-    """``"4671"``, or ``"NNNN-slug"`` when the number is shared upstream (0000, 2133)."""
-    return str(kep.number) if len(snapshot.keps.get(kep.number, ())) <= 1 else f"{kep.number}-{kep.slug}"
+    """``"4671"``, or the directory name (``"0000-kep-process"``) when the number is shared upstream (0000, 2133)."""
+    if len(snapshot.keps.get(kep.number, ())) <= 1:
+        return str(kep.number)
+    return kep.path.rsplit("/", 2)[-2] if kep.path.count("/") >= 2 else f"{kep.number}-{kep.slug}"
+
+
+def _row_id(row: MatrixRow) -> str:
+    """The KEP as the row's cell writes it (``"0000-kep-process"``, ``"4671"``), for rows with no KEP upstream."""
+    m = re.search(r"\d+(?:-[A-Za-z0-9][\w.-]*)?", row.cells["kep"].text)
+    return m.group(0) if m else str(row.number)
 
 
 def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
@@ -81,15 +89,22 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         candidates = resolve(snapshot, row.number, row.slug)
         if not candidates:
             old = row.value("status") or ""
-            changes.append(Change(str(row.number) + (f"-{row.slug}" if row.slug else ""), page.path, row.line + 1,
+            changes.append(Change(_row_id(row), page.path, row.line + 1,
                                   "status", cell_value(old), "", "missing-upstream", False, ""))
+            problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {hint}")
+                            for hint in number_hints(snapshot, row.number))
             continue
         if len(candidates) > 1:
             paths = ", ".join(k.path for k in candidates)
-            problems.append(Problem(page.path, where, f"KEP {row.number} is ambiguous upstream ({paths}); "
-                                                      "add the slug to the KEP cell; left as is"))
+            fix = (f"the slug {row.slug!r} matches none of them" if row.slug
+                   else "add the slug to the KEP cell")
+            problems.append(Problem(page.path, where, f"KEP {_row_id(row)} is ambiguous upstream ({paths}); "
+                                                      f"{fix}; left as is"))
             continue
         kep = candidates[0]
+        if row.slug and row.slug.casefold() != kep.slug.casefold():
+            problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
+                                                      f"{kep.number}-{kep.slug} ({kep.path}); updated by number"))
         involved[kep.path] = kep
         row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned)
         changes.extend(row_changes)
@@ -117,14 +132,14 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
         old = cell_value(shown)
         if field == "status":
             new = kep.status
-            if old != new:
+            if old.casefold() != new.casefold():
                 if new in STATUSES:
                     add(field, old, new, "status", True)
                 else:
                     problems.append(f"kep.yaml status {new!r} is not a valid status; status cell kept ({kep.path})")
         elif field == "stage":
             new = kep.stage
-            if old != new:
+            if old.casefold() != new.casefold():
                 if new in STAGES or new in DEPRECATION_STAGES:
                     add(field, old, new, _stage_kind(old, new), True)
                 else:
@@ -141,7 +156,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
             if written is None:
                 problems.append(f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
             else:
-                add(field, old, new, "retargeted", True, written)
+                add(field, old, written, "retargeted", True)
     return changes, problems, updates
 
 

@@ -71,6 +71,8 @@ class Kep(NamedTuple):
       only keys present in the file.
     - ``feature_gates``: gate names as written, junk names included.
     - ``problems``: :class:`Problem` tuple found in this file.
+    - ``declared_number``: ``kep-number`` as written (``""`` when absent); it
+      can differ from ``number`` (sig-node/2043 declares 1884).
     """
 
     number: int
@@ -84,6 +86,7 @@ class Kep(NamedTuple):
     milestones: tuple[tuple[str, str], ...]
     feature_gates: tuple[str, ...]
     problems: tuple[Problem, ...]
+    declared_number: str = ""
 
     def milestone(self, key: str) -> str:
         """Raw milestone for ``key`` (``alpha``/``beta``/``stable``/...), ``""`` when absent."""
@@ -252,6 +255,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
         milestones=tuple(milestones),
         feature_gates=tuple(gates),
         problems=tuple(problems),
+        declared_number=declared,
     )
 
 

@@ -100,3 +100,18 @@ def resolve(snapshot: Snapshot, number: int, slug: str = "") -> tuple[Kep, ...]:
         return candidates
     exact = tuple(k for k in candidates if k.slug == slug)
     return exact or candidates
+
+
+def number_hints(snapshot: Snapshot, number: int) -> list[str]:
+    """Why no KEP has ``number``: files in a ``NNNN-*`` directory that could not be read, and
+    kep.yaml files that declare ``kep-number: number`` under another directory. ``[]`` when none."""
+    hints = []
+    for problem in snapshot.problems:
+        dirname = problem.path.rsplit("/", 2)[-2] if problem.path.count("/") >= 2 else ""
+        if dirname.split("-", 1)[0].isdigit() and int(dirname.split("-", 1)[0]) == number and not problem.key:
+            hints.append(f"{problem.path} could not be read: {problem.message}")
+    for kep in snapshot.all_keps():
+        if kep.declared_number.isdigit() and int(kep.declared_number) == number and kep.number != number:
+            hints.append(f"{kep.path} declares kep-number {kep.declared_number} (its directory says {kep.number})")
+    return hints
+

@@ -68,7 +68,7 @@ def test_milestones_compare_after_normalisation_and_keep_the_page_style():
             "| 3 | implementable / alpha | v1.29 / - / - | - | x |\n")
     diff, old = run(rows, kep(1, "a", alpha="v1.30"), kep(2, "b", alpha="v1.30"), kep(3, "c", alpha="1.30"))
     assert [(c.kep, c.field, c.old, c.new) for c in diff.changes] == \
-        [("2", "alpha", "1.29", "v1.30"), ("3", "alpha", "v1.29", "1.30")]
+        [("2", "alpha", "1.29", "1.30"), ("3", "alpha", "v1.29", "v1.30")]  # new: as the cell will show it
     assert changed_lines(diff, old) == {3: "| 2 | implementable / alpha | 1.30 / - / - | - | x |",
                                         4: "| 3 | implementable / alpha | v1.30 / - / - | - | x |"}
 
@@ -134,26 +134,54 @@ def test_duplicate_numbers_resolved_by_slug():
     assert [(c.kep, c.field, c.new, c.kep_path) for c in diff.changes] == [
         ("2133-kubelet-credential-providers", "stage", "stable",
          "keps/sig-node/2133-kubelet-credential-providers/kep.yaml"),
-        ("0-kep-process", "status", "implemented", "keps/sig-architecture/0000-kep-process/kep.yaml"),
-        ("0-kep-process", "stage", "stable", "keps/sig-architecture/0000-kep-process/kep.yaml"),
+        ("0000-kep-process", "status", "implemented", "keps/sig-architecture/0000-kep-process/kep.yaml"),
+        ("0000-kep-process", "stage", "stable", "keps/sig-architecture/0000-kep-process/kep.yaml"),
     ]
     assert diff.problems == []
 
 
-@pytest.mark.parametrize("cell", ["2133", "KEP-2133", "2133-renamed-slug"])
-def test_ambiguous_rows_are_reported_and_left_byte_identical(cell):
+@pytest.mark.parametrize(("cell", "named", "fix"), [
+    ("2133", "2133", "add the slug to the KEP cell"),
+    ("KEP-2133", "2133", "add the slug to the KEP cell"),
+    ("2133-renamed-slug", "2133-renamed-slug", "the slug 'renamed-slug' matches none of them"),
+])
+def test_ambiguous_rows_are_reported_and_left_byte_identical(cell, named, fix):
     keps = (kep(2133, "kubelet-credential-providers", sig="sig-node", stage="stable"),
             kep(2133, "out-of-tree-credential-provider", sig="sig-cloud-provider", stage="beta"))
     diff, old = run(f"| {cell} | implementable / alpha | v1.35 / - / - | - | x |\n", *keps)
     assert diff.lines == old and diff.changes == []
     assert diff.problems == [Problem("p.md", "line 3", (
-        "KEP 2133 is ambiguous upstream (keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml, "
-        "keps/sig-node/2133-kubelet-credential-providers/kep.yaml); add the slug to the KEP cell; left as is"))]
+        f"KEP {named} is ambiguous upstream (keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml, "
+        f"keps/sig-node/2133-kubelet-credential-providers/kep.yaml); {fix}; left as is"))]
 
 
 def test_unique_number_with_an_old_slug_still_resolves():
     diff, _ = run("| 1-old-name | implementable / alpha | v1.35 / - / - | - | x |\n", kep(1, "new-name", stage="beta"))
     assert [(c.kep, c.new) for c in diff.changes] == [("1", "beta")]
+    assert diff.problems == [Problem("p.md", "line 3", "row names KEP 1-old-name but upstream it is 1-new-name "
+                                                       "(keps/sig-scheduling/1-new-name/kep.yaml); updated by number")]
+
+
+def test_status_and_stage_compare_ignoring_case():
+    diff, old = run("| 1 | Implementable / Alpha | v1.35 / - / - | - | x |\n", kep(1, "a", stage="alpha"))
+    assert diff.lines == old and diff.changes == []
+
+
+def test_a_missing_kep_says_why_when_upstream_has_a_clue():
+    from_yaml = kep(1884, "pod-resource-concrete-assigments", sig="sig-node")[1]
+    snap = snapshot(("keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml", from_yaml),
+                    ("keps/sig-x/9003-baz/kep.yaml", b"title: [unclosed\n"))
+    page = parse_page("p.md", HEADER + "| 1884 | implementable / alpha | v1.35 / - / - | - | x |\n"
+                                       "| 9003-baz | implementable / alpha | v1.35 / - / - | - | x |\n")
+    diff = diff_page(page, snap)
+    assert [(c.kep, c.kind, c.applied) for c in diff.changes] == [("1884", "missing-upstream", False),
+                                                                   ("9003-baz", "missing-upstream", False)]
+    assert diff.problems == [
+        Problem("p.md", "line 3", "KEP 1884: keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml declares "
+                                  "kep-number 1884 (its directory says 2043)"),
+        Problem("p.md", "line 4", "KEP 9003-baz: keps/sig-x/9003-baz/kep.yaml could not be read: "
+                                  "not valid YAML at line 2: did not find expected ',' or ']'"),
+    ]
 
 
 def test_kep_id():

@@ -74,6 +74,7 @@ def test_clean_kep_parses_every_field_raw_with_no_problems():
         milestones=(("alpha", "v1.34"), ("beta", "v1.35")),
         feature_gates=("DRAConsumableCapacity",),
         problems=(),
+        declared_number="5075",
     )
     assert kep.milestone("alpha") == "v1.34"
     assert kep.milestone("beta") == "v1.35"
