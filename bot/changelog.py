@@ -8,6 +8,7 @@ kep.yaml to its blob at the exact revision.
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -25,8 +26,11 @@ _HANDLE_RE = re.compile(r"(?<![\w/`])@([A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][A
 _TICKS_RE = re.compile(r"`+")
 #: Zero-width space, the fallback where a code span cannot be opened safely (Renovate does the same).
 _ZWSP = "\u200b"
-_NOUNS = {"promoted": "promoted", "demoted": "demoted", "stage": "stage changes", "status": "status changes",
-          "retargeted": "retargeted", "gates": "feature gate drifts", "missing-upstream": "missing upstream"}
+#: ``kind: (singular, plural)`` for the summary line.
+_NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"),
+          "stage": ("stage change", "stage changes"), "status": ("status change", "status changes"),
+          "retargeted": ("retargeted", "retargeted"), "gates": ("feature gate drift", "feature gate drifts"),
+          "missing-upstream": ("missing upstream", "missing upstream")}
 
 
 class Changelog(NamedTuple):
@@ -78,7 +82,24 @@ def _wrap_handles(segment: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return safe(text).replace("|", "\\|").replace("\n", " ") if text else "-"
+    """Upstream text for one table cell: handles wrapped, ``|`` escaped, ``<``/``>``/``&`` as entities outside code."""
+    if not text:
+        return "-"
+    text = safe(text).replace("\n", " ")
+    out, pos = [], 0
+    for start, end in _code_spans(text):
+        out += [html.escape(text[pos:start], quote=False), text[start:end]]
+        pos = end
+    out.append(html.escape(text[pos:], quote=False))
+    return "".join(out).replace("|", "\\|")
+
+
+def _kep_link(ident: str) -> str:
+    """``[4671](https://kep.k8s.io/4671)``; KEPs numbered 0000 have no tracking issue, so no link."""
+    digits = re.match(r"\d+", ident)
+    if not digits or int(digits.group()) == 0:
+        return _cell(ident)
+    return f"[{_cell(ident)}](https://kep.k8s.io/{int(digits.group())})"
 
 
 def kep_yaml_url(web_url: str, revision: str, path: str) -> str:
@@ -90,7 +111,7 @@ def summary(changes: Sequence[Change]) -> str:
     """``"34 changes in 24 KEPs (13 promoted, 15 retargeted, ...)"``: applied changes only, kinds in order."""
     applied = [c for c in changes if c.applied]
     kinds = Counter(c.kind for c in applied)
-    parts = ", ".join(f"{kinds[k]} {_NOUNS[k]}" for k in KINDS if kinds[k])
+    parts = ", ".join(f"{kinds[k]} {_NOUNS[k][kinds[k] != 1]}" for k in KINDS if kinds[k])
     keps = len({c.kep for c in applied})
     noun = "change" if len(applied) == 1 else "changes"
     return f"{len(applied)} {noun} in {keps} KEP{'s' if keps != 1 else ''}" + (f" ({parts})" if parts else "")
@@ -111,18 +132,19 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     """
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     applied = [c for c in changes if c.applied]
-    graduations = [c for c in applied if c.kind in ("promoted", "demoted")]
+    promoted = [c for c in applied if c.kind == "promoted"]
+    demoted = [c for c in applied if c.kind == "demoted"]
     title = f"Update KEP matrix: {summary(changes)}" if applied else "KEP matrix: no changes"
     head = [f"**kep-sync**: {summary(changes)}, from kubernetes/enhancements at `{rev}`.", ""]
     sections: list[tuple[list[str], list[str], str]] = []
-    if graduations:
-        rows = [f"- [KEP-{c.kep}](https://kep.k8s.io/{c.kep.split('-')[0]}): {_cell(c.old)} → **{_cell(c.new)}**"
-                f" ({_cell(c.page)})" for c in graduations]
-        sections.append((["### Graduations", ""], rows, "graduations"))
+    for heading, picked, noun in (("### Graduations", promoted, "graduations"), ("### Demotions", demoted, "demotions")):
+        if picked:
+            rows = [f"- KEP {_kep_link(c.kep)}: {_cell(c.old)} → **{_cell(c.new)}** ({_cell(c.page)})" for c in picked]
+            sections.append(([heading, ""], rows, noun))
     if applied:
         notes = discrepancies is not None
-        rows = [_change_row(c, snapshot.revision, web_url) + (f" {_evidence_cell(c)} |" if notes else "")
-                for c in applied]
+        rows = [_change_row(c, snapshot.revision, web_url) + (f" {_evidence_cell(c, prev)} |" if notes else "")
+                for prev, c in zip([None, *applied], applied)]
         sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Evidence |" if notes
                           else ""), "|---|---|---|---|---|" + ("---|" if notes else "")], rows, "changes"))
     if discrepancies:
@@ -148,8 +170,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
 def _change_row(c: Change, revision: str, web_url: str) -> str:
     url = kep_yaml_url(web_url, revision, c.kep_path)
     link = f"[kep.yaml]({url})" if url else _cell(c.kep_path)
-    number = c.kep.split("-")[0]
-    return (f"| [{c.kep}](https://kep.k8s.io/{number}) | {_cell(c.page)}:{c.line} | {c.field} | "
+    return (f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {c.field} | "
             f"{_cell(c.old)} → {_cell(c.new)} | {link} |")
 
 
@@ -157,16 +178,19 @@ def _note_link(pr: int, url: str) -> str:
     return f"[#{pr}]({url})" if pr and url.startswith("https://") else (f"#{pr}" if pr else "")
 
 
-def _evidence_cell(c: Change) -> str:
-    """``v1.36 [#123](url): excerpt`` per release note (``<br>``-joined); ``none found`` when empty."""
+def _evidence_cell(c: Change, prev: Change | None = None) -> str:
+    """``v1.36 [#123](url): excerpt`` per release note (``<br>``-joined); ``none found`` when empty;
+    ``same as above`` when the previous row is the same KEP row with the same evidence."""
     if not c.evidence:
         return "none found"
+    if prev is not None and (prev.kep, prev.page, prev.line, prev.evidence) == (c.kep, c.page, c.line, c.evidence):
+        return "same as above"
     return "<br>".join(f"{e.release} {_note_link(e.pr, e.url)}{' (ambiguous)' if e.ambiguous else ''}: "
                        f"{_cell(e.excerpt)}" for e in c.evidence)
 
 
 def _review_row(d: Discrepancy) -> str:
-    kep = f"[{d.kep}](https://kep.k8s.io/{d.kep.split('-')[0]})" if d.kep else "-"
+    kep = _kep_link(d.kep) if d.kep else "-"
     note = f"{_note_link(d.pr, d.url)}: {_cell(d.excerpt)}" if d.pr else "-"
     return f"| {kep} | {d.release or '-'} | {d.kind}: {_cell(d.message)} | {note} |"
 
@@ -176,7 +200,7 @@ def _finding_row(c: Change) -> str:
         what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
     else:
         what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}"
-    return f"| {_cell(c.kep)} | {_cell(c.page)}:{c.line} | {what} |"
+    return f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {what} |"
 
 
 def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_chars: int) -> str:
@@ -205,7 +229,7 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
             kept += 1
         if kept < len(rows):
             cut = True
-            block += ["", note(len(rows) - kept, noun)]
+            block = block + ["", note(len(rows) - kept, noun)] if kept else [note(len(rows) - kept, noun)]
         out += block + [""]
         size += lines(block) + 1
     return "\n".join(out).rstrip("\n") + "\n"

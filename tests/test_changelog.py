@@ -30,7 +30,7 @@ MD = MarkdownIt("commonmark").enable("table")
 
 
 def test_summary_counts_applied_changes_by_kind_in_order():
-    assert summary(CHANGES) == "4 changes in 3 KEPs (1 promoted, 1 demoted, 1 status changes, 1 retargeted)"
+    assert summary(CHANGES) == "4 changes in 3 KEPs (1 promoted, 1 demoted, 1 status change, 1 retargeted)"
     assert summary(CHANGES[:1]) == "1 change in 1 KEP (1 promoted)"
     assert summary([]) == "0 changes in 0 KEPs"
 
@@ -38,25 +38,28 @@ def test_summary_counts_applied_changes_by_kind_in_order():
 def test_body_layout():
     log = render(SNAP, CHANGES, PROBLEMS, involved_problems=INVOLVED)
     assert log.title == ("Update KEP matrix: 4 changes in 3 KEPs "
-                         "(1 promoted, 1 demoted, 1 status changes, 1 retargeted)")
+                         "(1 promoted, 1 demoted, 1 status change, 1 retargeted)")
     url = f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
-    assert log.body.splitlines()[:8] == [
+    assert log.body.splitlines()[:11] == [
         f"**kep-sync**: {summary(CHANGES)}, from kubernetes/enhancements at `0123456789ab`.",
         "",
         "### Graduations",
         "",
-        "- [KEP-4671](https://kep.k8s.io/4671): alpha → **beta** (m.md)",
-        "- [KEP-5055](https://kep.k8s.io/5055): stable → **beta** (m.md)",
+        "- KEP [4671](https://kep.k8s.io/4671): alpha → **beta** (m.md)",
+        "",
+        "### Demotions",
+        "",
+        "- KEP [5055](https://kep.k8s.io/5055): stable → **beta** (m.md)",
         "",
         "### Changes",
     ]
     assert f"| [4671](https://kep.k8s.io/4671) | m.md:32 | beta | - → v1.37 | [kep.yaml]({url}) |" in log.body
-    assert "| 2837 | m.md:86 | feature_gates: page shows A, kep.yaml says A, B |" in log.body
-    assert ("| 9999-gone | m.md:90 | no kep.yaml upstream has this number (row shows status implemented); row kept |"
+    assert "| [2837](https://kep.k8s.io/2837) | m.md:86 | feature_gates: page shows A, kep.yaml says A, B |" in log.body
+    assert ("| [9999-gone](https://kep.k8s.io/9999) | m.md:90 | no kep.yaml upstream has this number (row shows status implemented); row kept |"
             in log.body)
     assert f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |" in log.body
     sections = [line for line in log.body.splitlines() if line.startswith("### ")]
-    assert sections == ["### Graduations", "### Changes", "### Report only (not applied)", "### Problems"]
+    assert sections == ["### Graduations", "### Demotions", "### Changes", "### Report only (not applied)", "### Problems"]
     assert log.body.endswith("|\n") and "\n\n\n" not in log.body
 
 
@@ -138,11 +141,11 @@ def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
     assert notes, "something must have been left out"
     assert notes[0].endswith(f"under {max_chars} characters; see the JSON report._")
     # Every kept row is whole: each graduation and table row ends as rendered.
-    assert all(line.endswith(")") for line in lines if line.startswith("- [KEP-"))
+    assert all(line.endswith(")") for line in lines if line.startswith("- KEP "))
     assert all(line.endswith("|") for line in lines if line.startswith("| "))
     # Counts add up: kept + left out == total, per section.
     left = {m.group(2): int(m.group(1)) for m in (re.match(r"_(\d+) more (\w+)", n) for n in notes)}
-    kept_grads = sum(1 for line in lines if line.startswith("- [KEP-"))
+    kept_grads = sum(1 for line in lines if line.startswith("- KEP "))
     assert kept_grads + left.get("graduations", 0) == 100
 
 
@@ -168,3 +171,25 @@ def test_kep_yaml_url():
         f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
     assert kep_yaml_url("https://x", "", K1) == ""
     assert kep_yaml_url("https://x", REV, "") == ""
+
+
+def test_html_from_upstream_is_escaped_outside_code_and_kep_0000_has_no_link():
+    change = Change("0000-kep-process", "m.md", 3, "beta", "v1.31", "v1.31 <img src=x>", "retargeted", True, "k")
+    body = render(SNAP._replace(revision=""), [change], [Problem("k", "beta", "'<b>' and `<i>` & @x")]).body
+    assert "| 0000-kep-process | m.md:3 | beta | v1.31 → v1.31 &lt;img src=x&gt; | k |" in body
+    assert "| k | beta | '&lt;b&gt;' and `<i>` &amp; `@x` |" in body
+
+
+def test_evidence_repeated_on_the_same_row_says_same_as_above():
+    from bot.evidence import Evidence
+
+    ev = (Evidence("v1.36", 7, "https://github.com/kubernetes/kubernetes/pull/7", "Promoted `G` to beta.", "beta",
+                   False),)
+    a = Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True, "k", ev)
+    b = a._replace(field="beta", old="", new="v1.36", kind="retargeted")
+    c = b._replace(line=4, kep="2")
+    rows = [line for line in render(SNAP, [a, b, c], [], discrepancies=[]).body.splitlines() if "| m.md:" in line]
+    assert [r.rsplit("|", 2)[-2].strip() for r in rows] == [
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.", "same as above",
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta."]
+
