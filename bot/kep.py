@@ -17,9 +17,27 @@ from typing import NamedTuple
 import yaml
 
 try:  # libyaml is ~8x faster on the 650-file snapshot; the pure loader gives the same strings.
-    _Loader: type = yaml.CBaseLoader
+    _BaseLoader: type = yaml.CBaseLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.BaseLoader
+    _BaseLoader = yaml.BaseLoader
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """The string-only loader, remembering duplicate mapping keys (YAML says they are an error;
+    PyYAML silently keeps the last) as ``(key, line)`` in ``duplicates``."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.duplicates: list[tuple[str, int]] = []
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = key_node.value if isinstance(key_node.value, str) else None
+            if key is not None and key in seen:
+                self.duplicates.append((key, key_node.start_mark.line + 1))
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 #: Valid ``status`` values (kubernetes/enhancements api/proposal.go).
 STATUSES = ("provisional", "implementable", "implemented", "deferred", "rejected", "withdrawn", "replaced")
@@ -36,9 +54,15 @@ JUNK_GATE_NAMES = frozenset({"", "~", "n/a", "na", "none", "null", "tbd", "todo"
 #: The two template directories that are not KEPs (shared/README.md).
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
-_MILESTONE_RE = re.compile(r"^v?(\d+)\.(\d+)$")
-_DATE_RE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
-_DIR_RE = re.compile(r"^(\d+)-(.+)$")
+# ASCII digits only ("٧٥٣" and "²" are not KEP numbers), bounded so int() stays cheap.
+_MILESTONE_RE = re.compile(r"^v?([0-9]{1,4})\.([0-9]{1,4})$")
+_DATE_RE = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$")
+_DIR_RE = re.compile(r"^([0-9]{1,9})-(.+)$")
+_NUMBER_RE = re.compile(r"^[0-9]{1,9}$")
+#: What a feature gate name looks like (Go identifiers in k8s.io/kubernetes pkg/features).
+_GATE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+#: Longest quoted value in a problem message, characters.
+_QUOTE_MAX = 80
 
 
 class Problem(NamedTuple):
@@ -93,8 +117,8 @@ class Kep(NamedTuple):
         return dict(self.milestones).get(key, "")
 
     def gates(self) -> tuple[str, ...]:
-        """Feature gate names without the junk placeholders, sorted, unique."""
-        return tuple(sorted({g for g in self.feature_gates if g.strip().lower() not in JUNK_GATE_NAMES}))
+        """Feature gate names without the junk placeholders or malformed names, sorted, unique."""
+        return tuple(sorted({g for g in self.feature_gates if is_gate_name(g)}))
 
 
 class KepFileError(ValueError):
@@ -103,6 +127,23 @@ class KepFileError(ValueError):
     def __init__(self, problem: Problem):
         super().__init__(str(problem))
         self.problem = problem
+
+
+def is_gate_name(name: str) -> bool:
+    """True for a real feature gate name: identifier-shaped and not a placeholder (``n/a``, ``None``)."""
+    return name.strip().lower() not in JUNK_GATE_NAMES and bool(_GATE_NAME_RE.match(name))
+
+
+def quote(value: object) -> str:
+    """A value for a problem message: a string's ``repr`` cut to 80 characters; other types by
+    name only (never ``repr`` of a nested structure, which a YAML alias bomb makes huge)."""
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= _QUOTE_MAX else text[: _QUOTE_MAX - 4] + "...'"
+    if isinstance(value, (list, dict)):
+        n = len(value)
+        return f"a {'mapping' if isinstance(value, dict) else 'list'} ({n} item{'s' if n != 1 else ''})"
+    return f"a {type(value).__name__}"
 
 
 def normalize_milestone(value: str) -> str | None:
@@ -151,19 +192,34 @@ def load_yaml(path: str, data: bytes) -> dict:
     Raises :class:`KepFileError` naming ``path`` and the line when the bytes
     are not UTF-8, not YAML, or not a mapping.
     """
+    return _load(path, data)[0]
+
+
+def _load(path: str, data: bytes) -> tuple[dict, list[tuple[str, int]]]:
+    """``(mapping, duplicate keys as (key, line))``; see :func:`load_yaml` for errors."""
     try:
-        text = data.decode("utf-8")
-        doc = yaml.load(text, Loader=_Loader)
+        loader = _Loader(data.decode("utf-8"))
+        try:
+            doc = loader.get_single_data()
+        finally:
+            loader.dispose()
     except UnicodeDecodeError as exc:
         raise KepFileError(Problem(path, "", f"not UTF-8 ({exc.reason} at byte {exc.start})")) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        reason = getattr(exc, "problem", None) or type(exc).__name__
+        if isinstance(exc, yaml.reader.ReaderError):
+            where, reason = f" at character {exc.position}", f"{exc.reason} (#x{exc.character:04x})"
+        else:
+            reason = getattr(exc, "problem", None) or type(exc).__name__
         raise KepFileError(Problem(path, "", f"not valid YAML{where}: {reason}")) from None
+    except RecursionError:
+        raise KepFileError(Problem(path, "", "not usable YAML: nested too deeply")) from None
+    if doc is None:
+        raise KepFileError(Problem(path, "", "file is empty"))
     if not isinstance(doc, dict):
         raise KepFileError(Problem(path, "", f"not a YAML mapping (top level is {type(doc).__name__})"))
-    return doc
+    return doc, loader.duplicates
 
 
 def parse_kep(path: str, data: bytes) -> Kep:
@@ -173,8 +229,9 @@ def parse_kep(path: str, data: bytes) -> Kep:
     odd values: each is kept raw and recorded in ``Kep.problems``. Raises
     :class:`KepFileError` only when the file is not a YAML mapping.
     """
-    doc = load_yaml(path, data)
-    problems: list[Problem] = []
+    doc, duplicates = _load(path, data)
+    problems = [Problem(path, key, f"appears twice (again at line {line}); the last value is used")
+                for key, line in duplicates]
 
     def text(key: str, mapping: dict = doc, where: str = "") -> str:
         value = mapping.get(key)
@@ -190,12 +247,12 @@ def parse_kep(path: str, data: bytes) -> Kep:
     declared = text("kep-number")
     if m:
         number, slug = int(m.group(1)), m.group(2)
-        if declared and (not declared.isdigit() or int(declared) != number):
-            problems.append(Problem(path, "kep-number", f"declares {declared!r} but the directory says {m.group(1)}"))
-    elif declared.isdigit():
+        if declared and (not _NUMBER_RE.match(declared) or int(declared) != number):
+            problems.append(Problem(path, "kep-number", f"declares {quote(declared)} but the directory says {m.group(1)}"))
+    elif _NUMBER_RE.match(declared):
         number, slug = int(declared), dirname
     else:
-        raise KepFileError(Problem(path, "kep-number", f"no KEP number in the directory name or kep-number ({declared!r})"))
+        raise KepFileError(Problem(path, "kep-number", f"no KEP number in the directory name or kep-number ({quote(declared)})"))
 
     status = text("status")
     stage = text("stage")
@@ -203,19 +260,19 @@ def parse_kep(path: str, data: bytes) -> Kep:
     if not status:
         problems.append(Problem(path, "status", "missing or empty"))
     elif status not in STATUSES:
-        problems.append(Problem(path, "status", f"{status!r} is not a valid status ({', '.join(STATUSES)})"))
+        problems.append(Problem(path, "status", f"{quote(status)} is not a valid status ({', '.join(STATUSES)})"))
     if not stage:
         problems.append(Problem(path, "stage", "missing or empty"))
     elif stage not in STAGES + DEPRECATION_STAGES:
         valid = ", ".join(STAGES + DEPRECATION_STAGES)
-        problems.append(Problem(path, "stage", f"{stage!r} is not a valid stage ({valid})"))
+        problems.append(Problem(path, "stage", f"{quote(stage)} is not a valid stage ({valid})"))
     if status == "implemented" and stage in STAGES and stage != "stable":
         problems.append(Problem(path, "status", f"says implemented but stage is {stage}"))
 
     for key in ("creation-date", "last-updated"):
         value = text(key)
         if value and not _valid_date(value):
-            problems.append(Problem(path, key, f"{value!r} is not a valid date (YYYY-MM-DD)"))
+            problems.append(Problem(path, key, f"{quote(value)} is not a valid date (YYYY-MM-DD)"))
 
     _check_milestone(problems, path, "latest-milestone", latest)
     milestones: list[tuple[str, str]] = []
@@ -227,7 +284,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
                 milestones.append((key, value))
                 _check_milestone(problems, path, f"milestone.{key}", value)
     elif not _is_null(raw_ms):
-        problems.append(Problem(path, "milestone", f"expected a mapping, found {raw_ms!r}"))
+        problems.append(Problem(path, "milestone", f"expected a mapping, found {quote(raw_ms)}"))
 
     gates: list[str] = []
     raw_gates = doc.get("feature-gates")
@@ -235,13 +292,15 @@ def parse_kep(path: str, data: bytes) -> Kep:
         for i, item in enumerate(raw_gates):
             name = item.get("name") if isinstance(item, dict) else None
             if not isinstance(name, str):
-                problems.append(Problem(path, f"feature-gates[{i}]", f"entry has no name: {item!r}"))
+                problems.append(Problem(path, f"feature-gates[{i}]", f"entry has no name: {quote(item)}"))
                 continue
             gates.append(name.strip())
             if name.strip().lower() in JUNK_GATE_NAMES:
-                problems.append(Problem(path, f"feature-gates[{i}].name", f"{name!r} is a placeholder, not a gate"))
+                problems.append(Problem(path, f"feature-gates[{i}].name", f"{quote(name)} is a placeholder, not a gate"))
+            elif not is_gate_name(name.strip()):
+                problems.append(Problem(path, f"feature-gates[{i}].name", f"{quote(name)} is not a feature gate name"))
     elif not _is_null(raw_gates):
-        problems.append(Problem(path, "feature-gates", f"expected a list, found {raw_gates!r}"))
+        problems.append(Problem(path, "feature-gates", f"expected a list, found {quote(raw_gates)}"))
 
     return Kep(
         number=number,
@@ -269,9 +328,9 @@ def _check_milestone(problems: list[Problem], path: str, key: str, value: str) -
         return
     norm = normalize_milestone(value)
     if norm is None:
-        problems.append(Problem(path, key, f"{value!r} is not a release milestone (vMAJOR.MINOR)"))
+        problems.append(Problem(path, key, f"{quote(value)} is not a release milestone (vMAJOR.MINOR)"))
     elif not value.startswith("v"):
-        problems.append(Problem(path, key, f"{value!r} lacks the 'v' prefix (read as {norm})"))
+        problems.append(Problem(path, key, f"{quote(value)} lacks the 'v' prefix (read as {norm})"))
 
 
 def _valid_date(value: str) -> bool:

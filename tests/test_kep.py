@@ -249,7 +249,7 @@ def test_milestone_that_is_not_a_mapping_is_reported():
         Problem(PATH, "milestone", "expected a mapping, found 'v1.30'"),
     )
     assert parse(milestone="milestone: [v1.30]").problems == (
-        Problem(PATH, "milestone", "expected a mapping, found ['v1.30']"),
+        Problem(PATH, "milestone", "expected a mapping, found a list (1 item)"),
     )
 
 
@@ -368,9 +368,9 @@ def test_gate_entries_without_a_name_are_reported():
     kep = parse(feature_gates="feature-gates:\n  - components: [kubelet]\n  - JustAString\n  - name: [a]\n  - name: Ok")
     assert kep.feature_gates == ("Ok",)
     assert kep.problems == (
-        Problem(PATH, "feature-gates[0]", "entry has no name: {'components': ['kubelet']}"),
+        Problem(PATH, "feature-gates[0]", "entry has no name: a mapping (1 item)"),
         Problem(PATH, "feature-gates[1]", "entry has no name: 'JustAString'"),
-        Problem(PATH, "feature-gates[2]", "entry has no name: {'name': ['a']}"),
+        Problem(PATH, "feature-gates[2]", "entry has no name: a mapping (1 item)"),
     )
 
 
@@ -379,7 +379,7 @@ def test_feature_gates_that_are_not_a_list_are_reported():
         Problem(PATH, "feature-gates", "expected a list, found 'SomeGate'"),
     )
     assert parse(feature_gates="feature-gates:\n  name: SomeGate").problems == (
-        Problem(PATH, "feature-gates", "expected a list, found {'name': 'SomeGate'}"),
+        Problem(PATH, "feature-gates", "expected a list, found a mapping (1 item)"),
     )
 
 
@@ -404,7 +404,8 @@ def test_junk_gate_names_are_lowercase():
         (b"a: 1\n---\nb: 2\n", "not valid YAML at line 2: but found another document"),
         (b"- a\n- b\n", "not a YAML mapping (top level is list)"),
         (b"just some text\n", "not a YAML mapping (top level is str)"),
-        (b"", "not a YAML mapping (top level is NoneType)"),
+        (b"", "file is empty"),
+        (b"title: a\x00\n", "not valid YAML at character 8: control characters are not allowed (#x0000)"),
         (b"\xff\xfetitle: x\n", "not UTF-8 (invalid start byte at byte 0)"),
     ],
 )
@@ -495,3 +496,31 @@ def test_same_milestone(a, b, expected):
 )
 def test_is_template(path, expected):
     assert is_template(path) is expected
+
+
+def test_hostile_values_give_short_messages_and_ascii_numbers_only():
+    bomb = b"a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + b"".join(
+        b"a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n" % ((i, i) + (i - 1,) * 9)
+        for i in range(1, 9)) + b"milestone: *a8\nstatus: implementable\nstage: alpha\n"
+    kep = parse_kep("keps/sig-x/9001-bad/kep.yaml", bomb)
+    assert [p.message for p in kep.problems if p.key == "milestone"] == ["expected a mapping, found a list (9 items)"]
+    assert parse(kep_number="kep-number: \"²\"").problems[0] == Problem(PATH, "kep-number",
+                                                       "declares '²' but the directory says 5075")
+    with pytest.raises(KepFileError, match="no KEP number"):
+        parse_kep("keps/sig-x/٧٥٣-sidecar/kep.yaml", b"title: x\n")
+    assert normalize_milestone("v1." + "9" * 5000) is None
+    long_status = parse(status="status: " + "x" * 5000).problems[0].message
+    assert long_status.startswith("'xxx") and "...'" in long_status and len(long_status) < 200
+
+
+def test_duplicate_keys_are_reported_with_the_line_and_the_last_value_wins():
+    kep = parse_kep(PATH, b"title: a\nstage: alpha\nstatus: implementable\nstage: beta\n")
+    assert kep.stage == "beta"
+    assert kep.problems == (Problem(PATH, "stage", "appears twice (again at line 4); the last value is used"),)
+
+
+def test_malformed_gate_names_are_reported_and_never_used():
+    kep = parse(feature_gates="feature-gates:\n  - name: Foo|Bar\n  - name: Good")
+    assert kep.gates() == ("Good",)
+    assert kep.problems == (Problem(PATH, "feature-gates[0].name", "'Foo|Bar' is not a feature gate name"),)
+
