@@ -104,7 +104,9 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         kep = candidates[0]
         if row.slug and row.slug.casefold() != kep.slug.casefold():
             problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
-                                                      f"{kep.number}-{kep.slug} ({kep.path}); updated by number"))
+                                                      f"{kep.number}-{kep.slug} ({kep.path}); left as is: "
+                                                      "fix the number or the slug"))
+            continue
         involved[kep.path] = kep
         row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned)
         changes.extend(row_changes)

@@ -155,11 +155,12 @@ def test_ambiguous_rows_are_reported_and_left_byte_identical(cell, named, fix):
         f"keps/sig-node/2133-kubelet-credential-providers/kep.yaml); {fix}; left as is"))]
 
 
-def test_unique_number_with_an_old_slug_still_resolves():
+def test_a_slug_that_differs_from_upstream_leaves_the_row_as_is():
     diff, _ = run("| 1-old-name | implementable / alpha | v1.35 / - / - | - | x |\n", kep(1, "new-name", stage="beta"))
-    assert [(c.kep, c.new) for c in diff.changes] == [("1", "beta")]
+    assert diff.changes == [] and diff.lines == _
     assert diff.problems == [Problem("p.md", "line 3", "row names KEP 1-old-name but upstream it is 1-new-name "
-                                                       "(keps/sig-scheduling/1-new-name/kep.yaml); updated by number")]
+                                                       "(keps/sig-scheduling/1-new-name/kep.yaml); left as is: "
+                                                       "fix the number or the slug")]
 
 
 def test_status_and_stage_compare_ignoring_case():

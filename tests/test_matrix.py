@@ -62,7 +62,14 @@ def test_row_values_by_field():
 def test_tables_without_a_kep_column_and_fenced_tables_give_no_rows():
     text = "| 字段 | 含义 |\n|---|---|\n| 4671 | x |\n\n```\n| KEP | 状态 |\n|---|---|\n| 4671 | x / y |\n```\n"
     page = parse_page("p.md", text)
-    assert page.rows == [] and page.problems == []
+    assert page.rows == []
+    assert page.problems == [Problem("p.md", "", "no table with a KEP column ('KEP'); nothing to sync on this page")]
+
+
+def test_a_bom_before_the_first_table_and_non_ascii_digits():
+    page = parse_page("p.md", "\ufeff| KEP | 状态 |\n|---|---|\n| 4671 | a / b |\n| ٤٦٧١-x | a / b |\n")
+    assert [(r.line, r.number) for r in page.rows] == [(2, 4671)]
+    assert page.problems == [Problem("p.md", "line 4", "KEP cell '٤٦٧١-x' names no KEP; left as is")]
 
 
 def test_unparseable_rows_are_reported_and_skipped():

@@ -48,7 +48,7 @@ FIELD_CELLS: dict[str, tuple[tuple[str, int], ...]] = {
 ROLE_PARTS = {"status": (1, 2), "milestones": (3, 3)}
 BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 
-_KEP_RE = re.compile(r"^(?:KEP[- ]?)?(\d+)(?:-([A-Za-z0-9][\w.-]*))?$", re.IGNORECASE)
+_KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 _SEP_RE = re.compile(r"(\s*/\s*)")
 _GATE_RE = re.compile(r"`([^`]+)`")
@@ -116,11 +116,13 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     lines = text.split("\n")
     rows: list[MatrixRow] = []
     problems: list[Problem] = []
+    matrices = 0
     for table in find_tables(text):
         header = [c.text for c in split_row(lines[table.header])]
         roles = column_roles(header, aliases)
         if "kep" not in roles:
             continue
+        matrices += 1
         for index in table.body:
             cells = split_row(lines[index])
             where = f"line {index + 1}"
@@ -139,6 +141,9 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
                                                      f"expected format; left as is"))
                 continue
             rows.append(row)
+    if not matrices:
+        names = ", ".join(repr(a) for a in aliases.get("kep", ()))
+        problems.append(Problem(path, "", f"no table with a KEP column ({names}); nothing to sync on this page"))
     return MatrixPage(path, lines, rows, problems)
 
 
