@@ -23,6 +23,7 @@ from bot.evidence import (
     releases_needed,
     split_sentences,
 )
+from bot.kep import Problem
 from bot.sources.release_notes import ReleaseNotes
 from bot.sync import plan_sync
 
@@ -35,6 +36,7 @@ P100, P200, P300, P400, P500 = (f"keps/sig-node/{n}/kep.yaml" for n in
                                 ("100-widgets", "200-shared-a", "300-shared-b", "400-quiet", "500-done"))
 NOTES = {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}
 URL = "https://github.com/kubernetes/kubernetes/pull/"
+PROSE = "check their prose, which may describe the feature in words only"
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +65,7 @@ def index():
     ("Moved `X` back to Alpha.", ("alpha", False)),
     ("Added the `X` feature gate to gate leader election lock release on exit.", ("", False)),
     ("It will be locked to enabled in a future release.", ("", False)),
+    ("Prepared Pod validation to handle version skew for `X`'s beta graduation.", ("", False)),
     ("Fixed a crash when the `X` feature gate is enabled.", ("", False)),
     ("Added `v1beta1` and `v1alpha1` APIs.", ("", False)),
 ])
@@ -81,6 +84,50 @@ def test_gate_names_declared_anywhere_undeclared_only_as_feature_gates():
     assert gate_names("Set `--feature-gates=Known=true` and the feature gate `Other`.", declared) == (
         ("Known",), ("Other",))
     assert gate_names("Updated the `ImageLocality` plugin; see the gate docs.", declared) == ((), ())
+
+
+def test_gate_names_bare_declared_names_are_case_sensitive_whole_words():
+    declared = {"SchedulerAsyncPreemption", "EndpointSlice", "KUBECTL_KYAML"}
+    assert gate_names("Now the feature flag (SchedulerAsyncPreemption) is enabled by default.", declared) == (
+        ("SchedulerAsyncPreemption",), ())
+    assert gate_names("SchedulerAsyncPreemptionV2 and schedulerasyncpreemption stay prose.", declared) == ((), ())
+    assert gate_names("Set KUBECTL_KYAML=false; EndpointSlice graduated, see `EndpointSlice`.", declared) == (
+        ("KUBECTL_KYAML", "EndpointSlice"), ())
+    # a bare name before a code span or "metrics" is the API kind, not the gate; in backticks it still counts
+    assert gate_names("The EndpointSlice `hints` field has graduated to GA.", declared) == ((), ())
+    assert gate_names("Promoted several EndpointSlice metrics from Alpha to Beta stability.", declared) == ((), ())
+    assert gate_names("The `EndpointSlice` `hints` field is GA.", declared) == (("EndpointSlice",), ())
+
+
+def test_a_bare_gate_name_links_evidence_and_clears_not_in_notes():
+    keps = fixture_keps()
+    text = "Graduated the quiet feature to beta.\nNow the feature flag (QuietGate) is enabled by default."
+    idx = build_index({"v1.35": notes_135(), "v1.36": {"9301": entry(9301, text)}, "v1.37": notes_137()}, keps)
+    assert [(m.pr, m.excerpt, m.gates, m.links, m.stage, m.exact) for m in idx.for_kep(P400)] == [
+        (9301, "Now the feature flag (QuietGate) is enabled by default.", ("QuietGate",), (P400,), "beta", False)]
+    change = Change("400", "m.md", 7, "beta", "", "v1.36", "retargeted", True, P400)
+    assert evidence_for(idx, change, keps[3]) == (
+        Evidence("v1.36", 9301, URL + "9301", "Now the feature flag (QuietGate) is enabled by default.", "beta",
+                 False),)
+    found = find_discrepancies(idx, [keps[3]], released=released(idx.releases))
+    assert found == [Discrepancy("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 "
+                                 "release notes never name KEP-400 or its gates (gates QuietGate); " + PROSE)]
+
+
+def test_excerpts_are_never_cut_inside_a_code_span():
+    keps = fixture_keps()
+    head = "Promoted `WidgetGate` to beta, " + "x" * 195  # 226 characters; the cut is at 239
+    texts = {"1": head + " (Beta in `v1.36`) and then some more words.",
+             "2": head + " `v1` (Beta) and then some more words.",
+             "3": "`WidgetGate " + "y" * 250 + "` promoted to beta.",
+             "4": "Promoted `WidgetGate` to beta in `v1.36`."}
+    idx = build_index({"v1.36": {k: entry(int(k), t) for k, t in texts.items()}}, keps)
+    assert [m.excerpt for m in idx.mentions] == [
+        head + " (Beta in…",  # not "(Beta in `v1…"
+        head + " `v1` (Beta)…",  # closed spans are kept
+        "WidgetGate " + "y" * 227 + "…",  # a span from the start loses its backtick, not its text
+        "Promoted `WidgetGate` to beta in `v1.36`."]
+    assert [len(m.excerpt) for m in idx.mentions] == [236, 239, 239, 41]
 
 
 def test_kep_refs_from_text_and_documentation():
@@ -132,11 +179,11 @@ def test_discrepancies_a_to_d(index):
     found = find_discrepancies(index, fixture_keps(), released=released(index.releases), ids={P100: "100-widgets"})
     assert found == [
         Discrepancy("not-in-notes", "300", P300, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
-                    "never mention KEP-300 or its gates (gates OtherGate, SharedGate)"),
+                    "never name KEP-300 or its gates (gates OtherGate, SharedGate); " + PROSE),
         Discrepancy("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
-                    "never mention KEP-400 or its gates (gates QuietGate)"),
+                    "never name KEP-400 or its gates (gates QuietGate); " + PROSE),
         Discrepancy("not-in-notes", "400", P400, "v1.36", "kep.yaml says beta in v1.36, but the v1.36 release notes "
-                    "never mention KEP-400 or its gates (gates QuietGate)"),
+                    "never name KEP-400 or its gates (gates QuietGate); " + PROSE),
         Discrepancy("stage-mismatch", "100-widgets", P100, "v1.36", "v1.36 notes say stable reached in v1.36; "
                     "kep.yaml milestone.stable is not set", 9105, URL + "9105",
                     "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
@@ -242,6 +289,16 @@ def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
         ("not-in-notes", "400"), ("not-in-notes", "400"), ("stage-mismatch", "100"), ("undeclared-gate", "")]
     assert plan.report["changes"][1]["evidence"][0]["pr"] == 9101
     assert "### Needs review" in plan.changelog.body
+
+
+def test_plan_sync_names_needed_releases_the_source_has_no_notes_for():
+    missing = ("release notes for v1.35 are not available from fixture; evidence and checks for v1.35 were skipped")
+    notes = ReleaseNotes("fixture", ("v1.36", "v1.37"), {"v1.36": notes_136(), "v1.37": notes_137()}, ())
+    for given in (notes, lambda wanted: notes):  # read already, or through the loader
+        plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE}, release_notes=given)
+        assert [p for p in plan.problems if p.path == "fixture"] == [Problem("fixture", "", missing)]
+        assert f"| fixture | - | {missing} |" in plan.changelog.body
+        assert {"path": "fixture", "message": missing} in plan.report["problems"]
 
 
 def test_plan_sync_without_release_notes_is_unchanged():

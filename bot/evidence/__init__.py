@@ -7,9 +7,11 @@ evidence shown next to a change and never overwrite it.
 
 An entry is split into sentences. A sentence is indexed by
 
-- feature gate names in backticks that some kep.yaml declares in
-  ``feature-gates[].name`` (many-to-many: ``CPUManagerPolicyAlphaOptions`` is
-  declared by 7 KEPs); ``X=true`` and ``--feature-gates=X`` forms count;
+- feature gate names that some kep.yaml declares in ``feature-gates[].name``
+  (many-to-many: ``CPUManagerPolicyAlphaOptions`` is declared by 7 KEPs), as a
+  case-sensitive whole word, in backticks or bare ("(SchedulerAsyncPreemption)
+  is enabled by default"); ``X=true`` and ``--feature-gates=X`` forms count;
+  names no kep.yaml declares count only in backticks next to "feature gate";
 - KEP numbers of its entry: ``KEP-1234``, ``kep.k8s.io/1234``, enhancements
   issue and ``keps/sig-x/1234-slug`` URLs, in the text or in ``documentation[].url``
   (``enhancements/pull/N`` is a pull request, not a KEP, and is ignored);

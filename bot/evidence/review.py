@@ -52,7 +52,9 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
     """Discrepancies (a)-(d) between ``keps`` and the indexed release notes, in a stable order.
 
     (a) ``not-in-notes``: a kep.yaml milestone (alpha/beta/stable) names a
-    released, indexed release whose notes never mention the KEP or its gates;
+    released, indexed release whose notes never name the KEP's number or any of
+    its gates (a feature described only in words, "prioritized list", is not
+    seen: the message asks the reviewer to check the prose);
     (b) ``stage-mismatch``: a sentence announces the KEP reaching a stage in
     release N (transition) or being at it (state) while kep.yaml's milestone for
     that stage is another release (transition) or later / absent (state);
@@ -75,8 +77,9 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
             if rel and rel in indexed and rel in released and rel not in seen:
                 what = f"gates {', '.join(kep.gates())}" if kep.gates() else "no feature gate declared"
                 out.append(Discrepancy("not-in-notes", ident, kep.path, rel,
-                                       f"kep.yaml says {stage} in {rel}, but the {rel} release notes never mention "
-                                       f"KEP-{kep.number} or its gates ({what})"))
+                                       f"kep.yaml says {stage} in {rel}, but the {rel} release notes never name "
+                                       f"KEP-{kep.number} or its gates ({what}); check their prose, which may "
+                                       "describe the feature in words only"))
         out += _stage_mismatches(kep, ident, mentions)
         stable = milestone_key(kep.milestone("stable"))
         if kep.status == "implementable" and stable and stable <= newest_out:

@@ -1,9 +1,11 @@
 """Reading release-note text: sentences, the stage a sentence announces, gate names, KEP references.
 
 Pure string functions over entries of ``release-notes-draft.json`` (upstream
-kubernetes/sig-release). Gates are feature gate names in backticks; KEP
-references are ``KEP-1234``, ``kep.k8s.io/1234``, enhancements issue and
-``keps/sig-x/1234-slug`` URLs (``enhancements/pull/N`` is a pull request, not a KEP).
+kubernetes/sig-release). Gates are declared feature gate names written as a
+case-sensitive whole word (in backticks or bare, "(SchedulerAsyncPreemption)");
+undeclared ones only in backticks next to "feature gate". KEP references are
+``KEP-1234``, ``kep.k8s.io/1234``, enhancements issue and ``keps/sig-x/1234-slug``
+URLs (``enhancements/pull/N`` is a pull request, not a KEP).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ _DEPRECATED_RE = re.compile(r"\bdeprecat(ed|es|e|ion)\b", re.I)
 _LOCKED_RE = re.compile(r"\blocked\b|\blocks? (?:it |them )?to\b", re.I)
 _DEFAULT_ON_RE = re.compile(r"\b(enabled|on) by default\b|\bdefault(?:s|ed)? (?:to )?(?:true|enabled|on)\b"
                             r"|\benabled?\b[^.;]*\bby default\b", re.I)
-_FUTURE_RE = re.compile(r"\bwill be\b|\bin a future release\b|\bplanned\b", re.I)
+_FUTURE_RE = re.compile(r"\bwill be\b|\bin a future release\b|\bplanned\b|\bprepar(?:e|es|ed|ing|ation)\b", re.I)
 _ADDED_GATE_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:(?:alpha|beta)\s+)?"
                             r"`[^`]+`\s+feature[- ]gate", re.I)
 _TRANSITION_RE = re.compile(r"\b(promot\w*|graduat\w*|moved? to|move[sd]? to|is now (?:GA|beta|stable))\b"
@@ -49,6 +51,9 @@ _DEMOTED_RE = re.compile(r"\bdemot\w*|\brevert\w*|\bback to\b", re.I)
 _IN_RELEASE_RE = re.compile(r"\b(?:GA|alpha|beta|stable|default)\b[^.;`]{0,8}?\bin (?:Kubernetes )?`?v?(1\.\d{1,2})\b",
                             re.I)
 _GATE_WORD_RE = re.compile(r"\bfeature[- ]gates?\b|\bgates?\b", re.I)
+_WORD_RE = re.compile(r"[A-Za-z0-9_]+")
+#: After a bare gate name: the name is an API kind qualifying a field or its metrics ("EndpointSlice `hints` field").
+_KIND_USE_RE = re.compile(r"\s+(?:`|metrics?\b)")
 
 
 def release_name(value: str) -> str | None:
@@ -121,20 +126,34 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _one_line(text: str) -> str:
+    """``text`` on one line, at most :data:`MAX_EXCERPT` characters; a cut ends with "…" and never
+    inside a code span (it moves before the opening backtick of a span the cut would break)."""
     text = " ".join(text.split())
-    return text if len(text) <= MAX_EXCERPT else text[: MAX_EXCERPT - 1].rstrip() + "…"
+    if len(text) <= MAX_EXCERPT:
+        return text
+    cut = text[: MAX_EXCERPT - 1]
+    if cut.count("`") % 2:
+        tick = cut.rindex("`")
+        cut = cut[:tick] if cut[:tick].strip() else cut[tick + 1:]  # a span from the start: drop its backtick
+    return cut.rstrip() + "…"
 
 
 def gate_names(sentence: str, declared: Collection[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``(declared gates, undeclared gates)`` named in backticks in ``sentence``.
+    """``(declared gates, undeclared gates)`` named in ``sentence``, each in order of first appearance.
 
-    A backticked name counts as declared when it is in ``declared``; it counts
-    as undeclared only when written as a feature gate (next to "feature gate(s)")
-    and absent from ``declared``.
+    A name in ``declared`` counts wherever it stands as a case-sensitive whole
+    word (``[A-Za-z0-9_]`` run), in backticks or bare: "`X`", "X=true",
+    "(X) is enabled by default"; except a bare name followed by a code span or
+    "metric(s)", which is the API kind of the same name ("The EndpointSlice
+    `hints` field", "EndpointSlice metrics"). A name counts as undeclared only
+    when it is in backticks, written as a feature gate (next to "feature
+    gate(s)") and absent from ``declared``.
     """
+    quoted = [m.span() for m in _BACKTICK_RE.finditer(sentence)]
     spans = [m.group(1).strip() for m in _BACKTICK_RE.finditer(sentence)]
     names = [(_GATE_TOKEN_RE.match(s) or None) for s in spans]
-    found = [m.group(1) for m in names if m and m.group(1) in declared]
+    found = [w.group() for w in _WORD_RE.finditer(sentence) if w.group() in declared and (
+        any(a < w.start() < b for a, b in quoted) or not _KIND_USE_RE.match(sentence, w.end()))]
     undeclared: list[str] = []
     if "gate" in sentence.lower():
         counter = iter(range(len(spans)))
