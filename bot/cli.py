@@ -98,6 +98,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     sys.stdout.write(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
     log.info("sync finished", revision=plan.snapshot.revision, changes=sum(c.applied for c in plan.changes),
              findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
+             blocked=outcome.blocked,
              pull_request=outcome.url, http_requests=counter.count,
              duration_seconds=round(time.monotonic() - start, 3))
     return EXIT_OK
@@ -166,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_token_file()
         return handler(args)
     except (ConfigError, UsageError) as exc:
-        print(f"kep-sync: {redact(str(exc))}", file=sys.stderr)
+        print(f"kep-sync: error: {redact(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KepSyncError as exc:
         print(f"kep-sync: error: {redact(str(exc))}", file=sys.stderr)

@@ -103,33 +103,34 @@ def _error(capsys) -> str:
 def test_bad_config_key_exits_2_naming_file_and_key(work, capsys):
     (work / "c.yaml").write_text("feature_gate: owned\n")
     assert main([*SYNC, "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: c.yaml: feature_gate: unknown key"
+    assert _error(capsys) == "kep-sync: error: c.yaml: feature_gate: unknown key"
 
 
 def test_bad_config_value_exits_2(work, capsys):
     (work / "c.yaml").write_text("feature_gates: sometimes\n")
     assert main([*SYNC, "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: c.yaml: feature_gates: Input should be 'report' or 'owned'"
+    assert _error(capsys) == "kep-sync: error: c.yaml: feature_gates: Input should be 'report' or 'owned'"
 
 
 def test_missing_config_file_exits_2(work, capsys):
     assert main([*SYNC, "--config", "nope.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: nope.yaml: no such config file"
+    assert _error(capsys) == "kep-sync: error: nope.yaml: no such config file"
 
 
-def test_missing_page_exits_1_naming_it(work, capsys):
+def test_missing_page_exits_2_naming_it(work, capsys):
     before = tree(work)
-    assert main([*SYNC[:-1], "gone.md", "--publish", "files"]) == 1
-    assert _error(capsys) == "kep-sync: error: wiki/gone.md: cannot read wiki page: No such file or directory"
+    assert main([*SYNC[:-1], "gone.md", "--publish", "files"]) == 2
+    assert _error(capsys) == ("kep-sync: error: wiki.pages (--page) 'gone.md': no such file under the wiki "
+                              "directory 'wiki'")
     assert tree(work) == before
 
 
 def test_bad_enhancements_exits_2(work, capsys):
     assert main(["sync", "--enhancements", "no/such/dir", "--wiki", "wiki", "--page", "m.md"]) == 2
-    assert _error(capsys) == ("kep-sync: --enhancements 'no/such/dir': not a directory with keps/, a git repository, "
+    assert _error(capsys) == ("kep-sync: error: --enhancements 'no/such/dir': not a directory with keps/, a git repository, "
                               "a bundle, a URL or github:OWNER/REPO@REF")
     assert main(["sync", "--enhancements", "github:nope", "--wiki", "wiki", "--page", "m.md"]) == 2
-    assert _error(capsys) == "kep-sync: --enhancements 'github:nope': expected github:OWNER/REPO@REF"
+    assert _error(capsys) == "kep-sync: error: --enhancements 'github:nope': expected github:OWNER/REPO@REF"
 
 
 def test_page_not_utf8_exits_1_and_is_not_touched(work, capsys):
@@ -156,4 +157,4 @@ def test_module_entry_point_exit_codes(work):
     assert ok.stdout.startswith("# Update KEP matrix: 2 changes")
     bad = subprocess.run([sys.executable, "-m", "bot.cli", *SYNC, "--config", "nope.yaml"], capture_output=True,
                          text=True, cwd=work, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(work)})
-    assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", "kep-sync: nope.yaml: no such config file\n")
+    assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", "kep-sync: error: nope.yaml: no such config file\n")

@@ -1,41 +1,89 @@
-"""Publish by rewriting the wiki pages in place: one atomic replace per changed page."""
+"""Publish by rewriting the wiki pages in place: all changed pages, or none of them.
+
+Every page is first written to a temporary file beside it; only when all of
+them are ready are they moved into place with ``os.replace`` (atomic per
+file). A page that is a symbolic link is written through to its target; a
+path that is not a regular file (a device, a FIFO, a directory) or a page
+that is read-only is refused before anything is written.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from bot.errors import PublishError
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file in the same folder + ``os.replace``).
+def writable_target(path: Path, *, must_exist: bool = True) -> Path:
+    """The regular file ``path`` names (symbolic links resolved), checked to be writable.
 
-    Keeps the file's permission bits. Raises :class:`PublishError` naming the
-    path; on failure the original file is untouched.
+    Raises :class:`PublishError` naming ``path`` when it is missing (and
+    ``must_exist``), not a regular file, or read-only (mode bits, even for root).
     """
+    target = Path(os.path.realpath(path))
     try:
-        mode = path.stat().st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".kep-sync", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        st = target.stat()
+    except FileNotFoundError:
+        if must_exist:
+            raise PublishError(f"{path}: no such file") from None
+        return target
     except OSError as exc:
         raise PublishError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise PublishError(f"{path}: not a regular file; refusing to replace it")
+    if not st.st_mode & 0o222 or not os.access(target, os.W_OK):
+        raise PublishError(f"{path}: read-only; refusing to replace it")
+    return target
+
+
+def _stage(target: Path, data: bytes) -> str:
+    """Write ``data`` to a temporary file beside ``target`` (same mode); returns its path."""
+    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".kep-sync", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def write_files(files: dict[Path, bytes], *, must_exist: bool = True) -> None:
+    """Replace every ``{path: bytes}`` or, on any failure before the first move, none of them.
+
+    Raises :class:`PublishError` naming the path; temporary files are removed.
+    """
+    targets = [(path, writable_target(path, must_exist=must_exist), data) for path, data in files.items()]
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, target, data in targets:
+            try:
+                staged.append((_stage(target, data), target))
+            except OSError as exc:
+                raise PublishError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    finally:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace the regular file ``path`` with ``data`` atomically; see :func:`write_files`."""
+    write_files({path: data})
 
 
 def publish_files(wiki_dir: Path, pages: dict[str, bytes]) -> list[str]:
-    """Write each changed page (``{relative path: new bytes}``) under ``wiki_dir``; returns the paths written."""
-    written = []
-    for rel, data in sorted(pages.items()):
-        write_atomic(wiki_dir / rel, data)
-        written.append(rel)
-    return written
+    """Write each changed page (``{relative path: new bytes}``) under ``wiki_dir``, all or none.
+
+    Returns the relative paths written, sorted.
+    """
+    write_files({wiki_dir / rel: data for rel, data in sorted(pages.items())})
+    return sorted(pages)
