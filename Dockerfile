@@ -1,6 +1,8 @@
 # kep-sync as a long-running cron container: `kep-sync serve` on the schedule in /config/kep-sync.yaml.
 #   docker build -t kep-sync .
 #   docker run -d --name kep-sync -e GITHUB_TOKEN -v "$PWD/config:/config:ro" -v kep-sync-state:/var/lib/kep-sync kep-sync
+# The mounted config/kep-sync.yaml needs `publish: github` and `wiki.repo` (or a wiki volume with wiki.dir
+# and `publish: files`/`git`); the copy baked in below is the dry-run default. See README "In a container".
 # Stop with `docker stop -t 330 kep-sync` so a run in progress can finish (serve waits up to 300 s).
 
 FROM python:3.11-slim-bookworm AS build

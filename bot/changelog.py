@@ -212,7 +212,7 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
     never exceeds ``max_chars`` unless the head and section headers alone do.
     """
     def note(left: int, noun: str) -> str:
-        return f"_{left} more {noun} left out to keep this text under {max_chars} characters; see the JSON report._"
+        return f"_{left} more {noun} left out to keep this text short enough for a pull request; see the JSON report._"
 
     def lines(block: list[str]) -> int:  # characters of ``block`` joined by and ending with "\n"
         return sum(len(x) + 1 for x in block)

@@ -8,11 +8,14 @@ tokens come from the environment only (``GITHUB_TOKEN``, ``KEP_SYNC_APP_*``).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from bot.errors import ConfigError
 from bot.wiki.matrix import DEFAULT_ALIASES
@@ -68,9 +71,53 @@ class LinksConfig(_Strict):
 
 
 class GitHubConfig(_Strict):
-    """GitHub API base URL; GitHub Enterprise Server: ``https://HOST/api/v3``."""
+    """GitHub API base URL; GitHub Enterprise Server: ``https://HOST/api/v3``.
 
-    api_url: str = Field(default_factory=lambda: os.environ.get("GITHUB_API_URL", "https://api.github.com"))
+    Precedence: a value in the config file > ``$GITHUB_API_URL`` > ``https://api.github.com``.
+    """
+
+    api_url: str = Field(default_factory=lambda: os.environ.get("GITHUB_API_URL") or "https://api.github.com",
+                         validate_default=True)
+
+    @field_validator("api_url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
+            origin = " (from $GITHUB_API_URL)" if url == os.environ.get("GITHUB_API_URL") else ""
+            raise PydanticCustomError("http_url", "{url}{origin}: expected an http(s) URL such as "
+                                      "https://api.github.com or https://HOST/api/v3",
+                                      {"url": repr(url), "origin": origin, "key": "github.api_url"})
+        return url
+
+
+#: Characters git check-ref-format forbids anywhere in a ref name (besides ASCII control characters).
+_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+_REF_FORBIDDEN_TEXT = "spaces, control characters or any of ~ ^ : ? * [ \\"
+
+
+def ref_name_problem(name: str) -> str | None:
+    """Why ``name`` is not a valid branch name per ``git check-ref-format --branch``, or ``None`` when it is.
+
+    Rules (git-check-ref-format(1)): not empty, not ``@`` or ``HEAD``, no leading ``-``;
+    no space, control character, ``~ ^ : ? * [ \\``, ``..`` or ``@{``; no
+    leading, trailing or doubled ``/``; no trailing ``.``; no component that
+    starts with ``.`` or ends with ``.lock``.
+    """
+    if not name:
+        return "must not be empty"
+    checks = [
+        (name in ("@", "HEAD"), "must not be '@' or 'HEAD'"),
+        (name.startswith("-"), "must not start with '-'"),
+        (_REF_FORBIDDEN.search(name) is not None, f"must not contain {_REF_FORBIDDEN_TEXT}"),
+        (".." in name, "must not contain '..'"),
+        ("@{" in name, "must not contain '@{'"),
+        (name.startswith("/") or name.endswith("/") or "//" in name, "must not start or end with '/' or contain '//'"),
+        (name.endswith("."), "must not end with '.'"),
+        (any(c.startswith(".") for c in name.split("/")), "no path component may start with '.'"),
+        (any(c.endswith(".lock") for c in name.split("/")), "no path component may end with '.lock'"),
+    ]
+    return next((why for bad, why in checks if bad), None)
 
 
 class PullRequestConfig(_Strict):
@@ -83,6 +130,14 @@ class PullRequestConfig(_Strict):
     team_reviewers: list[str] = Field(default_factory=list)
     assignees: list[str] = Field(default_factory=list)
     draft: bool = False
+
+    @field_validator("branch")
+    @classmethod
+    def _ref_name(cls, branch: str) -> str:
+        why = ref_name_problem(branch)
+        if why:
+            raise ValueError(f"{branch!r} is not a valid git branch name: {why}")
+        return branch
 
 
 class ScheduleConfig(_Strict):
@@ -115,20 +170,33 @@ class ReleaseNotesConfig(_Strict):
 
 
 class Config(_Strict):
-    """All settings of one kep-sync deployment."""
+    """All settings of one kep-sync deployment.
+
+    ``cache_dir`` and ``github.api_url`` have environment variables: a value in
+    the config file > ``$KEP_SYNC_CACHE_DIR`` / ``$GITHUB_API_URL`` > the built-in default.
+    """
 
     enhancements: str = "github:kubernetes/enhancements@master"
-    cache_dir: str = Field(default_factory=lambda: os.environ.get("KEP_SYNC_CACHE_DIR", "~/.cache/kep-sync"))
+    cache_dir: str = Field(default_factory=lambda: os.environ.get("KEP_SYNC_CACHE_DIR") or "~/.cache/kep-sync")
     wiki: WikiConfig = Field(default_factory=WikiConfig)
     columns: ColumnsConfig = Field(default_factory=ColumnsConfig)
     feature_gates: Literal["report", "owned"] = "report"
     front_matter: FrontMatterConfig = Field(default_factory=FrontMatterConfig)
     links: LinksConfig = Field(default_factory=LinksConfig)
     publish: Literal["none", "files", "git", "github"] = "none"
-    github: GitHubConfig = Field(default_factory=GitHubConfig)
+    github: GitHubConfig = Field(default_factory=dict, validate_default=True)  # so $GITHUB_API_URL is checked
     pull_request: PullRequestConfig = Field(default_factory=PullRequestConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     release_notes: ReleaseNotesConfig = Field(default_factory=ReleaseNotesConfig)
+
+    @field_validator("publish")
+    @classmethod
+    def _repo_for_github(cls, publish: str, info: ValidationInfo) -> str:
+        wiki = info.data.get("wiki")  # absent when wiki itself is invalid (reported there)
+        if publish == "github" and wiki is not None and not wiki.repo:
+            raise PydanticCustomError("missing_for_publish", "required when publish is github (OWNER/NAME of the "
+                                      "wiki repository)", {"key": "wiki.repo"})
+        return publish
 
     def aliases(self) -> dict[str, tuple[str, ...]]:
         """Column aliases as ``{role: (header, ...)}`` for :func:`bot.wiki.matrix.parse_page`."""
@@ -136,10 +204,13 @@ class Config(_Strict):
 
 
 def config_errors(exc: ValidationError, source: str) -> list[str]:
-    """One line per validation error: ``FILE: dotted.key: what is wrong``."""
+    """One line per validation error: ``FILE: dotted.key: what is wrong``.
+
+    A cross-field check names the key at fault in its error context (``ctx["key"]``).
+    """
     lines = []
     for err in exc.errors():
-        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        key = (err.get("ctx") or {}).get("key") or ".".join(str(p) for p in err["loc"]) or "(top level)"
         msg = err["msg"].replace("Extra inputs are not permitted", "unknown key").removeprefix("Value error, ")
         lines.append(f"{source}: {key}: {msg}")
     return lines

@@ -5,8 +5,12 @@ request (:func:`bot.sources.enhancements.current_revision`, and the release
 notes, :func:`release_notes_etags`). When the enhancements revision, the
 release notes ETags and the settings all equal those of the last successful
 full run (kept in the state directory, :mod:`bot.state`), the run is skipped:
-no wiki and no GitHub calls. Every run logs JSON lines bound to a ``run_id``
-and ends with exactly one ``run finished`` summary line.
+no wiki and no GitHub calls. A run whose publish was ``blocked`` (a commit
+kep-sync did not make on the bot branch) does not count as a completed full
+run, so the next poll is a full run again and sees a ``kep-sync:regenerate``
+label added meanwhile. Every run logs JSON lines bound to a ``run_id`` and
+ends with exactly one ``run finished`` summary line (level ``error`` for a
+failed run, ``warning`` for a blocked one).
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         fields: dict = {}
         try:
             fields = _poll_or_sync(config, state, sync, counter, transport, log)
-            result = "skipped" if fields.pop("skipped") else "ok"
+            result = fields.pop("result")
             error = ""
         except Exception as exc:  # one failed run must not stop the service
             result, error = "failed", redact(f"{type(exc).__name__}: {exc}")
@@ -87,15 +91,17 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
             save_state(state_dir, state)
         except Exception as exc:
             log.error("state not saved", error=redact(str(exc)))
-        log.info("run finished", result=result, revision=record.revision, changes=record.changes,
-                 pull_request=record.pull_request, http_requests=counter.count,
-                 duration_seconds=round(time.monotonic() - start, 3), error=error or None)
+        level = {"failed": "error", "blocked": "warning"}.get(result, "info")
+        getattr(log, level)("run finished", result=result, revision=record.revision, changes=record.changes,
+                            pull_request=record.pull_request, http_requests=counter.count,
+                            duration_seconds=round(time.monotonic() - start, 3), error=error or None)
     return record
 
 
 def _poll_or_sync(config: Config, state: State, sync: Callable, counter: RequestCounter,
                   transport: httpx.BaseTransport | None, log) -> dict:
-    """The poll, then the full sync when needed; updates ``state`` in place after a full run."""
+    """The poll, then the full sync when needed; returns the record's fields with ``result``
+    (``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked."""
     same_source = state.source == config.enhancements
     fingerprint = config_fingerprint(config)
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
@@ -103,14 +109,18 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
                                  etag=state.revision_etag if same_source else "")
         notes = release_notes_etags(config, client, state.release_notes_etags if same_source else {})
     revision = state.revision if probe.not_modified else probe.revision
+    blocked_before = state.last_run is not None and state.last_run.result == "blocked"
     if (revision and same_source and revision == state.revision and state.config == fingerprint
-            and notes is not None and notes == state.release_notes_etags):
+            and notes is not None and notes == state.release_notes_etags and not blocked_before):
         log.info("no upstream change; run skipped", revision=revision)
-        return {"skipped": True, "revision": revision}
+        return {"result": "skipped", "revision": revision}
     outcome = sync(config, counter=counter)
     synced = outcome.plan.snapshot.revision
+    fields = {"revision": synced, "changes": sum(c.applied for c in outcome.plan.changes),
+              "pull_request": outcome.url}
+    if outcome.blocked:  # the state keeps the last completed run, so the next poll is a full run
+        return {"result": "blocked", **fields}
     state.source, state.revision, state.config = config.enhancements, synced, fingerprint
     state.revision_etag = probe.etag if synced == revision else ""
     state.release_notes_etags = notes or {}
-    return {"skipped": False, "revision": synced, "changes": sum(c.applied for c in outcome.plan.changes),
-            "pull_request": outcome.url}
+    return {"result": "ok", **fields}

@@ -58,6 +58,11 @@ class Runner:
             except Exception as exc:
                 get_logger(command="serve").error("run crashed", error=f"{type(exc).__name__}: {exc}")
 
+    @property
+    def busy(self) -> bool:
+        """True while a run is in progress."""
+        return self._busy.locked()
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the run in progress; True when none is running."""
         if not self._busy.acquire(timeout=timeout):
@@ -113,7 +118,10 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
 
         def stopper() -> None:
             stop.wait()
-            log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout)
+            if runner.busy:
+                log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout)
+            else:
+                log.info("stop requested")
             scheduler.shutdown(wait=False)
 
         for sig in (signal.SIGTERM, signal.SIGINT):

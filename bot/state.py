@@ -33,8 +33,9 @@ class StateError(KepSyncError):
 
 class RunRecord(BaseModel):
     """One finished run: ``run_id``, ``started``/``finished`` (ISO 8601 UTC), ``result``
-    (``ok``, ``skipped`` or ``failed``), ``revision``, ``changes`` (applied), ``pull_request`` URL,
-    ``http_requests`` and ``error`` (the redacted message of a failed run)."""
+    (``ok``; ``skipped``: no upstream change; ``blocked``: a commit kep-sync did not make on the bot
+    branch stopped the publish, a human must act; ``failed``), ``revision``, ``changes`` (applied),
+    ``pull_request`` URL, ``http_requests`` and ``error`` (the redacted message of a failed run)."""
 
     run_id: str
     started: str
@@ -48,8 +49,9 @@ class RunRecord(BaseModel):
 
     @property
     def ok(self) -> bool:
-        """True for ``ok`` and ``skipped`` (an unchanged poll is a success)."""
-        return self.result in ("ok", "skipped")
+        """True for ``ok``, ``skipped`` and ``blocked``: the service works (a blocked publish waits for a human;
+        it is logged as a warning, not a failure)."""
+        return self.result in ("ok", "skipped", "blocked")
 
 
 class State(BaseModel):

@@ -19,13 +19,13 @@ from bot.config import Config
 from bot.diff import Change, PageDiff, diff_page, kep_id
 from bot.evidence import Discrepancy, releases_needed
 from bot.evidence import review as review_notes
-from bot.errors import PublishError, WikiError
+from bot.errors import ConfigError, PublishError, WikiError
 from bot.http import RequestCounter
 from bot.kep import Problem
-from bot.publish.files import publish_files, write_atomic
+from bot.publish.files import publish_files, write_files
 from bot.snapshot import Snapshot
 from bot.sources.enhancements import load_snapshot
-from bot.sources.release_notes import ReleaseNotes, load_release_notes
+from bot.sources.release_notes import ReleaseNotes, load_release_notes, with_missing
 from bot.wiki.matrix import parse_page
 
 
@@ -60,11 +60,14 @@ class SyncPlan(NamedTuple):
 
 
 class SyncOutcome(NamedTuple):
-    """What :func:`run_sync` did: the ``plan``, the pages ``written`` and the pull request ``url`` (if any)."""
+    """What :func:`run_sync` did: the ``plan``, the pages ``written`` (files rewritten, or pages in the commit
+    made this run; ``[]`` when nothing was committed), the pull request ``url`` (if any) and ``blocked``: True
+    when a commit kep-sync did not make on the bot branch stopped the update (a human must act)."""
 
     plan: SyncPlan
     written: list[str]
     url: str
+    blocked: bool = False
 
 
 def decode_page(path: str, data: bytes) -> str:
@@ -114,15 +117,18 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     ``front_matter.date_key`` is set. ``release_notes``: notes already read, or
     a loader called once with the releases the changed KEPs' milestones name;
     when None and ``config.release_notes.source`` is set, :func:`release_notes_loader`
-    reads them (I/O); when both are empty the plan carries no evidence. Raises
+    reads them (I/O); when both are empty the plan carries no evidence. A needed
+    release the source has no notes for becomes a problem (``with_missing``). Raises
     :class:`WikiError` for a page that is not UTF-8. ``max_chars`` caps the
     changelog body (characters), cut at a table row boundary.
     """
     results: list[PageResult] = []
     changes: list[Change] = []
     problems: list[Problem] = []
+    numbers: set[int] = set()
     for path, data in pages.items():
         page = parse_page(path, decode_page(path, data), config.aliases())
+        numbers.update(row.number for row in page.rows)
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only)
         lines = diff.lines
         if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
@@ -130,14 +136,16 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         results.append(PageResult(path, data, "\n".join(lines).encode("utf-8"), diff))
         changes += diff.changes
         problems += diff.problems
+    if only is not None:
+        problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
+                     for n in sorted(set(only) - numbers)]
     if release_notes is None and config.release_notes.source:
         release_notes = release_notes_loader(config)
     found: list[Discrepancy] | None = None
     if release_notes is not None:
         on_pages = {k.path: k for r in results for k in r.diff.keps}
-        if callable(release_notes):
-            release_notes = release_notes(releases_needed(on_pages[c.kep_path] for c in changes
-                                                          if c.kep_path in on_pages))
+        needed = releases_needed(on_pages[c.kep_path] for c in changes if c.kep_path in on_pages)
+        release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
         review = review_notes(changes, list(on_pages.values()), snapshot.all_keps(), release_notes.notes,
                               release_notes.available, ids={p: kep_id(snapshot, k) for p, k in on_pages.items()})
         changes, found = review.changes, review.discrepancies
@@ -151,13 +159,24 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
 
 
 def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
-    """Read each page under ``wiki_dir``; raises :class:`WikiError` naming a missing or unreadable page."""
-    out = {}
+    """Read each page under ``wiki_dir`` (a page named twice is read once).
+
+    Raises :class:`ConfigError` (exit 2) naming ``wiki.pages`` / ``--page``
+    when a page does not exist or is not a file, :class:`WikiError` when it
+    cannot be read.
+    """
+    out: dict[str, bytes] = {}
     for rel in pages:
+        path = wiki_dir / rel
+        if os.path.normpath(rel) in {os.path.normpath(p) for p in out}:
+            continue
+        if not path.is_file():
+            what = "no such file" if not path.exists() else "not a file"
+            raise ConfigError(f"wiki.pages (--page) {rel!r}: {what} under the wiki directory {str(wiki_dir)!r}")
         try:
-            out[rel] = (wiki_dir / rel).read_bytes()
+            out[rel] = path.read_bytes()
         except OSError as exc:
-            raise WikiError(f"{wiki_dir / rel}: cannot read wiki page: {exc.strerror or exc}") from None
+            raise WikiError(f"{path}: cannot read wiki page: {exc.strerror or exc}") from None
     return out
 
 
@@ -175,8 +194,11 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
              counter: RequestCounter | None = None) -> SyncOutcome:
     """Run one sync end to end and publish per ``config.publish``.
 
-    ``none`` writes nothing; ``files`` rewrites changed pages in place
-    (atomic). ``git`` and ``github`` are handled by ``bot.publish``. The
+    ``none`` writes nothing (with ``wiki.repo`` set it reads the pages from
+    that repository's base branch through the API, read-only:
+    :func:`bot.publish.github.preview_github`; else from ``wiki.dir``);
+    ``files`` rewrites changed pages in place (atomic). ``git`` and
+    ``github`` are handled by ``bot.publish``. The
     JSON report goes to ``report_path`` when given. Raises a
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
@@ -185,16 +207,22 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
     if config.publish == "github":
         from bot.publish.github import publish_github
 
-        plan, url = publish_github(config, snapshot, only=only, today=today, counter=counter)
+        outcome = publish_github(config, snapshot, only=only, today=today, counter=counter)
+        _write_report(report_path, outcome.plan)
+        return outcome
+    if config.publish == "none" and config.wiki.repo:
+        from bot.publish.github import preview_github
+
+        plan = preview_github(config, snapshot, only=only, today=today, counter=counter)
         _write_report(report_path, plan)
-        return SyncOutcome(plan, sorted(plan.changed_pages()), url)
+        return SyncOutcome(plan, [], "")
     wiki_dir = Path(config.wiki.dir)
     if config.publish == "git":
         from bot.publish.git import publish_git
 
-        plan, url = publish_git(config, snapshot, wiki_dir, only=only, today=today)
-        _write_report(report_path, plan)
-        return SyncOutcome(plan, sorted(plan.changed_pages()), url)
+        outcome = publish_git(config, snapshot, wiki_dir, only=only, today=today)
+        _write_report(report_path, outcome.plan)
+        return outcome
     notes = release_notes_loader(config, counter) if config.release_notes.source else None
     plan = plan_sync(config, snapshot, read_wiki_pages(wiki_dir, config.wiki.pages), only=only, today=today,
                      release_notes=notes)
@@ -208,6 +236,6 @@ def _write_report(path: Path | None, plan: SyncPlan) -> None:
         return
     data = (json.dumps(plan.report, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
     try:
-        write_atomic(path, data) if path.exists() else path.write_bytes(data)
-    except OSError as exc:
-        raise PublishError(f"{path}: cannot write report: {exc.strerror or exc}") from None
+        write_files({path: data}, must_exist=False)
+    except PublishError as exc:
+        raise PublishError(f"report {exc}") from None

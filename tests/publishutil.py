@@ -24,7 +24,7 @@ from bot.http import RequestCounter
 from bot.snapshot import Snapshot
 
 __all__ = ["BRANCH", "ENV", "PAGE", "PAGE_PATH", "REPO", "Run", "fresh_logging", "github_config", "keps", "page",
-           "run_github"]
+           "run_github", "run_preview"]
 
 REPO = "acme/wiki"
 PAGE_PATH = "docs/matrix.md"
@@ -75,7 +75,8 @@ def github_config(fake, **pull_request) -> Config:
 
 class Run(NamedTuple):
     """One publish run: the ``plan``, returned ``url``, ``requests`` ``[(method, path)]`` with ``statuses``,
-    ``writes`` (non-GET requests), the client's own ``count`` and the retry ``sleeps``."""
+    ``writes`` (non-GET requests), the client's own ``count``, the retry ``sleeps``, and the outcome's
+    ``written`` pages and ``blocked`` flag."""
 
     plan: object
     url: str
@@ -84,15 +85,30 @@ class Run(NamedTuple):
     writes: int
     count: int
     sleeps: list[float]
+    written: list[str] = []
+    blocked: bool = False
 
 
 def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
     """Run :func:`bot.publish.github.publish_github` once against ``fake`` with counters reset and no real sleeps."""
     from bot.publish.github import publish_github
 
+    return _measure(fake, lambda counter, sleeps: publish_github(
+        config, snap, counter=counter, env=ENV if env is None else env, sleep=sleeps.append, seconds_between_writes=0))
+
+
+def run_preview(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
+    """Run :func:`bot.publish.github.preview_github` (the dry run) once against ``fake``, like :func:`run_github`."""
+    from bot.publish.github import preview_github
+    from bot.sync import SyncOutcome
+
+    return _measure(fake, lambda counter, sleeps: SyncOutcome(preview_github(
+        config, snap, counter=counter, env=ENV if env is None else env, sleep=sleeps.append), [], ""))
+
+
+def _measure(fake, call) -> Run:
     fake.reset_counters()
     counter, sleeps = RequestCounter(), []
-    plan, url = publish_github(config, snap, counter=counter, env=ENV if env is None else env,
-                               sleep=sleeps.append, seconds_between_writes=0)
-    return Run(plan, url, [(m, p) for m, p, _ in fake.requests], [s for _, _, s in fake.requests],
-               fake.writes, counter.count, sleeps)
+    outcome = call(counter, sleeps)
+    return Run(outcome.plan, outcome.url, [(m, p) for m, p, _ in fake.requests], [s for _, _, s in fake.requests],
+               fake.writes, counter.count, sleeps, outcome.written, outcome.blocked)

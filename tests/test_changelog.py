@@ -137,9 +137,9 @@ def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
     body = render(SNAP, changes, problems, max_chars=max_chars).body
     assert len(body) <= max_chars
     lines = body.splitlines()
-    notes = [line for line in lines if "left out to keep this text under" in line]
+    notes = [line for line in lines if "left out to keep this text short enough" in line]
     assert notes, "something must have been left out"
-    assert notes[0].endswith(f"under {max_chars} characters; see the JSON report._")
+    assert notes[0].endswith("short enough for a pull request; see the JSON report._")
     # Every kept row is whole: each graduation and table row ends as rendered.
     assert all(line.endswith(")") for line in lines if line.startswith("- KEP "))
     assert all(line.endswith("|") for line in lines if line.startswith("| "))

@@ -43,8 +43,8 @@ def show(wiki: Path, rev: str, path: str = PAGE_PATH) -> str:
 
 def test_commits_on_the_bot_branch_from_the_base_head(wiki):
     base = git(wiki, "rev-parse", "main")
-    plan, url = run(wiki)
-    assert url == str(pr_file(wiki))
+    plan, written, url, blocked = run(wiki)
+    assert (url, written, blocked) == (str(pr_file(wiki)), [PAGE_PATH], False)
     head = git(wiki, "rev-parse", BRANCH)
     assert git(wiki, "rev-parse", f"{head}^") == base and show(wiki, BRANCH) == PROMOTED
     assert git(wiki, "rev-parse", "main") == base and git(wiki, "symbolic-ref", "HEAD") == "refs/heads/main"
@@ -60,7 +60,8 @@ def test_commits_on_the_bot_branch_from_the_base_head(wiki):
 def test_second_run_is_idempotent(wiki):
     run(wiki)
     head, text = git(wiki, "rev-parse", BRANCH), pr_file(wiki).read_text()
-    run(wiki)
+    again = run(wiki)
+    assert (again.written, again.blocked, again.url) == ([], False, str(pr_file(wiki)))
     assert git(wiki, "rev-parse", BRANCH) == head and pr_file(wiki).read_text() == text
     assert git(wiki, "rev-list", "--count", BRANCH) == "2"
 
@@ -83,9 +84,15 @@ def test_foreign_commit_is_never_clobbered(wiki):
     git(wiki, "checkout", "-q", BRANCH)
     foreign = commit(wiki, {"notes.md": "mine\n"}, "human work")
     git(wiki, "checkout", "-q", "main")
-    plan, url = run(wiki, keps(beta_4671="v1.36"))
-    assert url == "" and git(wiki, "rev-parse", BRANCH) == foreign
+    plan, written, url, blocked = run(wiki, keps(beta_4671="v1.36"))
+    assert (url, written, blocked) == ("", [], True) and git(wiki, "rev-parse", BRANCH) == foreign
     assert plan.changed_pages()  # the plan is still reported
+    # the README's recovery: delete the bot branch; the next run starts it afresh from the base
+    git(wiki, "branch", "-D", BRANCH)
+    fresh = run(wiki, keps(beta_4671="v1.36"))
+    assert (fresh.written, fresh.blocked) == ([PAGE_PATH], False)
+    assert git(wiki, "rev-parse", f"{BRANCH}^") == git(wiki, "rev-parse", "main")
+    assert show(wiki, BRANCH) == page([(4671, "beta", "v1.36"), (5710, "alpha", "-")])
 
 
 def test_base_moved_regenerates_from_the_new_base(wiki):
@@ -100,8 +107,8 @@ def test_base_moved_regenerates_from_the_new_base(wiki):
 def test_base_already_up_to_date_deletes_the_bot_branch(wiki):
     run(wiki)
     commit(wiki, {PAGE_PATH: PROMOTED}, "hand edit")
-    plan, url = run(wiki)
-    assert url == "" and not plan.changed_pages()
+    plan, written, url, blocked = run(wiki)
+    assert (url, written, blocked) == ("", [], False) and not plan.changed_pages()
     assert git(wiki, "branch", "--list", BRANCH) == "" and not pr_file(wiki).exists()
 
 

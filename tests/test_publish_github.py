@@ -5,6 +5,7 @@ Each scenario asserts the branch tree, the pull request and the exact API calls.
 
 from __future__ import annotations
 
+import json
 import time
 
 import github
@@ -53,6 +54,7 @@ def state(gh, number: int = 1) -> prmod.PrState:
 def test_first_run_opens_the_pull_request(gh, cfg):
     run = opened(gh, cfg)
     assert run.url == f"https://github.com/{REPO}/pull/1"
+    assert (run.written, run.blocked) == ([PAGE_PATH], False)
     assert run.requests == READS + OPEN and run.count == 10 and run.writes == 7
     assert (gh.read_file(REPO, BRANCH, PAGE_PATH), gh.read_file(REPO, BRANCH, "README.md")) == (PROMOTED, "wiki\n")
     assert gh.branch_sha(REPO, "main") == gh.base
@@ -76,7 +78,7 @@ def test_second_run_makes_zero_writes(gh, cfg):
     head, body = gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]
     run = run_github(gh, keps(), cfg)
     assert run.requests == READS and run.count == 3 and run.writes == 0
-    assert run.url.endswith("/pull/1")
+    assert run.url.endswith("/pull/1") and (run.written, run.blocked) == ([], False)
     assert (gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]) == (head, body)
 
 
@@ -85,7 +87,7 @@ def test_upstream_change_updates_the_same_pull_request(gh, cfg):
     first = gh.branch_sha(REPO, BRANCH)
     gh.pull(1)["body"] = "Reviewer notes: check SIG Scheduling.\n\n" + gh.pull(1)["body"] + "\n\nThanks!"
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert run.requests == READS + UPDATE and run.count == 8 and run.writes == 5
+    assert run.requests == READS + UPDATE and run.count == 8 and run.writes == 5 and run.written == [PAGE_PATH]
     assert sorted(gh.repos[REPO]["pulls"]) == [1]
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == page([(4671, "beta", "v1.36"), (5710, "alpha", "-")])
     head = gh.branch_sha(REPO, BRANCH)
@@ -103,9 +105,11 @@ def test_foreign_commit_is_not_clobbered_and_commented_once(gh, cfg):
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
     comments = [("GET", f"{R}/issues/1/comments"), ("POST", f"{R}/issues/1/comments")]
     assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}")] + comments and run.writes == 1
+    assert (run.blocked, run.written, run.url) == (True, [], f"https://github.com/{REPO}/pull/1")
     assert gh.branch_sha(REPO, BRANCH) == foreign
     again = run_github(gh, keps(beta_4671="v1.36"), cfg)
     assert again.requests == READS + [("GET", f"{R}/git/commits/{foreign}"), comments[0]] and again.writes == 0
+    assert (again.blocked, again.written) == (True, [])
     notes = [c["body"] for c in gh.comments.values()]
     assert len(notes) == 1 and prmod.FOREIGN_COMMENT_TAG in notes[0] and prmod.REGENERATE_LABEL in notes[0]
     assert gh.read_file(REPO, BRANCH, "docs/extra.md") == "mine\n"
@@ -119,6 +123,7 @@ def test_regenerate_label_replaces_a_foreign_commit(gh, cfg):
     assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}")] + COMMIT + [
         ("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1"),
         ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
+    assert (run.blocked, run.written) == (False, [PAGE_PATH])
     head = gh.branch_sha(REPO, BRANCH)
     assert gh.commits[head]["parents"] == [gh.base]
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PROMOTED
@@ -154,7 +159,7 @@ def test_closed_pull_request_is_not_recreated(gh, cfg):
     opened(gh, cfg)
     gh.close_pull(1)
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS and run.writes == 0 and run.url == ""
+    assert run.requests == READS and run.writes == 0 and (run.url, run.written, run.blocked) == ("", [], False)
     assert sorted(gh.repos[REPO]["pulls"]) == [1] and gh.pull(1)["state"] == "closed"
     # new upstream data: a new pull request that links the closed one; the leftover branch is the bot's
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
@@ -202,7 +207,8 @@ def test_base_already_up_to_date_closes_the_pull_request(gh, cfg):
     run = run_github(gh, keps(), cfg)
     assert run.requests == READS + [("POST", f"{R}/issues/1/comments"), ("PATCH", f"{R}/pulls/1"),
                                     ("DELETE", f"{R}/git/refs/heads/{BRANCH}")]
-    assert run.url == "" and gh.pull(1)["state"] == "closed" and gh.branch_sha(REPO, BRANCH) is None
+    assert (run.url, run.written) == ("", []) and gh.pull(1)["state"] == "closed"
+    assert gh.branch_sha(REPO, BRANCH) is None
     assert state(gh).status == "superseded"
     assert "superseded" in next(iter(gh.comments.values()))["body"]
     again = run_github(gh, keps(), cfg)
@@ -267,15 +273,20 @@ def test_rate_limit_wait_over_the_budget_fails_clearly(gh, cfg):
 
 
 def test_body_over_the_limit_is_cut_at_a_row_boundary(gh, cfg):
+    # 601 KEPs promoted (1202 changes), plus a row no kep.yaml has (1 report-only finding, cut with the rest)
     rows = [(4671, "alpha", "-"), (5710, "alpha", "-")] + [(10000 + i, "alpha", "-") for i in range(600)]
-    gh.commit_files(REPO, "main", {PAGE_PATH: page(rows)})
+    gh.commit_files(REPO, "main", {PAGE_PATH: page(rows + [(99999, "alpha", "-")])})
     run = run_github(gh, keps(count=600), cfg)
     body = gh.pull(1)["body"]
-    assert len(body) <= prmod.GITHUB_BODY_LIMIT - prmod.SECTION_OVERHEAD and run.url.endswith("/pull/1")
+    assert len(body) <= prmod.BODY_LIMIT == 60_000 and run.url.endswith("/pull/1")
     table = [line for line in body.split("\n") if line.startswith("| [")]
     assert table and all(line.endswith(" |") for line in table)
     assert 0 < len(table) < 1202
-    assert f"_{1202 - len(table)} more changes left out" in body
+    assert f"\n\n_{1202 - len(table)} more changes left out to keep this text short enough for a pull request; " \
+           "see the JSON report._\n\n_1 more findings left out to keep this text short enough for a pull request; " \
+           "see the JSON report._\n\n<!-- kep-sync:state " in body
+    # the findings section lost all its rows: its header is dropped, its "left out" line kept
+    assert [line for line in body.split("\n") if line.startswith("### ")] == ["### Graduations", "### Changes"]
     assert gh.read_file(REPO, BRANCH, PAGE_PATH).count("implementable / beta") == 601
 
 
@@ -287,7 +298,8 @@ def test_human_text_shrinks_the_changelog_budget(gh, cfg):
     gh.commit_files(REPO, "main", {PAGE_PATH: page(rows)})
     run_github(gh, keps(count=300), cfg)
     body = gh.pull(1)["body"]
-    assert body.startswith(human + "\n\n") and len(body) <= prmod.GITHUB_BODY_LIMIT and "left out" in body
+    assert body.startswith(human + "\n\n") and len(body) <= prmod.BODY_LIMIT
+    assert "left out to keep this text short enough for a pull request" in body
 
 
 def _pem() -> str:
@@ -350,10 +362,25 @@ def test_cli_publish_github(gh, tmp_path, monkeypatch, capsys):
         f"github:\n  api_url: {gh.url}\n")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "c" * 36)
     monkeypatch.setattr(auth, "SECONDS_BETWEEN_WRITES", 0)
-    assert main(["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", "github"]) == 0
+    args = ["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", "github"]
+
+    def finished() -> dict:
+        captured = capsys.readouterr()
+        assert "# Update KEP matrix" in captured.out
+        lines = [json.loads(line) for line in captured.err.splitlines()]
+        summary = [e for e in lines if e["event"] == "sync finished"]
+        return {k: summary[0][k] for k in ("pages_written", "blocked", "pull_request")}
+
+    url = f"https://github.com/{REPO}/pull/1"
+    assert main(args) == 0
     assert gh.pull(1)["state"] == "open" and gh.read_file(REPO, BRANCH, PAGE_PATH) == PROMOTED
     assert ("GET", f"{R}") in [(m, p) for m, p, _ in gh.requests]  # default branch looked up
-    assert "# Update KEP matrix" in capsys.readouterr().out
+    assert finished() == {"pages_written": 1, "blocked": False, "pull_request": url}
+    assert main(args) == 0  # idempotent: nothing committed
+    assert finished() == {"pages_written": 0, "blocked": False, "pull_request": url}
+    gh.commit_files(REPO, BRANCH, {"notes.md": "human\n"}, "human fix")
+    assert main(args) == 0  # blocked by the foreign commit: nothing committed
+    assert finished() == {"pages_written": 0, "blocked": True, "pull_request": url}
 
 
 def test_draft_title_and_config_errors(gh):
@@ -365,3 +392,51 @@ def test_draft_title_and_config_errors(gh):
     missing = cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"pages": ["nope.md"]})})
     with pytest.raises(WikiError, match=f"{REPO}@main: nope.md: no such page"):
         run_github(gh, keps(), missing)
+
+
+# -- --publish none with wiki.repo: a read-only preview through the API ----------------------------------
+
+
+def _upstream(tmp_path) -> str:
+    from tests.syncutil import kep, write_keps
+
+    return str(write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+                          kep(5710, "kep-5710", stage="alpha", alpha="v1.35")))
+
+
+def test_dry_run_reads_the_pages_from_the_repository_with_zero_writes(gh, cfg, tmp_path, monkeypatch):
+    from bot.http import RequestCounter
+    from bot.sync import run_sync
+
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "r" * 36)
+    dry = cfg.model_copy(update={"publish": "none", "enhancements": _upstream(tmp_path),
+                                 "wiki": cfg.wiki.model_copy(update={"dir": str(tmp_path / "no-such-wiki")})})
+    counter = RequestCounter()
+    gh.reset_counters()
+    outcome = run_sync(dry, report_path=tmp_path / "report.json", counter=counter)
+    assert [(m, p) for m, p, _ in gh.requests] == [("GET", f"{R}/branches/main"), ("GET", f"{R}/contents/{PAGE_PATH}")]
+    assert (gh.writes, counter.count, outcome.written, outcome.url, outcome.blocked) == (0, 2, [], "", False)
+    assert outcome.plan.changed_pages() == {PAGE_PATH: PROMOTED.encode()}
+    assert outcome.plan.changelog.title == "Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)"
+    assert gh.branch_sha(REPO, BRANCH) is None and gh.repos[REPO]["pulls"] == {}
+    assert (tmp_path / "report.json").is_file() and not (tmp_path / "no-such-wiki").exists()
+
+
+def test_cli_dry_run_of_a_github_wiki_prints_the_changelog_anonymously(tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+    from tests.fakegithub import FakeGitHub
+
+    for name in ("GITHUB_TOKEN", "GITHUB_TOKEN_FILE", "KEP_SYNC_APP_ID"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeGitHub(require_auth=False) as fake:
+        fake.seed_repo(REPO, {PAGE_PATH: PAGE})
+        (tmp_path / "kep-sync.yaml").write_text(
+            f"enhancements: {_upstream(tmp_path)}\nwiki:\n  repo: {REPO}\n  pages: [{PAGE_PATH}]\n"
+            f"github:\n  api_url: {fake.url}\n")
+        assert main(["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", "none"]) == 0
+        assert [(m, p) for m, p, _ in fake.requests] == [("GET", R), ("GET", f"{R}/branches/main"),
+                                                          ("GET", f"{R}/contents/{PAGE_PATH}")]
+        assert fake.writes == 0 and set(fake.auth_headers) == {None}
+    out = capsys.readouterr().out
+    assert out.startswith("# Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)\n\n")
+    assert "[4671](https://kep.k8s.io/4671)" in out

@@ -52,10 +52,19 @@ def test_merge_body_keeps_human_text_outside_the_section():
 def test_outside_text_and_budget():
     body = "Human.\n" + prmod.render_section("x" * 5000, STATE)
     assert prmod.outside_text(body) == "Human.\n"
-    assert prmod.changelog_budget(body) == 60_000
-    assert prmod.changelog_budget("h" * 10_000) == 65_536 - 1_000 - 10_000
-    with pytest.raises(PublishError, match="the text outside the kep-sync section is 63000 characters"):
-        prmod.changelog_budget("h" * 63_000)
+    assert prmod.changelog_budget(body) == 60_000 - 1_000 - 7
+    assert prmod.changelog_budget(None) == 59_000
+    assert prmod.changelog_budget("h" * 10_000) == 60_000 - 1_000 - 10_000
+    assert prmod.changelog_budget("h" * 57_000) == 2_000
+    with pytest.raises(PublishError, match="the text outside the kep-sync section is 57001 characters, leaving "
+                                           "no room under kep-sync's 60000 limit; shorten it"):
+        prmod.changelog_budget("h" * 57_001)
+
+
+def test_section_overhead_covers_the_largest_wrapper():
+    widest = PrState("a" * 40, "f" * 16, "b" * 40, "e" * 16, "c" * 40, "superseded", "9" * 9)
+    section = prmod.merge_body("human", prmod.render_section("", widest))
+    assert len(section) - len("human") == 415 <= prmod.SECTION_OVERHEAD
 
 
 def test_trailers_round_trip_and_join_a_trailer_paragraph():

@@ -160,12 +160,13 @@ def test_runner_reports_a_run_in_progress():
     entered, release = threading.Event(), threading.Event()
     runner = Runner(lambda: (entered.set(), release.wait(GUARD)))
     thread = threading.Thread(target=runner)
+    assert runner.busy is False
     thread.start()
     assert entered.wait(GUARD)
-    assert runner.wait_idle(0) is False
+    assert runner.busy is True and runner.wait_idle(0) is False
     release.set()
     thread.join(GUARD)
-    assert runner.wait_idle(0) is True
+    assert runner.wait_idle(0) is True and runner.busy is False
 
 
 def test_zone_is_applied_to_the_trigger():

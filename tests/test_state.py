@@ -94,6 +94,12 @@ def test_a_skipped_run_counts_as_success():
     assert check_health(state, DAILY, MONDAY_6 + datetime.timedelta(hours=1)).ok
 
 
+def test_a_blocked_run_keeps_the_service_healthy():
+    state = State(last_run=record("blocked"), last_success=record("blocked"))
+    assert check_health(state, DAILY, MONDAY_6 + datetime.timedelta(hours=1)) == (
+        True, "last run r1 blocked at 2026-03-02T06:00:00+00:00, revision -")
+
+
 def test_unhealthy_when_the_last_run_failed():
     state = State(last_run=record("failed", error="SourceError: HTTP 502"), last_success=record())
     assert check_health(state, DAILY, MONDAY_6) == (

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import stat
 
+from pathlib import Path
+
 import pytest
 
 from bot.config import Config
-from bot.errors import PublishError, WikiError
+from bot.errors import ConfigError, PublishError, WikiError
 from bot.publish.files import publish_files, write_atomic
 from bot.sync import plan_sync, read_wiki_pages, run_sync, set_front_matter_date
 
@@ -84,9 +86,14 @@ def test_page_that_is_not_utf8_is_an_error_naming_it():
         plan(b"abc\xff")
 
 
-def test_read_wiki_pages_names_the_missing_page(tmp_path):
-    with pytest.raises(WikiError, match=r"gone\.md: cannot read wiki page: No such file or directory$"):
+def test_read_wiki_pages_names_the_missing_page_and_reads_a_repeated_page_once(tmp_path):
+    with pytest.raises(ConfigError, match=r"^wiki.pages \(--page\) 'gone\.md': no such file under the wiki "):
         read_wiki_pages(tmp_path, ["gone.md"])
+    (tmp_path / "d.md").mkdir()
+    with pytest.raises(ConfigError, match=r"'d\.md': not a file under"):
+        read_wiki_pages(tmp_path, ["d.md"])
+    (tmp_path / "m.md").write_bytes(b"x")
+    assert read_wiki_pages(tmp_path, ["m.md", "./m.md"]) == {"m.md": b"x"}
 
 
 def _config(tmp_path, publish: str, **extra) -> Config:
@@ -124,13 +131,34 @@ def test_run_sync_none_writes_nothing(tmp_path):
     assert tree(tmp_path) == before
 
 
-def test_write_atomic_failure_leaves_the_target_and_no_temp(tmp_path):
+def test_write_atomic_refuses_what_is_not_a_writable_regular_file(tmp_path):
     target = tmp_path / "m.md"
-    target.mkdir()  # os.replace(file, directory) fails after the temp file was written
+    target.mkdir()
     (target / "keep").write_bytes(b"old")
-    with pytest.raises(PublishError, match=r"m\.md: cannot write: Is a directory$"):
+    with pytest.raises(PublishError, match=r"m\.md: not a regular file; refusing to replace it$"):
         write_atomic(target, b"new")
-    assert tree(tmp_path) == {"m.md/keep": b"old"}
+    with pytest.raises(PublishError, match=r"^/dev/null: not a regular file"):
+        write_atomic(Path("/dev/null"), b"new")
+    (tmp_path / "ro.md").write_bytes(b"old")
+    (tmp_path / "ro.md").chmod(0o444)
+    with pytest.raises(PublishError, match=r"ro\.md: read-only; refusing to replace it$"):
+        write_atomic(tmp_path / "ro.md", b"new")
+    assert tree(tmp_path) == {"m.md/keep": b"old", "ro.md": b"old"}
+
+
+def test_publish_files_is_all_or_nothing_and_writes_through_symlinks(tmp_path):
+    (tmp_path / "a.md").write_bytes(b"a")
+    (tmp_path / "real.md").write_bytes(b"r")
+    (tmp_path / "link.md").symlink_to("real.md")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "p.md").write_bytes(b"b")
+    (tmp_path / "b" / "p.md").chmod(0o444)
+    with pytest.raises(PublishError, match=r"b/p\.md: read-only"):
+        publish_files(tmp_path, {"a.md": b"A", "b/p.md": b"B"})
+    assert (tmp_path / "a.md").read_bytes() == b"a"  # nothing written when one page cannot be
+    assert publish_files(tmp_path, {"a.md": b"A", "link.md": b"R"}) == ["a.md", "link.md"]
+    assert (tmp_path / "link.md").is_symlink() and (tmp_path / "real.md").read_bytes() == b"R"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "b", "link.md", "real.md"]  # no temp left
 
 
 def test_publish_files_writes_in_path_order(tmp_path):

@@ -70,6 +70,19 @@ class _CountedAppAuth(_Counted, Auth.AppAuth):
     pass
 
 
+class _Anonymous(Auth.Auth):
+    """No ``Authorization`` header (read-only access to public repositories)."""
+
+    token_type = token = ""
+
+    def authentication(self, headers: dict) -> None:
+        pass
+
+
+class _CountedAnonymous(_Counted, _Anonymous):
+    pass
+
+
 def _retry_wait(exc: BaseException | None, attempt: int) -> float | None:
     """Seconds to wait before retrying after ``exc``; ``None`` when it is not worth retrying."""
     if isinstance(exc, (requests.ConnectionError, requests.Timeout)):
@@ -95,7 +108,7 @@ def _describe(what: str, exc: BaseException) -> str:
 
 
 class GitHubSession(NamedTuple):
-    """A PyGithub client plus the retrying :meth:`call`; ``token_kind`` is ``token`` or ``app``."""
+    """A PyGithub client plus the retrying :meth:`call`; ``token_kind`` is ``token``, ``app`` or ``none``."""
 
     client: github.Github
     sleep: Callable[[float], None]
@@ -160,27 +173,31 @@ def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter:
 
 def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: RequestCounter | None = None,
             sleep: Callable[[float], None] = time.sleep,
-            seconds_between_writes: float = SECONDS_BETWEEN_WRITES) -> GitHubSession:
+            seconds_between_writes: float = SECONDS_BETWEEN_WRITES, read_only: bool = False) -> GitHubSession:
     """A :class:`GitHubSession` for ``repo`` (``OWNER/NAME``) at ``api_url``, authenticated from ``env``.
 
-    Raises :class:`ConfigError` when no credentials are set or the App key is
-    unreadable, :class:`GitHubApiError` when the App installation cannot be
-    found. Logs a warning when running in GitHub Actions with the Actions
-    token, because pull requests it opens do not trigger other workflows.
+    Raises :class:`ConfigError` when no credentials are set (unless
+    ``read_only``: then the session is anonymous, ``token_kind`` ``none``,
+    enough for a public repository) or the App key is unreadable,
+    :class:`GitHubApiError` when the App installation cannot be found. Logs a
+    warning when publishing from GitHub Actions with the Actions token, because
+    pull requests it opens do not trigger other workflows.
     """
     if env.get("KEP_SYNC_APP_ID"):
         token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep)
         kind = "app"
     elif env.get("GITHUB_TOKEN"):
         token, kind = env["GITHUB_TOKEN"], "token"
-        if env.get("GITHUB_ACTIONS") == "true" and token.startswith("ghs_"):
+        if env.get("GITHUB_ACTIONS") == "true" and token.startswith("ghs_") and not read_only:
             get_logger(component="publish").warning(
                 "GITHUB_TOKEN looks like the GitHub Actions token: pull requests it opens or updates do not "
                 "trigger other workflows (e.g. CI); use a GitHub App (KEP_SYNC_APP_ID) or a personal access token")
+    elif read_only:
+        token, kind = "", "none"
     else:
         raise ConfigError("--publish github needs credentials in the environment: GITHUB_TOKEN, or "
                           "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE")
-    auth = _CountedToken(token)
+    auth = _CountedToken(token) if token else _CountedAnonymous()
     auth.counter = counter
     client = github.Github(auth=auth, base_url=api_url, user_agent=USER_AGENT, retry=None, per_page=PER_PAGE,
                            seconds_between_requests=None, seconds_between_writes=seconds_between_writes or None,

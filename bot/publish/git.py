@@ -28,7 +28,7 @@ from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish.pull_request import PrState
 from bot.snapshot import Snapshot
-from bot.sync import SyncPlan, plan_sync, release_notes_loader
+from bot.sync import SyncOutcome, SyncPlan, plan_sync, release_notes_loader
 
 _ZERO = "0" * 40
 _IDENTITY = {"GIT_AUTHOR_NAME": "kep-sync", "GIT_AUTHOR_EMAIL": "kep-sync@users.noreply.github.com",
@@ -58,11 +58,13 @@ class _Git:
 
 
 def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Collection[int] | None = None,
-                today: str | None = None) -> tuple[SyncPlan, str]:
+                today: str | None = None) -> SyncOutcome:
     """Commit the regenerated pages on the bot branch of the clone at ``wiki_dir``.
 
-    Returns ``(plan, path of pull-request.md)``, or ``(plan, "")`` when
-    nothing is proposed or a foreign commit blocks the branch. Raises
+    Returns a :class:`~bot.sync.SyncOutcome` whose ``url`` is the path of
+    pull-request.md (``""`` when nothing is proposed or a foreign commit blocks
+    the branch; then ``blocked`` is True) and ``written`` the pages in the
+    commit made by this run (``[]`` when none). Raises
     :class:`PublishError` when ``wiki_dir`` is not a git work tree, the base
     cannot be resolved or the bot branch is checked out; :class:`WikiError`
     for a page missing at the base.
@@ -93,28 +95,29 @@ def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Col
     if head:
         parents, message = _commit_info(git, head)
         if not prmod.owns_head(head, parents, message, prmod.parse_state(body) if body else None, base):
-            log.warning("the bot branch has commits kep-sync did not make; not updating it", head=head)
-            return plan, ""
+            log.warning("the bot branch has commits kep-sync did not make; not updating it (delete the branch "
+                        "to let kep-sync start it afresh)", head=head)
+            return SyncOutcome(plan, [], "", blocked=True)
         head_state = prmod.parse_trailers(message)
     if not plan.changed_pages():
         if head:
             git.run("update-ref", "-d", ref, head)
             pr_file.unlink(missing_ok=True)
             log.info("the base already has these rows; bot branch deleted", base=base)
-        return plan, ""
+        return SyncOutcome(plan, [], "")
     if head_state is not None and (head_state.fingerprint, head_state.pages) == (proposal.fingerprint,
                                                                                  proposal.pages):
         _write_pr_file(pr_file, config.pull_request.title or plan.changelog.title, body, plan,
                        proposal._replace(head=head))
         log.info("bot branch is up to date", head=head)
-        return plan, str(pr_file)
+        return SyncOutcome(plan, [], str(pr_file))
     fast_forward = head_state is not None and head_state.base == base
     new = _commit(git, plan, proposal, modes, base, head if fast_forward else base)
     git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
     _write_pr_file(pr_file, config.pull_request.title or plan.changelog.title, body, plan,
                    proposal._replace(head=new))
     log.info("bot branch updated", head=new, fast_forward=fast_forward)
-    return plan, str(pr_file)
+    return SyncOutcome(plan, sorted(plan.changed_pages()), str(pr_file))
 
 
 def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]

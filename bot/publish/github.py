@@ -15,6 +15,9 @@ Without an open pull request a new one is opened, except when a bot pull
 request with the same fingerprint was closed without merge. Commits carry no
 custom author or committer, so GitHub App commits are verified. Writes are
 made one at a time; every call is retried per :mod:`bot.publish.auth`.
+
+:func:`preview_github` (``--publish none`` with ``wiki.repo`` set) reads the
+pages at the base head the same way and plans, with zero writes.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from bot.publish import auth
 from bot.publish.auth import GitHubApiError, GitHubSession, connect
 from bot.publish.pull_request import PrState
 from bot.snapshot import Snapshot
-from bot.sync import SyncPlan, plan_sync, release_notes_loader
+from bot.sync import SyncOutcome, SyncPlan, plan_sync, release_notes_loader
 
 if TYPE_CHECKING:
     from github.PullRequest import PullRequest
@@ -47,25 +50,53 @@ if TYPE_CHECKING:
 def publish_github(config: Config, snapshot: Snapshot, *, only: Collection[int] | None = None,
                    today: str | None = None, counter: RequestCounter | None = None,
                    env: Mapping[str, str] | None = None, sleep: Callable[[float], None] = time.sleep,
-                   seconds_between_writes: float | None = None) -> tuple[SyncPlan, str]:
-    """Open or update the bot pull request on ``config.wiki.repo``; returns ``(plan, pull request URL or "")``.
+                   seconds_between_writes: float | None = None) -> SyncOutcome:
+    """Open or update the bot pull request on ``config.wiki.repo``.
 
-    ``env`` (default ``os.environ``) holds the credentials; ``counter``
-    counts API requests; ``sleep`` (retry waits) and ``seconds_between_writes``
-    (default :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests. Raises :class:`ConfigError` without ``wiki.repo`` or credentials,
-    :class:`WikiError` for a missing page, :class:`~bot.errors.PublishError`
-    when the API keeps failing (the branch never points at a partial commit).
+    Returns a :class:`~bot.sync.SyncOutcome`: ``written`` lists the pages in
+    the commit made by this run (``[]`` when none), ``url`` the pull request
+    (``""`` when there is none), ``blocked`` is True when a foreign commit on
+    the bot branch stopped the update. ``env`` (default ``os.environ``) holds
+    the credentials; ``counter`` counts API requests; ``sleep`` (retry waits)
+    and ``seconds_between_writes`` (default :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`)
+    are for tests. Raises :class:`ConfigError` without ``wiki.repo`` or
+    credentials, :class:`WikiError` for a missing page,
+    :class:`~bot.errors.PublishError` when the API keeps failing (the branch
+    never points at a partial commit).
     """
-    if not config.wiki.repo:
-        raise ConfigError("wiki.repo: required for --publish github (OWNER/NAME of the wiki repository)")
-    session = connect(config.github.api_url, config.wiki.repo, os.environ if env is None else env,
-                      counter=counter, sleep=sleep, seconds_between_writes=auth.SECONDS_BETWEEN_WRITES
-                      if seconds_between_writes is None else seconds_between_writes)
-    notes = release_notes_loader(config, counter) if config.release_notes.source else None
-    return _Publisher(config, session).run(snapshot, only, today, notes)
+    publisher = _Publisher.connect(config, counter, env, sleep, auth.SECONDS_BETWEEN_WRITES
+                                   if seconds_between_writes is None else seconds_between_writes, read_only=False)
+    return publisher.run(snapshot, only, today, release_notes_loader(config, counter)
+                         if config.release_notes.source else None)
+
+
+def preview_github(config: Config, snapshot: Snapshot, *, only: Collection[int] | None = None,
+                   today: str | None = None, counter: RequestCounter | None = None,
+                   env: Mapping[str, str] | None = None, sleep: Callable[[float], None] = time.sleep) -> SyncPlan:
+    """Plan against the pages of ``config.wiki.repo`` at the head of ``wiki.base`` (the dry run); no writes.
+
+    Requests: the default branch when ``wiki.base`` is unset (1), the base
+    branch (1), each page (1, 2 over 1 MB). Credentials as for
+    :func:`publish_github`, but optional (anonymous reads work for a public
+    repository). Raises :class:`ConfigError` without ``wiki.repo``,
+    :class:`WikiError` for a missing page, :class:`~bot.errors.PublishError`
+    when the API keeps failing.
+    """
+    publisher = _Publisher.connect(config, counter, env, sleep, 0, read_only=True)
+    return publisher.preview(snapshot, only, today, release_notes_loader(config, counter)
+                             if config.release_notes.source else None)
 
 
 class _Publisher:
+    @classmethod
+    def connect(cls, config: Config, counter: RequestCounter | None, env: Mapping[str, str] | None,
+                sleep: Callable[[float], None], seconds_between_writes: float, read_only: bool) -> _Publisher:
+        if not config.wiki.repo:
+            raise ConfigError("wiki.repo: required for --publish github (OWNER/NAME of the wiki repository)")
+        return cls(config, connect(config.github.api_url, config.wiki.repo, os.environ if env is None else env,
+                                   counter=counter, sleep=sleep, seconds_between_writes=seconds_between_writes,
+                                   read_only=read_only))
+
     def __init__(self, config: Config, session: GitHubSession):
         self.config, self.pr_config, self.call = config, config.pull_request, session.call
         self.repo: Repository = session.client.get_repo(config.wiki.repo)
@@ -74,21 +105,34 @@ class _Publisher:
 
     # ------------------------------------------------------------------ one run
     def run(self, snapshot: Snapshot, only: Collection[int] | None, today: str | None,
-            notes: Callable | None) -> tuple[SyncPlan, str]:
+            notes: Callable | None) -> SyncOutcome:
         branch = self.pr_config.branch
         pulls = self.call("list the bot's pull requests", lambda: self.repo.get_pulls(
             state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc").get_page(0))
-        base_name = self.config.wiki.base or self.call("read the default branch", lambda: self.repo.default_branch)
+        base_name = self._base_name()
         open_pr = next((p for p in pulls if p.state == "open" and p.base.ref == base_name), None)
-        head = self.call(f"read branch {base_name}", self.repo.get_branch, base_name).commit
-        base_sha, base_tree = head.sha, head.commit.tree.sha
+        base_sha, base_tree = self._base_head(base_name)
         pages, blobs = self._read_pages(base_name, base_sha)
         plan = plan_sync(self.config, snapshot, pages, only=only, today=today, release_notes=notes,
                          max_chars=prmod.changelog_budget(open_pr.body if open_pr else None))
         proposal = PrState(snapshot.revision, prmod.fingerprint(plan.changes), base_sha, prmod.pages_digest(blobs))
         if open_pr is not None:
-            return plan, self._update(open_pr, plan, proposal, base_tree)
-        return plan, self._open(pulls, plan, proposal, base_name, base_tree)
+            return self._update(open_pr, plan, proposal, base_tree)
+        return self._open(pulls, plan, proposal, base_name, base_tree)
+
+    def preview(self, snapshot: Snapshot, only: Collection[int] | None, today: str | None,
+                notes: Callable | None) -> SyncPlan:
+        base_name = self._base_name()
+        pages, _ = self._read_pages(base_name, self._base_head(base_name)[0])
+        return plan_sync(self.config, snapshot, pages, only=only, today=today, release_notes=notes)
+
+    def _base_name(self) -> str:
+        return self.config.wiki.base or self.call("read the default branch", lambda: self.repo.default_branch)
+
+    def _base_head(self, base_name: str) -> tuple[str, str]:
+        """``(commit SHA, tree SHA)`` of the head of branch ``base_name``."""
+        head = self.call(f"read branch {base_name}", self.repo.get_branch, base_name).commit
+        return head.sha, head.commit.tree.sha
 
     def _read_pages(self, base_name: str, sha: str) -> tuple[dict[str, bytes], dict[str, str]]:
         pages, blobs = {}, {}
@@ -110,19 +154,19 @@ class _Publisher:
         return pages, blobs
 
     # --------------------------------------------------------- open pull request
-    def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> str:
+    def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> SyncOutcome:
         state = prmod.parse_state(pr.body)
         regenerate = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
         ours = state is not None and self._is_ours(pr.head.sha, state, proposal.base)
         if not ours and not regenerate:
             self._note_foreign(pr)
-            return pr.html_url
+            return SyncOutcome(plan, [], pr.html_url, blocked=True)
         if not plan.changed_pages():
             self._close_superseded(pr, state or PrState(), proposal.base)
-            return ""
+            return SyncOutcome(plan, [], "")
         if ours and not regenerate and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
             self.log.info("pull request is up to date", pull_request=pr.number)
-            return pr.html_url
+            return SyncOutcome(plan, [], pr.html_url)
         fast_forward = ours and not regenerate and state.base == proposal.base
         parent = pr.head.sha if fast_forward else proposal.base
         new_head = self._commit(plan, proposal, base_tree, parent)
@@ -134,7 +178,7 @@ class _Publisher:
         if regenerate:
             self.call("remove the regenerate label", pr.remove_from_labels, prmod.REGENERATE_LABEL)
         self.log.info("pull request updated", pull_request=pr.number, head=new_head, fast_forward=fast_forward)
-        return pr.html_url
+        return SyncOutcome(plan, sorted(plan.changed_pages()), pr.html_url)
 
     def _is_ours(self, head: str, state: PrState, base: str) -> bool:
         """True when the branch head is the bot's (see :func:`bot.publish.pull_request.owns_head`)."""
@@ -173,17 +217,17 @@ class _Publisher:
 
     # ---------------------------------------------------------- new pull request
     def _open(self, pulls: list[PullRequest], plan: SyncPlan, proposal: PrState, base_name: str,
-              base_tree: str) -> str:
+              base_tree: str) -> SyncOutcome:
         if not plan.changed_pages():
             self.log.info("wiki is up to date; no pull request needed")
-            return ""
+            return SyncOutcome(plan, [], "")
         closed = [(p, prmod.parse_state(p.body)) for p in pulls if p.state == "closed" and p.merged_at is None]
         rejected = [(p, s) for p, s in closed if s is not None and s.status != "superseded"]
         same = next((p for p, s in rejected if s.fingerprint == proposal.fingerprint), None)
         if same is not None:
             self.log.warning("this proposal was closed without merge; not reopening it", pull_request=same.number,
                              fingerprint=proposal.fingerprint)
-            return ""
+            return SyncOutcome(plan, [], "")
         new_head = self._commit(plan, proposal, base_tree, proposal.base)
         self._create_branch(new_head, {s.head for _, s in closed if s is not None})
         state = proposal._replace(head=new_head, follows=str(rejected[0][0].number) if rejected else "")
@@ -192,7 +236,7 @@ class _Publisher:
                        body=prmod.render_section(plan.changelog.body, state))
         self._decorate(pr)
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
-        return pr.html_url
+        return SyncOutcome(plan, sorted(plan.changed_pages()), pr.html_url)
 
     def _create_branch(self, sha: str, known_heads: set[str]) -> None:
         """Create the bot branch at ``sha``; a leftover branch is moved only when its head is the bot's."""

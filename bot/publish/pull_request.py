@@ -22,7 +22,11 @@ from bot.errors import PublishError
 
 #: GitHub rejects pull request and comment bodies over this many characters.
 GITHUB_BODY_LIMIT = 65_536
-#: Characters kept free for the markers and notes around the changelog.
+#: The whole body kep-sync writes (human text outside the section included) stays within this many
+#: characters, well below :data:`GITHUB_BODY_LIMIT`.
+BODY_LIMIT = DEFAULT_MAX_BODY_CHARS
+#: Characters reserved for what :func:`render_section` and :func:`merge_body` add around the changelog:
+#: markers, state marker, "Follows" line, separators (415 at most, measured in tests).
 SECTION_OVERHEAD = 1_000
 #: The changelog never gets less room than this; a longer human text is an error.
 MIN_CHANGELOG_CHARS = 2_000
@@ -106,22 +110,24 @@ def outside_text(body: str | None) -> str:
 
 
 def changelog_budget(body: str | None) -> int:
-    """Characters the changelog may use so the whole body stays under :data:`GITHUB_BODY_LIMIT`.
+    """Characters the changelog may use so the whole new body (``body``'s human text, markers and
+    changelog) stays within :data:`BODY_LIMIT`: the limit minus :data:`SECTION_OVERHEAD` minus the human text.
 
     Raises :class:`PublishError` when the human text outside the section
     leaves less than :data:`MIN_CHANGELOG_CHARS` (nothing is cut from it).
     """
     human = len(outside_text(body))
-    budget = min(DEFAULT_MAX_BODY_CHARS, GITHUB_BODY_LIMIT - SECTION_OVERHEAD - human)
+    budget = BODY_LIMIT - SECTION_OVERHEAD - human
     if budget < MIN_CHANGELOG_CHARS:
         raise PublishError(f"pull request body: the text outside the kep-sync section is {human} characters, "
-                           f"leaving no room under GitHub's {GITHUB_BODY_LIMIT} limit; shorten it")
+                           f"leaving no room under kep-sync's {BODY_LIMIT} limit; shorten it")
     return budget
 
 
 def render_section(changelog_body: str, state: PrState) -> str:
     """The bot-owned section: begin marker, changelog, a link to the closed pull request it follows
-    (``state.follows``), the state marker and the end marker."""
+    (``state.follows``), the state marker and the end marker.
+    """
     follows = [f"Follows #{state.follows}, which was closed without merge."] if state.follows else []
     blocks = [BEGIN, changelog_body.rstrip("\n"), *follows, state_marker(state) + "\n" + END]
     return "\n\n".join(blocks)
