@@ -19,7 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from bot.log import configure  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page, run_github  # noqa: E402
+from tests.publishutil import (BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page,  # noqa: E402
+                               run_github, run_preview)
 
 FULL = dict(labels=["kep-sync"], reviewers=["alice"], team_reviewers=["sig-arch"], assignees=["bob"])
 PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
@@ -74,6 +75,11 @@ def single_runs():
         env = {"KEP_SYNC_APP_ID": "1", "KEP_SYNC_APP_PRIVATE_KEY": _pem()}
         yield "first run as a GitHub App (installation lookup + token)", run_github(fake, keps(), cfg, env), None
         yield "no change as a GitHub App", run_github(fake, keps(), cfg, env), None
+    with FakeGitHub() as fake:
+        cfg = fresh(fake, **FULL)
+        yield "dry run (--publish none with wiki.repo): read-only", run_preview(fake, keps(), cfg), "no-change"
+        cfg = cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"base": None})})
+        yield "dry run, wiki.base unset", run_preview(fake, keps(), cfg), "no-change"
 
 
 def _pem() -> str:
