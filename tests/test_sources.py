@@ -7,11 +7,16 @@ the network and nothing sleeps.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gzip
+import http.server
 import io
+import json
 import os
 import random
 import tarfile
+import threading
 from pathlib import Path
 
 import httpx
@@ -30,16 +35,21 @@ from bot.http import (
     send,
 )
 from bot.kep import Problem
+from bot.sources import parse_github_spec
 from bot.sources.enhancements import (
     Source,
+    github_url,
     load_snapshot,
     parse_source,
+    probe_github_ref,
     read_directory,
     read_git_tree,
     read_tarball,
     resolve_github_ref,
+    scan_git_tree,
     sync_git_cache,
 )
+from bot.sources.localfs import decode_path, read_regular_file, scan_directory
 
 try:
     from gitutil import commit, git, make_repo
@@ -110,7 +120,8 @@ def test_parse_source_urls_and_github(value, expected):
 
 @pytest.mark.parametrize(
     "value",
-    ["github:kubernetes", "github:o/r@", "github:o/r/x", "github:", "github:o r/x", "github:/r@main"],
+    ["github:kubernetes", "github:o/r@", "github:o/r/x", "github:", "github:o r/x", "github:/r@main",
+     "github:o/r/../x@main", "github:o\n/r@main"],
 )
 def test_parse_source_bad_github_forms(value):
     with pytest.raises(UsageError) as info:
@@ -343,7 +354,7 @@ def test_upstream_default_branch_rename_is_followed(tmp_path):
     assert snap.revision == new
 
 
-def test_read_git_tree_returns_exact_bytes_and_skips_symlinks(tmp_path):
+def test_read_git_tree_returns_exact_bytes_and_reports_symlinks(tmp_path):
     up = tmp_path / "up"
     files: dict[str, str | bytes] = {
         **UPSTREAM,
@@ -370,8 +381,9 @@ def test_read_git_tree_returns_exact_bytes_and_skips_symlinks(tmp_path):
     assert list(snap.keps) == [1, 2, 6, 8]
     assert snap.keps[6][0].stage == "beta"
     assert snap.problems == (
-        Problem("keps/sig-c/5-empty/kep.yaml", "", "not a YAML mapping (top level is NoneType)"),
+        Problem("keps/sig-c/5-empty/kep.yaml", "", "file is empty"),
         Problem("keps/sig-c/7-latin1/kep.yaml", "", "not UTF-8 (invalid continuation byte at byte 10)"),
+        Problem("keps/sig-c/9-link/kep.yaml", "", "symbolic link; skipped"),
     )
 
 
@@ -654,8 +666,16 @@ def test_tarball_http_error_is_source_error(sleeps, status):
     assert TOKEN not in str(info.value)
 
 
-def test_tarball_that_is_not_gzip_is_source_error(sleeps):
-    gh = FakeGitHub(b"<html>this is not a tarball</html>" * 10)
+def corrupt_deflate() -> bytes:
+    data = bytearray(make_tarball({**TARBALL_FILES, "keps/sig-z/9-r/x.bin": random.Random(4).randbytes(20_000)}))
+    data[len(data) // 2: len(data) // 2 + 64] = bytes(64)  # zlib.error inside the gzip member
+    return bytes(data)
+
+
+@pytest.mark.parametrize("body", [lambda: b"<html>this is not a tarball</html>" * 10, corrupt_deflate],
+                         ids=["not-gzip", "corrupt-deflate"])
+def test_tarball_that_is_not_gzip_is_source_error(sleeps, body):
+    gh = FakeGitHub(body())
     with client_for(gh) as client:
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA)
@@ -959,6 +979,14 @@ def test_rate_limit_wait(status, headers, expected):
         ("https://github.com/kubernetes/enhancements", "https://github.com/kubernetes/enhancements"),
         ("file:///tmp/a@b/enh", "file:///tmp/a@b/enh"),
         ("mail me at someone@example.com", "mail me at someone@example.com"),
+        ("https://u:SECRET@host/x.git?token=SECRET1234q", "https://***@host/x.git?token=***"),
+        ("https://h/p?a=1&access_token=abc&b=2", "https://h/p?a=1&access_token=***&b=2"),
+        ("https://h/p?private_token=x#frag", "https://h/p?private_token=***#frag"),
+        ("GET https://h/p?password=hunter2;key=k1 failed", "GET https://h/p?password=***;key=*** failed"),
+        ("https://blob.example/t.gz?sv=1&sig=a%2Bb&signature=zz'", "https://blob.example/t.gz?sv=1&sig=***&signature=***'"),
+        ("https://h/p?TOKEN=upper&Key=mixed", "https://h/p?TOKEN=***&Key=***"),
+        ("https://h/p?monkey=1&tokens=2&key_id=3&token=", "https://h/p?monkey=1&tokens=2&key_id=3&token="),
+        ("token=bare-not-a-query", "token=bare-not-a-query"),
         ("", ""),
         (f"fatal: unable to access 'https://bot:{TOKEN}@127.0.0.1:9/x/': Failed",
          "fatal: unable to access 'https://***@127.0.0.1:9/x/': Failed"),
@@ -967,3 +995,406 @@ def test_rate_limit_wait(status, headers, expected):
 def test_redact(text, expected):
     assert redact(text) == expected
 
+
+
+# =====================================================================================
+# breaker findings: spec validation, empty source
+# =====================================================================================
+
+@pytest.mark.parametrize(
+    ("value", "ref"),
+    [
+        ("github:o/r@../../../../evil/path?x=1", "../../../../evil/path?x=1"),
+        ("github:o/r@/abs", "/abs"), ("github:o/r@a b", "a b"), ("github:o/r@a#b", "a#b"),
+        ("github:o/r@a%2e%2e", "a%2e%2e"), ("github:o/r@main\n", "main\n"), ("github:o/r@a\tb", "a\tb"),
+        ("github:o/r@a..b", "a..b"), ("github:o/r@.hidden", ".hidden"), ("github:o/r@x/.y", "x/.y"),
+        ("github:o/r@x.lock", "x.lock"), ("github:o/r@a//b", "a//b"), ("github:o/r@a/", "a/"),
+        ("github:o/r@x.", "x."), ("github:o/r@@", "@"), ("github:o/r@a@{1}", "a@{1}"), ("github:o/r@a~1", "a~1"),
+        ("github:o/r@a^", "a^"), ("github:o/r@a:b", "a:b"), ("github:o/r@a*", "a*"), ("github:o/r@a[b", "a[b"),
+        ("github:o/r@a\\b", "a\\b"), ("github:o/r@a\x7fb", "a\x7fb"),
+    ],
+)
+def test_github_spec_refuses_refs_that_are_not_git_ref_names(value, ref):
+    with pytest.raises(UsageError) as info:
+        parse_source(value)
+    assert str(info.value) == f"--enhancements {value!r}: REF {ref!r} is not a valid git ref name"
+
+
+@pytest.mark.parametrize("value", ["github:../..@x", "github:./r@main", "github:o/..", "github:../r"])
+def test_github_spec_refuses_dot_owner_or_repo(value):
+    with pytest.raises(UsageError) as info:
+        parse_source(value)
+    assert str(info.value) == f"--enhancements {value!r}: OWNER and REPO must not be '.' or '..'"
+
+
+@pytest.mark.parametrize("ref", ["release-1.30", "v1.30.0-alpha.1", "feature/x.y", "users/a_b/c-d", "é", "HEAD", SHA])
+def test_github_spec_accepts_real_ref_names(ref):
+    assert parse_source(f"github:kubernetes/enhancements@{ref}") == Source("github", "kubernetes/enhancements", ref)
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_empty_sources_are_usage_errors(value):
+    with pytest.raises(UsageError) as info:
+        parse_source(value)
+    assert str(info.value) == f"--enhancements {value!r}: empty"
+    with pytest.raises(UsageError) as info:
+        parse_github_spec(value, "--release-notes", "master")
+    assert str(info.value) == f"--release-notes {value!r}: empty"
+
+
+def test_github_urls_quote_segments_and_refuse_bad_refs(sleeps):
+    assert github_url("https://ghe.example/api/v3/", "o/r", "commits", "feature/é") == (
+        "https://ghe.example/api/v3/repos/o/r/commits/feature/%C3%A9")
+    gh = FakeGitHub()
+    with client_for(gh) as client:
+        for repo, ref, message in [
+            ("o/r", "../../../../evil/path?x=1",
+             "GitHub repository 'o/r': REF '../../../../evil/path?x=1' is not a valid git ref name"),
+            ("../..", "x", "GitHub repository '../..': expected OWNER/REPO"),
+            ("o/r/x", "main", "GitHub repository 'o/r/x': expected OWNER/REPO"),
+        ]:
+            with pytest.raises(UsageError) as info:
+                resolve_github_ref(client, API, repo, ref)
+            assert str(info.value) == message
+        with pytest.raises(UsageError):
+            read_tarball(client, API, "o/r", "../x")
+    assert gh.requests == []  # no token-bearing request left for another path
+
+
+# =====================================================================================
+# breaker findings: directory source reads regular files only
+# =====================================================================================
+
+def test_directory_source_reports_links_fifos_and_odd_entries_and_loads_the_rest(tmp_path):
+    root = tmp_path / "enh"
+    write_tree(root, UPSTREAM)
+    outside = tmp_path / "outside"
+    write_tree(outside, {"9-x/kep.yaml": kep("9", "Outside")})
+    keps = root / "keps"
+    (keps / "sig-d/3-fifo").mkdir(parents=True)
+    os.mkfifo(keps / "sig-d/3-fifo/kep.yaml")  # opening it for reading would block forever
+    (keps / "sig-d/4-zero").mkdir()
+    os.symlink("/dev/zero", keps / "sig-d/4-zero/kep.yaml")  # reading it would never end
+    (keps / "sig-d/5-dangling").mkdir()
+    os.symlink("nope.yaml", keps / "sig-d/5-dangling/kep.yaml")
+    (keps / "sig-d/6-out").mkdir()
+    os.symlink(outside / "9-x/kep.yaml", keps / "sig-d/6-out/kep.yaml")
+    os.symlink(outside / "9-x", keps / "sig-d/9-x")  # a linked KEP directory
+    (keps / "sig-d/7-dir/kep.yaml").mkdir(parents=True)  # a directory named kep.yaml
+    os.symlink("1.yaml", keps / "prod-readiness/sig-a/3.yaml")
+
+    snap = load_snapshot(str(root), tmp_path / "cache")
+    assert [(k.number, k.title) for k in snap.all_keps()] == [(1, "First"), (2, "Second")]
+    assert snap.prr == {1: ("keps/prod-readiness/sig-a/1.yaml",)}
+    assert snap.problems == (
+        Problem("keps/prod-readiness/sig-a/3.yaml", "", "symbolic link; skipped"),
+        Problem("keps/sig-d/3-fifo/kep.yaml", "", "not a regular file (FIFO); skipped"),
+        Problem("keps/sig-d/4-zero/kep.yaml", "", "symbolic link; skipped"),
+        Problem("keps/sig-d/5-dangling/kep.yaml", "", "symbolic link; skipped"),
+        Problem("keps/sig-d/6-out/kep.yaml", "", "symbolic link; skipped"),
+        Problem("keps/sig-d/7-dir/kep.yaml", "", "a directory, not a file; skipped"),
+        Problem("keps/sig-d/9-x", "", "symbolic link; skipped"),
+    )
+    assert [p for p, _ in read_directory(root)] == [
+        "keps/NNNN-kep-template/kep.yaml", "keps/prod-readiness/sig-a/1.yaml",
+        "keps/sig-a/1-first/kep.yaml", "keps/sig-b/2-second/kep.yaml",
+    ]
+
+
+def test_a_linked_keps_directory_is_not_followed(tmp_path):
+    write_tree(tmp_path / "real", UPSTREAM)
+    (tmp_path / "enh").mkdir()
+    os.symlink(tmp_path / "real/keps", tmp_path / "enh/keps")
+    assert scan_directory(tmp_path / "enh") == ([], [Problem("keps", "", "symbolic link; skipped")])
+
+
+def test_read_regular_file_refuses_a_fifo_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    assert read_regular_file(str(tmp_path / "fifo"), 100) == (b"", "not a regular file (FIFO); skipped")
+    os.symlink("fifo", tmp_path / "link")
+    assert read_regular_file(str(tmp_path / "link"), 100) == (b"", "symbolic link; skipped")
+
+
+def test_unreadable_files_and_directories_are_reported(tmp_path, monkeypatch):
+    root = tmp_path / "enh"
+    write_tree(root, {**UPSTREAM, "keps/sig-c/3-locked/kep.yaml": kep("3"), "keps/sig-d/4-hidden/kep.yaml": kep("4")})
+    locked_file, locked_dir = root / "keps/sig-c/3-locked/kep.yaml", root / "keps/sig-d"
+    os.chmod(locked_file, 0)
+    os.chmod(locked_dir, 0)
+    try:
+        if os.geteuid() == 0:  # root reads anything: make the same calls fail as they would for a user
+            real_open, real_scandir = os.open, os.scandir
+
+            def denied(path):
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+
+            monkeypatch.setattr(os, "open", lambda p, *a, **k: denied(p) if p == str(locked_file) else real_open(p, *a, **k))
+            monkeypatch.setattr(os, "scandir", lambda p=".": denied(p) if p == str(locked_dir) else real_scandir(p))
+        snap = load_snapshot(str(root), tmp_path / "cache")
+    finally:
+        os.chmod(locked_dir, 0o755)
+        os.chmod(locked_file, 0o644)
+    assert list(snap.keps) == [1, 2]
+    assert snap.problems == (
+        Problem("keps/sig-c/3-locked/kep.yaml", "", "cannot be read (Permission denied); skipped"),
+        Problem("keps/sig-d/", "", "directory cannot be read (Permission denied); skipped"),
+    )
+    assert snap.problems[1].path.rsplit("/", 2)[-2] == "sig-d"
+
+
+def test_directory_files_over_the_cap_are_reported(tmp_path):
+    write_tree(tmp_path, {"keps/sig-a/1-a/kep.yaml": "x" * 100, "keps/sig-a/2-b/kep.yaml": "y" * 101})
+    files, problems = scan_directory(tmp_path, max_file_bytes=100)
+    assert files == [("keps/sig-a/1-a/kep.yaml", b"x" * 100)]
+    assert problems == [Problem("keps/sig-a/2-b/kep.yaml", "", "larger than 100 bytes; skipped")]
+    assert enh.MAX_FILE_BYTES == 4 * 1024 * 1024
+
+
+# =====================================================================================
+# breaker findings: git source reports links and submodules
+# =====================================================================================
+
+def test_git_tree_reports_linked_directories_submodules_and_big_blobs(tmp_path):
+    up = tmp_path / "up"
+    make_repo(up, {**UPSTREAM, "keps/sig-c/3-big/kep.yaml": kep("3") + "#" * 200})
+    os.symlink("sig-a", up / "keps/sig-link")
+    git(up, "add", "-A")
+    git(up, "update-index", "--add", "--cacheinfo", f"160000,{SHA},keps/sig-c/4-sub")
+    git(up, "commit", "-q", "-m", "link and submodule")
+    sha = git(up, "rev-parse", "HEAD")
+    files, problems = scan_git_tree(up, sha, max_file_bytes=200)
+    assert [p for p, _ in files] == WANTED
+    assert problems == [
+        Problem("keps/sig-c/3-big/kep.yaml", "", "larger than 200 bytes; skipped"),
+        Problem("keps/sig-c/4-sub", "", "submodule, not a file; skipped"),
+        Problem("keps/sig-link", "", "symbolic link; skipped"),
+    ]
+    assert read_git_tree(up, sha) == files + [("keps/sig-c/3-big/kep.yaml", (kep("3") + "#" * 200).encode())]
+
+
+# =====================================================================================
+# breaker findings: path names that are not UTF-8
+# =====================================================================================
+
+BAD = "keps/sig-x/9002-\ufffd\ufffd/kep.yaml"
+
+
+def assert_json_safe(snap) -> None:
+    report = {"source": snap.source, "problems": [p._asdict() for p in snap.all_problems()],
+              "keps": [k.path for k in snap.all_keps()]}
+    json.dumps(report, ensure_ascii=False).encode("utf-8")  # what --report writes; must not raise
+
+
+def test_non_utf8_directory_names_become_text(tmp_path):
+    write_tree(tmp_path, UPSTREAM)
+    bad_dir = os.path.join(os.fsencode(tmp_path), b"keps/sig-x/9002-\xff\xfe")
+    os.makedirs(bad_dir)
+    with open(os.path.join(bad_dir, b"kep.yaml"), "wb") as fh:
+        fh.write(kep("9002", "Bytes").encode())
+    snap = load_snapshot(str(tmp_path), tmp_path / "cache")
+    assert [k.path for k in snap.keps[9002]] == [BAD]
+    assert snap.problems == (Problem(BAD, "", "path is not valid UTF-8 (bad bytes shown as U+FFFD)"),)
+    assert_json_safe(snap)
+
+
+def test_non_utf8_directory_of_the_source_itself_is_text(tmp_path):
+    root = os.path.join(os.fsencode(tmp_path), b"enh-\xff")
+    os.makedirs(os.path.join(root, b"keps/sig-a/1-a"))
+    with open(os.path.join(root, b"keps/sig-a/1-a/kep.yaml"), "wb") as fh:
+        fh.write(kep("1").encode())
+    snap = load_snapshot(os.fsdecode(root), tmp_path / "cache")
+    assert snap.source == f"{tmp_path}/enh-\ufffd"
+    assert_json_safe(snap)
+
+
+def test_non_utf8_git_paths_become_text(tmp_path):
+    up = tmp_path / "up"
+    make_repo(up, UPSTREAM)
+    bad_dir = os.path.join(os.fsencode(up), b"keps/sig-x/9002-\xff\xfe")
+    os.makedirs(bad_dir)
+    with open(os.path.join(bad_dir, b"kep.yaml"), "wb") as fh:
+        fh.write(kep("9002", "Bytes").encode())
+    sha = commit(up, {}, "bad name")
+    assert "9002-" in enh._git(up, "ls-tree", "-r", "--name-only", "-z", sha)  # decodes with U+FFFD, no crash
+    snap = load_snapshot(f"file://{up}", tmp_path / "cache")
+    assert snap.revision == sha
+    assert [k.path for k in snap.keps[9002]] == [BAD]
+    assert snap.problems == (Problem(BAD, "", "path is not valid UTF-8 (bad bytes shown as U+FFFD)"),)
+    assert_json_safe(snap)
+
+
+def test_non_utf8_tarball_member_names_become_text(sleeps):
+    bad = file_info(f"{TOP}/keps/sig-x/9002-\udcff\udcfe/kep.yaml", kep("9002", "Bytes").encode())
+    gh = FakeGitHub(make_tarball(TARBALL_FILES, extra=[bad]))
+    with client_for(gh) as client:
+        snap = load_snapshot("github:kubernetes/enhancements@master", Path("/nonexistent-cache"), client=client)
+    assert [k.path for k in snap.keps[9002]] == [BAD]
+    assert snap.problems == (Problem(BAD, "", "path is not valid UTF-8 (bad bytes shown as U+FFFD)"),)
+    assert_json_safe(snap)
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    (b"a\xffb", ("a\ufffdb", True)), ("a\udcffb", ("a\ufffdb", True)), ("a\ud800b", ("a\ufffd\ufffd\ufffdb", True)),
+    ("ok-é", ("ok-é", False)), (b"ok-\xc3\xa9", ("ok-é", False)), ("lit-\ufffd", ("lit-\ufffd", False)),
+])
+def test_decode_path(name, expected):
+    assert decode_path(name) == expected
+
+
+# =====================================================================================
+# breaker findings: gzip bomb, per-file cap in the tarball
+# =====================================================================================
+
+def test_decompressed_size_is_capped(sleeps):
+    data = make_tarball({**TARBALL_FILES, "keps/sig-z/9-zeros/blob.bin": bytes(300_000)})
+    unpacked = len(gzip.decompress(data))
+    assert len(data) < 5_000 < 300_000 < unpacked
+    gh = FakeGitHub(data)
+    with client_for(gh) as client:
+        files, _ = read_tarball(client, API, "kubernetes/enhancements", SHA, max_unpacked=unpacked)
+        assert len(files) == 5
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA, max_unpacked=unpacked - 1)
+    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: larger than "
+                               f"{unpacked - 1} bytes once decompressed, refused")
+    assert all(s.closed for s in gh.streams)
+    assert enh.MAX_UNPACKED_BYTES == 1024 ** 3
+
+
+def test_tarball_metadata_files_over_the_per_file_cap_are_reported(sleeps):
+    files = {"keps/sig-a/1-a/kep.yaml": "x" * 100, "keps/sig-a/2-b/kep.yaml": "y" * 101}
+    gh = FakeGitHub(make_tarball(files))
+    with client_for(gh) as client:
+        got, problems = read_tarball(client, API, "kubernetes/enhancements", SHA, max_file_bytes=100)
+    assert got == [("keps/sig-a/1-a/kep.yaml", b"x" * 100)]
+    assert problems == [Problem("keps/sig-a/2-b/kep.yaml", "", "larger than 100 bytes; skipped")]
+
+
+# =====================================================================================
+# breaker findings: bounded bodies and overall deadlines
+# =====================================================================================
+
+class FakeClock:
+    """A monotonic clock that moves only when told (``advance`` seconds per :meth:`tick`)."""
+
+    def __init__(self, advance: float) -> None:
+        self.now, self.advance, self.ticks = 0.0, advance, 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def tick(self) -> None:
+        self.now += self.advance
+        self.ticks += 1
+
+
+def endless(chunk: bytes, clock: FakeClock | None = None, served: list | None = None):
+    """A response body that never ends (each chunk moves ``clock`` on)."""
+    def gen():
+        while True:
+            if clock is not None:
+                clock.tick()
+            if served is not None:
+                served.append(len(chunk))
+            yield chunk
+    return gen()
+
+
+def test_ref_lookup_reads_at_most_max_bytes_of_an_endless_body(sleeps):
+    served: list[int] = []
+    handler = lambda request: httpx.Response(200, content=endless(b"0" * 1000, served=served))  # noqa: E731
+    with client_for(handler) as client:
+        with pytest.raises(SourceError) as info:
+            resolve_github_ref(client, API, "o/r", "main")
+        assert sum(served) <= 5000
+        with pytest.raises(SourceError) as info2:
+            probe_github_ref(client, API, "o/r", "main", max_bytes=100)
+    assert str(info.value) == f"GET {API}/repos/o/r/commits/main: larger than 4096 bytes, refused"
+    assert str(info2.value) == f"GET {API}/repos/o/r/commits/main: larger than 100 bytes, refused"
+    assert enh.MAX_REF_BYTES == 4096
+
+
+def test_ref_lookup_error_status_does_not_read_an_endless_body(sleeps):
+    served: list[int] = []
+    handler = lambda request: httpx.Response(404, content=endless(b"x" * 1000, served=served))  # noqa: E731
+    with client_for(handler) as client:
+        with pytest.raises(SourceError) as info:
+            resolve_github_ref(client, API, "o/r", "main")
+    assert str(info.value) == f"GET {API}/repos/o/r/commits/main: HTTP 404, could not resolve 'main' to a commit"
+    assert sum(served) <= 1000
+
+
+def test_ref_lookup_has_an_overall_deadline(sleeps):
+    clock = FakeClock(advance=20.0)  # one byte every 20 s: never a read timeout
+    handler = lambda request: httpx.Response(200, content=endless(b"0", clock))  # noqa: E731
+    with client_for(handler) as client:
+        with pytest.raises(SourceError) as info:
+            probe_github_ref(client, API, "o/r", "main", clock=clock)
+    assert str(info.value) == f"GET {API}/repos/o/r/commits/main: not finished within 30 s, aborted"
+    assert clock.ticks == 2
+    assert enh.MAX_REF_SECONDS == 30.0
+
+
+def test_tarball_download_has_an_overall_deadline(sleeps):
+    data = make_tarball(TARBALL_FILES)
+    clock = FakeClock(advance=1.0)
+
+    def handler(request):
+        def drip():
+            for i in range(len(data)):
+                clock.tick()
+                yield data[i:i + 1]
+        return httpx.Response(200, content=drip())
+
+    with client_for(handler) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, API, "kubernetes/enhancements", SHA, seconds=50, clock=clock)
+    assert str(info.value) == f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: not finished within 50 s, aborted"
+    assert clock.ticks == 51
+    assert enh.MAX_DOWNLOAD_SECONDS == 300.0
+
+
+@contextlib.contextmanager
+def drip_server(body: bytes, interval: float = 0.02):
+    """A loopback HTTP server that sends headers, then ``body`` one byte every ``interval`` s."""
+    stop = threading.Event()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                for i in range(len(body)):
+                    if stop.is_set():
+                        break
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    stop.wait(interval)
+            except OSError:
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+
+
+def test_dripping_servers_are_cut_off_over_loopback(sleeps):
+    with drip_server(SHA.encode()) as url, make_client(TOKEN) as client:
+        with pytest.raises(SourceError) as info:
+            probe_github_ref(client, url, "o/r", "main", seconds=0.1)
+        assert str(info.value) == f"GET {url}/repos/o/r/commits/main: not finished within 0.1 s, aborted"
+    with drip_server(make_tarball(TARBALL_FILES)) as url, make_client(TOKEN) as client:
+        with pytest.raises(SourceError) as info:
+            read_tarball(client, url, "o/r", SHA, seconds=0.1)
+        assert str(info.value) == f"GET {url}/repos/o/r/tarball/{SHA}: not finished within 0.1 s, aborted"

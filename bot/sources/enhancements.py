@@ -6,33 +6,51 @@
 2. a git repository: a local path, ``file://`` or ``https://`` URL, or a bundle
    file; cloned once (bare) into the cache directory and fetched on later runs;
 3. ``github:OWNER/REPO@REF``: REF resolved to a commit SHA with one API call,
-   that commit's tarball streamed with httpx (size-capped) and read in memory.
+   that commit's tarball streamed with httpx and read in memory.
 
-Only ``keps/**/kep.yaml`` and ``keps/prod-readiness/**.yaml`` are read.
+Only ``keps/**/kep.yaml`` and ``keps/prod-readiness/**.yaml`` are read, and only
+regular files: links, devices, unreadable and oversized files are reported as
+problems (``Snapshot.problems``), never followed. Every path is valid text
+(names that are not UTF-8 get U+FFFD). Downloads are capped in bytes (body,
+decompressed stream) and in time (overall deadline), see the ``MAX_*`` limits.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import os
 import re
 import subprocess
 import tarfile
-from collections.abc import Iterator
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
+from urllib.parse import quote
 
 import httpx
 
 from bot.errors import SourceError, UsageError
 from bot.http import make_client, redact, send
 from bot.kep import Problem
-from bot.sources import parse_github_spec
 from bot.snapshot import Snapshot, build_snapshot, is_kep_file, is_prr_file
+from bot.sources import is_valid_name, is_valid_ref, parse_github_spec
+from bot.sources.limits import Deadline, LimitedReader, chunk_reader
+from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, scan_directory, text_path
 
-#: Largest tarball accepted, bytes (the full enhancements tarball is ~40 MB).
+#: Largest tarball body accepted, bytes (the full enhancements tarball is ~40 MB).
 MAX_TARBALL_BYTES = 256 * 1024 * 1024
+#: Largest tarball once decompressed, bytes (the full enhancements tree is ~150 MB).
+MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
+#: Overall deadline of a tarball download, seconds (retries included).
+MAX_DOWNLOAD_SECONDS = 300.0
+#: Largest answer to the ref lookup, bytes (the answer is a 40-character SHA).
+MAX_REF_BYTES = 4096
+#: Overall deadline of the ref lookup, seconds (retries included).
+MAX_REF_SECONDS = 30.0
 DEFAULT_API_URL = "https://api.github.com"
 
 
@@ -48,7 +66,11 @@ class Source(NamedTuple):
 
 
 def parse_source(value: str) -> Source:
-    """Classify an ``--enhancements`` value. Raises :class:`UsageError` for anything else."""
+    """Classify an ``--enhancements`` value.
+
+    Raises :class:`UsageError` for an empty value, an invalid ``github:`` form
+    (:func:`bot.sources.parse_github_spec`) and anything that is not a source.
+    """
     spec = parse_github_spec(value, "--enhancements", "HEAD")
     if spec:
         return Source("github", *spec)
@@ -74,11 +96,13 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
     source = parse_source(value)
     if source.kind == "dir":
         root = Path(source.location)
-        return build_snapshot(read_directory(root), str(root), _git_head(root))
+        files, problems = scan_directory(root)
+        return with_problems(build_snapshot(files, text_path(str(root)), _git_head(root)), problems)
     if source.kind == "git":
         repo = sync_git_cache(source.location, cache_dir)
         revision = _git(repo, "rev-parse", "HEAD").strip()
-        return build_snapshot(read_git_tree(repo, revision), redact(source.location), revision)
+        files, problems = scan_git_tree(repo, revision)
+        return with_problems(build_snapshot(files, text_path(redact(source.location)), revision), problems)
     own = client is None
     client = client or make_client(token)
     try:
@@ -87,24 +111,23 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
     finally:
         if own:
             client.close()
-    snap = build_snapshot(files, f"github:{source.location}@{source.ref}", revision)
+    return with_problems(build_snapshot(files, f"github:{source.location}@{source.ref}", revision), problems)
+
+
+def with_problems(snap: Snapshot, problems: Iterable[Problem]) -> Snapshot:
+    """``snap`` with the source's file-level ``problems`` merged into ``snap.problems`` (sorted)."""
     return snap._replace(problems=tuple(sorted(snap.problems + tuple(problems))))
 
 
 # -- directory -----------------------------------------------------------------------------
 
 def read_directory(root: Path) -> Iterator[tuple[str, bytes]]:
-    """Yield ``(relative path, bytes)`` for every kep.yaml and PRR file under ``root/keps``."""
-    keps = root / "keps"
-    for dirpath, dirnames, filenames in os.walk(keps):
-        dirnames.sort()
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        for name in sorted(filenames):
-            if not name.endswith(".yaml"):
-                continue
-            rel = f"{rel_dir}/{name}"
-            if is_kep_file(rel) or is_prr_file(rel):
-                yield rel, Path(dirpath, name).read_bytes()
+    """Yield ``(relative path, bytes)`` for every kep.yaml and PRR file under ``root/keps``, sorted by path.
+
+    Only regular files; the problems met (links, unreadable or oversized files)
+    are dropped here: use :func:`bot.sources.localfs.scan_directory` to get them.
+    """
+    yield from scan_directory(root)[0]
 
 
 def _git_head(root: Path) -> str:
@@ -118,11 +141,16 @@ def _git_head(root: Path) -> str:
 
 # -- git -------------------------------------------------------------------------------------
 
-def _git(repo: Path, *args: str, input: bytes | None = None) -> str:
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, input=input, check=False)
+def _git_bytes(repo: Path, *args: str) -> bytes:
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     if proc.returncode != 0:
-        raise SourceError(f"git {args[0]} in {repo} failed: {redact(proc.stderr.decode(errors='replace').strip())}")
-    return proc.stdout.decode()
+        raise SourceError(f"git {args[0]} in {text_path(str(repo))} failed: "
+                          f"{redact(proc.stderr.decode(errors='replace').strip())}")
+    return proc.stdout
+
+
+def _git(repo: Path, *args: str) -> str:
+    return _git_bytes(repo, *args).decode(errors="replace")
 
 
 def sync_git_cache(url: str, cache_dir: Path) -> Path:
@@ -165,128 +193,188 @@ def _ensure_head(repo: Path, url: str) -> None:
 
 
 def read_git_tree(repo: Path, revision: str) -> list[tuple[str, bytes]]:
-    """``(path, bytes)`` of every kep.yaml and PRR file at ``revision``, via one ``git cat-file --batch``."""
-    listing = _git(repo, "ls-tree", "-r", "-z", revision, "--", "keps")
+    """``(path, bytes)`` of every kep.yaml and PRR file at ``revision``.
+
+    The problems met are dropped here: :func:`scan_git_tree` returns them too.
+    """
+    return scan_git_tree(repo, revision)[0]
+
+
+def scan_git_tree(repo: Path, revision: str,
+                  max_file_bytes: int = MAX_FILE_BYTES) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    """``(files, problems)`` for ``keps/`` at ``revision``: metadata blobs read with one ``git cat-file --batch``.
+
+    ``files`` is ``[(path, bytes)]`` sorted by path (paths decoded as UTF-8,
+    U+FFFD for bad bytes, reported as :data:`NOT_UTF8`). Symbolic links (mode
+    120000) and submodules under ``keps/`` and metadata blobs over
+    ``max_file_bytes`` bytes are reported in ``problems`` and skipped.
+    Raises :class:`SourceError` when git fails.
+    """
+    listing = _git_bytes(repo, "ls-tree", "-r", "-z", "-l", revision, "--", "keps")
     wanted: list[tuple[str, str]] = []
-    for entry in listing.split("\0"):
+    problems: list[Problem] = []
+    for entry in listing.split(b"\0"):
         if not entry:
             continue
-        meta, path = entry.split("\t", 1)
-        mode, kind, sha = meta.split()
-        if kind == "blob" and mode in ("100644", "100755") and (is_kep_file(path) or is_prr_file(path)):
+        meta, raw_path = entry.split(b"\t", 1)
+        mode, kind, sha, size = meta.decode("ascii", "replace").split()
+        path, changed = decode_path(raw_path)
+        if mode == "120000":
+            problems.append(Problem(path, "", LINK))
+        elif kind == "commit":
+            problems.append(Problem(path, "", "submodule, not a file; skipped"))
+        elif kind != "blob" or not (is_kep_file(path) or is_prr_file(path)):
+            continue
+        elif int(size) > max_file_bytes:
+            problems.append(Problem(path, "", f"larger than {max_file_bytes} bytes; skipped"))
+        else:
             wanted.append((path, sha))
+            if changed:
+                problems.append(Problem(path, "", NOT_UTF8))
     if not wanted:
-        return []
+        return [], problems
     proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], capture_output=True, check=False,
                           input="".join(f"{sha}\n" for _, sha in wanted).encode())
     if proc.returncode != 0:
-        raise SourceError(f"git cat-file in {repo} failed")
+        raise SourceError(f"git cat-file in {text_path(str(repo))} failed")
     out, pos, files = proc.stdout, 0, []
     for path, _ in wanted:
         header_end = out.index(b"\n", pos)
         size = int(out[pos:header_end].split()[2])
         files.append((path, out[header_end + 1: header_end + 1 + size]))
         pos = header_end + 1 + size + 1
-    return files
+    files.sort(key=lambda f: f[0])
+    return files, problems
 
 
 # -- GitHub tarball --------------------------------------------------------------------------
+
+def github_url(api_url: str, repo: str, kind: str, ref: str) -> str:
+    """``{api_url}/repos/{owner}/{repo}/{kind}/{ref}`` with every segment URL-quoted.
+
+    Raises :class:`UsageError` when ``repo`` is not ``OWNER/REPO`` (or uses
+    ``.``/``..``) or ``ref`` is not a valid git ref name, so no request can
+    reach another path of the API (and carry the token there).
+    """
+    owner, _, name = repo.partition("/")
+    if not (is_valid_name(owner) and is_valid_name(name)):
+        raise UsageError(f"GitHub repository {repo!r}: expected OWNER/REPO")
+    if not is_valid_ref(ref):
+        raise UsageError(f"GitHub repository {repo!r}: REF {ref!r} is not a valid git ref name")
+    return f"{api_url.rstrip('/')}/repos/{quote(owner, safe='')}/{quote(name, safe='')}/{kind}/{quote(ref, safe='/')}"
+
 
 def resolve_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str) -> str:
     """Resolve ``ref`` of ``OWNER/REPO`` to a commit SHA with one API call (see :func:`probe_github_ref`)."""
     return probe_github_ref(client, api_url, repo, ref).revision
 
 
-def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, etag: str = "") -> Revision:
+def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, etag: str = "", *,
+                     max_bytes: int = MAX_REF_BYTES, seconds: float = MAX_REF_SECONDS,
+                     clock: Callable[[], float] = time.monotonic) -> Revision:
     """One ``GET /repos/{owner}/{repo}/commits/{ref}`` with ``Accept: application/vnd.github.sha``.
 
     GitHub REST returns the SHA as text; with ``etag`` the request is
     conditional (``If-None-Match``) and a ``304`` (which costs no rate limit)
-    gives ``Revision("", etag, not_modified=True)``. Raises :class:`SourceError`
-    (URL redacted) on a transport failure or an answer that is not a SHA.
+    gives ``Revision("", etag, not_modified=True)``. The body is streamed and
+    at most ``max_bytes`` bytes are read, within ``seconds`` overall (``clock``:
+    monotonic seconds). Raises :class:`SourceError` (URL redacted) on a
+    transport failure, a body over the cap, the deadline, or an answer that is
+    not a SHA; :class:`UsageError` for an invalid ``repo`` or ``ref``.
     """
-    url = f"{api_url.rstrip('/')}/repos/{repo}/commits/{ref}"
+    url = github_url(api_url, repo, "commits", ref)
+    what = f"GET {redact(url)}"
+    deadline = Deadline(seconds, what, clock)
     headers = {"Accept": "application/vnd.github.sha"}
     if etag:
         headers["If-None-Match"] = etag
+    response = _send_streamed(client, url, what, headers=headers)
     try:
-        response = send(client, "GET", url, headers=headers)
+        deadline.check()
+        if response.status_code == 304 and etag:
+            return Revision("", etag, not_modified=True)
+        body = b""
+        if response.status_code == 200:
+            body = LimitedReader(chunk_reader(response.iter_bytes()), max_bytes, what, deadline=deadline).readall()
     except httpx.HTTPError as exc:
-        raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
-    if response.status_code == 304 and etag:
-        return Revision("", etag, not_modified=True)
-    sha = response.text.strip()
+        raise SourceError(f"{what}: {type(exc).__name__} while reading the body: {redact(str(exc))}") from None
+    finally:
+        response.close()
+    sha = body.decode("ascii", "replace").strip()
     if response.status_code != 200 or not re.fullmatch(r"[0-9a-f]{40}", sha):
-        raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}, could not resolve {ref!r} to a commit")
+        raise SourceError(f"{what}: HTTP {response.status_code}, could not resolve {ref!r} to a commit")
     return Revision(sha, response.headers.get("etag", ""))
 
 
-class _CappedStream(io.RawIOBase):
-    """A read-only file over an iterator of byte chunks that fails past ``limit`` bytes."""
-
-    def __init__(self, chunks: Iterator[bytes], limit: int, what: str):
-        self._chunks, self._buf, self._limit, self._seen, self._what = chunks, b"", limit, 0, what
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        while not self._buf:
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                return 0
-            self._seen += len(chunk)
-            if self._seen > self._limit:
-                raise SourceError(f"{self._what}: larger than {self._limit} bytes, refused")
-            self._buf = chunk
-        n = min(len(b), len(self._buf))
-        b[:n], self._buf = self._buf[:n], self._buf[n:]
-        return n
-
-
-def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str,
-                 limit: int = MAX_TARBALL_BYTES) -> tuple[list[tuple[str, bytes]], list[Problem]]:
-    """Stream ``GET /repos/{repo}/tarball/{sha}`` and return its metadata files, in memory.
-
-    Returns ``(files, problems)``. Links and device entries under ``keps/``
-    are skipped and reported; an absolute or ``..`` member path refuses the
-    whole archive (:class:`SourceError`), as does a body over ``limit`` bytes
-    or metadata files over ``limit`` bytes once unpacked.
-    """
-    url = f"{api_url.rstrip('/')}/repos/{repo}/tarball/{sha}"
-    what = f"GET {redact(url)}"
+def _send_streamed(client: httpx.Client, url: str, what: str, **kwargs) -> httpx.Response:
     try:
-        response = send(client, "GET", url, stream=True)
+        return send(client, "GET", url, stream=True, **kwargs)
     except httpx.HTTPError as exc:
         raise SourceError(f"{what}: {type(exc).__name__}: {redact(str(exc))}") from None
-    files: list[tuple[str, bytes]] = []
-    problems: list[Problem] = []
+
+
+def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str, limit: int = MAX_TARBALL_BYTES, *,
+                 max_unpacked: int = MAX_UNPACKED_BYTES, max_file_bytes: int = MAX_FILE_BYTES,
+                 seconds: float = MAX_DOWNLOAD_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    """Stream ``GET /repos/{repo}/tarball/{sha}`` and return its metadata files, in memory.
+
+    Returns ``(files, problems)``. Links and device entries under ``keps/`` and
+    metadata files over ``max_file_bytes`` are skipped and reported; member
+    paths are valid text (:func:`~bot.sources.localfs.decode_path`). Raises
+    :class:`SourceError` (URL redacted) for an absolute or ``..`` member path,
+    a body over ``limit`` bytes, a stream over ``max_unpacked`` bytes once
+    decompressed (gzip bomb), metadata files over ``limit`` bytes in total,
+    a download not finished within ``seconds`` (``clock``: monotonic seconds),
+    an HTTP error or a broken archive.
+    """
+    url = github_url(api_url, repo, "tarball", sha)
+    what = f"GET {redact(url)}"
+    deadline = Deadline(seconds, what, clock)
+    response = _send_streamed(client, url, what)
     try:
         if response.status_code != 200:
             raise SourceError(f"{what}: HTTP {response.status_code}")
-        stream = io.BufferedReader(_CappedStream(response.iter_bytes(), limit, what), 1 << 16)
-        kept = 0
-        with tarfile.open(fileobj=stream, mode="r|gz") as tar:
-            for member in tar:
-                path = _member_path(member.name, what)
-                if path is None or not path.startswith("keps/") or member.isdir():
-                    continue
-                if not member.isfile():
-                    problems.append(Problem(path, "", f"archive entry is a {_member_kind(member)}, not a file; skipped"))
-                    continue
-                if not (is_kep_file(path) or is_prr_file(path)):
-                    continue
-                kept += member.size
-                if kept > limit:  # a small gzip body can still expand to a huge member
-                    raise SourceError(f"{what}: metadata files larger than {limit} bytes once unpacked, refused")
-                fh = tar.extractfile(member)
-                files.append((path, fh.read() if fh else b""))
+        deadline.check()
+        body = LimitedReader(chunk_reader(response.iter_bytes()), limit, what, deadline=deadline)
+        gz = gzip.GzipFile(fileobj=io.BufferedReader(body, 1 << 16), mode="rb")
+        unpacked = LimitedReader(lambda: gz.read(1 << 16), max_unpacked, what, unit=" once decompressed")
+        with tarfile.open(fileobj=io.BufferedReader(unpacked, 1 << 16), mode="r|") as tar:
+            return _read_members(tar, what, limit, max_file_bytes)
     except httpx.HTTPError as exc:
         raise SourceError(f"{what}: {type(exc).__name__} while reading the body: {redact(str(exc))}") from None
-    except (tarfile.TarError, EOFError, OSError) as exc:
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
     finally:
         response.close()
+
+
+def _read_members(tar: tarfile.TarFile, what: str, limit: int,
+                  max_file_bytes: int) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    files: list[tuple[str, bytes]] = []
+    problems: list[Problem] = []
+    kept = 0
+    while (member := tar.next()) is not None:
+        tar.members.clear()  # stream mode: keep memory flat however many entries there are
+        raw = _member_path(member.name, what)
+        path, changed = decode_path(raw or "")
+        if raw is None or not path.startswith("keps/") or member.isdir():
+            continue
+        if not member.isfile():
+            problems.append(Problem(path, "", f"archive entry is a {_member_kind(member)}, not a file; skipped"))
+            continue
+        if not (is_kep_file(path) or is_prr_file(path)):
+            continue
+        if member.size > max_file_bytes:
+            problems.append(Problem(path, "", f"larger than {max_file_bytes} bytes; skipped"))
+            continue
+        kept += member.size
+        if kept > limit:
+            raise SourceError(f"{what}: metadata files larger than {limit} bytes once unpacked, refused")
+        fh = tar.extractfile(member)
+        files.append((path, fh.read() if fh else b""))
+        if changed:
+            problems.append(Problem(path, "", NOT_UTF8))
     return files, problems
 
 
@@ -352,7 +440,8 @@ def _ls_remote_head(location: str) -> str:
     if proc.returncode != 0:
         raise SourceError(f"git ls-remote {redact(location)} failed: "
                           f"{redact(proc.stderr.decode(errors='replace').strip())}")
-    refs = dict(reversed(line.split("\t", 1)) for line in proc.stdout.decode().splitlines() if "\t" in line)
+    refs = dict(reversed(line.split("\t", 1)) for line in proc.stdout.decode(errors="replace").splitlines()
+                if "\t" in line)
     branches = [r for r in refs if r.startswith("refs/heads/")]
     for ref in ("HEAD", *(branches if len(branches) == 1 else ()), "refs/heads/master", "refs/heads/main"):
         if ref in refs:
