@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from bot import __version__
-from bot.config import Config, find_config_path, load_config
+from bot.config import Config, config_errors, find_config_path, load_config
 from bot.errors import ConfigError, KepSyncError, UsageError
 from bot.http import RequestCounter, redact
 from bot.log import configure, get_logger
@@ -19,12 +22,16 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _kep_numbers(value: str) -> list[int]:
+    """``"4671,KEP-5710 6000"`` -> ``[4671, 5710, 6000]``; argparse turns the error into exit 2."""
+    parts = value.replace(",", " ").split()
     numbers = []
-    for part in value.replace(",", " ").split():
+    for part in parts:
         part = part.upper().removeprefix("KEP-")
-        if not part.isdigit():
+        if not re.fullmatch(r"[0-9]{1,9}", part):
             raise argparse.ArgumentTypeError(f"{value!r}: expected KEP numbers like 4671 or 4671,5710")
         numbers.append(int(part))
+    if not numbers:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected KEP numbers like 4671 or 4671,5710")
     return numbers
 
 
@@ -65,23 +72,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
-    """The config file's settings with command-line overrides applied; raises :class:`ConfigError`."""
+    """The config file's settings with command-line overrides applied and validated again.
+
+    Raises :class:`ConfigError` naming the file or ``command line`` and the key
+    (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), and
+    :class:`UsageError` for an empty ``--wiki``.
+    """
     config = load_config(find_config_path(getattr(args, "config", None)))
-    updates: dict = {}
-    if getattr(args, "enhancements", None):
-        updates["enhancements"] = args.enhancements
-    if getattr(args, "publish", None):
-        updates["publish"] = args.publish
-    if getattr(args, "release_notes", None):
-        updates["release_notes"] = config.release_notes.model_copy(update={"source": args.release_notes})
-    wiki: dict = {}
-    if getattr(args, "wiki", None):
-        wiki["dir"] = args.wiki
-    if getattr(args, "page", None):
-        wiki["pages"] = args.page
-    if wiki:
-        updates["wiki"] = config.wiki.model_copy(update=wiki)
-    return config.model_copy(update=updates)
+    data = config.model_dump()
+    if getattr(args, "enhancements", None) is not None:
+        data["enhancements"] = args.enhancements
+    if getattr(args, "publish", None) is not None:
+        data["publish"] = args.publish
+    if getattr(args, "release_notes", None) is not None:
+        data["release_notes"]["source"] = args.release_notes
+    if getattr(args, "wiki", None) is not None:
+        if not args.wiki.strip():
+            raise UsageError("--wiki '': empty; name the wiki directory")
+        data["wiki"]["dir"] = args.wiki
+    if getattr(args, "page", None) is not None:
+        data["wiki"]["pages"] = args.page
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(config_errors(exc, "command line"))) from None
 
 
 def cmd_sync(args: argparse.Namespace) -> int:

@@ -243,6 +243,8 @@ def load_config(path: Path | None) -> Config:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         raise ConfigError(f"{path}: {where}not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: (top level): nested too deeply to be a kep-sync config") from None
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

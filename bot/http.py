@@ -113,11 +113,21 @@ def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
             raise RetryableStatus(response, wait or 0.0)
         return response
 
+    def log_retry(state: tenacity.RetryCallState) -> None:
+        from bot.log import get_logger  # bot.log imports this module
+
+        exc = state.outcome.exception() if state.outcome else None
+        reason = f"HTTP {exc.response.status_code}" if isinstance(exc, RetryableStatus) else type(exc).__name__
+        get_logger().warning("retrying request", method=method, url=redact(url), reason=reason,
+                             attempt=state.attempt_number, wait_seconds=state.next_action.sleep if state.next_action
+                             else None)
+
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception_type((RetryableStatus, httpx.TransportError)),
         stop=tenacity.stop_after_attempt(MAX_ATTEMPTS),
         wait=_wait,
         sleep=sleep,
+        before_sleep=log_retry,
         reraise=True,
     )
     try:

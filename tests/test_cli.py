@@ -158,3 +158,56 @@ def test_module_entry_point_exit_codes(work):
     bad = subprocess.run([sys.executable, "-m", "bot.cli", *SYNC, "--config", "nope.yaml"], capture_output=True,
                          text=True, cwd=work, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(work)})
     assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", "kep-sync: error: nope.yaml: no such config file\n")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--page", "../outside.md"], "kep-sync: error: command line: wiki.pages: '../outside.md' must be a path "
+                                  "relative to the wiki, without '..'"),
+    (["--page", "/abs/m.md"], "kep-sync: error: command line: wiki.pages: '/abs/m.md' must be a path "
+                              "relative to the wiki, without '..'"),
+    (["--enhancements", ""], "kep-sync: error: --enhancements '': empty"),
+    (["--wiki", ""], "kep-sync: error: --wiki '': empty; name the wiki directory"),
+])
+def test_command_line_overrides_are_validated_like_the_config(work, capsys, argv, message):
+    before = tree(work)
+    assert main([*SYNC, *argv, "--publish", "files"]) == 2
+    assert _error(capsys) == message
+    assert tree(work) == before
+
+
+@pytest.mark.parametrize("value", [",", "", "²", "KEP-", "4671,x"])
+def test_bad_kep_filters_exit_2(work, capsys, value):
+    with pytest.raises(SystemExit) as info:
+        main([*SYNC, "--kep", value])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kep-sync sync: error: argument --kep: {value!r}: expected KEP numbers like 4671 or 4671,5710")
+
+
+def test_a_kep_on_no_page_is_reported(work, capsys):
+    assert main([*SYNC, "--kep", "4671,99999", "--report", "r.json"]) == 0
+    problems = json.loads((work / "r.json").read_text())["problems"]
+    assert {"path": "--kep", "message": "KEP 99999 is in no matrix row of the pages; nothing to do for it"} in problems
+
+
+def test_a_deeply_nested_config_is_a_config_error(work, capsys):
+    (work / "c.yaml").write_text("wiki: " + "[" * 5000 + "]" * 5000 + "\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert "c.yaml: (top level): nested too deeply to be a kep-sync config" in capsys.readouterr().out
+
+
+def test_retries_are_logged_with_the_url_redacted(capsys):
+    import httpx
+
+    from bot.http import make_client, send
+    from bot.log import configure
+
+    configure()
+    answers = iter([httpx.Response(502), httpx.Response(200, text="ok")])
+    client = make_client(transport=httpx.MockTransport(lambda request: next(answers)))
+    assert send(client, "GET", "https://u:ghp_abcdefghijklmnop@h.test/a?token=zz", sleep=lambda s: None).text == "ok"
+    event = _log(capsys.readouterr().err)
+    assert {k: event[k] for k in ("event", "level", "method", "url", "reason", "attempt", "wait_seconds")} == {
+        "event": "retrying request", "level": "warning", "method": "GET", "url": "https://***@h.test/a?token=***",
+        "reason": "HTTP 502", "attempt": 1, "wait_seconds": 2.0}
+
