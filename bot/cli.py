@@ -109,7 +109,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
     start = time.monotonic()
     outcome = run_sync(config, only=only, report_path=Path(args.report) if args.report else None, counter=counter)
     plan = outcome.plan
-    sys.stdout.write(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
+    try:
+        sys.stdout.write(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
+        sys.stdout.flush()
+    except OSError as exc:
+        raise KepSyncError(f"cannot write the changelog to standard output: {exc.strerror or exc}") from None
     log.info("sync finished", revision=plan.snapshot.revision, changes=sum(c.applied for c in plan.changes),
              findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
              blocked=outcome.blocked,

@@ -15,6 +15,8 @@ follows crontab(5) (Vixie cron / cronie) instead:
 
 from __future__ import annotations
 
+import datetime
+
 import re
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -59,8 +61,14 @@ def parse_crontab(expr: str, tz: str = "UTC") -> BaseTrigger:
         return CronTrigger(minute=minute, hour=hour, day=day, month=month, day_of_week=day_of_week, timezone=zone)
 
     if not fields[2].startswith("*") and not fields[4].startswith("*"):
-        return OrTrigger([trigger(dom, "*"), trigger("*", days)])
-    return trigger(dom, days)
+        result: BaseTrigger = OrTrigger([trigger(dom, "*"), trigger("*", days)])
+    else:
+        result = trigger(dom, days)
+    start = datetime.datetime(2024, 1, 1, tzinfo=zone)  # a leap year starts the 8-year window
+    if result.get_next_fire_time(None, start) is None or \
+            result.get_next_fire_time(None, start).year > start.year + 8:
+        raise ValueError(f"{expr!r}: never fires (no such date, e.g. 31 February)")
+    return result
 
 
 def _expand(expr: str, field: str, name: str, low: int, high: int) -> list[int]:

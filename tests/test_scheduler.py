@@ -172,3 +172,11 @@ def test_runner_reports_a_run_in_progress():
 def test_zone_is_applied_to_the_trigger():
     trigger = parse_crontab("0 6 * * *", "Asia/Shanghai")
     assert trigger.get_next_fire_time(None, SUNDAY) == datetime.datetime(2026, 3, 2, 6, tzinfo=ZoneInfo("Asia/Shanghai"))
+
+
+def test_a_crontab_that_never_fires_is_refused():
+    with pytest.raises(ValueError, match=r"^'0 0 31 2 \*': never fires \(no such date, e.g. 31 February\)$"):
+        parse_crontab("0 0 31 2 *")
+    assert parse_crontab("0 0 29 2 *").get_next_fire_time(
+        None, datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)).date() == datetime.date(2028, 2, 29)
+

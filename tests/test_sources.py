@@ -246,6 +246,7 @@ def test_git_file_url_clones_into_cache_then_fetches_new_commits(tmp_path):
     assert snap.prr == {1: ("keps/prod-readiness/sig-a/1.yaml",)}
     (repo,) = cache_repos(cache)
     assert (repo / "HEAD").is_file() and not (repo / ".git").exists()  # bare
+    assert str(up) not in (repo / "config").read_text()  # no remote kept: a URL's credentials stay off disk
     marker = repo / "kep-sync-test-marker"
     marker.write_text("still the same clone")
 

@@ -166,6 +166,8 @@ def sync_git_cache(url: str, cache_dir: Path) -> Path:
                               capture_output=True, check=False)
         if proc.returncode != 0:
             raise SourceError(f"git clone {redact(url)} failed: {redact(proc.stderr.decode(errors='replace').strip())}")
+        # Later fetches name the URL each time; do not keep credentials from it in the cache's config.
+        _git(repo, "remote", "remove", "origin")
     else:
         _git(repo, "fetch", "--quiet", "--prune", url, "+refs/heads/*:refs/heads/*")
     _ensure_head(repo, url)
