@@ -8,16 +8,20 @@ from bot import changelog
 from bot.config import Config
 from bot.diff import Change
 from bot.evidence import (
+    MAX_ENTRY_CHARS,
+    MAX_PR,
     Discrepancy,
     Evidence,
     announced_stage,
     attach_evidence,
     build_index,
     evidence_for,
+    field_text,
     find_discrepancies,
     gate_names,
     gate_owners,
     kep_refs,
+    named_release,
     release_name,
     released,
     releases_needed,
@@ -306,3 +310,63 @@ def test_plan_sync_without_release_notes_is_unchanged():
     assert plan.discrepancies == ()
     assert "discrepancies" not in plan.report
     assert all(c.evidence == () for c in plan.changes)
+
+
+# -- untrusted entries: skipped or read without the bad field, never a crash ------------------------------------
+
+def test_pr_numbers_are_ascii_digits_in_range_else_absent():
+    keps = fixture_keps()
+    promoted = "Promoted `WidgetGate` to beta."
+    entries = {"²": {"text": promoted}, "١٢": {"text": promoted}, "9" * 5000: {"text": promoted},
+               "7": {"text": promoted, "pr_number": True}, "8": {"text": promoted, "pr_number": 1.5},
+               "9": {"text": promoted, "pr_number": 10 ** 100}, "x": {"text": promoted, "pr_number": -3},
+               "1000000000": {"text": promoted}, "11": {"text": promoted, "pr_number": 999_999_999}}
+    idx = build_index({"v1.36": entries}, keps)
+    assert [m.pr for m in idx.mentions] == [0, 0, 0, 0, 0, 7, 8, 9, 999_999_999]
+    assert MAX_PR == 999_999_999
+
+
+@pytest.mark.parametrize("documentation", [
+    5, "https://github.com/kubernetes/enhancements/issues/100", [1, "x", None, ["y"]], [{"url": 5}],
+    {"url": "https://github.com/kubernetes/enhancements/issues/100"}, None, True])
+def test_documentation_of_the_wrong_shape_is_ignored(documentation):
+    e = {"text": "Added X (KEP-5491).", "documentation": documentation, "markdown": ["KEP-1"]}
+    assert kep_refs(e) == ((5491, ""),)
+    idx = build_index({"v1.36": {"1": e | {"pr_url": {"not": "a url"}}}}, fixture_keps())
+    assert [(m.pr, m.url, m.refs, m.excerpt) for m in idx.mentions] == [(1, "", (5491,), "Added X (KEP-5491).")]
+
+
+def test_kep_numbers_and_releases_are_bounded_ascii_digits():
+    e = {"text": "KEP-١٢٣, kep.k8s.io/²³, KEP-" + "9" * 5000 + ", KEP-123456, "
+                 "https://github.com/kubernetes/enhancements/issues/" + "4" * 5000 + " and KEP-42."}
+    assert kep_refs(e) == ((42, ""),)
+    assert [release_name(x) for x in ("v١.٣٦", "1." + "9" * 5000, "12345.6", "1.23456", "release-1.36")] == [
+        None, None, None, None, "v1.36"]
+    assert named_release("Promoted `X` to beta in v1.٣٦.") is None
+    assert named_release("Promoted `X` to beta in v1.36.") == "v1.36"
+
+
+def test_a_deep_keps_url_path_is_read_in_bounded_steps():
+    url = "https://github.com/kubernetes/enhancements/tree/master/keps/"
+    assert kep_refs({"text": url + "sig-node/sub/4656-slug " + url + "a/b/c/d/1234-too-deep"}) == ((4656, "slug"),)
+
+
+def test_only_the_first_max_entry_chars_of_a_text_are_indexed():
+    keps = fixture_keps()
+    filler = "x " * (MAX_ENTRY_CHARS // 2)
+    text = "Promoted `WidgetGate` to beta.\n" + filler + "\nPromoted `SharedGate` to beta."
+    idx = build_index({"v1.36": {"1": entry(1, text)}}, keps)
+    assert [(m.gates, m.excerpt) for m in idx.mentions] == [(("WidgetGate",), "Promoted `WidgetGate` to beta.")]
+    assert MAX_ENTRY_CHARS == 20_000
+    assert field_text("a" * 30_000) == "a" * 20_000
+    assert [field_text(v) for v in (5, None, ["a"], b"a")] == ["", "", "", ""]
+
+
+def test_control_characters_in_a_text_cannot_forge_code_span_markers():
+    sentence = "Promoted the feature gates `MysteryGate` and \x009\x00 to GA."
+    assert gate_names(sentence, {"WidgetGate"}) == ((), ("MysteryGate",))
+    assert split_sentences("A `b.c`\x01 d. Next") == ["A `b.c`  d.", "Next"]
+    idx = build_index({"v1.36": {"1": entry(1, sentence), "2": entry(2, "Promoted `WidgetGate`\x01 to beta.")}},
+                      fixture_keps())
+    assert [(m.pr, m.undeclared, m.gates, m.stage) for m in idx.mentions] == [
+        (1, ("MysteryGate",), (), "stable"), (2, (), ("WidgetGate",), "beta")]

@@ -20,10 +20,13 @@ from bot.kep import Problem
 from bot.sources.release_notes import (
     NotesSource,
     current_etags,
+    RAW_MEDIA_TYPE,
+    ReleaseNotes,
     load_release_notes,
     parse_notes,
     parse_notes_source,
     select_releases,
+    with_missing,
 )
 
 try:
@@ -31,8 +34,8 @@ try:
 except ImportError:  # pragma: no cover
     from notesutil import KEP_FILES, entry, notes_135, notes_136, notes_137
 
-API = "https://api.example.test"
-RAW = "https://raw.example.test"
+API = "https://ghes.example.test/api/v3"  # GitHub Enterprise Server: the token must never leave this host
+TOKEN = "ghes-secret-token"
 LISTING = f"{API}/repos/kubernetes/sig-release/contents/releases"
 SRC = "github:kubernetes/sig-release@master"
 
@@ -43,8 +46,9 @@ def _no_sleep(monkeypatch):
     monkeypatch.setattr(rn, "send", functools.partial(bot_http.send, sleep=lambda seconds: None))
 
 
-def raw(minor: int) -> str:
-    return f"{RAW}/kubernetes/sig-release/master/releases/release-1.{minor}/release-notes/release-notes-draft.json"
+def contents(minor: int) -> str:
+    """The contents API URL of release 1.``minor``'s release-notes-draft.json (without ``?ref=``)."""
+    return f"{LISTING}/release-1.{minor}/release-notes/release-notes-draft.json"
 
 
 def body(notes: dict) -> bytes:
@@ -78,13 +82,38 @@ def test_select_releases_wanted_plus_newest_two():
     assert select_releases(available, [], newest=0) == []
 
 
-def test_parse_notes_errors_name_the_file_and_line():
-    with pytest.raises(SourceError, match=r"^x\.json: not valid JSON at line 2 column 1"):
-        parse_notes("x.json", b'{"1": {"text": "a"},\n}')
-    with pytest.raises(SourceError, match=r"^x\.json: expected a JSON object .* found list"):
-        parse_notes("x.json", b"[]")
-    with pytest.raises(SourceError, match=r"^x\.json: not UTF-8"):
-        parse_notes("x.json", b"\xff")
+def _missing(source: str, release: str) -> Problem:
+    return Problem(source, "", f"release notes for {release} are not available from {source}; "
+                               f"evidence and checks for {release} were skipped")
+
+
+def test_with_missing_names_each_needed_release_up_to_the_newest_available():
+    notes = ReleaseNotes("src", ("v1.35", "v1.36"), {"v1.36": {}}, (Problem("x", "", "old"),))
+    wanted = ["1.34", "v1.35", "v1.36", "v1.37", "junk"]  # v1.37 is later than the newest available: not made yet
+    got = with_missing(notes, wanted)
+    assert got.problems == (Problem("x", "", "old"), _missing("src", "v1.34"), _missing("src", "v1.35"))
+    assert (got.source, got.available, got.notes) == (notes.source, notes.available, notes.notes)
+    assert with_missing(got, wanted) == got  # idempotent
+    assert with_missing(ReleaseNotes("src", (), {}, ()), ["v1.40"]).problems == (_missing("src", "v1.40"),)
+
+
+SKIPPED_37 = "evidence and checks for v1.37 were skipped"
+
+
+@pytest.mark.parametrize("data, why", [
+    (b'{"1": {"text": "a"},\n}',
+     "not valid JSON at line 2 column 1: Expecting property name enclosed in double quotes"),
+    (b"[]", "expected a JSON object keyed by pull request number, found list"),
+    (b'"text"', "expected a JSON object keyed by pull request number, found str"),
+    (b"\xff", "not UTF-8 (invalid start byte at byte 0)"),
+    (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply to decode"),
+    (b'{"1": ' * 100_000 + b"1" + b"}" * 100_000, "JSON nested too deeply to decode"),
+])
+def test_a_broken_file_is_one_problem_naming_it_and_never_raises(data, why):
+    assert parse_notes("x.json", data, "v1.37") == (None, [Problem("x.json", "", f"{why}; {SKIPPED_37}")])
+
+
+def test_parse_notes_skips_entries_without_text():
     entries, problems = parse_notes("x.json", body(notes_136()))
     assert sorted(entries) == ["9101", "9103", "9104", "9105", "9106"]
     assert problems == [Problem("x.json", "9107", "release-note entry has no text; skipped")]
@@ -102,11 +131,42 @@ def test_directory_reads_only_the_wanted_and_newest_releases(tmp_path):
     assert not (tmp_path / "cache").exists()
 
 
-def test_directory_with_a_broken_file_is_a_source_error(tmp_path):
+def test_directory_without_a_needed_release_says_so(tmp_path):
     d = notes_dir(tmp_path)
-    (d / "release-notes-1.37.json").write_text("{oops")
-    with pytest.raises(SourceError, match=r"release-notes-1\.37\.json: not valid JSON at line 1"):
-        load_release_notes(str(d), tmp_path / "cache", [])
+    got = load_release_notes(str(d), tmp_path / "cache", ["v1.20", "v1.35", "v1.38"])
+    assert sorted(got.notes) == ["v1.35", "v1.36", "v1.37"]
+    assert got.problems == (Problem(str(d / "release-notes-1.36.json"), "9107",
+                                    "release-note entry has no text; skipped"), _missing(str(d), "v1.20"))
+
+
+def test_directory_with_broken_files_skips_those_releases_and_reads_the_rest(tmp_path):
+    d = notes_dir(tmp_path)
+    (d / "release-notes-1.37.json").write_text('{"1": {"text": "a"}}\n{oops')
+    (d / "release-notes-1.35.json").write_bytes(b"[" * 100_000)
+    got = load_release_notes(str(d), tmp_path / "cache", ["v1.35"])
+    assert sorted(got.notes) == ["v1.36"]
+    assert got.problems == (
+        Problem(str(d / "release-notes-1.35.json"), "", "JSON nested too deeply to decode; "
+                                                        "evidence and checks for v1.35 were skipped"),
+        Problem(str(d / "release-notes-1.36.json"), "9107", "release-note entry has no text; skipped"),
+        Problem(str(d / "release-notes-1.37.json"), "", f"not valid JSON at line 2 column 1: Extra data; {SKIPPED_37}"),
+    )  # v1.35 is wanted, yet told once: with_missing sees it was skipped
+    assert with_missing(got, ["v1.35"]) == got
+
+
+def test_directory_with_an_unreadable_or_special_file_skips_that_release(tmp_path):
+    d = notes_dir(tmp_path)
+    (d / "release-notes-1.37.json").unlink()
+    (d / "release-notes-1.37.json").symlink_to(tmp_path / "nowhere")
+    got = load_release_notes(str(d), tmp_path / "cache", [])
+    assert sorted(got.notes) == ["v1.36"]
+    assert got.problems[-1] == Problem(str(d / "release-notes-1.37.json"), "",
+                                       f"cannot read release notes: not a regular file; {SKIPPED_37}")
+
+
+def test_directory_that_cannot_be_listed_is_a_source_error(tmp_path):
+    with pytest.raises(SourceError, match=r"^.*/gone: cannot list release notes: No such file or directory$"):
+        rn._load_directory(tmp_path / "gone", None, 2)
 
 
 LISTING_BODY = [{"name": f"release-1.{m}", "type": "dir"} for m in (34, 35, 36, 37)] + [
@@ -114,25 +174,36 @@ LISTING_BODY = [{"name": f"release-1.{m}", "type": "dir"} for m in (34, 35, 36, 
 
 
 def _routes(router: respx.Router) -> dict[str, respx.Route]:
-    """Routes for the listing and releases 1.34-1.37; by default each answers 200 with an ETag ("L1", "A35", ...)."""
+    """Routes for the listing and releases 1.34-1.37; by default each answers 200 with an ETag ("L1", "A35", ...).
+
+    Release files answer only with the raw media type (GitHub REST "Get repository content").
+    """
     routes = {"listing": router.get(LISTING, params={"ref": "master"})}
     routes["listing"].mock(return_value=httpx.Response(200, json=LISTING_BODY, headers={"ETag": '"L1"'}))
     for minor, notes in ((34, {}), (35, notes_135()), (36, notes_136()), (37, notes_137())):
-        routes[str(minor)] = router.get(raw(minor))
+        routes[str(minor)] = router.get(contents(minor), params={"ref": "master"}, headers={"Accept": RAW_MEDIA_TYPE})
         routes[str(minor)].mock(return_value=httpx.Response(200, content=body(notes), headers={"ETag": f'"A{minor}"'}))
     return routes
 
 
-def _load(tmp_path: Path, wanted=("v1.35",)):
-    with make_client() as client:
-        return load_release_notes(SRC, tmp_path / "cache", wanted, client=client, api_url=API, raw_url=RAW)
+def _load(router: respx.Router, tmp_path: Path, wanted=("v1.35",), source: str = SRC):
+    """Load through a client holding :data:`TOKEN`; every request ``router`` saw must have gone to the API only."""
+    with make_client(TOKEN) as client:
+        try:
+            return load_release_notes(source, tmp_path / "cache", wanted, client=client, api_url=API)
+        finally:
+            calls = router.calls
+            assert calls, "no request made"
+            assert {(c.request.url.scheme, c.request.url.host) for c in calls} <= {("https", "ghes.example.test")}
+            assert all(c.request.url.path.startswith("/api/v3/repos/kubernetes/sig-release/") for c in calls)
+            assert all(c.request.headers["authorization"] == f"Bearer {TOKEN}" for c in calls)
 
 
 def test_github_fetches_listing_and_needed_files_then_revalidates_with_etags(tmp_path):
     with respx.mock(assert_all_called=False) as router:
         r = _routes(router)
         r["37"].mock(return_value=httpx.Response(404))
-        first = _load(tmp_path)
+        first = _load(router, tmp_path)
         assert r["34"].call_count == 0
         assert "if-none-match" not in r["35"].calls.last.request.headers
         assert first.source == SRC
@@ -146,7 +217,7 @@ def test_github_fetches_listing_and_needed_files_then_revalidates_with_etags(tmp
 
         for route in (r["listing"], r["35"], r["36"]):
             route.mock(return_value=httpx.Response(304))
-        second = _load(tmp_path)
+        second = _load(router, tmp_path)
         assert r["listing"].calls.last.request.headers["if-none-match"] == '"L1"'
         assert r["35"].calls.last.request.headers["if-none-match"] == '"A35"'
         assert r["36"].calls.last.request.headers["if-none-match"] == '"A36"'
@@ -154,29 +225,103 @@ def test_github_fetches_listing_and_needed_files_then_revalidates_with_etags(tmp
         assert (r["listing"].call_count, r["35"].call_count, r["36"].call_count, r["37"].call_count) == (2, 2, 2, 2)
 
 
+def test_github_a_needed_release_missing_upstream_is_one_problem(tmp_path):
+    with respx.mock(assert_all_called=False) as router:
+        r = _routes(router)
+        r["35"].mock(return_value=httpx.Response(404))
+        r["37"].mock(return_value=httpx.Response(404))
+        got = _load(router, tmp_path, ("v1.33", "v1.35"))
+    assert r["35"].call_count == 1
+    assert sorted(got.notes) == ["v1.36"]
+    assert got.problems == (
+        Problem("kubernetes/sig-release@master:releases/release-1.36/release-notes/release-notes-draft.json",
+                "9107", "release-note entry has no text; skipped"),
+        Problem("kubernetes/sig-release/releases/release-1.37/release-notes/release-notes-draft.json", "",
+                "no release notes for v1.37 (HTTP 404)"),  # read as one of the newest two, not needed
+        _missing(SRC, "v1.33"), _missing(SRC, "v1.35"))
+
+
+def test_github_sends_every_request_and_the_token_to_the_api_url_only(tmp_path):
+    with respx.mock(assert_all_called=False) as router:
+        _routes(router)
+        raw_host = router.get(url__regex=r"^https://raw\.githubusercontent\.com/")
+        got = _load(router, tmp_path, ())
+        assert raw_host.call_count == 0
+        assert [(str(c.request.url), c.request.headers["accept"], c.request.headers["authorization"])
+                for c in router.calls] == [
+            (f"{LISTING}?ref=master", "application/vnd.github+json", f"Bearer {TOKEN}"),
+            (f"{contents(36)}?ref=master", RAW_MEDIA_TYPE, f"Bearer {TOKEN}"),
+            (f"{contents(37)}?ref=master", RAW_MEDIA_TYPE, f"Bearer {TOKEN}")]
+    assert sorted(got.notes) == ["v1.36", "v1.37"]
+
+
+def test_github_a_redirect_to_another_host_does_not_carry_the_token(tmp_path):
+    elsewhere = "https://objects.example.test/notes-1.36"
+    with respx.mock(assert_all_called=False) as router:
+        r = _routes(router)
+        r["36"].mock(return_value=httpx.Response(302, headers={"Location": elsewhere}))
+        moved = router.get(elsewhere).mock(return_value=httpx.Response(200, content=body(notes_136())))
+        with make_client(TOKEN) as client:
+            got = load_release_notes(SRC, tmp_path / "cache", (), client=client, api_url=API)
+    assert r["36"].calls.last.request.headers["authorization"] == f"Bearer {TOKEN}"
+    assert moved.call_count == 1
+    assert "authorization" not in moved.calls.last.request.headers
+    assert sorted(got.notes["v1.36"]) == ["9101", "9103", "9104", "9105", "9106"]
+
+
+def test_github_ref_is_percent_encoded_in_every_query(tmp_path):
+    with respx.mock() as router:
+        router.get(LISTING, params={"ref": "feat&x=1"}).mock(return_value=httpx.Response(200, json=LISTING_BODY))
+        router.get(url__startswith=f"{LISTING}/").mock(return_value=httpx.Response(404))
+        got = _load(router, tmp_path, (), source="github:kubernetes/sig-release@feat&x=1")
+        assert [str(c.request.url) for c in router.calls] == [
+            f"{LISTING}?ref=feat%26x%3D1", f"{contents(36)}?ref=feat%26x%3D1", f"{contents(37)}?ref=feat%26x%3D1"]
+    assert got.notes == {}
+
+
+def test_github_broken_files_and_listing_items_are_problems_and_the_rest_is_read(tmp_path):
+    where = "kubernetes/sig-release@master:releases/release-1.{}/release-notes/release-notes-draft.json"
+    with respx.mock(assert_all_called=False) as router:
+        r = _routes(router)
+        r["listing"].mock(return_value=httpx.Response(200, json=[{"name": 5, "type": "dir"}, "junk"] + LISTING_BODY))
+        r["35"].mock(return_value=httpx.Response(403))
+        r["37"].mock(return_value=httpx.Response(200, content=b"[" * 100_000))
+        got = _load(router, tmp_path)
+    assert got.available == ("v1.34", "v1.35", "v1.36", "v1.37")
+    assert sorted(got.notes) == ["v1.36"]
+    assert got.problems == (
+        Problem(f"{LISTING}?ref=master", "", "2 item(s) of the directory listing are not objects with a string "
+                                             "name and type (first at index 0); skipped"),
+        Problem(where.format(35), "", f"GET {contents(35)}?ref=master: HTTP 403; "
+                                      "evidence and checks for v1.35 were skipped"),
+        Problem(where.format(36), "9107", "release-note entry has no text; skipped"),
+        Problem(where.format(37), "", f"JSON nested too deeply to decode; {SKIPPED_37}"))
+
+
 def test_github_changed_file_replaces_the_cache(tmp_path):
     newer = {"1": entry(1, "Promoted `WidgetGate` to GA.")}
     with respx.mock(assert_all_called=False) as router:
         r = _routes(router)
-        _load(tmp_path, ())
+        _load(router, tmp_path, ())
         r["37"].mock(return_value=httpx.Response(200, content=body(newer), headers={"ETag": '"B37"'}))
-        assert _load(tmp_path, ()).notes["v1.37"] == newer
+        assert _load(router, tmp_path, ()).notes["v1.37"] == newer
         r["37"].mock(return_value=httpx.Response(304))
-        assert _load(tmp_path, ()).notes["v1.37"] == newer
+        assert _load(router, tmp_path, ()).notes["v1.37"] == newer
         assert r["37"].calls.last.request.headers["if-none-match"] == '"B37"'
 
 
 def test_github_network_failure_falls_back_to_the_cache(tmp_path):
     with respx.mock(assert_all_called=False) as router:
         r = _routes(router)
-        first = _load(tmp_path, ())
+        first = _load(router, tmp_path, ())
         r["listing"].mock(side_effect=httpx.ConnectError("down"))
         r["36"].mock(return_value=httpx.Response(500))
         r["37"].mock(return_value=httpx.Response(304))
-        again = _load(tmp_path, ())
+        again = _load(router, tmp_path, ())
     assert again.notes == first.notes
     assert [(p.path, p.message) for p in again.problems if p not in first.problems] == [
-        (f"{LISTING}?ref=master", "ConnectError; using the cached copy"), (raw(36), "HTTP 500; using the cached copy")]
+        (f"{LISTING}?ref=master", "ConnectError; using the cached copy"),
+        (f"{contents(36)}?ref=master", "HTTP 500; using the cached copy")]
 
 
 def test_github_failures_without_cache_are_source_errors(tmp_path):
@@ -184,17 +329,16 @@ def test_github_failures_without_cache_are_source_errors(tmp_path):
         r = _routes(router)
         r["listing"].mock(return_value=httpx.Response(404))
         with pytest.raises(SourceError, match="HTTP 404, no releases/ folder at 'master'"):
-            _load(tmp_path)
+            _load(router, tmp_path)
         r["listing"].mock(side_effect=httpx.ConnectError("down"))
         with pytest.raises(SourceError, match="ConnectError"):
-            _load(tmp_path)
-        r["listing"].mock(return_value=httpx.Response(200, json={"message": "not a list"}))
-        with pytest.raises(SourceError, match="not a contents API directory listing"):
-            _load(tmp_path)
-        r["listing"].mock(return_value=httpx.Response(200, json=LISTING_BODY))
-        r["36"].mock(return_value=httpx.Response(403))
-        with pytest.raises(SourceError, match=r"release-1\.36/release-notes/release-notes-draft\.json: HTTP 403"):
-            _load(tmp_path, ())
+            _load(router, tmp_path)
+        for bad in (b'{"message": "not a list"}', b"[" * 100_000, b"{oops"):
+            r["listing"].mock(return_value=httpx.Response(200, content=bad))
+            with pytest.raises(SourceError, match=r"^GET https://ghes\.example\.test/api/v3/repos/kubernetes/"
+                                                  r"sig-release/contents/releases\?ref=master: not a contents API "
+                                                  r"directory listing$"):
+                _load(router, tmp_path)
 
 
 COMMITS = f"{API}/repos/kubernetes/sig-release/commits?path=releases&sha=master&per_page=1"
@@ -268,3 +412,18 @@ def test_cli_sync_with_a_release_notes_directory_end_to_end(tmp_path, monkeypatc
     assert [d["kind"] for d in data["discrepancies"]] == ["stage-mismatch", "undeclared-gate"]
     assert main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
                  "--release-notes", "github:bad"]) == 2
+
+    notes = tmp_path / "notes"
+    (notes / "release-notes-1.37.json").write_bytes(b"[" * 100_000)  # a broken file is a problem, not a failure
+    (notes / "release-notes-1.35.json").write_text("[]")
+    rc = main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
+               "--release-notes", str(notes), "--report", str(report)])
+    assert rc == 0
+    data = json.loads(report.read_text())
+    assert [p for p in data["problems"] if p["path"].startswith(str(notes))] == [
+        {"path": str(notes / "release-notes-1.35.json"),
+         "message": "expected a JSON object keyed by pull request number, found list; "
+                    "evidence and checks for v1.35 were skipped"},
+        {"path": str(notes / "release-notes-1.36.json"), "message": "9107: release-note entry has no text; skipped"},
+        {"path": str(notes / "release-notes-1.37.json"), "message": f"JSON nested too deeply to decode; {SKIPPED_37}"}]
+    assert [e["pr"] for c in data["changes"] for e in c["evidence"]] == [9101, 9101]

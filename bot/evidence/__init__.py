@@ -20,6 +20,10 @@ An entry is split into sentences. A sentence is indexed by
   was reached in that release) or a state (locked, enabled by default,
   "(beta)": the stage was reached by that release).
 
+Entries are untrusted: only string fields are read, each cut to
+``MAX_ENTRY_CHARS``; numbers are ASCII digits of bounded length; an entry
+with fields of the wrong type is read without them and never raises.
+
 A gate declared by several KEPs links the sentence to all of them as
 *ambiguous*, unless the entry names one of them by number; it is never guessed.
 
@@ -30,6 +34,7 @@ Modules: :mod:`bot.evidence.sentences` (reading the text),
 
 from bot.evidence.index import (
     MAX_EVIDENCE,
+    MAX_PR,
     Evidence,
     Mention,
     NotesIndex,
@@ -41,8 +46,10 @@ from bot.evidence.index import (
 )
 from bot.evidence.review import DISCREPANCY_KINDS, Discrepancy, NotesReview, find_discrepancies, released, review
 from bot.evidence.sentences import (
+    MAX_ENTRY_CHARS,
     MAX_EXCERPT,
     announced_stage,
+    field_text,
     gate_names,
     kep_refs,
     named_release,
@@ -52,8 +59,9 @@ from bot.evidence.sentences import (
 )
 
 __all__ = [
-    "DISCREPANCY_KINDS", "MAX_EVIDENCE", "MAX_EXCERPT", "Discrepancy", "Evidence", "Mention", "NotesIndex",
-    "NotesReview", "announced_stage", "attach_evidence", "build_index", "evidence_for", "find_discrepancies",
+    "DISCREPANCY_KINDS", "MAX_ENTRY_CHARS", "MAX_EVIDENCE", "MAX_EXCERPT", "MAX_PR", "Discrepancy", "Evidence",
+    "Mention", "NotesIndex", "NotesReview", "announced_stage", "attach_evidence", "build_index", "evidence_for",
+    "field_text", "find_discrepancies",
     "gate_names", "gate_owners", "kep_refs", "named_release", "release_name", "release_order", "released",
     "releases_needed", "review", "split_sentences",
 ]

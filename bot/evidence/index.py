@@ -6,6 +6,7 @@ Pure. A gate declared by several KEPs links the sentence to all of them as
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -13,6 +14,7 @@ from bot.diff import Change
 from bot.evidence.sentences import (
     _one_line,
     announced_stage,
+    field_text,
     gate_names,
     kep_refs,
     named_release,
@@ -24,6 +26,9 @@ from bot.kep import STAGES, Kep, normalize_milestone
 
 #: Most evidence items kept per change (newest first).
 MAX_EVIDENCE = 3
+#: Largest pull request number taken from ``pr_number`` or the entry key (9 ASCII digits).
+MAX_PR = 999_999_999
+_PR_KEY_RE = re.compile(r"[0-9]{1,9}")
 
 
 class Mention(NamedTuple):
@@ -99,6 +104,11 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
     ``release-notes-draft.json`` (``text``, ``pr_url``, ``pr_number``,
     ``documentation``); entries without ``text`` are skipped. ``keps``: every
     KEP of the snapshot (gates and numbers are resolved against all of them).
+    Untrusted entries never raise: only the first :data:`~bot.evidence.sentences.MAX_ENTRY_CHARS`
+    characters of ``text`` are indexed, a ``pr_number`` that is not an int in
+    1..:data:`MAX_PR` (bool, float, huge) is absent (the key is used when it is
+    1-9 ASCII digits, else 0), a non-string ``pr_url`` is absent, and see
+    :func:`~bot.evidence.sentences.kep_refs` for ``documentation``.
     """
     owners = gate_owners(keps)
     by_number: dict[int, list[Kep]] = {}
@@ -108,7 +118,7 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
     ordered = sorted(((release_name(r) or r, r) for r in notes), key=lambda x: release_order(x[0]))
     for release, key in ordered:
         entries = notes[key]
-        for pr_key in sorted(entries, key=lambda k: (_pr_number(entries[k], k), k)):
+        for pr_key in sorted(entries, key=lambda k: (_pr_number(entries[k], k), str(k))):
             entry = entries[pr_key]
             if not isinstance(entry, Mapping) or not isinstance(entry.get("text"), str):
                 continue
@@ -121,10 +131,11 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
 
 
 def _pr_number(entry: Mapping, key: str) -> int:
+    """``pr_number`` when it is an int in 1..MAX_PR, else the key when it is 1-9 ASCII digits, else 0."""
     value = entry.get("pr_number") if isinstance(entry, Mapping) else None
-    if isinstance(value, int):
+    if type(value) is int and 0 < value <= MAX_PR:  # bool is an int subclass: refused
         return value
-    return int(key) if str(key).isdigit() else 0
+    return int(key) if isinstance(key, str) and _PR_KEY_RE.fullmatch(key) else 0
 
 
 def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, tuple[str, ...]],
@@ -137,9 +148,9 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
         picked = [k for k in candidates if slug and k.slug.lower() == slug.lower()] or candidates
         (ref_paths if len(picked) == 1 else ref_ambiguous).update(k.path for k in picked)
     numbers = tuple(sorted({n for n, _ in refs}))
-    url = str(entry.get("pr_url") or "")
+    url = field_text(entry.get("pr_url"))
     out: list[Mention] = []
-    for i, sentence in enumerate(split_sentences(entry["text"])):
+    for i, sentence in enumerate(split_sentences(field_text(entry["text"]))):
         gates, undeclared = gate_names(sentence, owners)
         stage, exact = announced_stage(sentence) if (gates or undeclared or refs) else ("", False)
         if not (gates or undeclared or (refs and (stage or i == 0))):

@@ -6,27 +6,38 @@ case-sensitive whole word (in backticks or bare, "(SchedulerAsyncPreemption)");
 undeclared ones only in backticks next to "feature gate". KEP references are
 ``KEP-1234``, ``kep.k8s.io/1234``, enhancements issue and ``keps/sig-x/1234-slug``
 URLs (``enhancements/pull/N`` is a pull request, not a KEP).
+
+Entries are untrusted input: only string fields are read, at most
+:data:`MAX_ENTRY_CHARS` characters each, and every number is matched with
+ASCII digits of bounded length (``\\d`` would take "²" or "١", and ``int()``
+of thousands of digits raises), so no entry can crash or stall the index.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Collection, Mapping
 
 from bot.kep import milestone_key, normalize_milestone
 
 #: Longest excerpt, characters (one line).
 MAX_EXCERPT = 240
+#: Characters of each entry field indexed (``text``, ``markdown``, each ``documentation[].url``); the rest is ignored.
+MAX_ENTRY_CHARS = 20_000
+#: ``documentation`` items read per entry.
+MAX_DOCUMENTATION = 100
 _BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 _GATE_TOKEN_RE = re.compile(r"^(?:--feature-gates=)?([A-Z][A-Za-z0-9]+)(?:=(?:true|false))?$")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[])|\n+")
 _KEP_TEXT_RES = (
-    re.compile(r"\bKEP[- ]?#?(\d{1,5})\b", re.I),
-    re.compile(r"kep\.k8s\.io/(\d{1,5})\b", re.I),
-    re.compile(r"github\.com/kubernetes/enhancements/issues/(\d{1,5})\b", re.I),
-    re.compile(r"github\.com/kubernetes/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/)+?(\d{1,5})-([\w.-]+)", re.I),
+    re.compile(r"\bKEP[- ]?#?([0-9]{1,5})\b", re.I),
+    re.compile(r"kep\.k8s\.io/([0-9]{1,5})\b", re.I),
+    re.compile(r"github\.com/kubernetes/enhancements/issues/([0-9]{1,5})\b", re.I),
+    re.compile(r"github\.com/kubernetes/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/){1,3}?"
+               r"([0-9]{1,5})-([\w.-]+)", re.I),
 )
-_SPAN = r"\x00\d+\x00"
+_SPAN = r"\x00[0-9]{1,6}\x00"
 _RUN = rf"{_SPAN}(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*,\s*and\s+){_SPAN})*"
 _GATE_PHRASE_RES = (re.compile(rf"({_RUN})\s+(?:feature[- ])?gates?\b", re.I),
                     re.compile(rf"\bfeature[- ]gates?\s+(?:named\s+|called\s+)?({_RUN})", re.I))
@@ -48,17 +59,19 @@ _TRANSITION_RE = re.compile(r"\b(promot\w*|graduat\w*|moved? to|move[sd]? to|is 
 _ALPHA_INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:an?\s+|the\s+)?(?:new\s+)?alpha\b", re.I)
 _TARGET_RE = re.compile(r"\bto (?:the )?(GA|alpha|beta|stable|general availability)\b(?! and\b)", re.I)
 _DEMOTED_RE = re.compile(r"\bdemot\w*|\brevert\w*|\bback to\b", re.I)
-_IN_RELEASE_RE = re.compile(r"\b(?:GA|alpha|beta|stable|default)\b[^.;`]{0,8}?\bin (?:Kubernetes )?`?v?(1\.\d{1,2})\b",
-                            re.I)
+_IN_RELEASE_RE = re.compile(r"\b(?:GA|alpha|beta|stable|default)\b[^.;`]{0,8}?\bin (?:Kubernetes )?`?v?"
+                            r"(1\.[0-9]{1,2})\b", re.I)
 _GATE_WORD_RE = re.compile(r"\bfeature[- ]gates?\b|\bgates?\b", re.I)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
+_RELEASE_RE = re.compile(r"(?<![0-9])([0-9]{1,4})\.([0-9]{1,4})(?![0-9])")
+_MARK_RE = re.compile(r"\x00([0-9]{1,6})\x00")
 #: After a bare gate name: the name is an API kind qualifying a field or its metrics ("EndpointSlice `hints` field").
 _KIND_USE_RE = re.compile(r"\s+(?:`|metrics?\b)")
 
 
 def release_name(value: str) -> str | None:
     """``vMAJOR.MINOR`` for ``1.36``, ``v1.36``, ``release-1.36`` or ``release-notes-1.36.json``; else ``None``."""
-    m = re.search(r"(\d+)\.(\d+)", value)
+    m = _RELEASE_RE.search(value) if isinstance(value, str) else None
     return normalize_milestone(f"{m.group(1)}.{m.group(2)}") if m else None
 
 
@@ -67,12 +80,22 @@ def release_order(release: str) -> tuple[int, int]:
     return milestone_key(release) or (0, 0)
 
 
+def field_text(value: object) -> str:
+    """The part of an entry field that is indexed: a ``str`` cut to :data:`MAX_ENTRY_CHARS`, anything else ``""``."""
+    return value[:MAX_ENTRY_CHARS] if isinstance(value, str) else ""
+
+
 def kep_refs(entry: Mapping) -> tuple[tuple[int, str], ...]:
-    """``((number, slug), ...)`` the entry names in its text, markdown or ``documentation[].url``; slug may be ``""``."""
-    texts = [str(entry.get("text") or ""), str(entry.get("markdown") or "")]
-    for doc in entry.get("documentation") or ():
+    """``((number, slug), ...)`` the entry names in its text, markdown or ``documentation[].url``; slug may be ``""``.
+
+    Fields of the wrong type (``"documentation": 5``, a string, non-object items,
+    a non-string ``url``) are ignored; see :func:`field_text` and :data:`MAX_DOCUMENTATION`.
+    """
+    texts = [field_text(entry.get("text")), field_text(entry.get("markdown"))]
+    docs = entry.get("documentation")
+    for doc in docs[:MAX_DOCUMENTATION] if isinstance(docs, list | tuple) else ():
         if isinstance(doc, Mapping):
-            texts.append(str(doc.get("url") or ""))
+            texts.append(field_text(doc.get("url")))
     slugs: dict[int, set[str]] = {}
     for text in texts:
         for rx in _KEP_TEXT_RES:
@@ -120,7 +143,7 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of an entry's ``text`` (split after ``.!?`` before a capital, and at line breaks)."""
-    protected = _BACKTICK_RE.sub(lambda m: m.group(0).replace(".", "\x01"), text)
+    protected = _BACKTICK_RE.sub(lambda m: m.group(0).replace(".", "\x01"), text.replace("\x01", " "))
     parts = _SENTENCE_RE.split(protected)
     return [p.replace("\x01", ".").strip().lstrip("-* ").strip() for p in parts if p and p.strip()]
 
@@ -149,18 +172,25 @@ def gate_names(sentence: str, declared: Collection[str]) -> tuple[tuple[str, ...
     when it is in backticks, written as a feature gate (next to "feature
     gate(s)") and absent from ``declared``.
     """
+    sentence = sentence.replace("\x00", " ")  # the marker of code spans below
     quoted = [m.span() for m in _BACKTICK_RE.finditer(sentence)]
+    starts = [a for a, _ in quoted]
     spans = [m.group(1).strip() for m in _BACKTICK_RE.finditer(sentence)]
     names = [(_GATE_TOKEN_RE.match(s) or None) for s in spans]
+
+    def in_code(pos: int) -> bool:
+        i = bisect_left(starts, pos) - 1  # the last span opening before pos (spans never overlap)
+        return i >= 0 and pos < quoted[i][1]
+
     found = [w.group() for w in _WORD_RE.finditer(sentence) if w.group() in declared and (
-        any(a < w.start() < b for a, b in quoted) or not _KIND_USE_RE.match(sentence, w.end()))]
+        in_code(w.start()) or not _KIND_USE_RE.match(sentence, w.end()))]
     undeclared: list[str] = []
     if "gate" in sentence.lower():
         counter = iter(range(len(spans)))
         marked = _BACKTICK_RE.sub(lambda m: f"\x00{next(counter)}\x00", sentence)
         for rx in _GATE_PHRASE_RES:
             for run in rx.finditer(marked):
-                for idx in re.findall(r"\x00(\d+)\x00", run.group(1)):
+                for idx in _MARK_RE.findall(run.group(1)):
                     m = names[int(idx)]
                     if m and m.group(1) not in declared:
                         undeclared.append(m.group(1))

@@ -5,15 +5,29 @@
 1. a directory of ``release-notes-1.NN.json`` files (e.g. ``../shared/data/release-notes``);
 2. ``github:OWNER/REPO@REF`` (default ``github:kubernetes/sig-release@master``): the
    ``releases/`` folder is listed with the contents API and each
-   ``releases/release-1.NN/release-notes/release-notes-draft.json`` is read from
-   the raw file host. Every request is ETag-conditional (``If-None-Match``);
-   bodies and ETags are cached under ``CACHE_DIR/release-notes/``, so an
-   unchanged file costs a ``304 Not Modified`` and no download. When the
-   network fails, a cached copy is used and a problem says so.
+   ``releases/release-1.NN/release-notes/release-notes-draft.json`` is read
+   through the same API base URL (``github.api_url``, GitHub Enterprise Server
+   included) with GitHub REST "Get repository content",
+   ``GET /repos/{owner}/{repo}/contents/{path}?ref={ref}`` and
+   ``Accept: application/vnd.github.raw`` (files up to 100 MB). No other host
+   is asked, so the token only ever goes to ``api_url`` (httpx drops it on a
+   redirect to another origin). Every request is ETag-conditional
+   (``If-None-Match``); bodies and ETags are cached under
+   ``CACHE_DIR/release-notes/``, so an unchanged file costs a
+   ``304 Not Modified`` and no download. When the network fails, a cached copy
+   is used and a problem says so.
 
 Only the releases a run needs are read (:func:`select_releases`): those named
-by the changed KEPs' milestones, plus the newest two. Each file is a JSON
-object keyed by pull request number; see :func:`parse_notes` for what is checked.
+by the changed KEPs' milestones, plus the newest two. A needed release the
+source has no notes for is a problem (:func:`with_missing`), so a reviewer
+knows the check was partial. Each file is a JSON object keyed by pull request
+number; see :func:`parse_notes` for what is checked.
+
+Release notes are only evidence: a file that cannot be read or decoded (not
+UTF-8, invalid JSON, nested too deeply, not an object, too large, HTTP error
+without a cached copy) is a problem naming the file, and that release is
+skipped. Only a source that cannot be read at all (a directory that cannot be
+listed; no ``releases/`` listing and none cached) raises :class:`SourceError`.
 """
 
 from __future__ import annotations
@@ -25,6 +39,7 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import quote
 
 import httpx
 
@@ -36,13 +51,14 @@ from bot.sources import parse_github_spec
 
 DEFAULT_SOURCE = "github:kubernetes/sig-release@master"
 DEFAULT_API_URL = "https://api.github.com"
-DEFAULT_RAW_URL = "https://raw.githubusercontent.com"
+#: Media type asking the contents API for the file's bytes (GitHub REST "Get repository content").
+RAW_MEDIA_TYPE = "application/vnd.github.raw"
 #: How many of the newest releases are always read.
 NEWEST = 2
 #: Largest release-notes file accepted, bytes (the biggest upstream one is ~0.4 MB).
 MAX_NOTES_BYTES = 32 * 1024 * 1024
-_FILE_RE = re.compile(r"^release-notes-(\d+)\.(\d+)\.json$")
-_DIR_RE = re.compile(r"^release-(\d+)\.(\d+)$")
+_FILE_RE = re.compile(r"^release-notes-([0-9]{1,4})\.([0-9]{1,4})\.json$")
+_DIR_RE = re.compile(r"^release-([0-9]{1,4})\.([0-9]{1,4})$")
 
 
 class NotesSource(NamedTuple):
@@ -91,21 +107,55 @@ def select_releases(available: Collection[str], wanted: Collection[str] | None, 
     return [r for r in ordered if r in pick]
 
 
-def parse_notes(where: str, data: bytes) -> tuple[dict[str, dict], list[Problem]]:
-    """Decode one release-notes file: ``({pr: entry}, problems)``.
+def with_missing(notes: ReleaseNotes, wanted: Collection[str]) -> ReleaseNotes:
+    """``notes`` plus one problem per release of ``wanted`` that has no notes in ``notes.notes``.
 
-    Raises :class:`SourceError` naming ``where`` (and the line) when the bytes
-    are not UTF-8 JSON or the top level is not an object. An entry that is not
-    an object with a string ``text`` is skipped and reported by its key.
+    ``wanted``: releases the run needs (``1.33``, ``v1.33``; non-releases
+    ignored). A release later than the newest available one is not made yet
+    and raises nothing; with nothing available every wanted release is
+    reported. The problem (``path`` the source, no key) reads "release notes
+    for v1.33 are not available from SOURCE; evidence and checks for v1.33
+    were skipped". A release some problem already says was skipped (this
+    function ran before, or its file could not be used) is not told again.
+    """
+    newest = max((release_order(r) for r in notes.available), default=None)
+    problems = list(notes.problems)
+    for release in sorted({r for r in (release_name(w) for w in wanted) if r}, key=release_order):
+        if release in notes.notes or (newest is not None and release_order(release) > newest):
+            continue
+        if any(p.message.endswith(_skipped(release)) for p in problems):
+            continue  # already told (this function ran before, or the file was broken)
+        problems.append(Problem(notes.source, "", f"release notes for {release} are not available from "
+                                                  f"{notes.source}; {_skipped(release)}"))
+    return notes._replace(problems=tuple(problems))
+
+
+def _skipped(release: str) -> str:
+    """The tail of every problem that makes a run skip ``release``'s notes."""
+    return f"evidence and checks for {release} were skipped"
+
+
+def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, dict] | None, list[Problem]]:
+    """Decode one release-notes file of ``release`` (``vMAJOR.MINOR``): ``({pr: entry}, problems)``.
+
+    A file that is not UTF-8, not valid JSON, nested too deeply for the
+    decoder (``RecursionError``) or not a JSON object gives ``(None, [problem])``:
+    the problem's ``path`` is ``where``, and its message says why (byte offset;
+    line and column for invalid JSON) and ends "evidence and checks for
+    RELEASE were skipped". An entry that is not an object with a string
+    ``text`` is skipped and reported by its key. Never raises for bad content.
     """
     try:
         doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise SourceError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        return None, [_unusable(where, release, f"not UTF-8 ({exc.reason} at byte {exc.start})")]
     except json.JSONDecodeError as exc:
-        raise SourceError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        return None, [_unusable(where, release, f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+    except RecursionError:
+        return None, [_unusable(where, release, "JSON nested too deeply to decode")]
     if not isinstance(doc, dict):
-        raise SourceError(f"{where}: expected a JSON object keyed by pull request number, found {type(doc).__name__}")
+        return None, [_unusable(where, release, "expected a JSON object keyed by pull request number, "
+                                                f"found {type(doc).__name__}")]
     entries, problems = {}, []
     for key, entry in doc.items():
         if isinstance(entry, dict) and isinstance(entry.get("text"), str):
@@ -115,44 +165,65 @@ def parse_notes(where: str, data: bytes) -> tuple[dict[str, dict], list[Problem]
     return entries, problems
 
 
+def _unusable(where: str, release: str, why: str) -> Problem:
+    """The problem for a release-notes file that cannot be used: ``(where, "", "WHY; ... were skipped")``."""
+    return Problem(where, "", f"{why}; {_skipped(release or 'this release')}")
+
+
 def load_release_notes(value: str, cache_dir: Path, wanted: Collection[str] | None = None, *,
-                       newest: int = NEWEST, api_url: str = DEFAULT_API_URL, raw_url: str = DEFAULT_RAW_URL,
+                       newest: int = NEWEST, api_url: str = DEFAULT_API_URL,
                        token: str | None = None, client: httpx.Client | None = None) -> ReleaseNotes:
     """Read the release notes named by ``value`` for the releases ``wanted`` (``None``: all) plus the ``newest``.
 
     ``cache_dir`` is the run's cache directory (``config.cache_dir``); ``client``
-    is reused for the ``github:`` form (one is made with ``token`` when None).
-    Raises :class:`UsageError` for an unknown form and :class:`SourceError` when a
-    source cannot be read and nothing is cached.
+    is reused for the ``github:`` form (one is made with ``token`` when None);
+    every request goes to ``api_url`` (``github.api_url``), never elsewhere.
+    ``problems`` name every ``wanted`` release without notes (see :func:`with_missing`)
+    and every file that could not be used (its release is left out of ``notes``).
+    Raises :class:`UsageError` for an unknown form and :class:`SourceError` when the
+    source cannot be read at all (directory not listable; no ``releases/`` listing
+    and none cached).
     """
     source = parse_notes_source(value)
     if source.kind == "dir":
-        return _load_directory(Path(source.location), wanted, newest)
+        return with_missing(_load_directory(Path(source.location), wanted, newest), wanted or ())
     own = client is None
     client = client or make_client(token)
     try:
         cache = _Cache(cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16])
-        return _load_github(client, cache, source, wanted, newest, api_url.rstrip("/"), raw_url.rstrip("/"))
+        read = _load_github(client, cache, source, wanted, newest, api_url.rstrip("/"))
+        return with_missing(read, wanted or ())
     finally:
         if own:
             client.close()
 
 
 def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> ReleaseNotes:
+    try:
+        children = sorted(root.iterdir())
+    except OSError as exc:
+        raise SourceError(f"{root}: cannot list release notes: {exc.strerror or exc}") from None
     files = {}
-    for path in root.iterdir():
+    for path in children:
         m = _FILE_RE.match(path.name)
-        if m and path.is_file():
+        if m and not path.is_dir():  # anything else that is not a regular file fails below, as a problem
             files[f"v{int(m.group(1))}.{int(m.group(2))}"] = path
     available = tuple(sorted(files, key=release_order))
     notes, problems = {}, []
     for release in select_releases(available, wanted, newest):
         path = files[release]
         try:
+            if not path.is_file():
+                raise OSError("not a regular file")
+            if path.stat().st_size > MAX_NOTES_BYTES:
+                raise OSError(f"larger than {MAX_NOTES_BYTES} bytes, refused")
             data = path.read_bytes()
         except OSError as exc:
-            raise SourceError(f"{path}: cannot read release notes: {exc.strerror or exc}") from None
-        notes[release], found = parse_notes(str(path), data)
+            problems.append(_unusable(str(path), release, f"cannot read release notes: {exc.strerror or exc}"))
+            continue
+        read, found = parse_notes(str(path), data, release)
+        if read is not None:
+            notes[release] = read
         problems += found
     return ReleaseNotes(str(root), available, notes, tuple(problems))
 
@@ -208,30 +279,61 @@ def _fetch(client: httpx.Client, cache: _Cache, name: str, url: str, problems: l
     return body
 
 
+def _contents_url(api_url: str, source: NotesSource, path: str) -> str:
+    """``{api_url}/repos/{owner}/{repo}/contents/{path}?ref={ref}``, the ref percent-encoded."""
+    return f"{api_url}/repos/{source.location}/contents/{path}?ref={quote(source.ref, safe='')}"
+
+
+def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> list[str]:
+    """Names of the ``type: dir`` items of a contents API listing; raises :class:`SourceError` when it is not one.
+
+    Items that are not objects with a string ``name`` and ``type`` are skipped and
+    counted in one problem (path the listing URL).
+    """
+    try:
+        listing = json.loads(body)
+    except (ValueError, RecursionError):
+        listing = None
+    if not isinstance(listing, list):
+        raise SourceError(f"GET {redact(listing_url)}: not a contents API directory listing")
+    ok = [isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("type"), str)
+          for item in listing]
+    if not all(ok):
+        problems.append(Problem(redact(listing_url), "", f"{ok.count(False)} item(s) of the directory listing are "
+                                                         "not objects with a string name and type (first at index "
+                                                         f"{ok.index(False)}); skipped"))
+    return [item["name"] for item, good in zip(listing, ok) if good and item["type"] == "dir"]
+
+
 def _load_github(client: httpx.Client, cache: _Cache, source: NotesSource, wanted: Collection[str] | None,
-                 newest: int, api_url: str, raw_url: str) -> ReleaseNotes:
+                 newest: int, api_url: str) -> ReleaseNotes:
     problems: list[Problem] = []
-    listing_url = f"{api_url}/repos/{source.location}/contents/releases?ref={source.ref}"
+    listing_url = _contents_url(api_url, source, "releases")
     body = _fetch(client, cache, "releases", listing_url, problems,
                   headers={"Accept": "application/vnd.github+json"})
     if body is None:
         raise SourceError(f"GET {redact(listing_url)}: HTTP 404, no releases/ folder at {source.ref!r}")
-    try:
-        listing = json.loads(body)
-        names = [item["name"] for item in listing if item.get("type") == "dir"]
-    except (ValueError, TypeError, KeyError, AttributeError):
-        raise SourceError(f"GET {redact(listing_url)}: not a contents API directory listing") from None
+    names = _release_dirs(listing_url, body, problems)
     available = tuple(sorted({f"v{int(m.group(1))}.{int(m.group(2))}" for m in map(_DIR_RE.match, names) if m},
                              key=release_order))
     notes: dict[str, dict[str, dict]] = {}
     for release in select_releases(available, wanted, newest):
         path = f"releases/release-{release[1:]}/release-notes/release-notes-draft.json"
-        url = f"{raw_url}/{source.location}/{source.ref}/{path}"
-        data = _fetch(client, cache, f"release-{release[1:]}", url, problems)
-        if data is None:
-            problems.append(Problem(f"{source.location}/{path}", "", f"no release notes for {release} (HTTP 404)"))
+        where = f"{source.location}@{source.ref}:{path}"
+        try:
+            data = _fetch(client, cache, f"release-{release[1:]}", _contents_url(api_url, source, path), problems,
+                          headers={"Accept": RAW_MEDIA_TYPE})
+        except SourceError as exc:  # one file lost, no cached copy: the others still count
+            problems.append(_unusable(where, release, str(exc)))
             continue
-        notes[release], found = parse_notes(f"{source.location}@{source.ref}:{path}", data)
+        if data is None:
+            if release not in {release_name(w) for w in wanted or ()}:  # a wanted one is told by with_missing
+                problems.append(Problem(f"{source.location}/{path}", "",
+                                        f"no release notes for {release} (HTTP 404)"))
+            continue
+        read, found = parse_notes(where, data, release)
+        if read is not None:
+            notes[release] = read
         problems += found
     return ReleaseNotes(f"github:{source.location}@{source.ref}", available, notes, tuple(problems))
 
@@ -252,7 +354,8 @@ def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
     if source.kind == "dir":
         return {str(p): f"{p.stat().st_size}-{p.stat().st_mtime_ns}"
                 for p in sorted(Path(source.location).iterdir()) if _FILE_RE.match(p.name)}
-    url = f"{api_url.rstrip('/')}/repos/{source.location}/commits?path=releases&sha={source.ref}&per_page=1"
+    url = (f"{api_url.rstrip('/')}/repos/{source.location}/commits?path=releases&sha={quote(source.ref, safe='')}"
+           "&per_page=1")
     headers = {"Accept": "application/vnd.github+json"}
     if known.get(url):
         headers["If-None-Match"] = known[url]
