@@ -15,7 +15,7 @@ from collections.abc import Collection
 from typing import NamedTuple
 
 from bot.kep import DEPRECATION_STAGES, STAGES, STATUSES, Kep, Problem, normalize_milestone
-from bot.snapshot import Snapshot, number_hints, resolve
+from bot.snapshot import Snapshot, number_hints, resolve, slug_matches
 from bot.wiki.matrix import FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row
 
 #: Change kinds, in changelog order.
@@ -102,7 +102,7 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
                                                       f"{fix}; left as is"))
             continue
         kep = candidates[0]
-        if row.slug and row.slug.casefold() != kep.slug.casefold():
+        if row.slug and not slug_matches(kep.slug, row.slug):
             problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
                                                       f"{kep.number}-{kep.slug} ({kep.path}); left as is: "
                                                       "fix the number or the slug"))
@@ -163,6 +163,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
 
 
 def _stage_kind(old: str, new: str) -> str:
+    old, new = old.casefold(), new.casefold()
     if old in _GRADUATION and new in _GRADUATION:
         return "promoted" if _GRADUATION[new] > _GRADUATION[old] else "demoted"
     return "stage"

@@ -32,8 +32,11 @@ def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> 
     last = state.last_run
     if last is not None and not last.ok:
         return Health(False, f"last run {last.run_id} failed at {last.finished}: {last.error}")
-    marks = [datetime.datetime.fromisoformat(t) for t in
-             (state.last_success.started if state.last_success else "", state.service_started) if t]
+    try:
+        marks = [datetime.datetime.fromisoformat(t) for t in
+                 (state.last_success.started if state.last_success else "", state.service_started) if t]
+    except (TypeError, ValueError) as exc:
+        return Health(False, f"the state directory holds a time that is not ISO 8601 ({exc})")
     if not marks:
         return Health(False, "no service start and no run recorded in the state directory")
     since = max(marks)

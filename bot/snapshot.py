@@ -8,10 +8,14 @@ and :func:`resolve` picks one by slug.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from bot.kep import Kep, KepFileError, Problem, is_template, parse_kep
+
+_NUMBER_RE = re.compile(r"^([0-9]{1,9})(?:-|$)")
 
 
 class Snapshot(NamedTuple):
@@ -62,9 +66,9 @@ def build_snapshot(files: Iterable[tuple[str, bytes]], source: str, revision: st
     problems: list[Problem] = []
     for path, data in files:
         if is_prr_file(path):
-            stem = path.rsplit("/", 1)[-1][: -len(".yaml")]
-            if stem.isdigit():
-                prr.setdefault(int(stem), []).append(path)
+            number = leading_number(path.rsplit("/", 1)[-1][: -len(".yaml")])
+            if number is not None:
+                prr.setdefault(number, []).append(path)
             continue
         if not is_kep_file(path) or is_template(path):
             continue
@@ -98,8 +102,19 @@ def resolve(snapshot: Snapshot, number: int, slug: str = "") -> tuple[Kep, ...]:
     candidates = snapshot.keps.get(number, ())
     if len(candidates) <= 1 or not slug:
         return candidates
-    exact = tuple(k for k in candidates if k.slug == slug)
+    exact = tuple(k for k in candidates if slug_matches(k.slug, slug))
     return exact or candidates
+
+
+def slug_matches(upstream: str, written: str) -> bool:
+    """True when a slug written in a row or a release note names the KEP directory slug ``upstream`` (any case)."""
+    return upstream.casefold() == written.casefold()
+
+
+def leading_number(name: str) -> int | None:
+    """The KEP number a name starts with (``"4671-gang-scheduling"``, ``"4671"``): 1-9 ASCII digits, else ``None``."""
+    m = _NUMBER_RE.match(name)
+    return int(m.group(1)) if m else None
 
 
 def number_hints(snapshot: Snapshot, number: int) -> list[str]:
@@ -107,11 +122,12 @@ def number_hints(snapshot: Snapshot, number: int) -> list[str]:
     kep.yaml files that declare ``kep-number: number`` under another directory. ``[]`` when none."""
     hints = []
     for problem in snapshot.problems:
-        dirname = problem.path.rsplit("/", 2)[-2] if problem.path.count("/") >= 2 else ""
-        if dirname.split("-", 1)[0].isdigit() and int(dirname.split("-", 1)[0]) == number and not problem.key:
+        dirname = problem.path.rstrip("/").rsplit("/", 2)[-2] if problem.path.count("/") >= 2 else ""
+        if leading_number(dirname) == number and not problem.key:
             hints.append(f"{problem.path} could not be read: {problem.message}")
     for kep in snapshot.all_keps():
-        if kep.declared_number.isdigit() and int(kep.declared_number) == number and kep.number != number:
-            hints.append(f"{kep.path} declares kep-number {kep.declared_number} (its directory says {kep.number})")
+        declared = kep.declared_number
+        if re.fullmatch(r"[0-9]{1,9}", declared) and int(declared) == number and kep.number != number:
+            hints.append(f"{kep.path} declares kep-number {declared} (its directory says {kep.number})")
     return hints
 

@@ -94,9 +94,13 @@ def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
 
 
 def release_notes_loader(config: Config, counter: RequestCounter | None = None
-                         ) -> Callable[[Collection[str]], ReleaseNotes]:
-    """A loader ``wanted releases -> ReleaseNotes`` for ``config.release_notes.source`` (token from ``GITHUB_TOKEN``)."""
+                         ) -> Callable[[Collection[str]], ReleaseNotes] | None:
+    """A loader ``wanted releases -> ReleaseNotes`` for ``config.release_notes.source`` (token from
+    ``GITHUB_TOKEN``), or ``None`` when release notes are off (``source: ""``)."""
     from bot.http import make_client
+
+    if not config.release_notes.source:
+        return None
 
     def load(wanted: Collection[str]) -> ReleaseNotes:
         with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
@@ -139,7 +143,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     if only is not None:
         problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
                      for n in sorted(set(only) - numbers)]
-    if release_notes is None and config.release_notes.source:
+    if release_notes is None:
         release_notes = release_notes_loader(config)
     found: list[Discrepancy] | None = None
     if release_notes is not None:
@@ -220,12 +224,11 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
     if config.publish == "git":
         from bot.publish.git import publish_git
 
-        outcome = publish_git(config, snapshot, wiki_dir, only=only, today=today)
+        outcome = publish_git(config, snapshot, wiki_dir, only=only, today=today, counter=counter)
         _write_report(report_path, outcome.plan)
         return outcome
-    notes = release_notes_loader(config, counter) if config.release_notes.source else None
     plan = plan_sync(config, snapshot, read_wiki_pages(wiki_dir, config.wiki.pages), only=only, today=today,
-                     release_notes=notes)
+                     release_notes=release_notes_loader(config, counter))
     _write_report(report_path, plan)
     written = publish_files(wiki_dir, plan.changed_pages()) if config.publish == "files" else []
     return SyncOutcome(plan, written, "")

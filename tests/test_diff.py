@@ -208,3 +208,14 @@ def test_whole_page_only_rewritten_rows_differ():
     diff = diff_page(page, snapshot(*PAGE_KEPS))
     assert "\n".join(diff.lines) == PAGE_SYNCED
     assert "\n".join(diff.lines).count("\n") == PAGE.count("\n")
+
+
+def test_a_capitalised_stage_on_the_page_still_counts_as_a_graduation():
+    diff, _ = run("| 1 | implementable / Alpha | v1.35 / - / - | - | x |\n", kep(1, "a", stage="beta"))
+    assert [(c.field, c.old, c.new, c.kind) for c in diff.changes] == [("stage", "Alpha", "beta", "promoted")]
+
+
+def test_a_bare_gate_name_with_an_underscore_is_read_from_the_cell():
+    diff, _ = run("| 1 | implementable / alpha | v1.35 / - / - | Foo_Bar | x |\n", kep(1, "a", gates=("Foo_Bar",)))
+    assert diff.changes == []
+

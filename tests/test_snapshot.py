@@ -185,3 +185,25 @@ def test_resolve_missing_number_is_empty(snap):
 def test_path_predicates(path, kep_file, prr_file):
     assert is_kep_file(path) is kep_file
     assert is_prr_file(path) is prr_file
+
+
+def test_odd_prr_names_and_declared_numbers_never_crash_the_load():
+    from bot.snapshot import number_hints
+
+    snap = build_snapshot([("keps/prod-readiness/sig-x/².yaml", b"kep-number: 1\n"),
+                           ("keps/prod-readiness/sig-x/12.yaml", b"kep-number: 12\n"),
+                           ("keps/sig-x/7-a/kep.yaml",
+                            "kep-number: '²'\nstatus: implementable\nstage: alpha\n".encode())],
+                          "test", "")
+    assert snap.prr == {12: ("keps/prod-readiness/sig-x/12.yaml",)}
+    assert list(snap.keps) == [7]
+    assert number_hints(snap, 2) == []
+
+
+def test_resolve_matches_slugs_in_any_case():
+    from bot.snapshot import resolve
+
+    snap = build_snapshot([("keps/sig-a/2133-Foo-Bar/kep.yaml", b"status: implementable\nstage: alpha\n"),
+                           ("keps/sig-b/2133-other/kep.yaml", b"status: implementable\nstage: alpha\n")], "t", "")
+    assert [k.path for k in resolve(snap, 2133, "foo-bar")] == ["keps/sig-a/2133-Foo-Bar/kep.yaml"]
+

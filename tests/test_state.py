@@ -116,3 +116,11 @@ def test_a_fresh_service_is_healthy_until_its_first_run_is_overdue():
 def test_no_state_is_unhealthy():
     assert check_health(State(), DAILY, MONDAY_6) == (
         False, "no service start and no run recorded in the state directory")
+
+
+def test_health_with_a_time_that_is_not_iso_8601_is_unhealthy_not_a_crash():
+    state = State(service_started="yesterday")
+    health = check_health(state, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.timezone.utc))
+    assert health == (False, "the state directory holds a time that is not ISO 8601 (Invalid isoformat string: "
+                             "'yesterday')")
+

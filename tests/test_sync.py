@@ -63,7 +63,9 @@ def test_plan_lists_changes_findings_and_report():
 def test_feature_gates_owned_rewrites_the_gate_cell():
     p = plan(PAGE.encode(), feature_gates="owned")
     assert "| `GenericWorkload`, `WorkloadPreemption` | 抢占 |" in p.pages[0].new.decode()
-    assert all(c.applied for c in p.changes)
+    assert [(c.kep, c.field, c.old, c.new, c.applied) for c in p.changes] == [
+        ("4671", "stage", "alpha", "beta", True), ("4671", "beta", "", "v1.37", True),
+        ("5710", "feature_gates", "GenericWorkload", "GenericWorkload, WorkloadPreemption", True)]
 
 
 def test_front_matter_is_untouched_by_default_and_the_date_is_opt_in():

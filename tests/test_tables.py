@@ -90,3 +90,11 @@ def test_escape_and_unescape_cell():
     assert escape_cell("a|b\r\nc") == "a\\|b  c"
     assert unescape_cell("a \\| b") == "a | b"
     assert unescape_cell(escape_cell("x | y")) == "x | y"
+
+
+def test_many_tables_each_get_only_their_own_rows():
+    text = "".join(f"| KEP | S |\n|---|---|\n| {i} | x |\n| {i}0 | y |\n\npara\n\n" for i in range(300))
+    tables = find_tables(text)
+    assert len(tables) == 300
+    assert tables[0] == Table(0, 1, (2, 3)) and tables[-1] == Table(2093, 2094, (2095, 2096))
+

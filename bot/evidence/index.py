@@ -22,6 +22,7 @@ from bot.evidence.sentences import (
     release_order,
     split_sentences,
 )
+from bot.snapshot import slug_matches
 from bot.kep import STAGES, Kep, normalize_milestone
 
 #: Most evidence items kept per change (newest first).
@@ -145,7 +146,7 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
     ref_ambiguous: set[str] = set()
     for number, slug in refs:
         candidates = by_number.get(number, [])
-        picked = [k for k in candidates if slug and k.slug.lower() == slug.lower()] or candidates
+        picked = [k for k in candidates if slug and slug_matches(k.slug, slug)] or candidates
         (ref_paths if len(picked) == 1 else ref_ambiguous).update(k.path for k in picked)
     numbers = tuple(sorted({n for n, _ in refs}))
     url = field_text(entry.get("pr_url"))

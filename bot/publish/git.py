@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bot.config import Config
 from bot.errors import PublishError, WikiError
-from bot.http import redact
+from bot.http import RequestCounter, redact
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish.pull_request import PrState
@@ -58,7 +58,7 @@ class _Git:
 
 
 def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Collection[int] | None = None,
-                today: str | None = None) -> SyncOutcome:
+                today: str | None = None, counter: RequestCounter | None = None) -> SyncOutcome:
     """Commit the regenerated pages on the bot branch of the clone at ``wiki_dir``.
 
     Returns a :class:`~bot.sync.SyncOutcome` whose ``url`` is the path of
@@ -82,11 +82,10 @@ def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Col
     if not base:
         raise PublishError(f"{wiki_dir}: wiki.base {base_name!r} is not a branch or commit")
     modes, blobs, pages = _read_pages(git, base, base_name, config.wiki.pages)
-    notes = release_notes_loader(config) if config.release_notes.source else None
     pr_file = Path(git_dir) / "kep-sync" / "pull-request.md"
     body = _read_pr_body(pr_file)
-    plan = plan_sync(config, snapshot, pages, only=only, today=today, release_notes=notes,
-                     max_chars=prmod.changelog_budget(body))
+    plan = plan_sync(config, snapshot, pages, only=only, today=today,
+                     release_notes=release_notes_loader(config, counter), max_chars=prmod.changelog_budget(body))
     proposal = PrState(snapshot.revision, prmod.fingerprint(plan.changes), base, prmod.pages_digest(blobs))
     log = get_logger(component="publish", wiki=str(wiki_dir), branch=branch)
 

@@ -66,8 +66,7 @@ def publish_github(config: Config, snapshot: Snapshot, *, only: Collection[int] 
     """
     publisher = _Publisher.connect(config, counter, env, sleep, auth.SECONDS_BETWEEN_WRITES
                                    if seconds_between_writes is None else seconds_between_writes, read_only=False)
-    return publisher.run(snapshot, only, today, release_notes_loader(config, counter)
-                         if config.release_notes.source else None)
+    return publisher.run(snapshot, only, today, release_notes_loader(config, counter))
 
 
 def preview_github(config: Config, snapshot: Snapshot, *, only: Collection[int] | None = None,
@@ -83,8 +82,7 @@ def preview_github(config: Config, snapshot: Snapshot, *, only: Collection[int] 
     when the API keeps failing.
     """
     publisher = _Publisher.connect(config, counter, env, sleep, 0, read_only=True)
-    return publisher.preview(snapshot, only, today, release_notes_loader(config, counter)
-                             if config.release_notes.source else None)
+    return publisher.preview(snapshot, only, today, release_notes_loader(config, counter))
 
 
 class _Publisher:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.kep import Problem
+from bot.kep import Problem, is_gate_name
 from bot.wiki.tables import Cell, escape_cell, find_tables, replace_cell, split_row, unescape_cell
 
 #: Header aliases per column role; compared case-insensitively with spaces collapsed.
@@ -52,7 +52,6 @@ _KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 _SEP_RE = re.compile(r"(\s*/\s*)")
 _GATE_RE = re.compile(r"`([^`]+)`")
-_IDENT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]+$")
 
 
 class MatrixRow(NamedTuple):
@@ -174,7 +173,7 @@ def cell_gates(text: str) -> tuple[str, ...]:
     if not names:
         if text.strip().casefold() in BLANKS:
             return ()
-        names = [t for t in re.split(r"[,，、\s]+", text) if _IDENT_RE.match(t)]
+        names = [t for t in re.split(r"[,，、\s]+", text) if is_gate_name(t)]
     return tuple(sorted({n.strip() for n in names if n.strip().casefold() not in BLANKS}))
 
 

@@ -50,13 +50,15 @@ def find_tables(text: str) -> list[Table]:
     tables: list[Table] = []
     lines = text.replace("\r", "").removeprefix("\ufeff").split("\n")
     tokens = _MD.parse("\n".join(_clip(line) for line in lines))
-    for i, tok in enumerate(tokens):
-        if tok.type != "table_open" or tok.map is None:
-            continue
-        start, end = tok.map
-        body = tuple(t.map[0] for t in tokens[i:] if t.type == "tr_open" and t.map and start + 1 < t.map[0] < end)
-        # A body row's map is its own line; stop at this table's end.
-        tables.append(Table(header=start, delimiter=start + 1, body=tuple(b for b in body if b < end)))
+    start, body = None, []
+    for tok in tokens:
+        if tok.type == "table_open" and tok.map is not None:
+            start, body = tok.map[0], []
+        elif tok.type == "tr_open" and start is not None and tok.map and tok.map[0] > start + 1:
+            body.append(tok.map[0])
+        elif tok.type == "table_close" and start is not None:
+            tables.append(Table(header=start, delimiter=start + 1, body=tuple(body)))
+            start = None
     return tables
 
 
