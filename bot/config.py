@@ -8,7 +8,6 @@ tokens come from the environment only (``GITHUB_TOKEN``, ``KEP_SYNC_APP_*``).
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import PydanticCustomError
 
 from bot.errors import ConfigError
+from bot.sources import ref_name_problem
 from bot.wiki.matrix import DEFAULT_ALIASES
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
@@ -92,34 +92,6 @@ class GitHubConfig(_Strict):
 
 
 #: Characters git check-ref-format forbids anywhere in a ref name (besides ASCII control characters).
-_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
-_REF_FORBIDDEN_TEXT = "spaces, control characters or any of ~ ^ : ? * [ \\"
-
-
-def ref_name_problem(name: str) -> str | None:
-    """Why ``name`` is not a valid branch name per ``git check-ref-format --branch``, or ``None`` when it is.
-
-    Rules (git-check-ref-format(1)): not empty, not ``@`` or ``HEAD``, no leading ``-``;
-    no space, control character, ``~ ^ : ? * [ \\``, ``..`` or ``@{``; no
-    leading, trailing or doubled ``/``; no trailing ``.``; no component that
-    starts with ``.`` or ends with ``.lock``.
-    """
-    if not name:
-        return "must not be empty"
-    checks = [
-        (name in ("@", "HEAD"), "must not be '@' or 'HEAD'"),
-        (name.startswith("-"), "must not start with '-'"),
-        (_REF_FORBIDDEN.search(name) is not None, f"must not contain {_REF_FORBIDDEN_TEXT}"),
-        (".." in name, "must not contain '..'"),
-        ("@{" in name, "must not contain '@{'"),
-        (name.startswith("/") or name.endswith("/") or "//" in name, "must not start or end with '/' or contain '//'"),
-        (name.endswith("."), "must not end with '.'"),
-        (any(c.startswith(".") for c in name.split("/")), "no path component may start with '.'"),
-        (any(c.endswith(".lock") for c in name.split("/")), "no path component may end with '.lock'"),
-    ]
-    return next((why for bad, why in checks if bad), None)
-
-
 class PullRequestConfig(_Strict):
     """The bot's branch and pull request."""
 

@@ -277,7 +277,7 @@ BRANCH_NAMES = ["kep-sync/matrix", "bots/kep-sync_2026.03", "é/ü", "feat/x.loc
 
 
 def test_branch_names_are_judged_as_git_check_ref_format_does(tmp_path):
-    from bot.config import ref_name_problem
+    from bot.sources import ref_name_problem
 
     def git_accepts(name: str) -> bool:
         return subprocess.run(["git", "check-ref-format", "--branch", name], cwd=tmp_path, capture_output=True,

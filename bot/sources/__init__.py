@@ -10,7 +10,6 @@ _NAME = r"[A-Za-z0-9_.-]+"
 _GITHUB_RE = re.compile(rf"github:({_NAME})/({_NAME})(?:@(.+))?", re.DOTALL)
 #: Characters git check-ref-format forbids (controls, space, ``~^:?*[\``), plus ``#`` and ``%``,
 #: which would change the meaning of a URL path.
-_REF_BAD_CHARS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\#%]")
 
 
 def is_valid_name(name: str) -> bool:
@@ -18,19 +17,40 @@ def is_valid_name(name: str) -> bool:
     return bool(re.fullmatch(_NAME, name)) and name not in (".", "..")
 
 
-def is_valid_ref(ref: str) -> bool:
-    """True when ``ref`` is a plausible git ref name (branch, tag or commit SHA).
+_REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+_REF_FORBIDDEN_TEXT = "spaces, control characters or any of ~ ^ : ? * [ \\"
 
-    The rules of ``git check-ref-format --allow-onelevel``: no ``..``, ``@{``,
-    control characters, space or any of ``~^:?*[\\``; no leading, trailing or
-    doubled ``/``; no component starting with ``.`` or ending in ``.lock``; not
-    ending in ``.``; not ``@``. ``#`` and ``%`` are refused too (URL syntax).
+
+def ref_name_problem(name: str, *, branch: bool = True) -> str | None:
+    """Why ``name`` is not a valid git ref name, or ``None`` when it is.
+
+    ``branch=True``: ``git check-ref-format --branch`` (a branch kep-sync creates);
+    ``branch=False``: a ref to read (``HEAD``, a tag or a SHA allowed).
+    Rules (git-check-ref-format(1)): not empty, not ``@`` (nor ``HEAD`` or a leading ``-`` for a branch);
+    no space, control character, ``~ ^ : ? * [ \\``, ``..`` or ``@{``; no
+    leading, trailing or doubled ``/``; no trailing ``.``; no component that
+    starts with ``.`` or ends with ``.lock``.
     """
-    if not ref or ref == "@" or ".." in ref or "@{" in ref or _REF_BAD_CHARS.search(ref):
-        return False
-    if ref.startswith("/") or ref.endswith(("/", ".")) or "//" in ref:
-        return False
-    return all(not part.startswith(".") and not part.endswith(".lock") for part in ref.split("/"))
+    if not name:
+        return "must not be empty"
+    checks = [
+        (name == "@" or (branch and name == "HEAD"), "must not be '@' or 'HEAD'"),
+        (branch and name.startswith("-"), "must not start with '-'"),
+        (_REF_FORBIDDEN.search(name) is not None, f"must not contain {_REF_FORBIDDEN_TEXT}"),
+        (".." in name, "must not contain '..'"),
+        ("@{" in name, "must not contain '@{'"),
+        (name.startswith("/") or name.endswith("/") or "//" in name, "must not start or end with '/' or contain '//'"),
+        (name.endswith("."), "must not end with '.'"),
+        (any(c.startswith(".") for c in name.split("/")), "no path component may start with '.'"),
+        (any(c.endswith(".lock") for c in name.split("/")), "no path component may end with '.lock'"),
+    ]
+    return next((why for bad, why in checks if bad), None)
+
+
+def is_valid_ref(ref: str) -> bool:
+    """True when ``ref`` is a git ref name kep-sync will put in a URL: :func:`ref_name_problem`
+    (``branch=False``) finds nothing and it has no ``#`` or ``%`` (URL syntax)."""
+    return ref_name_problem(ref, branch=False) is None and not any(c in ref for c in "#%")
 
 
 def parse_github_spec(value: str, flag: str, default_ref: str) -> tuple[str, str] | None:
