@@ -14,14 +14,21 @@ import re
 from collections.abc import Collection
 from typing import NamedTuple
 
-from bot.kep import DEPRECATION_STAGES, STAGES, STATUSES, Kep, Problem, normalize_milestone
+from bot.kep import (
+    DEPRECATION_STAGES,
+    MILESTONE_PLACEHOLDERS,
+    STAGES,
+    STATUSES,
+    Kep,
+    Problem,
+    normalize_milestone,
+    same_milestone,
+)
 from bot.snapshot import Snapshot, number_hints, resolve, slug_matches
 from bot.wiki.matrix import FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row
 
 #: Change kinds, in changelog order.
 KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "gates", "missing-upstream")
-#: Milestone placeholders upstream writes for "not decided" (kept as text, never as a milestone).
-PLACEHOLDERS = frozenset({"tbd", "x.y", "never", "todo", "n/a"})
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 
 
@@ -152,7 +159,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
                 add(field, ", ".join(page_gates), ", ".join(kep_gates), "gates", gates_owned, render_gates(kep_gates))
         else:
             new = kep.milestone(field)
-            if _same_milestone(old, new):
+            if same_milestone(old, new):
                 continue
             written = _render_milestone(new, no_v)
             if written is None:
@@ -169,20 +176,6 @@ def _stage_kind(old: str, new: str) -> str:
     return "stage"
 
 
-def _is_unset(value: str) -> bool:
-    """Blank, the template's ``0.0``, or a placeholder such as ``TBD`` / ``x.y``."""
-    v = value.strip().casefold()
-    return v in ("", "-", "0.0") or v in PLACEHOLDERS
-
-
-def _same_milestone(page: str, kep: str) -> bool:
-    """Equal after normalisation (``1.30 == v1.30``); every kind of "unset" is equal to every other."""
-    a, b = normalize_milestone(page), normalize_milestone(kep)
-    if a is None and b is None:
-        return _is_unset(page) == _is_unset(kep) and (_is_unset(page) or page.strip() == kep.strip())
-    return a == b
-
-
 def _render_milestone(value: str, no_v: bool) -> str | None:
     """Cell text for an upstream milestone in the page's style, or ``None`` when it is not trustworthy."""
     norm = normalize_milestone(value)
@@ -191,7 +184,7 @@ def _render_milestone(value: str, no_v: bool) -> str | None:
     v = value.strip()
     if v in ("", "0.0"):
         return ""
-    return v if v.casefold() in PLACEHOLDERS else None
+    return v if v.casefold() in MILESTONE_PLACEHOLDERS else None
 
 
 def _page_drops_v(row: MatrixRow) -> bool:

@@ -51,6 +51,8 @@ _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 MILESTONE_KEYS = ("alpha", "beta", "stable", "deprecated", "removed")
 #: Feature gate names that mean "none" (seen upstream: ``n/a``, ``None``, ``NA``, ``''``).
 JUNK_GATE_NAMES = frozenset({"", "~", "n/a", "na", "none", "null", "tbd", "todo", "-", "nil"})
+#: Milestone placeholders upstream writes for "not decided" (kept as text, never read as a milestone).
+MILESTONE_PLACEHOLDERS = frozenset({"tbd", "x.y", "never", "todo", "n/a"})
 #: The two template directories that are not KEPs (shared/README.md).
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
@@ -167,18 +169,21 @@ def milestone_key(value: str) -> tuple[int, int] | None:
     return int(major), int(minor)
 
 
+def is_unset_milestone(value: str) -> bool:
+    """Blank, ``-``, the template's ``0.0``, or a placeholder such as ``TBD`` / ``x.y`` (any case)."""
+    v = value.strip().casefold()
+    return v in ("", "-", "—", "–", "0.0") or v in MILESTONE_PLACEHOLDERS
+
+
 def same_milestone(a: str, b: str) -> bool:
-    """True when two raw milestones mean the same: ``1.30 == v1.30``, ``'' == '-'``, else exact text."""
-    a, b = _blank(a), _blank(b)
+    """True when two raw milestones mean the same: equal after normalisation (``1.30 == v1.30``);
+    every kind of "unset" (``''``, ``-``, ``0.0``, ``TBD``, ``x.y``) equal to every other; else exact text."""
     na, nb = normalize_milestone(a), normalize_milestone(b)
     if na is not None or nb is not None:
         return na == nb
-    return a == b
-
-
-def _blank(value: str) -> str:
-    value = value.strip()
-    return "" if value in ("-", "—") else value
+    if is_unset_milestone(a) or is_unset_milestone(b):
+        return is_unset_milestone(a) and is_unset_milestone(b)
+    return a.strip() == b.strip()
 
 
 def is_template(path: str) -> bool:

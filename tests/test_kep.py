@@ -472,8 +472,9 @@ def test_milestone_key_orders_numerically():
     [
         ("1.30", "v1.30", True), ("v1.30", "v1.30", True), (" v1.30", "v01.30 ", True),
         ("", "-", True), ("-", "—", True), ("", "", True), ("", " ", True),
-        ("TBD", "TBD", True), ("TBD", "tbd", False), ("0.0", "0.0", True), ("0.0", "", False),
-        ("v1.30", "v1.31", False), ("v1.30", "", False), ("v1.30", "TBD", False), ("", "TBD", False),
+        ("TBD", "TBD", True), ("TBD", "tbd", True), ("0.0", "0.0", True), ("0.0", "", True), ("", "TBD", True),
+        ("x.y", "-", True), ("v1.21, v1.37", "v1.21, v1.37", True), ("v1.21, v1.37", "", False),
+        ("v1.30", "v1.31", False), ("v1.30", "", False), ("v1.30", "TBD", False), ("v1.30", "0.0", False),
         ("v1.3", "v1.30", False),
     ],
 )
