@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    validate.add_argument("--publish", choices=["none", "files", "git", "github"],
+                          help="validate as the sync will run with this --publish")
 
     state_help = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
     serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM")
@@ -78,7 +80,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
     (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), and
     :class:`UsageError` for an empty ``--wiki``.
     """
-    config = load_config(find_config_path(getattr(args, "config", None)))
+    path = find_config_path(getattr(args, "config", None))
+    config = load_config(path)
     data = config.model_dump()
     if getattr(args, "enhancements", None) is not None:
         data["enhancements"] = args.enhancements
@@ -95,7 +98,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError("\n".join(config_errors(exc, "command line"))) from None
+        source = f"{path} with the command-line options" if path else "command line"
+        raise ConfigError("\n".join(config_errors(exc, source))) from None
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -125,7 +129,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Print ``ok``, or every config error (one ``FILE: key: what is wrong`` per line); exit 0 or 2."""
     try:
-        load_config(find_config_path(args.config))
+        resolve_config(args)
     except ConfigError as exc:
         print(redact(str(exc)))
         return EXIT_USAGE

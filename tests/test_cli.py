@@ -211,3 +211,36 @@ def test_retries_are_logged_with_the_url_redacted(capsys):
         "event": "retrying request", "level": "warning", "method": "GET", "url": "https://***@h.test/a?token=***",
         "reason": "HTTP 502", "attempt": 1, "wait_seconds": 2.0}
 
+
+def test_validate_checks_the_config_as_the_sync_will_run(work, capsys):
+    (work / "c.yaml").write_text("publish: none\n")
+    assert main(["validate", "--config", "c.yaml"]) == 0
+    assert capsys.readouterr().out == "ok\n"
+    assert main(["validate", "--config", "c.yaml", "--publish", "github"]) == 2
+    assert capsys.readouterr().out == ("c.yaml with the command-line options: wiki.repo: required when publish is "
+                                       "github (OWNER/NAME of the wiki repository)\n")
+
+
+def test_github_api_retries_are_logged(capsys):
+    from github import GithubException
+
+    from bot.log import configure
+    from bot.publish.auth import call_with_retry
+
+    configure()
+    answers = iter([GithubException(502, {"message": "bad gateway"}, {}), "done"])
+
+    def call():
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    waits = []
+    assert call_with_retry("list the bot's pull requests", call, sleep=waits.append) == "done"
+    event = _log(capsys.readouterr().err)
+    assert {k: event[k] for k in ("event", "level", "call", "reason", "attempt")} == {
+        "event": "retrying request", "level": "warning", "call": "list the bot's pull requests",
+        "reason": "HTTP 502", "attempt": 1}
+    assert event["wait_seconds"] == waits[0]
+

@@ -128,11 +128,18 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
         return (state.attempt_number >= MAX_ATTEMPTS or wait is None or wait > MAX_RATE_LIMIT_WAIT_SECONDS
                 or state.idle_for + wait > RETRY_BUDGET_SECONDS)
 
+    def log_retry(state: tenacity.RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        reason = f"HTTP {exc.status}" if isinstance(exc, GithubException) else type(exc).__name__
+        get_logger().warning("retrying request", call=what, reason=reason, attempt=state.attempt_number,
+                             wait_seconds=state.next_action.sleep if state.next_action else None)
+
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(lambda exc: _retry_wait(exc, 1) is not None),
         stop=stop,
         wait=lambda state: _retry_wait(state.outcome.exception(), state.attempt_number) or 0.0,
         sleep=sleep,
+        before_sleep=log_retry,
         reraise=True,
     )
     try:
