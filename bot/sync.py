@@ -147,11 +147,13 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         release_notes = release_notes_loader(config)
     found: list[Discrepancy] | None = None
     if release_notes is not None:
+        # The check is about what this run proposes: the KEPs of applied changes, not every row.
         on_pages = {k.path: k for r in results for k in r.diff.keps}
-        needed = releases_needed(on_pages[c.kep_path] for c in changes if c.kep_path in on_pages)
+        proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
+        needed = releases_needed(proposed.values())
         release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
-        review = review_notes(changes, list(on_pages.values()), snapshot.all_keps(), release_notes.notes,
-                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in on_pages.items()})
+        review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), release_notes.notes,
+                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()})
         changes, found = review.changes, review.discrepancies
         problems += release_notes.problems
     touched = {c.kep_path for c in changes}

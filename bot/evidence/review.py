@@ -84,9 +84,10 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
         stable = milestone_key(kep.milestone("stable"))
         if kep.status == "implementable" and stable and stable <= newest_out:
             rel = normalize_milestone(kep.milestone("stable")) or ""
+            question = ("ready to mark implemented?" if kep.stage == "stable" else
+                        f"stage is still {kep.stage or 'unset'}: graduation missed, or the stable milestone stale?")
             out.append(Discrepancy("ready-to-implement", ident, kep.path, rel,
-                                   f"status implementable, but the stable milestone {rel} is released: "
-                                   "ready to mark implemented?"))
+                                   f"status implementable, but the stable milestone {rel} is released: {question}"))
     seen_gates: set[tuple[str, str]] = set()
     for m in index.mentions:
         for gate in m.undeclared:
