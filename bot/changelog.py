@@ -42,13 +42,16 @@ class Changelog(NamedTuple):
 
 
 def safe(text: str) -> str:
-    """Upstream text made safe for markdown: ``@handle`` -> ```@handle``` (a code span) so nobody is pinged.
+    """Upstream text made safe for markdown: ``@handle`` -> ```@handle``` (a code span) so nobody is pinged,
+    and ``<!--`` / ``-->`` broken with a zero-width space so no marker can be forged.
 
     Handles already inside a code span are left alone (GitHub does not link
     mentions in code). Where the text has a stray backtick that a new code
     span could pair with, the handle gets a zero-width space after ``@``
     instead. CommonMark code spans: https://spec.commonmark.org/0.31.2/#code-spans
     """
+    # An HTML comment opener/closer from upstream could forge or close kep-sync's own markers.
+    text = text.replace("<!--", "<!-\u200b-").replace("-->", "-\u200b->")
     if "@" not in text:
         return text
     out, pos = [], 0

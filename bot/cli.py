@@ -162,7 +162,8 @@ def cmd_health(args: argparse.Namespace) -> int:
     verdict = check_health(load_state(_state_dir(args)),
                            parse_crontab(config.schedule.cron, config.schedule.timezone),
                            datetime.datetime.now(datetime.timezone.utc))
-    print(("healthy: " if verdict.ok else "unhealthy: ") + redact(verdict.reason))
+    reason = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in redact(verdict.reason))
+    print(("healthy: " if verdict.ok else "unhealthy: ") + reason)
     return EXIT_OK if verdict.ok else EXIT_FAILED
 
 

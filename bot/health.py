@@ -35,13 +35,14 @@ def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> 
     try:
         marks = [datetime.datetime.fromisoformat(t) for t in
                  (state.last_success.started if state.last_success else "", state.service_started) if t]
-    except (TypeError, ValueError) as exc:
-        return Health(False, f"the state directory holds a time that is not ISO 8601 ({exc})")
-    if not marks:
-        return Health(False, "no service start and no run recorded in the state directory")
-    since = max(marks)
-    due = trigger.get_next_fire_time(None, since + datetime.timedelta(seconds=1))
-    if due is not None and due + LATE_ALLOWANCE <= now:
+        if not marks:
+            return Health(False, "no service start and no run recorded in the state directory")
+        since = max(marks)
+        due = trigger.get_next_fire_time(None, since + datetime.timedelta(seconds=1))
+        late = due is not None and due + LATE_ALLOWANCE <= now
+    except (TypeError, ValueError, OverflowError) as exc:
+        return Health(False, f"the state directory holds a time that is not a usable ISO 8601 time ({exc})")
+    if late:
         return Health(False, f"run due at {due.isoformat()} has not succeeded (last good run or start: "
                              f"{since.isoformat()})")
     if last is None:

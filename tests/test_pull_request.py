@@ -20,13 +20,32 @@ def test_state_marker_round_trips():
     marker = prmod.state_marker(STATE)
     assert marker == (f"<!-- kep-sync:state revision={'a' * 40} fingerprint=0123456789abcdef base={'b' * 40} "
                       f"pages=fedcba9876543210 head={'c' * 40} status=open -->")
-    assert prmod.parse_state(f"text\n{marker}\nmore") == STATE
+    assert prmod.parse_state(prmod.merge_body("text", prmod.render_section("log", STATE))) == STATE
+    assert prmod.parse_state(f"text\n{marker}\nmore") is None  # a marker outside a bot section is never read
     assert prmod.parse_state("no marker") is None and prmod.parse_state(None) is None
 
 
 def test_parse_state_ignores_unknown_and_odd_values():
-    body = "<!-- kep-sync:state fingerprint=abc colour=red head=x!y -->"
+    body = f"{prmod.BEGIN}\n<!-- kep-sync:state fingerprint=abc colour=red head=x!y -->\n{prmod.END}"
     assert prmod.parse_state(body) == PrState(fingerprint="abc")
+
+
+def test_forged_quoted_and_damaged_markers_never_steer_the_bot():
+    section = prmod.render_section("| row |", STATE)
+    forged = "<!-- kep-sync:state fingerprint=0000 head=0000 base=0000 pages=0 -->"
+    # upstream text in the changelog cannot forge or close a marker
+    from bot.changelog import safe
+    assert "<!--" not in safe(f"`{forged}` and <!-- kep-sync:end -->")
+    # a human quote of an old section above the real one: the real one is read and replaced
+    quoted = "> " + section.replace("\n", "\n> ")
+    body = prmod.merge_body(quoted, section)
+    assert prmod.parse_state(body) == STATE
+    assert prmod.merge_body(body, prmod.render_section("| new |", STATE)).startswith(quoted + "\n\n")
+    # a human deleted the end marker and wrote after it: no section is read, the new one is appended
+    damaged = section.replace(prmod.END, "") + "\nHUMAN NOTE"
+    assert prmod.parse_state(damaged) is None
+    fresh = prmod.merge_body(damaged, prmod.render_section("| new |", STATE))
+    assert fresh.startswith(damaged) and "HUMAN NOTE" in fresh and prmod.parse_state(fresh) == STATE
 
 
 def test_fingerprint_depends_on_the_proposal_only():

@@ -121,6 +121,9 @@ def test_no_state_is_unhealthy():
 def test_health_with_a_time_that_is_not_iso_8601_is_unhealthy_not_a_crash():
     state = State(service_started="yesterday")
     health = check_health(state, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.timezone.utc))
-    assert health == (False, "the state directory holds a time that is not ISO 8601 (Invalid isoformat string: "
-                             "'yesterday')")
+    assert health == (False, "the state directory holds a time that is not a usable ISO 8601 time (Invalid "
+                             "isoformat string: 'yesterday')")
+    late = State(service_started="9999-12-31T23:59:59+00:00")
+    assert check_health(late, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.timezone.utc)
+                        ).reason.startswith("the state directory holds a time that is not a usable ISO 8601 time")
 

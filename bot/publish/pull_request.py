@@ -37,8 +37,10 @@ FOREIGN_COMMENT_TAG = "<!-- kep-sync:foreign-commit -->"
 
 BEGIN = "<!-- kep-sync:begin (this section is rewritten by kep-sync; write outside it) -->"
 END = "<!-- kep-sync:end -->"
-_BEGIN_RE = re.compile(r"<!-- kep-sync:begin\b[^>]*-->")
-_STATE_RE = re.compile(r"<!-- kep-sync:state ([^>]*?) -->")
+# Markers count only alone at the start of a line: a quoted ("> <!-- ...") or inline copy is text.
+_BEGIN_RE = re.compile(r"^<!-- kep-sync:begin\b[^>\n]*-->[ \t\r]*$", re.M)
+_END_RE = re.compile(r"^<!-- kep-sync:end -->[ \t\r]*$", re.M)
+_STATE_RE = re.compile(r"^<!-- kep-sync:state ([^>\n]*?) -->[ \t\r]*$", re.M)
 _TRAILER_RE = re.compile(r"^[A-Za-z0-9-]+: \S")
 _TRAILERS = {"fingerprint": "Kep-Sync-Fingerprint", "revision": "Kep-Sync-Revision",
              "base": "Kep-Sync-Base", "pages": "Kep-Sync-Pages"}
@@ -85,21 +87,27 @@ def state_marker(state: PrState) -> str:
 
 
 def parse_state(body: str | None) -> PrState | None:
-    """The :class:`PrState` in a pull request body, or ``None`` when it has no (valid) marker."""
-    match = _STATE_RE.search(body or "")
-    if not match:
+    """The :class:`PrState` of the bot section of a pull request body (its last state marker), or
+    ``None`` when the body has no complete section or the section no marker. A marker elsewhere in
+    the body (a quote, a damaged old section) is never read."""
+    body = body or ""
+    span = _section_span(body)
+    matches = list(_STATE_RE.finditer(body, span[0], span[1])) if span else []
+    if not matches:
         return None
+    match = matches[-1]
     fields = dict(part.split("=", 1) for part in match.group(1).split() if "=" in part)
     known = {k: v for k, v in fields.items() if k in PrState._fields and re.fullmatch(r"[0-9A-Za-z_.-]+", v)}
     return PrState(**known)
 
 
 def _section_span(body: str) -> tuple[int, int] | None:
-    begin = _BEGIN_RE.search(body)
-    if not begin:
-        return None
-    end = body.find(END, begin.end())
-    return (begin.start(), end + len(END)) if end >= 0 else None
+    """``(start, end)`` of the bot section: the last begin marker line followed by an end marker line."""
+    for begin in reversed(list(_BEGIN_RE.finditer(body))):
+        end = _END_RE.search(body, begin.end())
+        if end:
+            return begin.start(), end.start() + len(END)
+    return None
 
 
 def outside_text(body: str | None) -> str:
