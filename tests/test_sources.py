@@ -22,7 +22,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-import bot.sources.enhancements as enh
+import bot.sources.git as git_source
+import bot.sources.github_tarball as enh
 from bot import http as bot_http
 from bot.errors import KepSyncError, SourceError, UsageError
 from bot.http import (
@@ -951,8 +952,19 @@ def test_make_client_headers_and_settings():
     [
         (429, {"Retry-After": "12"}, 12.0),
         (403, {"Retry-After": "0"}, 0.0),
-        (429, {}, 60.0),
-        (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 60.0),
+        (429, {}, None),  # no usable wait: the caller's normal backoff
+        (429, {"Retry-After": "Thu, 01 Jan 1970 00:17:10 GMT"}, 30.0),  # HTTP-date, now=1000
+        (429, {"Retry-After": "Thu, 01 Jan 1970 00:10:00 GMT"}, 0.0),  # a past date
+        (429, {"Retry-After": "Thu, 01 Jan 1970 00:17:10"}, 30.0),  # no zone: UTC
+        (429, {"Retry-After": "-1"}, 0.0),
+        (429, {"Retry-After": " 7 "}, 7.0),
+        (429, {"Retry-After": "abc"}, None),
+        (429, {"Retry-After": "1.5"}, None),
+        (429, {"Retry-After": ""}, None),
+        (429, {"Retry-After": "9" * 400}, 86400.0),  # capped, never inf
+        (429, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 86400.0),
+        (429, {"Retry-After": "abc", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1030"}, 30.0),
+        (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "9" * 400}, 86400.0),
         (403, {}, None),
         (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1030"}, 30.0),
         (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "900"}, 0.0),
@@ -964,6 +976,73 @@ def test_make_client_headers_and_settings():
 )
 def test_rate_limit_wait(status, headers, expected):
     assert rate_limit_wait(httpx.Response(status, headers=headers), now=1000.0) == expected
+
+
+@pytest.mark.parametrize(("retry_after", "waits"), [
+    ("-1", [0.0]),  # clamped: retry at once
+    ("abc", [2.0]),  # unparseable = absent: the normal backoff, not a fixed minute
+    ("1.5", [2.0]),
+    ("0", [0.0]),
+])
+def test_send_waits_out_a_429_by_its_retry_after(retry_after, waits):
+    answers = iter([httpx.Response(429, headers={"Retry-After": retry_after}), httpx.Response(200, text="ok")])
+    client = make_client(transport=httpx.MockTransport(lambda request: next(answers)))
+    slept = []
+    assert bot_http.send(client, "GET", "https://h.test/a", sleep=slept.append).text == "ok"
+    assert slept == waits
+
+
+def test_send_returns_a_429_whose_wait_is_over_the_budget_at_once():
+    answers = iter([httpx.Response(429, headers={"Retry-After": "9" * 400})])
+    client = make_client(transport=httpx.MockTransport(lambda request: next(answers)))
+    slept = []
+    assert bot_http.send(client, "GET", "https://h.test/a", sleep=slept.append).status_code == 429
+    assert slept == []
+
+
+@pytest.mark.parametrize(("retry_after", "waits"), [("-1", [0.0]), ("abc", [2.0]), ("1.5", [2.0]),
+                                                    ("Thu, 01 Jan 1970 00:00:00 GMT", [0.0])])
+def test_github_calls_wait_out_a_429_by_its_retry_after(retry_after, waits):
+    from github import GithubException
+
+    from bot.publish.auth import call_with_retry
+
+    answers = iter([GithubException(429, {"message": "slow down"}, {"retry-after": retry_after}), "done"])
+
+    def call():
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    slept = []
+    assert call_with_retry("list pulls", call, sleep=slept.append) == "done"
+    assert slept == waits
+
+
+@pytest.mark.parametrize(("headers", "message"), [
+    ({"retry-after": "9" * 400}, "GitHub API: list pulls: HTTP 429 slow down (rate limited; the wait of 86400s is "
+                                 "over the budget)"),
+    ({"retry-after": "abc"}, "GitHub API: list pulls: HTTP 429 slow down (rate limited; still limited after "
+                             "retrying)"),
+])
+def test_github_rate_limit_failures_say_why_in_readable_seconds(headers, message):
+    from github import GithubException
+
+    from bot.publish.auth import MAX_ATTEMPTS, GitHubApiError, call_with_retry
+
+    calls = []
+
+    def call():
+        calls.append(1)
+        raise GithubException(429, {"message": "slow down"}, headers)
+
+    slept = []
+    with pytest.raises(GitHubApiError) as info:
+        call_with_retry("list pulls", call, sleep=slept.append)
+    assert str(info.value) == message
+    assert len(calls) == (1 if "86400" in message else MAX_ATTEMPTS)
+    assert slept == ([] if "86400" in message else [2.0, 4.0, 8.0, 16.0])
 
 
 @pytest.mark.parametrize(
@@ -1216,7 +1295,7 @@ def test_non_utf8_git_paths_become_text(tmp_path):
     with open(os.path.join(bad_dir, b"kep.yaml"), "wb") as fh:
         fh.write(kep("9002", "Bytes").encode())
     sha = commit(up, {}, "bad name")
-    assert "9002-" in enh._git(up, "ls-tree", "-r", "--name-only", "-z", sha)  # decodes with U+FFFD, no crash
+    assert "9002-" in git_source.run_git(up, "ls-tree", "-r", "--name-only", "-z", sha)  # decodes with U+FFFD, no crash
     snap = load_snapshot(f"file://{up}", tmp_path / "cache")
     assert snap.revision == sha
     assert [k.path for k in snap.keps[9002]] == [BAD]

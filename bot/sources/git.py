@@ -1,0 +1,154 @@
+"""Git sources: a bare clone of the enhancements repository cached between runs, read with one ``git cat-file --batch``.
+
+A local path, ``file://``/``https://`` URL or bundle file is cloned once into
+``cache_dir/git/<hash>`` and fetched on later runs; the remote is not kept,
+so credentials in a URL never stay on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+from bot.errors import SourceError
+from bot.http import redact
+from bot.kep import Problem
+from bot.snapshot import is_kep_file, is_prr_file
+from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
+
+
+def worktree_head(root: Path) -> str:
+    """The commit SHA checked out at ``root`` (a work tree), ``""`` when it is not a git checkout."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+                             capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def _git_bytes(repo: Path, *args: str) -> bytes:
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise SourceError(f"git {args[0]} in {text_path(str(repo))} failed: "
+                          f"{redact(proc.stderr.decode(errors='replace').strip())}")
+    return proc.stdout
+
+
+def run_git(repo: Path, *args: str) -> str:
+    """``git -C repo ARGS`` output as text (undecodable bytes as U+FFFD); raises :class:`SourceError`, redacted."""
+    return _git_bytes(repo, *args).decode(errors="replace")
+
+
+def sync_git_cache(url: str, cache_dir: Path) -> Path:
+    """Clone ``url`` bare into ``cache_dir/git/<hash>`` the first time, fetch it afterwards.
+
+    Returns the bare repository path; its ``HEAD`` is the source's default branch head.
+    Raises :class:`SourceError` when git fails (the message is redacted).
+    """
+    repo = cache_dir / "git" / hashlib.sha256(url.encode()).hexdigest()[:16]
+    if not (repo / "HEAD").is_file():
+        repo.parent.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(["git", "clone", "--bare", "--quiet", url, str(repo)],
+                              capture_output=True, check=False)
+        if proc.returncode != 0:
+            raise SourceError(f"git clone {redact(url)} failed: {redact(proc.stderr.decode(errors='replace').strip())}")
+        # Later fetches name the URL each time; do not keep credentials from it in the cache's config.
+        run_git(repo, "remote", "remove", "origin")
+    else:
+        run_git(repo, "fetch", "--quiet", "--prune", url, "+refs/heads/*:refs/heads/*")
+    _ensure_head(repo, url)
+    return repo
+
+
+def _ensure_head(repo: Path, url: str) -> None:
+    """Point a dangling ``HEAD`` of the bare cache at the source's only (or master/main) branch.
+
+    A bundle made from one branch carries no ``HEAD``; ``git clone`` then points
+    ``HEAD`` at the local ``init.defaultBranch``, which may not exist in it.
+    Likewise an upstream that renamed its default branch leaves ``HEAD`` dangling
+    after ``fetch --prune``.
+    """
+    ok = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", "HEAD^{commit}"],
+                        capture_output=True, check=False)
+    if ok.returncode == 0:
+        return
+    branches = run_git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/").split()
+    if len(branches) != 1:
+        branches = [b for b in ("refs/heads/master", "refs/heads/main") if b in branches][:1]
+    if not branches:
+        raise SourceError(f"{redact(url)}: no HEAD and no single default branch to read")
+    run_git(repo, "symbolic-ref", "HEAD", branches[0])
+
+
+def read_git_tree(repo: Path, revision: str) -> list[tuple[str, bytes]]:
+    """``(path, bytes)`` of every kep.yaml and PRR file at ``revision``.
+
+    The problems met are dropped here: :func:`scan_git_tree` returns them too.
+    """
+    return scan_git_tree(repo, revision)[0]
+
+
+def scan_git_tree(repo: Path, revision: str,
+                  max_file_bytes: int = MAX_FILE_BYTES) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    """``(files, problems)`` for ``keps/`` at ``revision``: metadata blobs read with one ``git cat-file --batch``.
+
+    ``files`` is ``[(path, bytes)]`` sorted by path (paths decoded as UTF-8,
+    U+FFFD for bad bytes, reported as :data:`NOT_UTF8`). Symbolic links (mode
+    120000) and submodules under ``keps/`` and metadata blobs over
+    ``max_file_bytes`` bytes are reported in ``problems`` and skipped.
+    Raises :class:`SourceError` when git fails.
+    """
+    listing = _git_bytes(repo, "ls-tree", "-r", "-z", "-l", revision, "--", "keps")
+    wanted: list[tuple[str, str]] = []
+    problems: list[Problem] = []
+    for entry in listing.split(b"\0"):
+        if not entry:
+            continue
+        meta, raw_path = entry.split(b"\t", 1)
+        mode, kind, sha, size = meta.decode("ascii", "replace").split()
+        path, changed = decode_path(raw_path)
+        if mode == "120000":
+            problems.append(Problem(path, "", LINK))
+        elif kind == "commit":
+            problems.append(Problem(path, "", "submodule, not a file; skipped"))
+        elif kind != "blob" or not (is_kep_file(path) or is_prr_file(path)):
+            continue
+        elif int(size) > max_file_bytes:
+            problems.append(Problem(path, "", f"larger than {max_file_bytes} bytes; skipped"))
+        else:
+            wanted.append((path, sha))
+            if changed:
+                problems.append(Problem(path, "", NOT_UTF8))
+    if not wanted:
+        return [], problems
+    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], capture_output=True, check=False,
+                          input="".join(f"{sha}\n" for _, sha in wanted).encode())
+    if proc.returncode != 0:
+        raise SourceError(f"git cat-file in {text_path(str(repo))} failed")
+    out, pos, files = proc.stdout, 0, []
+    for path, _ in wanted:
+        header_end = out.index(b"\n", pos)
+        size = int(out[pos:header_end].split()[2])
+        files.append((path, out[header_end + 1: header_end + 1 + size]))
+        pos = header_end + 1 + size + 1
+    files.sort(key=lambda f: f[0])
+    return files, problems
+
+
+def remote_head(location: str) -> str:
+    """The commit ``HEAD`` (else the only branch, else master/main) of ``location`` names, via ``git ls-remote``."""
+    proc = subprocess.run(["git", "ls-remote", location], capture_output=True, check=False,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    if proc.returncode != 0:
+        raise SourceError(f"git ls-remote {redact(location)} failed: "
+                          f"{redact(proc.stderr.decode(errors='replace').strip())}")
+    refs = dict(reversed(line.split("\t", 1)) for line in proc.stdout.decode(errors="replace").splitlines()
+                if "\t" in line)
+    branches = [r for r in refs if r.startswith("refs/heads/")]
+    for ref in ("HEAD", *(branches if len(branches) == 1 else ()), "refs/heads/master", "refs/heads/main"):
+        if ref in refs:
+            return refs[ref]
+    raise SourceError(f"{redact(location)}: no HEAD and no single default branch to read")

@@ -1,0 +1,214 @@
+"""The ``github:OWNER/REPO@REF`` source: REF resolved to a commit SHA with one API call, that
+commit's tarball streamed (size- and time-capped, before and after decompression) and read in memory.
+
+GitHub REST: ``GET /repos/{owner}/{repo}/commits/{ref}`` (``Accept: application/vnd.github.sha``)
+and ``GET /repos/{owner}/{repo}/tarball/{sha}``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import tarfile
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import PurePosixPath
+from typing import NamedTuple
+from urllib.parse import quote
+
+import httpx
+
+from bot.errors import SourceError, UsageError
+from bot.http import redact, send
+from bot.kep import Problem
+from bot.snapshot import is_kep_file, is_prr_file
+from bot.sources import is_valid_name, is_valid_ref
+from bot.sources.limits import Deadline, LimitedReader, chunk_reader
+from bot.sources.localfs import MAX_FILE_BYTES, NOT_UTF8, decode_path
+
+
+#: Largest tarball body accepted, bytes (the full enhancements tarball is ~40 MB).
+MAX_TARBALL_BYTES = 256 * 1024 * 1024
+
+
+#: Largest tarball once decompressed, bytes (the full enhancements tree is ~150 MB).
+MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
+
+
+#: Overall deadline of a tarball download, seconds (retries included).
+MAX_DOWNLOAD_SECONDS = 300.0
+
+
+#: Largest answer to the ref lookup, bytes (the answer is a 40-character SHA).
+MAX_REF_BYTES = 4096
+
+
+#: Overall deadline of the ref lookup, seconds (retries included).
+MAX_REF_SECONDS = 30.0
+
+
+DEFAULT_API_URL = "https://api.github.com"
+
+
+class Revision(NamedTuple):
+    """The current revision of a source, from one cheap request (:func:`current_revision`).
+
+    ``revision``: commit SHA (``""`` when unknown, e.g. a directory that is not a git
+    checkout, or on ``not_modified``); ``etag``: the HTTP ETag (``github:`` only);
+    ``not_modified``: the server answered ``304`` to ``If-None-Match``, so the
+    revision is the one that ETag was stored with.
+    """
+
+    revision: str
+    etag: str = ""
+    not_modified: bool = False
+
+
+def github_url(api_url: str, repo: str, kind: str, ref: str) -> str:
+    """``{api_url}/repos/{owner}/{repo}/{kind}/{ref}`` with every segment URL-quoted.
+
+    Raises :class:`UsageError` when ``repo`` is not ``OWNER/REPO`` (or uses
+    ``.``/``..``) or ``ref`` is not a valid git ref name, so no request can
+    reach another path of the API (and carry the token there).
+    """
+    owner, _, name = repo.partition("/")
+    if not (is_valid_name(owner) and is_valid_name(name)):
+        raise UsageError(f"GitHub repository {repo!r}: expected OWNER/REPO")
+    if not is_valid_ref(ref):
+        raise UsageError(f"GitHub repository {repo!r}: REF {ref!r} is not a valid git ref name")
+    return f"{api_url.rstrip('/')}/repos/{quote(owner, safe='')}/{quote(name, safe='')}/{kind}/{quote(ref, safe='/')}"
+
+
+def resolve_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str) -> str:
+    """Resolve ``ref`` of ``OWNER/REPO`` to a commit SHA with one API call (see :func:`probe_github_ref`)."""
+    return probe_github_ref(client, api_url, repo, ref).revision
+
+
+def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, etag: str = "", *,
+                     max_bytes: int = MAX_REF_BYTES, seconds: float = MAX_REF_SECONDS,
+                     clock: Callable[[], float] = time.monotonic) -> Revision:
+    """One ``GET /repos/{owner}/{repo}/commits/{ref}`` with ``Accept: application/vnd.github.sha``.
+
+    GitHub REST returns the SHA as text; with ``etag`` the request is
+    conditional (``If-None-Match``) and a ``304`` (which costs no rate limit)
+    gives ``Revision("", etag, not_modified=True)``. The body is streamed and
+    at most ``max_bytes`` bytes are read, within ``seconds`` overall (``clock``:
+    monotonic seconds). Raises :class:`SourceError` (URL redacted) on a
+    transport failure, a body over the cap, the deadline, or an answer that is
+    not a SHA; :class:`UsageError` for an invalid ``repo`` or ``ref``.
+    """
+    url = github_url(api_url, repo, "commits", ref)
+    what = f"GET {redact(url)}"
+    deadline = Deadline(seconds, what, clock)
+    headers = {"Accept": "application/vnd.github.sha"}
+    if etag:
+        headers["If-None-Match"] = etag
+    response = _send_streamed(client, url, what, headers=headers)
+    try:
+        deadline.check()
+        if response.status_code == 304 and etag:
+            return Revision("", etag, not_modified=True)
+        body = b""
+        if response.status_code == 200:
+            body = LimitedReader(chunk_reader(response.iter_bytes()), max_bytes, what, deadline=deadline).readall()
+    except httpx.HTTPError as exc:
+        raise SourceError(f"{what}: {type(exc).__name__} while reading the body: {redact(str(exc))}") from None
+    finally:
+        response.close()
+    sha = body.decode("ascii", "replace").strip()
+    if response.status_code != 200 or not re.fullmatch(r"[0-9a-f]{40}", sha):
+        raise SourceError(f"{what}: HTTP {response.status_code}, could not resolve {ref!r} to a commit")
+    return Revision(sha, response.headers.get("etag", ""))
+
+
+def _send_streamed(client: httpx.Client, url: str, what: str, **kwargs) -> httpx.Response:
+    try:
+        return send(client, "GET", url, stream=True, **kwargs)
+    except httpx.HTTPError as exc:
+        raise SourceError(f"{what}: {type(exc).__name__}: {redact(str(exc))}") from None
+
+
+def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str, limit: int = MAX_TARBALL_BYTES, *,
+                 max_unpacked: int = MAX_UNPACKED_BYTES, max_file_bytes: int = MAX_FILE_BYTES,
+                 seconds: float = MAX_DOWNLOAD_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    """Stream ``GET /repos/{repo}/tarball/{sha}`` and return its metadata files, in memory.
+
+    Returns ``(files, problems)``. Links and device entries under ``keps/`` and
+    metadata files over ``max_file_bytes`` are skipped and reported; member
+    paths are valid text (:func:`~bot.sources.localfs.decode_path`). Raises
+    :class:`SourceError` (URL redacted) for an absolute or ``..`` member path,
+    a body over ``limit`` bytes, a stream over ``max_unpacked`` bytes once
+    decompressed (gzip bomb), metadata files over ``limit`` bytes in total,
+    a download not finished within ``seconds`` (``clock``: monotonic seconds),
+    an HTTP error or a broken archive.
+    """
+    url = github_url(api_url, repo, "tarball", sha)
+    what = f"GET {redact(url)}"
+    deadline = Deadline(seconds, what, clock)
+    response = _send_streamed(client, url, what)
+    try:
+        if response.status_code != 200:
+            raise SourceError(f"{what}: HTTP {response.status_code}")
+        deadline.check()
+        body = LimitedReader(chunk_reader(response.iter_bytes()), limit, what, deadline=deadline)
+        gz = gzip.GzipFile(fileobj=io.BufferedReader(body, 1 << 16), mode="rb")
+        unpacked = LimitedReader(lambda: gz.read(1 << 16), max_unpacked, what, unit=" once decompressed")
+        with tarfile.open(fileobj=io.BufferedReader(unpacked, 1 << 16), mode="r|") as tar:
+            return _read_members(tar, what, limit, max_file_bytes)
+    except httpx.HTTPError as exc:
+        raise SourceError(f"{what}: {type(exc).__name__} while reading the body: {redact(str(exc))}") from None
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
+    finally:
+        response.close()
+
+
+def _read_members(tar: tarfile.TarFile, what: str, limit: int,
+                  max_file_bytes: int) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    files: list[tuple[str, bytes]] = []
+    problems: list[Problem] = []
+    kept = 0
+    while (member := tar.next()) is not None:
+        tar.members.clear()  # stream mode: keep memory flat however many entries there are
+        raw = _member_path(member.name, what)
+        path, changed = decode_path(raw or "")
+        if raw is None or not path.startswith("keps/") or member.isdir():
+            continue
+        if not member.isfile():
+            problems.append(Problem(path, "", f"archive entry is a {_member_kind(member)}, not a file; skipped"))
+            continue
+        if not (is_kep_file(path) or is_prr_file(path)):
+            continue
+        if member.size > max_file_bytes:
+            problems.append(Problem(path, "", f"larger than {max_file_bytes} bytes; skipped"))
+            continue
+        kept += member.size
+        if kept > limit:
+            raise SourceError(f"{what}: metadata files larger than {limit} bytes once unpacked, refused")
+        fh = tar.extractfile(member)
+        files.append((path, fh.read() if fh else b""))
+        if changed:
+            problems.append(Problem(path, "", NOT_UTF8))
+    return files, problems
+
+
+def _member_path(name: str, what: str) -> str | None:
+    """Strip the ``owner-repo-sha/`` top folder; ``None`` for the folder itself."""
+    posix = PurePosixPath(name)
+    if posix.is_absolute() or ".." in posix.parts:
+        raise SourceError(f"{what}: archive member {name!r} escapes the archive, refused")
+    parts = posix.parts[1:]
+    return "/".join(parts) if parts else None
+
+
+def _member_kind(member: tarfile.TarInfo) -> str:
+    if member.issym():
+        return "symbolic link"
+    if member.islnk():
+        return "hard link"
+    if member.isdir():
+        return "directory"
+    return "device or special file"
