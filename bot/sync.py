@@ -39,6 +39,7 @@ class PageResult(NamedTuple):
 
     @property
     def changed(self) -> bool:
+        """True when the new bytes differ from the old (the page needs writing)."""
         return self.old != self.new
 
 

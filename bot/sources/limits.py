@@ -48,9 +48,14 @@ class LimitedReader(io.RawIOBase):
         self._deadline, self._buf, self.seen = deadline, b"", 0
 
     def readable(self) -> bool:
+        """Always True: this is a read-only stream (io.RawIOBase protocol)."""
         return True
 
     def readinto(self, b) -> int:
+        """Fill ``b`` (a writable buffer) with up to ``len(b)`` bytes; returns the count, 0 at the end.
+
+        Raises :class:`~bot.errors.SourceError` past ``limit`` bytes or the deadline.
+        """
         while not self._buf:
             chunk = self._read_chunk()
             if self._deadline is not None:
