@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="validate as the sync will run with this --publish")
 
     state_help = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
-    serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM")
+    serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM, SIGINT or SIGHUP")
     serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
     serve.add_argument("--state-dir", metavar="DIR", help=state_help)
     serve.add_argument("--run-now", action="store_true", help="run once at start, then on the schedule")
@@ -144,7 +144,7 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the scheduler service (``bot.scheduler.serve``) until SIGTERM/SIGINT; exit 0."""
+    """Run the scheduler service (``bot.scheduler.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
     from bot.scheduler import serve
 
     return serve(resolve_config(args), _state_dir(args), run_now=args.run_now)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import PydanticCustomError
 
 from bot.errors import ConfigError
+from bot.publish.pull_request import REGENERATE_LABEL
 from bot.sources import ref_name_problem
 from bot.wiki.matrix import DEFAULT_ALIASES
 
@@ -102,6 +103,17 @@ class PullRequestConfig(_Strict):
     team_reviewers: list[str] = Field(default_factory=list)
     assignees: list[str] = Field(default_factory=list)
     draft: bool = False
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: list[str]) -> list[str]:
+        for label in labels:
+            if not label.strip():
+                raise ValueError("a label must not be empty")
+            if label.strip().casefold() == REGENERATE_LABEL.casefold():
+                raise ValueError(f"{label!r} is the label a human adds to make kep-sync replace a foreign commit; "
+                                 "the bot must not set it on its own pull requests")
+        return labels
 
     @field_validator("branch")
     @classmethod

@@ -8,6 +8,8 @@ the wait fits in the budget (GitHub REST docs, "Rate limits for the REST API").
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import re
 import time
 from collections.abc import Callable
@@ -22,6 +24,8 @@ USER_AGENT = f"kep-sync/{__version__} (+https://github.com/kep-sync/kep-sync)"
 TIMEOUT_SECONDS = 30.0
 #: Longest single wait for a rate limit, seconds; longer ones fail the call.
 MAX_RATE_LIMIT_WAIT_SECONDS = 120.0
+#: Longest wait a rate-limit header is believed for, seconds (a day); larger values are capped to it.
+MAX_HINT_SECONDS = 86400.0
 #: Attempts per request (first try included).
 MAX_ATTEMPTS = 4
 
@@ -38,6 +42,16 @@ def redact(text: str) -> str:
     (``?token=abc`` -> ``?token=***``)."""
     text = _SECRET_PARAM_RE.sub(lambda m: f"{m.group(1)}=***", text)
     return _TOKEN_RE.sub("***", _USERINFO_RE.sub("***@", text))
+
+
+def sendable_etag(value: str) -> str:
+    """``value`` when it can be sent back as ``If-None-Match``, else ``""`` (treat as no ETag).
+
+    httpx encodes header values as ASCII and refuses anything else, and a header value cannot
+    hold control characters; so only printable ASCII (0x20-0x7E) passes, surrounding spaces stripped.
+    """
+    value = value.strip()
+    return value if value.isascii() and value.isprintable() else ""
 
 
 class RequestCounter:
@@ -66,40 +80,76 @@ def make_client(token: str | None = None, *, counter: RequestCounter | None = No
 
 
 class RetryableStatus(Exception):
-    """A response worth retrying (5xx, or a rate limit whose wait fits the budget)."""
+    """A response worth retrying (5xx, or a rate limit whose wait fits the budget); ``wait`` is the
+    rate-limit wait in seconds, ``None`` for the normal backoff."""
 
-    def __init__(self, response: httpx.Response, wait: float):
+    def __init__(self, response: httpx.Response, wait: float | None):
         super().__init__(f"HTTP {response.status_code}")
         self.response = response
         self.wait = wait
 
 
+def backoff_seconds(attempt: int) -> float:
+    """The normal backoff before retry ``attempt`` (1-based): 2, 4, 8, 16, then 30 seconds."""
+    return min(2.0 ** attempt, 30.0)
+
+
+def parse_retry_after(value: str, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value (RFC 9110 section 10.2.3), or ``None`` when unparseable.
+
+    ``value``: delta-seconds (``120``) or an HTTP-date (``Wed, 21 Oct 2015 07:28:00 GMT``, read with
+    :func:`email.utils.parsedate_to_datetime`; a date without a zone is UTC) measured from ``now``
+    (Unix seconds, default the clock). Negative numbers and past dates give 0; anything over
+    :data:`MAX_HINT_SECONDS` is capped to it, so no caller sees ``inf``. Decimals (``1.5``) and other
+    text are not delta-seconds: ``None``, as if the header were absent.
+    """
+    value = value.strip()
+    if re.fullmatch(r"-?[0-9]+", value):
+        seconds = float(value)  # a huge number is inf here and capped below
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=datetime.timezone.utc)
+            seconds = when.timestamp() - (time.time() if now is None else now)
+        except (TypeError, ValueError, OverflowError, IndexError):
+            return None
+    return min(max(seconds, 0.0), MAX_HINT_SECONDS)
+
+
 def rate_limit_wait(response: httpx.Response, now: float | None = None) -> float | None:
-    """Seconds to wait before retrying a 403/429, from ``Retry-After`` or ``X-RateLimit-Reset``; else ``None``."""
+    """Seconds to wait before retrying a 403/429, from ``Retry-After`` or ``X-RateLimit-Reset``; else ``None``.
+
+    ``Retry-After`` is read by :func:`parse_retry_after`; ``X-RateLimit-Reset`` (Unix seconds) counts
+    only with ``X-RateLimit-Remaining: 0``. Both are clamped to ``[0, MAX_HINT_SECONDS]``. ``None``
+    when neither gives a usable wait: a 429 is then retried with :func:`backoff_seconds` by the callers,
+    a 403 (a plain permission error) is not retried.
+    """
     if response.status_code not in (403, 429):
         return None
-    retry_after = response.headers.get("retry-after", "")
-    if retry_after.isdigit():
-        return float(retry_after)
-    reset = response.headers.get("x-ratelimit-reset", "")
+    now = time.time() if now is None else now
+    wait = parse_retry_after(response.headers.get("retry-after", ""), now)
+    if wait is not None:
+        return wait
+    reset = response.headers.get("x-ratelimit-reset", "").strip()
     if reset.isdigit() and response.headers.get("x-ratelimit-remaining") == "0":
-        return max(0.0, float(reset) - (time.time() if now is None else now))
-    return 60.0 if response.status_code == 429 else None
+        return min(max(float(reset) - now, 0.0), MAX_HINT_SECONDS)
+    return None
 
 
 def _wait(state: tenacity.RetryCallState) -> float:
     exc = state.outcome.exception() if state.outcome else None
-    if isinstance(exc, RetryableStatus) and exc.wait:
+    if isinstance(exc, RetryableStatus) and exc.wait is not None:
         return exc.wait
-    return min(2.0 ** state.attempt_number, 30.0)
+    return backoff_seconds(state.attempt_number)
 
 
 def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
          sleep: Callable[[float], None] = time.sleep, **kwargs) -> httpx.Response:
     """Send a request with retries and return the final response (any status).
 
-    Retried: transport errors and 5xx (backoff 2, 4, 8 s), 403/429 with a
-    rate-limit wait up to :data:`MAX_RATE_LIMIT_WAIT_SECONDS`; at most
+    Retried: transport errors, 5xx and a 429 without a usable wait (backoff 2, 4, 8 s),
+    403/429 with a rate-limit wait up to :data:`MAX_RATE_LIMIT_WAIT_SECONDS`; at most
     :data:`MAX_ATTEMPTS` attempts. With ``stream=True`` the caller must close
     the response. Raises ``httpx.HTTPError`` when the transport keeps failing.
     """
@@ -108,9 +158,10 @@ def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
         request = client.build_request(method, url, **kwargs)
         response = client.send(request, stream=stream)
         wait = rate_limit_wait(response)
-        if response.status_code >= 500 or (wait is not None and wait <= MAX_RATE_LIMIT_WAIT_SECONDS):
+        if (response.status_code >= 500 or (response.status_code == 429 and wait is None)
+                or (wait is not None and wait <= MAX_RATE_LIMIT_WAIT_SECONDS)):
             response.close()
-            raise RetryableStatus(response, wait or 0.0)
+            raise RetryableStatus(response, wait)
         return response
 
     def log_retry(state: tenacity.RetryCallState) -> None:

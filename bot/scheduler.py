@@ -8,7 +8,7 @@ One ``BlockingScheduler`` in the main thread, one job:
   (the next fire time comes soon enough, and ``health`` reports the gap);
 - ``--run-now``: the first run starts at once instead of at the next fire time.
 
-SIGTERM and SIGINT stop the scheduler; a run in progress is allowed to finish
+SIGTERM, SIGINT and SIGHUP stop the scheduler (the log line names the signal); a run in progress is allowed to finish
 for up to :data:`SHUTDOWN_TIMEOUT_SECONDS` (then the process exits 1), otherwise
 the service exits 0. An instance lock (:class:`bot.state.InstanceLock`) keeps a
 second service off the same state directory.
@@ -35,6 +35,8 @@ from bot.state import InstanceLock, load_state, save_state
 
 #: A run that could not start within this many seconds of its fire time is skipped.
 MISFIRE_GRACE_SECONDS = 15 * 60
+#: Signals that stop the service cleanly; SIGHUP (terminal closed, ``kill -HUP``) too, as nothing is reloaded.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 #: How long SIGTERM waits for the run in progress, seconds (``docker stop -t`` should allow this).
 SHUTDOWN_TIMEOUT_SECONDS = 300.0
 JOB_ID = "kep-sync"
@@ -90,7 +92,7 @@ def build_scheduler(runner: Callable[[], None], trigger: BaseTrigger, tz: dateti
 
 def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callable[[], object] | None = None,
           shutdown_timeout: float = SHUTDOWN_TIMEOUT_SECONDS) -> int:
-    """Run the service until SIGTERM/SIGINT; returns the exit code (0).
+    """Run the service until a stop signal (:data:`STOP_SIGNALS`); returns the exit code (0).
 
     ``job`` defaults to :func:`bot.job.run_job` on ``config`` and ``state_dir``.
     Raises :class:`bot.state.StateError` when another instance holds the lock.
@@ -111,20 +113,22 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
         save_state(state_dir, state)
         runner = Runner(job or (lambda: run_job(config, state_dir)))
         scheduler = build_scheduler(runner, trigger, tz, first_run=datetime.datetime.now(tz) if run_now else None)
-        stop = threading.Event()
+        stop, received = threading.Event(), []
 
         def on_signal(signum: int, _frame) -> None:
+            received.append(signal.Signals(signum).name)
             stop.set()
 
         def stopper() -> None:
             stop.wait()
             if runner.busy:
-                log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout)
+                log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout,
+                         signal=received[0])
             else:
-                log.info("stop requested")
+                log.info("stop requested", signal=received[0])
             scheduler.shutdown(wait=False)
 
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             signal.signal(sig, on_signal)
         threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
         log.info("service started", cron=config.schedule.cron, timezone=config.schedule.timezone,

@@ -93,6 +93,19 @@ def load_state(state_dir: Path) -> State:
         return State()
 
 
+def make_state_dir(state_dir: Path) -> None:
+    """Create ``state_dir`` (and its parents) if missing.
+
+    Raises :class:`StateError` naming it when it exists but is not a directory, or cannot be created.
+    """
+    if state_dir.exists() and not state_dir.is_dir():
+        raise StateError(f"{state_dir}: not a directory (the state directory: --state-dir or $KEP_SYNC_STATE_DIR)")
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StateError(f"{state_dir}: cannot create the state directory: {exc.strerror or exc}") from None
+
+
 def save_state(state_dir: Path, state: State) -> None:
     """Write ``state`` to ``state_dir/state.json`` atomically (temp file + rename).
 
@@ -100,8 +113,8 @@ def save_state(state_dir: Path, state: State) -> None:
     """
     path = state_dir / STATE_FILE
     data = (json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n").encode("utf-8")
+    make_state_dir(state_dir)
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
         if not path.exists():
             path.touch(mode=0o644)
         write_atomic(path, data)
@@ -123,8 +136,8 @@ class InstanceLock:
 
     def acquire(self) -> None:
         """Take the lock without waiting; raises :class:`StateError` if it is held or cannot be created."""
+        make_state_dir(self.path.parent)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise StateError(f"{self.path}: cannot open lock file: {exc.strerror or exc}") from None

@@ -165,6 +165,15 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
 
 
+def page_error(page: str, what: str, where: str) -> ConfigError:
+    """The :class:`ConfigError` (exit 2) for a ``wiki.pages`` entry that names no page, in every publish mode.
+
+    ``"wiki.pages (--page) 'x.md': WHAT WHERE"``, e.g. ``what`` "no such file", ``where`` "under the
+    wiki directory 'wiki'" or "at main of OWNER/NAME".
+    """
+    return ConfigError(f"wiki.pages (--page) {page!r}: {what} {where}")
+
+
 def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
     """Read each page under ``wiki_dir`` (a page named twice is read once).
 
@@ -179,7 +188,7 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
             continue
         if not path.is_file():
             what = "no such file" if not path.exists() else "not a file"
-            raise ConfigError(f"wiki.pages (--page) {rel!r}: {what} under the wiki directory {str(wiki_dir)!r}")
+            raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}")
         try:
             out[rel] = path.read_bytes()
         except OSError as exc:

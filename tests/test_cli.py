@@ -244,3 +244,18 @@ def test_github_api_retries_are_logged(capsys):
         "reason": "HTTP 502", "attempt": 1}
     assert event["wait_seconds"] == waits[0]
 
+
+
+@pytest.mark.parametrize(("labels", "why"), [
+    ('["kep-sync", "kep-sync:regenerate"]', "'kep-sync:regenerate' is the label a human adds to make kep-sync "
+                                            "replace a foreign commit; the bot must not set it on its own pull "
+                                            "requests"),
+    ('["Kep-Sync:Regenerate "]', "'Kep-Sync:Regenerate ' is the label a human adds to make kep-sync replace a "
+                                 "foreign commit; the bot must not set it on its own pull requests"),
+    ('[""]', "a label must not be empty"),
+    ('["  "]', "a label must not be empty"),
+])
+def test_validate_refuses_the_regenerate_label_and_empty_labels(work, capsys, labels, why):
+    (work / "c.yaml").write_text(f"pull_request:\n  labels: {labels}\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert capsys.readouterr().out == f"c.yaml: pull_request.labels: {why}\n"

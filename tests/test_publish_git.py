@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import Config
-from bot.errors import PublishError, WikiError
+from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
 from bot.publish.git import publish_git
 from tests.gitutil import commit, git, make_repo
@@ -125,8 +125,9 @@ def test_errors(wiki, tmp_path):
         run(tmp_path)
     with pytest.raises(PublishError, match="wiki.base 'nope' is not a branch or commit"):
         run(wiki, cfg=config(base="nope"))
-    with pytest.raises(WikiError, match="missing.md: no such page"):
+    with pytest.raises(ConfigError) as err:
         publish_git(Config.model_validate({"wiki": {"pages": ["missing.md"]}}), keps(), wiki)
+    assert str(err.value) == f"wiki.pages (--page) 'missing.md': no such file at main in {wiki}"
     run(wiki)
     git(wiki, "checkout", "-q", BRANCH)
     with pytest.raises(PublishError, match="is checked out"):
@@ -142,3 +143,78 @@ def test_cli_publish_git(wiki, tmp_path, capsys):
     assert main(["sync", "--enhancements", str(tmp_path / "up"), "--wiki", str(wiki), "--page", PAGE_PATH,
                  "--publish", "git"]) == 0
     assert show(wiki, "kep-sync/matrix") == PROMOTED and pr_file(wiki).is_file()
+
+
+@pytest.mark.parametrize(("page_path", "what"), [
+    ("docs/", "must name a file, not a directory (no trailing '/')"),
+    ("docs", "not a file"),
+    ("link.md", "not a regular file"),
+    ("doc", "no such file"),
+    ("./README.md", "no such file (git names it 'README.md')"),
+])
+def test_a_page_that_is_not_a_file_at_the_base_is_a_config_error(wiki, page_path, what):
+    commit(wiki, {"docs/a.md": "a\n"}, "docs")
+    (wiki / "link.md").symlink_to(PAGE_PATH)
+    git(wiki, "add", "link.md")
+    git(wiki, "commit", "-q", "-m", "link")
+    with pytest.raises(ConfigError) as err:
+        run(wiki, cfg=config(pages=[page_path]))
+    assert str(err.value) == f"wiki.pages (--page) {page_path!r}: {what} at main in {wiki}"
+    assert git(wiki, "branch", "--list", BRANCH) == ""
+
+
+@pytest.mark.parametrize("publish", ["git", "files"])
+def test_cli_missing_page_exits_2_naming_wiki_pages_in_every_local_mode(wiki, tmp_path, capsys, publish):
+    from bot.cli import main
+    from tests.syncutil import kep, write_keps
+
+    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"))
+    assert main(["sync", "--enhancements", str(tmp_path / "up"), "--wiki", str(wiki), "--page", "gone.md",
+                 "--publish", publish]) == 2
+    assert "wiki.pages (--page) 'gone.md': no such file " in capsys.readouterr().err
+
+
+def _amend_as_human(wiki: Path, files: dict) -> str:
+    """``git commit --amend`` of the bot head by a human (message and trailers kept); returns the new head."""
+    git(wiki, "checkout", "-q", BRANCH)
+    if files:
+        commit(wiki, files, "scratch")
+        git(wiki, "reset", "-q", "--soft", "HEAD~1")
+    git(wiki, "commit", "-q", "--amend", "--no-edit")
+    head = git(wiki, "rev-parse", "HEAD")
+    git(wiki, "checkout", "-q", "main")
+    return head
+
+
+@pytest.mark.parametrize("files", [{}, {"notes.md": "mine\n"}])
+def test_a_human_amend_of_the_bot_commit_without_a_record_is_foreign(wiki, files, capsys):
+    run(wiki)
+    pr_file(wiki).unlink()  # no record: only identity and tree can tell
+    amended = _amend_as_human(wiki, files)
+    assert "Kep-Sync-Fingerprint: " in git(wiki, "log", "-1", "--format=%B", amended)
+    plan, written, url, blocked = run(wiki, keps(beta_4671="v1.36"))
+    assert (url, written, blocked) == ("", [], True)
+    assert git(wiki, "rev-parse", BRANCH) == amended and not pr_file(wiki).exists()
+
+
+def test_a_human_commit_with_copied_trailers_on_top_of_the_bot_head_is_foreign(wiki):
+    run(wiki)
+    bot = git(wiki, "rev-parse", BRANCH)
+    git(wiki, "checkout", "-q", BRANCH)
+    commit(wiki, {"notes.md": "mine\n"}, "x")
+    git(wiki, "commit", "-q", "--amend", "-C", bot)  # the bot's message, trailers included; parent: the bot head
+    human = git(wiki, "rev-parse", "HEAD")
+    git(wiki, "checkout", "-q", "main")
+    assert git(wiki, "rev-parse", f"{human}^") == bot
+    assert run(wiki, keps(beta_4671="v1.36")).blocked is True and git(wiki, "rev-parse", BRANCH) == human
+
+
+def test_the_bot_commit_without_a_record_is_recognised_by_identity_and_tree(wiki):
+    run(wiki)
+    head, text = git(wiki, "rev-parse", BRANCH), pr_file(wiki).read_text()
+    assert git(wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", head) == (
+        "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>")
+    pr_file(wiki).unlink()
+    again = run(wiki)
+    assert (again.written, again.blocked, again.url) == ([], False, str(pr_file(wiki)))
+    assert git(wiki, "rev-parse", BRANCH) == head and pr_file(wiki).read_text() == text

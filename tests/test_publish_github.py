@@ -14,7 +14,7 @@ import structlog
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bot.errors import ConfigError, PublishError, WikiError
+from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
 from tests.fakegithub import git_sha
 from tests.publishutil import BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page, run_github
@@ -104,11 +104,13 @@ def test_foreign_commit_is_not_clobbered_and_commented_once(gh, cfg):
     foreign = gh.commit_files(REPO, BRANCH, {"docs/extra.md": "mine\n"}, "human fix")
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
     comments = [("GET", f"{R}/issues/1/comments"), ("POST", f"{R}/issues/1/comments")]
-    assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}")] + comments and run.writes == 1
+    # the head's identity (human) is compared with the recorded bot commit's
+    heads = [("GET", f"{R}/git/commits/{foreign}"), ("GET", f"{R}/git/commits/{state(gh).head}")]
+    assert run.requests == READS + heads + comments and run.writes == 1
     assert (run.blocked, run.written, run.url) == (True, [], f"https://github.com/{REPO}/pull/1")
     assert gh.branch_sha(REPO, BRANCH) == foreign
     again = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert again.requests == READS + [("GET", f"{R}/git/commits/{foreign}"), comments[0]] and again.writes == 0
+    assert again.requests == READS + heads + comments[:1] and again.writes == 0
     assert (again.blocked, again.written) == (True, [])
     notes = [c["body"] for c in gh.comments.values()]
     assert len(notes) == 1 and prmod.FOREIGN_COMMENT_TAG in notes[0] and prmod.REGENERATE_LABEL in notes[0]
@@ -119,8 +121,10 @@ def test_regenerate_label_replaces_a_foreign_commit(gh, cfg):
     opened(gh, cfg)
     foreign = gh.commit_files(REPO, BRANCH, {PAGE_PATH: "vandalised\n"}, "human edit")
     gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)
+    recorded = state(gh).head
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}")] + COMMIT + [
+    assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}"), ("GET", f"{R}/git/commits/{recorded}")
+                                    ] + COMMIT + [
         ("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1"),
         ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
     assert (run.blocked, run.written) == (False, [PAGE_PATH])
@@ -142,15 +146,55 @@ def test_amended_bot_commit_counts_as_foreign(gh, cfg):
     assert ("POST", f"{R}/issues/1/comments") in run.requests and gh.branch_sha(REPO, BRANCH) == amended.sha
 
 
+@pytest.mark.parametrize("on_top", [False, True])
+def test_a_human_commit_with_the_bot_trailers_and_tree_is_foreign(gh, cfg, on_top):
+    """A human re-commit of the bot's exact message and tree: as an amend (same parent) or on top of the bot head."""
+    opened(gh, cfg)
+    human = github.Github(auth=github.Auth.Token("human"), base_url=gh.url, retry=None,
+                          seconds_between_requests=None, seconds_between_writes=None).get_repo(REPO)
+    bot = human.get_git_commit(gh.branch_sha(REPO, BRANCH))
+    copy = human.create_git_commit(bot.message, bot.tree, [bot] if on_top else bot.parents)
+    human.get_git_ref(f"heads/{BRANCH}").edit(copy.sha, force=True)
+    assert "Kep-Sync-Fingerprint: " in gh.commits[copy.sha]["message"]
+    run = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert (run.blocked, run.written) == (True, []) and gh.branch_sha(REPO, BRANCH) == copy.sha
+    assert ("POST", f"{R}/issues/1/comments") in run.requests and run.writes == 1
+
+
+def test_leftover_branch_with_a_human_commit_carrying_bot_trailers_is_not_overwritten(gh, cfg):
+    foreign = gh.commit_files(REPO, BRANCH, {"notes.md": "mine\n"},
+                              "Human work\n\nKep-Sync-Fingerprint: 0123456789abcdef\n")
+    with pytest.raises(PublishError, match="exists with a commit kep-sync did not make"):
+        run_github(gh, keps(), cfg)
+    assert gh.branch_sha(REPO, BRANCH) == foreign and gh.repos[REPO]["pulls"] == {}
+
+
+def test_an_open_pull_request_whose_branch_was_deleted_gets_the_branch_back(gh, cfg):
+    opened(gh, cfg)
+    del gh.repos[REPO]["refs"][f"refs/heads/{BRANCH}"]  # deleted without closing the pull request
+    assert gh.pull(1)["state"] == "open"
+    run = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert run.requests == READS + COMMIT + [("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("POST", f"{R}/git/refs"),
+                                             ("PATCH", f"{R}/pulls/1")]
+    assert run.statuses[6:] == [422, 201, 200] and (run.blocked, run.written) == (False, [PAGE_PATH])
+    head = gh.branch_sha(REPO, BRANCH)
+    assert state(gh).head == head and gh.read_file(REPO, BRANCH, PAGE_PATH) == page(
+        [(4671, "beta", "v1.36"), (5710, "alpha", "-")])
+    again = run_github(gh, keps(beta_4671="v1.36"), cfg)
+    assert again.requests == READS and again.writes == 0
+
+
 def test_bot_commit_left_by_a_failed_run_is_recognised(gh, cfg):
     opened(gh, cfg)
     gh.fail_next("PATCH", r"/pulls/1$", 422, times=1, message="Validation Failed")
     with pytest.raises(PublishError, match="update pull request #1: HTTP 422"):
         run_github(gh, keps(beta_4671="v1.36"), cfg)
-    moved = gh.branch_sha(REPO, BRANCH)
-    assert state(gh).head != moved
+    moved, recorded = gh.branch_sha(REPO, BRANCH), state(gh).head
+    assert recorded != moved
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert run.requests == READS + [("GET", f"{R}/git/commits/{moved}")] + UPDATE
+    # same identity as the recorded bot commit, and exactly this run's tree: the bot's own
+    assert run.requests == READS + [("GET", f"{R}/git/commits/{moved}"), ("GET", f"{R}/git/commits/{recorded}"),
+                                    ("GET", f"{R}/compare/{gh.base}...{moved}")] + UPDATE
     assert gh.commits[gh.branch_sha(REPO, BRANCH)]["parents"] == [moved] and state(gh).head == gh.branch_sha(
         REPO, BRANCH)
 
@@ -247,7 +291,7 @@ def test_failed_pull_request_creation_is_recovered_by_the_next_run(gh, cfg):
     run = opened(gh, cfg)
     assert run.requests == READS + COMMIT + [
         ("POST", f"{R}/git/refs"), ("GET", f"{R}/git/ref/heads/{BRANCH}"), ("GET", f"{R}/git/commits/{left}"),
-        ("PATCH", f"{R}/git/refs/heads/{BRANCH}")] + OPEN[4:]
+        ("GET", f"{R}/compare/{gh.base}...{left}"), ("PATCH", f"{R}/git/refs/heads/{BRANCH}")] + OPEN[4:]
     assert run.url.endswith("/pull/1") and sorted(gh.repos[REPO]["pulls"]) == [1]
 
 
@@ -390,8 +434,14 @@ def test_draft_title_and_config_errors(gh):
     with pytest.raises(ConfigError, match="wiki.repo: required for --publish github"):
         run_github(gh, keps(), cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"repo": None})}))
     missing = cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"pages": ["nope.md"]})})
-    with pytest.raises(WikiError, match=f"{REPO}@main: nope.md: no such page"):
+    with pytest.raises(ConfigError) as err:
         run_github(gh, keps(), missing)
+    assert str(err.value) == f"wiki.pages (--page) 'nope.md': no such file at main of {REPO}"
+    for bad, what in (("docs/", "must name a file, not a directory (no trailing '/')"), ("docs", "not a file")):
+        gh.commit_files(REPO, "main", {"docs/a.md": "a\n"})
+        with pytest.raises(ConfigError) as err:
+            run_github(gh, keps(), cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"pages": [bad]})}))
+        assert str(err.value) == f"wiki.pages (--page) {bad!r}: {what} at main of {REPO}"
 
 
 # -- --publish none with wiki.repo: a read-only preview through the API ----------------------------------
@@ -440,3 +490,18 @@ def test_cli_dry_run_of_a_github_wiki_prints_the_changelog_anonymously(tmp_path,
     out = capsys.readouterr().out
     assert out.startswith("# Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)\n\n")
     assert "[4671](https://kep.k8s.io/4671)" in out
+
+
+@pytest.mark.parametrize("publish", ["github", "none"])
+def test_cli_missing_page_exits_2_naming_wiki_pages(gh, tmp_path, monkeypatch, capsys, publish):
+    from bot.cli import main
+    from tests.syncutil import kep, write_keps
+
+    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"))
+    (tmp_path / "kep-sync.yaml").write_text(
+        f"enhancements: {tmp_path / 'up'}\nwiki:\n  repo: {REPO}\n  base: main\n  pages: [gone.md]\n"
+        f"github:\n  api_url: {gh.url}\n")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "c" * 36)
+    assert main(["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", publish]) == 2
+    assert capsys.readouterr().err.endswith(f"wiki.pages (--page) 'gone.md': no such file at main of {REPO}\n")
+    assert gh.writes == 0

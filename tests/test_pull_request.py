@@ -96,15 +96,3 @@ def test_trailers_round_trip_and_join_a_trailer_paragraph():
     assert prmod.parse_trailers("Title\n\nSigned-off-by: x <x@y>") is None
 
 
-def test_owns_head():
-    bot = prmod.with_trailers("msg", STATE)
-    recorded = STATE
-    assert prmod.owns_head(recorded.head, [], "anything", recorded, recorded.base)
-    # a later bot commit the marker missed: fast forward, or on a newer base
-    assert prmod.owns_head("d" * 40, [recorded.head], bot, recorded, recorded.base)
-    assert prmod.owns_head("d" * 40, ["e" * 40], bot, recorded, "e" * 40)
-    # a human commit on top, or an amend of the bot commit (same parent as the recorded one)
-    assert not prmod.owns_head("d" * 40, [recorded.head], "human fix", recorded, recorded.base)
-    assert not prmod.owns_head("d" * 40, [recorded.base], bot, recorded, recorded.base)
-    # nothing recorded: trailers decide
-    assert prmod.owns_head("d" * 40, ["x"], bot, None, "y") and not prmod.owns_head("d" * 40, ["x"], "m", None, "y")

@@ -46,6 +46,17 @@ def test_sigterm_finishes_the_run_in_progress_then_exits_0(tmp_path):
     assert (state.revision, state.revision_etag, state.last_run.result) == (SHA, '"e1"', "ok")
 
 
+def test_sighup_stops_the_service_cleanly_like_sigterm(tmp_path):
+    config = write_setup(tmp_path, "http://127.0.0.1:9")  # the cron never fires during the test
+    serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), tmp=tmp_path)
+    serve.wait_for("service started")
+    serve.proc.send_signal(signal.SIGHUP)
+    assert serve.finish() == 0
+    assert [(e["event"], e.get("signal")) for e in serve.events] == [
+        ("service started", None), ("stop requested", "SIGHUP"), ("service stopped", None)]
+    assert load_state(tmp_path / "st").service_started  # the service really ran before it stopped
+
+
 def test_a_failed_run_is_logged_and_the_service_keeps_going(tmp_path):
     with FakeApi() as api:
         config = write_setup(tmp_path, api.url)
@@ -322,14 +333,16 @@ def test_a_blocked_run_is_recorded_and_the_next_poll_sees_the_regenerate_label(t
     assert (first.result, first.pull_request, level) == ("ok", f"https://github.com/{REPO}/pull/1", "info")
     assert job()[0].result == "skipped"
 
+    bot_head = gh.branch_sha(REPO, BRANCH)
     foreign = gh.commit_files(REPO, BRANCH, {"notes.md": "a reviewer's fix\n"}, "human fix")
     new_revision = commit(up, dict([kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.36")]))
     blocked, level, calls = job()
     reads = [("GET", f"{r}/pulls"), ("GET", f"{r}/branches/main"), ("GET", f"{r}/contents/{PAGE_PATH}"),
-             ("GET", f"{r}/git/commits/{foreign}"), ("GET", f"{r}/issues/1/comments")]
+             ("GET", f"{r}/git/commits/{foreign}"), ("GET", f"{r}/git/commits/{bot_head}"),
+             ("GET", f"{r}/issues/1/comments")]
     assert calls == reads + [("POST", f"{r}/issues/1/comments")]
     assert (blocked.result, blocked.revision, blocked.changes, blocked.http_requests, level) == (
-        "blocked", new_revision, 2, 6, "warning")
+        "blocked", new_revision, 2, 7, "warning")
     assert gh.branch_sha(REPO, BRANCH) == foreign and len(gh.comments) == 1
     state = load_state(st)
     assert (state.last_run.result, state.last_success.result) == ("blocked", "blocked")
@@ -340,7 +353,7 @@ def test_a_blocked_run_is_recorded_and_the_next_poll_sees_the_regenerate_label(t
 
     gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)  # upstream unchanged: the poll must still run in full
     fixed, level, calls = job()
-    assert calls == reads[:4] + [("POST", f"{r}/git/blobs"), ("POST", f"{r}/git/trees"), ("POST", f"{r}/git/commits"),
+    assert calls == reads[:5] + [("POST", f"{r}/git/blobs"), ("POST", f"{r}/git/trees"), ("POST", f"{r}/git/commits"),
                                  ("PATCH", f"{r}/git/refs/heads/{BRANCH}"), ("PATCH", f"{r}/pulls/1"),
                                  ("DELETE", f"{r}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
     assert (fixed.result, fixed.revision, level) == ("ok", new_revision, "info")

@@ -1394,6 +1394,18 @@ def test_ref_lookup_reads_at_most_max_bytes_of_an_endless_body(sleeps):
     assert enh.MAX_REF_BYTES == 4096
 
 
+def test_ref_probe_never_sends_or_keeps_a_non_ascii_etag(sleeps):
+    seen = []
+
+    def handler(request):
+        seen.append(request.headers.get("if-none-match"))
+        return httpx.Response(200, content=b"a" * 40, headers=[(b"ETag", '"é1"'.encode())])
+
+    with client_for(handler) as client:
+        got = probe_github_ref(client, API, "o/r", "main", etag='"é1"')
+    assert (got.revision, got.etag, seen) == ("a" * 40, "", [None])
+
+
 def test_ref_lookup_error_status_does_not_read_an_endless_body(sleeps):
     served: list[int] = []
     handler = lambda request: httpx.Response(404, content=endless(b"x" * 1000, served=served))  # noqa: E731

@@ -49,8 +49,19 @@ def test_missing_state_dir_is_an_empty_state(tmp_path):
 
 def test_unwritable_state_dir_is_a_state_error(tmp_path):
     (tmp_path / "file").write_text("x")
-    with pytest.raises(StateError, match="cannot write state"):
+    with pytest.raises(StateError) as err:
         save_state(tmp_path / "file" / "st", State())
+    assert str(err.value) == f"{tmp_path / 'file' / 'st'}: cannot create the state directory: Not a directory"
+
+
+def test_a_state_dir_that_is_a_regular_file_says_not_a_directory(tmp_path):
+    (tmp_path / "file").write_text("x")
+    want = f"{tmp_path / 'file'}: not a directory (the state directory: --state-dir or $KEP_SYNC_STATE_DIR)"
+    for act in (lambda: save_state(tmp_path / "file", State()), lambda: InstanceLock(tmp_path / "file").acquire()):
+        with pytest.raises(StateError) as err:
+            act()
+        assert str(err.value) == want
+    assert (tmp_path / "file").read_text() == "x"
 
 
 def test_default_state_dir_honours_the_environment(monkeypatch, tmp_path):

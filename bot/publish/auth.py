@@ -28,7 +28,8 @@ import tenacity
 from github import Auth, GithubException, GithubIntegration
 
 from bot.errors import ConfigError, PublishError
-from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, rate_limit_wait, redact
+from bot.http import (MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait,
+                      redact)
 from bot.log import get_logger
 
 #: Attempts per API call (first try included).
@@ -84,15 +85,20 @@ class _CountedAnonymous(_Counted, _Anonymous):
 
 
 def _retry_wait(exc: BaseException | None, attempt: int) -> float | None:
-    """Seconds to wait before retrying after ``exc``; ``None`` when it is not worth retrying."""
+    """Seconds to wait before retrying after ``exc``; ``None`` when it is not worth retrying.
+
+    Connection errors, 5xx and a 429 without a usable rate-limit header: :func:`bot.http.backoff_seconds`
+    of ``attempt``; a 403/429 with one: :func:`bot.http.rate_limit_wait` (never negative, capped).
+    """
     if isinstance(exc, (requests.ConnectionError, requests.Timeout)):
-        return min(2.0 ** attempt, 30.0)
+        return backoff_seconds(attempt)
     if not isinstance(exc, GithubException):
         return None
     if exc.status >= 500:
-        return min(2.0 ** attempt, 30.0)
+        return backoff_seconds(attempt)
     headers = {k: str(v) for k, v in (exc.headers or {}).items()}
-    return rate_limit_wait(httpx.Response(exc.status, headers=headers))
+    wait = rate_limit_wait(httpx.Response(exc.status, headers=headers))
+    return backoff_seconds(attempt) if wait is None and exc.status == 429 else wait
 
 
 def _describe(what: str, exc: BaseException) -> str:
@@ -102,7 +108,10 @@ def _describe(what: str, exc: BaseException) -> str:
                            for e in data.get("errors") or [])
         message = data.get("message") or str(exc.data or "")
         wait = _retry_wait(exc, 1)
-        hint = f" (rate limited; the wait of {wait:.0f}s is over the budget)" if exc.status in (403, 429) and wait else ""
+        hint = ""
+        if exc.status in (403, 429) and wait is not None:
+            hint = (f" (rate limited; the wait of {wait:.0f}s is over the budget)" if wait > MAX_RATE_LIMIT_WAIT_SECONDS
+                    else " (rate limited; still limited after retrying)")
         return redact(f"GitHub API: {what}: HTTP {exc.status} {message}{': ' + detail if detail else ''}{hint}")
     return redact(f"GitHub API: {what}: {type(exc).__name__}: {exc}")
 

@@ -22,17 +22,20 @@ from collections.abc import Collection
 from pathlib import Path
 
 from bot.config import Config
-from bot.errors import PublishError, WikiError
+from bot.errors import PublishError
 from bot.http import RequestCounter, redact
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
+from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.snapshot import Snapshot
-from bot.sync import SyncOutcome, SyncPlan, plan_sync, release_notes_loader
+from bot.sync import SyncOutcome, SyncPlan, page_error, plan_sync, release_notes_loader
 
 _ZERO = "0" * 40
-_IDENTITY = {"GIT_AUTHOR_NAME": "kep-sync", "GIT_AUTHOR_EMAIL": "kep-sync@users.noreply.github.com",
-             "GIT_COMMITTER_NAME": "kep-sync", "GIT_COMMITTER_EMAIL": "kep-sync@users.noreply.github.com"}
+#: The author and committer of every commit kep-sync makes in git mode (see :mod:`bot.publish.ownership`).
+BOT_NAME, BOT_EMAIL = "kep-sync", "kep-sync@users.noreply.github.com"
+_IDENTITY = {"GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+             "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL}
 
 
 class _Git:
@@ -66,8 +69,10 @@ def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Col
     the branch; then ``blocked`` is True) and ``written`` the pages in the
     commit made by this run (``[]`` when none). Raises
     :class:`PublishError` when ``wiki_dir`` is not a git work tree, the base
-    cannot be resolved or the bot branch is checked out; :class:`WikiError`
-    for a page missing at the base.
+    cannot be resolved or the bot branch is checked out; :class:`ConfigError`
+    (exit 2, naming ``wiki.pages``) for a page that is not a regular file at the base.
+    The bot branch head is moved only when it is kep-sync's own commit
+    (:mod:`bot.publish.ownership`); commits are made as ``kep-sync <kep-sync@users.noreply.github.com>``.
     """
     git = _Git(wiki_dir)
     git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
@@ -92,8 +97,11 @@ def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Col
     head = git.text("rev-parse", "--verify", "-q", ref, check=False)
     head_state = None
     if head:
-        parents, message = _commit_info(git, head)
-        if not prmod.owns_head(head, parents, message, prmod.parse_state(body) if body else None, base):
+        parents, identities, message = _commit_info(git, head)
+        recorded = prmod.parse_state(body) if body else None
+        if not is_own_head(head, recorded.head if recorded else "", parents, identities,
+                           lambda: f"{BOT_NAME} <{BOT_EMAIL}>",
+                           lambda: git.text("rev-parse", f"{head}^{{tree}}") == _tree(git, plan, modes, base)):
             log.warning("the bot branch has commits kep-sync did not make; not updating it (delete the branch "
                         "to let kep-sync start it afresh)", head=head)
             return SyncOutcome(plan, [], "", blocked=True)
@@ -121,37 +129,55 @@ def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Col
 
 def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]
                 ) -> tuple[dict[str, str], dict[str, str], dict[str, bytes]]:
-    """``(modes, blob SHAs, bytes)`` of each page at commit ``base``; :class:`WikiError` when one is missing."""
+    """``(modes, blob SHAs, bytes)`` of each page at commit ``base``.
+
+    Raises :class:`ConfigError` naming ``wiki.pages`` when a path ends in ``/``, or is not exactly
+    one regular file (a blob of mode 100644 or 100755, not a symbolic link) in ``base``'s tree.
+    """
     modes, blobs, pages = {}, {}, {}
+    where = f"at {base_name} in {git.path}"
     for path in paths:
-        entry = git.run("ls-tree", "-z", base, "--", path).decode("utf-8", "replace").rstrip("\0")
-        if not entry or " blob " not in entry.split("\t", 1)[0]:
-            raise WikiError(f"{git.path}@{base_name}: {path}: no such page")
-        mode, _, sha = entry.split("\t", 1)[0].split(" ")
+        if path.endswith("/") or not path:
+            raise page_error(path, "must name a file, not a directory (no trailing '/')", where)
+        entries = git.run("ls-tree", "-z", "--full-tree", base, "--", path).decode("utf-8", "replace").split("\0")
+        found = [e.partition("\t") for e in entries if e]
+        exact = [info.split(" ") for info, _, name in found if name == path]
+        if not exact:
+            raise page_error(path, f"no such file (git names it {found[0][2]!r})" if found else "no such file", where)
+        mode, kind, sha = exact[0]
+        if kind != "blob" or mode not in ("100644", "100755"):
+            raise page_error(path, "not a regular file" if kind == "blob" else "not a file", where)
         modes[path], blobs[path] = mode, sha
         pages[path] = git.run("cat-file", "blob", sha)
     return modes, blobs, pages
 
 
-def _commit_info(git: _Git, sha: str) -> tuple[list[str], str]:
-    """``(parent SHAs, message)`` of commit ``sha``."""
+def _commit_info(git: _Git, sha: str) -> tuple[list[str], list[str], str]:
+    """``(parent SHAs, [author, committer] as "Name <email>", message)`` of commit ``sha``."""
     raw = git.run("cat-file", "commit", sha).decode("utf-8", "replace")
     headers, _, message = raw.partition("\n\n")
-    return [line.split(" ", 1)[1] for line in headers.split("\n") if line.startswith("parent ")], message
+    fields = [line.split(" ", 1) for line in headers.split("\n") if " " in line]
+    people = {key: value.rsplit(">", 1)[0] + ">" for key, value in fields if key in ("author", "committer")}
+    return ([value for key, value in fields if key == "parent"],
+            [people.get("author", ""), people.get("committer", "")], message)
 
 
-def _commit(git: _Git, plan: SyncPlan, proposal: PrState, modes: dict[str, str], base: str, parent: str) -> str:
-    """Write the changed pages onto ``base``'s tree in a temporary index and commit it on ``parent``."""
-    env = {} if git.run("var", "GIT_COMMITTER_IDENT", check=False) else dict(_IDENTITY)
+def _tree(git: _Git, plan: SyncPlan, modes: dict[str, str], base: str) -> str:
+    """The SHA of ``base``'s tree with the changed pages written in (a temporary index; objects stored)."""
     with tempfile.TemporaryDirectory(prefix="kep-sync-index-") as tmp:
         index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         git.run("read-tree", base, env=index)
         for path, data in sorted(plan.changed_pages().items()):
             sha = git.run("hash-object", "-w", "--stdin", data=data).decode().strip()
             git.run("update-index", "--cacheinfo", f"{modes[path]},{sha},{path}", env=index)
-        tree = git.run("write-tree", env=index).decode().strip()
+        return git.run("write-tree", env=index).decode().strip()
+
+
+def _commit(git: _Git, plan: SyncPlan, proposal: PrState, modes: dict[str, str], base: str, parent: str) -> str:
+    """Commit :func:`_tree` on ``parent`` as kep-sync (:data:`_IDENTITY`); returns the commit SHA."""
     message = prmod.with_trailers(plan.changelog.commit_message, proposal).encode("utf-8")
-    return git.run("commit-tree", tree, "-p", parent, "-F", "-", data=message, env=env).decode().strip()
+    return git.run("commit-tree", _tree(git, plan, modes, base), "-p", parent, "-F", "-", data=message,
+                   env=dict(_IDENTITY)).decode().strip()
 
 
 def _read_pr_body(path: Path) -> str | None:

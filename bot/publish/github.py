@@ -23,6 +23,7 @@ pages at the base head the same way and plans, with zero writes.
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -32,15 +33,16 @@ from urllib.parse import quote
 from github import GitCommit, GitRef, GitTree, InputGitTreeElement
 
 from bot.config import Config
-from bot.errors import ConfigError, WikiError
+from bot.errors import ConfigError
 from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish import auth
 from bot.publish.auth import GitHubApiError, GitHubSession, connect
+from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.snapshot import Snapshot
-from bot.sync import SyncOutcome, SyncPlan, plan_sync, release_notes_loader
+from bot.sync import SyncOutcome, SyncPlan, page_error, plan_sync, release_notes_loader
 
 if TYPE_CHECKING:
     from github.PullRequest import PullRequest
@@ -60,7 +62,7 @@ def publish_github(config: Config, snapshot: Snapshot, *, only: Collection[int] 
     the credentials; ``counter`` counts API requests; ``sleep`` (retry waits)
     and ``seconds_between_writes`` (default :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`)
     are for tests. Raises :class:`ConfigError` without ``wiki.repo`` or
-    credentials, :class:`WikiError` for a missing page,
+    credentials, or for a page that is not a file at the base (naming ``wiki.pages``),
     :class:`~bot.errors.PublishError` when the API keeps failing (the branch
     never points at a partial commit).
     """
@@ -77,8 +79,8 @@ def preview_github(config: Config, snapshot: Snapshot, *, only: Collection[int] 
     Requests: the default branch when ``wiki.base`` is unset (1), the base
     branch (1), each page (1, 2 over 1 MB). Credentials as for
     :func:`publish_github`, but optional (anonymous reads work for a public
-    repository). Raises :class:`ConfigError` without ``wiki.repo``,
-    :class:`WikiError` for a missing page, :class:`~bot.errors.PublishError`
+    repository). Raises :class:`ConfigError` without ``wiki.repo`` or for a
+    page that is not a file at the base, :class:`~bot.errors.PublishError`
     when the API keeps failing.
     """
     publisher = _Publisher.connect(config, counter, env, sleep, 0, read_only=True)
@@ -134,15 +136,18 @@ class _Publisher:
 
     def _read_pages(self, base_name: str, sha: str) -> tuple[dict[str, bytes], dict[str, str]]:
         pages, blobs = {}, {}
+        where = f"at {base_name} of {self.config.wiki.repo}"
         for path in self.config.wiki.pages:
+            if path.endswith("/") or not path:
+                raise page_error(path, "must name a file, not a directory (no trailing '/')", where)
             try:
                 item = self.call(f"read {path} at {base_name}", self.repo.get_contents, path, ref=sha)
             except GitHubApiError as exc:
                 if exc.status == 404:
-                    raise WikiError(f"{self.config.wiki.repo}@{base_name}: {path}: no such page") from None
+                    raise page_error(path, "no such file", where) from None
                 raise
             if isinstance(item, list) or item.type != "file":
-                raise WikiError(f"{self.config.wiki.repo}@{base_name}: {path}: not a file")
+                raise page_error(path, "not a file", where)
             if item.encoding == "base64":
                 pages[path] = item.decoded_content
             else:  # over 1 MB the contents API leaves the content out
@@ -155,7 +160,8 @@ class _Publisher:
     def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> SyncOutcome:
         state = prmod.parse_state(pr.body)
         regenerate = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
-        ours = state is not None and self._is_ours(pr.head.sha, state, proposal.base)
+        ours = state is not None and self._is_ours(pr.head.sha, state.head, self._identity_of(state.head),
+                                                   proposal.base, plan)
         if not ours and not regenerate:
             self._note_foreign(pr)
             return SyncOutcome(plan, [], pr.html_url, blocked=True)
@@ -167,9 +173,8 @@ class _Publisher:
             return SyncOutcome(plan, [], pr.html_url)
         fast_forward = ours and not regenerate and state.base == proposal.base
         parent = pr.head.sha if fast_forward else proposal.base
-        new_head = self._commit(plan, proposal, base_tree, parent)
-        self.call("move the bot branch", self._branch_ref().edit,
-                  new_head, force=not fast_forward)
+        new_head = self._commit(plan, proposal, base_tree, parent).sha
+        self._move_branch(new_head, force=not fast_forward)
         new_state = proposal._replace(head=new_head, follows=state.follows if state else "")
         body = prmod.merge_body(pr.body, prmod.render_section(plan.changelog.body, new_state))
         self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
@@ -178,12 +183,53 @@ class _Publisher:
         self.log.info("pull request updated", pull_request=pr.number, head=new_head, fast_forward=fast_forward)
         return SyncOutcome(plan, sorted(plan.changed_pages()), pr.html_url)
 
-    def _is_ours(self, head: str, state: PrState, base: str) -> bool:
-        """True when the branch head is the bot's (see :func:`bot.publish.pull_request.owns_head`)."""
-        if head == state.head:
+    def _is_ours(self, head: str, recorded: str, bot_identity: Callable[[], str], base: str, plan: SyncPlan) -> bool:
+        """True when branch head ``head`` is the bot's commit (:mod:`bot.publish.ownership`).
+
+        ``recorded``: the head the bot recorded (``""``: none); ``bot_identity()``: the bot's
+        ``"Name <email>"``; the tree test compares ``base...head`` (one request) with ``plan``.
+        """
+        if head == recorded:
             return True
         commit = self.call("read the bot branch head", self.repo.get_git_commit, head)
-        return prmod.owns_head(head, [p.sha for p in commit.parents], commit.message, state, base)
+        return is_own_head(head, recorded, [p.sha for p in commit.parents],
+                           [_who(commit.author), _who(commit.committer)], bot_identity,
+                           lambda: self._same_tree(base, head, plan))
+
+    def _identity_of(self, sha: str) -> Callable[[], str]:
+        """A lazy ``"Name <email>"`` of commit ``sha`` (a commit the bot recorded; ``""`` when it is gone)."""
+
+        def read() -> str:
+            if not sha:
+                return ""
+            try:
+                return _who(self.call("read the recorded bot commit", self.repo.get_git_commit, sha).committer)
+            except GitHubApiError as exc:
+                if exc.status in (404, 422):
+                    return ""
+                raise
+        return read
+
+    def _same_tree(self, base: str, head: str, plan: SyncPlan) -> bool:
+        """True when ``head`` changes exactly this run's pages, to exactly this run's bytes, against ``base``."""
+        files = self.call("compare the bot branch with the base", self.repo.compare, base, head).files
+        want = {path: _blob_sha(data) for path, data in plan.changed_pages().items()}
+        return len(files) < 300 and {f.filename: f.sha for f in files if f.status == "modified"} == want == {
+            f.filename: f.sha for f in files}
+
+    def _move_branch(self, sha: str, force: bool) -> None:
+        """Point the bot branch at ``sha``; a branch deleted under an open pull request is created again."""
+        try:
+            self.call("move the bot branch", self._branch_ref().edit, sha, force=force)
+        except GitHubApiError as exc:
+            if exc.status != 422:
+                raise
+            try:  # "Reference does not exist": create it (never overwrites; an existing branch fails again)
+                self.call("recreate the bot branch", self.repo.create_git_ref, f"refs/heads/{self.pr_config.branch}",
+                          sha)
+            except GitHubApiError:
+                raise exc from None
+            self.log.warning("the bot branch was deleted under the open pull request; created it again", head=sha)
 
     def _note_foreign(self, pr: PullRequest) -> None:
         self.log.warning("the bot branch has commits kep-sync did not make; not updating", pull_request=pr.number,
@@ -226,8 +272,10 @@ class _Publisher:
             self.log.warning("this proposal was closed without merge; not reopening it", pull_request=same.number,
                              fingerprint=proposal.fingerprint)
             return SyncOutcome(plan, [], "")
-        new_head = self._commit(plan, proposal, base_tree, proposal.base)
-        self._create_branch(new_head, {s.head for _, s in closed if s is not None})
+        made = self._commit(plan, proposal, base_tree, proposal.base)
+        new_head = made.sha
+        self._create_branch(new_head, {s.head for _, s in closed if s is not None}, _who(made.committer), plan,
+                            proposal.base)
         state = proposal._replace(head=new_head, follows=str(rejected[0][0].number) if rejected else "")
         pr = self.call("open the pull request", self.repo.create_pull, base=base_name, head=self.pr_config.branch,
                        title=self._title(plan), draft=self.pr_config.draft,
@@ -236,8 +284,12 @@ class _Publisher:
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
         return SyncOutcome(plan, sorted(plan.changed_pages()), pr.html_url)
 
-    def _create_branch(self, sha: str, known_heads: set[str]) -> None:
-        """Create the bot branch at ``sha``; a leftover branch is moved only when its head is the bot's."""
+    def _create_branch(self, sha: str, known_heads: set[str], identity: str, plan: SyncPlan, base: str) -> None:
+        """Create the bot branch at ``sha``; a leftover branch is moved only when its head is the bot's.
+
+        The bot's: a head some closed bot pull request recorded, or a commit by ``identity`` (the
+        committer of the commit just made) whose tree is this run's (:mod:`bot.publish.ownership`).
+        """
         ref = f"refs/heads/{self.pr_config.branch}"
         try:
             self.call("create the bot branch", self.repo.create_git_ref, ref, sha)
@@ -248,8 +300,7 @@ class _Publisher:
         old = self.call("read the bot branch",
                         lambda: self.repo.get_git_ref(f"heads/{self.pr_config.branch}").object.sha)
         if old not in known_heads:
-            message = self.call("read the bot branch head", self.repo.get_git_commit, old).message
-            if prmod.parse_trailers(message) is None:
+            if not self._is_ours(old, "", lambda: identity, base, plan):
                 raise GitHubApiError(f"{self.config.wiki.repo}: branch {self.pr_config.branch} exists with a commit "
                                      f"kep-sync did not make ({old[:12]}); not overwriting it. Delete the branch "
                                      "or set pull_request.branch to another name")
@@ -275,8 +326,8 @@ class _Publisher:
                 self.log.warning("GitHub refused a pull request setting", what=what, error=str(exc))
 
     # ------------------------------------------------------------------ helpers
-    def _commit(self, plan: SyncPlan, proposal: PrState, base_tree: str, parent: str) -> str:
-        """Blobs, tree and commit for the changed pages on ``base_tree``; returns the commit SHA (no ref moved)."""
+    def _commit(self, plan: SyncPlan, proposal: PrState, base_tree: str, parent: str) -> GitCommit.GitCommit:
+        """Blobs, tree and commit for the changed pages on ``base_tree``; returns the commit (no ref moved)."""
         elements = []
         for path, data in sorted(plan.changed_pages().items()):
             blob = self.call(f"upload {path}", self.repo.create_git_blob,
@@ -287,7 +338,7 @@ class _Publisher:
                          GitTree.GitTree(requester, url=f"{url}/git/trees/{base_tree}", attributes={"sha": base_tree}))
         parents = [GitCommit.GitCommit(requester, url=f"{url}/git/commits/{parent}", attributes={"sha": parent})]
         message = prmod.with_trailers(plan.changelog.commit_message, proposal)
-        return self.call("create the commit", self.repo.create_git_commit, message, tree, parents).sha
+        return self.call("create the commit", self.repo.create_git_commit, message, tree, parents)
 
     def _branch_ref(self) -> GitRef.GitRef:
         """The bot branch's ref at the documented ``git/refs/heads/...`` URL (PATCH and DELETE), without a request."""
@@ -296,3 +347,13 @@ class _Publisher:
 
     def _title(self, plan: SyncPlan) -> str:
         return self.pr_config.title or plan.changelog.title
+
+
+def _who(person) -> str:
+    """``"Name <email>"`` of a PyGithub ``GitAuthor`` (``""`` when missing)."""
+    return f"{person.name} <{person.email}>" if person is not None else ""
+
+
+def _blob_sha(data: bytes) -> str:
+    """The git blob SHA-1 of ``data`` (what GitHub reports as a file's ``sha``)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

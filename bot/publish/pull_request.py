@@ -170,18 +170,3 @@ def parse_trailers(message: str) -> PrState | None:
     return PrState(**found) if "fingerprint" in found else None
 
 
-def owns_head(head: str, parents: list[str], message: str, recorded: PrState | None, base: str) -> bool:
-    """True when branch head ``head`` (with ``parents`` and commit ``message``) is kep-sync's own commit.
-
-    ``recorded``: the state kep-sync last wrote (PR marker or pull-request.md),
-    ``None`` when there is none; ``base``: the base branch head now. A head
-    equal to the recorded one is ours. Otherwise it needs kep-sync trailers
-    and, when a state was recorded, a parent a bot run would have used: the
-    recorded head (fast forward) or a base newer than the recorded one. A
-    human amend of a bot commit keeps the trailers but has neither parent.
-    """
-    if recorded is not None and head == recorded.head:
-        return True
-    if parse_trailers(message) is None:
-        return False
-    return recorded is None or parents == [recorded.head] or (parents == [base] and base != recorded.base)

@@ -21,7 +21,7 @@ from urllib.parse import quote
 import httpx
 
 from bot.errors import SourceError, UsageError
-from bot.http import redact, send
+from bot.http import redact, send, sendable_etag
 from bot.kep import Problem
 from bot.snapshot import is_kep_file, is_prr_file
 from bot.sources import is_valid_name, is_valid_ref
@@ -93,7 +93,8 @@ def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, et
 
     GitHub REST returns the SHA as text; with ``etag`` the request is
     conditional (``If-None-Match``) and a ``304`` (which costs no rate limit)
-    gives ``Revision("", etag, not_modified=True)``. The body is streamed and
+    gives ``Revision("", etag, not_modified=True)``; an ETag that is not printable ASCII is
+    neither sent nor returned (:func:`bot.http.sendable_etag`). The body is streamed and
     at most ``max_bytes`` bytes are read, within ``seconds`` overall (``clock``:
     monotonic seconds). Raises :class:`SourceError` (URL redacted) on a
     transport failure, a body over the cap, the deadline, or an answer that is
@@ -103,6 +104,7 @@ def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, et
     what = f"GET {redact(url)}"
     deadline = Deadline(seconds, what, clock)
     headers = {"Accept": "application/vnd.github.sha"}
+    etag = sendable_etag(etag)  # from a state file: never send what httpx refuses (non-ASCII)
     if etag:
         headers["If-None-Match"] = etag
     response = _send_streamed(client, url, what, headers=headers)
@@ -120,7 +122,7 @@ def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, et
     sha = body.decode("ascii", "replace").strip()
     if response.status_code != 200 or not re.fullmatch(r"[0-9a-f]{40}", sha):
         raise SourceError(f"{what}: HTTP {response.status_code}, could not resolve {ref!r} to a commit")
-    return Revision(sha, response.headers.get("etag", ""))
+    return Revision(sha, sendable_etag(response.headers.get("etag", "")))
 
 
 def _send_streamed(client: httpx.Client, url: str, what: str, **kwargs) -> httpx.Response:

@@ -36,7 +36,8 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Collection
+import tempfile
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import quote
@@ -45,7 +46,7 @@ import httpx
 
 from bot.errors import SourceError, UsageError
 from bot.evidence import release_name, release_order
-from bot.http import make_client, redact, send
+from bot.http import make_client, redact, send, sendable_etag
 from bot.kep import Problem
 from bot.sources import parse_github_spec
 
@@ -190,8 +191,8 @@ def load_release_notes(value: str, cache_dir: Path, wanted: Collection[str] | No
     own = client is None
     client = client or make_client(token)
     try:
-        cache = _Cache(cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16])
-        read = _load_github(client, cache, source, wanted, newest, api_url.rstrip("/"))
+        cache_root = cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16]
+        read = _load_github(client, cache_root, source, wanted, newest, api_url.rstrip("/"))
         return with_missing(read, wanted or ())
     finally:
         if own:
@@ -229,40 +230,102 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
 
 
 class _Cache:
-    """Body + ETag pairs on disk, written atomically (``NAME.body``, ``NAME.etag``)."""
+    """Body + ETag pairs on disk (``NAME.body``, ``NAME.etag``), written through temporary files.
 
-    def __init__(self, root: Path):
+    An entry that cannot be used (missing or unreadable file, a directory, an ETag that is not
+    printable ASCII) is absent: :meth:`get` never raises and never yields an ETag httpx would refuse.
+    :meth:`put` and :meth:`drop` report failures as a :class:`~bot.kep.Problem` in ``problems``
+    (the run goes on without caching) and leave no temporary file behind.
+    """
+
+    def __init__(self, root: Path, problems: list[Problem] | None = None):
         self.root = root
+        self.problems = [] if problems is None else problems
 
     def get(self, name: str) -> tuple[bytes, str] | None:
+        """``(body, ETag)`` of entry ``name``; ``None`` when it is absent or unusable."""
         try:
-            return (self.root / f"{name}.body").read_bytes(), (self.root / f"{name}.etag").read_text().strip()
+            body = (self.root / f"{name}.body").read_bytes()
+            raw = (self.root / f"{name}.etag").read_bytes()
         except OSError:
             return None
+        try:
+            etag = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            return None
+        return (body, etag) if etag == sendable_etag(etag) else None
 
     def put(self, name: str, body: bytes, etag: str) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        for suffix, data in ((".body", body), (".etag", etag.encode())):
-            tmp = self.root / f".{name}{suffix}.tmp"
-            tmp.write_bytes(data)
-            os.replace(tmp, self.root / f"{name}{suffix}")
+        """Store ``body`` with ``etag`` (kept only when sendable, else ``""``); a failure is a problem."""
+        tmp = None
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            (self.root / f"{name}.etag").unlink(missing_ok=True)  # a body without its ETag reads as absent
+            for suffix, data in ((".body", body), (".etag", sendable_etag(etag).encode("ascii"))):
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}{suffix}.", suffix=".tmp", dir=self.root)
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.root / f"{name}{suffix}")
+                tmp = None
+        except OSError as exc:
+            self._failed("write", name, exc)
+        finally:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+
+    def drop(self, name: str) -> None:
+        """Forget entry ``name`` (its ETag first, so a half-removed entry reads as absent)."""
+        try:
+            for suffix in (".etag", ".body"):
+                (self.root / f"{name}{suffix}").unlink(missing_ok=True)
+        except OSError as exc:
+            self._failed("remove", name, exc)
+
+    def _failed(self, verb: str, name: str, exc: OSError) -> None:
+        self.problems.append(Problem(str(self.root / name), "", f"cannot {verb} the release-notes cache: "
+                                                                f"{exc.strerror or exc}; going on without it"))
 
 
 def _fetch(client: httpx.Client, cache: _Cache, name: str, url: str, problems: list[Problem],
-           headers: dict[str, str] | None = None) -> bytes | None:
-    """GET ``url`` with ``If-None-Match``; the body (fresh or cached), or ``None`` on 404."""
+           headers: dict[str, str] | None = None, usable: Callable[[bytes], bool] = lambda body: True
+           ) -> bytes | None:
+    """GET ``url`` with ``If-None-Match``; the body (fresh or cached), or ``None`` on 404.
+
+    ``usable(body)`` says whether a body decodes: a fresh body that does not is returned but
+    not cached; a cached body the server confirms (``304``) that does not is dropped from the
+    cache and fetched again once without ``If-None-Match``, so a truncated copy never sticks.
+    """
     cached = cache.get(name)
-    headers = dict(headers or {})
     if cached and cached[1]:
-        headers["If-None-Match"] = cached[1]
-    what = f"GET {redact(url)}"
+        response = _get(client, url, cached, problems, {**(headers or {}), "If-None-Match": cached[1]})
+        if response is None or response.status_code != 304:
+            return _answer(cache, name, url, response, cached, problems, usable)
+        if usable(cached[0]):
+            return cached[0]
+        cache.drop(name)
+        cached = None
+    return _answer(cache, name, url, _get(client, url, cached, problems, dict(headers or {})), cached, problems,
+                   usable)
+
+
+def _get(client: httpx.Client, url: str, cached: tuple[bytes, str] | None, problems: list[Problem],
+         headers: dict[str, str]) -> httpx.Response | None:
+    """The response to GET ``url``; ``None`` (and a problem) when the network failed and ``cached`` is there."""
     try:
-        response = send(client, "GET", url, headers=headers)
+        return send(client, "GET", url, headers=headers)
     except httpx.HTTPError as exc:
         if cached:
             problems.append(Problem(redact(url), "", f"{type(exc).__name__}; using the cached copy"))
-            return cached[0]
-        raise SourceError(f"{what}: {type(exc).__name__}: {redact(str(exc))}") from None
+            return None
+        raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
+
+
+def _answer(cache: _Cache, name: str, url: str, response: httpx.Response | None, cached: tuple[bytes, str] | None,
+            problems: list[Problem], usable: Callable[[bytes], bool]) -> bytes | None:
+    """The body :func:`_fetch` returns for ``response`` (``None``: the network failed, use ``cached``)."""
+    what = f"GET {redact(url)}"
+    if response is None:
+        return cached[0] if cached else None
     if response.status_code == 304 and cached:
         return cached[0]
     if response.status_code == 404:
@@ -275,13 +338,24 @@ def _fetch(client: httpx.Client, cache: _Cache, name: str, url: str, problems: l
     body = response.content
     if len(body) > MAX_NOTES_BYTES:
         raise SourceError(f"{what}: larger than {MAX_NOTES_BYTES} bytes, refused")
-    cache.put(name, body, response.headers.get("etag", ""))
+    if usable(body):
+        cache.put(name, body, response.headers.get("etag", ""))
+    else:
+        cache.drop(name)
     return body
 
 
 def _contents_url(api_url: str, source: NotesSource, path: str) -> str:
     """``{api_url}/repos/{owner}/{repo}/contents/{path}?ref={ref}``, the ref percent-encoded."""
     return f"{api_url}/repos/{source.location}/contents/{path}?ref={quote(source.ref, safe='')}"
+
+
+def _is_listing(body: bytes) -> bool:
+    """True when ``body`` decodes as a JSON array (a contents API directory listing)."""
+    try:
+        return isinstance(json.loads(body), list)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> list[str]:
@@ -305,12 +379,13 @@ def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> lis
     return [item["name"] for item, good in zip(listing, ok) if good and item["type"] == "dir"]
 
 
-def _load_github(client: httpx.Client, cache: _Cache, source: NotesSource, wanted: Collection[str] | None,
+def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wanted: Collection[str] | None,
                  newest: int, api_url: str) -> ReleaseNotes:
     problems: list[Problem] = []
+    cache = _Cache(cache_root, problems)
     listing_url = _contents_url(api_url, source, "releases")
     body = _fetch(client, cache, "releases", listing_url, problems,
-                  headers={"Accept": "application/vnd.github+json"})
+                  headers={"Accept": "application/vnd.github+json"}, usable=_is_listing)
     if body is None:
         raise SourceError(f"GET {redact(listing_url)}: HTTP 404, no releases/ folder at {source.ref!r}")
     names = _release_dirs(listing_url, body, problems)
@@ -322,7 +397,7 @@ def _load_github(client: httpx.Client, cache: _Cache, source: NotesSource, wante
         where = f"{source.location}@{source.ref}:{path}"
         try:
             data = _fetch(client, cache, f"release-{release[1:]}", _contents_url(api_url, source, path), problems,
-                          headers={"Accept": RAW_MEDIA_TYPE})
+                          headers={"Accept": RAW_MEDIA_TYPE}, usable=lambda data: parse_notes("", data)[0] is not None)
         except SourceError as exc:  # one file lost, no cached copy: the others still count
             problems.append(_unusable(where, release, str(exc)))
             continue
@@ -348,7 +423,8 @@ def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
     with ``If-None-Match`` from ``known``; its ETag changes only when a commit
     touches ``releases/`` (GitHub REST "List commits"; a 304 costs no rate
     limit). Returns ``{url: ETag}``, or ``None`` when the server gave no ETag
-    (unknown: the caller runs in full). Raises :class:`SourceError` on failure.
+    (unknown: the caller runs in full) or one that is not printable ASCII
+    (:func:`bot.http.sendable_etag`). Raises :class:`SourceError` on failure.
     """
     source = parse_notes_source(value)
     if source.kind == "dir":
@@ -357,16 +433,17 @@ def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
     url = (f"{api_url.rstrip('/')}/repos/{source.location}/commits?path=releases&sha={quote(source.ref, safe='')}"
            "&per_page=1")
     headers = {"Accept": "application/vnd.github+json"}
-    if known.get(url):
-        headers["If-None-Match"] = known[url]
+    etag = sendable_etag(known.get(url, ""))  # a state file may hold anything: never send what httpx refuses
+    if etag:
+        headers["If-None-Match"] = etag
     try:
         response = send(client, "GET", url, headers=headers)
     except httpx.HTTPError as exc:
         raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
-    if response.status_code == 304 and known.get(url):
-        return {url: known[url]}
+    if response.status_code == 304 and etag:
+        return {url: etag}
     if response.status_code != 200:
         raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}")
-    etag = response.headers.get("etag", "")
+    etag = sendable_etag(response.headers.get("etag", ""))
     return {url: etag} if etag else None
 
