@@ -118,11 +118,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write the changelog to standard output: {exc.strerror or exc}") from None
-    log.info("sync finished", revision=plan.snapshot.revision, changes=sum(c.applied for c in plan.changes),
-             findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
-             blocked=outcome.blocked,
-             pull_request=outcome.url, http_requests=counter.count,
-             duration_seconds=round(time.monotonic() - start, 3))
+    level = log.warning if outcome.blocked else log.info
+    level("sync finished", revision=plan.snapshot.revision, changes=sum(c.applied for c in plan.changes),
+          findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
+          blocked=outcome.blocked, pull_request=outcome.url, http_requests=counter.count,
+          duration_seconds=round(time.monotonic() - start, 3))
     return EXIT_OK
 
 

@@ -160,7 +160,7 @@ class Config(_Strict):
     the config file > ``$KEP_SYNC_CACHE_DIR`` / ``$GITHUB_API_URL`` > the built-in default.
     """
 
-    enhancements: str = "github:kubernetes/enhancements@master"
+    enhancements: str = Field(default="github:kubernetes/enhancements@master", min_length=1)
     cache_dir: str = Field(default_factory=lambda: os.environ.get("KEP_SYNC_CACHE_DIR") or "~/.cache/kep-sync")
     wiki: WikiConfig = Field(default_factory=WikiConfig)
     columns: ColumnsConfig = Field(default_factory=ColumnsConfig)

@@ -53,7 +53,14 @@ def parse_crontab(expr: str, tz: str = "UTC") -> BaseTrigger:
     if len(fields) != 5:
         raise ValueError(f"{expr!r}: expected 5 fields (minute hour day-of-month month day-of-week) or a macro "
                          f"such as @daily, got {len(fields)} field(s)")
-    values = [_expand(expr, field, *spec) for field, spec in zip(fields, _FIELDS)]
+    values, errors = [], []
+    for field, spec in zip(fields, _FIELDS):  # every field's error, not just the first
+        try:
+            values.append(_expand(expr, field, *spec))
+        except ValueError as exc:
+            errors.append(str(exc).removeprefix(f"{expr!r}: "))
+    if errors:
+        raise ValueError(f"{expr!r}: " + "; ".join(errors))
     minute, hour, dom, month = (",".join(map(str, v)) for v in values[:4])
     days = "*" if len(values[4]) == 7 else ",".join(DAY_NAMES[d] for d in values[4])
 

@@ -165,7 +165,7 @@ def test_module_entry_point_exit_codes(work):
                                   "relative to the wiki, without '..'"),
     (["--page", "/abs/m.md"], "kep-sync: error: command line: wiki.pages: '/abs/m.md' must be a path "
                               "relative to the wiki, without '..'"),
-    (["--enhancements", ""], "kep-sync: error: --enhancements '': empty"),
+    (["--enhancements", ""], "kep-sync: error: command line: enhancements: String should have at least 1 character"),
     (["--wiki", ""], "kep-sync: error: --wiki '': empty; name the wiki directory"),
 ])
 def test_command_line_overrides_are_validated_like_the_config(work, capsys, argv, message):
@@ -259,3 +259,10 @@ def test_validate_refuses_the_regenerate_label_and_empty_labels(work, capsys, la
     (work / "c.yaml").write_text(f"pull_request:\n  labels: {labels}\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
     assert capsys.readouterr().out == f"c.yaml: pull_request.labels: {why}\n"
+
+
+def test_validate_refuses_an_empty_enhancements_source(work, capsys):
+    (work / "c.yaml").write_text('enhancements: ""\n')
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert capsys.readouterr().out == "c.yaml: enhancements: String should have at least 1 character\n"
+

@@ -180,3 +180,10 @@ def test_a_crontab_that_never_fires_is_refused():
     assert parse_crontab("0 0 29 2 *").get_next_fire_time(
         None, datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)).date() == datetime.date(2028, 2, 29)
 
+
+def test_every_bad_field_of_a_crontab_is_named():
+    with pytest.raises(ValueError) as info:
+        parse_crontab("61 25 * * 8")
+    assert str(info.value) == ("'61 25 * * 8': minute value '61' is out of range 0-59; hour value '25' is out of "
+                               "range 0-23; day of week value '8' is out of range 0-7")
+
