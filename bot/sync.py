@@ -220,30 +220,26 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
     """
     snapshot = load_enhancements(config, counter)
     today = datetime.date.today().isoformat()
+    wiki_dir = Path(config.wiki.dir)
     if config.publish == "github":
         from bot.publish.github import publish_github
 
         outcome = publish_github(config, snapshot, only=only, today=today, counter=counter)
-        _write_report(report_path, outcome.plan)
-        return outcome
-    if config.publish == "none" and config.wiki.repo:
+    elif config.publish == "none" and config.wiki.repo:
         from bot.publish.github import preview_github
 
-        plan = preview_github(config, snapshot, only=only, today=today, counter=counter)
-        _write_report(report_path, plan)
-        return SyncOutcome(plan, [], "")
-    wiki_dir = Path(config.wiki.dir)
-    if config.publish == "git":
+        outcome = SyncOutcome(preview_github(config, snapshot, only=only, today=today, counter=counter), [], "")
+    elif config.publish == "git":
         from bot.publish.git import publish_git
 
         outcome = publish_git(config, snapshot, wiki_dir, only=only, today=today, counter=counter)
-        _write_report(report_path, outcome.plan)
-        return outcome
-    plan = plan_sync(config, snapshot, read_wiki_pages(wiki_dir, config.wiki.pages), only=only, today=today,
-                     release_notes=release_notes_loader(config, counter))
-    _write_report(report_path, plan)
-    written = publish_files(wiki_dir, plan.changed_pages()) if config.publish == "files" else []
-    return SyncOutcome(plan, written, "")
+    else:
+        outcome = SyncOutcome(plan_sync(config, snapshot, read_wiki_pages(wiki_dir, config.wiki.pages), only=only,
+                                        today=today, release_notes=release_notes_loader(config, counter)), [], "")
+    _write_report(report_path, outcome.plan)  # before the files publisher: a bad --report writes no page
+    if config.publish == "files":
+        outcome = outcome._replace(written=publish_files(wiki_dir, outcome.plan.changed_pages()))
+    return outcome
 
 
 def _write_report(path: Path | None, plan: SyncPlan) -> None:
