@@ -11,6 +11,7 @@ import pytest
 import respx
 import structlog
 
+import bot.sources.etag_cache as etag_cache
 import bot.sources.release_notes as rn
 from bot import http as bot_http
 from bot.cli import build_parser, main, resolve_config
@@ -43,7 +44,9 @@ SRC = "github:kubernetes/sig-release@master"
 @pytest.fixture(autouse=True)
 def _no_sleep(monkeypatch):
     """Retries in bot.http.send record nothing and never sleep."""
-    monkeypatch.setattr(rn, "send", functools.partial(bot_http.send, sleep=lambda seconds: None))
+    no_sleep = functools.partial(bot_http.send, sleep=lambda seconds: None)
+    monkeypatch.setattr(rn, "send", no_sleep)
+    monkeypatch.setattr(etag_cache, "send", no_sleep)
 
 
 def contents(minor: int) -> str:

@@ -14,6 +14,7 @@ import httpx
 import pytest
 import respx
 
+import bot.sources.etag_cache as etag_cache
 import bot.sources.release_notes as rn
 from bot import http as bot_http
 from bot.http import make_client
@@ -35,7 +36,9 @@ WHERE = "kubernetes/sig-release@master:releases/release-1.37/release-notes/relea
 
 @pytest.fixture(autouse=True)
 def _no_sleep(monkeypatch):
-    monkeypatch.setattr(rn, "send", functools.partial(bot_http.send, sleep=lambda seconds: None))
+    no_sleep = functools.partial(bot_http.send, sleep=lambda seconds: None)
+    monkeypatch.setattr(rn, "send", no_sleep)
+    monkeypatch.setattr(etag_cache, "send", no_sleep)
 
 
 def entry_dir(cache: Path) -> Path:

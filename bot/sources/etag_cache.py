@@ -1,0 +1,135 @@
+"""Conditional GETs with an on-disk body + ETag cache (``If-None-Match``, ``304 Not Modified``).
+
+Used for the release notes: an unchanged file costs a ``304`` and no download;
+a network failure falls back to the cached copy (and says so); a cached copy
+that no longer decodes is dropped and fetched again. RFC 9110 ETags.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from bot.errors import SourceError
+from bot.http import redact, send, sendable_etag
+from bot.kep import Problem
+
+
+class EtagCache:
+    """Body + ETag pairs on disk (``NAME.body``, ``NAME.etag``), written through temporary files.
+
+    An entry that cannot be used (missing or unreadable file, a directory, an ETag that is not
+    printable ASCII) is absent: :meth:`get` never raises and never yields an ETag httpx would refuse.
+    :meth:`put` and :meth:`drop` report failures as a :class:`~bot.kep.Problem` in ``problems``
+    (the run goes on without caching) and leave no temporary file behind.
+    """
+
+    def __init__(self, root: Path, problems: list[Problem] | None = None):
+        self.root = root
+        self.problems = [] if problems is None else problems
+
+    def get(self, name: str) -> tuple[bytes, str] | None:
+        """``(body, ETag)`` of entry ``name``; ``None`` when it is absent or unusable."""
+        try:
+            body = (self.root / f"{name}.body").read_bytes()
+            raw = (self.root / f"{name}.etag").read_bytes()
+        except OSError:
+            return None
+        try:
+            etag = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            return None
+        return (body, etag) if etag == sendable_etag(etag) else None
+
+    def put(self, name: str, body: bytes, etag: str) -> None:
+        """Store ``body`` with ``etag`` (kept only when sendable, else ``""``); a failure is a problem."""
+        tmp = None
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            (self.root / f"{name}.etag").unlink(missing_ok=True)  # a body without its ETag reads as absent
+            for suffix, data in ((".body", body), (".etag", sendable_etag(etag).encode("ascii"))):
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}{suffix}.", suffix=".tmp", dir=self.root)
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.root / f"{name}{suffix}")
+                tmp = None
+        except OSError as exc:
+            self._failed("write", name, exc)
+        finally:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+
+    def drop(self, name: str) -> None:
+        """Forget entry ``name`` (its ETag first, so a half-removed entry reads as absent)."""
+        try:
+            for suffix in (".etag", ".body"):
+                (self.root / f"{name}{suffix}").unlink(missing_ok=True)
+        except OSError as exc:
+            self._failed("remove", name, exc)
+
+    def _failed(self, verb: str, name: str, exc: OSError) -> None:
+        self.problems.append(Problem(str(self.root / name), "", f"cannot {verb} the release-notes cache: "
+                                                                f"{exc.strerror or exc}; going on without it"))
+
+
+def fetch_cached(client: httpx.Client, cache: EtagCache, name: str, url: str, problems: list[Problem],
+                 headers: dict[str, str] | None = None, usable: Callable[[bytes], bool] = lambda body: True,
+                 max_bytes: int = 32 * 1024 * 1024) -> bytes | None:
+    """GET ``url`` with ``If-None-Match``; the body (fresh or cached), or ``None`` on 404.
+
+    ``usable(body)`` says whether a body decodes: a fresh body that does not is returned but
+    not cached; a cached body the server confirms (``304``) that does not is dropped from the
+    cache and fetched again once without ``If-None-Match``, so a truncated copy never sticks.
+    """
+    cached = cache.get(name)
+    if cached and cached[1]:
+        response = _get(client, url, cached, problems, {**(headers or {}), "If-None-Match": cached[1]})
+        if response is None or response.status_code != 304:
+            return _answer(cache, name, url, response, cached, problems, usable, max_bytes)
+        if usable(cached[0]):
+            return cached[0]
+        cache.drop(name)
+        cached = None
+    return _answer(cache, name, url, _get(client, url, cached, problems, dict(headers or {})), cached, problems,
+                   usable, max_bytes)
+
+
+def _get(client: httpx.Client, url: str, cached: tuple[bytes, str] | None, problems: list[Problem],
+         headers: dict[str, str]) -> httpx.Response | None:
+    """The response to GET ``url``; ``None`` (and a problem) when the network failed and ``cached`` is there."""
+    try:
+        return send(client, "GET", url, headers=headers)
+    except httpx.HTTPError as exc:
+        if cached:
+            problems.append(Problem(redact(url), "", f"{type(exc).__name__}; using the cached copy"))
+            return None
+        raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
+
+
+def _answer(cache: EtagCache, name: str, url: str, response: httpx.Response | None, cached: tuple[bytes, str] | None,
+            problems: list[Problem], usable: Callable[[bytes], bool], max_bytes: int) -> bytes | None:
+    """The body :func:`fetch_cached` returns for ``response`` (``None``: the network failed, use ``cached``)."""
+    what = f"GET {redact(url)}"
+    if response is None:
+        return cached[0] if cached else None
+    if response.status_code == 304 and cached:
+        return cached[0]
+    if response.status_code == 404:
+        return None
+    if response.status_code != 200:
+        if cached:
+            problems.append(Problem(redact(url), "", f"HTTP {response.status_code}; using the cached copy"))
+            return cached[0]
+        raise SourceError(f"{what}: HTTP {response.status_code}")
+    body = response.content
+    if len(body) > max_bytes:
+        raise SourceError(f"{what}: larger than {max_bytes} bytes, refused")
+    if usable(body):
+        cache.put(name, body, response.headers.get("etag", ""))
+    else:
+        cache.drop(name)
+    return body
