@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
@@ -11,9 +10,7 @@ import pytest
 import respx
 import structlog
 
-import bot.sources.etag_cache as etag_cache
 import bot.sources.release_notes as rn
-from bot import http as bot_http
 from bot.cli import build_parser, main, resolve_config
 from bot.errors import SourceError, UsageError
 from bot.http import make_client
@@ -42,11 +39,8 @@ SRC = "github:kubernetes/sig-release@master"
 
 
 @pytest.fixture(autouse=True)
-def _no_sleep(monkeypatch):
-    """Retries in bot.http.send record nothing and never sleep."""
-    no_sleep = functools.partial(bot_http.send, sleep=lambda seconds: None)
-    monkeypatch.setattr(rn, "send", no_sleep)
-    monkeypatch.setattr(etag_cache, "send", no_sleep)
+def _no_sleep(no_http_sleep):
+    """Retries never sleep in this module (tests/conftest.py)."""
 
 
 def contents(minor: int) -> str:

@@ -5,7 +5,6 @@ One release (v1.37) behind a respx-mocked contents API; the cache lives in ``tmp
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from pathlib import Path
@@ -14,9 +13,6 @@ import httpx
 import pytest
 import respx
 
-import bot.sources.etag_cache as etag_cache
-import bot.sources.release_notes as rn
-from bot import http as bot_http
 from bot.http import make_client
 from bot.kep import Problem
 from bot.sources.release_notes import RAW_MEDIA_TYPE, current_etags, load_release_notes
@@ -35,10 +31,8 @@ WHERE = "kubernetes/sig-release@master:releases/release-1.37/release-notes/relea
 
 
 @pytest.fixture(autouse=True)
-def _no_sleep(monkeypatch):
-    no_sleep = functools.partial(bot_http.send, sleep=lambda seconds: None)
-    monkeypatch.setattr(rn, "send", no_sleep)
-    monkeypatch.setattr(etag_cache, "send", no_sleep)
+def _no_sleep(no_http_sleep):
+    """Retries never sleep in this module (tests/conftest.py)."""
 
 
 def entry_dir(cache: Path) -> Path:
