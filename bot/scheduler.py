@@ -22,9 +22,11 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from apscheduler.schedulers import SchedulerNotRunningError
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.base import BaseTrigger
 
@@ -113,31 +115,39 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
         save_state(state_dir, state)
         runner = Runner(job or (lambda: run_job(config, state_dir)))
         scheduler = build_scheduler(runner, trigger, tz, first_run=datetime.datetime.now(tz) if run_now else None)
-        stop, received = threading.Event(), []
-
-        def on_signal(signum: int, _frame) -> None:
-            received.append(signal.Signals(signum).name)
-            stop.set()
+        # Block the stop signals in every thread (threads inherit the mask) and take them with
+        # sigwait in one thread: a handler only runs in the main thread, which sits in an
+        # uninterruptible wait inside BlockingScheduler when the kernel picks another thread.
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
         def stopper() -> None:
-            stop.wait()
+            name = signal.Signals(signal.sigwait(STOP_SIGNALS)).name
             if runner.busy:
                 log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout,
-                         signal=received[0])
+                         signal=name)
             else:
-                log.info("stop requested", signal=received[0])
-            scheduler.shutdown(wait=False)
+                log.info("stop requested", signal=name)
+            # The signal can land before scheduler.start() runs: shutting down a scheduler that
+            # is not running yet raises, so try again until it is.
+            while True:
+                try:
+                    scheduler.shutdown(wait=False)
+                    return
+                except SchedulerNotRunningError:
+                    time.sleep(0.02)
 
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, on_signal)
         threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
         log.info("service started", cron=config.schedule.cron, timezone=config.schedule.timezone,
                  state_dir=str(state_dir), run_now=run_now,
                  next_run=str(trigger.get_next_fire_time(None, datetime.datetime.now(tz))))
-        scheduler.start()
-        if not runner.wait_idle(shutdown_timeout):
-            log.error("run still in progress after the shutdown timeout; exiting", timeout_seconds=shutdown_timeout)
-            sys.stderr.flush()
-            os._exit(1)
+        try:
+            scheduler.start()
+            if not runner.wait_idle(shutdown_timeout):  # a second signal meanwhile stays blocked: no effect
+                log.error("run still in progress after the shutdown timeout; exiting",
+                          timeout_seconds=shutdown_timeout)
+                sys.stderr.flush()
+                os._exit(1)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
     log.info("service stopped")
     return 0
