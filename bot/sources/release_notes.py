@@ -76,13 +76,16 @@ class ReleaseNotes(NamedTuple):
     - ``source``: printable source (no token);
     - ``available``: every release the source has (``vMAJOR.MINOR``), oldest first;
     - ``notes``: ``{release: {pr: entry}}`` for the releases read;
-    - ``problems``: releases without notes, entries skipped, stale cache used.
+    - ``problems``: releases without notes, entries skipped, stale cache used;
+    - ``skipped``: releases a problem already reports as skipped (their file was
+      unusable, or :func:`with_missing` told it), so none is told twice.
     """
 
     source: str
     available: tuple[str, ...]
     notes: dict[str, dict[str, dict]]
     problems: tuple[Problem, ...]
+    skipped: frozenset[str] = frozenset()
 
 
 def parse_notes_source(value: str) -> NotesSource:
@@ -119,15 +122,14 @@ def with_missing(notes: ReleaseNotes, wanted: Collection[str]) -> ReleaseNotes:
     function ran before, or its file could not be used) is not told again.
     """
     newest = max((release_order(r) for r in notes.available), default=None)
-    problems = list(notes.problems)
+    problems, skipped = list(notes.problems), set(notes.skipped)
     for release in sorted({r for r in (release_name(w) for w in wanted) if r}, key=release_order):
-        if release in notes.notes or (newest is not None and release_order(release) > newest):
+        if release in notes.notes or release in skipped or (newest is not None and release_order(release) > newest):
             continue
-        if any(p.message.endswith(_skipped(release)) for p in problems):
-            continue  # already told (this function ran before, or the file was broken)
         problems.append(Problem(notes.source, "", f"release notes for {release} are not available from "
                                                   f"{notes.source}; {_skipped(release)}"))
-    return notes._replace(problems=tuple(problems))
+        skipped.add(release)
+    return notes._replace(problems=tuple(problems), skipped=frozenset(skipped))
 
 
 def _skipped(release: str) -> str:
@@ -209,7 +211,7 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
         if m and not path.is_dir():  # anything else that is not a regular file fails below, as a problem
             files[f"v{int(m.group(1))}.{int(m.group(2))}"] = path
     available = tuple(sorted(files, key=release_order))
-    notes, problems = {}, []
+    notes, problems, skipped = {}, [], set()
     for release in select_releases(available, wanted, newest):
         path = files[release]
         try:
@@ -220,12 +222,15 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
             data = path.read_bytes()
         except OSError as exc:
             problems.append(_unusable(str(path), release, f"cannot read release notes: {exc.strerror or exc}"))
+            skipped.add(release)
             continue
         read, found = parse_notes(str(path), data, release)
         if read is not None:
             notes[release] = read
+        else:
+            skipped.add(release)
         problems += found
-    return ReleaseNotes(str(root), available, notes, tuple(problems))
+    return ReleaseNotes(str(root), available, notes, tuple(problems), frozenset(skipped))
 
 
 def _contents_url(api_url: str, source: NotesSource, path: str) -> str:
@@ -276,6 +281,7 @@ def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wa
     available = tuple(sorted({f"v{int(m.group(1))}.{int(m.group(2))}" for m in map(_DIR_RE.match, names) if m},
                              key=release_order))
     notes: dict[str, dict[str, dict]] = {}
+    skipped: set[str] = set()
     for release in select_releases(available, wanted, newest):
         path = f"releases/release-{release[1:]}/release-notes/release-notes-draft.json"
         where = f"{source.location}@{source.ref}:{path}"
@@ -285,6 +291,7 @@ def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wa
                                 usable=lambda data: parse_notes("", data)[0] is not None)
         except SourceError as exc:  # one file lost, no cached copy: the others still count
             problems.append(_unusable(where, release, str(exc)))
+            skipped.add(release)
             continue
         if data is None:
             if release not in {release_name(w) for w in wanted or ()}:  # a wanted one is told by with_missing
@@ -294,8 +301,11 @@ def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wa
         read, found = parse_notes(where, data, release)
         if read is not None:
             notes[release] = read
+        else:
+            skipped.add(release)
         problems += found
-    return ReleaseNotes(f"github:{source.location}@{source.ref}", available, notes, tuple(problems))
+    return ReleaseNotes(f"github:{source.location}@{source.ref}", available, notes, tuple(problems),
+                        frozenset(skipped))
 
 
 def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
