@@ -92,9 +92,10 @@ MONDAY_6 = datetime.datetime(2026, 3, 2, 6, 0, tzinfo=UTC)
 
 def test_healthy_after_a_good_run_until_the_next_run_is_overdue():
     state = State(last_run=record(), last_success=record(), service_started="2026-03-01T00:00:00+00:00")
-    assert check_health(state, DAILY, MONDAY_6 + datetime.timedelta(hours=23)).ok
+    healthy = (True, "last run r1 ok at 2026-03-02T06:00:00+00:00, revision -")
+    assert check_health(state, DAILY, MONDAY_6 + datetime.timedelta(hours=23)) == healthy
     next_due = MONDAY_6 + datetime.timedelta(days=1)
-    assert check_health(state, DAILY, next_due + LATE_ALLOWANCE - datetime.timedelta(seconds=1)).ok
+    assert check_health(state, DAILY, next_due + LATE_ALLOWANCE - datetime.timedelta(seconds=1)) == healthy
     verdict = check_health(state, DAILY, next_due + LATE_ALLOWANCE)
     assert verdict == (False, "run due at 2026-03-03T06:00:00+00:00 has not succeeded (last good run or start: "
                               "2026-03-02T06:00:00+00:00)")
