@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
+import tempfile
 
 from pathlib import Path
 
@@ -133,7 +135,7 @@ def test_run_sync_none_writes_nothing(tmp_path):
     assert tree(tmp_path) == before
 
 
-def test_write_atomic_refuses_what_is_not_a_writable_regular_file(tmp_path):
+def test_write_atomic_refuses_what_is_not_a_regular_file(tmp_path):
     target = tmp_path / "m.md"
     target.mkdir()
     (target / "keep").write_bytes(b"old")
@@ -141,11 +143,79 @@ def test_write_atomic_refuses_what_is_not_a_writable_regular_file(tmp_path):
         write_atomic(target, b"new")
     with pytest.raises(PublishError, match=r"^/dev/null: not a regular file"):
         write_atomic(Path("/dev/null"), b"new")
+    assert tree(tmp_path) == {"m.md/keep": b"old"}
+
+
+UNPRIVILEGED = 65534  # nobody
+
+
+def _unprivileged(fn) -> str:
+    """``fn()``'s return value (a str), run as an ordinary user: a forked child as uid nobody when
+    we are root (the interpreter is already loaded, so nobody needs no access to it), else in-process."""
+    if os.geteuid() != 0:
+        return fn()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        status = 1
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setgid(UNPRIVILEGED)
+            os.setuid(UNPRIVILEGED)
+            os.write(write, fn().encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        out = fh.read().decode()
+    assert os.waitpid(pid, 0)[1] == 0
+    return out
+
+
+@pytest.fixture
+def shared_tmp():
+    """A temporary directory every user may enter (pytest's tmp_path is private to its owner)."""
+    with tempfile.TemporaryDirectory() as name:
+        os.chmod(name, 0o777)
+        yield Path(name)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root only: an ordinary user cannot write a 0444 file")
+def test_root_replaces_a_read_only_page_as_sed_i_does_and_keeps_its_mode(tmp_path):
     (tmp_path / "ro.md").write_bytes(b"old")
     (tmp_path / "ro.md").chmod(0o444)
-    with pytest.raises(PublishError, match=r"ro\.md: read-only; refusing to replace it$"):
-        write_atomic(tmp_path / "ro.md", b"new")
-    assert tree(tmp_path) == {"m.md/keep": b"old", "ro.md": b"old"}
+    assert publish_files(tmp_path, {"ro.md": b"new"}) == ["ro.md"]
+    assert (tmp_path / "ro.md").read_bytes() == b"new"
+    assert stat.S_IMODE((tmp_path / "ro.md").stat().st_mode) == 0o444
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ro.md"]  # no temp left
+
+
+def test_an_ordinary_user_is_refused_a_page_the_os_would_refuse(shared_tmp):
+    (shared_tmp / "ro.md").write_bytes(b"old")
+    (shared_tmp / "a.md").write_bytes(b"a")
+    (shared_tmp / "locked").mkdir()
+    (shared_tmp / "locked" / "p.md").write_bytes(b"p")
+    for path, mode in (("ro.md", 0o444), ("a.md", 0o666), ("locked/p.md", 0o666), ("locked", 0o555)):
+        (shared_tmp / path).chmod(mode)  # the page in locked/ is writable; its directory is not
+    def attempt() -> str:
+        said = []
+        for pages in ({"a.md": b"A", "ro.md": b"B"}, {"a.md": b"A", "locked/p.md": b"P"}):
+            try:
+                publish_files(shared_tmp, pages)
+            except PublishError as exc:
+                said.append(str(exc))
+        return "\n".join(said)
+
+    try:
+        assert _unprivileged(attempt).splitlines() == [
+            f"{shared_tmp}/ro.md: read-only; refusing to replace it",
+            f"{shared_tmp}/locked/p.md: directory {shared_tmp}/locked is read-only; refusing to replace it",
+        ]
+    finally:
+        (shared_tmp / "locked").chmod(0o755)
+    assert tree(shared_tmp) == {"a.md": b"a", "ro.md": b"old", "locked/p.md": b"p"}  # all or none
 
 
 def test_publish_files_is_all_or_nothing_and_writes_through_symlinks(tmp_path):
@@ -153,9 +223,8 @@ def test_publish_files_is_all_or_nothing_and_writes_through_symlinks(tmp_path):
     (tmp_path / "real.md").write_bytes(b"r")
     (tmp_path / "link.md").symlink_to("real.md")
     (tmp_path / "b").mkdir()
-    (tmp_path / "b" / "p.md").write_bytes(b"b")
-    (tmp_path / "b" / "p.md").chmod(0o444)
-    with pytest.raises(PublishError, match=r"b/p\.md: read-only"):
+    (tmp_path / "b" / "p.md").mkdir()  # not a regular file: refused before anything is written
+    with pytest.raises(PublishError, match=r"b/p\.md: not a regular file"):
         publish_files(tmp_path, {"a.md": b"A", "b/p.md": b"B"})
     assert (tmp_path / "a.md").read_bytes() == b"a"  # nothing written when one page cannot be
     assert publish_files(tmp_path, {"a.md": b"A", "link.md": b"R"}) == ["a.md", "link.md"]

@@ -4,7 +4,12 @@ Every page is first written to a temporary file beside it; only when all of
 them are ready are they moved into place with ``os.replace`` (atomic per
 file). A page that is a symbolic link is written through to its target; a
 path that is not a regular file (a device, a FIFO, a directory) or a page
-that is read-only is refused before anything is written.
+this process may not replace is refused before anything is written.
+
+"May replace" follows the operating system, as ``sed -i`` and editors'
+atomic save do: write permission on the file and on its directory
+(``os.access``), so root may replace a mode 0444 file. The replaced file keeps
+its mode bits.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ def writable_target(path: Path, *, must_exist: bool = True) -> Path:
     """The regular file ``path`` names (symbolic links resolved), checked to be writable.
 
     Raises :class:`PublishError` naming ``path`` when it is missing (and
-    ``must_exist``), not a regular file, or read-only (mode bits, even for root).
+    ``must_exist``), not a regular file, or not writable by this process: the
+    file or its directory lacks write permission as ``os.access`` reports it
+    (so mode 0444 refuses an ordinary user but not root, as for ``sed -i``).
     """
     target = Path(os.path.realpath(path))
     try:
@@ -29,13 +36,23 @@ def writable_target(path: Path, *, must_exist: bool = True) -> Path:
     except FileNotFoundError:
         if must_exist:
             raise PublishError(f"{path}: no such file") from None
-        return target
+        return _directory_writable(path, target)
     except OSError as exc:
         raise PublishError(f"{path}: cannot write: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         raise PublishError(f"{path}: not a regular file; refusing to replace it")
-    if not st.st_mode & 0o222 or not os.access(target, os.W_OK):
+    if not os.access(target, os.W_OK):
         raise PublishError(f"{path}: read-only; refusing to replace it")
+    return _directory_writable(path, target)
+
+
+def _directory_writable(path: Path, target: Path) -> Path:
+    """``target`` when its directory accepts a new file and a rename; else :class:`PublishError`.
+
+    A missing directory is left to the write itself, which names the OS error.
+    """
+    if target.parent.is_dir() and not os.access(target.parent, os.W_OK | os.X_OK):
+        raise PublishError(f"{path}: directory {target.parent} is read-only; refusing to replace it")
     return target
 
 
