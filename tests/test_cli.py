@@ -127,8 +127,8 @@ def test_missing_page_exits_2_naming_it(work, capsys):
 
 def test_bad_enhancements_exits_2(work, capsys):
     assert main(["sync", "--enhancements", "no/such/dir", "--wiki", "wiki", "--page", "m.md"]) == 2
-    assert _error(capsys) == ("kep-sync: error: --enhancements 'no/such/dir': not a directory with keps/, a git repository, "
-                              "a bundle, a URL or github:OWNER/REPO@REF")
+    assert _error(capsys) == ("kep-sync: error: --enhancements 'no/such/dir': not a directory with keps/, a .tar.gz "
+                              "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF")
     assert main(["sync", "--enhancements", "github:nope", "--wiki", "wiki", "--page", "m.md"]) == 2
     assert _error(capsys) == "kep-sync: error: --enhancements 'github:nope': expected github:OWNER/REPO@REF"
 

@@ -160,8 +160,8 @@ def test_parse_source_rejects_other_values(tmp_path, name):
              "ftp-ish": "ftp://example.invalid/enh"}[name]
     with pytest.raises(UsageError) as info:
         parse_source(value)
-    assert str(info.value) == (f"--enhancements {value!r}: not a directory with keps/, a git repository, "
-                               "a bundle, a URL or github:OWNER/REPO@REF")
+    assert str(info.value) == (f"--enhancements {value!r}: not a directory with keps/, a .tar.gz "
+                               "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF")
 
 
 def test_usage_and_source_errors_share_the_root():

@@ -3,9 +3,11 @@
 ``--enhancements SRC`` forms (see :func:`parse_source`):
 
 1. a directory that contains ``keps/`` (revision: its git HEAD, if it is a checkout);
-2. a git repository: a local path, ``file://`` or ``https://`` URL, or a bundle
+2. a local ``.tar.gz`` / ``.tgz`` tarball holding ``TOP/keps/...`` (the offline snapshot in
+   ``examples/``, made by ``scripts/make_snapshot.py``; revision: the commit SHA in its pax header);
+3. a git repository: a local path, ``file://`` or ``https://`` URL, or a bundle
    file; cloned once (bare) into the cache directory and fetched on later runs;
-3. ``github:OWNER/REPO@REF``: REF resolved to a commit SHA with one API call,
+4. ``github:OWNER/REPO@REF``: REF resolved to a commit SHA with one API call,
    that commit's tarball streamed with httpx and read in memory.
 
 Only ``keps/**/kep.yaml`` and ``keps/prod-readiness/**.yaml`` are read, and only
@@ -40,6 +42,7 @@ from bot.sources.github_tarball import (
     resolve_github_ref,
 )
 from bot.sources.localfs import scan_directory, text_path
+from bot.sources.tarball import is_tarball_path, read_local_tarball, tarball_revision
 
 __all__ = [
     "DEFAULT_API_URL", "MAX_TARBALL_BYTES", "Revision", "Source", "current_revision", "github_url", "load_snapshot",
@@ -49,7 +52,7 @@ __all__ = [
 
 
 class Source(NamedTuple):
-    """A parsed ``--enhancements`` value: ``kind`` is ``dir``, ``git`` or ``github``.
+    """A parsed ``--enhancements`` value: ``kind`` is ``dir``, ``tarball``, ``git`` or ``github``.
 
     ``location`` is the path, URL or ``OWNER/REPO``; ``ref`` the GitHub ref (``github`` only).
     """
@@ -73,10 +76,12 @@ def parse_source(value: str) -> Source:
     path = Path(value).expanduser()
     if path.is_dir() and (path / "keps").is_dir():
         return Source("dir", str(path))
+    if path.is_file() and is_tarball_path(path):
+        return Source("tarball", str(path))
     if path.is_file() or (path.is_dir() and ((path / "HEAD").is_file() or (path / ".git").exists())):
         return Source("git", str(path.resolve()))
-    raise UsageError(f"--enhancements {value!r}: not a directory with keps/, a git repository, a bundle, "
-                     "a URL or github:OWNER/REPO@REF")
+    raise UsageError(f"--enhancements {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
+                     "repository, a bundle, a URL or github:OWNER/REPO@REF")
 
 
 def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL,
@@ -92,6 +97,9 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
         root = Path(source.location)
         files, problems = scan_directory(root)
         return with_problems(build_snapshot(files, text_path(str(root)), worktree_head(root)), problems)
+    if source.kind == "tarball":
+        files, problems, revision = read_local_tarball(Path(source.location))
+        return with_problems(build_snapshot(files, text_path(source.location), revision), problems)
     if source.kind == "git":
         repo = sync_git_cache(source.location, cache_dir)
         revision = run_git(repo, "rev-parse", "HEAD").strip()
@@ -131,13 +139,16 @@ def current_revision(value: str, client: httpx.Client, *, api_url: str = DEFAULT
       docs: a ``304`` answer does not count against the rate limit);
     - a git repository, URL or bundle: ``git ls-remote`` (``HEAD``, else the only
       branch, else ``master``/``main``, as the clone in :func:`sync_git_cache` picks);
-    - a directory: its git ``HEAD`` (``""`` when it is not a checkout).
+    - a directory: its git ``HEAD`` (``""`` when it is not a checkout);
+    - a local tarball: the commit SHA in its pax header (no request).
 
     Raises :class:`UsageError` for an unknown form, :class:`SourceError` when the source cannot be read.
     """
     source = parse_source(value)
     if source.kind == "dir":
         return Revision(worktree_head(Path(source.location)))
+    if source.kind == "tarball":
+        return Revision(tarball_revision(Path(source.location)))
     if source.kind == "git":
         return Revision(remote_head(source.location))
     return probe_github_ref(client, api_url, source.location, source.ref, etag)

@@ -7,14 +7,9 @@ and ``GET /repos/{owner}/{repo}/tarball/{sha}``.
 
 from __future__ import annotations
 
-import gzip
-import io
 import re
-import tarfile
 import time
-import zlib
 from collections.abc import Callable
-from pathlib import PurePosixPath
 from typing import NamedTuple
 from urllib.parse import quote
 
@@ -23,18 +18,10 @@ import httpx
 from bot.errors import SourceError, UsageError
 from bot.http import redact, send, sendable_etag
 from bot.kep import Problem
-from bot.snapshot import is_kep_file, is_prr_file
 from bot.sources import is_valid_name, is_valid_ref
 from bot.sources.limits import Deadline, LimitedReader, chunk_reader
-from bot.sources.localfs import MAX_FILE_BYTES, NOT_UTF8, decode_path
-
-
-#: Largest tarball body accepted, bytes (the full enhancements tarball is ~40 MB).
-MAX_TARBALL_BYTES = 256 * 1024 * 1024
-
-
-#: Largest tarball once decompressed, bytes (the full enhancements tree is ~150 MB).
-MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
+from bot.sources.localfs import MAX_FILE_BYTES
+from bot.sources.tarball import MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, read_tar_stream
 
 
 #: Overall deadline of a tarball download, seconds (retries included).
@@ -138,14 +125,11 @@ def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str, limit:
                  clock: Callable[[], float] = time.monotonic) -> tuple[list[tuple[str, bytes]], list[Problem]]:
     """Stream ``GET /repos/{repo}/tarball/{sha}`` and return its metadata files, in memory.
 
-    Returns ``(files, problems)``. Links and device entries under ``keps/`` and
-    metadata files over ``max_file_bytes`` are skipped and reported; member
-    paths are valid text (:func:`~bot.sources.localfs.decode_path`). Raises
-    :class:`SourceError` (URL redacted) for an absolute or ``..`` member path,
-    a body over ``limit`` bytes, a stream over ``max_unpacked`` bytes once
-    decompressed (gzip bomb), metadata files over ``limit`` bytes in total,
-    a download not finished within ``seconds`` (``clock``: monotonic seconds),
-    an HTTP error or a broken archive.
+    Returns ``(files, problems)``, read by :func:`bot.sources.tarball.read_tar_stream` (the member checks
+    shared with the local tarball source). Raises :class:`SourceError` (URL redacted) for an absolute or
+    ``..`` member path, a body over ``limit`` bytes, a stream over ``max_unpacked`` bytes once
+    decompressed (gzip bomb), metadata files over ``limit`` bytes in total, a download not finished
+    within ``seconds`` (``clock``: monotonic seconds), an HTTP error or a broken archive.
     """
     url = github_url(api_url, repo, "tarball", sha)
     what = f"GET {redact(url)}"
@@ -155,62 +139,11 @@ def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str, limit:
         if response.status_code != 200:
             raise SourceError(f"{what}: HTTP {response.status_code}")
         deadline.check()
-        body = LimitedReader(chunk_reader(response.iter_bytes()), limit, what, deadline=deadline)
-        gz = gzip.GzipFile(fileobj=io.BufferedReader(body, 1 << 16), mode="rb")
-        unpacked = LimitedReader(lambda: gz.read(1 << 16), max_unpacked, what, unit=" once decompressed")
-        with tarfile.open(fileobj=io.BufferedReader(unpacked, 1 << 16), mode="r|") as tar:
-            return _read_members(tar, what, limit, max_file_bytes)
+        files, problems, _ = read_tar_stream(chunk_reader(response.iter_bytes()), what, limit,
+                                             max_unpacked=max_unpacked, max_file_bytes=max_file_bytes,
+                                             deadline=deadline)
+        return files, problems
     except httpx.HTTPError as exc:
         raise SourceError(f"{what}: {type(exc).__name__} while reading the body: {redact(str(exc))}") from None
-    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
-        raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
     finally:
         response.close()
-
-
-def _read_members(tar: tarfile.TarFile, what: str, limit: int,
-                  max_file_bytes: int) -> tuple[list[tuple[str, bytes]], list[Problem]]:
-    files: list[tuple[str, bytes]] = []
-    problems: list[Problem] = []
-    kept = 0
-    while (member := tar.next()) is not None:
-        tar.members.clear()  # stream mode: keep memory flat however many entries there are
-        raw = _member_path(member.name, what)
-        path, changed = decode_path(raw or "")
-        if raw is None or not path.startswith("keps/") or member.isdir():
-            continue
-        if not member.isfile():
-            problems.append(Problem(path, "", f"archive entry is a {_member_kind(member)}, not a file; skipped"))
-            continue
-        if not (is_kep_file(path) or is_prr_file(path)):
-            continue
-        if member.size > max_file_bytes:
-            problems.append(Problem(path, "", f"larger than {max_file_bytes} bytes; skipped"))
-            continue
-        kept += member.size
-        if kept > limit:
-            raise SourceError(f"{what}: metadata files larger than {limit} bytes once unpacked, refused")
-        fh = tar.extractfile(member)
-        files.append((path, fh.read() if fh else b""))
-        if changed:
-            problems.append(Problem(path, "", NOT_UTF8))
-    return files, problems
-
-
-def _member_path(name: str, what: str) -> str | None:
-    """Strip the ``owner-repo-sha/`` top folder; ``None`` for the folder itself."""
-    posix = PurePosixPath(name)
-    if posix.is_absolute() or ".." in posix.parts:
-        raise SourceError(f"{what}: archive member {name!r} escapes the archive, refused")
-    parts = posix.parts[1:]
-    return "/".join(parts) if parts else None
-
-
-def _member_kind(member: tarfile.TarInfo) -> str:
-    if member.issym():
-        return "symbolic link"
-    if member.islnk():
-        return "hard link"
-    if member.isdir():
-        return "directory"
-    return "device or special file"

@@ -1,0 +1,141 @@
+"""Read the metadata files of an enhancements tarball: a local ``.tar.gz`` file (the offline snapshot in
+``examples/``), and the stream GitHub serves for the ``github:`` source (:mod:`bot.sources.github_tarball`).
+
+Both go through :func:`read_tar_stream`: the archive is read as a stream (never unpacked to disk), every
+member path has its top folder stripped (``owner-repo-sha/`` at GitHub, ``enhancements-DATE-SHA/`` in the
+snapshot), an absolute or ``..`` member path is refused, links and device entries under ``keps/`` and
+oversized metadata files are reported as problems, and the decompressed stream is capped (gzip bomb).
+The revision is the commit SHA in the archive's pax global header ``comment`` (``git archive`` and GitHub
+write it there; ``scripts/make_snapshot.py`` too).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import tarfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+
+from bot.errors import SourceError
+from bot.kep import Problem
+from bot.snapshot import is_kep_file, is_prr_file
+from bot.sources.limits import Deadline, LimitedReader
+from bot.sources.localfs import MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
+
+#: File names read as a local tarball source (``--enhancements FILE``).
+TARBALL_SUFFIXES = (".tar.gz", ".tgz")
+
+#: Largest local tarball or tarball body accepted, bytes (the full enhancements tarball is ~40 MB).
+MAX_TARBALL_BYTES = 256 * 1024 * 1024
+
+#: Largest tarball once decompressed, bytes (the full enhancements tree is ~150 MB).
+MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
+
+_SHA_RE = re.compile(r"[0-9a-f]{40}")
+
+
+def is_tarball_path(path: Path) -> bool:
+    """True when ``path`` names a ``.tar.gz`` / ``.tgz`` file (the local tarball source kind)."""
+    return path.name.lower().endswith(TARBALL_SUFFIXES)
+
+
+def read_tar_stream(read_chunk: Callable[[], bytes], what: str, limit: int = MAX_TARBALL_BYTES, *,
+                    max_unpacked: int = MAX_UNPACKED_BYTES, max_file_bytes: int = MAX_FILE_BYTES,
+                    deadline: Deadline | None = None) -> tuple[list[tuple[str, bytes]], list[Problem], str]:
+    """Read a gzip tar stream: ``(files, problems, revision)``.
+
+    ``read_chunk()`` returns the next compressed bytes (``b""`` at the end); ``what`` names the
+    archive in errors (a redacted URL or a path). ``files``: ``[(path, bytes)]`` of every
+    ``keps/**/kep.yaml`` and ``keps/prod-readiness/**.yaml`` member in archive order; ``revision``:
+    the 40-hex commit SHA of the pax global header ``comment``, ``""`` when absent.
+    Raises :class:`SourceError` ``"{what}: ..."`` for an absolute or ``..`` member path, more
+    than ``limit`` compressed bytes, more than ``max_unpacked`` bytes once decompressed, metadata
+    files over ``limit`` bytes in total, the ``deadline`` passing, or a broken archive.
+    """
+    body = LimitedReader(read_chunk, limit, what, deadline=deadline)
+    try:
+        gz = gzip.GzipFile(fileobj=io.BufferedReader(body, 1 << 16), mode="rb")
+        unpacked = LimitedReader(lambda: gz.read(1 << 16), max_unpacked, what, unit=" once decompressed")
+        with tarfile.open(fileobj=io.BufferedReader(unpacked, 1 << 16), mode="r|") as tar:
+            files, problems = _read_members(tar, what, limit, max_file_bytes)
+            comment = tar.pax_headers.get("comment", "").strip()
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
+    return files, problems, comment if _SHA_RE.fullmatch(comment) else ""
+
+
+def read_local_tarball(path: Path, **limits) -> tuple[list[tuple[str, bytes]], list[Problem], str]:
+    """:func:`read_tar_stream` over the file at ``path``; ``limits``: its keyword caps.
+
+    Raises :class:`SourceError` naming the path when it cannot be opened or read.
+    """
+    what = text_path(str(path))
+    try:
+        with open(path, "rb") as fh:
+            return read_tar_stream(lambda: fh.read(1 << 16), what, **limits)
+    except OSError as exc:
+        raise SourceError(f"{what}: cannot read the tarball: {exc.strerror or exc}") from None
+
+
+def tarball_revision(path: Path) -> str:
+    """The commit SHA in the pax global header of the tarball at ``path`` (``""`` when absent), reading
+    only its first header block. Raises :class:`SourceError` when the file is not a readable tar.gz."""
+    what = text_path(str(path))
+    try:
+        with tarfile.open(path, mode="r|gz") as tar:
+            tar.next()
+            comment = tar.pax_headers.get("comment", "").strip()
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
+    return comment if _SHA_RE.fullmatch(comment) else ""
+
+
+def _read_members(tar: tarfile.TarFile, what: str, limit: int,
+                  max_file_bytes: int) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    files: list[tuple[str, bytes]] = []
+    problems: list[Problem] = []
+    kept = 0
+    while (member := tar.next()) is not None:
+        tar.members.clear()  # stream mode: keep memory flat however many entries there are
+        raw = _member_path(member.name, what)
+        path, changed = decode_path(raw or "")
+        if raw is None or not path.startswith("keps/") or member.isdir():
+            continue
+        if not member.isfile():
+            problems.append(Problem(path, "", f"archive entry is a {_member_kind(member)}, not a file; skipped"))
+            continue
+        if not (is_kep_file(path) or is_prr_file(path)):
+            continue
+        if member.size > max_file_bytes:
+            problems.append(Problem(path, "", f"larger than {max_file_bytes} bytes; skipped"))
+            continue
+        kept += member.size
+        if kept > limit:
+            raise SourceError(f"{what}: metadata files larger than {limit} bytes once unpacked, refused")
+        fh = tar.extractfile(member)
+        files.append((path, fh.read() if fh else b""))
+        if changed:
+            problems.append(Problem(path, "", NOT_UTF8))
+    return files, problems
+
+
+def _member_path(name: str, what: str) -> str | None:
+    """Strip the top folder (``owner-repo-sha/``); ``None`` for the folder itself."""
+    posix = PurePosixPath(name)
+    if posix.is_absolute() or ".." in posix.parts:
+        raise SourceError(f"{what}: archive member {name!r} escapes the archive, refused")
+    parts = posix.parts[1:]
+    return "/".join(parts) if parts else None
+
+
+def _member_kind(member: tarfile.TarInfo) -> str:
+    if member.issym():
+        return "symbolic link"
+    if member.islnk():
+        return "hard link"
+    if member.isdir():
+        return "directory"
+    return "device or special file"
