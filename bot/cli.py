@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from bot import __version__
 from bot.config import Config, config_errors, find_config_path, load_config
 from bot.errors import ConfigError, KepSyncError, UsageError
-from bot.http import RequestCounter, redact
+from bot.http import RequestCounter
+from bot.redact import redact
 from bot.log import configure, get_logger
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

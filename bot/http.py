@@ -18,6 +18,7 @@ import httpx
 import tenacity
 
 from bot import __version__
+from bot.redact import redact
 
 USER_AGENT = f"kep-sync/{__version__} (+https://github.com/kep-sync/kep-sync)"
 #: Connect/read timeout per request, seconds.
@@ -28,21 +29,6 @@ MAX_RATE_LIMIT_WAIT_SECONDS = 120.0
 MAX_HINT_SECONDS = 86400.0
 #: Attempts per request (first try included).
 MAX_ATTEMPTS = 4
-
-_TOKEN_RE = re.compile(r"(gh[pousr]_[A-Za-z0-9_]{10,}|github_pat_[A-Za-z0-9_]{10,})")
-_USERINFO_RE = re.compile(r"(?<=://)[^/@\s]+@")
-#: Query parameters that carry secrets (GitHub, GitLab, signed URLs): the value is hidden, the name kept.
-_SECRET_PARAM_RE = re.compile(
-    r"(?<=[?&;])(token|access_token|private_token|password|key|sig|signature)=[^&#;\s'\"<>]+", re.IGNORECASE)
-
-
-def redact(text: str) -> str:
-    """Hide credentials in ``text``: URL user-info (``https://x:tok@host``), GitHub token shapes and the
-    values of query parameters named token, access_token, private_token, password, key, sig or signature
-    (``?token=abc`` -> ``?token=***``)."""
-    text = _SECRET_PARAM_RE.sub(lambda m: f"{m.group(1)}=***", text)
-    return _TOKEN_RE.sub("***", _USERINFO_RE.sub("***@", text))
-
 
 def sendable_etag(value: str) -> str:
     """``value`` when it can be sent back as ``If-None-Match``, else ``""`` (treat as no ETag).
@@ -165,7 +151,7 @@ def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
         return response
 
     def log_retry(state: tenacity.RetryCallState) -> None:
-        from bot.log import get_logger  # bot.log imports this module
+        from bot.log import get_logger
 
         exc = state.outcome.exception() if state.outcome else None
         reason = f"HTTP {exc.response.status_code}" if isinstance(exc, RetryableStatus) else type(exc).__name__

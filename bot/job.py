@@ -27,7 +27,8 @@ import httpx
 import structlog
 
 from bot.config import Config
-from bot.http import RequestCounter, make_client, redact
+from bot.http import RequestCounter, make_client
+from bot.redact import redact
 from bot.log import get_logger
 from bot.sources.enhancements import current_revision
 from bot.sources.release_notes import current_etags

@@ -7,7 +7,7 @@ import sys
 
 import structlog
 
-from bot.http import redact
+from bot.redact import redact
 
 
 def _redact(_logger, _name, event: dict) -> dict:

@@ -32,10 +32,10 @@ from bot.http import (
     RequestCounter,
     make_client,
     rate_limit_wait,
-    redact,
     send,
 )
 from bot.kep import Problem
+from bot.redact import redact
 from bot.sources import parse_github_spec
 from bot.sources.enhancements import (
     Source,

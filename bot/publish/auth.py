@@ -28,8 +28,8 @@ import tenacity
 from github import Auth, GithubException, GithubIntegration
 
 from bot.errors import ConfigError, PublishError
-from bot.http import (MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait,
-                      redact)
+from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait
+from bot.redact import redact
 from bot.log import get_logger
 
 #: Attempts per API call (first try included).

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from bot.config import Config
 from bot.errors import PublishError
-from bot.http import RequestCounter, redact
+from bot.http import RequestCounter
+from bot.redact import redact
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish.ownership import is_own_head

@@ -27,7 +27,8 @@ from typing import NamedTuple
 import httpx
 
 from bot.errors import UsageError
-from bot.http import make_client, redact
+from bot.http import make_client
+from bot.redact import redact
 from bot.kep import Problem
 from bot.snapshot import Snapshot, build_snapshot
 from bot.sources import parse_github_spec

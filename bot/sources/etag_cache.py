@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 
 from bot.errors import SourceError
-from bot.http import redact, send, sendable_etag
+from bot.http import send, sendable_etag
+from bot.redact import redact
 from bot.kep import Problem
 
 
