@@ -151,11 +151,11 @@ def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
         return response
 
     def log_retry(state: tenacity.RetryCallState) -> None:
-        from bot.log import get_logger
+        import structlog  # configured by bot.log; not imported here, so neither module imports the other
 
         exc = state.outcome.exception() if state.outcome else None
         reason = f"HTTP {exc.response.status_code}" if isinstance(exc, RetryableStatus) else type(exc).__name__
-        get_logger().warning("retrying request", method=method, url=redact(url), reason=reason,
+        structlog.get_logger().warning("retrying request", method=method, url=redact(url), reason=reason,
                              attempt=state.attempt_number, wait_seconds=state.next_action.sleep if state.next_action
                              else None)
 

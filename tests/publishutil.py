@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - run from tests/ or scripts/
 from bot.config import Config
 from bot.http import RequestCounter
 from bot.snapshot import Snapshot
+from bot.sync import open_wiki, sync_snapshot
 
 __all__ = ["BRANCH", "ENV", "PAGE", "PAGE_PATH", "REPO", "Run", "fresh_logging", "github_config", "keps", "page",
            "run_github", "run_preview"]
@@ -90,20 +91,17 @@ class Run(NamedTuple):
 
 
 def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
-    """Run :func:`bot.publish.github.publish_github` once against ``fake`` with counters reset and no real sleeps."""
-    from bot.publish.github import publish_github
-
-    return _measure(fake, lambda counter, sleeps: publish_github(
-        config, snap, counter=counter, env=ENV if env is None else env, sleep=sleeps.append, seconds_between_writes=0))
+    """One :func:`bot.sync.sync_snapshot` on the GitHub backend against ``fake``, counters reset, no real sleeps."""
+    return _measure(fake, lambda counter, sleeps: sync_snapshot(config, snap, open_wiki(
+        config, counter, env=ENV if env is None else env, sleep=sleeps.append, seconds_between_writes=0)))
 
 
 def run_preview(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
-    """Run :func:`bot.publish.github.preview_github` (the dry run) once against ``fake``, like :func:`run_github`."""
-    from bot.publish.github import preview_github
-    from bot.sync import SyncOutcome
-
-    return _measure(fake, lambda counter, sleeps: SyncOutcome(preview_github(
-        config, snap, counter=counter, env=ENV if env is None else env, sleep=sleeps.append), [], ""))
+    """The dry run (``--publish none`` with ``wiki.repo``: the GitHub backend read-only) against ``fake``,
+    like :func:`run_github`."""
+    dry = config.model_copy(update={"publish": "none"})
+    return _measure(fake, lambda counter, sleeps: sync_snapshot(dry, snap, open_wiki(
+        dry, counter, env=ENV if env is None else env, sleep=sleeps.append)))
 
 
 def _measure(fake, call) -> Run:

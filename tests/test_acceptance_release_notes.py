@@ -17,7 +17,7 @@ from bot.evidence import build_index, find_discrepancies, gate_owners, released
 from bot.kep import Problem
 from bot.sources.enhancements import load_snapshot
 from bot.sources.release_notes import load_release_notes
-from bot.sync import plan_sync
+from bot.plan import plan_sync
 
 pytestmark = pytest.mark.acceptance
 

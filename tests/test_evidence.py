@@ -29,7 +29,7 @@ from bot.evidence import (
 )
 from bot.kep import Problem
 from bot.sources.release_notes import ReleaseNotes
-from bot.sync import plan_sync
+from bot.plan import plan_sync
 
 try:
     from tests.notesutil import entry, fixture_keps, fixture_snapshot, notes_135, notes_136, notes_137

@@ -9,7 +9,9 @@ import pytest
 from bot.config import Config
 from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
-from bot.publish.git import publish_git
+from bot.plan import plan_sync
+from bot.sync import sync_snapshot
+from bot.wiki.backends.git import GitWiki
 from tests.gitutil import commit, git, make_repo
 from tests.publishutil import BRANCH, PAGE, PAGE_PATH, keps, page
 from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
@@ -30,7 +32,8 @@ def config(**wiki) -> Config:
 
 
 def run(wiki: Path, snap=None, cfg=None):
-    return publish_git(cfg or config(), snap or keps(), wiki)
+    cfg = cfg or config()
+    return sync_snapshot(cfg, snap or keps(), GitWiki(cfg, wiki))
 
 
 def pr_file(wiki: Path) -> Path:
@@ -126,7 +129,7 @@ def test_errors(wiki, tmp_path):
     with pytest.raises(PublishError, match="wiki.base 'nope' is not a branch or commit"):
         run(wiki, cfg=config(base="nope"))
     with pytest.raises(ConfigError) as err:
-        publish_git(Config.model_validate({"wiki": {"pages": ["missing.md"]}}), keps(), wiki)
+        run(wiki, cfg=Config.model_validate({"publish": "git", "wiki": {"pages": ["missing.md"]}}))
     assert str(err.value) == f"wiki.pages (--page) 'missing.md': no such file at main in {wiki}"
     run(wiki)
     git(wiki, "checkout", "-q", BRANCH)
@@ -218,3 +221,31 @@ def test_the_bot_commit_without_a_record_is_recognised_by_identity_and_tree(wiki
     again = run(wiki)
     assert (again.written, again.blocked, again.url) == ([], False, str(pr_file(wiki)))
     assert git(wiki, "rev-parse", BRANCH) == head and pr_file(wiki).read_text() == text
+
+
+def test_a_base_that_moves_before_landing_is_read_again_and_replanned(wiki):
+    cfg = config()
+    backend = GitWiki(cfg, wiki)
+    base = backend.read()
+    first = plan_sync(cfg, keps(), base.pages, max_chars=base.max_chars)
+    moved = commit(wiki, {PAGE_PATH: PAGE.replace("End.", "Ended.")}, "a human edit on the base")
+    seen = []
+
+    def replan(new_base):
+        seen.append((new_base.revision, new_base.pages[PAGE_PATH]))
+        return plan_sync(cfg, keps(), new_base.pages, max_chars=new_base.max_chars)
+
+    landing = backend.land(first, replan)
+    assert seen == [(moved, PAGE.replace("End.", "Ended.").encode())]
+    assert landing.plan is not first and (landing.written, landing.blocked) == ([PAGE_PATH], False)
+    assert git(wiki, "rev-parse", f"{BRANCH}^") == moved
+    assert show(wiki, BRANCH) == PROMOTED.replace("End.", "Ended.")
+
+
+def test_an_unmoved_base_lands_the_plan_as_given(wiki):
+    cfg = config()
+    backend = GitWiki(cfg, wiki)
+    base = backend.read()
+    plan = plan_sync(cfg, keps(), base.pages, max_chars=base.max_chars)
+    landing = backend.land(plan, lambda _: pytest.fail("replanned an unmoved base"))
+    assert landing.plan is plan and show(wiki, BRANCH) == PROMOTED

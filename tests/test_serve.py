@@ -68,7 +68,7 @@ def test_a_failed_run_is_logged_and_the_service_keeps_going(tmp_path):
         assert serve.proc.poll() is None  # still serving
         serve.proc.send_signal(signal.SIGINT)
         assert serve.finish() == 0
-    # the exact message belongs to bot.sync.read_wiki_pages (being reworded elsewhere); the page is named
+    # the exact message belongs to bot.wiki.backends.directory.read_wiki_pages (being reworded elsewhere); the page is named
     assert "matrix.md" in failed["error"] and str(tmp_path / "wiki") in failed["error"]
     assert (summary["result"], summary["error"], summary["level"]) == ("failed", failed["error"], "error")
     assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 1

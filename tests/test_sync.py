@@ -14,7 +14,9 @@ import pytest
 from bot.config import Config
 from bot.errors import ConfigError, PublishError, WikiError
 from bot.publish.files import publish_files, write_atomic
-from bot.sync import plan_sync, read_wiki_pages, run_sync, set_front_matter_date
+from bot.plan import plan_sync, set_front_matter_date
+from bot.sync import run_sync
+from bot.wiki.backends.directory import read_wiki_pages
 
 try:
     from tests.syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, snapshot, tree, write_keps

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import httpx
 
 from bot.errors import UsageError
-from bot.http import make_client
+from bot.http import RequestCounter, make_client
 from bot.redact import redact
 from bot.kep import Problem
 from bot.snapshot import Snapshot, build_snapshot
@@ -86,11 +86,12 @@ def parse_source(value: str) -> Source:
 
 
 def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL,
-                  token: str | None = None, client: httpx.Client | None = None) -> Snapshot:
+                  token: str | None = None, client: httpx.Client | None = None,
+                  counter: RequestCounter | None = None) -> Snapshot:
     """Read the KEPs named by ``value`` (an ``--enhancements`` string) into a Snapshot.
 
     ``cache_dir`` holds git clones; ``client`` is reused for the ``github:`` form
-    (one is made when ``None``). Raises :class:`UsageError` for an unknown form,
+    (one is made when ``None``, with ``token`` and ``counter``; none for a directory or git source). Raises :class:`UsageError` for an unknown form,
     :class:`SourceError` when the source cannot be read.
     """
     source = parse_source(value)
@@ -107,7 +108,7 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
         files, problems = scan_git_tree(repo, revision)
         return with_problems(build_snapshot(files, text_path(redact(source.location)), revision), problems)
     own = client is None
-    client = client or make_client(token)
+    client = client or make_client(token, counter=counter)
     try:
         revision = resolve_github_ref(client, api_url, source.location, source.ref)
         files, problems = read_tarball(client, api_url, source.location, revision)

@@ -1,4 +1,4 @@
-"""Publish to a local git clone of the wiki: one commit on the bot branch, the pull request text in a file.
+"""The wiki as a local git clone: read the pages at the base; land = one commit on the bot branch + the PR text.
 
 ``--publish git --wiki DIR``: the pages are read at the base head (``wiki.base``,
 default the checked-out branch), never from the working tree; the commit is
@@ -10,7 +10,9 @@ bot branch kep-sync did not make is never overwritten; the base already has
 the rows -> the bot branch is deleted. The pull request title and body go to
 ``<git dir>/kep-sync/pull-request.md``: the title on the first line, a blank
 line, then the body (bot section with the hidden state marker; text written
-outside the section survives).
+outside the section survives). When the base moved between reading and
+landing, the pages are read again and the orchestrator's ``replan`` callback
+rebuilds the plan before anything is committed.
 """
 
 from __future__ import annotations
@@ -18,19 +20,20 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.config import Config
 from bot.errors import PublishError
-from bot.http import RequestCounter
-from bot.redact import redact
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
-from bot.snapshot import Snapshot
-from bot.sync import SyncOutcome, SyncPlan, page_error, plan_sync, release_notes_loader
+from bot.redact import redact
+from bot.wiki.backends import Base, Landing, Replan, page_error
+
+if TYPE_CHECKING:
+    from bot.plan import SyncPlan
 
 _ZERO = "0" * 40
 #: The author and committer of every commit kep-sync makes in git mode (see :mod:`bot.publish.ownership`).
@@ -61,71 +64,103 @@ class _Git:
         return None if out is None else out.decode("utf-8", "replace").strip()
 
 
-def publish_git(config: Config, snapshot: Snapshot, wiki_dir: Path, *, only: Collection[int] | None = None,
-                today: str | None = None, counter: RequestCounter | None = None) -> SyncOutcome:
-    """Commit the regenerated pages on the bot branch of the clone at ``wiki_dir``.
+class GitWiki:
+    """:class:`~bot.wiki.backends.Wiki` over the git clone at ``wiki_dir``, per ``config.wiki`` and ``config.pull_request``.
 
-    Returns a :class:`~bot.sync.SyncOutcome` whose ``url`` is the path of
-    pull-request.md (``""`` when nothing is proposed or a foreign commit blocks
-    the branch; then ``blocked`` is True) and ``written`` the pages in the
-    commit made by this run (``[]`` when none). Raises
-    :class:`PublishError` when ``wiki_dir`` is not a git work tree, the base
-    cannot be resolved or the bot branch is checked out; :class:`ConfigError`
-    (exit 2, naming ``wiki.pages``) for a page that is not a regular file at the base.
-    The bot branch head is moved only when it is kep-sync's own commit
-    (:mod:`bot.publish.ownership`); commits are made as ``kep-sync <kep-sync@users.noreply.github.com>``.
+    :meth:`read` raises :class:`PublishError` when ``wiki_dir`` is not a git work tree, the base cannot
+    be resolved or the bot branch is checked out; :class:`ConfigError` (exit 2, naming ``wiki.pages``)
+    for a page that is not a regular file at the base. :meth:`land` moves the bot branch head only
+    when it is kep-sync's own commit (:mod:`bot.publish.ownership`); commits are made as
+    ``kep-sync <kep-sync@users.noreply.github.com>``.
     """
-    git = _Git(wiki_dir)
-    git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
-    if git_dir is None:
-        raise PublishError(f"{wiki_dir}: not a git repository (--publish git needs a clone of the wiki)")
-    branch, ref = config.pull_request.branch, f"refs/heads/{config.pull_request.branch}"
-    checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
-    if checked_out == ref:
-        raise PublishError(f"{wiki_dir}: the bot branch {branch} is checked out; switch to the base branch first")
-    base_name = config.wiki.base or (checked_out or "").removeprefix("refs/heads/") or "HEAD"
-    base = git.text("rev-parse", "--verify", "-q", "--end-of-options", f"{base_name}^{{commit}}", check=False)
-    if not base:
-        raise PublishError(f"{wiki_dir}: wiki.base {base_name!r} is not a branch or commit")
-    modes, blobs, pages = _read_pages(git, base, base_name, config.wiki.pages)
-    pr_file = Path(git_dir) / "kep-sync" / "pull-request.md"
-    body = _read_pr_body(pr_file)
-    plan = plan_sync(config, snapshot, pages, only=only, today=today,
-                     release_notes=release_notes_loader(config, counter), max_chars=prmod.changelog_budget(body))
-    proposal = PrState(snapshot.revision, prmod.fingerprint(plan.changes), base, prmod.pages_digest(blobs))
-    log = get_logger(component="publish", wiki=str(wiki_dir), branch=branch)
 
-    head = git.text("rev-parse", "--verify", "-q", ref, check=False)
-    head_state = None
-    if head:
-        parents, identities, message = _commit_info(git, head)
-        recorded = prmod.parse_state(body) if body else None
-        if not is_own_head(head, recorded.head if recorded else "", parents, identities,
-                           lambda: f"{BOT_NAME} <{BOT_EMAIL}>",
-                           lambda: git.text("rev-parse", f"{head}^{{tree}}") == _tree(git, plan, modes, base)):
-            log.warning("the bot branch has commits kep-sync did not make; not updating it (delete the branch "
-                        "to let kep-sync start it afresh)", head=head)
-            return SyncOutcome(plan, [], "", blocked=True)
-        head_state = prmod.parse_trailers(message)
-    if not plan.changed_pages():
+    #: How often :meth:`land` follows a base that keeps moving before it gives up.
+    MAX_REPLANS = 3
+
+    def __init__(self, config: Config, wiki_dir: Path):
+        self.config, self.wiki_dir, self.git = config, wiki_dir, _Git(wiki_dir)
+        self.branch = config.pull_request.branch
+        self.ref = f"refs/heads/{self.branch}"
+        self.log = get_logger(component="publish", wiki=str(wiki_dir), branch=self.branch)
+
+    def read(self) -> Base:
+        """The pages at the head of ``wiki.base`` (default: the checked-out branch), and the PR budget."""
+        git = self.git
+        git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
+        if git_dir is None:
+            raise PublishError(f"{self.wiki_dir}: not a git repository (--publish git needs a clone of the wiki)")
+        checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
+        if checked_out == self.ref:
+            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out; "
+                               "switch to the base branch first")
+        self.base_name = self.config.wiki.base or (checked_out or "").removeprefix("refs/heads/") or "HEAD"
+        self.pr_file = Path(git_dir) / "kep-sync" / "pull-request.md"
+        self.body = _read_pr_body(self.pr_file)
+        return self._read_base(self._resolve_base())
+
+    def _resolve_base(self) -> str:
+        base = self.git.text("rev-parse", "--verify", "-q", "--end-of-options", f"{self.base_name}^{{commit}}",
+                             check=False)
+        if not base:
+            raise PublishError(f"{self.wiki_dir}: wiki.base {self.base_name!r} is not a branch or commit")
+        return base
+
+    def _read_base(self, base: str) -> Base:
+        self.base = base
+        self.modes, self.blobs, pages = _read_pages(self.git, base, self.base_name, self.config.wiki.pages)
+        return Base(pages, base, prmod.changelog_budget(self.body))
+
+    def land(self, plan: SyncPlan, replan: Replan) -> Landing:
+        """Commit ``plan``'s pages on the bot branch and write ``pull-request.md``.
+
+        Returns a :class:`~bot.wiki.backends.Landing` whose ``url`` is the path of pull-request.md
+        (``""`` when nothing is proposed or a foreign commit blocks the branch; then ``blocked`` is
+        True) and ``written`` the pages in the commit made by this run (``[]`` when none).
+        """
+        for _ in range(self.MAX_REPLANS):
+            moved = self._resolve_base()
+            if moved == self.base:
+                break
+            self.log.info("the base moved while planning; planning again", base=moved, was=self.base)
+            plan = replan(self._read_base(moved))
+        else:
+            raise PublishError(f"{self.wiki_dir}: wiki.base {self.base_name!r} kept moving; try again")
+        return self._land(plan)
+
+    def _land(self, plan: SyncPlan) -> Landing:
+        git, ref, log, base, modes, body, pr_file = (self.git, self.ref, self.log, self.base, self.modes, self.body,
+                                                     self.pr_file)
+        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), base, prmod.pages_digest(self.blobs))
+        head = git.text("rev-parse", "--verify", "-q", ref, check=False)
+        head_state = None
         if head:
-            git.run("update-ref", "-d", ref, head)
-            pr_file.unlink(missing_ok=True)
-            log.info("the base already has these rows; bot branch deleted", base=base)
-        return SyncOutcome(plan, [], "")
-    if head_state is not None and (head_state.fingerprint, head_state.pages) == (proposal.fingerprint,
-                                                                                 proposal.pages):
-        _write_pr_file(pr_file, config.pull_request.title or plan.changelog.title, body, plan,
-                       proposal._replace(head=head))
-        log.info("bot branch is up to date", head=head)
-        return SyncOutcome(plan, [], str(pr_file))
-    fast_forward = head_state is not None and head_state.base == base
-    new = _commit(git, plan, proposal, modes, base, head if fast_forward else base)
-    git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
-    _write_pr_file(pr_file, config.pull_request.title or plan.changelog.title, body, plan,
-                   proposal._replace(head=new))
-    log.info("bot branch updated", head=new, fast_forward=fast_forward)
-    return SyncOutcome(plan, sorted(plan.changed_pages()), str(pr_file))
+            parents, identities, message = _commit_info(git, head)
+            recorded = prmod.parse_state(body) if body else None
+            if not is_own_head(head, recorded.head if recorded else "", parents, identities,
+                               lambda: f"{BOT_NAME} <{BOT_EMAIL}>",
+                               lambda: git.text("rev-parse", f"{head}^{{tree}}") == _tree(git, plan, modes, base)):
+                log.warning("the bot branch has commits kep-sync did not make; not updating it (delete the branch "
+                            "to let kep-sync start it afresh)", head=head)
+                return Landing(plan, [], "", blocked=True)
+            head_state = prmod.parse_trailers(message)
+        if not plan.changed_pages():
+            if head:
+                git.run("update-ref", "-d", ref, head)
+                pr_file.unlink(missing_ok=True)
+                log.info("the base already has these rows; bot branch deleted", base=base)
+            return Landing(plan, [], "")
+        title = self.config.pull_request.title or plan.changelog.title
+        if head_state is not None and (head_state.fingerprint, head_state.pages) == (proposal.fingerprint,
+                                                                                     proposal.pages):
+            _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
+            log.info("bot branch is up to date", head=head)
+            return Landing(plan, [], str(pr_file))
+        fast_forward = head_state is not None and head_state.base == base
+        new = _commit(git, plan, proposal, modes, base, head if fast_forward else base)
+        git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
+        _write_pr_file(pr_file, title, body, plan, proposal._replace(head=new))
+        log.info("bot branch updated", head=new, fast_forward=fast_forward)
+        return Landing(plan, sorted(plan.changed_pages()), str(pr_file))
 
 
 def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]

@@ -1,8 +1,8 @@
-"""Publish to GitHub: one bot branch and one pull request on the wiki repository (PyGithub).
+"""The wiki as a GitHub repository (PyGithub): read the pages at the base; land = one commit + one pull request.
 
-One run: list the bot's pull requests (one request), read the base branch
-head and the pages at it through the API (no clone), plan with
-:func:`bot.sync.plan_sync`, then act on the open bot pull request, if any:
+:meth:`GitHubWiki.read` lists the bot's pull requests (one request), reads the
+base branch head and the pages at it through the API (no clone);
+:meth:`GitHubWiki.land` then acts on the open bot pull request, if any:
 
 - same proposal on the same page blobs -> nothing (zero writes);
 - new proposal or a page changed on the base -> one commit with all changed
@@ -16,8 +16,10 @@ request with the same fingerprint was closed without merge. Commits carry no
 custom author or committer, so GitHub App commits are verified. Writes are
 made one at a time; every call is retried per :mod:`bot.publish.auth`.
 
-:func:`preview_github` (``--publish none`` with ``wiki.repo`` set) reads the
-pages at the base head the same way and plans, with zero writes.
+Read-only (``--publish none`` with ``wiki.repo`` set), :meth:`GitHubWiki.read`
+reads the pages at the base head the same way without listing pull requests,
+and nothing lands. The base is read once per run: a page changed on the base
+after that is seen by the next run, which rebuilds the proposal from it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import base64
 import hashlib
 import os
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -36,95 +38,84 @@ from bot.config import Config
 from bot.errors import ConfigError
 from bot.http import RequestCounter
 from bot.log import get_logger
-from bot.publish import pull_request as prmod
 from bot.publish import auth
+from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError, GitHubSession, connect
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
-from bot.snapshot import Snapshot
-from bot.sync import SyncOutcome, SyncPlan, page_error, plan_sync, release_notes_loader
+from bot.wiki.backends import Base, Landing, Replan, page_error
 
 if TYPE_CHECKING:
+    from bot.plan import SyncPlan
     from github.PullRequest import PullRequest
     from github.Repository import Repository
 
 
-def publish_github(config: Config, snapshot: Snapshot, *, only: Collection[int] | None = None,
-                   today: str | None = None, counter: RequestCounter | None = None,
-                   env: Mapping[str, str] | None = None, sleep: Callable[[float], None] = time.sleep,
-                   seconds_between_writes: float | None = None) -> SyncOutcome:
-    """Open or update the bot pull request on ``config.wiki.repo``.
+class GitHubWiki:
+    """:class:`~bot.wiki.backends.Wiki` over ``config.wiki.repo`` through the GitHub API.
 
-    Returns a :class:`~bot.sync.SyncOutcome`: ``written`` lists the pages in
-    the commit made by this run (``[]`` when none), ``url`` the pull request
-    (``""`` when there is none), ``blocked`` is True when a foreign commit on
-    the bot branch stopped the update. ``env`` (default ``os.environ``) holds
-    the credentials; ``counter`` counts API requests; ``sleep`` (retry waits)
-    and ``seconds_between_writes`` (default :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`)
-    are for tests. Raises :class:`ConfigError` without ``wiki.repo`` or
-    credentials, or for a page that is not a file at the base (naming ``wiki.pages``),
-    :class:`~bot.errors.PublishError` when the API keeps failing (the branch
-    never points at a partial commit).
+    Make it with :meth:`connect`. ``read_only`` (the dry run): :meth:`read` makes only the reads
+    of the pages (the default branch when ``wiki.base`` is unset (1), the base branch (1), each
+    page (1, 2 over 1 MB)) and credentials are optional (anonymous reads work for a public
+    repository); :meth:`land` is then refused.
     """
-    publisher = _Publisher.connect(config, counter, env, sleep, auth.SECONDS_BETWEEN_WRITES
-                                   if seconds_between_writes is None else seconds_between_writes, read_only=False)
-    return publisher.run(snapshot, only, today, release_notes_loader(config, counter))
 
-
-def preview_github(config: Config, snapshot: Snapshot, *, only: Collection[int] | None = None,
-                   today: str | None = None, counter: RequestCounter | None = None,
-                   env: Mapping[str, str] | None = None, sleep: Callable[[float], None] = time.sleep) -> SyncPlan:
-    """Plan against the pages of ``config.wiki.repo`` at the head of ``wiki.base`` (the dry run); no writes.
-
-    Requests: the default branch when ``wiki.base`` is unset (1), the base
-    branch (1), each page (1, 2 over 1 MB). Credentials as for
-    :func:`publish_github`, but optional (anonymous reads work for a public
-    repository). Raises :class:`ConfigError` without ``wiki.repo`` or for a
-    page that is not a file at the base, :class:`~bot.errors.PublishError`
-    when the API keeps failing.
-    """
-    publisher = _Publisher.connect(config, counter, env, sleep, 0, read_only=True)
-    return publisher.preview(snapshot, only, today, release_notes_loader(config, counter))
-
-
-class _Publisher:
     @classmethod
-    def connect(cls, config: Config, counter: RequestCounter | None, env: Mapping[str, str] | None,
-                sleep: Callable[[float], None], seconds_between_writes: float, read_only: bool) -> _Publisher:
+    def connect(cls, config: Config, counter: RequestCounter | None = None, env: Mapping[str, str] | None = None,
+                sleep: Callable[[float], None] = time.sleep, seconds_between_writes: float | None = None,
+                read_only: bool = False) -> GitHubWiki:
+        """A backend with an authenticated session. ``env`` (default ``os.environ``) holds the credentials;
+        ``counter`` counts API requests; ``sleep`` (retry waits) and ``seconds_between_writes`` (default
+        :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests. Raises :class:`ConfigError` without
+        ``wiki.repo`` or (unless ``read_only``) without credentials."""
         if not config.wiki.repo:
             raise ConfigError("wiki.repo: required for --publish github (OWNER/NAME of the wiki repository)")
+        pause = 0 if read_only else auth.SECONDS_BETWEEN_WRITES if seconds_between_writes is None \
+            else seconds_between_writes
         return cls(config, connect(config.github.api_url, config.wiki.repo, os.environ if env is None else env,
-                                   counter=counter, sleep=sleep, seconds_between_writes=seconds_between_writes,
-                                   read_only=read_only))
+                                   counter=counter, sleep=sleep, seconds_between_writes=pause, read_only=read_only),
+                   read_only)
 
-    def __init__(self, config: Config, session: GitHubSession):
-        self.config, self.pr_config, self.call = config, config.pull_request, session.call
+    def __init__(self, config: Config, session: GitHubSession, read_only: bool = False):
+        self.config, self.pr_config, self.call, self.read_only = config, config.pull_request, session.call, read_only
         self.repo: Repository = session.client.get_repo(config.wiki.repo)
         self.owner = config.wiki.repo.split("/", 1)[0]
         self.log = get_logger(component="publish", repo=config.wiki.repo, branch=config.pull_request.branch)
 
     # ------------------------------------------------------------------ one run
-    def run(self, snapshot: Snapshot, only: Collection[int] | None, today: str | None,
-            notes: Callable | None) -> SyncOutcome:
-        branch = self.pr_config.branch
-        pulls = self.call("list the bot's pull requests", lambda: self.repo.get_pulls(
-            state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc").get_page(0))
-        base_name = self._base_name()
-        open_pr = next((p for p in pulls if p.state == "open" and p.base.ref == base_name), None)
-        base_sha, base_tree = self._base_head(base_name)
-        pages, blobs = self._read_pages(base_name, base_sha)
-        plan = plan_sync(self.config, snapshot, pages, only=only, today=today, release_notes=notes,
-                         max_chars=prmod.changelog_budget(open_pr.body if open_pr else None))
-        proposal = PrState(snapshot.revision, prmod.fingerprint(plan.changes), base_sha, prmod.pages_digest(blobs))
-        if open_pr is not None:
-            return self._update(open_pr, plan, proposal, base_tree)
-        return self._open(pulls, plan, proposal, base_name, base_tree)
+    def read(self) -> Base:
+        """The pages at the head of ``wiki.base`` (default: the repository's default branch).
 
-    def preview(self, snapshot: Snapshot, only: Collection[int] | None, today: str | None,
-                notes: Callable | None) -> SyncPlan:
-        base_name = self._base_name()
-        pages, _ = self._read_pages(base_name, self._base_head(base_name)[0])
-        return plan_sync(self.config, snapshot, pages, only=only, today=today, release_notes=notes)
+        Raises :class:`ConfigError` for a page that is not a file at the base (naming ``wiki.pages``),
+        :class:`~bot.errors.PublishError` when the API keeps failing.
+        """
+        self.pulls, self.open_pr = [], None
+        if not self.read_only:
+            branch = self.pr_config.branch
+            self.pulls = self.call("list the bot's pull requests", lambda: self.repo.get_pulls(
+                state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc").get_page(0))
+        self.base_name = self._base_name()
+        self.open_pr = next((p for p in self.pulls if p.state == "open" and p.base.ref == self.base_name), None)
+        self.base_sha, self.base_tree = self._base_head(self.base_name)
+        pages, self.blobs = self._read_pages(self.base_name, self.base_sha)
+        return Base(pages, self.base_sha, prmod.changelog_budget(self.open_pr.body if self.open_pr else None))
+
+    def land(self, plan: SyncPlan, replan: Replan) -> Landing:
+        """Open or update the bot pull request for ``plan`` (see the module docstring).
+
+        Returns a :class:`~bot.wiki.backends.Landing`: ``written`` lists the pages in the commit made
+        by this run (``[]`` when none), ``url`` the pull request (``""`` when there is none),
+        ``blocked`` is True when a foreign commit on the bot branch stopped the update. Raises
+        :class:`~bot.errors.PublishError` when the API keeps failing (the branch never points at a
+        partial commit). ``replan`` is not called: the base is read once per run.
+        """
+        if self.read_only:
+            raise ConfigError("--publish none: the GitHub wiki was opened read-only; nothing lands")
+        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), self.base_sha,
+                           prmod.pages_digest(self.blobs))
+        if self.open_pr is not None:
+            return self._update(self.open_pr, plan, proposal, self.base_tree)
+        return self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
 
     def _base_name(self) -> str:
         return self.config.wiki.base or self.call("read the default branch", lambda: self.repo.default_branch)
@@ -157,20 +148,20 @@ class _Publisher:
         return pages, blobs
 
     # --------------------------------------------------------- open pull request
-    def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> SyncOutcome:
+    def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> Landing:
         state = prmod.parse_state(pr.body)
         regenerate = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
         ours = state is not None and self._is_ours(pr.head.sha, state.head, self._identity_of(state.head),
                                                    proposal.base, plan)
         if not ours and not regenerate:
             self._note_foreign(pr)
-            return SyncOutcome(plan, [], pr.html_url, blocked=True)
+            return Landing(plan, [], pr.html_url, blocked=True)
         if not plan.changed_pages():
             self._close_superseded(pr, state or PrState(), proposal.base)
-            return SyncOutcome(plan, [], "")
+            return Landing(plan, [], "")
         if ours and not regenerate and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
             self.log.info("pull request is up to date", pull_request=pr.number)
-            return SyncOutcome(plan, [], pr.html_url)
+            return Landing(plan, [], pr.html_url)
         fast_forward = ours and not regenerate and state.base == proposal.base
         parent = pr.head.sha if fast_forward else proposal.base
         new_head = self._commit(plan, proposal, base_tree, parent).sha
@@ -181,7 +172,7 @@ class _Publisher:
         if regenerate:
             self.call("remove the regenerate label", pr.remove_from_labels, prmod.REGENERATE_LABEL)
         self.log.info("pull request updated", pull_request=pr.number, head=new_head, fast_forward=fast_forward)
-        return SyncOutcome(plan, sorted(plan.changed_pages()), pr.html_url)
+        return Landing(plan, sorted(plan.changed_pages()), pr.html_url)
 
     def _is_ours(self, head: str, recorded: str, bot_identity: Callable[[], str], base: str, plan: SyncPlan) -> bool:
         """True when branch head ``head`` is the bot's commit (:mod:`bot.publish.ownership`).
@@ -261,17 +252,17 @@ class _Publisher:
 
     # ---------------------------------------------------------- new pull request
     def _open(self, pulls: list[PullRequest], plan: SyncPlan, proposal: PrState, base_name: str,
-              base_tree: str) -> SyncOutcome:
+              base_tree: str) -> Landing:
         if not plan.changed_pages():
             self.log.info("wiki is up to date; no pull request needed")
-            return SyncOutcome(plan, [], "")
+            return Landing(plan, [], "")
         closed = [(p, prmod.parse_state(p.body)) for p in pulls if p.state == "closed" and p.merged_at is None]
         rejected = [(p, s) for p, s in closed if s is not None and s.status != "superseded"]
         same = next((p for p, s in rejected if s.fingerprint == proposal.fingerprint), None)
         if same is not None:
             self.log.warning("this proposal was closed without merge; not reopening it", pull_request=same.number,
                              fingerprint=proposal.fingerprint)
-            return SyncOutcome(plan, [], "")
+            return Landing(plan, [], "")
         made = self._commit(plan, proposal, base_tree, proposal.base)
         new_head = made.sha
         self._create_branch(new_head, {s.head for _, s in closed if s is not None}, _who(made.committer), plan,
@@ -282,7 +273,7 @@ class _Publisher:
                        body=prmod.render_section(plan.changelog.body, state))
         self._decorate(pr)
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
-        return SyncOutcome(plan, sorted(plan.changed_pages()), pr.html_url)
+        return Landing(plan, sorted(plan.changed_pages()), pr.html_url)
 
     def _create_branch(self, sha: str, known_heads: set[str], identity: str, plan: SyncPlan, base: str) -> None:
         """Create the bot branch at ``sha``; a leftover branch is moved only when its head is the bot's.

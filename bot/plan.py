@@ -1,0 +1,131 @@
+"""Planning, the pure core of a run: KEPs and page bytes in; new page bytes, changes, changelog and report out.
+
+:func:`plan_sync` parses each page (:mod:`bot.wiki.matrix`), diffs it against
+the snapshot (:mod:`bot.diff`), reviews the proposed changes against release
+notes when given (:mod:`bot.evidence`) and renders the changelog and JSON report
+(:mod:`bot.changelog`). No I/O here except a release-notes loader the caller
+passes in; :mod:`bot.sync` does the reading and the landing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import NamedTuple
+
+from bot import changelog as changelog_mod
+from bot.changelog import Changelog
+from bot.config import Config
+from bot.diff import Change, PageDiff, diff_page, kep_id
+from bot.errors import WikiError
+from bot.evidence import Discrepancy, releases_needed
+from bot.evidence import review as review_notes
+from bot.kep import Problem
+from bot.snapshot import Snapshot
+from bot.evidence.notes import ReleaseNotes, with_missing
+from bot.wiki.matrix import parse_page
+
+
+class PageResult(NamedTuple):
+    """One page: its ``path`` (relative to the wiki), ``old`` and ``new`` bytes, and the :class:`PageDiff`."""
+
+    path: str
+    old: bytes
+    new: bytes
+    diff: PageDiff
+
+    @property
+    def changed(self) -> bool:
+        """True when the new bytes differ from the old (the page needs writing)."""
+        return self.old != self.new
+
+
+class SyncPlan(NamedTuple):
+    """Everything one run decided: the ``snapshot``, each page's result, all ``changes``,
+    the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``."""
+
+    snapshot: Snapshot
+    pages: list[PageResult]
+    changes: list[Change]
+    problems: list[Problem]
+    changelog: Changelog
+    report: dict
+    discrepancies: tuple[Discrepancy, ...] = ()
+
+    def changed_pages(self) -> dict[str, bytes]:
+        """``{path: new bytes}`` of the pages whose bytes differ."""
+        return {p.path: p.new for p in self.pages if p.changed}
+
+
+def decode_page(path: str, data: bytes) -> str:
+    """Page bytes as text; raises :class:`WikiError` naming the page and byte offset when not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WikiError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start}); page not touched") from None
+
+
+def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
+    """Set ``key: today`` inside a leading ``---`` front matter block, keeping ``\\r``; no block, no change."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return lines
+    out = list(lines)
+    for i in range(1, len(out)):
+        bare = out[i].rstrip("\r")
+        if bare == "---":
+            break
+        if bare.startswith(f"{key}:"):
+            out[i] = f"{key}: {today}" + ("\r" if out[i].endswith("\r") else "")
+            break
+    return out
+
+
+def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
+              only: Collection[int] | None = None, today: str | None = None,
+              release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
+              max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS) -> SyncPlan:
+    """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` is a loader).
+
+    ``pages``: ``{relative path: bytes}`` in the configured order; ``only``:
+    KEP numbers to consider; ``today`` (``YYYY-MM-DD``) is used only when
+    ``front_matter.date_key`` is set. ``release_notes``: notes already read, or
+    a loader called once with the releases the changed KEPs' milestones name
+    (:func:`bot.sync.release_notes_loader` makes one from the config); ``None``:
+    the plan carries no evidence. A needed
+    release the source has no notes for becomes a problem (``with_missing``). Raises
+    :class:`WikiError` for a page that is not UTF-8. ``max_chars`` caps the
+    changelog body (characters), cut at a table row boundary.
+    """
+    results: list[PageResult] = []
+    changes: list[Change] = []
+    problems: list[Problem] = []
+    numbers: set[int] = set()
+    for path, data in pages.items():
+        page = parse_page(path, decode_page(path, data), config.aliases())
+        numbers.update(row.number for row in page.rows)
+        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only)
+        lines = diff.lines
+        if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
+            lines = set_front_matter_date(lines, config.front_matter.date_key, today)
+        results.append(PageResult(path, data, "\n".join(lines).encode("utf-8"), diff))
+        changes += diff.changes
+        problems += diff.problems
+    if only is not None:
+        problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
+                     for n in sorted(set(only) - numbers)]
+    found: list[Discrepancy] | None = None
+    if release_notes is not None:
+        # The check is about what this run proposes: the KEPs of applied changes, not every row.
+        on_pages = {k.path: k for r in results for k in r.diff.keps}
+        proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
+        needed = releases_needed(proposed.values())
+        release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
+        review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), release_notes.notes,
+                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()})
+        changes, found = review.changes, review.discrepancies
+        problems += release_notes.problems
+    touched = {c.kep_path for c in changes}
+    involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
+    log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
+                               web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars)
+    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found)
+    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))

@@ -1,0 +1,51 @@
+"""The wiki as a directory of pages: read them as they are; land = rewrite the changed ones, all or none."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.errors import WikiError
+from bot.publish.files import publish_files
+from bot.wiki.backends import Base, Landing, Replan, page_error
+
+if TYPE_CHECKING:
+    from bot.plan import SyncPlan
+
+
+def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
+    """Read each page under ``wiki_dir`` (a page named twice is read once).
+
+    Raises :class:`ConfigError` (exit 2) naming ``wiki.pages`` / ``--page``
+    when a page does not exist or is not a file, :class:`WikiError` when it
+    cannot be read.
+    """
+    out: dict[str, bytes] = {}
+    for rel in pages:
+        path = wiki_dir / rel
+        if os.path.normpath(rel) in {os.path.normpath(p) for p in out}:
+            continue
+        if not path.is_file():
+            what = "no such file" if not path.exists() else "not a file"
+            raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}")
+        try:
+            out[rel] = path.read_bytes()
+        except OSError as exc:
+            raise WikiError(f"{path}: cannot read wiki page: {exc.strerror or exc}") from None
+    return out
+
+
+class DirectoryWiki:
+    """:class:`~bot.wiki.backends.Wiki` over the directory ``wiki_dir`` and its ``pages`` (relative paths)."""
+
+    def __init__(self, wiki_dir: Path, pages: list[str]):
+        self.wiki_dir, self.pages = wiki_dir, pages
+
+    def read(self) -> Base:
+        """The pages as they are now (:func:`read_wiki_pages`); a directory has no base revision."""
+        return Base(read_wiki_pages(self.wiki_dir, self.pages))
+
+    def land(self, plan: SyncPlan, replan: Replan) -> Landing:
+        """Rewrite the changed pages in place, all or none (:func:`bot.publish.files.publish_files`)."""
+        return Landing(plan, publish_files(self.wiki_dir, plan.changed_pages()))
