@@ -22,10 +22,11 @@ from bot.kep import (
     Kep,
     Problem,
     normalize_milestone,
-    same_milestone,
 )
 from bot.snapshot import Snapshot, number_hints, resolve, slug_matches
-from bot.wiki.matrix import FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row
+from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row, same_value,
+                             spelled)
+from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order.
 KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "gates", "missing-upstream")
@@ -127,7 +128,6 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
     changes: list[Change] = []
     problems: list[str] = []
     updates: dict[str, str] = {}
-    no_v = _page_drops_v(row)
 
     def add(field: str, old: str, new: str, kind: str, applied: bool, written: str | None = None) -> None:
         changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path))
@@ -135,60 +135,62 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
             updates[field] = new if written is None else written
 
     for field in FIELDS:
-        shown = row.value(field)
-        if shown is None:
+        shown = row.values(field)
+        if not shown:
             continue
-        old = cell_value(shown)
         if field == "status":
             new = kep.status
-            if old.casefold() != new.casefold():
+            old = _stale(field, shown, new)
+            if old is not None:
                 if new in STATUSES:
                     add(field, old, new, "status", True)
                 else:
                     problems.append(f"kep.yaml status {new!r} is not a valid status; status cell kept ({kep.path})")
         elif field == "stage":
             new = kep.stage
-            if old.casefold() != new.casefold():
+            old = _stale(field, shown, new)
+            if old is not None:
                 if new in STAGES or new in DEPRECATION_STAGES:
                     add(field, old, new, _stage_kind(old, new), True)
                 else:
                     problems.append(f"kep.yaml stage {new!r} is not a valid stage; stage cell kept ({kep.path})")
         elif field == "feature_gates":
-            page_gates, kep_gates = cell_gates(old), kep.gates()
+            page_gates, kep_gates = cell_gates(cell_value(shown[0])), kep.gates()
             if page_gates != kep_gates:
                 add(field, ", ".join(page_gates), ", ".join(kep_gates), "gates", gates_owned, render_gates(kep_gates))
         else:
             new = kep.milestone(field)
-            if same_milestone(old, new):
+            old = _stale(field, shown, new)
+            if old is None:
                 continue
-            written = _render_milestone(new, no_v)
+            written = _render_milestone(new)
             if written is None:
                 problems.append(f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
             else:
-                add(field, old, written, "retargeted", True)
+                add(field, old, spelled(row, field, written), "retargeted", True, written)
     return changes, problems, updates
 
 
+def _stale(field: str, shown: list[str], new: str) -> str | None:
+    """The first of the cells showing ``field`` that does not already say ``new`` (as a comparable
+    value), or ``None`` when every cell says it in the page's words (``GA`` for ``stable``, ``1.30``)."""
+    return next((cell_value(s) for s in shown if not same_value(field, s, new)), None)
+
+
 def _stage_kind(old: str, new: str) -> str:
-    old, new = old.casefold(), new.casefold()
+    old, new = stage_word(old), stage_word(new)
     if old in _GRADUATION and new in _GRADUATION:
         return "promoted" if _GRADUATION[new] > _GRADUATION[old] else "demoted"
     return "stage"
 
 
-def _render_milestone(value: str, no_v: bool) -> str | None:
-    """Cell text for an upstream milestone in the page's style, or ``None`` when it is not trustworthy."""
+def _render_milestone(value: str) -> str | None:
+    """An upstream milestone as ``vMAJOR.MINOR``, ``""`` (none) or a placeholder, or ``None`` when it
+    is not trustworthy; the cells spell it in the page's style (:func:`bot.wiki.matrix.spelled`)."""
     norm = normalize_milestone(value)
     if norm is not None:
-        return norm[1:] if no_v else norm
+        return norm
     v = value.strip()
     if v in ("", "0.0"):
         return ""
     return v if v.casefold() in MILESTONE_PLACEHOLDERS else None
-
-
-def _page_drops_v(row: MatrixRow) -> bool:
-    """True when the row writes milestones without the ``v`` prefix (``1.30``) and never with it."""
-    shown = [row.value(f) or "" for f in ("alpha", "beta", "stable")]
-    bare = [s for s in shown if re.fullmatch(r"\d+\.\d+", s.strip())]
-    return bool(bare) and not any(s.strip().startswith("v") for s in shown)

@@ -83,11 +83,13 @@ def test_unparseable_rows_are_reported_and_skipped():
     page = parse_page("p.md", text)
     assert [r.number for r in page.rows] == [1]
     assert page.problems == [
-        Problem("p.md", "line 4", "row has 2 cells, header has 3; left as is"),
-        Problem("p.md", "line 5", "row has 4 cells, header has 3; left as is"),
+        Problem("p.md", "line 4", "KEP cell '2-b': row has 2 cells, header has 3; left as is"),
+        Problem("p.md", "line 5", "KEP cell '3-c': row has 4 cells, header has 3; left as is"),
         Problem("p.md", "line 6", "KEP cell 'gang scheduling' names no KEP; left as is"),
-        Problem("p.md", "line 7", "Alpha / Beta / GA cell 'v1.1 / v1.2' is not in the expected format; left as is"),
-        Problem("p.md", "line 8", "状态 cell 'implemented / stable / extra' is not in the expected format; left as is"),
+        Problem("p.md", "line 7", "KEP cell '5-e': Alpha / Beta / GA cell 'v1.1 / v1.2' is not in the expected "
+                                  "format; left as is"),
+        Problem("p.md", "line 8", "KEP cell '6-f': 状态 cell 'implemented / stable / extra' is not in the expected "
+                                  "format; left as is"),
     ]
 
 

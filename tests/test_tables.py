@@ -52,8 +52,9 @@ def test_table_in_blockquote_and_list_item_keeps_page_line_numbers():
 def test_split_row_spans_point_at_the_trimmed_text():
     line = "|  a  | bb |c|"
     cells = split_row(line)
-    assert cells == [Cell("a", 3, 4), Cell("bb", 8, 10), Cell("c", 12, 13)]
+    assert cells == [Cell("a", 3, 4, 1, 6), Cell("bb", 8, 10, 7, 11), Cell("c", 12, 13, 12, 13)]
     assert [line[c.start:c.end] for c in cells] == ["a", "bb", "c"]
+    assert [line[c.lo:c.hi] for c in cells] == ["  a  ", " bb ", "c"]
 
 
 def test_split_row_escaped_pipe_stays_in_the_cell():
@@ -67,7 +68,7 @@ def test_split_row_without_outer_pipes():
 
 
 def test_split_row_crlf_and_blockquote_prefix_are_not_cells():
-    assert split_row("| a | b |\r") == [Cell("a", 2, 3), Cell("b", 6, 7)]
+    assert split_row("| a | b |\r") == [Cell("a", 2, 3, 1, 4), Cell("b", 6, 7, 5, 8)]
     assert [c.text for c in split_row("> | a | b |")] == ["a", "b"]
 
 

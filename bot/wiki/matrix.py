@@ -9,6 +9,13 @@ normal. Cell formats (the user's page):
 - milestones role: ``<alpha> / <beta> / <stable>``, ``-`` when empty;
 - feature gates role: ```Gate`, `Other``` or ``-`` / ``NA``.
 
+A composite cell's parts are separated by ``/``, the full-width ``／`` (as CJK
+input methods type it), an escaped pipe ``\\|`` or ``｜``, with any spaces
+around (non-breaking and ideographic ones too); a rewritten part keeps the
+cell's separators. A field may show in several cells of a row (a composite
+``Status`` cell and a ``Stage`` column, or two columns with one role): every
+one of them is read and written, so a row never ends contradicting itself.
+
 A row is keyed by its KEP cell: ``4671-gang-scheduling``, ``[4671-gang-scheduling](url)``,
 ``KEP-4671`` or ``4671``.
 """
@@ -19,8 +26,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.kep import Problem, is_gate_name
-from bot.wiki.tables import Cell, escape_cell, find_tables, replace_cell, split_row, unescape_cell
+from bot.kep import Problem, is_gate_name, same_milestone
+from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
+                             find_tables, split_row, unescape_cell)
+from bot.wiki.vocabulary import Vocab, learn, milestone_bareness, spell_milestone, spell_word, stage_word
 
 #: Header aliases per column role; compared case-insensitively with spaces collapsed.
 DEFAULT_ALIASES: dict[str, tuple[str, ...]] = {
@@ -35,7 +44,7 @@ DEFAULT_ALIASES: dict[str, tuple[str, ...]] = {
 }
 #: Fields the bot compares, in report order (the JSON report's ``field`` values).
 FIELDS = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
-#: Where each field lives: ``(role, part index)``; composite cells are split on ``/``.
+#: Where each field lives: ``(role, part index)``; composite cells are split on their separators.
 FIELD_CELLS: dict[str, tuple[tuple[str, int], ...]] = {
     "status": (("status", 0),),
     "stage": (("status", 1), ("stage", 0)),
@@ -44,30 +53,47 @@ FIELD_CELLS: dict[str, tuple[tuple[str, int], ...]] = {
     "stable": (("milestones", 2), ("stable", 0)),
     "feature_gates": (("feature_gates", 0),),
 }
-#: How many ``/``-separated parts a role's cell has: ``(min, max)``.
+#: How many separated parts a role's cell has: ``(min, max)``.
 ROLE_PARTS = {"status": (1, 2), "milestones": (3, 3)}
+#: Roles whose every part holds one value the bot may rewrite whole.
+OWNED_ROLES = ("status", "stage", "milestones", "alpha", "beta", "stable")
 BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 
 _KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
-_SEP_RE = re.compile(r"(\s*/\s*)")
+#: A composite cell's separator: ``/``, full-width ``／``, an escaped pipe ``\|`` or ``｜``, any spaces around.
+_SEP_RE = re.compile(r"([\s\u200b]*(?:/|／|\\\||｜)[\s\u200b]*)")
+#: One value: no spaces, commas, semicolons or brackets inside (``v1.30``, ``implementable``, ``TBD``).
+_ONE_VALUE_RE = re.compile(r"^[^\s,;()\[\]（），；、]+$")
 _GATE_RE = re.compile(r"`([^`]+)`")
 
 
 class MatrixRow(NamedTuple):
     """One KEP row: ``page`` path, ``line`` index (0-based), KEP ``number`` and ``slug``
-    (``""`` when the cell has none), and the row's cells by role."""
+    (``""`` when the cell has none), and the row's cells by column key: the role
+    (``"status"``), or ``"status#2"`` for a second column with that role.
+
+    ``layout``: per column key, ``(width, alignment)`` from :func:`bot.wiki.tables.column_widths`
+    (``width`` ``None`` when the table is not padded to column width there);
+    ``vocab``: per column key, how that column (else the page) spells its values.
+    """
 
     page: str
     line: int
     number: int
     slug: str
     cells: dict[str, Cell]
+    layout: Mapping[str, tuple[int | None, str]] = {}
+    vocab: Mapping[str, Vocab] = {}
 
     def value(self, field: str) -> str | None:
-        """The field's text as the page writes it (``None`` when this table has no such cell)."""
-        located = locate(self, field)
-        return None if located is None else located[2][located[1]]
+        """The field's text as the page writes it in its first cell (``None`` when this table has no such cell)."""
+        shown = self.values(field)
+        return shown[0] if shown else None
+
+    def values(self, field: str) -> list[str]:
+        """The field's text in every cell of the row that shows it, in column order of :data:`FIELD_CELLS`."""
+        return [pieces[index] for _, index, pieces in locate_all(self, field)]
 
 
 class MatrixPage(NamedTuple):
@@ -81,13 +107,24 @@ class MatrixPage(NamedTuple):
 
 def column_roles(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> dict[str, int]:
     """Map role -> column index from header cell texts; the first matching column wins."""
-    wanted = {_norm(a): role for role, names in aliases.items() for a in names}
     roles: dict[str, int] = {}
+    for key, index in column_keys(header, aliases).items():
+        roles.setdefault(key.split("#")[0], index)
+    return roles
+
+
+def column_keys(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """Map column key -> column index: the role for its first column, ``role#2``, ``role#3`` ... for
+    further columns with the same role (a field shown twice is kept in step, never left stale)."""
+    wanted = {_norm(a): role for role, names in aliases.items() for a in names}
+    keys: dict[str, int] = {}
+    seen: dict[str, int] = {}
     for index, text in enumerate(header):
         role = wanted.get(_norm(text))
-        if role and role not in roles:
-            roles[role] = index
-    return roles
+        if role:
+            seen[role] = seen.get(role, 0) + 1
+            keys[role if seen[role] == 1 else f"{role}#{seen[role]}"] = index
+    return keys
 
 
 def _norm(text: str) -> str:
@@ -109,62 +146,133 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
 
     ``path`` names the page in problems; ``text`` is the page as decoded
     text. Rows whose cell count differs from the header, whose KEP cell is
-    not a KEP, or whose composite cells do not split are reported in
-    ``problems`` (``key`` is ``line N``, 1-based) and left out of ``rows``.
+    not a KEP, or whose owned cells do not split into one value per part are
+    reported in ``problems`` (``key`` is ``line N``, 1-based; the message
+    starts with the row's KEP cell) and left out of ``rows``.
     """
     lines = text.split("\n")
-    rows: list[MatrixRow] = []
+    tables: list[list[MatrixRow]] = []
     problems: list[Problem] = []
-    matrices = 0
     for table in find_tables(text):
         header = [c.text for c in split_row(lines[table.header])]
-        roles = column_roles(header, aliases)
-        if "kep" not in roles:
+        keys = column_keys(header, aliases)
+        if "kep" not in keys:
             continue
-        matrices += 1
+        widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
+        aligns = column_alignments(lines[table.delimiter])
+        layout = {key: (widths[i] if i < len(widths) else None, aligns[i] if i < len(aligns) else "left")
+                  for key, i in keys.items()}
+        rows: list[MatrixRow] = []
         for index in table.body:
             cells = split_row(lines[index])
-            where = f"line {index + 1}"
+            kep_text = cells[keys["kep"]].text if keys["kep"] < len(cells) else ""
+            where, who = f"line {index + 1}", f"KEP cell {kep_text!r}"
             if len(cells) != len(header):
-                problems.append(Problem(path, where, f"row has {len(cells)} cells, header has {len(header)}; left as is"))
+                problems.append(Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; "
+                                                     "left as is"))
                 continue
-            key = parse_kep_cell(cells[roles["kep"]].text)
+            key = parse_kep_cell(kep_text)
             if key is None:
-                problems.append(Problem(path, where, f"KEP cell {cells[roles['kep']].text!r} names no KEP; left as is"))
+                problems.append(Problem(path, where, f"{who} names no KEP; left as is"))
                 continue
-            row = MatrixRow(path, index, key[0], key[1], {role: cells[i] for role, i in roles.items()})
-            bad = [role for role in ROLE_PARTS if role in row.cells and _parts(row.cells[role].text, role) is None]
+            row = MatrixRow(path, index, key[0], key[1], {k: cells[i] for k, i in keys.items()}, layout)
+            bad = [k for k in row.cells if _role(k) in OWNED_ROLES and _parts(row.cells[k].text, _role(k)) is None]
             if bad:
                 cell = row.cells[bad[0]]
-                problems.append(Problem(path, where, f"{header[roles[bad[0]]]} cell {cell.text!r} is not in the "
-                                                     f"expected format; left as is"))
+                problems.append(Problem(path, where, f"{who}: {header[keys[bad[0]]]} cell {cell.text!r} is not in "
+                                                     f"the expected format; left as is"))
                 continue
             rows.append(row)
-    if not matrices:
+        tables.append(rows)
+    if not tables:
         names = ", ".join(repr(a) for a in aliases.get("kep", ()))
         problems.append(Problem(path, "", f"no table with a KEP column ({names}); nothing to sync on this page"))
-    return MatrixPage(path, lines, rows, problems)
+    return MatrixPage(path, lines, _with_vocabulary(tables), problems)
+
+
+def _role(key: str) -> str:
+    return key.split("#")[0]
+
+
+def _with_vocabulary(tables: list[list[MatrixRow]]) -> list[MatrixRow]:
+    """Every row, given the spelling habits of its columns (same table) over those of the page."""
+    page = learn(((f, v) for rows in tables for row in rows for f in FIELDS for v in row.values(f)), BLANKS)
+    out: list[MatrixRow] = []
+    for rows in tables:
+        shown: dict[str, list[tuple[str, str]]] = {}
+        for row in rows:
+            for field in FIELDS:
+                for key, index, pieces in locate_all(row, field):
+                    shown.setdefault(key, []).append((field, pieces[index]))
+        vocab = {key: learn(values, BLANKS).over(page) for key, values in shown.items()}
+        out.extend(row._replace(vocab=vocab) for row in rows)
+    return out
 
 
 def _parts(text: str, role: str) -> list[str] | None:
-    """Split a cell into ``[part, sep, part, ...]``; ``None`` when the count is wrong for the role."""
+    """Split a cell into ``[part, sep, part, ...]``; ``None`` when the count is wrong for the role or
+    a part of a cell the bot owns holds more than one value (rewriting it would delete the rest)."""
     lo, hi = ROLE_PARTS.get(role, (1, 1))
-    pieces = _SEP_RE.split(text) if hi > 1 else [text]
+    pieces = _SEP_RE.split(text) if hi > 1 and cell_value(text) else [text]
     if not lo <= (len(pieces) + 1) // 2 <= hi:
+        return None
+    if role in OWNED_ROLES and not all(_ONE_VALUE_RE.match(p) or not cell_value(p) for p in pieces[::2]):
         return None
     return pieces
 
 
 def locate(row: MatrixRow, field: str) -> tuple[str, int, list[str]] | None:
-    """``(role, piece index, pieces)`` of ``field`` in ``row``, or ``None`` when the row has no such cell."""
+    """``(column key, piece index, pieces)`` of the first cell showing ``field``, or ``None``."""
+    found = locate_all(row, field)
+    return found[0] if found else None
+
+
+def locate_all(row: MatrixRow, field: str) -> list[tuple[str, int, list[str]]]:
+    """``(column key, piece index, pieces)`` of every cell of ``row`` that shows ``field``."""
+    found = []
     for role, part in FIELD_CELLS[field]:
-        cell = row.cells.get(role)
-        if cell is None:
-            continue
-        pieces = _parts(cell.text, role)
-        if pieces is not None and 2 * part < len(pieces):
-            return role, 2 * part, pieces
-    return None
+        for key, cell in row.cells.items():
+            if _role(key) != role:
+                continue
+            pieces = _parts(cell.text, role)
+            if pieces is not None and 2 * part < len(pieces):
+                found.append((key, 2 * part, pieces))
+    return found
+
+
+def same_value(field: str, shown: str, value: str) -> bool:
+    """True when a cell's text (``shown``) already says ``value`` (kep.yaml's, or the cell text the bot
+    would write) in the page's words: status ignoring case, stage with ``GA`` == ``stable`` in any
+    case, milestones after normalisation (``1.30`` == ``v1.30``, blanks equal), gates as sets."""
+    shown, value = cell_value(shown), cell_value(value)
+    if field == "status":
+        return shown.casefold() == value.casefold()
+    if field == "stage":
+        return stage_word(shown) == stage_word(value)
+    if field == "feature_gates":
+        return cell_gates(shown) == cell_gates(value)
+    return same_milestone(shown, value)
+
+
+def spelled(row: MatrixRow, field: str, value: str, key: str | None = None, old: str | None = None) -> str:
+    """``value`` (as kep.yaml writes it; ``""`` for none) as the cell ``key`` of ``row`` (default:
+    the field's first cell) will show it, unescaped: in the cell's, column's or page's words."""
+    if key is None or old is None:
+        located = locate(row, field)
+        if located is None:
+            return value
+        key, old = located[0], located[2][located[1]]
+    vocab = row.vocab.get(key, Vocab())
+    if not value:
+        return ""
+    if field in ("status", "stage"):
+        return spell_word(field, value, old, vocab)
+    if field in ("alpha", "beta", "stable"):
+        bare = milestone_bareness([old])
+        if bare is None:
+            bare = milestone_bareness(v for f in ("alpha", "beta", "stable") for v in row.values(f))
+        return spell_milestone(value, bare if bare is not None else bool(vocab.bare))
+    return value
 
 
 def cell_gates(text: str) -> tuple[str, ...]:
@@ -183,22 +291,45 @@ def render_gates(gates: Sequence[str]) -> str:
 
 
 def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
-    """``line`` with the given fields replaced (``{field: new cell text}``), every other byte kept.
+    """``line`` with the given fields replaced (``{field: value}``), every other byte kept.
 
-    Values are escaped for a table cell; ``""`` renders as ``-``.
+    ``value`` is kep.yaml's (``""`` for none) or, for feature gates, the cell text.
+    Every cell showing the field is rewritten unless it already says the same
+    (:func:`same_value`), each in its own words (:func:`spelled`), escaped for
+    a table cell; a composite cell keeps its separators. A column padded to its
+    width stays so when the new text fits (:func:`bot.wiki.tables.fill_cell`).
     """
-    by_role: dict[str, list[str]] = {}
+    by_key: dict[str, list[str]] = {}
     for field, value in updates.items():
-        located = locate(row, field)
-        if located is None:
-            continue
-        role, index, pieces = located
-        pieces = by_role.setdefault(role, pieces)
-        pieces[index] = escape_cell(value) if value else "-"
+        for key, index, pieces in locate_all(row, field):
+            pieces = by_key.setdefault(key, pieces)
+            old = pieces[index]
+            if same_value(field, old, value):
+                continue
+            text = spelled(row, field, value, key, old)
+            pieces[index] = escape_cell(text) if text else row.vocab.get(key, Vocab()).blank or "-"
+            if row.layout.get(key, (None, ""))[0] is not None:
+                _realign(pieces, index, old)
     # Replace right-most cells first so earlier spans stay valid.
-    for role in sorted(by_role, key=lambda r: row.cells[r].start, reverse=True):
-        line = replace_cell(line, row.cells[role], "".join(by_role[role]))
+    for key in sorted(by_key, key=lambda k: row.cells[k].start, reverse=True):
+        text = "".join(by_key[key])
+        if text != row.cells[key].text:
+            width, align = row.layout.get(key, (None, "left"))
+            line = fill_cell(line, row.cells[key], text, width, align)
     return line
+
+
+def _realign(pieces: list[str], index: int, old: str) -> None:
+    """Keep the parts of a composite cell in an aligned column aligned when the page pads them
+    (``v1.31 / -     / -``): the spaces before the next separator shrink or grow by the change in
+    width, down to one."""
+    if index + 1 >= len(pieces):
+        return
+    sep = pieces[index + 1]
+    pad = len(sep) - len(sep.lstrip(" "))
+    if pad > 1:
+        pad = max(1, pad - (display_width(pieces[index]) - display_width(old)))
+        pieces[index + 1] = " " * pad + sep.lstrip(" ")
 
 
 def cell_value(text: str) -> str:

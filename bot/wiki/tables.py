@@ -4,13 +4,18 @@ Pure and byte-preserving: a page is a list of lines (``text.split("\\n")``,
 so ``\\r`` stays at the end of its line and a missing final newline stays
 missing). A :class:`Table` names the line indices of its header and body
 rows; :func:`split_row` gives each cell's ``(start, end)`` span inside the
-line so one cell can be replaced without touching any other byte.
+line so one cell can be replaced without touching any other byte, and
+:func:`column_widths` / :func:`fill_cell` keep a table that is padded to
+column width (display width: East Asian Wide and Fullwidth characters count
+double, combining marks zero) aligned when one cell changes.
 
 GFM table syntax: https://github.github.com/gfm/#tables-extension-
 """
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
@@ -30,11 +35,14 @@ class Table(NamedTuple):
 
 
 class Cell(NamedTuple):
-    """A cell's trimmed ``text`` and the ``(start, end)`` span of that text in the line."""
+    """A cell's trimmed ``text``, the ``(start, end)`` span of that text in the line, and the
+    ``(lo, hi)`` span of the whole cell between its pipes (padding included)."""
 
     text: str
     start: int
     end: int
+    lo: int
+    hi: int
 
 
 def find_tables(text: str) -> list[Table]:
@@ -97,7 +105,7 @@ def split_row(line: str) -> list[Cell]:
         raw = line[a:b]
         stripped = raw.strip()
         left = a + (len(raw) - len(raw.lstrip()) if stripped else min(1, len(raw)))
-        cells.append(Cell(stripped, left, left + len(stripped)))
+        cells.append(Cell(stripped, left, left + len(stripped), a, b))
     return cells
 
 
@@ -115,8 +123,87 @@ def _pipe_positions(line: str, end: int) -> list[int]:
 
 
 def replace_cell(line: str, cell: Cell, text: str) -> str:
-    """``line`` with ``cell``'s text replaced by ``text`` (padding and every other byte kept)."""
+    """``line`` with ``cell``'s text replaced by ``text`` (padding and every other byte kept).
+
+    An empty cell keeps its padding on both sides: ``| |`` becomes ``| text |``
+    (a cell written ``||`` gets one space each side when the row pads its other cells).
+    """
+    if not cell.text and cell.hi - cell.lo < 2 and text:
+        raw = line[cell.lo:cell.hi]
+        if raw or "| " in line:
+            return line[:cell.lo] + f" {text} " + line[cell.hi:]
     return line[:cell.start] + text + line[cell.end:]
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a monospace font: East Asian Wide/Fullwidth 2, combining marks and
+    format characters 0, else 1 (Unicode UAX #11, via ``unicodedata``)."""
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def column_widths(lines: Sequence[str]) -> list[int | None]:
+    """Per column of a table (``lines``: header, delimiter and body rows), the display width every
+    line gives that cell, padding included, or ``None`` when the lines differ (not aligned).
+
+    A column the last cell of some line does not close with a pipe is never aligned.
+    """
+    rows = [(line, split_row(line)) for line in lines]
+    count = max((len(cells) for _, cells in rows), default=0)
+    widths: list[int | None] = []
+    for i in range(count):
+        seen = {display_width(line[c[i].lo:c[i].hi]) if i < len(c) and _closed(line, c[i]) else None
+                for line, c in rows}
+        widths.append(seen.pop() if len(seen) == 1 else None)
+    return widths
+
+
+def _closed(line: str, cell: Cell) -> bool:
+    return cell.hi < len(line) and line[cell.hi] == "|"
+
+
+def column_alignments(delimiter: str) -> list[str]:
+    """``"left"``, ``"right"`` or ``"center"`` per column, from a delimiter row (``:--``, ``--:``, ``:-:``)."""
+    out = []
+    for cell in split_row(delimiter):
+        spec = cell.text.replace(" ", "")
+        out.append("center" if spec.startswith(":") and spec.endswith(":") and len(spec) > 1
+                   else "right" if spec.endswith(":") else "left")
+    return out
+
+
+def fill_cell(line: str, cell: Cell, text: str, width: int | None, align: str = "left") -> str:
+    """``line`` with ``cell``'s text replaced by ``text``, padded so the cell keeps ``width`` (display
+    columns between its pipes) when the text fits; otherwise (or with ``width`` ``None``) as
+    :func:`replace_cell`, with the padding of an aligned column trimmed to one space a side.
+
+    ``align`` (from :func:`column_alignments`) says where the padding goes.
+    """
+    if width is None:
+        return replace_cell(line, cell, text)
+    raw = line[cell.lo:cell.hi]
+    blank = not raw.strip()
+    lead = raw[:len(raw) - len(raw.lstrip())] if not blank else raw[:min(1, len(raw))]
+    trail = raw[len(raw.rstrip()):] if not blank else raw[len(lead):][:1]
+    pad_l, pad_r = min(1, len(lead)), min(1, len(trail))
+    if blank and len(raw) < 2:
+        pad_l = pad_r = 1 if raw or "| " in line else 0
+    room = width - display_width(text)
+    if align == "left" and room - display_width(lead) >= pad_r:
+        cell_text = lead + text + " " * (room - display_width(lead))
+    elif align == "right" and room - display_width(trail) >= pad_l:
+        cell_text = " " * (room - display_width(trail)) + text + trail
+    elif room - pad_l - pad_r >= 0:
+        left = pad_l + (room - pad_l - pad_r) // 2 if align == "center" else pad_l
+        right = room - left
+        cell_text = " " * left + text + " " * right
+    else:
+        cell_text = " " * pad_l + text + " " * pad_r
+    return line[:cell.lo] + cell_text + line[cell.hi:]
 
 
 def escape_cell(text: str) -> str:

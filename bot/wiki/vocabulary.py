@@ -1,0 +1,118 @@
+"""How a page spells the values the bot owns: stage words, letter case, blanks, the milestone ``v``.
+
+Pure. Words a page uses for the same fact compare equal: ``GA`` and
+``stable`` in any case (``Alpha``, ``BETA``), ``1.30`` and ``v1.30``, and
+the blanks ``-``, ``—``, ``N/A``; so no change is proposed when only the
+spelling differs. A value the bot writes is spelled the way the cell already
+spells its kind of word, else its column (same table), else the page, else as
+upstream writes it (lower case, ``stable``, ``v1.30``, ``-``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from bot.kep import DEPRECATION_STAGES, STAGES, STATUSES, normalize_milestone
+
+#: Spellings of the stable stage (compared case-insensitively): kep.yaml says ``stable``, release notes ``GA``.
+STABLE_WORDS = frozenset({"stable", "ga"})
+#: Words whose letter case tells the page's style (``GA`` is an acronym and tells nothing).
+_CASED_WORDS = frozenset(STAGES + DEPRECATION_STAGES + STATUSES)
+_BARE_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+
+
+class Vocab(NamedTuple):
+    """A column's (or page's) spelling habits; ``None`` where it shows none.
+
+    ``case``: ``"lower"``, ``"title"`` or ``"upper"`` for status and stage words;
+    ``stable``: its word for the stable stage (``"GA"``, ``"stable"``, ...);
+    ``blank``: its text for "none" (``"-"``, ``"—"``, ``"N/A"``);
+    ``bare``: True when it writes milestones without ``v`` (``1.30``), False with it.
+    """
+
+    case: str | None = None
+    stable: str | None = None
+    blank: str | None = None
+    bare: bool | None = None
+
+    def over(self, fallback: Vocab) -> Vocab:
+        """This vocabulary with its gaps filled from ``fallback``."""
+        return Vocab(*(mine if mine is not None else theirs for mine, theirs in zip(self, fallback)))
+
+
+def stage_word(text: str) -> str:
+    """A stage as a comparable word: case-folded, ``GA`` read as ``stable``."""
+    word = text.strip().casefold()
+    return "stable" if word in STABLE_WORDS else word
+
+
+def word_case(text: str) -> str | None:
+    """``"lower"``, ``"title"`` or ``"upper"`` for a status or stage word, ``None`` for anything else."""
+    if text.casefold() not in _CASED_WORDS:
+        return None
+    return "lower" if text.islower() else "upper" if text.isupper() else "title" if text.istitle() else None
+
+
+def milestone_bareness(texts: Iterable[str]) -> bool | None:
+    """True when the milestones among ``texts`` are written ``1.30`` and never ``v1.30``; False when
+    some are written with ``v``; ``None`` when there are none."""
+    shown = [t.strip() for t in texts if normalize_milestone(t) is not None]
+    if not shown:
+        return None
+    return all(_BARE_RE.match(t) for t in shown)
+
+
+def learn(values: Iterable[tuple[str, str]], blanks: frozenset[str]) -> Vocab:
+    """The habits shown by ``(field, cell text)`` pairs (one column, or a whole page).
+
+    ``blanks``: the case-folded texts that mean "none". Ties go to the first seen.
+    """
+    cases: Counter[str] = Counter()
+    stables: Counter[str] = Counter()
+    empties: Counter[str] = Counter()
+    milestones: list[str] = []
+    for field, text in values:
+        text = text.strip()
+        if text and text.casefold() in blanks:
+            empties[text] += 1
+        elif field in ("status", "stage"):
+            if field == "stage" and text.casefold() in STABLE_WORDS:
+                stables[text] += 1
+            case = word_case(text)
+            if case:
+                cases[case] += 1
+        elif field in ("alpha", "beta", "stable"):
+            milestones.append(text)
+    return Vocab(_most(cases), _most(stables), _most(empties), milestone_bareness(milestones))
+
+
+def _most(counter: Counter[str]) -> str | None:
+    return counter.most_common(1)[0][0] if counter else None
+
+
+def spell_word(field: str, value: str, old: str, vocab: Vocab) -> str:
+    """``value`` (a status or stage as kep.yaml writes it) spelled as the cell (``old``) or ``vocab`` would.
+
+    The stable stage is written ``GA`` (as the column spells it) where the column
+    or page says ``GA``; the letter case is the cell's own when it shows a status
+    or stage word, else the vocabulary's.
+    """
+    case = word_case(old) or vocab.case
+    if field == "stage" and value.casefold() == "stable" and (vocab.stable or "").casefold() == "ga":
+        return vocab.stable
+    if case == "upper":
+        return value.upper()
+    if case == "title":
+        return value[:1].upper() + value[1:].lower()
+    if case == "lower":
+        return value.lower()
+    return value
+
+
+def spell_milestone(value: str, bare: bool) -> str:
+    """``value`` (``vMAJOR.MINOR``, a placeholder, or ``""``) without its ``v`` when ``bare``."""
+    norm = normalize_milestone(value)
+    return norm[1:] if bare and norm is not None else value
