@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
     validate.add_argument("--publish", choices=["none", "files", "git", "github"],
                           help="validate as the sync will run with this --publish")
+    validate.add_argument("--online", action="store_true",
+                          help="also resolve github: refs, git URLs and the wiki repository (one request each)")
 
     state_help = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
     serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM, SIGINT or SIGHUP")
@@ -128,12 +130,21 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Print ``ok``, or every config error (one ``FILE: key: what is wrong`` per line); exit 0 or 2."""
-    try:
-        resolve_config(args)
-    except ConfigError as exc:
-        print(redact(str(exc)))
-        return EXIT_USAGE
+    """Print ``ok``, or every problem on stderr (``kep-sync: error: FILE: key: what is wrong``, one per line);
+    exit 0 or 2. Checks the settings, then what can be checked on disk (:mod:`bot.preflight`), then with
+    ``--online`` what needs the network."""
+    from bot import preflight
+
+    config = resolve_config(args)
+    source = str(find_config_path(args.config) or "built-in defaults")
+    problems = preflight.offline_problems(config)
+    if args.online and not problems:
+        from bot.http import make_client
+
+        with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
+            problems = preflight.online_problems(config, client)
+    if problems:
+        raise ConfigError("\n".join(f"{source}: {p}" for p in problems))
     print("ok")
     return EXIT_OK
 
@@ -182,6 +193,12 @@ def load_token_file() -> None:
         raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 
+def print_error(exc: Exception) -> None:
+    """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix."""
+    for line in redact(str(exc)).split("\n"):
+        print(f"kep-sync: error: {line}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kep-sync`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
@@ -191,10 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_token_file()
         return handler(args)
     except (ConfigError, UsageError) as exc:
-        print(f"kep-sync: error: {redact(str(exc))}", file=sys.stderr)
+        print_error(exc)
         return EXIT_USAGE
     except KepSyncError as exc:
-        print(f"kep-sync: error: {redact(str(exc))}", file=sys.stderr)
+        print_error(exc)
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("kep-sync: interrupted", file=sys.stderr)

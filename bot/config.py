@@ -66,9 +66,22 @@ class FrontMatterConfig(_Strict):
 
 
 class LinksConfig(_Strict):
-    """Web URL of the enhancements repository, for kep.yaml links at the exact revision."""
+    """Web URL of the enhancements repository, for kep.yaml links at the exact revision: an http(s) URL."""
 
     enhancements: str = "https://github.com/kubernetes/enhancements"
+
+    @field_validator("enhancements")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        if not is_http_url(url):
+            raise ValueError(f"{url!r}: expected an http(s) URL such as https://github.com/kubernetes/enhancements")
+        return url
+
+
+def is_http_url(url: str) -> bool:
+    """True for an ``http://`` or ``https://`` URL with a host and no whitespace."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in url)
 
 
 class GitHubConfig(_Strict):
@@ -83,8 +96,7 @@ class GitHubConfig(_Strict):
     @field_validator("api_url")
     @classmethod
     def _http_url(cls, url: str) -> str:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
+        if not is_http_url(url):
             origin = " (from $GITHUB_API_URL)" if url == os.environ.get("GITHUB_API_URL") else ""
             raise PydanticCustomError("http_url", "{url}{origin}: expected an http(s) URL such as "
                                       "https://api.github.com or https://HOST/api/v3",
@@ -133,10 +145,9 @@ class ScheduleConfig(_Strict):
     @field_validator("timezone")
     @classmethod
     def _zone(cls, name: str) -> str:
-        from bot.cron import timezone
+        from bot.cron import canonical_zone
 
-        timezone(name)
-        return name
+        return canonical_zone(name)
 
     @field_validator("cron")
     @classmethod
@@ -187,17 +198,51 @@ class Config(_Strict):
         return {role: tuple(names) for role, names in self.columns.model_dump().items()}
 
 
+#: Plain words for pydantic's error types (``err["type"]``); ``{got}`` is the value given.
+_MESSAGES = {
+    "model_type": "expected a mapping of settings (key: value lines), got {got}",
+    "dict_type": "expected a mapping, got {got}",
+    "list_type": "expected a list (one '- item' per line), got {got}",
+    "string_type": "expected a text value, got {got}",
+    "bool_type": "expected true or false, got {got}",
+    "bool_parsing": "expected true or false, got {got}",
+    "too_short": "must not be empty",
+    "string_too_short": "must not be empty",
+    "extra_forbidden": "unknown key (value {got})",
+}
+
+
+def error_key(loc: tuple) -> str:
+    """A pydantic error location as the key a user writes: ``("wiki", "pages", 0)`` -> ``wiki.pages[0]``."""
+    key = ""
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
+    return key or "(top level)"
+
+
+def error_message(err: dict) -> str:
+    """One pydantic error in plain words, with the value given; no library wording such as
+    "Input should be a valid dictionary or instance of ..."."""
+    got, kind, ctx = repr(err.get("input")), err["type"], err.get("ctx") or {}
+    if kind in _MESSAGES:
+        return _MESSAGES[kind].format(got=got)
+    if kind == "literal_error":
+        return f"{got} is not one of {ctx.get('expected', '')}"
+    if kind == "string_pattern_mismatch" and err["loc"][-1:] == ("repo",):
+        return f"{got}: expected OWNER/NAME of a GitHub repository"
+    msg = err["msg"].removeprefix("Value error, ")
+    if kind in ("value_error", "http_url", "missing_for_publish") or got in msg:
+        return msg
+    return f"{msg} (got {got})"
+
+
 def config_errors(exc: ValidationError, source: str) -> list[str]:
-    """One line per validation error: ``FILE: dotted.key: what is wrong``.
+    """One line per validation error: ``FILE: key: what is wrong``, with list indices as ``wiki.pages[0]``.
 
     A cross-field check names the key at fault in its error context (``ctx["key"]``).
     """
-    lines = []
-    for err in exc.errors():
-        key = (err.get("ctx") or {}).get("key") or ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"].replace("Extra inputs are not permitted", "unknown key").removeprefix("Value error, ")
-        lines.append(f"{source}: {key}: {msg}")
-    return lines
+    return [f"{source}: {(err.get('ctx') or {}).get('key') or error_key(err['loc'])}: {error_message(err)}"
+            for err in exc.errors()]
 
 
 def find_config_path(explicit: str | None) -> Path | None:

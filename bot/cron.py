@@ -33,12 +33,29 @@ _FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month"
 _ITEM_RE = re.compile(r"^(\*|[0-9A-Za-z]+(?:-[0-9A-Za-z]+)?)(?:/([0-9]+))?$")
 
 
-def timezone(name: str) -> ZoneInfo:
-    """The IANA time zone ``name`` (e.g. ``Europe/Berlin``); raises ``ValueError`` for an unknown one."""
+def canonical_zone(name: str) -> str:
+    """The IANA time zone name ``name`` matches, case-insensitively, as IANA writes it
+    (``utc`` -> ``UTC``, ``europe/berlin`` -> ``Europe/Berlin``).
+
+    Raises ``ValueError`` naming ``name`` when no IANA zone (system zoneinfo or the ``tzdata`` package) matches.
+    """
     try:
-        return ZoneInfo(name)
+        ZoneInfo(name)
+        return name
     except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {name!r} (expected an IANA name such as UTC or Europe/Berlin)") from None
+        pass
+    from zoneinfo import available_timezones
+
+    match = {zone.casefold(): zone for zone in available_timezones()}.get(name.strip().casefold())
+    if match is None:
+        raise ValueError(f"unknown time zone {name!r} (expected an IANA name such as UTC or Europe/Berlin)")
+    return match
+
+
+def timezone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name`` (e.g. ``Europe/Berlin``, any case: :func:`canonical_zone`);
+    raises ``ValueError`` for an unknown one."""
+    return ZoneInfo(canonical_zone(name))
 
 
 def parse_crontab(expr: str, tz: str = "UTC") -> BaseTrigger:

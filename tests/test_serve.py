@@ -106,12 +106,14 @@ def test_validate_prints_every_error_and_exits_2(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("publish: sometimes\ncolour: blue\nschedule:\n  cron: '0 6 * * 1-8'\n  timezone: Mars/Olympus\n")
     assert main(["validate", "--config", str(bad)]) == 2
-    assert capsys.readouterr().out.splitlines() == [
-        f"{bad}: publish: Input should be 'none', 'files', 'git' or 'github'",
-        f"{bad}: schedule.cron: '0 6 * * 1-8': day of week value '8' is out of range 0-7",
-        f"{bad}: schedule.timezone: unknown time zone 'Mars/Olympus' (expected an IANA name such as UTC or "
-        "Europe/Berlin)",
-        f"{bad}: colour: unknown key",
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        f"kep-sync: error: {bad}: publish: 'sometimes' is not one of 'none', 'files', 'git' or 'github'",
+        f"kep-sync: error: {bad}: schedule.cron: '0 6 * * 1-8': day of week value '8' is out of range 0-7",
+        f"kep-sync: error: {bad}: schedule.timezone: unknown time zone 'Mars/Olympus' (expected an IANA name such "
+        "as UTC or Europe/Berlin)",
+        f"kep-sync: error: {bad}: colour: unknown key (value 'blue')",
     ]
     assert main(["validate", "--config", str(REPO_ROOT / "config" / "kep-sync.yaml")]) == 0
     assert capsys.readouterr().out == "ok\n"
@@ -262,7 +264,7 @@ def test_validate_lists_configs_that_can_never_work(tmp_path, monkeypatch, capsy
     bad = tmp_path / "bad.yaml"
     bad.write_text("publish: github\ngithub:\n  api_url: ftp://ghe.example.com\npull_request:\n  branch: bad..name\n")
     assert main(["validate", "--config", str(bad)]) == 2
-    assert capsys.readouterr().out.splitlines() == [
+    assert [line.removeprefix("kep-sync: error: ") for line in capsys.readouterr().err.splitlines()] == [
         f"{bad}: wiki.repo: required when publish is github (OWNER/NAME of the wiki repository)",
         f"{bad}: github.api_url: 'ftp://ghe.example.com': expected an http(s) URL such as https://api.github.com "
         "or https://HOST/api/v3",
@@ -272,7 +274,7 @@ def test_validate_lists_configs_that_can_never_work(tmp_path, monkeypatch, capsy
     empty.write_text("wiki:\n  repo: acme/wiki\npull_request:\n  branch: ''\n")
     monkeypatch.setenv("GITHUB_API_URL", "api.github.com")  # no scheme: a bad variable is reported too
     assert main(["validate", "--config", str(empty)]) == 2
-    assert capsys.readouterr().out.splitlines() == [
+    assert [line.removeprefix("kep-sync: error: ") for line in capsys.readouterr().err.splitlines()] == [
         f"{empty}: github.api_url: 'api.github.com' (from $GITHUB_API_URL): expected an http(s) URL such as "
         "https://api.github.com or https://HOST/api/v3",
         f"{empty}: pull_request.branch: '' is not a valid git branch name: must not be empty",

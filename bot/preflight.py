@@ -1,0 +1,141 @@
+"""``kep-sync validate``: will a run with these settings work? Checks beyond the config's own validation.
+
+:func:`offline_problems` reads only the local disk: the enhancements source (a directory holding
+``keps/``, a readable ``.tar.gz`` snapshot, a git repository or bundle; a URL or ``github:`` form is
+only parsed), the wiki directory and every page (exists, UTF-8, holds a table with a KEP column) when
+the pages are read from disk, and a release-notes directory (holds ``release-notes-1.NN.json``).
+:func:`online_problems` (``validate --online``) also asks the network, one request each: a
+``github:`` enhancements or release-notes ref resolves to a commit (GitHub REST
+``GET /repos/{owner}/{repo}/commits/{ref}``), a git URL answers ``git ls-remote``, and the wiki
+repository's base branch (``wiki.repo`` at ``wiki.base``, else its default branch) exists.
+
+Each problem is one line, ``key: what is wrong``, naming the value (``wiki.pages[0] 'x.md': ...``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.config import Config
+from bot.errors import KepSyncError
+
+_NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
+
+
+def pages_on_disk(config: Config) -> bool:
+    """True when a run reads the pages from ``wiki.dir`` (publish ``files``, ``git``, or ``none``
+    without ``wiki.repo``); False when it reads them from ``wiki.repo`` through the API."""
+    return config.publish in ("files", "git") or (config.publish == "none" and not config.wiki.repo)
+
+
+def offline_problems(config: Config) -> list[str]:
+    """Every problem found without network, one ``key: message`` line each (``[]`` when none)."""
+    problems = _enhancements_problems(config.enhancements)
+    if pages_on_disk(config):
+        problems += _wiki_problems(config)
+    if config.release_notes.source:
+        problems += _notes_problems(config.release_notes.source)
+    return problems
+
+
+def _enhancements_problems(value: str) -> list[str]:
+    from bot.sources.enhancements import parse_source
+    from bot.sources.tarball import tarball_revision
+
+    try:
+        source = parse_source(value)
+        if source.kind == "tarball":
+            tarball_revision(Path(source.location))
+    except KepSyncError as exc:
+        return [f"enhancements: {str(exc).removeprefix('--enhancements ')}"]
+    return []
+
+
+def _wiki_problems(config: Config) -> list[str]:
+    root = Path(config.wiki.dir).expanduser()
+    if not root.is_dir():
+        what = "no such directory" if not root.exists() else "not a directory"
+        return [f"wiki.dir {config.wiki.dir!r}: {what}"]
+    problems = []
+    if config.publish == "git" and not (root / ".git").exists():
+        problems.append(f"wiki.dir {config.wiki.dir!r}: not a git checkout (publish git commits in a clone)")
+    for i, page in enumerate(config.wiki.pages):
+        why = page_problem(root / page, config.aliases())
+        if why:
+            problems.append(f"wiki.pages[{i}] {page!r}: {why} (under the wiki directory {config.wiki.dir!r})")
+    return problems
+
+
+def page_problem(path: Path, aliases: dict[str, tuple[str, ...]]) -> str:
+    """Why the page at ``path`` cannot be synced (no such file, not a file, unreadable, not UTF-8, no
+    table with a KEP column), or ``""`` when it can."""
+    from bot.wiki.matrix import column_roles
+    from bot.wiki.tables import find_tables, split_row
+
+    if not path.is_file():
+        return "no such file" if not path.exists() else "not a file"
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 ({exc.reason} at byte {exc.start})"
+    lines = text.split("\n")
+    if not any("kep" in column_roles([c.text for c in split_row(lines[t.header])], aliases)
+               for t in find_tables(text)):
+        names = ", ".join(repr(a) for a in aliases.get("kep", ()))
+        return f"no table with a KEP column ({names})"
+    return ""
+
+
+def _notes_problems(value: str) -> list[str]:
+    from bot.sources.release_notes import parse_notes_source
+
+    try:
+        source = parse_notes_source(value)
+    except KepSyncError as exc:
+        return [f"release_notes.source: {str(exc).removeprefix('--release-notes ')}"]
+    if source.kind == "dir":
+        try:
+            found = any(_NOTES_FILE_RE.match(p.name) for p in Path(source.location).iterdir())
+        except OSError as exc:
+            return [f"release_notes.source {value!r}: cannot be listed: {exc.strerror or exc}"]
+        if not found:
+            return [f"release_notes.source {value!r}: the directory holds no release-notes-1.NN.json file"]
+    return []
+
+
+def online_problems(config: Config, client) -> list[str]:
+    """Problems only the network shows, one request per source (``client``: an ``httpx.Client``).
+
+    Run after :func:`offline_problems` found none. The token, if any, is the client's.
+    """
+    from bot.sources.enhancements import parse_source, remote_head
+    from bot.sources.github_tarball import probe_github_ref
+    from bot.sources.release_notes import parse_notes_source
+
+    api = config.github.api_url
+    checks = []
+    source = parse_source(config.enhancements)
+    if source.kind == "github":
+        checks.append(("enhancements", config.enhancements,
+                       lambda: probe_github_ref(client, api, source.location, source.ref)))
+    elif source.kind == "git" and re.match(r"^(https?|ssh|git)://", source.location):
+        checks.append(("enhancements", config.enhancements, lambda: remote_head(source.location)))
+    if config.release_notes.source:
+        notes = parse_notes_source(config.release_notes.source)
+        if notes.kind == "github":
+            checks.append(("release_notes.source", config.release_notes.source,
+                           lambda: probe_github_ref(client, api, notes.location, notes.ref)))
+    if config.wiki.repo and not pages_on_disk(config):
+        base = config.wiki.base or "HEAD"
+        checks.append(("wiki.repo", f"{config.wiki.repo}@{config.wiki.base or '(default branch)'}",
+                       lambda: probe_github_ref(client, api, config.wiki.repo, base)))
+    problems = []
+    for key, value, check in checks:
+        try:
+            check()
+        except KepSyncError as exc:
+            problems.append(f"{key} {value!r}: {exc}")
+    return problems

@@ -1,0 +1,180 @@
+"""``kep-sync validate [--online]``: the settings, what can be checked on disk, and (online) what needs the
+network (bot/preflight.py, bot/config.py); errors on stderr with the ``kep-sync: error:`` prefix, exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import structlog
+
+from bot.cli import main
+from bot.config import Config, load_config
+
+try:
+    from tests.servehelp import FakeApi
+    from tests.syncutil import PAGE, PAGE_KEPS, write_keps
+    from tests.test_sources import TARBALL_FILES, make_tarball
+except ImportError:  # pragma: no cover
+    from servehelp import FakeApi
+    from syncutil import PAGE, PAGE_KEPS, write_keps
+    from test_sources import TARBALL_FILES, make_tarball
+
+
+@pytest.fixture(autouse=True)
+def _reset_structlog():
+    yield
+    structlog.reset_defaults()
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KEP_SYNC_CONFIG", raising=False)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GITHUB_API_URL", raising=False)
+    write_keps(tmp_path / "enh", *PAGE_KEPS)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "m.md").write_bytes(PAGE.encode())
+    return tmp_path
+
+
+def validate(work, capsys, settings: dict, *args: str) -> tuple[int, list[str]]:
+    (work / "c.yaml").write_text(json.dumps(settings))
+    code = main(["validate", "--config", "c.yaml", *args])
+    out, err = capsys.readouterr()
+    assert out == ("ok\n" if code == 0 else "")
+    return code, err.splitlines()
+
+
+GOOD = {"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"]}}
+
+
+def test_a_config_that_can_work_is_ok(work, capsys):
+    assert validate(work, capsys, GOOD) == (0, [])
+
+
+def test_missing_sources_wiki_and_pages_are_named_with_their_values(work, capsys):
+    settings = {"enhancements": "no/such/dir", "wiki": {"dir": "wiki", "pages": ["m.md", "gone.md", "sub"]}}
+    (work / "wiki" / "sub").mkdir()
+    code, err = validate(work, capsys, settings)
+    assert code == 2
+    assert err == [
+        "kep-sync: error: c.yaml: enhancements: 'no/such/dir': not a directory with keps/, a .tar.gz snapshot, "
+        "a git repository, a bundle, a URL or github:OWNER/REPO@REF",
+        "kep-sync: error: c.yaml: wiki.pages[1] 'gone.md': no such file (under the wiki directory 'wiki')",
+        "kep-sync: error: c.yaml: wiki.pages[2] 'sub': not a file (under the wiki directory 'wiki')",
+    ]
+    code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "nowiki"}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.dir 'nowiki': no such directory"])
+
+
+def test_pages_must_be_utf8_and_hold_a_kep_table(work, capsys):
+    (work / "wiki" / "latin1.md").write_bytes("| KEP | Status |\n|---|---|\n| 1 | caf\xe9 |\n".encode("latin-1"))
+    (work / "wiki" / "prose.md").write_text("# Notes\n\n| Name | Value |\n|---|---|\n| a | b |\n")
+    code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "wiki", "pages": ["latin1.md", "m.md", "prose.md"]}})
+    assert code == 2
+    assert err == [
+        "kep-sync: error: c.yaml: wiki.pages[0] 'latin1.md': not UTF-8 (invalid continuation byte at byte 36) "
+        "(under the wiki directory 'wiki')",
+        "kep-sync: error: c.yaml: wiki.pages[2] 'prose.md': no table with a KEP column ('KEP') "
+        "(under the wiki directory 'wiki')",
+    ]
+
+
+def test_pages_read_from_the_wiki_repository_are_not_looked_for_on_disk(work, capsys):
+    settings = {"enhancements": "enh", "publish": "github", "wiki": {"dir": "nowhere", "repo": "acme/wiki"}}
+    assert validate(work, capsys, settings) == (0, [])
+    assert validate(work, capsys, {**settings, "publish": "none"}) == (0, [])
+
+
+def test_publish_git_needs_a_git_checkout(work, capsys):
+    code, err = validate(work, capsys, {**GOOD, "publish": "git"})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.dir 'wiki': not a git checkout (publish git commits "
+                               "in a clone)"])
+
+
+def test_tarball_source_must_be_readable(work, capsys):
+    (work / "snap.tar.gz").write_bytes(make_tarball(TARBALL_FILES))
+    assert validate(work, capsys, {**GOOD, "enhancements": "snap.tar.gz"}) == (0, [])
+    (work / "bad.tar.gz").write_bytes(b"not gzip")
+    code, err = validate(work, capsys, {**GOOD, "enhancements": "bad.tar.gz"})
+    assert code == 2 and err[0].startswith("kep-sync: error: c.yaml: enhancements: bad.tar.gz: not a readable "
+                                           "tar.gz archive (")
+
+
+def test_release_notes_directory_must_hold_release_notes_files(work, capsys):
+    (work / "notes").mkdir()
+    (work / "notes" / "README.md").write_text("x")
+    code, err = validate(work, capsys, {**GOOD, "release_notes": {"source": "notes"}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: release_notes.source 'notes': the directory holds no "
+                               "release-notes-1.NN.json file"])
+    (work / "notes" / "release-notes-1.36.json").write_text("{}")
+    assert validate(work, capsys, {**GOOD, "release_notes": {"source": "notes"}}) == (0, [])
+    code, err = validate(work, capsys, {**GOOD, "release_notes": {"source": "nonotes"}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: release_notes.source: 'nonotes': not a directory of "
+                               "release-notes-1.NN.json files nor github:OWNER/REPO@REF"])
+
+
+def test_links_enhancements_must_be_an_http_url(work, capsys):
+    code, err = validate(work, capsys, {**GOOD, "links": {"enhancements": "github.com/kubernetes/enhancements"}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: links.enhancements: 'github.com/kubernetes/enhancements': "
+                               "expected an http(s) URL such as https://github.com/kubernetes/enhancements"])
+
+
+def test_type_errors_name_the_key_with_indices_and_the_value_in_plain_words(work, capsys):
+    settings = {"wiki": "examples/wiki", "columns": {"kep": "KEP"}, "publish": "sometimes",
+                "pull_request": {"draft": "maybe", "reviewers": ["ok", 7]}, "schedule": {"cron": 5}}
+    code, err = validate(work, capsys, settings)
+    assert code == 2
+    assert err == [
+        "kep-sync: error: c.yaml: wiki: expected a mapping of settings (key: value lines), got 'examples/wiki'",
+        "kep-sync: error: c.yaml: columns.kep: expected a list (one '- item' per line), got 'KEP'",
+        "kep-sync: error: c.yaml: publish: 'sometimes' is not one of 'none', 'files', 'git' or 'github'",
+        "kep-sync: error: c.yaml: pull_request.reviewers[1]: expected a text value, got 7",
+        "kep-sync: error: c.yaml: pull_request.draft: expected true or false, got 'maybe'",
+        "kep-sync: error: c.yaml: schedule.cron: expected a text value, got 5",
+    ]
+    assert not any("Input should" in line or "instance of" in line for line in err)
+
+
+@pytest.mark.parametrize(("written", "canonical"), [("utc", "UTC"), ("UTC", "UTC"), ("europe/berlin", "Europe/Berlin"),
+                                                    ("AMERICA/NEW_YORK", "America/New_York")])
+def test_time_zone_names_match_iana_case_insensitively_and_are_written_canonically(written, canonical):
+    assert Config.model_validate({"schedule": {"timezone": written}}).schedule.timezone == canonical
+
+
+def test_unknown_time_zone_is_still_an_error(work, capsys):
+    code, err = validate(work, capsys, {**GOOD, "schedule": {"timezone": "Mars/Olympus"}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: schedule.timezone: unknown time zone 'Mars/Olympus' "
+                               "(expected an IANA name such as UTC or Europe/Berlin)"])
+
+
+def test_online_resolves_github_refs_and_the_wiki_repository(work, capsys):
+    with FakeApi() as api:
+        settings = {"enhancements": "github:o/enh@main", "publish": "github", "github": {"api_url": api.url},
+                    "wiki": {"repo": "o/wiki", "base": "main"}}
+        assert validate(work, capsys, settings) == (0, [])  # offline: only parsed
+        assert api.requests == []
+        code, err = validate(work, capsys, settings, "--online")
+        assert code == 2
+        assert err == [f"kep-sync: error: c.yaml: wiki.repo 'o/wiki@main': GET {api.url}/repos/o/wiki/commits/main: "
+                       "HTTP 404, could not resolve 'main' to a commit"]
+        assert [path for path, _ in api.requests] == ["/repos/o/enh/commits/main", "/repos/o/wiki/commits/main"]
+        settings = {**GOOD, "enhancements": "github:o/enh@nope", "github": {"api_url": api.url}}
+        code, err = validate(work, capsys, settings, "--online")
+        assert err == [f"kep-sync: error: c.yaml: enhancements 'github:o/enh@nope': GET {api.url}/repos/o/enh/commits/"
+                       "nope: HTTP 404, could not resolve 'nope' to a commit"]
+        settings["enhancements"] = "github:o/enh@main"
+        assert validate(work, capsys, settings, "--online") == (0, [])
+
+
+def test_the_shipped_configs_validate(monkeypatch, capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    for name in ("kep-sync.yaml", "demo.yaml"):
+        assert main(["validate", "--config", f"config/{name}"]) == 0
+        assert capsys.readouterr().out == "ok\n"
+    assert load_config(root / "config" / "demo.yaml").publish == "none"
