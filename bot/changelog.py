@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from bot.diff import KINDS, Change
 from bot.evidence import Discrepancy
-from bot.kep import Problem
-from bot.snapshot import Snapshot
+from bot.model.kep import Problem
+from bot.model.snapshot import Snapshot
 
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
 DEFAULT_MAX_BODY_CHARS = 60_000

@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection
 from typing import NamedTuple
 
-from bot.kep import (
+from bot.model.kep import (
     DEPRECATION_STAGES,
     MILESTONE_PLACEHOLDERS,
     STAGES,
@@ -23,7 +23,7 @@ from bot.kep import (
     Problem,
     normalize_milestone,
 )
-from bot.snapshot import Snapshot, number_hints, resolve, slug_matches
+from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches
 from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row, same_value,
                              spelled)
 from bot.wiki.vocabulary import stage_word

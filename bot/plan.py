@@ -19,8 +19,8 @@ from bot.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import WikiError
 from bot.evidence import Discrepancy, releases_needed
 from bot.evidence import review as review_notes
-from bot.kep import Problem
-from bot.snapshot import Snapshot
+from bot.model.kep import Problem
+from bot.model.snapshot import Snapshot
 from bot.evidence.notes import ReleaseNotes, with_missing
 from bot.wiki.matrix import parse_page
 

@@ -29,7 +29,7 @@ from bot.wiki.backends.directory import DirectoryWiki
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
-    from bot.snapshot import Snapshot
+    from bot.model.snapshot import Snapshot
     from bot.evidence.notes import ReleaseNotes
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.kep import is_template  # noqa: E402
+from bot.model.kep import is_template  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
 
 PAGE = "wiki/kubernetes-keps-implementation-matrix.2026-03-01.md"

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-from bot.kep import Kep, parse_kep
-from bot.snapshot import Snapshot, build_snapshot
+from bot.model.kep import Kep, parse_kep
+from bot.model.snapshot import Snapshot, build_snapshot
 
 
 def kep_yaml(number: int, *, status: str = "implementable", stage: str = "beta", alpha: str = "", beta: str = "",

@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - run from tests/ or scripts/
 
 from bot.config import Config
 from bot.http import RequestCounter
-from bot.snapshot import Snapshot
+from bot.model.snapshot import Snapshot
 from bot.sync import open_wiki, sync_snapshot
 
 __all__ = ["BRANCH", "ENV", "PAGE", "PAGE_PATH", "REPO", "Run", "fresh_logging", "github_config", "keps", "page",

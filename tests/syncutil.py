@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.snapshot import Snapshot, build_snapshot
+from bot.model.snapshot import Snapshot, build_snapshot
 
 __all__ = ["PAGE", "PAGE_KEPS", "PAGE_SYNCED", "REVISION", "kep", "kep_yaml", "snapshot", "tree", "write_keps"]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.kep import Problem, TEMPLATE_DIRS
-from bot.snapshot import Snapshot, resolve
+from bot.model.kep import Problem, TEMPLATE_DIRS
+from bot.model.snapshot import Snapshot, resolve
 from bot.sources.enhancements import load_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent

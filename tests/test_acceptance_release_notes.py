@@ -14,7 +14,7 @@ import pytest
 
 from bot.config import Config
 from bot.evidence import build_index, find_discrepancies, gate_owners, released
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.sources.enhancements import load_snapshot
 from bot.sources.release_notes import load_release_notes
 from bot.plan import plan_sync

@@ -10,8 +10,8 @@ from markdown_it import MarkdownIt
 
 from bot.changelog import kep_yaml_url, render, report, safe, summary
 from bot.diff import Change
-from bot.kep import Problem
-from bot.snapshot import Snapshot
+from bot.model.kep import Problem
+from bot.model.snapshot import Snapshot
 
 REV = "0123456789abcdef0123456789abcdef01234567"
 SNAP = Snapshot("test", REV, {}, {}, ())

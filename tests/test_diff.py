@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.diff import Change, diff_page, kep_id
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.wiki.matrix import parse_page
 
 try:

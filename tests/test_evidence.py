@@ -27,7 +27,7 @@ from bot.evidence import (
     releases_needed,
     split_sentences,
 )
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.sources.release_notes import ReleaseNotes
 from bot.plan import plan_sync
 

@@ -101,7 +101,7 @@ def test_neither_http_nor_log_imports_the_other_both_import_redaction():
 
 def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
     graph = import_graph()
-    pure = ["bot.kep", "bot.snapshot", "bot.wiki.tables", "bot.wiki.matrix", "bot.diff", "bot.changelog",
+    pure = ["bot.model.kep", "bot.model.snapshot", "bot.wiki.tables", "bot.wiki.matrix", "bot.diff", "bot.changelog",
             "bot.plan", "bot.evidence", "bot.evidence.index", "bot.evidence.review", "bot.evidence.sentences",
             "bot.evidence.notes"]
     io = {"bot.sync", "bot.http", "bot.sources.release_notes", "bot.sources.enhancements",
@@ -117,3 +117,17 @@ def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
         return seen
 
     assert {m: sorted(reach(m) & io) for m in pure} == {m: [] for m in pure}
+
+
+def test_pure_stages_import_only_their_own_or_earlier_stages():
+    stage = {"bot.model": 1, "bot.wiki.tables": 2, "bot.wiki.matrix": 2, "bot.diff": 3, "bot.evidence": 3,
+             "bot.changelog": 4, "bot.plan": 5}
+
+    def stage_of(module: str) -> int | None:
+        return next((n for prefix, n in stage.items() if module == prefix or module.startswith(prefix + ".")), None)
+
+    graph = import_graph()
+    backwards = sorted((src, dst) for src, deps in graph.items() for dst in deps
+                       if stage_of(src) is not None and stage_of(dst) is not None and stage_of(dst) > stage_of(src))
+    assert backwards == []
+    assert sorted(m for m in graph if stage_of(m) == 1) == ["bot.model", "bot.model.kep", "bot.model.snapshot"]

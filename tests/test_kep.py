@@ -1,4 +1,4 @@
-"""Unit tests for bot.kep: parse_kep, the milestone helpers and the problems it reports."""
+"""Unit tests for bot.model.kep: parse_kep, the milestone helpers and the problems it reports."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from bot.kep import (
+from bot.model.kep import (
     DEPRECATION_STAGES,
     JUNK_GATE_NAMES,
     STAGES,

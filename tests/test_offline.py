@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from bot.errors import SourceError
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.sources.enhancements import Source, current_revision, load_snapshot, parse_source
 
 try:

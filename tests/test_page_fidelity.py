@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bot.diff import diff_page
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.wiki.matrix import parse_page
 from bot.wiki.tables import display_width, split_row
 

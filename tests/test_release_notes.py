@@ -14,7 +14,7 @@ import bot.sources.release_notes as rn
 from bot.cli import build_parser, main, resolve_config
 from bot.errors import SourceError, UsageError
 from bot.http import make_client
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.sources.release_notes import (
     NotesSource,
     current_etags,

@@ -14,7 +14,7 @@ import pytest
 import respx
 
 from bot.http import make_client
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.sources.release_notes import RAW_MEDIA_TYPE, current_etags, load_release_notes
 
 try:

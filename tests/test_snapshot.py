@@ -1,11 +1,11 @@
-"""Unit tests for bot.snapshot: build_snapshot, resolve and the path predicates."""
+"""Unit tests for bot.model.snapshot: build_snapshot, resolve and the path predicates."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.kep import Problem
-from bot.snapshot import Snapshot, build_snapshot, is_kep_file, is_prr_file, resolve
+from bot.model.kep import Problem
+from bot.model.snapshot import Snapshot, build_snapshot, is_kep_file, is_prr_file, resolve
 
 
 def kep(number: str, title: str = "T", *, status: str = "implementable", stage: str = "alpha") -> bytes:
@@ -188,7 +188,7 @@ def test_path_predicates(path, kep_file, prr_file):
 
 
 def test_odd_prr_names_and_declared_numbers_never_crash_the_load():
-    from bot.snapshot import number_hints
+    from bot.model.snapshot import number_hints
 
     snap = build_snapshot([("keps/prod-readiness/sig-x/².yaml", b"kep-number: 1\n"),
                            ("keps/prod-readiness/sig-x/12.yaml", b"kep-number: 12\n"),
@@ -201,7 +201,7 @@ def test_odd_prr_names_and_declared_numbers_never_crash_the_load():
 
 
 def test_resolve_matches_slugs_in_any_case():
-    from bot.snapshot import resolve
+    from bot.model.snapshot import resolve
 
     snap = build_snapshot([("keps/sig-a/2133-Foo-Bar/kep.yaml", b"status: implementable\nstage: alpha\n"),
                            ("keps/sig-b/2133-other/kep.yaml", b"status: implementable\nstage: alpha\n")], "t", "")

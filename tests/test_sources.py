@@ -34,7 +34,7 @@ from bot.http import (
     rate_limit_wait,
     send,
 )
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.redact import redact
 from bot.sources import parse_github_spec
 from bot.sources.enhancements import (

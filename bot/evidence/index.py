@@ -22,8 +22,8 @@ from bot.evidence.sentences import (
     release_order,
     split_sentences,
 )
-from bot.snapshot import slug_matches
-from bot.kep import STAGES, Kep, normalize_milestone
+from bot.model.snapshot import slug_matches
+from bot.model.kep import STAGES, Kep, normalize_milestone
 
 #: Most evidence items kept per change (newest first).
 MAX_EVIDENCE = 3

@@ -10,7 +10,7 @@ from collections.abc import Collection
 from typing import NamedTuple
 
 from bot.evidence.sentences import release_name, release_order
-from bot.kep import Problem
+from bot.model.kep import Problem
 
 
 class ReleaseNotes(NamedTuple):

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from bot.diff import Change
 from bot.evidence.index import Mention, NotesIndex, attach_evidence, build_index
 from bot.evidence.sentences import release_order
-from bot.kep import STAGES, Kep, milestone_key, normalize_milestone
+from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
 
 #: Discrepancy kinds (issue 5 (a)-(d)), in report order.
 DISCREPANCY_KINDS = ("not-in-notes", "stage-mismatch", "ready-to-implement", "undeclared-gate")

@@ -19,7 +19,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Collection, Mapping
 
-from bot.kep import milestone_key, normalize_milestone
+from bot.model.kep import milestone_key, normalize_milestone
 
 #: Longest excerpt, characters (one line).
 MAX_EXCERPT = 240

@@ -1,4 +1,4 @@
-"""Fetch the kubernetes/enhancements metadata files and build a :class:`~bot.snapshot.Snapshot`.
+"""Fetch the kubernetes/enhancements metadata files and build a :class:`~bot.model.snapshot.Snapshot`.
 
 ``--enhancements SRC`` forms (see :func:`parse_source`):
 
@@ -29,8 +29,8 @@ import httpx
 from bot.errors import UsageError
 from bot.http import RequestCounter, make_client
 from bot.redact import redact
-from bot.kep import Problem
-from bot.snapshot import Snapshot, build_snapshot
+from bot.model.kep import Problem
+from bot.model.snapshot import Snapshot, build_snapshot
 from bot.sources import parse_github_spec
 from bot.sources.git import run_git, worktree_head, remote_head, read_git_tree, scan_git_tree, sync_git_cache
 from bot.sources.github_tarball import (

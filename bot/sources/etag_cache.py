@@ -17,7 +17,7 @@ import httpx
 from bot.errors import SourceError
 from bot.http import send, sendable_etag
 from bot.redact import redact
-from bot.kep import Problem
+from bot.model.kep import Problem
 
 
 class EtagCache:
@@ -25,7 +25,7 @@ class EtagCache:
 
     An entry that cannot be used (missing or unreadable file, a directory, an ETag that is not
     printable ASCII) is absent: :meth:`get` never raises and never yields an ETag httpx would refuse.
-    :meth:`put` and :meth:`drop` report failures as a :class:`~bot.kep.Problem` in ``problems``
+    :meth:`put` and :meth:`drop` report failures as a :class:`~bot.model.kep.Problem` in ``problems``
     (the run goes on without caching) and leave no temporary file behind.
     """
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from bot.errors import SourceError
 from bot.redact import redact
-from bot.kep import Problem
-from bot.snapshot import is_kep_file, is_prr_file
+from bot.model.kep import Problem
+from bot.model.snapshot import is_kep_file, is_prr_file
 from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
 
 

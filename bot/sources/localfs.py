@@ -3,7 +3,7 @@
 Only regular files are read (``lstat``, ``O_NOFOLLOW``, ``O_NONBLOCK``): a
 symbolic link, FIFO, device or socket under ``keps/``, an unreadable file or
 directory, and a file over the per-file cap are reported as
-:class:`~bot.kep.Problem` ``(path, "", message)`` and skipped; one bad entry
+:class:`~bot.model.kep.Problem` ``(path, "", message)`` and skipped; one bad entry
 never stops the others.
 """
 
@@ -13,8 +13,8 @@ import os
 import stat
 from pathlib import Path
 
-from bot.kep import Problem
-from bot.snapshot import is_kep_file, is_prr_file
+from bot.model.kep import Problem
+from bot.model.snapshot import is_kep_file, is_prr_file
 
 #: Largest metadata file read, bytes (the largest real kep.yaml is ~10 kB).
 MAX_FILE_BYTES = 4 * 1024 * 1024

@@ -46,7 +46,7 @@ from bot.errors import SourceError, UsageError
 from bot.evidence import release_name, release_order
 from bot.http import make_client, send, sendable_etag
 from bot.redact import redact
-from bot.kep import Problem
+from bot.model.kep import Problem
 from bot.sources import parse_github_spec
 from bot.sources.etag_cache import EtagCache, fetch_cached
 from bot.evidence.notes import ReleaseNotes, skipped_tail as _skipped, with_missing

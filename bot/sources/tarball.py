@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from bot.errors import SourceError
-from bot.kep import Problem
-from bot.snapshot import is_kep_file, is_prr_file
+from bot.model.kep import Problem
+from bot.model.snapshot import is_kep_file, is_prr_file
 from bot.sources.limits import Deadline, LimitedReader
 from bot.sources.localfs import MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.kep import Problem, is_gate_name, same_milestone
+from bot.model.kep import Problem, is_gate_name, same_milestone
 from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
                              find_tables, split_row, unescape_cell)
 from bot.wiki.vocabulary import Vocab, learn, milestone_bareness, spell_milestone, spell_word, stage_word

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from bot.kep import DEPRECATION_STAGES, STAGES, STATUSES, normalize_milestone
+from bot.model.kep import DEPRECATION_STAGES, STAGES, STATUSES, normalize_milestone
 
 #: Spellings of the stable stage (compared case-insensitively): kep.yaml says ``stable``, release notes ``GA``.
 STABLE_WORDS = frozenset({"stable", "ga"})

@@ -2,7 +2,7 @@
 
 Pure: built from ``(path, bytes)`` pairs that a source (``bot/sources``) read.
 KEP numbers are not unique upstream (``0000`` is used by three real KEPs,
-``2133`` by two), so ``keps`` maps a number to a tuple of :class:`~bot.kep.Kep`
+``2133`` by two), so ``keps`` maps a number to a tuple of :class:`~bot.model.kep.Kep`
 and :func:`resolve` picks one by slug.
 """
 
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from bot.kep import Kep, KepFileError, Problem, is_template, parse_kep
+from bot.model.kep import Kep, KepFileError, Problem, is_template, parse_kep
 
 _NUMBER_RE = re.compile(r"^([0-9]{1,9})(?:-|$)")
 
@@ -45,7 +45,7 @@ class Snapshot(NamedTuple):
 
 
 def is_kep_file(path: str) -> bool:
-    """True for ``keps/**/kep.yaml`` (templates included; see :func:`bot.kep.is_template`)."""
+    """True for ``keps/**/kep.yaml`` (templates included; see :func:`bot.model.kep.is_template`)."""
     return path.startswith("keps/") and path.endswith("/kep.yaml")
 
 
