@@ -69,6 +69,17 @@ def test_second_run_is_idempotent(wiki):
     assert git(wiki, "rev-list", "--count", BRANCH) == "2"
 
 
+def test_a_changed_page_set_with_the_same_pages_makes_no_empty_commit(wiki):
+    run(wiki)
+    head = git(wiki, "rev-parse", BRANCH)
+    cfg = config(pages=[PAGE_PATH, "README.md"])  # a page with nothing to sync joins the page set
+    for _ in range(2):  # the head's trailers keep the old page set: every later run must still see no change
+        plan, written, url, blocked = run(wiki, cfg=cfg)
+        assert (written, url, blocked) == ([], str(pr_file(wiki)), False) and plan.changed_pages()
+        assert git(wiki, "rev-parse", BRANCH) == head and git(wiki, "rev-list", "--count", BRANCH) == "2"
+    assert prmod.parse_state(pr_file(wiki).read_text()).head == head
+
+
 def test_upstream_change_adds_a_commit_and_keeps_human_text(wiki):
     run(wiki)
     first = git(wiki, "rev-parse", BRANCH)

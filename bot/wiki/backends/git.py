@@ -5,8 +5,9 @@ default the checked-out branch), never from the working tree; the commit is
 built with git plumbing (``hash-object``, a temporary index, ``commit-tree``)
 and the bot branch is moved with a compare-and-swap ``update-ref``, so the
 working tree, the index and the checked-out branch are never touched. The
-same rules as on GitHub hold: same proposal -> no commit; a commit on the
-bot branch kep-sync did not make is never overwritten; the base already has
+same rules as on GitHub hold: same proposal -> no commit; the same pages as
+the bot branch head (e.g. only the page set changed) -> no (empty) commit;
+a commit on the bot branch kep-sync did not make is never overwritten; the base already has
 the rows -> the bot branch is deleted. The pull request title and body go to
 ``<git dir>/kep-sync/pull-request.md``: the title on the first line, a blank
 line, then the body (bot section with the hidden state marker; text written
@@ -155,8 +156,14 @@ class GitWiki:
             _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
             log.info("bot branch is up to date", head=head)
             return Landing(plan, [], str(pr_file))
+        tree = _tree(git, plan, modes, base)
+        if head and git.text("rev-parse", f"{head}^{{tree}}") == tree:
+            # Same pages as the head (e.g. only the page set changed): a commit would be empty.
+            _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
+            log.info("bot branch already has these pages; no commit", head=head)
+            return Landing(plan, [], str(pr_file))
         fast_forward = head_state is not None and head_state.base == base
-        new = _commit(git, plan, proposal, modes, base, head if fast_forward else base)
+        new = _commit(git, plan, proposal, tree, head if fast_forward else base)
         git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
         _write_pr_file(pr_file, title, body, plan, proposal._replace(head=new))
         log.info("bot branch updated", head=new, fast_forward=fast_forward)
@@ -209,10 +216,10 @@ def _tree(git: _Git, plan: SyncPlan, modes: dict[str, str], base: str) -> str:
         return git.run("write-tree", env=index).decode().strip()
 
 
-def _commit(git: _Git, plan: SyncPlan, proposal: PrState, modes: dict[str, str], base: str, parent: str) -> str:
-    """Commit :func:`_tree` on ``parent`` as kep-sync (:data:`_IDENTITY`); returns the commit SHA."""
+def _commit(git: _Git, plan: SyncPlan, proposal: PrState, tree: str, parent: str) -> str:
+    """Commit ``tree`` (from :func:`_tree`) on ``parent`` as kep-sync (:data:`_IDENTITY`); returns the commit SHA."""
     message = prmod.with_trailers(plan.changelog.commit_message, proposal).encode("utf-8")
-    return git.run("commit-tree", _tree(git, plan, modes, base), "-p", parent, "-F", "-", data=message,
+    return git.run("commit-tree", tree, "-p", parent, "-F", "-", data=message,
                    env=dict(_IDENTITY)).decode().strip()
 
 
