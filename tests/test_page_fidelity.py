@@ -87,6 +87,13 @@ def test_only_the_word_differs_no_change(shown):
     assert diff.changes == [] and changed == {}
 
 
+@pytest.mark.parametrize("shown", ["IMPLEMENTED / ＧＡ", "Implemented / Stable", "ｉｍｐｌｅｍｅｎｔｅｄ / stable"])
+@pytest.mark.parametrize("milestones", ["V1.20 / V1.21 / V1.22", "１.２０ / v１．２１ / ｖ1.22", "1.20 / 1.21 / 1.22"])
+def test_full_width_and_upper_case_forms_are_the_same_words(shown, milestones):
+    diff, changed = sync(HEADER + f"| 2-b | {shown} | {milestones} |\n")
+    assert diff.changes == [] and changed == {}
+
+
 @pytest.mark.parametrize("shown, written", [
     ("Implementable / Alpha", "Implementable / Beta"),
     ("IMPLEMENTABLE / ALPHA", "IMPLEMENTABLE / BETA"),

@@ -29,7 +29,7 @@ from typing import NamedTuple
 from bot.model.kep import Problem, is_gate_name, same_milestone
 from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
                              find_tables, split_row, unescape_cell)
-from bot.wiki.vocabulary import Vocab, learn, milestone_bareness, spell_milestone, spell_word, stage_word
+from bot.wiki.vocabulary import Vocab, fold, learn, milestone_bareness, spell_milestone, spell_word, stage_word
 
 #: Header aliases per column role; compared case-insensitively with spaces collapsed.
 DEFAULT_ALIASES: dict[str, tuple[str, ...]] = {
@@ -243,15 +243,16 @@ def locate_all(row: MatrixRow, field: str) -> list[tuple[str, int, list[str]]]:
 def same_value(field: str, shown: str, value: str) -> bool:
     """True when a cell's text (``shown``) already says ``value`` (kep.yaml's, or the cell text the bot
     would write) in the page's words: status ignoring case, stage with ``GA`` == ``stable`` in any
-    case, milestones after normalisation (``1.30`` == ``v1.30``, blanks equal), gates as sets."""
+    case, milestones after normalisation (``1.30`` == ``V1.30`` == ``v1.30``, blanks equal), each
+    after :func:`~bot.wiki.vocabulary.fold` (full-width forms); gates as sets."""
     shown, value = cell_value(shown), cell_value(value)
     if field == "status":
-        return shown.casefold() == value.casefold()
+        return fold(shown) == fold(value)
     if field == "stage":
         return stage_word(shown) == stage_word(value)
     if field == "feature_gates":
         return cell_gates(shown) == cell_gates(value)
-    return same_milestone(shown, value)
+    return same_milestone(fold(shown), fold(value))
 
 
 def spelled(row: MatrixRow, field: str, value: str, key: str | None = None, old: str | None = None) -> str:

@@ -1,8 +1,8 @@
 """How a page spells the values the bot owns: stage words, letter case, blanks, the milestone ``v``.
 
 Pure. Words a page uses for the same fact compare equal: ``GA`` and
-``stable`` in any case (``Alpha``, ``BETA``), ``1.30`` and ``v1.30``, and
-the blanks ``-``, ``—``, ``N/A``; so no change is proposed when only the
+``stable`` in any case (``Alpha``, ``BETA``), ``1.30``, ``v1.30`` and
+``V1.30``, full-width forms (``ＧＡ``), and the blanks ``-``, ``—``, ``N/A``; so no change is proposed when only the
 spelling differs. A value the bot writes is spelled the way the cell already
 spells its kind of word, else its column (same table), else the page, else as
 upstream writes it (lower case, ``stable``, ``v1.30``, ``-``).
@@ -11,6 +11,7 @@ upstream writes it (lower case, ``stable``, ``v1.30``, ``-``).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -43,9 +44,15 @@ class Vocab(NamedTuple):
         return Vocab(*(mine if mine is not None else theirs for mine, theirs in zip(self, fallback)))
 
 
+def fold(text: str) -> str:
+    """``text`` as a comparable word: NFKC (full-width ``ＧＡ``, ``ｖ１．３０`` as CJK input methods
+    type them read as ``GA``, ``v1.30``), case-folded, stripped."""
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
 def stage_word(text: str) -> str:
-    """A stage as a comparable word: case-folded, ``GA`` read as ``stable``."""
-    word = text.strip().casefold()
+    """A stage as a comparable word: folded (:func:`fold`), ``GA`` read as ``stable``."""
+    word = fold(text)
     return "stable" if word in STABLE_WORDS else word
 
 
