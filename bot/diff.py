@@ -24,8 +24,8 @@ from bot.model.kep import (
     normalize_milestone,
 )
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches
-from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, render_gates, render_row, same_value,
-                             spelled)
+from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, owned_value, render_gates,
+                             render_row, same_value, spelled)
 from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order.
@@ -174,7 +174,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
 def _stale(field: str, shown: list[str], new: str) -> str | None:
     """The first of the cells showing ``field`` that does not already say ``new`` (as a comparable
     value), or ``None`` when every cell says it in the page's words (``GA`` for ``stable``, ``1.30``)."""
-    return next((cell_value(s) for s in shown if not same_value(field, s, new)), None)
+    return next((owned_value(s) for s in shown if not same_value(field, s, new)), None)
 
 
 def _stage_kind(old: str, new: str) -> str:

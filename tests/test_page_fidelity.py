@@ -78,6 +78,15 @@ def test_a_blank_status_cell_written_n_a_is_one_blank_not_two_parts():
     assert changed == {2: "| 1-a | implementable | v1.31 / v1.33 / - |"}
 
 
+def test_emphasis_around_a_part_is_kept_and_not_read_as_a_change():
+    rows = ("| 1-a | implementable / **alpha** | _v1.31_ / - / - |\n"
+            "| 2-b | **`implemented`** / **GA** | **1.20** / `v1.21` / ~~1.22~~ |\n")
+    diff, changed = sync(HEADER + rows)
+    assert changed == {2: "| 1-a | implementable / **beta** | _v1.31_ / v1.33 / - |"}
+    assert [(c.kep, c.field, c.old, c.new, c.kind) for c in diff.changes] == [
+        ("1", "stage", "alpha", "beta", "promoted"), ("1", "beta", "", "v1.33", "retargeted")]
+
+
 # -- stage and milestone vocabulary ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("shown", ["implemented / GA", "implemented / ga", "Implemented / Stable", "IMPLEMENTED / STABLE",

@@ -66,6 +66,8 @@ _SEP_RE = re.compile(r"([\s\u200b]*(?:/|／|\\\||｜)[\s\u200b]*)")
 #: One value: no spaces, commas, semicolons or brackets inside (``v1.30``, ``implementable``, ``TBD``).
 _ONE_VALUE_RE = re.compile(r"^[^\s,;()\[\]（），；、]+$")
 _GATE_RE = re.compile(r"`([^`]+)`")
+#: A part wrapped whole in emphasis or a code span: the marks and the text inside.
+_EMPHASIS_RE = re.compile(r"^(\*{1,3}|_{1,3}|~~|`)(\S(?:.*\S)?)\1$")
 
 
 class MatrixRow(NamedTuple):
@@ -196,14 +198,15 @@ def _role(key: str) -> str:
 
 def _with_vocabulary(tables: list[list[MatrixRow]]) -> list[MatrixRow]:
     """Every row, given the spelling habits of its columns (same table) over those of the page."""
-    page = learn(((f, v) for rows in tables for row in rows for f in FIELDS for v in row.values(f)), BLANKS)
+    page = learn(((f, _unwrap(v)[1]) for rows in tables for row in rows for f in FIELDS for v in row.values(f)),
+                 BLANKS)
     out: list[MatrixRow] = []
     for rows in tables:
         shown: dict[str, list[tuple[str, str]]] = {}
         for row in rows:
             for field in FIELDS:
                 for key, index, pieces in locate_all(row, field):
-                    shown.setdefault(key, []).append((field, pieces[index]))
+                    shown.setdefault(key, []).append((field, _unwrap(pieces[index])[1]))
         vocab = {key: learn(values, BLANKS).over(page) for key, values in shown.items()}
         out.extend(row._replace(vocab=vocab) for row in rows)
     return out
@@ -244,14 +247,15 @@ def same_value(field: str, shown: str, value: str) -> bool:
     """True when a cell's text (``shown``) already says ``value`` (kep.yaml's, or the cell text the bot
     would write) in the page's words: status ignoring case, stage with ``GA`` == ``stable`` in any
     case, milestones after normalisation (``1.30`` == ``V1.30`` == ``v1.30``, blanks equal), each
-    after :func:`~bot.wiki.vocabulary.fold` (full-width forms); gates as sets."""
-    shown, value = cell_value(shown), cell_value(value)
+    after :func:`~bot.wiki.vocabulary.fold` (full-width forms) and without emphasis (``**beta**``);
+    gates as sets."""
+    if field == "feature_gates":
+        return cell_gates(cell_value(shown)) == cell_gates(cell_value(value))
+    shown, value = owned_value(shown), owned_value(value)
     if field == "status":
         return fold(shown) == fold(value)
     if field == "stage":
         return stage_word(shown) == stage_word(value)
-    if field == "feature_gates":
-        return cell_gates(shown) == cell_gates(value)
     return same_milestone(fold(shown), fold(value))
 
 
@@ -263,6 +267,7 @@ def spelled(row: MatrixRow, field: str, value: str, key: str | None = None, old:
         if located is None:
             return value
         key, old = located[0], located[2][located[1]]
+    old = _unwrap(old)[1]
     vocab = row.vocab.get(key, Vocab())
     if not value:
         return ""
@@ -271,7 +276,7 @@ def spelled(row: MatrixRow, field: str, value: str, key: str | None = None, old:
     if field in ("alpha", "beta", "stable"):
         bare = milestone_bareness([old])
         if bare is None:
-            bare = milestone_bareness(v for f in ("alpha", "beta", "stable") for v in row.values(f))
+            bare = milestone_bareness(_unwrap(v)[1] for f in ("alpha", "beta", "stable") for v in row.values(f))
         return spell_milestone(value, bare if bare is not None else bool(vocab.bare))
     return value
 
@@ -308,7 +313,9 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
             if same_value(field, old, value):
                 continue
             text = spelled(row, field, value, key, old)
-            pieces[index] = escape_cell(text) if text else row.vocab.get(key, Vocab()).blank or "-"
+            marks = _unwrap(old)[0] if field != "feature_gates" else ""
+            pieces[index] = f"{marks}{escape_cell(text)}{marks[::-1]}" if text else \
+                row.vocab.get(key, Vocab()).blank or "-"
             if row.layout.get(key, (None, ""))[0] is not None:
                 _realign(pieces, index, old)
     # Replace right-most cells first so earlier spans stay valid.
@@ -331,6 +338,21 @@ def _realign(pieces: list[str], index: int, old: str) -> None:
     if pad > 1:
         pad = max(1, pad - (display_width(pieces[index]) - display_width(old)))
         pieces[index + 1] = " " * pad + sep.lstrip(" ")
+
+
+def owned_value(text: str) -> str:
+    """An owned cell part (status, stage, milestone) as a comparable value: :func:`cell_value` of the
+    text inside its emphasis (``**beta**``, ``_v1.30_``, ```alpha```, ``~~x~~``)."""
+    return cell_value(_unwrap(text)[1])
+
+
+def _unwrap(text: str) -> tuple[str, str]:
+    """``(opening marks, inner text)`` of a part wrapped in emphasis or a code span (``**`beta`**`` ->
+    ``("**`", "beta")``); the closing marks are the opening ones reversed."""
+    marks, text = "", text.strip()
+    while m := _EMPHASIS_RE.match(text):
+        marks, text = marks + m.group(1), m.group(2)
+    return marks, text
 
 
 def cell_value(text: str) -> str:
