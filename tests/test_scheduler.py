@@ -65,9 +65,9 @@ def at(*args: int) -> datetime.datetime:
     pytest.param("0 0 */10 * 1", "UTC", at(2026, 1, 1), [  # a field starting with '*' counts as unrestricted
         "2026-05-11T00:00:00+00:00", "2026-06-01T00:00:00+00:00", "2026-08-31T00:00:00+00:00"],
         id="star-step day of month AND weekday"),
-    pytest.param("30 2 * * *", "Europe/Berlin", at(2026, 3, 27), [  # 02:30 does not exist on 03-29: 03:30 CEST
-        "2026-03-27T02:30:00+01:00", "2026-03-28T02:30:00+01:00", "2026-03-29T02:30:00+01:00",
-        "2026-03-30T02:30:00+02:00"], id="spring forward in Berlin fires once"),
+    pytest.param("30 2 * * *", "Europe/Berlin", at(2026, 3, 27), [  # 02:30 does not exist on 03-29: at the change
+        "2026-03-27T02:30:00+01:00", "2026-03-28T02:30:00+01:00", "2026-03-29T03:00:00+02:00",
+        "2026-03-30T02:30:00+02:00"], id="spring forward in Berlin fires once, at the change, like cron(8)"),
     pytest.param("0 6 * * *", "America/New_York", at(2026, 10, 31), [
         "2026-10-31T06:00:00-04:00", "2026-11-01T06:00:00-05:00", "2026-11-02T06:00:00-05:00"],
         id="fall back in New York keeps local time"),
@@ -79,10 +79,75 @@ def test_next_fire_times(cron, tz, start, expected):
     assert fires(cron, tz, start, len(expected)) == expected
 
 
-def test_repeated_hour_at_fall_back_fires_at_both_instants():
-    # APScheduler fires 02:30 CEST and 02:30 CET on 2026-10-25; the second run is a cheap no-change poll
+def test_repeated_hour_at_fall_back_fires_a_fixed_time_once_like_cron():
+    # cron(8): a job at a fixed time in the repeated hour is not run again
     assert fires("30 2 * * *", "Europe/Berlin", datetime.datetime(2026, 10, 24, 12, tzinfo=UTC), 3) == [
-        "2026-10-25T02:30:00+02:00", "2026-10-25T02:30:00+01:00", "2026-10-26T02:30:00+01:00"]
+        "2026-10-25T02:30:00+02:00", "2026-10-26T02:30:00+01:00", "2026-10-27T02:30:00+01:00"]
+
+
+def test_wildcard_hours_follow_the_new_wall_time_across_dst_like_cron():
+    # '*' in the hour field: skipped times are not run, repeated ones run again (cron(8))
+    assert fires("30 * * * *", "Europe/Berlin", datetime.datetime(2026, 3, 29, 0, 0, tzinfo=UTC), 3) == [
+        "2026-03-29T01:30:00+01:00", "2026-03-29T03:30:00+02:00", "2026-03-29T04:30:00+02:00"]
+    assert fires("30 * * * *", "Europe/Berlin", datetime.datetime(2026, 10, 25, 0, 0, tzinfo=UTC), 3) == [
+        "2026-10-25T02:30:00+02:00", "2026-10-25T02:30:00+01:00", "2026-10-25T03:30:00+01:00"]
+
+
+@pytest.mark.parametrize(("cron", "zone", "fired", "expected"), [
+    ("0 0 * * *", "Europe/Berlin", (2026, 3, 29, 0, 0), "2026-03-30T00:00:00+02:00"),
+    ("@daily", "America/Los_Angeles", (2026, 3, 8, 0, 0), "2026-03-09T00:00:00-07:00"),
+    ("30 0 * * *", "Europe/Berlin", (2026, 3, 29, 0, 30), "2026-03-30T00:30:00+02:00"),
+    ("0 0 * * 1-5", "America/New_York", (2026, 3, 6, 0, 0), "2026-03-09T00:00:00-04:00"),
+])
+def test_midnight_after_spring_forward_fires_the_next_day(cron, zone, fired, expected):
+    # APScheduler 3.11's CronTrigger answers two days later here (agronholm/apscheduler#606)
+    prev = datetime.datetime(*fired, tzinfo=ZoneInfo(zone))
+    trigger = parse_crontab(cron, zone)
+    assert trigger.get_next_fire_time(prev, prev + datetime.timedelta(seconds=5)).isoformat() == expected
+    assert trigger.get_next_fire_time(None, prev + datetime.timedelta(seconds=5)).isoformat() == expected
+
+
+def _dst_days(zone: ZoneInfo, year: int) -> list[datetime.date]:
+    """The local dates on which ``zone`` changes its UTC offset in ``year`` (none for a zone whose January and
+    July offsets agree: it has no DST)."""
+    def offset(day: datetime.date) -> datetime.timedelta:
+        return datetime.datetime.combine(day, datetime.time(0), zone).utcoffset()
+
+    first = datetime.date(year, 1, 1)
+    if offset(first) == offset(datetime.date(year, 7, 1)):
+        return []
+    offsets = [offset(first + datetime.timedelta(days=n)) for n in range(367)]
+    return [first + datetime.timedelta(days=n) for n in range(1, 366) if offsets[n] != offsets[n + 1]]
+
+
+def _first_instant_at_or_after(wall: datetime.datetime, zone: ZoneInfo) -> datetime.datetime:
+    """Oracle, by scanning UTC in 15-minute steps: the first instant whose local wall time reaches ``wall`` (the
+    time itself, its first occurrence when repeated, or the DST change when the clocks jumped over it)."""
+    t = wall.replace(tzinfo=zone, fold=1).astimezone(datetime.timezone.utc) - datetime.timedelta(hours=3)
+    while t.astimezone(zone).replace(tzinfo=None) < wall:
+        t += datetime.timedelta(minutes=15)
+    return t
+
+
+def test_every_zone_fires_a_daily_fixed_time_once_a_day_around_its_dst_changes():
+    from zoneinfo import available_timezones
+
+    checked = 0
+    for name in sorted(available_timezones()):
+        zone = ZoneInfo(name)
+        for day in _dst_days(zone, 2026):
+            for hh, mm in ((0, 0), (0, 30), (1, 30), (2, 30), (23, 30)):
+                trigger = parse_crontab(f"{mm} {hh} * * *", name)
+                days = [day + datetime.timedelta(days=n) for n in (-1, 0, 1, 2)]
+                want = [_first_instant_at_or_after(datetime.datetime.combine(d, datetime.time(hh, mm)), zone)
+                        for d in days]
+                got, prev = [], None
+                for _ in range(4):
+                    prev = trigger.get_next_fire_time(prev, prev or want[0] - datetime.timedelta(hours=20))
+                    got.append(prev.astimezone(datetime.timezone.utc))  # fold-safe comparison
+                assert got == want, (name, day, hh, mm, got)
+                checked += 1
+    assert checked > 500  # dozens of zones change offsets twice a year
 
 
 @pytest.mark.parametrize(("cron", "message"), [
