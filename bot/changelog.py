@@ -30,7 +30,7 @@ _ZWSP = "\u200b"
 _NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"),
           "stage": ("stage change", "stage changes"), "status": ("status change", "status changes"),
           "retargeted": ("retargeted", "retargeted"), "gates": ("feature gate drift", "feature gate drifts"),
-          "missing-upstream": ("missing upstream", "missing upstream")}
+          "renamed": ("renamed", "renamed"), "missing-upstream": ("missing upstream", "missing upstream")}
 
 
 class Changelog(NamedTuple):

@@ -1,4 +1,4 @@
-"""Command line: ``kep-sync sync|validate|serve|health`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
+"""Command line: ``kep-sync sync|validate|serve|health|history|digest`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
@@ -36,6 +36,13 @@ def _kep_numbers(value: str) -> list[int]:
     return numbers
 
 
+def _kep_number(value: str) -> int:
+    numbers = _kep_numbers(value)
+    if len(numbers) != 1:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected one KEP number like 4671")
+    return numbers[0]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="kep-sync", description="Keep a KEP tracking wiki matrix true.")
@@ -69,6 +76,25 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
     serve.add_argument("--state-dir", metavar="DIR", help=state_help)
     serve.add_argument("--run-now", action="store_true", help="run once at start, then on the schedule")
+
+    history = sub.add_parser("history", help="timeline of one KEP from the enhancements git history")
+    history.add_argument("number", type=_kep_number, metavar="N", help="KEP number (4671 or KEP-4671)")
+    history.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    history.add_argument("--enhancements", metavar="SRC",
+                         help="git clone, git URL or bundle (a directory must be a git checkout)")
+    history.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+
+    digest = sub.add_parser("digest", help="KEPs of a SIG that reached alpha, beta or stable in releases vA..vB")
+    digest.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    digest.add_argument("--enhancements", metavar="SRC",
+                        help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF")
+    digest.add_argument("--sig", required=True, help="SIG name: node or sig-node")
+    digest.add_argument("--from", dest="first", required=True, metavar="vA", help="first release (v1.33)")
+    digest.add_argument("--to", dest="last", required=True, metavar="vB", help="last release (v1.35)")
+    when = digest.add_mutually_exclusive_group()
+    when.add_argument("--at", metavar="DATE", help="kep.yaml as of this date (YYYY-MM-DD, UTC, whole day)")
+    when.add_argument("--revision", metavar="REV", help="kep.yaml at this commit, branch or tag")
+    digest.add_argument("--format", choices=["markdown", "json"], default="markdown", help="output format")
 
     health = sub.add_parser("health", help="exit 0 when the last run succeeded within the schedule, else 1")
     health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -179,6 +205,34 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK if verdict.ok else EXIT_FAILED
 
 
+def _write(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise KepSyncError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """Print the timeline of one KEP (``bot.history.commands.history_text``)."""
+    from bot.history.commands import history_text
+
+    config = resolve_config(args)
+    _write(history_text(config.enhancements, Path(config.cache_dir).expanduser(), args.number, args.format))
+    return EXIT_OK
+
+
+def cmd_digest(args: argparse.Namespace) -> int:
+    """Print the digest of one SIG for a release range (``bot.history.commands.digest_text``)."""
+    from bot.history.commands import digest_text
+
+    config = resolve_config(args)
+    _write(digest_text(config.enhancements, Path(config.cache_dir).expanduser(), args.sig, args.first, args.last,
+                       at=args.at or "", revision=args.revision or "", fmt=args.format,
+                       web_url=config.links.enhancements))
+    return EXIT_OK
+
+
 def load_token_file() -> None:
     """Docker/Kubernetes secrets: read ``GITHUB_TOKEN`` from the file ``$GITHUB_TOKEN_FILE`` when unset.
 
@@ -203,7 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kep-sync`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
     configure()
-    handler = {"sync": cmd_sync, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health}[args.command]
+    handler = {"sync": cmd_sync, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
+               "history": cmd_history, "digest": cmd_digest}[args.command]
     try:
         load_token_file()
         return handler(args)

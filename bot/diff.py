@@ -11,7 +11,7 @@ overwrites a cell: the row keeps it and a problem says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
 from bot.model.kep import (
@@ -23,13 +23,16 @@ from bot.model.kep import (
     Problem,
     normalize_milestone,
 )
+from bot.history.provenance import upstream_of
+from bot.history.renames import Rename, renamed_cell
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches
 from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, owned_value, render_gates,
                              render_row, same_value, spelled)
+from bot.wiki.tables import replace_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order.
-KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "gates", "missing-upstream")
+KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "gates", "renamed", "missing-upstream")
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 
 
@@ -41,7 +44,9 @@ class Change(NamedTuple):
     1-based; ``field`` one of :data:`bot.wiki.matrix.FIELDS`; ``old``/``new``
     the values as the page shows them and as kep.yaml says them (``""`` for
     none); ``kind`` one of :data:`KINDS`; ``applied`` whether the row was
-    rewritten (False for report-only findings); ``kep_path`` the kep.yaml.
+    rewritten (False for report-only findings); ``kep_path`` the kep.yaml;
+    ``evidence`` release-note entries; ``upstream`` the
+    :class:`bot.history.provenance.Upstream` commit that set the new value (``None`` when unknown).
     """
 
     kep: str
@@ -54,6 +59,7 @@ class Change(NamedTuple):
     applied: bool
     kep_path: str
     evidence: tuple = ()
+    upstream: object = None
 
 
 class PageDiff(NamedTuple):
@@ -80,10 +86,15 @@ def _row_id(row: MatrixRow) -> str:
 
 
 def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
-              only: Collection[int] | None = None) -> PageDiff:
+              only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
+              apply_renames: bool = False) -> PageDiff:
     """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
 
-    ``only``: KEP numbers to consider (``None`` for all). Returns a
+    ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
+    directories renamed upstream (:func:`bot.history.renames.renamed_dirs`); a
+    row whose slug names the old directory of its KEP gets a ``renamed`` change
+    (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
+    own style, and the row then synced) only with ``apply_renames``. Returns a
     :class:`PageDiff` whose ``lines`` equal ``page.lines`` except rewritten rows.
     """
     lines = list(page.lines)
@@ -110,7 +121,15 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
                                                       f"{fix}; left as is"))
             continue
         kep = candidates[0]
-        if row.slug and not slug_matches(kep.slug, row.slug):
+        rename = (renames or {}).get((row.number, row.slug.casefold())) if row.slug else None
+        renamed = rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
+        if renamed:
+            changes.append(Change(kep_id(snapshot, kep), page.path, row.line + 1, "kep", f"{row.number}-{row.slug}",
+                                  f"{kep.number}-{kep.slug}", "renamed", apply_renames, kep.path,
+                                  upstream=upstream_of(rename.commit)))
+            if not apply_renames:
+                continue
+        elif row.slug and not slug_matches(kep.slug, row.slug):
             problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
                                                       f"{kep.number}-{kep.slug} ({kep.path}); left as is: "
                                                       "fix the number or the slug"))
@@ -121,7 +140,17 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         problems.extend(Problem(page.path, where, m) for m in row_problems)
         if updates:
             lines[row.line] = render_row(lines[row.line], row, updates)
+        if renamed and apply_renames:
+            lines[row.line] = _rename_kep_cell(page.lines[row.line], lines[row.line], row, rename)
     return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
+
+
+def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -> str:
+    """``line`` (the row, maybe already rewritten) with its KEP cell pointing at the renamed directory."""
+    column = [c.start for c in split_row(original)].index(row.cells["kep"].start)
+    cell = split_row(line)[column]
+    old_dir = rename.old.rsplit("/", 1)[0]
+    return replace_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path))
 
 
 def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[list[Change], list[str], dict[str, str]]:

@@ -1,0 +1,92 @@
+"""Wiring for ``kep-sync history`` and ``kep-sync digest``: source -> pure stage -> text.
+
+I/O stays in :mod:`bot.sources.history`; :mod:`bot.history.timeline` and
+:mod:`bot.history.digest` compute. Errors: :class:`~bot.errors.UsageError`
+(exit 2) for a source without git history or a bad argument.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot.errors import UsageError
+from bot.history import digest as digest_mod
+from bot.history import timeline
+from bot.history.log import paths_of
+from bot.http import redact
+from bot.sources.enhancements import parse_source
+from bot.sources.history import GitHistory, open_history, resolve_revision, snapshot_at
+
+
+def require_history(enhancements: str, cache_dir: Path, what: str) -> GitHistory:
+    """The git history of ``enhancements``; raises :class:`UsageError` naming the source when it has none."""
+    source = parse_source(enhancements)
+    history = open_history(source.kind, source.location, cache_dir)
+    if history is None:
+        why = ("a github: source is read as one tarball, without history; pass a clone, a git URL "
+               "(https://github.com/OWNER/REPO.git) or a bundle" if source.kind == "github"
+               else "a plain directory has no git history; pass a git clone, URL or bundle")
+        raise UsageError(f"--enhancements {redact(enhancements)!r}: {what} needs git history: {why}")
+    return history
+
+
+def history_text(enhancements: str, cache_dir: Path, number: int, fmt: str = "text") -> str:
+    """``kep-sync history N``: the timeline of KEP ``number``, oldest first, as text or a JSON list.
+
+    Raises :class:`UsageError` when the source has no history or no kep.yaml ever had ``number``.
+    """
+    history = require_history(enhancements, cache_dir, "history")
+    paths = paths_of(history.log(), number)
+    if not paths:
+        raise UsageError(f"KEP {number}: no kep.yaml with this number in the history of {redact(enhancements)}")
+    found = history.timelines(paths)
+    sections = [(p, timeline.events(found[p])) for p in paths]
+    if fmt == "json":
+        return json.dumps(timeline.as_json(sections), ensure_ascii=False, indent=2) + "\n"
+    return timeline.render_text(number, sections)
+
+
+def digest_text(enhancements: str, cache_dir: Path, sig: str, first: str, last: str, *, at: str = "",
+                revision: str = "", fmt: str = "markdown", web_url: str = digest_mod.DEFAULT_WEB_URL) -> str:
+    """``kep-sync digest``: markdown tables or ``{"alpha": [...], "beta": [...], "stable": [...]}``.
+
+    ``at`` (``YYYY-MM-DD``) or ``revision`` picks the kep.yaml state (default:
+    the newest revision). Raises :class:`UsageError` for a bad SIG, release,
+    date or revision, and for ``at``/``revision`` on a source without history.
+    """
+    try:
+        sig = digest_mod.sig_name(sig)
+        digest_mod.digest_range(first, last)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    snapshot = _snapshot(enhancements, cache_dir, at, revision)
+    result = digest_mod.digest(snapshot, sig, first, last)
+    if fmt == "json":
+        return json.dumps(digest_mod.as_json(result), ensure_ascii=False, indent=2) + "\n"
+    return digest_mod.render_markdown(result, sig, first, last, snapshot.revision, web_url) + "\n"
+
+
+def _snapshot(enhancements: str, cache_dir: Path, at: str, revision: str):
+    if not at and not revision:
+        from bot.sources.enhancements import load_snapshot
+
+        return load_snapshot(enhancements, cache_dir)
+    history = require_history(enhancements, cache_dir, "--at/--revision")
+    if revision:
+        commit = resolve_revision(history, revision)
+    else:
+        found = history.commit_at(_date(at))
+        if found is None:
+            raise UsageError(f"--at {at}: the history has no kep.yaml commit on or before that date")
+        commit = found.sha
+    return snapshot_at(history, commit, redact(enhancements))
+
+
+def _date(value: str) -> str:
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise UsageError(f"--at {value!r}: expected a date YYYY-MM-DD") from None

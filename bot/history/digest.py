@@ -1,0 +1,134 @@
+"""``kep-sync digest``: the KEPs of a SIG that reached alpha, beta or stable within releases vA..vB. Pure.
+
+Read from kep.yaml as of one revision (a :class:`~bot.model.snapshot.Snapshot`).
+Each KEP is listed once, under the highest stage whose milestone
+(``milestone.alpha`` / ``beta`` / ``stable``) falls within the range, both
+ends included: the method SIG annual reports use. A KEP's SIG is its
+``owning-sig``, else the SIG directory it lives in. The opt-in digest page
+keeps the markdown between :data:`BEGIN` and :data:`END` (:func:`rewrite_section`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
+from bot.model.snapshot import Snapshot
+
+BEGIN = "<!-- kep-sync:digest:begin (rewritten by kep-sync; write outside it) -->"
+END = "<!-- kep-sync:digest:end -->"
+_BEGIN_RE = re.compile(r"^<!-- kep-sync:digest:begin\b[^>\n]*-->[ \t\r]*$", re.M)
+_END_RE = re.compile(r"^<!-- kep-sync:digest:end -->[ \t\r]*$", re.M)
+_SIG_RE = re.compile(r"^(?:sig-)?([a-z0-9-]+)$")
+DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
+
+
+class DigestEntry(NamedTuple):
+    """One KEP in a digest: ``kep`` number, ``title``, the ``milestone`` of its stage (``v1.35``),
+    real feature ``gates``, its kep.yaml ``path`` and its ``status``/``stage`` as of the revision."""
+
+    kep: int
+    title: str
+    milestone: str
+    gates: tuple[str, ...]
+    path: str
+    status: str
+    stage: str
+
+
+def sig_name(value: str) -> str:
+    """``node`` / ``sig-node`` / ``SIG Node`` -> ``sig-node``; raises ``ValueError`` for anything else."""
+    m = _SIG_RE.match(value.strip().casefold().replace(" ", "-"))
+    if not m or m.group(1) in ("", "sig"):
+        raise ValueError(f"{value!r}: expected a SIG name such as node or sig-node")
+    return "sig-" + m.group(1).removeprefix("sig-")
+
+
+def kep_sig(kep: Kep) -> str:
+    """The KEP's SIG: ``owning-sig`` (lower case), else the ``keps/<sig>/`` directory of its path."""
+    if kep.sig:
+        return kep.sig.strip().casefold()
+    parts = kep.path.split("/")
+    return parts[1].casefold() if len(parts) > 2 else ""
+
+
+def digest(snapshot: Snapshot, sig: str, first: str, last: str) -> dict[str, list[DigestEntry]]:
+    """``{"alpha": [...], "beta": [...], "stable": [...]}`` for ``sig`` (``sig-node``) and releases
+    ``first``..``last`` (``v1.33``, ``1.35``; both included), each list sorted by KEP number.
+
+    Raises ``ValueError`` when ``first`` or ``last`` is not a release milestone or ``first`` > ``last``.
+    """
+    lo, hi = digest_range(first, last)
+    out: dict[str, list[DigestEntry]] = {s: [] for s in STAGES}
+    for kep in snapshot.all_keps():
+        if kep_sig(kep) != sig:
+            continue
+        for stage in reversed(STAGES):
+            key = milestone_key(kep.milestone(stage))
+            if key is not None and lo <= key <= hi:
+                out[stage].append(DigestEntry(kep.number, kep.title, normalize_milestone(kep.milestone(stage)) or "",
+                                              kep.gates(), kep.path, kep.status, kep.stage))
+                break
+    return out
+
+
+def digest_range(first: str, last: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """``((major, minor), (major, minor))`` of a release range; raises ``ValueError`` for a value that is not
+    a release (``v1.33``, ``1.33``) or a range whose start is after its end."""
+    lo, hi = milestone_key(first), milestone_key(last)
+    if lo is None or hi is None:
+        raise ValueError(f"{first if lo is None else last!r}: expected a release such as v1.33")
+    if lo > hi:
+        raise ValueError(f"--from {first} is after --to {last}")
+    return lo, hi
+
+
+def as_json(result: dict[str, list[DigestEntry]]) -> dict[str, list[dict]]:
+    """``{"alpha": [{"kep", "title", "milestone", "gates", "path", "status", "stage"}], "beta": ..., "stable": ...}``."""
+    return {stage: [{**e._asdict(), "gates": list(e.gates)} for e in entries] for stage, entries in result.items()}
+
+
+def render_markdown(result: dict[str, list[DigestEntry]], sig: str, first: str, last: str, revision: str,
+                    web_url: str = DEFAULT_WEB_URL) -> str:
+    """Markdown like a SIG annual report: a heading, then per stage (stable first) a table
+    KEP | Title | Milestone | Feature gates; ``revision`` (a commit SHA) is named in the heading's note.
+    A KEP whose kep.yaml stage is still below the stage it is listed under (the milestone was a plan) gets
+    ``(kep.yaml stage: beta)`` after its milestone."""
+    from bot.changelog import safe
+
+    def cell(text: str) -> str:
+        return safe(text).replace("|", "\\|").replace("\n", " ") or "-"
+
+    counts = ", ".join(f"{len(result[s])} {s}" for s in reversed(STAGES))
+    rev = f" at `{revision[:12]}`" if revision else ""
+    lines = [f"## {sig}: KEPs by stage reached in {normalize_milestone(first)}..{normalize_milestone(last)}", "",
+             f"{counts}; from kep.yaml in [kubernetes/enhancements]({web_url}){rev}.", ""]
+    for stage in reversed(STAGES):
+        entries = result[stage]
+        lines += [f"### {stage.capitalize()} ({len(entries)})", ""]
+        if not entries:
+            lines += ["None.", ""]
+            continue
+        lines += ["| KEP | Title | Milestone | Feature gates |", "|---|---|---|---|"]
+        for e in entries:
+            gates = ", ".join(f"`{g}`" for g in e.gates) or "-"
+            link = f"[{e.kep}](https://kep.k8s.io/{e.kep})" if e.kep else str(e.kep)
+            reached = STAGES.index(e.stage) >= STAGES.index(stage) if e.stage in STAGES else e.stage != ""
+            note = "" if reached else f" (kep.yaml stage: {cell(e.stage) if e.stage else 'none'})"
+            lines.append(f"| {link} | {cell(e.title)} | {e.milestone}{note} | {gates} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def rewrite_section(text: str, block: str) -> str | None:
+    """``text`` with the lines between the digest marker lines replaced by ``block`` (markers kept, the page's
+    ``\r\n`` style kept); ``None`` when the page has no begin marker followed by an end marker."""
+    begin = _BEGIN_RE.search(text)
+    end = _END_RE.search(text, begin.end()) if begin else None
+    if begin is None or end is None:
+        return None
+    head_end = text.find("\n", begin.start())
+    nl = "\r\n" if text[head_end - 1:head_end] == "\r" else "\n"
+    inner = "".join(line + nl for line in block.strip("\n").split("\n"))
+    return text[:head_end + 1] + inner + text[end.start():]

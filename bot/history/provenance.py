@@ -1,0 +1,95 @@
+"""Provenance: the upstream commit in which a changed field took the value the row now gets. Pure.
+
+The answer is the newest first-parent commit that *changed* the field to its
+current value (not merely the last commit touching the file): walking the
+file's versions from the newest back, the oldest version of the unbroken run
+that still holds the current value. Renames of the KEP directory are followed
+(:func:`bot.history.log.versions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from bot.history.fields import CHANGE_FIELDS
+from bot.history.log import NO_BLOB, Commit, Version
+
+if TYPE_CHECKING:  # bot.diff imports this module
+    from bot.diff import Change
+
+
+class Upstream(NamedTuple):
+    """Where a value came from: ``commit`` SHA, committer ``date`` (ISO 8601), ``pr`` number (0 when the
+    subject names none) and the commit ``subject``. ``exact`` is False when only the last commit touching
+    the kep.yaml is known (``github:`` sources), not the one that changed the field."""
+
+    commit: str
+    date: str
+    pr: int
+    subject: str
+    exact: bool = True
+
+    def as_json(self) -> dict:
+        """``{"commit", "date", "pr", "subject"}`` plus ``"exact": false`` when approximate."""
+        out = {"commit": self.commit, "date": self.date, "pr": self.pr, "subject": self.subject}
+        if not self.exact:
+            out["exact"] = False
+        return out
+
+
+def upstream_of(commit: Commit, exact: bool = True) -> Upstream:
+    """The :class:`Upstream` record of a log :class:`~bot.history.log.Commit`."""
+    return Upstream(commit.sha, commit.date, commit.pr, commit.subject, exact)
+
+
+def field_origin(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], field: str) -> Commit | None:
+    """The commit in which ``field`` (a :data:`bot.history.fields.TRACKED` name) took its value at the newest version.
+
+    ``timeline``: ``(version, tracked fields or None when unusable)`` oldest
+    first (:meth:`bot.sources.history.GitHistory.timelines`). An unusable or
+    deleted version in between ends the search at the version after it
+    (nothing older can be trusted to hold the same value). ``None`` when the
+    timeline is empty or its newest version is deleted or unusable.
+    """
+    if not timeline or timeline[-1][0].blob == NO_BLOB or timeline[-1][1] is None:
+        return None
+    current = timeline[-1][1].get(field, "")
+    origin = timeline[-1][0].commit
+    for version, fields in reversed(timeline[:-1]):
+        if version.blob == NO_BLOB or fields is None or fields.get(field, "") != current:
+            break
+        origin = version.commit
+    return origin
+
+
+def with_provenance(changes: Sequence[Change], timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]]
+                    ) -> list[Change]:
+    """``changes`` with ``upstream`` set from the kep.yaml ``timelines`` (``{kep_path: timeline}``).
+
+    A change whose kep.yaml has no timeline (missing upstream, a file with no
+    history) or whose field is not tracked keeps ``upstream=None``.
+    """
+    out = []
+    for c in changes:
+        field = CHANGE_FIELDS.get(c.field, "")
+        origin = field_origin(timelines.get(c.kep_path, ()), field) if field and c.kep_path else None
+        out.append(c._replace(upstream=upstream_of(origin)) if origin is not None else c)
+    return out
+
+
+def with_last_commits(changes: Sequence[Change], last: Mapping[str, Upstream]) -> list[Change]:
+    """``changes`` with ``upstream`` set to the last commit touching each kep.yaml (``{kep_path: Upstream}``,
+    inexact), for sources whose history is read one request per file (``github:``)."""
+    return [c._replace(upstream=last[c.kep_path]) if c.kep_path in last else c for c in changes]
+
+
+def coverage(changes: Sequence[Change]) -> tuple[int, int]:
+    """``(applied changes with upstream, applied changes)``."""
+    applied = [c for c in changes if c.applied]
+    return sum(c.upstream is not None for c in applied), len(applied)
+
+
+def change_field(field: str) -> str:
+    """The tracked field for a report field (``alpha`` -> ``milestone.alpha``); ``""`` for an unknown one."""
+    return CHANGE_FIELDS.get(field, "")

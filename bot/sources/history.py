@@ -1,0 +1,214 @@
+"""History sources: the first-parent log of the kep.yaml files and the fields of old versions.
+
+Git sources (a directory that is a git checkout, a git URL, a bundle) are read
+locally with the git CLI, incrementally across runs: the parsed log is cached
+per repository and extended from the cached head, and the tracked fields of
+each blob are cached by blob id under ``cache_dir/history/``, so a second run
+reads only what is new. ``github:`` sources use the REST commits API, one
+request per kep.yaml (see :func:`github_last_commits`). A plain directory has
+no history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+from bot.errors import SourceError, UsageError
+from bot.history.fields import blob_fields
+from bot.history.log import LOG_FORMAT, NO_BLOB, Commit, FileChange, Version, parse_log, versions
+from bot.sources.git import run_git, sync_git_cache, worktree_head
+
+#: Bumped when the cache layout or the tracked fields change; older caches are ignored.
+CACHE_VERSION = 1
+_PATHSPEC = ":(glob)keps/**/kep.yaml"
+
+
+class GitHistory:
+    """The history of one git repository (bare cache or checkout) up to ``head``.
+
+    ``repo``: the repository path; ``head``: the commit whose first-parent line
+    is read; ``cache``: the directory for this cache (``None``: no cache).
+    Raises :class:`SourceError` when git fails.
+    """
+
+    def __init__(self, repo: Path, head: str, cache: Path | None = None):
+        self.repo, self.head, self.cache = repo, head, cache
+        self._log: list[Commit] | None = None
+        self._fields: dict[str, dict | None] = {}
+        self._dirty = False
+        self.blobs_read = 0
+        if cache is not None:
+            self._fields = _read_json(cache / "blobs.json", {}).get("blobs", {})
+
+    def log(self) -> list[Commit]:
+        """Commits newest first (the kep.yaml changes of each against its first parent)."""
+        if self._log is None:
+            self._log = self._load_log()
+        return self._log
+
+    def fields(self, blob: str) -> dict | None:
+        """Tracked fields of one blob (:func:`bot.history.fields.blob_fields`), cached by blob id."""
+        if blob not in self._fields:
+            self.prefetch([blob])
+        return self._fields.get(blob)
+
+    def prefetch(self, blobs: Iterable[str], paths: dict[str, str] | None = None) -> None:
+        """Read and parse every blob in ``blobs`` not yet cached, with one ``git cat-file --batch``.
+
+        ``paths``: blob -> a path it had (parse_kep reads the KEP number from the path).
+        """
+        wanted = sorted({b for b in blobs if b != NO_BLOB and b not in self._fields})
+        if not wanted:
+            return
+        paths = paths or {}
+        proc = subprocess.run(["git", "-C", str(self.repo), "cat-file", "--batch"], capture_output=True,
+                              check=False, input="".join(f"{b}\n" for b in wanted).encode())
+        if proc.returncode != 0:
+            raise SourceError(f"git cat-file in {self.repo} failed")
+        out, pos = proc.stdout, 0
+        for blob in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split()
+            if len(header) < 3 or header[1] != b"blob":
+                self._fields[blob] = None
+                pos = end + 1
+                continue
+            size = int(header[2])
+            self._fields[blob] = blob_fields(paths.get(blob, "keps/x/0-x/kep.yaml"), out[end + 1:end + 1 + size])
+            pos = end + 1 + size + 1
+        self.blobs_read += len(wanted)
+        self._dirty = True
+
+    def timelines(self, paths: Iterable[str]) -> dict[str, list[tuple[Version, dict | None]]]:
+        """``{path: [(version, tracked fields or None), ...]}`` oldest first, renames followed, for each kep.yaml
+        path at ``head`` (:func:`bot.history.log.versions`); every blob read with one ``git cat-file``."""
+        log = self.log()
+        found = {p: versions(log, p) for p in sorted(set(paths))}
+        self.prefetch([v.blob for vs in found.values() for v in vs],
+                      {v.blob: v.path for vs in found.values() for v in vs})
+        self.save()
+        return {p: [(v, self._fields.get(v.blob)) for v in vs] for p, vs in found.items()}
+
+    def save(self) -> None:
+        """Write the blob cache when new blobs were parsed (atomic replace; errors are ignored: a cache)."""
+        if self.cache is None or not self._dirty:
+            return
+        _write_json(self.cache / "blobs.json", {"version": CACHE_VERSION, "blobs": self._fields})
+        self._dirty = False
+
+    def _load_log(self) -> list[Commit]:
+        cached = _read_json(self.cache / "log.json", {}) if self.cache is not None else {}
+        old = [_commit(c) for c in cached.get("commits", [])] if cached.get("version") == CACHE_VERSION else []
+        if old and old[0].sha == self.head:
+            return old
+        commits: list[Commit] | None = None
+        if old and _is_ancestor(self.repo, old[0].sha, self.head):
+            new = parse_log(_git_log(self.repo, f"{old[0].sha}..{self.head}"))
+            if not new or new[-1].parent == old[0].sha:
+                commits = new + old
+        if commits is None:
+            commits = parse_log(_git_log(self.repo, self.head))
+        if self.cache is not None:
+            _write_json(self.cache / "log.json", {"version": CACHE_VERSION, "head": self.head,
+                                                  "commits": [_plain(c) for c in commits]})
+        return commits
+
+    def commit_at(self, date: str) -> Commit | None:
+        """The newest first-parent commit (that changed a kep.yaml) committed on or before ``date``
+        (``YYYY-MM-DD``, the whole day in UTC counts); ``None`` when none."""
+        from datetime import datetime, timedelta, timezone
+
+        limit = datetime.fromisoformat(date).replace(tzinfo=timezone.utc) + timedelta(days=1)
+        for commit in self.log():
+            if datetime.fromisoformat(commit.date) < limit:
+                return commit
+        return None
+
+
+def _git_log(repo: Path, revisions: str) -> str:
+    return run_git(repo, "-c", "core.quotePath=false", "log", "--first-parent", "--raw", "--no-renames",
+                   "--no-abbrev", f"--format={LOG_FORMAT}", revisions, "--", _PATHSPEC)
+
+
+def _is_ancestor(repo: Path, old: str, new: str) -> bool:
+    proc = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", old, new],
+                          capture_output=True, check=False)
+    return proc.returncode == 0
+
+
+def _plain(c: Commit) -> list:
+    return [c.sha, c.parent, c.date, c.subject, c.pr, [list(f) for f in c.files]]
+
+
+def _commit(raw: list) -> Commit:
+    sha, parent, date, subject, pr, files = raw
+    return Commit(sha, parent, date, subject, pr, tuple(FileChange(*f) for f in files))
+
+
+def _read_json(path: Path, default: dict) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return default
+    return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else default
+
+
+def _write_json(path: Path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def open_history(kind: str, location: str, cache_dir: Path, revision: str = "") -> GitHistory | None:
+    """The :class:`GitHistory` of an ``--enhancements`` source (``kind``/``location`` from
+    :func:`bot.sources.enhancements.parse_source`), or ``None`` when it has none (a plain directory, or ``github``).
+
+    ``revision``: the commit to read from (default: the source's head); a git
+    source reuses the clone :func:`~bot.sources.git.sync_git_cache` keeps in ``cache_dir``.
+    """
+    if kind == "github":
+        return None
+    if kind == "dir":
+        repo = Path(location)
+        head = revision or worktree_head(repo)
+        if not head:
+            return None
+    else:
+        repo = sync_git_cache(location, cache_dir) if not revision else _cached_clone(location, cache_dir)
+        head = revision or run_git(repo, "rev-parse", "HEAD").strip()
+    key = hashlib.sha256(str(repo.resolve()).encode()).hexdigest()[:16]
+    return GitHistory(repo, head, cache_dir / "history" / key)
+
+
+def _cached_clone(location: str, cache_dir: Path) -> Path:
+    repo = cache_dir / "git" / hashlib.sha256(location.encode()).hexdigest()[:16]
+    return repo if (repo / "HEAD").is_file() else sync_git_cache(location, cache_dir)
+
+
+def resolve_revision(history: GitHistory, revision: str) -> str:
+    """The full commit SHA ``revision`` (a SHA, branch or tag) names in the history's repository;
+    raises :class:`UsageError` when it names none."""
+    proc = subprocess.run(["git", "-C", str(history.repo), "rev-parse", "--verify", "-q", f"{revision}^{{commit}}"],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or revision.startswith("-"):
+        raise UsageError(f"--revision {revision!r}: no such commit in {history.repo}")
+    return proc.stdout.strip()
+
+
+def snapshot_at(history: GitHistory, revision: str, source: str):
+    """The :class:`~bot.model.snapshot.Snapshot` of every kep.yaml at ``revision`` of the history's repository."""
+    from bot.model.snapshot import build_snapshot
+    from bot.sources.enhancements import with_problems
+    from bot.sources.git import scan_git_tree
+
+    files, problems = scan_git_tree(history.repo, revision)
+    return with_problems(build_snapshot(files, source, revision), problems)
