@@ -146,10 +146,15 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
             sections.append(([heading, ""], rows, noun))
     if applied:
         notes = discrepancies is not None
-        rows = [_change_row(c, snapshot.revision, web_url) + (f" {_evidence_cell(c, prev)} |" if notes else "")
+        origin = any(c.upstream is not None for c in applied)
+        rows = [_change_row(c, snapshot.revision, web_url) + (f" {upstream_cell(c.upstream, web_url)} |" if origin
+                                                              else "")
+                + (f" {_evidence_cell(c, prev)} |" if notes else "")
                 for prev, c in zip([None, *applied], applied)]
-        sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Evidence |" if notes
-                          else ""), "|---|---|---|---|---|" + ("---|" if notes else "")], rows, "changes"))
+        sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Upstream |" if origin
+                          else "") + (" Evidence |" if notes else ""),
+                          "|---|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")],
+                         rows, "changes"))
     if discrepancies:
         sections.append((["### Needs review", "", "Release notes and kep.yaml disagree; nothing here was applied.", "",
                           "| KEP | Release | Finding | Release note |", "|---|---|---|---|"],
@@ -177,6 +182,18 @@ def _change_row(c: Change, revision: str, web_url: str) -> str:
             f"{_cell(c.old)} → {_cell(c.new)} | {link} |")
 
 
+def upstream_cell(upstream, web_url: str = DEFAULT_WEB_URL) -> str:
+    """The Upstream cell of a change: ``[#6182](WEB/pull/6182)`` (or the commit, ``[0123456789ab](WEB/commit/SHA)``,
+    when the subject names no pull request) and the date; ``-`` when unknown. ``upstream`` is a
+    :class:`bot.history.provenance.Upstream`; an inexact one (the last commit touching the kep.yaml) says so."""
+    if upstream is None:
+        return "-"
+    base = web_url.rstrip("/")
+    link = (f"[#{upstream.pr}]({base}/pull/{upstream.pr})" if upstream.pr
+            else f"[{_cell(upstream.commit[:12])}]({base}/commit/{_cell(upstream.commit)})")
+    return f"{link} {_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
+
+
 def _note_link(pr: int, url: str) -> str:
     return f"[#{pr}]({url})" if pr and url.startswith("https://") else (f"#{pr}" if pr else "")
 
@@ -201,6 +218,9 @@ def _review_row(d: Discrepancy) -> str:
 def _finding_row(c: Change) -> str:
     if c.kind == "missing-upstream":
         what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
+    elif c.kind == "renamed":
+        what = (f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**; row left as is "
+                "(`renames: apply` rewrites the KEP cell)")
     else:
         what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}"
     return f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {what} |"
@@ -239,7 +259,7 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
 
 
 def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
-           discrepancies: Sequence[Discrepancy] | None = None) -> dict:
+           discrepancies: Sequence[Discrepancy] | None = None, provenance: dict | None = None) -> dict:
     """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
     Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
@@ -247,6 +267,9 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     With release notes (``discrepancies`` not ``None``) each change also has
     ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` and the object a
     top-level ``discrepancies: [{kind, kep, kep_path, release, message, pr, url, excerpt}]``.
+    With provenance (``provenance`` not ``None``: the source has history) each change also has
+    ``upstream: {commit, date, pr, subject}`` (``null`` when unknown; ``"exact": false`` when only the last
+    commit touching the kep.yaml is known) and the object a top-level ``provenance`` (the dict given).
     """
     out = {
         "revision": snapshot.revision,
@@ -258,4 +281,8 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         for item, c in zip(out["changes"], changes):
             item["evidence"] = [e._asdict() for e in c.evidence]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
+    if provenance is not None:
+        for item, c in zip(out["changes"], changes):
+            item["upstream"] = c.upstream.as_json() if c.upstream is not None else None
+        out["provenance"] = provenance
     return out

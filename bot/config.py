@@ -164,6 +164,53 @@ class ReleaseNotesConfig(_Strict):
     source: str = ""
 
 
+class ProvenanceConfig(_Strict):
+    """Upstream provenance of each change (the commit and pull request that set the new value).
+
+    Git sources compute it locally; ``github:`` sources send one commits-API
+    request per changed kep.yaml, at most ``max_requests`` per run.
+    """
+
+    enabled: bool = True
+    max_requests: int = Field(default=30, ge=0)
+
+
+class DigestConfig(_Strict):
+    """Opt-in generated digest page: ``page`` (relative to the wiki) gets the KEPs of ``sig`` that reached a
+    stage within releases ``from``..``to``, rewritten between the digest markers on every sync."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    page: str | None = None
+    sig: str = ""
+    first: str = Field(default="", alias="from")
+    last: str = Field(default="", alias="to")
+
+    @field_validator("page")
+    @classmethod
+    def _relative(cls, page: str | None) -> str | None:
+        if page is not None and (page.startswith("/") or ".." in Path(page).parts or not page.strip()):
+            raise ValueError(f"{page!r} must be a path relative to the wiki, without '..'")
+        return page
+
+    @field_validator("sig")
+    @classmethod
+    def _sig(cls, sig: str) -> str:
+        from bot.history.digest import sig_name
+
+        return sig_name(sig) if sig else sig
+
+    @field_validator("last")
+    @classmethod
+    def _range(cls, last: str, info: ValidationInfo) -> str:
+        from bot.history.digest import digest_range
+
+        first = info.data.get("first", "")
+        if first or last:
+            digest_range(first, last)
+        return last
+
+
 class Config(_Strict):
     """All settings of one kep-sync deployment.
 
@@ -183,6 +230,17 @@ class Config(_Strict):
     pull_request: PullRequestConfig = Field(default_factory=PullRequestConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     release_notes: ReleaseNotesConfig = Field(default_factory=ReleaseNotesConfig)
+    provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
+    renames: Literal["report", "apply"] = "report"
+    digest: DigestConfig = Field(default_factory=DigestConfig)
+
+    @field_validator("digest")
+    @classmethod
+    def _digest_complete(cls, digest: DigestConfig) -> DigestConfig:
+        if digest.page and not (digest.sig and digest.first and digest.last):
+            raise PydanticCustomError("digest_incomplete", "digest.page needs digest.sig, digest.from and digest.to",
+                                      {"key": "digest"})
+        return digest
 
     @field_validator("publish")
     @classmethod

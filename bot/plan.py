@@ -9,7 +9,7 @@ passes in; :mod:`bot.sync` does the reading and the landing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
 from bot import changelog as changelog_mod
@@ -22,6 +22,9 @@ from bot.evidence import review as review_notes
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
 from bot.evidence.notes import ReleaseNotes, with_missing
+from bot.history import digest as digest_mod
+from bot.history.provenance import History, attach
+from bot.history.renames import Rename
 from bot.wiki.matrix import parse_page
 
 
@@ -82,8 +85,11 @@ def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
 def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               only: Collection[int] | None = None, today: str | None = None,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
-              max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS) -> SyncPlan:
-    """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` is a loader).
+              max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
+              history: History | Callable[[Collection[str]], History] | None = None,
+              renames: Mapping[tuple[int, str], Rename] | None = None) -> SyncPlan:
+    """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
+    is a loader).
 
     ``pages``: ``{relative path: bytes}`` in the configured order; ``only``:
     KEP numbers to consider; ``today`` (``YYYY-MM-DD``) is used only when
@@ -93,16 +99,27 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     the plan carries no evidence. A needed
     release the source has no notes for becomes a problem (``with_missing``). Raises
     :class:`WikiError` for a page that is not UTF-8. ``max_chars`` caps the
-    changelog body (characters), cut at a table row boundary.
+    changelog body (characters), cut at a table row boundary. ``history``: the
+    upstream history of the changed kep.yaml files, or a loader called once with
+    their paths (:func:`bot.sync.history_loader`); each change then carries
+    ``upstream`` and the report a ``provenance`` block; ``None``: no provenance.
+    ``renames``: KEP directories renamed upstream
+    (:func:`bot.history.renames.renamed_dirs`), applied per ``config.renames``.
+    The ``digest.page`` (when given in ``pages`` and not a ``wiki.pages`` entry)
+    gets its digest section rewritten (:func:`digest_page`).
     """
     results: list[PageResult] = []
     changes: list[Change] = []
     problems: list[Problem] = []
     numbers: set[int] = set()
     for path, data in pages.items():
+        if path == config.digest.page and path not in config.wiki.pages:
+            results.append(digest_page(config, snapshot, path, data, problems))
+            continue
         page = parse_page(path, decode_page(path, data), config.aliases())
         numbers.update(row.number for row in page.rows)
-        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only)
+        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
+                         renames=renames, apply_renames=config.renames == "apply")
         lines = diff.lines
         if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
             lines = set_front_matter_date(lines, config.front_matter.date_key, today)
@@ -123,9 +140,29 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                               release_notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()})
         changes, found = review.changes, review.discrepancies
         problems += release_notes.problems
+    origin: dict | None = None
+    if history is not None:
+        paths = sorted({c.kep_path for c in changes if c.kep_path})
+        changes, origin = attach(changes, history(paths) if callable(history) else history)
     touched = {c.kep_path for c in changes}
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
     log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
                                web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars)
-    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found)
+    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
+                                  provenance=origin)
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
+
+
+def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
+    """The ``digest.page`` with its section rewritten (:func:`bot.history.digest.rewrite_section`) from
+    ``snapshot``; a page without the markers is reported in ``problems`` and kept byte-identical."""
+    d = config.digest
+    text = decode_page(path, data)
+    block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
+                                       snapshot.revision, config.links.enhancements)
+    new = digest_mod.rewrite_section(text, block)
+    if new is None:
+        problems.append(Problem(path, "digest.page", f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section; "
+                                                     "page left as is"))
+        new = text
+    return PageResult(path, data, new.encode("utf-8"), PageDiff([], [], [], new.split("\n")))

@@ -28,6 +28,8 @@ from bot.wiki.backends import Base, Landing, Wiki
 from bot.wiki.backends.directory import DirectoryWiki
 
 if TYPE_CHECKING:
+    from bot.history.provenance import History
+    from bot.history.renames import Rename
     from bot.http import RequestCounter
     from bot.model.snapshot import Snapshot
     from bot.evidence.notes import ReleaseNotes
@@ -62,6 +64,53 @@ def load_enhancements(config: Config, counter: RequestCounter | None = None) -> 
                          token=os.environ.get("GITHUB_TOKEN") or None, counter=counter)
 
 
+def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter | None = None
+                   ) -> tuple[Callable[[Collection[str]], History] | None, dict[tuple[int, str], Rename]]:
+    """``(history loader for plan_sync, renamed KEP directories)`` for ``config.enhancements`` at the
+    snapshot's revision.
+
+    Git sources (a checkout, URL or bundle) read the local clone: the log and
+    the renames now, the field timelines of the changed kep.yaml files when the
+    loader is called. ``github:`` sources send one commits-API request per
+    changed kep.yaml (at most ``provenance.max_requests``). The loader is
+    ``None`` (no provenance, no report keys) for a source without history (a
+    plain directory, a tarball) and when ``provenance.enabled`` is false;
+    renamed directories come from a git source's log either way.
+    """
+    from bot.history.provenance import History
+    from bot.history.renames import renamed_dirs
+    from bot.sources.enhancements import parse_source
+    from bot.sources.history import github_last_commits, read_history
+
+    source = parse_source(config.enhancements)
+    git = read_history(source.kind, source.location, Path(config.cache_dir).expanduser(), snapshot.revision)
+    renames = renamed_dirs(git.log()) if git is not None else {}
+    if not config.provenance.enabled:
+        return None, renames
+    if git is not None:
+        return (lambda paths: History("git", timelines=git.timelines(paths))), renames
+    if source.kind != "github" or not snapshot.revision:
+        return None, renames
+
+    def from_github(paths: Collection[str]) -> History:
+        from bot.http import make_client
+
+        with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
+            last, sent = github_last_commits(client, config.github.api_url, source.location, snapshot.revision,
+                                             paths, config.provenance.max_requests)
+        return History("github", last=last, requests=sent)
+
+    return from_github, renames
+
+
+def wiki_config(config: Config) -> Config:
+    """``config`` with ``digest.page`` added to ``wiki.pages`` (the pages a backend reads and lands)."""
+    page = config.digest.page
+    if not page or page in config.wiki.pages:
+        return config
+    return config.model_copy(update={"wiki": config.wiki.model_copy(update={"pages": [*config.wiki.pages, page]})})
+
+
 def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Mapping[str, str] | None = None,
               sleep: Callable[[float], None] = time.sleep, seconds_between_writes: float | None = None) -> Wiki:
     """The wiki backend for ``config.publish``: GitHub for ``github`` (and for ``none`` with ``wiki.repo`` set,
@@ -69,8 +118,10 @@ def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Map
 
     ``env``, ``sleep`` and ``seconds_between_writes`` go to
     :meth:`bot.wiki.backends.github.GitHubWiki.connect` (tests). Raises :class:`~bot.errors.ConfigError`
-    for ``github`` without ``wiki.repo`` or credentials.
+    for ``github`` without ``wiki.repo`` or credentials. The ``digest.page`` is read and landed with the
+    matrix pages (:func:`wiki_config`).
     """
+    config = wiki_config(config)
     if config.publish == "github" or (config.publish == "none" and config.wiki.repo):
         from bot.wiki.backends.github import GitHubWiki
 
@@ -86,10 +137,12 @@ def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Map
 def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Collection[int] | None = None,
                   today: str | None = None,
                   release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
-                  report_path: Path | None = None) -> SyncOutcome:
+                  report_path: Path | None = None,
+                  history: History | Callable[[Collection[str]], History] | None = None,
+                  renames: Mapping[tuple[int, str], Rename] | None = None) -> SyncOutcome:
     """Read the pages from ``wiki``, plan against ``snapshot`` and, unless ``config.publish`` is ``none``, land.
 
-    ``only``, ``today`` and ``release_notes`` go to :func:`bot.plan.plan_sync`. The JSON report goes to
+    ``only``, ``today``, ``release_notes``, ``history`` and ``renames`` go to :func:`bot.plan.plan_sync`. The JSON report goes to
     ``report_path`` when given: for ``files`` before any page is written (a bad ``--report`` writes no
     page), otherwise after landing, from the plan that landed. Raises a
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
@@ -97,7 +150,7 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
 
     def replan(base: Base) -> SyncPlan:
         return plan_sync(config, snapshot, base.pages, only=only, today=today, release_notes=release_notes,
-                         max_chars=base.max_chars)
+                         max_chars=base.max_chars, history=history, renames=renames)
 
     plan = replan(wiki.read())
     if config.publish == "none":
@@ -122,9 +175,11 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
     or updates the pull request on ``wiki.repo``.
     """
     snapshot = load_enhancements(config, counter)
+    history, renames = history_loader(config, snapshot, counter)
     return sync_snapshot(config, snapshot, open_wiki(config, counter), only=only,
                          today=datetime.date.today().isoformat(),
-                         release_notes=release_notes_loader(config, counter), report_path=report_path)
+                         release_notes=release_notes_loader(config, counter), report_path=report_path,
+                         history=history, renames=renames)
 
 
 def _write_report(path: Path | None, plan: SyncPlan) -> None:

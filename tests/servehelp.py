@@ -67,6 +67,7 @@ def write_setup(tmp: Path, api_url: str, cron: str = "0 0 1 1 *") -> Path:
         "enhancements": "github:o/enh@main", "cache_dir": str(tmp / "cache"),
         "wiki": {"dir": str(wiki), "pages": ["matrix.md"]}, "publish": "files",
         "github": {"api_url": api_url}, "schedule": {"cron": cron, "timezone": "UTC"},
+        "provenance": {"enabled": False},  # these tests count requests; provenance ones are in test_history_sync
     }), encoding="utf-8")
     return config
 

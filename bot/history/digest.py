@@ -20,7 +20,7 @@ BEGIN = "<!-- kep-sync:digest:begin (rewritten by kep-sync; write outside it) --
 END = "<!-- kep-sync:digest:end -->"
 _BEGIN_RE = re.compile(r"^<!-- kep-sync:digest:begin\b[^>\n]*-->[ \t\r]*$", re.M)
 _END_RE = re.compile(r"^<!-- kep-sync:digest:end -->[ \t\r]*$", re.M)
-_SIG_RE = re.compile(r"^(?:sig-)?([a-z0-9-]+)$")
+_SIG_RE = re.compile(r"^(?:sig-)?([a-z0-9]+(?:-[a-z0-9]+)*)$")
 DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
 
 
@@ -40,9 +40,9 @@ class DigestEntry(NamedTuple):
 def sig_name(value: str) -> str:
     """``node`` / ``sig-node`` / ``SIG Node`` -> ``sig-node``; raises ``ValueError`` for anything else."""
     m = _SIG_RE.match(value.strip().casefold().replace(" ", "-"))
-    if not m or m.group(1) in ("", "sig"):
+    if not m or m.group(1) == "sig":
         raise ValueError(f"{value!r}: expected a SIG name such as node or sig-node")
-    return "sig-" + m.group(1).removeprefix("sig-")
+    return "sig-" + m.group(1)
 
 
 def kep_sig(kep: Kep) -> str:
@@ -80,7 +80,7 @@ def digest_range(first: str, last: str) -> tuple[tuple[int, int], tuple[int, int
     if lo is None or hi is None:
         raise ValueError(f"{first if lo is None else last!r}: expected a release such as v1.33")
     if lo > hi:
-        raise ValueError(f"--from {first} is after --to {last}")
+        raise ValueError(f"the range starts after it ends ({first} > {last})")
     return lo, hi
 
 

@@ -10,13 +10,13 @@ that still holds the current value. Renames of the KEP directory are followed
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
 
 from bot.history.fields import CHANGE_FIELDS
 from bot.history.log import NO_BLOB, Commit, Version
 
-if TYPE_CHECKING:  # bot.diff imports this module
-    from bot.diff import Change
+#: A :class:`bot.diff.Change` (not imported: bot.diff imports this module).
+Change = Any
 
 
 class Upstream(NamedTuple):
@@ -93,3 +93,33 @@ def coverage(changes: Sequence[Change]) -> tuple[int, int]:
 def change_field(field: str) -> str:
     """The tracked field for a report field (``alpha`` -> ``milestone.alpha``); ``""`` for an unknown one."""
     return CHANGE_FIELDS.get(field, "")
+
+
+class History(NamedTuple):
+    """What a source could tell about the history of the changed kep.yaml files, for :func:`attach`.
+
+    ``kind``: ``git`` (``timelines`` per kep.yaml path, exact), ``github``
+    (``last``: the newest commit touching each path, inexact) or ``none``;
+    ``requests``: HTTP requests it took (``github``).
+    """
+
+    kind: str
+    timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]] = {}
+    last: Mapping[str, Commit] = {}
+    requests: int = 0
+
+
+def attach(changes: Sequence[Change], history: History) -> tuple[list[Change], dict]:
+    """``(changes with upstream set, the report's provenance block)``.
+
+    The block: ``{"source": kind, "requests": n, "applied": applied changes,
+    "with_upstream": applied changes that carry upstream}``.
+    """
+    if history.kind == "git":
+        out = with_provenance(changes, history.timelines)
+    elif history.kind == "github":
+        out = with_last_commits(changes, {p: upstream_of(c, exact=False) for p, c in history.last.items()})
+    else:
+        out = list(changes)
+    found, applied = coverage(out)
+    return out, {"source": history.kind, "requests": history.requests, "applied": applied, "with_upstream": found}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bot.errors import SourceError, UsageError
 from bot.history.fields import blob_fields
-from bot.history.log import LOG_FORMAT, NO_BLOB, Commit, FileChange, Version, parse_log, versions
+from bot.history.log import LOG_FORMAT, NO_BLOB, Commit, FileChange, Version, parse_log, pr_number, versions
 from bot.sources.git import run_git, sync_git_cache, worktree_head
 
 #: Bumped when the cache layout or the tracked fields change; older caches are ignored.
@@ -170,12 +170,13 @@ def _write_json(path: Path, data: dict) -> None:
 
 def open_history(kind: str, location: str, cache_dir: Path, revision: str = "") -> GitHistory | None:
     """The :class:`GitHistory` of an ``--enhancements`` source (``kind``/``location`` from
-    :func:`bot.sources.enhancements.parse_source`), or ``None`` when it has none (a plain directory, or ``github``).
+    :func:`bot.sources.enhancements.parse_source`), or ``None`` when it has none (a plain directory, a
+    ``github`` source, any other kind).
 
     ``revision``: the commit to read from (default: the source's head); a git
     source reuses the clone :func:`~bot.sources.git.sync_git_cache` keeps in ``cache_dir``.
     """
-    if kind == "github":
+    if kind not in ("dir", "git"):  # github: one request per file instead (github_last_commits); tarballs: none
         return None
     if kind == "dir":
         repo = Path(location)
@@ -212,3 +213,53 @@ def snapshot_at(history: GitHistory, revision: str, source: str):
 
     files, problems = scan_git_tree(history.repo, revision)
     return with_problems(build_snapshot(files, source, revision), problems)
+
+
+def github_last_commits(client, api_url: str, repo: str, revision: str, paths: Iterable[str],
+                        max_requests: int) -> tuple[dict[str, Commit], int]:
+    """The newest commit touching each kep.yaml in ``paths`` at ``revision`` of ``repo`` (``OWNER/NAME``).
+
+    One ``GET /repos/{owner}/{repo}/commits?path=P&sha=REV&per_page=1`` per path
+    (GitHub REST docs, "List commits"), at most ``max_requests``; the paths
+    beyond the cap and paths the API answers with an error or no commit are
+    left out; a transport error (after the client's retries) ends the loop.
+    Returns ``({path: Commit}, requests sent)``. ``client`` is an
+    ``httpx.Client`` from :func:`bot.http.make_client`.
+    """
+    import httpx
+
+    from bot.http import send
+
+    found: dict[str, Commit] = {}
+    sent = 0
+    for path in sorted(set(paths)):
+        if sent >= max_requests:
+            break
+        sent += 1
+        url = f"{api_url.rstrip('/')}/repos/{repo}/commits"
+        try:
+            response = send(client, "GET", url, params={"path": path, "sha": revision, "per_page": "1"},
+                            headers={"Accept": "application/vnd.github+json"})
+        except httpx.HTTPError:
+            break  # provenance is an extra: a dead connection leaves the rest without it, the sync goes on
+        if response.status_code != 200:
+            continue
+        try:
+            items = response.json()
+            item = items[0]
+            message = item["commit"]["message"]
+            date = item["commit"]["committer"]["date"]
+            sha = item["sha"]
+        except (ValueError, LookupError, TypeError):
+            continue
+        subject = message.split("\n", 1)[0] if isinstance(message, str) else ""
+        found[path] = Commit(str(sha), "", str(date), subject, pr_number(subject), ())
+    return found, sent
+
+
+def read_history(source_kind: str, location: str, cache_dir: Path, revision: str) -> GitHistory | None:
+    """The :class:`GitHistory` of an already loaded snapshot's source at ``revision`` (no fetch: the clone
+    :func:`~bot.sources.git.sync_git_cache` made is reused), ``None`` for a source without local history."""
+    if not revision:
+        return None
+    return open_history(source_kind, location, cache_dir, revision)
