@@ -14,7 +14,7 @@ from bot.cli import main
 from bot.config import Config
 from bot.history import digest as digest_mod
 from bot.history.provenance import attach
-from bot.snapshot import Snapshot
+from bot.model.snapshot import Snapshot
 from bot.plan import plan_sync
 from bot.sync import history_loader, run_sync
 
