@@ -199,14 +199,19 @@ def _note_link(pr: int, url: str) -> str:
 
 
 def _evidence_cell(c: Change, prev: Change | None = None) -> str:
-    """``v1.36 [#123](url): excerpt`` per release note (``<br>``-joined); ``none found`` when empty;
-    ``same as above`` when the previous row is the same KEP row with the same evidence."""
-    if not c.evidence:
-        return "none found"
-    if prev is not None and (prev.kep, prev.page, prev.line, prev.evidence) == (c.kep, c.page, c.line, c.evidence):
+    """``v1.36 [#123](url): excerpt`` per release note (``<br>``-joined); ``none found`` when no note is
+    surely about the KEP; ambiguous notes (a gate several KEPs declare) follow apart, after
+    ``ambiguous, not evidence:``; ``same as above`` when the previous row is the same KEP row with the same
+    evidence."""
+    if prev is not None and c.evidence and (prev.kep, prev.page, prev.line, prev.evidence) == (
+            c.kep, c.page, c.line, c.evidence):
         return "same as above"
-    return "<br>".join(f"{e.release} {_note_link(e.pr, e.url)}{' (ambiguous)' if e.ambiguous else ''}: "
-                       f"{_cell(e.excerpt)}" for e in c.evidence)
+    sure = [f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}" for e in c.evidence if not e.ambiguous]
+    maybe = [f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}" for e in c.evidence if e.ambiguous]
+    cell = "<br>".join(sure) or "none found"
+    if maybe:
+        cell += "<br>ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe)
+    return cell
 
 
 def _review_row(d: Discrepancy) -> str:
@@ -265,7 +270,9 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
     each problem: ``path, message`` (the key is folded into the message).
     With release notes (``discrepancies`` not ``None``) each change also has
-    ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` and the object a
+    ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` (notes surely about the KEP,
+    ``ambiguous`` always false) and ``ambiguous_evidence`` (the same shape, ``ambiguous`` true: a gate
+    several KEPs declare and nothing in the note picks this one), and the object a
     top-level ``discrepancies: [{kind, kep, kep_path, release, message, pr, url, excerpt}]``.
     With provenance (``provenance`` not ``None``: the source has history) each change also has
     ``upstream: {commit, date, pr, subject}`` (``null`` when unknown; ``"exact": false`` when only the last
@@ -279,7 +286,8 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     }
     if discrepancies is not None:
         for item, c in zip(out["changes"], changes):
-            item["evidence"] = [e._asdict() for e in c.evidence]
+            item["evidence"] = [e._asdict() for e in c.evidence if not e.ambiguous]
+            item["ambiguous_evidence"] = [e._asdict() for e in c.evidence if e.ambiguous]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
     if provenance is not None:
         for item, c in zip(out["changes"], changes):

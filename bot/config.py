@@ -159,9 +159,14 @@ class ScheduleConfig(_Strict):
 
 
 class ReleaseNotesConfig(_Strict):
-    """Release notes source: ``github:kubernetes/sig-release@master`` or a local directory; ``""`` turns them off."""
+    """Release notes source: ``github:kubernetes/sig-release@master`` or a local directory; ``""`` turns them off.
+
+    ``review``: ``page`` (default) keeps "Needs review" to the KEPs on the pages' rows; ``all`` adds
+    feature gates announced in the notes that no kep.yaml declares, limited to the SIGs of those KEPs.
+    """
 
     source: str = ""
+    review: Literal["page", "all"] = "page"
 
 
 class ProvenanceConfig(_Strict):

@@ -137,7 +137,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         needed = releases_needed(proposed.values())
         release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
         review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), release_notes.notes,
-                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()})
+                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()},
+                              scope=config.release_notes.review, page_keps=list(on_pages.values()))
         changes, found = review.changes, review.discrepancies
         problems += release_notes.problems
     origin: dict | None = None

@@ -73,3 +73,19 @@ def notes_136() -> dict[str, dict]:
 def notes_137() -> dict[str, dict]:
     """v1.37 (the newest, not yet out): nothing about the fixture KEPs."""
     return {"9201": entry(9201, "Fixed a typo.")}
+
+
+def cli_tree(tmp_path, monkeypatch):
+    """``(enhancements dir, wiki dir)`` under ``tmp_path`` for a CLI run: :data:`KEP_FILES` and a page ``m.md``
+    with KEP 100's row (stage alpha, Alpha v1.35); the working directory is ``tmp_path``, no config file."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KEP_SYNC_CONFIG", raising=False)
+    enh = tmp_path / "enh"
+    for path, text in KEP_FILES.items():
+        (enh / path).parent.mkdir(parents=True, exist_ok=True)
+        (enh / path).write_text(text)
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "m.md").write_text("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+                               "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n")
+    return enh, wiki

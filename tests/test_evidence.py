@@ -67,9 +67,27 @@ def index():
     ("Deprecated the `X` feature gate.", ("deprecated", True)),
     ("Demoted `A` and `B` feature gates to alpha from beta.", ("alpha", False)),
     ("Moved `X` back to Alpha.", ("alpha", False)),
-    ("Added the `X` feature gate to gate leader election lock release on exit.", ("", False)),
+    ("Added the `X` feature gate to gate leader election lock release on exit.", ("alpha", False)),
+    # issue 9, kind 1: negation and side remarks announce nothing
+    ("The feature gate will not graduate or be enabled by default in future Kubernetes releases.", ("", False)),
+    ("Kubernetes now only uses the _structured parameters_ model (also alpha) for allocating devices.", ("", False)),
+    ("The `DRAControlPlaneController` feature gate, formerly alpha, is no longer available.", ("", False)),
+    ("Added the Alpha `kubelet` metric `pod_level_resources_admission_total` to track adoption.", ("", False)),
+    ("When using the Alpha `X` feature, IP address values are now validated more strictly.", ("", False)),
+    ("The alpha DRA gRPC API is still available, but might be removed in future releases.", ("", False)),
+    # kind 3: introductions without a stage word are alpha (a state: a KEP adds gates after its alpha)
+    ("Adds feature gate `X` which enables support for running kubelet in a user namespace.", ("alpha", False)),
+    ('The new feature gate "X" is now available.', ("alpha", False)),
+    ("Added the `X` feature gate, disabled by default.", ("alpha", False)),
+    ("Added a new feature gate, `X` (enabled by default).", ("beta", False)),
+    # kind 5: an API group version promoted names the stage
+    ("Promoted the API types Workload and PodGroup to `scheduling.k8s.io/v1beta1`.", ("beta", True)),
+    ("Graduated the `resource.k8s.io/v1` API to GA.", ("stable", True)),
+    ("Promoted the Workload API to `scheduling.k8s.io/v1`.", ("stable", True)),
     ("It will be locked to enabled in a future release.", ("", False)),
     ("Prepared Pod validation to handle version skew for `X`'s beta graduation.", ("", False)),
+    ("Added Alpha support for `Y`, which allows skipping node-level preparation.", ("alpha", True)),
+    ("Introduced the Node Declared Features capability (alpha), which includes:", ("alpha", True)),
     ("Fixed a crash when the `X` feature gate is enabled.", ("", False)),
     ("Added `v1beta1` and `v1alpha1` APIs.", ("", False)),
 ])
@@ -168,9 +186,9 @@ def test_index_links_unique_gates_and_marks_shared_ones_ambiguous(index):
 def test_evidence_for_a_change_prefers_the_declared_release_and_flags_ambiguity(index):
     keps = {k.path: k for k in fixture_keps()}
     change = Change("300", "m.md", 5, "beta", "", "v1.36", "retargeted", True, P300)
-    assert evidence_for(index, change, keps[P300]) == (
-        Evidence("v1.36", 9103, URL + "9103", "Promoted `SharedGate` to beta.", "beta", True),
-        Evidence("v1.36", 9104, URL + "9104", "Graduated `SharedGate` to beta.", "beta", False))
+    assert evidence_for(index, change, keps[P300]) == (  # the sure link first, the ambiguous one apart after it
+        Evidence("v1.36", 9104, URL + "9104", "Graduated `SharedGate` to beta.", "beta", False),
+        Evidence("v1.36", 9103, URL + "9103", "Promoted `SharedGate` to beta.", "beta", True))
     stage = Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100)
     gone = Change("999", "m.md", 9, "status", "implementable", "", "missing-upstream", False, "")
     out = attach_evidence([stage, gone], index, keps.values())
@@ -180,7 +198,8 @@ def test_evidence_for_a_change_prefers_the_declared_release_and_flags_ambiguity(
 
 
 def test_discrepancies_a_to_d(index):
-    found = find_discrepancies(index, fixture_keps(), released=released(index.releases), ids={P100: "100-widgets"})
+    found = find_discrepancies(index, fixture_keps(), released=released(index.releases), ids={P100: "100-widgets"},
+                               undeclared_sigs={"sig-node"})
     assert found == [
         Discrepancy("not-in-notes", "300", P300, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
                     "never name KEP-300 or its gates (gates OtherGate, SharedGate); " + PROSE),
@@ -224,7 +243,7 @@ def _changes(index):
 
 def test_render_adds_evidence_column_and_needs_review(index):
     snap = fixture_snapshot()
-    found = find_discrepancies(index, fixture_keps(), released=released(index.releases))
+    found = find_discrepancies(index, fixture_keps(), released=released(index.releases), undeclared_sigs={"node"})
     body = changelog.render(snap, _changes(index), [], discrepancies=found).body
     assert "| KEP | Page | Field | Old → New | kep.yaml | Evidence |" in body
     assert ("| v1.36 [#9101](https://github.com/kubernetes/kubernetes/pull/9101): Promoted the `WidgetGate` feature "
@@ -290,9 +309,14 @@ def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
     assert [(c.kep, c.field, [e.pr for e in c.evidence]) for c in plan.changes] == [
         ("100", "stage", [9101]), ("100", "beta", [9101])]
     assert [(d.kind, d.kep) for d in plan.discrepancies] == [  # KEP 400's row is not changed: not reviewed
-        ("stage-mismatch", "100"), ("undeclared-gate", "")]
+        ("stage-mismatch", "100")]  # the undeclared MysteryGate is no business of this page by default
     assert plan.report["changes"][1]["evidence"][0]["pr"] == 9101
     assert "### Needs review" in plan.changelog.body
+    wide = plan_sync(Config.model_validate({"release_notes": {"review": "all"}}), fixture_snapshot(),
+                     {"m.md": PAGE}, release_notes=loader)
+    assert [(d.kind, d.kep, d.message) for d in wide.discrepancies] == [
+        ("stage-mismatch", "100", "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is not set"),
+        ("undeclared-gate", "", "feature gate MysteryGate is announced (stable) but no kep.yaml declares it")]
 
 
 def test_plan_sync_names_needed_releases_the_source_has_no_notes_for():

@@ -12,7 +12,7 @@ import structlog
 
 import bot.sources.release_notes as rn
 from bot.cli import build_parser, main, resolve_config
-from bot.errors import SourceError, UsageError
+from bot.errors import ConfigError, SourceError, UsageError
 from bot.http import make_client
 from bot.model.kep import Problem
 from bot.sources.release_notes import (
@@ -28,9 +28,9 @@ from bot.sources.release_notes import (
 )
 
 try:
-    from tests.notesutil import KEP_FILES, entry, notes_135, notes_136, notes_137
+    from tests.notesutil import cli_tree, entry, notes_135, notes_136, notes_137
 except ImportError:  # pragma: no cover
-    from notesutil import KEP_FILES, entry, notes_135, notes_136, notes_137
+    from notesutil import cli_tree, entry, notes_135, notes_136, notes_137
 
 API = "https://ghes.example.test/api/v3"  # GitHub Enterprise Server: the token must never leave this host
 TOKEN = "ghes-secret-token"
@@ -161,9 +161,40 @@ def test_directory_with_an_unreadable_or_special_file_skips_that_release(tmp_pat
                                        f"cannot read release notes: not a regular file; {SKIPPED_37}")
 
 
-def test_directory_that_cannot_be_listed_is_a_source_error(tmp_path):
-    with pytest.raises(SourceError, match=r"^.*/gone: cannot list release notes: No such file or directory$"):
+def test_directory_that_cannot_be_listed_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match=r"^release_notes.source \(--release-notes\) '.*/gone': cannot list release "
+                                          r"notes: No such file or directory$"):
         rn._load_directory(tmp_path / "gone", None, 2)
+
+
+def test_a_source_without_release_notes_is_a_config_error(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "README.md").write_text("notes elsewhere")
+    with pytest.raises(ConfigError) as exc:
+        load_release_notes(str(empty), tmp_path / "cache", None)
+    assert str(exc.value) == (f"release_notes.source (--release-notes) {str(empty)!r}: no release-notes-1.NN.json "
+                              "file in the directory")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "release-notes-1.36.json").write_text("[]")
+    with pytest.raises(ConfigError) as exc:
+        load_release_notes(str(broken), tmp_path / "cache", None)
+    assert str(exc.value) == (
+        f"release_notes.source (--release-notes) {str(broken)!r}: no release-notes file could be used:\n"
+        f"{broken / 'release-notes-1.36.json'}: expected a JSON object keyed by pull request number, found list; "
+        "evidence and checks for v1.36 were skipped")
+
+
+def test_cli_exits_2_for_a_release_notes_directory_without_notes(tmp_path, monkeypatch, capsys, _reset_structlog):
+    enh, wiki = cli_tree(tmp_path, monkeypatch)
+    (tmp_path / "none").mkdir()
+    rc = main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
+               "--release-notes", str(tmp_path / "none")])
+    assert rc == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"kep-sync: error: release_notes.source (--release-notes) {str(tmp_path / 'none')!r}: no "
+        "release-notes-1.NN.json file in the directory")
 
 
 LISTING_BODY = [{"name": f"release-1.{m}", "type": "dir"} for m in (34, 35, 36, 37)] + [
@@ -325,8 +356,11 @@ def test_github_failures_without_cache_are_source_errors(tmp_path):
     with respx.mock(assert_all_called=False) as router:
         r = _routes(router)
         r["listing"].mock(return_value=httpx.Response(404))
-        with pytest.raises(SourceError, match="HTTP 404, no releases/ folder at 'master'"):
+        with pytest.raises(ConfigError, match="HTTP 404, no releases/ folder at 'master'"):  # a wrong source
             _load(router, tmp_path)
+        r["listing"].mock(return_value=httpx.Response(200, json=[{"name": "README.md", "type": "file"}]))
+        with pytest.raises(ConfigError, match="no release-1.NN folder under releases/ at 'master'"):
+            _load(router, tmp_path / "c2")
         r["listing"].mock(side_effect=httpx.ConnectError("down"))
         with pytest.raises(SourceError, match="ConnectError"):
             _load(router, tmp_path)
@@ -388,16 +422,7 @@ def _reset_structlog():
 
 
 def test_cli_sync_with_a_release_notes_directory_end_to_end(tmp_path, monkeypatch, capsys, _reset_structlog):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("KEP_SYNC_CONFIG", raising=False)
-    enh = tmp_path / "enh"
-    for path, text in KEP_FILES.items():
-        (enh / path).parent.mkdir(parents=True, exist_ok=True)
-        (enh / path).write_text(text)
-    wiki = tmp_path / "wiki"
-    wiki.mkdir()
-    (wiki / "m.md").write_text("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
-                               "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n")
+    enh, wiki = cli_tree(tmp_path, monkeypatch)
     report = tmp_path / "r.json"
     rc = main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
                "--release-notes", str(notes_dir(tmp_path)), "--report", str(report)])
@@ -406,7 +431,7 @@ def test_cli_sync_with_a_release_notes_directory_end_to_end(tmp_path, monkeypatc
     assert "| Evidence |" in out and "### Needs review" in out
     data = json.loads(report.read_text())
     assert [e["pr"] for c in data["changes"] for e in c["evidence"]] == [9101, 9101]
-    assert [d["kind"] for d in data["discrepancies"]] == ["stage-mismatch", "undeclared-gate"]
+    assert [d["kind"] for d in data["discrepancies"]] == ["stage-mismatch"]  # MysteryGate: not this page's
     assert main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
                  "--release-notes", "github:bad"]) == 2
 

@@ -27,9 +27,13 @@ from bot.model.kep import STAGES, Kep, normalize_milestone
 
 #: Most evidence items kept per change (newest first).
 MAX_EVIDENCE = 3
+#: Shortest gate name matched as a near miss (a typo of a shorter name is too likely another gate).
+NEAR_MIN_CHARS = 12
 #: Largest pull request number taken from ``pr_number`` or the entry key (9 ASCII digits).
 MAX_PR = 999_999_999
 _PR_KEY_RE = re.compile(r"[0-9]{1,9}")
+#: The words "feature gate" / "feature flag": a sentence naming its gate as a feature gate.
+_FEATURE_GATE_RE = re.compile(r"\bfeature[- ](?:gate|flag)s?\b", re.I)
 
 
 class Mention(NamedTuple):
@@ -43,7 +47,11 @@ class Mention(NamedTuple):
     - ``gates``: declared gates named; ``undeclared``: names written as feature gates
       that no kep.yaml declares; ``refs``: KEP numbers the entry names;
     - ``links``: kep.yaml paths linked for sure; ``ambiguous``: kep.yaml paths linked
-      only through a gate several KEPs declare.
+      only through a gate several KEPs declare;
+    - ``near``: ``((name in the notes, declared gate), ...)`` for names written as feature
+      gates that differ from exactly one declared gate by a typo (see :func:`near_gate`);
+      the KEP declaring it is linked (in ``links``);
+    - ``sigs``: the entry's ``sigs`` (``("node",)``), for scoping undeclared gates.
     """
 
     release: str
@@ -58,6 +66,8 @@ class Mention(NamedTuple):
     refs: tuple[int, ...]
     links: tuple[str, ...]
     ambiguous: tuple[str, ...]
+    near: tuple[tuple[str, str], ...] = ()
+    sigs: tuple[str, ...] = ()
 
 
 class NotesIndex(NamedTuple):
@@ -103,7 +113,8 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
 
     ``notes``: ``{release ("v1.36" or "1.36"): {pr: entry}}``, entries as in
     ``release-notes-draft.json`` (``text``, ``pr_url``, ``pr_number``,
-    ``documentation``); entries without ``text`` are skipped. ``keps``: every
+    ``documentation``); entries without ``text``, and entries the release team
+    withdrew (``"do_not_publish": true``), are skipped. ``keps``: every
     KEP of the snapshot (gates and numbers are resolved against all of them).
     Untrusted entries never raise: only the first :data:`~bot.evidence.sentences.MAX_ENTRY_CHARS`
     characters of ``text`` are indexed, a ``pr_number`` that is not an int in
@@ -112,6 +123,7 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
     :func:`~bot.evidence.sentences.kep_refs` for ``documentation``.
     """
     owners = gate_owners(keps)
+    near = _NearGates(owners)
     by_number: dict[int, list[Kep]] = {}
     for kep in keps:
         by_number.setdefault(kep.number, []).append(kep)
@@ -123,7 +135,9 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
             entry = entries[pr_key]
             if not isinstance(entry, Mapping) or not isinstance(entry.get("text"), str):
                 continue
-            mentions += _entry_mentions(release, entry, _pr_number(entry, pr_key), owners, by_number)
+            if entry.get("do_not_publish") is True:  # withdrawn by the release team: never evidence
+                continue
+            mentions += _entry_mentions(release, entry, _pr_number(entry, pr_key), owners, by_number, near)
     by_path: dict[str, list[int]] = {}
     for i, m in enumerate(mentions):
         for path in m.links + m.ambiguous:
@@ -140,7 +154,20 @@ def _pr_number(entry: Mapping, key: str) -> int:
 
 
 def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, tuple[str, ...]],
-                    by_number: Mapping[int, list[Kep]]) -> list[Mention]:
+                    by_number: Mapping[int, list[Kep]], near: _NearGates) -> list[Mention]:
+    """The mentions of one entry, read as a whole note (issue 9, kinds 2 and 4).
+
+    A sentence naming a gate as a feature gate (in code, or next to "feature
+    gate"), or belonging to a KEP-linked entry, but no stage, takes the stage of
+    the entry's transition sentences when they agree on one and name no gate
+    this sentence does not ("Graduated support for CDI device IDs
+    to general availability. The `DevicePluginCDIDevices` feature gate is now
+    ..."); a stage sentence without a release takes the release another
+    sentence of the entry names for that stage ("reached GA in `v1.36`"). A gate
+    several KEPs declare goes to the one the entry links by number, or to the
+    one that also declares a gate of the entry only one KEP declares; else it is
+    ambiguous.
+    """
     refs = kep_refs(entry)
     ref_paths: set[str] = set()
     ref_ambiguous: set[str] = set()
@@ -150,26 +177,77 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
         (ref_paths if len(picked) == 1 else ref_ambiguous).update(k.path for k in picked)
     numbers = tuple(sorted({n for n, _ in refs}))
     url = field_text(entry.get("pr_url"))
-    out: list[Mention] = []
-    for i, sentence in enumerate(split_sentences(field_text(entry["text"]))):
+    sigs = entry.get("sigs")
+    sigs = tuple(s for s in sigs[:20] if isinstance(s, str)) if isinstance(sigs, list) else ()
+    read = []
+    for sentence in split_sentences(field_text(entry["text"])):
         gates, undeclared = gate_names(sentence, owners)
-        stage, exact = announced_stage(sentence) if (gates or undeclared or refs) else ("", False)
-        if not (gates or undeclared or (refs and (stage or i == 0))):
+        stage, exact = announced_stage(sentence)
+        read.append((sentence, gates, undeclared, stage, exact, named_release(sentence) if stage else None))
+    staged = [(st, ex, set(g) | set(u)) for _, g, u, st, ex, _ in read if st in STAGES and ex]
+    entry_stage = {(st, ex) for st, ex, _ in staged}
+    said = {st: when for _, _, _, st, _, when in read if st and when}
+    unique = {owners[g][0] for _, gates, _, _, _, _ in read for g in gates if len(owners[g]) == 1}
+    out: list[Mention] = []
+    for i, (sentence, gates, undeclared, stage, exact, when) in enumerate(read):
+        typos = tuple((u, d) for u, d in ((u, near.match(u)) for u in undeclared) if d)
+        undeclared = tuple(u for u in undeclared if u not in dict(typos))
+        if not (gates or undeclared or typos or refs):
+            continue
+        named = set(gates) | set(undeclared)
+        as_gate = bool(undeclared or _FEATURE_GATE_RE.search(sentence) or any(f"`{g}" in sentence for g in gates))
+        if not stage and len(entry_stage) == 1 and all(names <= named for _, _, names in staged) and (
+                refs or as_gate):
+            stage, exact = next(iter(entry_stage))
+            gates = gates if as_gate else ()  # a bare word in a borrowed-stage sentence is prose, not the gate
+        if not (gates or undeclared or typos or (refs and (stage or i == 0))):
             continue
         sure, maybe = set(ref_paths), set(ref_ambiguous)
-        for gate in gates:
+        for gate in gates + tuple(d for _, d in typos):
             declarers = set(owners[gate])
             if len(declarers) == 1:
                 sure |= declarers
             elif declarers & ref_paths:
                 sure |= declarers & ref_paths
+            elif declarers & unique:
+                sure |= declarers & unique
             else:
                 maybe |= declarers
         maybe -= sure
-        when = (named_release(sentence) or release) if stage else release
+        when = (when or said.get(stage) or release) if stage else release
         out.append(Mention(release, pr, url, _one_line(sentence), stage, exact, when, gates, undeclared, numbers,
-                           tuple(sorted(sure)), tuple(sorted(maybe))))
+                           tuple(sorted(sure)), tuple(sorted(maybe)), typos, sigs))
     return out
+
+
+class _NearGates:
+    """Declared gates by their first four characters, to find the one a misspelt name means."""
+
+    def __init__(self, owners: Mapping[str, tuple[str, ...]]) -> None:
+        self.by_head: dict[str, list[str]] = {}
+        for gate in owners:
+            if len(gate) >= NEAR_MIN_CHARS:
+                self.by_head.setdefault(gate[:4], []).append(gate)
+
+    def match(self, name: str) -> str:
+        """The one declared gate ``name`` is a near match of (see :func:`near_gate`), else ``""``."""
+        found = [g for g in self.by_head.get(name[:4], ()) if near_gate(name, g)]
+        return found[0] if len(found) == 1 else ""
+
+
+def near_gate(a: str, b: str) -> bool:
+    """True when gate names ``a`` and ``b`` differ (and are at least :data:`NEAR_MIN_CHARS` long) by a typo:
+    one run of at most 2 characters inserted, deleted or replaced
+    (``KubeletPodResourcesDynamicResources`` / ``KubeletPodResourcesDynamicResource``)."""
+    if a == b or min(len(a), len(b)) < NEAR_MIN_CHARS or abs(len(a) - len(b)) > 2:
+        return False
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return max(len(a), len(b)) - head - tail <= 2
 
 
 def _stage_for(change: Change, kep: Kep) -> str:
@@ -183,21 +261,33 @@ def _stage_for(change: Change, kep: Kep) -> str:
 
 
 def evidence_for(index: NotesIndex, change: Change, kep: Kep) -> tuple[Evidence, ...]:
-    """Evidence for one change: the KEP's sentences announcing the stage the change is about.
+    """Evidence for one change: the KEP's sentences announcing the stage the change is about, in the
+    release kep.yaml names for that stage.
 
     The stage is the milestone field (``alpha``/``beta``/``stable``), the new
-    stage, or ``stable`` for a status change to ``implemented``. Sentences of
-    the release kep.yaml names for that stage come first; at most
-    :data:`MAX_EVIDENCE`, newest release first.
+    stage, or ``stable`` for a status change to ``implemented``. Only sentences
+    whose release (the notes' own, or the one they name: "GA in `v1.36`") is
+    kep.yaml's milestone for that stage count: a note from another release is
+    a stage-mismatch finding, never support. One item per pull request. Sure links first, at most
+    :data:`MAX_EVIDENCE`; then, apart, at most :data:`MAX_EVIDENCE` ambiguous
+    ones (``ambiguous=True``: a gate several KEPs declare, no link to pick one).
     """
     stage = _stage_for(change, kep)
-    if not stage:
+    target = normalize_milestone(kep.milestone(stage)) if stage else None
+    if not target:
         return ()
-    target = normalize_milestone(kep.milestone(stage))
-    hits = [m for m in index.for_kep(kep.path) if m.stage == stage]
-    hits.sort(key=lambda m: (m.release != target, [-x for x in release_order(m.release)], m.pr))
+    best: dict[tuple[str, int], Mention] = {}
+    for m in index.for_kep(kep.path):  # one per pull request: its first sentence, a sure link before an ambiguous one
+        if m.stage == stage and m.when == target:
+            held = best.get((m.release, m.pr))
+            if held is None or (kep.path in m.links and kep.path not in held.links):
+                best[(m.release, m.pr)] = m
+    hits = list(best.values())
+    hits.sort(key=lambda m: (m.release != target, m.pr))
+    sure = [m for m in hits if kep.path in m.links][:MAX_EVIDENCE]
+    maybe = [m for m in hits if kep.path not in m.links][:MAX_EVIDENCE]
     return tuple(Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, kep.path not in m.links)
-                 for m in hits[:MAX_EVIDENCE])
+                 for m in sure + maybe)
 
 
 def attach_evidence(changes: Iterable[Change], index: NotesIndex, keps: Iterable[Kep]) -> list[Change]:

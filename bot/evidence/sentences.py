@@ -29,12 +29,13 @@ MAX_ENTRY_CHARS = 20_000
 MAX_DOCUMENTATION = 100
 _BACKTICK_RE = re.compile(r"`([^`\n]+)`")
 _GATE_TOKEN_RE = re.compile(r"^(?:--feature-gates=)?([A-Z][A-Za-z0-9]+)(?:=(?:true|false))?$")
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\[])|\n+")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\['\"])|\n+")
 _KEP_TEXT_RES = (
     re.compile(r"\bKEP[- ]?#?([0-9]{1,5})\b", re.I),
     re.compile(r"kep\.k8s\.io/([0-9]{1,5})\b", re.I),
     re.compile(r"github\.com/kubernetes/enhancements/issues/([0-9]{1,5})\b", re.I),
-    re.compile(r"github\.com/kubernetes/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/){1,3}?"
+    # a fork's copy of the KEP (github.com/USER/enhancements) names the same KEP
+    re.compile(r"github\.com/[\w.-]{1,39}/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/){1,3}?"
                r"([0-9]{1,5})-([\w.-]+)", re.I),
 )
 _SPAN = r"\x00[0-9]{1,6}\x00"
@@ -51,12 +52,14 @@ _DEPRECATED_RE = re.compile(r"\bdeprecat(ed|es|e|ion)\b", re.I)
 _LOCKED_RE = re.compile(r"\blocked\b|\blocks? (?:it |them )?to\b", re.I)
 _DEFAULT_ON_RE = re.compile(r"\b(enabled|on) by default\b|\bdefault(?:s|ed)? (?:to )?(?:true|enabled|on)\b"
                             r"|\benabled?\b[^.;]*\bby default\b", re.I)
-_FUTURE_RE = re.compile(r"\bwill be\b|\bin a future release\b|\bplanned\b|\bprepar(?:e|es|ed|ing|ation)\b", re.I)
+_FUTURE_RE = re.compile(r"\bwill be\b|\bin a future release\b|\bplanned\b|\btargeted for\b"
+                        r"|\bprepar(?:e|es|ed|ing|ation)\b[^.;]{0,80}\b(?:graduat|promot)", re.I)
 _ADDED_GATE_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:(?:alpha|beta)\s+)?"
                             r"`[^`]+`\s+feature[- ]gate", re.I)
 _TRANSITION_RE = re.compile(r"\b(promot\w*|graduat\w*|moved? to|move[sd]? to|is now (?:GA|beta|stable))\b"
                             r"|\bto (GA|beta|stable|general availability)\b", re.I)
-_ALPHA_INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:an?\s+|the\s+)?(?:new\s+)?alpha\b", re.I)
+_ALPHA_INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:an?\s+|the\s+)?(?:new\s+)?alpha\b"
+                             r"|\b(?:add(?:ed|s)?|introduc\w+)\b[^.;()]{0,80}\(alpha\)", re.I)
 _TARGET_RE = re.compile(r"\bto (?:the )?(GA|alpha|beta|stable|general availability)\b(?! and\b)", re.I)
 _DEMOTED_RE = re.compile(r"\bdemot\w*|\brevert\w*|\bback to\b", re.I)
 _IN_RELEASE_RE = re.compile(r"\b(?:GA|alpha|beta|stable|default)\b[^.;`]{0,8}?\bin (?:Kubernetes )?`?v?"
@@ -65,6 +68,29 @@ _GATE_WORD_RE = re.compile(r"\bfeature[- ]gates?\b|\bgates?\b", re.I)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
 _RELEASE_RE = re.compile(r"(?<![0-9])([0-9]{1,4})\.([0-9]{1,4})(?![0-9])")
 _MARK_RE = re.compile(r"\x00([0-9]{1,6})\x00")
+#: Side remarks that name a stage without announcing one (issue 9, kind 1): "(also alpha)", ", formerly alpha,",
+#: a metric's stability level ("the Alpha `kubelet` metric", "metrics ... (alpha)"), "when using the Alpha `X` feature".
+_SIDE_REMARK_RES = (
+    re.compile(r"\((?:also|previously|formerly|was|still)\b[^)]*\)", re.I),
+    re.compile(r",?\s*\b(?:previously|formerly)\s+(?:alpha|beta|GA|stable)\b,?", re.I),
+    re.compile(r"\b(?:alpha|beta|stable|GA)\s+(?:`[^`]+`\s+)?(?:[\w-]+\s+)?metrics?\b", re.I),
+    re.compile(r"\bmetrics?\b[^.;]{0,60}\((?:alpha|beta|stable|GA)\)", re.I),
+    re.compile(r"\b(?:when|while|if)\s+(?:using|enabling|you use|you enable)\b[^,.;]*", re.I),
+    re.compile(r"\bv?[0-9]+\.[0-9]+\.[0-9]+-(?:alpha|beta|rc)\.[0-9]+", re.I),  # a pre-release tag
+    # a named metric's stability: "Graduated metric `x_total` to Beta", "Promoted the `a_total` and `b` metrics"
+    re.compile(r"\b(?:promot|graduat)\w*\s+(?:the\s+)?(?:metrics?\b|(?:`\w+_\w+`(?:,?\s+(?:and\s+)?)?)+\s*"
+               r"metrics?\b).*", re.I),
+)
+#: A stage named to deny or hedge it: "will not graduate or be enabled by default", "is still available, but might be removed".
+_NEGATION_RE = re.compile(r"\b(?:will not|won't|not yet|never)\b|\bnot (?:be )?(?:graduat|promot|enabled by default)"
+                          r"|\bstill available\b|\bmight be removed\b|\bdelay\w*\b[^.;]*\bgraduat", re.I)
+#: "Promoted ... to `scheduling.k8s.io/v1beta1`": an API group version names the stage (issue 9, kind 5).
+_API_VERSION_RE = re.compile(r"`[a-z0-9.-]*\.k8s\.io/(v[0-9]{1,2})(alpha|beta)?[0-9]{0,2}`|`(v[0-9]{1,2})(alpha|beta)?"
+                             r"[0-9]{0,2}`\s+API\b", re.I)
+#: A feature gate introduced without a stage word (issue 9, kind 3): alpha, the default stage of a new gate.
+_INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:feature[- ]gates?\s*,?\s*[`\"]"
+                       r"|[`\"][^`\"]+[`\"]\s+feature[- ]gates?\b)"
+                       r"|\bnew\s+feature[- ]gates?\s*,?\s*[`\"][^`\"]+[`\"]\s+(?:is|are)\s+now\s+available", re.I)
 #: After a bare gate name: the name is an API kind qualifying a field or its metrics ("EndpointSlice `hints` field").
 _KIND_USE_RE = re.compile(r"\s+(?:`|metrics?\b)")
 
@@ -114,10 +140,18 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
     beta), else the highest of GA/stable, beta, alpha named wins; "locked"
     means stable and "enabled by default" beta, both as states. ``exact`` is
     True for promoted, graduated, "to GA", "added the `X` feature gate (Beta)"
-    and "added alpha ..."; False for demoted. Future tense ("will be") announces nothing.
+    and "added alpha ..."; False for demoted. Future tense ("will be") and
+    negation ("will not graduate", "still available, but might be removed")
+    announce nothing; side remarks ("(also alpha)", "the Alpha `kubelet`
+    metric", "when using the Alpha `X` feature") are read as absent. A
+    promotion to an API group version (``scheduling.k8s.io/v1beta1``) is that
+    stage (``/v1`` is stable). A gate introduced with no stage word ("Added
+    the `X` feature gate", "The new feature gate `X` is now available") is
+    alpha, as a state (a KEP adds gates after its own alpha).
     """
+    sentence = side_remarks_removed(sentence)
     plain = _BACKTICK_RE.sub(" ", sentence)
-    if _FUTURE_RE.search(plain):
+    if _FUTURE_RE.search(plain) or _NEGATION_RE.search(plain):
         return "", False
     gate_word = bool(_GATE_WORD_RE.search(plain))
     if gate_word and _REMOVED_RE.search(plain):
@@ -126,6 +160,10 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
         return "deprecated", True
     target = _TARGET_RE.search(plain)
     demoted = bool(_DEMOTED_RE.search(plain))
+    api = _API_VERSION_RE.search(sentence) if _TRANSITION_RE.search(plain) else None
+    if api and not target:
+        level = (api.group(2) or api.group(4) or "").lower()
+        return (level or "stable"), not demoted
     if target:
         word = target.group(1).lower()
         return ("stable" if word in ("ga", "stable", "general availability") else word), not demoted
@@ -138,7 +176,16 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
         return "stable", False
     if _DEFAULT_ON_RE.search(plain):
         return "beta", False
+    if _INTRO_RE.search(sentence):
+        return "alpha", False
     return "", False
+
+
+def side_remarks_removed(sentence: str) -> str:
+    """``sentence`` without the side remarks that name a stage but announce none (see ``_SIDE_REMARK_RES``)."""
+    for rx in _SIDE_REMARK_RES:
+        sentence = rx.sub(" ", sentence)
+    return sentence
 
 
 def split_sentences(text: str) -> list[str]:

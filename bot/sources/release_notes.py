@@ -26,8 +26,12 @@ number; see :func:`parse_notes` for what is checked.
 Release notes are only evidence: a file that cannot be read or decoded (not
 UTF-8, invalid JSON, nested too deeply, not an object, too large, HTTP error
 without a cached copy) is a problem naming the file, and that release is
-skipped. Only a source that cannot be read at all (a directory that cannot be
-listed; no ``releases/`` listing and none cached) raises :class:`SourceError`.
+skipped. A source that holds no release notes at all is a configuration error
+(:class:`ConfigError`, exit 2; issue 9): a directory that cannot be listed, one
+with no ``release-notes-1.NN.json``, one whose every file read is unusable, a
+``github:`` repository with no ``releases/release-1.NN`` folder. A ``github:``
+source that cannot be reached (network, HTTP 5xx, no cached copy) raises
+:class:`SourceError` (exit 1).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from urllib.parse import quote
 
 import httpx
 
-from bot.errors import SourceError, UsageError
+from bot.errors import ConfigError, SourceError, UsageError
 from bot.evidence import release_name, release_order
 from bot.http import make_client, send, sendable_etag
 from bot.redact import redact
@@ -139,9 +143,9 @@ def load_release_notes(value: str, cache_dir: Path, wanted: Collection[str] | No
     every request goes to ``api_url`` (``github.api_url``), never elsewhere.
     ``problems`` name every ``wanted`` release without notes (see :func:`with_missing`)
     and every file that could not be used (its release is left out of ``notes``).
-    Raises :class:`UsageError` for an unknown form and :class:`SourceError` when the
-    source cannot be read at all (directory not listable; no ``releases/`` listing
-    and none cached).
+    Raises :class:`UsageError` for an unknown form, :class:`ConfigError` for a source
+    with no release notes (see the module docstring) and :class:`SourceError` when a
+    ``github:`` source cannot be reached and nothing is cached.
     """
     source = parse_notes_source(value)
     if source.kind == "dir":
@@ -161,13 +165,17 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
     try:
         children = sorted(root.iterdir())
     except OSError as exc:
-        raise SourceError(f"{root}: cannot list release notes: {exc.strerror or exc}") from None
+        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: cannot list release notes: "
+                          f"{exc.strerror or exc}") from None
     files = {}
     for path in children:
         m = _FILE_RE.match(path.name)
         if m and not path.is_dir():  # anything else that is not a regular file fails below, as a problem
             files[f"v{int(m.group(1))}.{int(m.group(2))}"] = path
     available = tuple(sorted(files, key=release_order))
+    if not available:
+        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: no release-notes-1.NN.json file "
+                          "in the directory")
     notes, problems, skipped = {}, [], set()
     for release in select_releases(available, wanted, newest):
         path = files[release]
@@ -187,6 +195,9 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
         else:
             skipped.add(release)
         problems += found
+    if not notes and skipped:
+        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: no release-notes file could be "
+                          "used:\n" + "\n".join(f"{p.path}: {p.message}" for p in problems))
     return ReleaseNotes(str(root), available, notes, tuple(problems), frozenset(skipped))
 
 
@@ -233,10 +244,14 @@ def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wa
                         headers={"Accept": "application/vnd.github+json"}, usable=_is_listing,
                         max_bytes=MAX_NOTES_BYTES)
     if body is None:
-        raise SourceError(f"GET {redact(listing_url)}: HTTP 404, no releases/ folder at {source.ref!r}")
+        raise ConfigError(f"release_notes.source (--release-notes) GET {redact(listing_url)}: HTTP 404, no "
+                          f"releases/ folder at {source.ref!r}")
     names = _release_dirs(listing_url, body, problems)
     available = tuple(sorted({f"v{int(m.group(1))}.{int(m.group(2))}" for m in map(_DIR_RE.match, names) if m},
                              key=release_order))
+    if not available:
+        raise ConfigError(f"release_notes.source (--release-notes) GET {redact(listing_url)}: no "
+                          f"release-1.NN folder under releases/ at {source.ref!r}")
     notes: dict[str, dict[str, dict]] = {}
     skipped: set[str] = set()
     for release in select_releases(available, wanted, newest):
