@@ -251,3 +251,47 @@ def test_display_width_counts_wide_characters_double_and_marks_zero():
     assert display_width("ｖ１") == 4  # full-width forms
     assert display_width("e\u0301") == 1  # e + combining acute
     assert display_width("a\u200bb") == 2  # zero-width space (format character)
+
+
+# -- a second, independent reading (scripts/check_page_edit.py) ------------------------------------------
+
+def _checker():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "scripts" / "check_page_edit.py"
+    spec = importlib.util.spec_from_file_location("check_page_edit", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+EVERY_KIND = (HEADER.replace("GA |", "GA | Notes |").replace("|---|---|---|", "|---|---|---|---|")
+              + "| 1-a | implementable／alpha | v1.31／-／- | 全角 |\n"
+              "| 2-b | Implementable \\| Beta | 1.20 \\| 1.21 \\| — | x |\n"
+              "| 1 | implementable\u00a0/\u00a0**alpha** | _v1.31_\u3000/\u3000- / - | y |\n"
+              "| 2 | IMPLEMENTED / ＧＡ | V1.20 / v1.21 / v1.22 | z |\n\n" + SPLIT + "\n" + ALIGNED)
+
+
+def test_the_independent_reading_finds_nothing_wrong_in_the_bots_edit():
+    check = _checker()
+    diff, changed = sync(EVERY_KIND, *KEPS, kep(7, "c", status="implemented", stage="stable", alpha="v1.1",
+                                                beta="v1.2", stable="v1.3"))
+    assert sorted(changed) == [2, 3, 4, 9, 13, 17, 18]
+    assert check.check(EVERY_KIND.split("\n"), diff.lines, check.OWNED) == []
+
+
+def test_the_independent_reading_names_each_kind_of_fault():
+    check = _checker()
+    before = EVERY_KIND.split("\n")
+    after = list(before)
+    after[2] = "| 1-a | implementable | v1.31／-／- | 全角 |"  # half a cell deleted
+    after[5] = "| 2 | IMPLEMENTED / stable | V1.20 / v1.21 / v1.22 | z |"  # only the word
+    after[9] = "| 2-b | implemented / stable | beta | v1.20 / v1.21 / v1.22 | - |"  # contradiction
+    after[17] = "| 1-a | implementable / beta | v1.31 / v1.33     / -     | 组调度     |"  # alignment lost
+    assert check.check(before, after, check.OWNED) == [
+        "line 3: status cell 'implementable／alpha' -> 'implementable' lost a part",
+        "line 6: status part 'ＧＡ' -> 'stable': only the spelling changed",
+        "line 10: stage shown as ['beta', 'stable'] in one row",
+        "line 10: stable shown as ['', '1.22'] in one row",
+        "line 18: the new text fits its columns, but the row is no longer aligned",
+    ]
