@@ -14,11 +14,14 @@ import re
 import time
 from collections.abc import Callable
 
-import httpx
-import tenacity
+from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.redact import redact
+
+if TYPE_CHECKING:  # httpx and tenacity load on first use: a run without a network source never needs them
+    import httpx
+    import tenacity
 
 USER_AGENT = f"kep-sync/{__version__} (+https://github.com/kep-sync/kep-sync)"
 #: Connect/read timeout per request, seconds.
@@ -57,6 +60,8 @@ def make_client(token: str | None = None, *, counter: RequestCounter | None = No
     ``token`` (from the environment only) is sent as ``Authorization: Bearer``;
     ``transport`` is for tests (respx or ``httpx.MockTransport``).
     """
+    import httpx
+
     headers = {"User-Agent": USER_AGENT}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -139,6 +144,9 @@ def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
     :data:`MAX_ATTEMPTS` attempts. With ``stream=True`` the caller must close
     the response. Raises ``httpx.HTTPError`` when the transport keeps failing.
     """
+
+    import httpx
+    import tenacity
 
     def attempt() -> httpx.Response:
         request = client.build_request(method, url, **kwargs)

@@ -48,12 +48,11 @@ def release_notes_loader(config: Config, counter: RequestCounter | None = None
         return None
 
     def load(wanted: Collection[str]) -> ReleaseNotes:
-        from bot.http import make_client
         from bot.sources.release_notes import load_release_notes
 
-        with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
-            return load_release_notes(config.release_notes.source, Path(config.cache_dir).expanduser(), wanted,
-                                      api_url=config.github.api_url, client=client)
+        return load_release_notes(config.release_notes.source, Path(config.cache_dir).expanduser(), wanted,
+                                  api_url=config.github.api_url, token=os.environ.get("GITHUB_TOKEN") or None,
+                                  counter=counter)
 
     return load
 

@@ -22,9 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
-
-import httpx
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.errors import UsageError
 from bot.http import RequestCounter, make_client
@@ -44,6 +42,9 @@ from bot.sources.github_tarball import (
 )
 from bot.sources.localfs import scan_directory, text_path
 from bot.sources.tarball import is_tarball_path, read_local_tarball, tarball_revision
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "DEFAULT_API_URL", "MAX_TARBALL_BYTES", "Revision", "Source", "current_revision", "github_url", "load_snapshot",

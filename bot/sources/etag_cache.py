@@ -11,13 +11,15 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from bot.errors import SourceError
 from bot.http import send, sendable_etag
 from bot.redact import redact
 from bot.model.kep import Problem
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class EtagCache:
@@ -102,6 +104,8 @@ def fetch_cached(client: httpx.Client, cache: EtagCache, name: str, url: str, pr
 def _get(client: httpx.Client, url: str, cached: tuple[bytes, str] | None, problems: list[Problem],
          headers: dict[str, str]) -> httpx.Response | None:
     """The response to GET ``url``; ``None`` (and a problem) when the network failed and ``cached`` is there."""
+    import httpx  # loaded on the first request: a directory source never needs it
+
     try:
         return send(client, "GET", url, headers=headers)
     except httpx.HTTPError as exc:

@@ -10,10 +10,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
-
-import httpx
 
 from bot.errors import SourceError, UsageError
 from bot.http import send, sendable_etag
@@ -23,6 +21,9 @@ from bot.sources import is_valid_name, is_valid_ref
 from bot.sources.limits import Deadline, LimitedReader, chunk_reader
 from bot.sources.localfs import MAX_FILE_BYTES
 from bot.sources.tarball import MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, read_tar_stream
+
+if TYPE_CHECKING:
+    import httpx
 
 
 #: Overall deadline of a tarball download, seconds (retries included).
@@ -88,6 +89,8 @@ def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, et
     transport failure, a body over the cap, the deadline, or an answer that is
     not a SHA; :class:`UsageError` for an invalid ``repo`` or ``ref``.
     """
+    import httpx  # loaded here: only a github: source needs it
+
     url = github_url(api_url, repo, "commits", ref)
     what = f"GET {redact(url)}"
     deadline = Deadline(seconds, what, clock)
@@ -114,6 +117,8 @@ def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, et
 
 
 def _send_streamed(client: httpx.Client, url: str, what: str, **kwargs) -> httpx.Response:
+    import httpx  # loaded here: only a github: source needs it
+
     try:
         return send(client, "GET", url, stream=True, **kwargs)
     except httpx.HTTPError as exc:
@@ -132,6 +137,8 @@ def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str, limit:
     decompressed (gzip bomb), metadata files over ``limit`` bytes in total, a download not finished
     within ``seconds`` (``clock``: monotonic seconds), an HTTP error or a broken archive.
     """
+    import httpx  # loaded here: only a github: source needs it
+
     url = github_url(api_url, repo, "tarball", sha)
     what = f"GET {redact(url)}"
     deadline = Deadline(seconds, what, clock)

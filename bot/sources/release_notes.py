@@ -41,19 +41,20 @@ import json
 import re
 from collections.abc import Collection
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
-
-import httpx
 
 from bot.errors import ConfigError, SourceError, UsageError
 from bot.evidence import release_name, release_order
-from bot.http import make_client, send, sendable_etag
+from bot.http import RequestCounter, make_client, send, sendable_etag
 from bot.redact import redact
 from bot.model.kep import Problem
 from bot.sources import parse_github_spec
 from bot.sources.etag_cache import EtagCache, fetch_cached
 from bot.evidence.notes import ReleaseNotes, skipped_tail as _skipped, with_missing
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_SOURCE = "github:kubernetes/sig-release@master"
 DEFAULT_API_URL = "https://api.github.com"
@@ -135,11 +136,12 @@ def _unusable(where: str, release: str, why: str) -> Problem:
 
 def load_release_notes(value: str, cache_dir: Path, wanted: Collection[str] | None = None, *,
                        newest: int = NEWEST, api_url: str = DEFAULT_API_URL,
-                       token: str | None = None, client: httpx.Client | None = None) -> ReleaseNotes:
+                       token: str | None = None, client: httpx.Client | None = None,
+                       counter: RequestCounter | None = None) -> ReleaseNotes:
     """Read the release notes named by ``value`` for the releases ``wanted`` (``None``: all) plus the ``newest``.
 
     ``cache_dir`` is the run's cache directory (``config.cache_dir``); ``client``
-    is reused for the ``github:`` form (one is made with ``token`` when None);
+    is reused for the ``github:`` form (one is made with ``token`` and ``counter`` when None; none for a directory);
     every request goes to ``api_url`` (``github.api_url``), never elsewhere.
     ``problems`` name every ``wanted`` release without notes (see :func:`with_missing`)
     and every file that could not be used (its release is left out of ``notes``).
@@ -151,7 +153,7 @@ def load_release_notes(value: str, cache_dir: Path, wanted: Collection[str] | No
     if source.kind == "dir":
         return with_missing(_load_directory(Path(source.location), wanted, newest), wanted or ())
     own = client is None
-    client = client or make_client(token)
+    client = client or make_client(token, counter=counter)
     try:
         cache_root = cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16]
         read = _load_github(client, cache_root, source, wanted, newest, api_url.rstrip("/"))
@@ -297,6 +299,8 @@ def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
     if source.kind == "dir":
         return {str(p): f"{p.stat().st_size}-{p.stat().st_mtime_ns}"
                 for p in sorted(Path(source.location).iterdir()) if _FILE_RE.match(p.name)}
+    import httpx  # loaded for a github: source only
+
     url = (f"{api_url.rstrip('/')}/repos/{source.location}/commits?path=releases&sha={quote(source.ref, safe='')}"
            "&per_page=1")
     headers = {"Accept": "application/vnd.github+json"}
