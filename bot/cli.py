@@ -10,10 +10,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from bot import __version__
-from bot.config import Config, config_errors, find_config_path, load_config
+from bot.config import Config, find_config_path, read_config_data, validate_config
 from bot.errors import ConfigError, KepSyncError, UsageError
 from bot.http import RequestCounter
 from bot.redact import redact
@@ -105,30 +103,32 @@ def build_parser() -> argparse.ArgumentParser:
 def resolve_config(args: argparse.Namespace) -> Config:
     """The config file's settings with command-line overrides applied and validated again.
 
+    The overrides go into the settings as written, so what neither the file nor the command line
+    sets keeps its default without being checked again (a default is valid by construction).
+
     Raises :class:`ConfigError` naming the file or ``command line`` and the key
     (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), and
     :class:`UsageError` for an empty ``--wiki``.
     """
     path = find_config_path(getattr(args, "config", None))
-    config = load_config(path)
-    data = config.model_dump()
+    raw = read_config_data(path)
+    config = validate_config(raw, str(path) if path else "environment")
+    data = {key: dict(value) if isinstance(value, dict) else value for key, value in raw.items()}
     if getattr(args, "enhancements", None) is not None:
         data["enhancements"] = args.enhancements
     if getattr(args, "publish", None) is not None:
         data["publish"] = args.publish
     if getattr(args, "release_notes", None) is not None:
-        data["release_notes"]["source"] = args.release_notes
+        data.setdefault("release_notes", {})["source"] = args.release_notes
     if getattr(args, "wiki", None) is not None:
         if not args.wiki.strip():
             raise UsageError("--wiki '': empty; name the wiki directory")
-        data["wiki"]["dir"] = args.wiki
+        data.setdefault("wiki", {})["dir"] = args.wiki
     if getattr(args, "page", None) is not None:
-        data["wiki"]["pages"] = args.page
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        source = f"{path} with the command-line options" if path else "command line"
-        raise ConfigError("\n".join(config_errors(exc, source))) from None
+        data.setdefault("wiki", {})["pages"] = args.page
+    if data == raw:
+        return config
+    return validate_config(data, f"{path} with the command-line options" if path else "command line")
 
 
 def cmd_sync(args: argparse.Namespace) -> int:

@@ -318,13 +318,21 @@ def find_config_path(explicit: str | None) -> Path | None:
 
 
 def load_config(path: Path | None) -> Config:
-    """Read and validate a config file (``None``: built-in defaults).
+    """Read and validate a config file (``None``: built-in defaults and the environment).
 
     Raises :class:`ConfigError` (every problem, one per line, naming the file
     and key) for a missing file, bad YAML or invalid values.
     """
+    return validate_config(read_config_data(path), str(path) if path else "environment")
+
+
+def read_config_data(path: Path | None) -> dict:
+    """The settings in the file ``path`` as written (not validated), ``{}`` for ``None``.
+
+    Raises :class:`ConfigError` naming the file when it is missing, unreadable, not YAML or not a mapping.
+    """
     if path is None:
-        return Config()
+        return {}
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -341,7 +349,15 @@ def load_config(path: Path | None) -> Config:
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: (top level): expected a mapping of settings")
+    return raw
+
+
+def validate_config(data: dict, source: str) -> Config:
+    """``data`` (settings as written) validated into a :class:`Config`; defaults fill what is absent.
+
+    Raises :class:`ConfigError` with every problem, one ``SOURCE: key: what is wrong`` per line.
+    """
     try:
-        return Config.model_validate(raw)
+        return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError("\n".join(config_errors(exc, str(path)))) from None
+        raise ConfigError("\n".join(config_errors(exc, source))) from None

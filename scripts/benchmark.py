@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
-"""Benchmark kep-sync on the real data in ../shared and print the figures against the targets.
+"""Benchmark a dry run against the floor of parsing alone, side by side, on the real data in ../shared.
 
     .venv/bin/python scripts/benchmark.py [--runs 7] [--shared ../shared]
 
-Figures (median of ``--runs`` runs, at least 5):
+Every figure is a new process, as a user runs it; the commands are run in turns (floor, sync,
+sync with release notes, ... then again), so load from other processes on the machine falls on
+all of them alike. Printed: the median wall time of ``--runs`` rounds (one warm-up round first),
+peak RSS (``os.wait4`` rusage, max over the rounds) and these ratios against their targets:
 
-- load a directory snapshot (a clone of the bundle), in process      target <= 0.25 s
-- a whole ``kep-sync sync --publish none`` from that directory,
-  as a subprocess (interpreter start included)                        target <= 1.0 s
-- peak RSS of that subprocess (``os.wait4`` rusage, max over runs)    target <= 120 MB
-- growth: the same with 10x KEPs (synthetic copies of every KEP directory, renumbered)
-  and with 10x rows (every matrix row of the 2026-03-01 page repeated 10 times).
+- floor: a bare ``python`` that only parses every ``keps/**/kep.yaml`` of a clone of the bundle
+  with libyaml (``yaml.load(data, Loader=yaml.CBaseLoader)``), nothing else;
+- ``kep-sync sync --publish none`` of the 2026-03-01 page against that clone       <= 2.0x floor,
+  peak RSS <= 80 MB;
+- the same with ``--release-notes ../shared/data/release-notes``                  <= 2.5x floor;
+- the same sync with 10x KEPs (every KEP directory copied 10 times, renumbered)   <= 10x time;
+- the same sync with 10x rows (every matrix row of the page repeated 10 times)   <= 2x time.
 
-Nothing is written outside a temporary directory; ../shared is only read.
-Exit status 0 when every target is met, 1 otherwise.
+Nothing is written outside a temporary directory; ../shared is only read. Exit status 0 when
+every target is met, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,72 +33,71 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bot.model.kep import is_template  # noqa: E402
-from bot.sources.enhancements import load_snapshot  # noqa: E402
-
 PAGE = "wiki/kubernetes-keps-implementation-matrix.2026-03-01.md"
 BUNDLE = "data/enhancements-keps.bundle"
-TARGET_LOAD_S, TARGET_SYNC_S, TARGET_RSS_MB = 0.25, 1.0, 120.0
+NOTES = "data/release-notes"
+TARGET_RATIO, TARGET_NOTES_RATIO, TARGET_RSS_MB = 2.0, 2.5, 80.0
+TARGET_KEPS_GROWTH, TARGET_ROWS_GROWTH = 10.0, 2.0
+#: The floor: parse every kep.yaml with libyaml, construct the documents, nothing else.
+FLOOR = ("import pathlib, sys, yaml\n"
+         "for p in sorted(pathlib.Path(sys.argv[1], 'keps').rglob('kep.yaml')):\n"
+         "    yaml.load(p.read_bytes(), Loader=yaml.CBaseLoader)\n")
 _ROW = re.compile(r"^\| \d+-[^ |]+ \|")
 _NUMBERED = re.compile(r"^(\d+)-(.+)$")
+_TEMPLATES = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
 
-def time_in_process(fn, runs: int) -> float:
-    """Median wall time of ``fn()`` in seconds (one warm-up call first, as the OS page cache would be)."""
-    fn()
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+def run_once(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
+    """``(wall seconds, peak RSS in kB)`` of one run of ``cmd``; exits naming the command when it fails."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {os.waitstatus_to_exitcode(status)}: {err.strip()}")
+    return elapsed, usage.ru_maxrss  # kilobytes on Linux
 
 
-def time_subprocess(cmd: list[str], cwd: Path, runs: int) -> tuple[float, float]:
-    """``(median seconds, peak RSS in MB)`` of ``cmd`` run ``runs`` times (rusage of each child via wait4)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KEP_SYNC_", "GITHUB_"))}
+def run_in_turns(cmds: dict[str, list[str]], cwd: Path, runs: int) -> dict[str, tuple[float, float]]:
+    """``{name: (median seconds, peak RSS MB)}``: every command once per round, ``runs`` rounds after a warm-up."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KEP_SYNC_", "GITHUB_", "PYTHON"))}
     env.update(PYTHONPATH=str(ROOT), KEP_SYNC_CACHE_DIR=str(cwd / "cache"))
-    samples, peak_kb = [], 0
-    for i in range(runs + 1):  # the first run warms the page cache and is not counted
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        err = proc.stderr.read().decode(errors="replace")
-        proc.stderr.close()
-        if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {err.strip()}")
-        if i:
-            samples.append(elapsed)
-            peak_kb = max(peak_kb, usage.ru_maxrss)  # kilobytes on Linux
-    return statistics.median(samples), peak_kb / 1024
+    samples: dict[str, list[float]] = {name: [] for name in cmds}
+    peak: dict[str, int] = dict.fromkeys(cmds, 0)
+    for round_ in range(runs + 1):  # round 0 warms the page cache and is not counted
+        for name, cmd in cmds.items():
+            elapsed, rss = run_once(cmd, cwd, env)
+            if round_:
+                samples[name].append(elapsed)
+                peak[name] = max(peak[name], rss)
+    return {name: (statistics.median(samples[name]), peak[name] / 1024) for name in cmds}
 
 
-def sync_cmd(enhancements: Path, page: str) -> list[str]:
+def sync_cmd(enhancements: Path, page: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "bot.cli", "sync", "--enhancements", str(enhancements), "--wiki", "wiki",
-            "--page", page, "--publish", "none"]
+            "--page", page, "--publish", "none", *extra]
 
 
 def multiply_keps(src: Path, dst: Path, factor: int) -> int:
     """Write ``dst/keps`` with every numbered KEP directory copied ``factor`` times, renumbered
-    (``N``, ``N+10000``, ``N+20000``, ...; ``kep-number`` rewritten to match); the two templates are
-    copied once. Returns the kep.yaml count."""
+    (``N``, ``N+10000``, ``N+20000``, ...; ``kep-number`` rewritten to match); templates and PRR
+    files are copied once. Returns the kep.yaml count."""
     count = 0
-    for path in sorted((src / "keps").rglob("kep.yaml")):
+    for path in sorted((src / "keps").rglob("*.yaml")):
         rel = path.relative_to(src)
-        m = None if is_template(rel.as_posix()) else _NUMBERED.match(rel.parent.name)
-        copies = range(factor) if m else range(1)
+        m = _NUMBERED.match(rel.parent.name) if path.name == "kep.yaml" else None
+        if m and rel.as_posix().startswith(_TEMPLATES):
+            m = None
         data = path.read_text(encoding="utf-8")
-        for i in copies:
+        for i in range(factor) if m else range(1):
             name = f"{int(m.group(1)) + 10000 * i}-{m.group(2)}" if m else rel.parent.name
             text = re.sub(r"(?m)^kep-number:.*$", f"kep-number: {int(m.group(1)) + 10000 * i}", data) if m else data
-            target = dst / rel.parent.parent / name / "kep.yaml"
+            target = dst / rel.parent.parent / name / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
-            count += 1
+            count += path.name == "kep.yaml"
     return count
 
 
@@ -111,51 +113,56 @@ def multiply_rows(text: str, factor: int) -> tuple[str, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=7, help="timed runs per figure (>= 5; default 7)")
+    parser.add_argument("--runs", type=int, default=7, help="timed rounds (>= 5; default 7)")
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared data directory")
     args = parser.parse_args()
     runs = max(5, args.runs)
     shared = args.shared.resolve()
     with tempfile.TemporaryDirectory(prefix="kep-sync-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        enh = tmp / "enhancements"
+        enh, enh10 = tmp / "enhancements", tmp / "enhancements-10x"
         subprocess.run(["git", "clone", "-q", str(shared / BUNDLE), str(enh)], check=True, capture_output=True)
         (tmp / "wiki").mkdir()
         page_text = (shared / PAGE).read_text(encoding="utf-8")
         (tmp / "wiki" / "m.md").write_text(page_text, encoding="utf-8")
-        big_page, big_rows = multiply_rows(page_text, 10)
+        big_page, rows10 = multiply_rows(page_text, 10)
         (tmp / "wiki" / "m10.md").write_text(big_page, encoding="utf-8")
-        enh10 = tmp / "enhancements-10x"
-        multiply_keps(enh, enh10, 10)
-        n1 = len(load_snapshot(str(enh), tmp / "cache").all_keps())
-        n10 = len(load_snapshot(str(enh10), tmp / "cache").all_keps())
+        keps1 = sum(1 for _ in (enh / "keps").rglob("kep.yaml"))
+        keps10 = multiply_keps(enh, enh10, 10)
         rows1 = multiply_rows(page_text, 1)[1]
+        (tmp / "floor.py").write_text(FLOOR, encoding="utf-8")
+        got = run_in_turns({
+            "floor": [sys.executable, str(tmp / "floor.py"), str(enh)],
+            "sync": sync_cmd(enh, "m.md"),
+            "notes": sync_cmd(enh, "m.md", "--release-notes", str(shared / NOTES)),
+            "keps10": sync_cmd(enh10, "m.md"),
+            "rows10": sync_cmd(enh, "m10.md"),
+        }, tmp, runs)
 
-        load1 = time_in_process(lambda: load_snapshot(str(enh), tmp / "cache"), runs)
-        load10 = time_in_process(lambda: load_snapshot(str(enh10), tmp / "cache"), runs)
-        sync1, rss1 = time_subprocess(sync_cmd(enh, "m.md"), tmp, runs)
-        sync_k10, rss_k10 = time_subprocess(sync_cmd(enh10, "m.md"), tmp, runs)
-        sync_r10, rss_r10 = time_subprocess(sync_cmd(enh, "m10.md"), tmp, runs)
-        start_only, rss_start = time_subprocess([sys.executable, "-m", "bot.cli", "--version"], tmp, runs)
-        shutil.rmtree(enh10)
-
+    floor, sync = got["floor"][0], got["sync"][0]
     rows = [
-        ("load directory snapshot", f"{n1} KEPs", f"{load1:.3f} s", f"<= {TARGET_LOAD_S} s", load1 <= TARGET_LOAD_S),
-        ("sync --publish none (subprocess)", f"{n1} KEPs, {rows1} rows", f"{sync1:.3f} s", f"<= {TARGET_SYNC_S} s",
-         sync1 <= TARGET_SYNC_S),
-        ("  peak RSS", "", f"{rss1:.1f} MB", f"<= {TARGET_RSS_MB:.0f} MB", rss1 <= TARGET_RSS_MB),
-        ("  of which: kep-sync --version", "process start + imports", f"{start_only:.3f} s", "", None),
-        ("load directory snapshot, 10x KEPs", f"{n10} KEPs", f"{load10:.3f} s", f"x{load10 / load1:.1f}", None),
-        ("sync, 10x KEPs", f"{n10} KEPs, {rows1} rows", f"{sync_k10:.3f} s", f"x{sync_k10 / sync1:.1f}", None),
-        ("  peak RSS", "", f"{rss_k10:.1f} MB", f"x{rss_k10 / rss1:.1f}", None),
-        ("sync, 10x rows", f"{n1} KEPs, {big_rows} rows", f"{sync_r10:.3f} s", f"x{sync_r10 / sync1:.1f}", None),
-        ("  peak RSS", "", f"{rss_r10:.1f} MB", f"x{rss_r10 / rss1:.1f}", None),
+        ("floor: parse every kep.yaml (libyaml)", f"{keps1} files", got["floor"], "", None),
+        ("sync --publish none", f"{keps1} kep.yaml, {rows1} rows", got["sync"],
+         f"x{sync / floor:.2f} floor (<= {TARGET_RATIO})", sync / floor <= TARGET_RATIO),
+        ("  peak RSS", "", None, f"{got['sync'][1]:.1f} MB (<= {TARGET_RSS_MB:.0f} MB)",
+         got["sync"][1] <= TARGET_RSS_MB),
+        ("sync --release-notes (18 releases)", f"{keps1} kep.yaml, {rows1} rows", got["notes"],
+         f"x{got['notes'][0] / floor:.2f} floor (<= {TARGET_NOTES_RATIO})",
+         got["notes"][0] / floor <= TARGET_NOTES_RATIO),
+        ("sync, 10x KEPs", f"{keps10} kep.yaml, {rows1} rows", got["keps10"],
+         f"x{got['keps10'][0] / sync:.2f} sync (<= {TARGET_KEPS_GROWTH:.0f})",
+         got["keps10"][0] / sync <= TARGET_KEPS_GROWTH),
+        ("sync, 10x rows", f"{keps1} kep.yaml, {rows10} rows", got["rows10"],
+         f"x{got['rows10'][0] / sync:.2f} sync (<= {TARGET_ROWS_GROWTH:.0f})",
+         got["rows10"][0] / sync <= TARGET_ROWS_GROWTH),
     ]
-    print(f"kep-sync benchmark: median of {runs} runs, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
-    print(f"{'figure':36} {'input':28} {'value':>10}  target/growth")
-    for name, what, value, target, ok in rows:
+    print(f"kep-sync benchmark: new processes run in turns, median of {runs} rounds, "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(f"{'figure':38} {'input':26} {'median':>8} {'peak RSS':>9}  ratio (target)")
+    for name, what, figures, ratio, ok in rows:
+        timing = f"{figures[0]:.3f} s {figures[1]:6.1f} MB" if figures else f"{'':8} {'':9}"
         verdict = "" if ok is None else ("  ok" if ok else "  MISSED")
-        print(f"{name:36} {what:28} {value:>10}  {target}{verdict}")
+        print(f"{name:38} {what:26} {timing}  {ratio}{verdict}")
     return 0 if all(ok is not False for *_, ok in rows) else 1
 
 

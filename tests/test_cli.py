@@ -175,6 +175,23 @@ def test_command_line_overrides_are_validated_like_the_config(work, capsys, argv
     assert tree(work) == before
 
 
+def test_an_invalid_github_api_url_from_the_environment_exits_2_without_a_config_file(work, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_API_URL", "ftp://x")
+    assert main(SYNC) == 2
+    assert _error(capsys) == ("kep-sync: error: environment: github.api_url: 'ftp://x' (from $GITHUB_API_URL): "
+                              "expected an http(s) URL such as https://api.github.com or https://HOST/api/v3")
+
+
+def test_the_file_is_checked_and_then_the_file_with_the_overrides(work, capsys):
+    (work / "c.yaml").write_text("schedule:\n  cron: '61 * * * *'\n")
+    assert main([*SYNC, "--config", "c.yaml"]) == 2
+    assert _error(capsys).startswith("kep-sync: error: c.yaml: schedule.cron: ")
+    (work / "c.yaml").write_text("wiki:\n  dir: wiki\n")
+    assert main([*SYNC, "--config", "c.yaml", "--page", "../m.md"]) == 2
+    assert _error(capsys) == ("kep-sync: error: c.yaml with the command-line options: wiki.pages: '../m.md' must be "
+                              "a path relative to the wiki, without '..'")
+
+
 @pytest.mark.parametrize("value", [",", "", "²", "KEP-", "4671,x"])
 def test_bad_kep_filters_exit_2(work, capsys, value):
     with pytest.raises(SystemExit) as info:
