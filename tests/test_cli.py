@@ -160,6 +160,19 @@ def test_module_entry_point_exit_codes(work):
     assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", "kep-sync: error: nope.yaml: no such config file\n")
 
 
+def test_a_dry_run_from_directories_imports_no_network_or_scheduler_library(work):
+    (work / "notes").mkdir()
+    (work / "notes" / "release-notes-1.35.json").write_text("{}")
+    code = ("import sys; from bot.cli import main; code = main(sys.argv[1:]); "
+            "print(sorted(m for m in ('httpx', 'tenacity', 'github', 'apscheduler') if m in sys.modules), "
+            "file=sys.stderr); sys.exit(code)")
+    for extra in ([], ["--release-notes", "notes"]):
+        run = subprocess.run([sys.executable, "-c", code, *SYNC, "--publish", "none", *extra], capture_output=True,
+                             text=True, cwd=work, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+                                                       "HOME": str(work)})
+        assert (run.returncode, run.stderr.splitlines()[-1]) == (0, "[]"), run.stderr
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--page", "../outside.md"], "kep-sync: error: command line: wiki.pages: '../outside.md' must be a path "
                                   "relative to the wiki, without '..'"),
