@@ -87,6 +87,19 @@ def test_emphasis_around_a_part_is_kept_and_not_read_as_a_change():
         ("1", "stage", "alpha", "beta", "promoted"), ("1", "beta", "", "v1.33", "retargeted")]
 
 
+def test_the_slash_of_n_a_is_not_a_separator():
+    diff, changed = sync(HEADER + "| 1-a | implementable / n/a | v1.31 / N/A / n/a |\n| 2 | withdrawn/beta | n/a/n/a/n/a |\n")
+    assert changed == {2: "| 1-a | implementable / beta | v1.31 / v1.33 / n/a |",
+                       3: "| 2 | implemented/stable | v1.20/v1.21/v1.22 |"}
+    assert diff.problems == []
+
+
+def test_headers_in_full_width_or_with_other_separators_are_recognised():
+    page = "| KEP | ＳＴＡＴＵＳ | Alpha／Beta／GA | Stage |\n|---|---|---|---|\n| 1 | implementable | v1.31 / - / - | alpha |\n"
+    _, changed = sync(page)
+    assert changed == {2: "| 1 | implementable | v1.31 / v1.33 / - | beta |"}
+
+
 # -- stage and milestone vocabulary ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("shown", ["implemented / GA", "implemented / ga", "Implemented / Stable", "IMPLEMENTED / STABLE",

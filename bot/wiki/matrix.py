@@ -23,6 +23,7 @@ A row is keyed by its KEP cell: ``4671-gang-scheduling``, ``[4671-gang-schedulin
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -61,8 +62,9 @@ BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 
 _KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
-#: A composite cell's separator: ``/``, full-width ``／``, an escaped pipe ``\|`` or ``｜``, any spaces around.
-_SEP_RE = re.compile(r"([\s\u200b]*(?:/|／|\\\||｜)[\s\u200b]*)")
+#: A composite cell's separator: ``/``, full-width ``／``, an escaped pipe ``\|`` or ``｜``, any spaces around;
+#: never the slash of the blank ``n/a``.
+_SEP_RE = re.compile(r"([\s\u200b]*(?:(?<!\bn)(?<!\bN)/(?![aA]\b)|／|\\\||｜)[\s\u200b]*)")
 #: One value: no spaces, commas, semicolons or brackets inside (``v1.30``, ``implementable``, ``TBD``).
 _ONE_VALUE_RE = re.compile(r"^[^\s,;()\[\]（），；、]+$")
 _GATE_RE = re.compile(r"`([^`]+)`")
@@ -130,7 +132,9 @@ def column_keys(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> 
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.replace("*", "").split()).casefold()
+    """A header (or alias) as compared: NFKC (``Ｂｅｔａ``, ``／``), no ``*``, one space around ``/``, case-folded."""
+    text = unicodedata.normalize("NFKC", text).replace("*", "").replace("\\|", "/").replace("|", "/")
+    return " ".join(re.sub(r"\s*/\s*", " / ", text).split()).casefold()
 
 
 def parse_kep_cell(text: str) -> tuple[int, str] | None:
