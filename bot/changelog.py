@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from bot.diff import KINDS, Change
+from bot.diff import KINDS, RELEASED_FLAG, Change
 from bot.evidence import Discrepancy
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
@@ -29,8 +29,9 @@ _ZWSP = "\u200b"
 #: ``kind: (singular, plural)`` for the summary line.
 _NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"),
           "stage": ("stage change", "stage changes"), "status": ("status change", "status changes"),
-          "retargeted": ("retargeted", "retargeted"), "gates": ("feature gate drift", "feature gate drifts"),
-          "renamed": ("renamed", "renamed"), "missing-upstream": ("missing upstream", "missing upstream")}
+          "retargeted": ("retargeted", "retargeted"), "target-removed": ("target removed", "targets removed"),
+          "gates": ("feature gate drift", "feature gate drifts"), "renamed": ("renamed", "renamed"),
+          "missing-upstream": ("missing upstream", "missing upstream")}
 
 
 class Changelog(NamedTuple):
@@ -144,6 +145,17 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         if picked:
             rows = [f"- KEP {_kep_link(c.kep)}: {_cell(c.old)} → **{_cell(c.new)}** ({_cell(c.page)})" for c in picked]
             sections.append(([heading, ""], rows, noun))
+    removed = [c for c in applied if c.kind == "target-removed"]
+    released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
+    for heading, intro, picked, noun in (
+            ("### Targets removed upstream", "kep.yaml no longer names a milestone for these stages; the cell is "
+             "cleared.", removed, "removed targets"),
+            ("### Released milestones rewritten", "The page showed a milestone that is already released; kep.yaml "
+             "now names another. Check that the page was wrong, not the kep.yaml.", released, "rewrites")):
+        if picked:
+            rows = [f"- KEP {_kep_link(c.kep)} {c.field}: {_cell(c.old)} → **{_cell(c.new)}** "
+                    f"({_cell(c.page)}:{c.line})" for c in picked]
+            sections.append(([heading, "", intro, ""], rows, noun))
     if applied:
         notes = discrepancies is not None
         origin = any(c.upstream is not None for c in applied)
@@ -179,7 +191,12 @@ def _change_row(c: Change, revision: str, web_url: str) -> str:
     url = kep_yaml_url(web_url, revision, c.kep_path)
     link = f"[kep.yaml]({url})" if url else _cell(c.kep_path)
     return (f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {c.field} | "
-            f"{_cell(c.old)} → {_cell(c.new)} | {link} |")
+            f"{_cell(c.old)} → {_cell(c.new)}{_flags(c)} | {link} |")
+
+
+def _flags(c: Change) -> str:
+    """The change's report-only flags for a table cell: ``<br>⚠ flag`` each, ``""`` when none."""
+    return "".join(f"<br>⚠ {_cell(f)}" for f in c.flags)
 
 
 def upstream_cell(upstream, web_url: str = DEFAULT_WEB_URL) -> str:
@@ -227,7 +244,7 @@ def _finding_row(c: Change) -> str:
         what = (f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**; row left as is "
                 "(`renames: apply` rewrites the KEP cell)")
     else:
-        what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}"
+        what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}{_flags(c)}"
     return f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {what} |"
 
 
@@ -268,7 +285,9 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
     Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
-    each problem: ``path, message`` (the key is folded into the message).
+    each problem: ``path, message`` (the key is folded into the message). A change's
+    flags (``Change.flags``) come first among the problems, one each, with ``path``
+    ``page:line`` and a message naming the KEP, field and values.
     With release notes (``discrepancies`` not ``None``) each change also has
     ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` (notes surely about the KEP,
     ``ambiguous`` always false) and ``ambiguous_evidence`` (the same shape, ``ambiguous`` true: a gate
@@ -282,7 +301,9 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         "revision": snapshot.revision,
         "changes": [{"kep": c.kep, "page": c.page, "line": c.line, "field": c.field, "old": c.old, "new": c.new,
                      "kind": c.kind, "applied": c.applied, "kep_path": c.kep_path} for c in changes],
-        "problems": [{"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in problems],
+        "problems": [{"path": f"{c.page}:{c.line}", "message": f"KEP {c.kep} {c.field} {c.old or '-'} -> "
+                      f"{c.new or '-'}: {flag}"} for c in changes for flag in c.flags]
+        + [{"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in problems],
     }
     if discrepancies is not None:
         for item, c in zip(out["changes"], changes):

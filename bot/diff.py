@@ -5,7 +5,16 @@ kep.yaml; the page only says what it showed before. Owned cells are status,
 stage and the milestones; the feature gate cell is report-only unless
 ``gates_owned`` is set. A value upstream that cannot be trusted (an invalid
 status, an empty stage, a milestone like ``"v1.21, v1.37"``) never
-overwrites a cell: the row keeps it and a problem says why.
+overwrites a cell: the row keeps it and a problem says why. Neither does a
+field the kep.yaml leaves untrusted (:meth:`bot.model.kep.Kep.distrust`: no
+``milestone`` mapping, a key given twice, a template copy), and a row whose
+kep.yaml cannot be read is kept and reported as such, not as missing.
+
+A milestone cleared upstream (absent or empty inside a real ``milestone``
+mapping) is kind ``target-removed``; a retarget that rewrites a released
+milestone (older than :func:`bot.model.consistency.release_in_progress`) and the
+kep.yaml's own inconsistencies (:func:`bot.model.consistency.check`) are flagged
+on the change (``Change.flags``), report-only.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import NamedTuple
 
+from bot.model import consistency
 from bot.model.kep import (
     DEPRECATION_STAGES,
     MILESTONE_PLACEHOLDERS,
@@ -21,19 +31,23 @@ from bot.model.kep import (
     STATUSES,
     Kep,
     Problem,
+    is_unset_milestone,
     normalize_milestone,
 )
 from bot.history.provenance import upstream_of
 from bot.history.renames import Rename, renamed_cell
-from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches
+from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
 from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, owned_value, render_gates,
                              render_row, same_value, spelled)
 from bot.wiki.tables import replace_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order.
-KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "gates", "renamed", "missing-upstream")
+KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "gates", "renamed",
+         "missing-upstream")
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
+#: How a flag that marks a released milestone rewritten starts (:attr:`Change.flags`).
+RELEASED_FLAG = "rewrites a released milestone"
 
 
 class Change(NamedTuple):
@@ -46,7 +60,9 @@ class Change(NamedTuple):
     none); ``kind`` one of :data:`KINDS`; ``applied`` whether the row was
     rewritten (False for report-only findings); ``kep_path`` the kep.yaml;
     ``evidence`` release-note entries; ``upstream`` the
-    :class:`bot.history.provenance.Upstream` commit that set the new value (``None`` when unknown).
+    :class:`bot.history.provenance.Upstream` commit that set the new value (``None`` when unknown);
+    ``flags`` report-only remarks a reviewer must see next to this change (a
+    released milestone rewritten, the kep.yaml contradicting itself), one line each.
     """
 
     kep: str
@@ -60,6 +76,7 @@ class Change(NamedTuple):
     kep_path: str
     evidence: tuple = ()
     upstream: object = None
+    flags: tuple[str, ...] = ()
 
 
 class PageDiff(NamedTuple):
@@ -101,11 +118,17 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
     changes: list[Change] = []
     problems: list[Problem] = list(page.problems)
     involved: dict[str, Kep] = {}
+    in_progress = consistency.release_in_progress(snapshot.all_keps())
     for row in page.rows:
         if only is not None and row.number not in only:
             continue
         where = f"line {row.line + 1}"
         candidates = resolve(snapshot, row.number, row.slug)
+        broken = unreadable(snapshot, row.number, row.slug)
+        if broken and not any(slug_matches(k.slug, row.slug) for k in candidates):
+            problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {p.path} cannot be read ({p.message}); "
+                                                      "row kept") for p in broken)
+            continue
         if not candidates:
             old = row.value("status") or ""
             changes.append(Change(_row_id(row), page.path, row.line + 1,
@@ -135,7 +158,7 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
                                                       "fix the number or the slug"))
             continue
         involved[kep.path] = kep
-        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned)
+        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress)
         changes.extend(row_changes)
         problems.extend(Problem(page.path, where, m) for m in row_problems)
         if updates:
@@ -153,15 +176,31 @@ def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -
     return replace_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path))
 
 
-def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[list[Change], list[str], dict[str, str]]:
+def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None
+              ) -> tuple[list[Change], list[str], dict[str, str]]:
     changes: list[Change] = []
     problems: list[str] = []
     updates: dict[str, str] = {}
+    kept: dict[str, list[str]] = {}  # reason the kep.yaml is not trusted -> fields whose cells it kept
 
     def add(field: str, old: str, new: str, kind: str, applied: bool, written: str | None = None) -> None:
-        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path))
+        if refuse(field, ""):
+            return
+        flags = ()
+        if field in STAGES and in_progress is not None and consistency.is_released(old, in_progress):
+            flags = (f"{RELEASED_FLAG}: {old} (the release in progress is v{in_progress[0]}.{in_progress[1]})",)
+        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags))
         if applied:
             updates[field] = new if written is None else written
+
+    def refuse(field: str, problem: str) -> bool:
+        """Keep the cell: the kep.yaml leaves ``field`` untrusted, or ``problem`` says why not."""
+        why = kep.distrust(field)
+        if why:
+            kept.setdefault(why, []).append(field)
+        elif problem:
+            problems.append(problem)
+        return bool(why or problem)
 
     for field in FIELDS:
         shown = row.values(field)
@@ -174,7 +213,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
                 if new in STATUSES:
                     add(field, old, new, "status", True)
                 else:
-                    problems.append(f"kep.yaml status {new!r} is not a valid status; status cell kept ({kep.path})")
+                    refuse(field, f"kep.yaml status {new!r} is not a valid status; status cell kept ({kep.path})")
         elif field == "stage":
             new = kep.stage
             old = _stale(field, shown, new)
@@ -182,7 +221,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
                 if new in STAGES or new in DEPRECATION_STAGES:
                     add(field, old, new, _stage_kind(old, new), True)
                 else:
-                    problems.append(f"kep.yaml stage {new!r} is not a valid stage; stage cell kept ({kep.path})")
+                    refuse(field, f"kep.yaml stage {new!r} is not a valid stage; stage cell kept ({kep.path})")
         elif field == "feature_gates":
             page_gates, kep_gates = cell_gates(cell_value(shown[0])), kep.gates()
             if page_gates != kep_gates:
@@ -194,10 +233,23 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool) -> tuple[
                 continue
             written = _render_milestone(new)
             if written is None:
-                problems.append(f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
+                refuse(field, f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
             else:
-                add(field, old, spelled(row, field, written), "retargeted", True, written)
-    return changes, problems, updates
+                kind = "target-removed" if is_unset_milestone(new) else "retargeted"
+                add(field, old, spelled(row, field, written), kind, True, written)
+    problems.extend(f"{', '.join(fields)} kept: {why} ({kep.path})" for why, fields in kept.items())
+    return _flag(changes, consistency.check(kep)), problems, updates
+
+
+def _flag(changes: list[Change], findings: list[consistency.Finding]) -> list[Change]:
+    """``changes`` (one row's) with each finding added to ``flags`` of the first change of a field it concerns,
+    else of the row's first change; a row with no change gets none (its kep.yaml is not this run's business)."""
+    out = list(changes)
+    for finding in findings:
+        at = next((i for i, c in enumerate(out) if c.field in finding.fields), 0 if out else None)
+        if at is not None:
+            out[at] = out[at]._replace(flags=out[at].flags + (finding.message,))
+    return out
 
 
 def _stale(field: str, shown: list[str], new: str) -> str | None:

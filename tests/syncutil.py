@@ -19,14 +19,14 @@ REVISION = "0123456789abcdef0123456789abcdef01234567"
 
 def kep_yaml(number: int | str, slug: str, *, status: str = "implementable", stage: str = "alpha",
              alpha: str = "v1.35", beta: str = "", stable: str = "", gates: tuple[str, ...] = (),
-             sig: str = "sig-scheduling", extra: str = "") -> str:
+             sig: str = "sig-scheduling", extra: str = "", latest: str = "v1.36") -> str:
     """A kep.yaml as upstream writes it (milestone values quoted as given; ``""`` leaves a key out)."""
     milestones = "".join(f"  {k}: \"{v}\"\n" for k, v in (("alpha", alpha), ("beta", beta), ("stable", stable)) if v)
     milestones = milestones or '  alpha: ""\n'
     gate_lines = "".join(f"  - name: {g}\n    components:\n      - kube-scheduler\n" for g in gates) or "  []\n"
     return (f"title: KEP {number} {slug}\nkep-number: {int(number)}\nauthors:\n  - \"@someone\"\n"
             f"owning-sig: {sig}\nstatus: {status}\nstage: {stage}\ncreation-date: 2024-01-02\n"
-            f"latest-milestone: \"v1.36\"\nmilestone:\n{milestones}feature-gates:\n{gate_lines}{extra}")
+            f"latest-milestone: \"{latest}\"\nmilestone:\n{milestones}feature-gates:\n{gate_lines}{extra}")
 
 
 def kep(number: int, slug: str, sig: str = "sig-scheduling", **fields) -> tuple[str, bytes]:

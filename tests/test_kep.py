@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+from bot.model.consistency import Finding, check
 from bot.model.kep import (
     DEPRECATION_STAGES,
     JUNK_GATE_NAMES,
@@ -164,9 +165,10 @@ def test_missing_status_is_reported():
 
 
 @pytest.mark.parametrize("stage", ["alpha", "beta"])
-def test_implemented_before_stable_is_reported(stage):
+def test_implemented_before_stable_is_a_consistency_finding_not_a_problem(stage):
     kep = parse(status="status: implemented", stage=f"stage: {stage}")
-    assert kep.problems == (Problem(PATH, "status", f"says implemented but stage is {stage}"),)
+    assert kep.problems == ()
+    assert Finding(("status", "stage"), f"kep.yaml says status implemented but stage {stage}") in check(kep)
 
 
 @pytest.mark.parametrize("stage", ["stable", *DEPRECATION_STAGES])
@@ -188,7 +190,7 @@ def test_deprecation_stages_are_exactly_the_template_ones():
     assert STAGES == ("alpha", "beta", "stable")
 
 
-@pytest.mark.parametrize("stage", ["alpha (deprecated)", "alpha|beta|stable", "GA", "Beta"])
+@pytest.mark.parametrize("stage", ["alpha (deprecated)", "GA", "Beta"])
 def test_invalid_stage_is_reported(stage):
     kep = parse(stage=f"stage: {stage}")
     assert kep.stage == stage
@@ -205,6 +207,7 @@ def test_missing_or_empty_stage_is_reported(line):
 def test_implemented_alpha_with_deprecated_stage_reports_both():
     kep = parse(status="status: implemented (alpha)", stage="stage: alpha (deprecated)")
     assert kep.problems == (
+        Problem(PATH, "", "kep.yaml's status and stage are both unusable: none of its fields is written"),
         Problem(PATH, "status", f"'implemented (alpha)' is not a valid status ({VALID_STATUSES})"),
         Problem(PATH, "stage", f"'alpha (deprecated)' is not a valid stage ({VALID_STAGES})"),
     )
@@ -272,6 +275,7 @@ def test_status_and_stage_as_collections_are_reported():
     kep = parse(status="status: {a: b}", stage="stage: [alpha]")
     assert (kep.status, kep.stage) == ("", "")
     assert kep.problems == (
+        Problem(PATH, "", "kep.yaml's status and stage are both unusable: none of its fields is written"),
         Problem(PATH, "status", "expected a string, found a dict"),
         Problem(PATH, "stage", "expected a string, found a list"),
         Problem(PATH, "status", "missing or empty"),
@@ -428,6 +432,7 @@ def test_several_problems_come_in_file_order():
                 milestone="milestone:\n  alpha: 0.0\n  beta: 1.35",
                 feature_gates="feature-gates:\n  - name: n/a")
     assert kep.problems == (
+        Problem(PATH, "", "kep.yaml's status and stage are both unusable: none of its fields is written"),
         Problem(PATH, "kep-number", "declares '1' but the directory says 5075"),
         Problem(PATH, "status", f"'imlpemented' is not a valid status ({VALID_STATUSES})"),
         Problem(PATH, "stage", "missing or empty"),
@@ -514,10 +519,14 @@ def test_hostile_values_give_short_messages_and_ascii_numbers_only():
     assert long_status.startswith("'xxx") and "...'" in long_status and len(long_status) < 200
 
 
-def test_duplicate_keys_are_reported_with_the_line_and_the_last_value_wins():
-    kep = parse_kep(PATH, b"title: a\nstage: alpha\nstatus: implementable\nstage: beta\n")
+def test_a_key_given_twice_is_reported_with_both_lines_and_its_field_is_not_trusted():
+    kep = parse_kep(PATH, b"title: a\nstage: alpha\nstatus: implementable\nstage: beta\nmilestone:\n  beta: v1.2\n")
     assert kep.stage == "beta"
-    assert kep.problems == (Problem(PATH, "stage", "appears twice (again at line 4); the last value is used"),)
+    assert kep.problems == (Problem(PATH, "stage", "given twice (lines 2 and 4); the value is ambiguous, "
+                                                   "so stage is not written"),)
+    assert kep.untrusted == (("stage", "stage is given twice in kep.yaml (lines 2 and 4)"),)
+    assert (kep.distrust("stage"), kep.distrust("status"), kep.distrust("beta")) == \
+        ("stage is given twice in kep.yaml (lines 2 and 4)", "", "")
 
 
 def test_malformed_gate_names_are_reported_and_never_used():

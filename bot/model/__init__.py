@@ -1,2 +1,3 @@
 """The model stage: what kep.yaml says, as values (:mod:`bot.model.kep`: one KEP and its problems;
-:mod:`bot.model.snapshot`: every KEP of one upstream revision, looked up by number). No I/O."""
+:mod:`bot.model.snapshot`: every KEP of one upstream revision, looked up by number; :mod:`bot.model.yamlload`:
+the string-only YAML loader; :mod:`bot.model.consistency`: report-only checks of one kep.yaml). No I/O."""

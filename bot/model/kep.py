@@ -16,28 +16,7 @@ from typing import NamedTuple
 
 import yaml
 
-try:  # libyaml is ~8x faster on the 650-file snapshot; the pure loader gives the same strings.
-    _BaseLoader: type = yaml.CBaseLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _BaseLoader = yaml.BaseLoader
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The string-only loader, remembering duplicate mapping keys (YAML says they are an error;
-    PyYAML silently keeps the last) as ``(key, line)`` in ``duplicates``."""
-
-    def __init__(self, stream):
-        super().__init__(stream)
-        self.duplicates: list[tuple[str, int]] = []
-
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = key_node.value if isinstance(key_node.value, str) else None
-            if key is not None and key in seen:
-                self.duplicates.append((key, key_node.start_mark.line + 1))
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+from bot.model import yamlload
 
 #: Valid ``status`` values (kubernetes/enhancements api/proposal.go).
 STATUSES = ("provisional", "implementable", "implemented", "deferred", "rejected", "withdrawn", "replaced")
@@ -53,6 +32,18 @@ MILESTONE_KEYS = ("alpha", "beta", "stable", "deprecated", "removed")
 JUNK_GATE_NAMES = frozenset({"", "~", "n/a", "na", "none", "null", "tbd", "todo", "-", "nil"})
 #: Milestone placeholders upstream writes for "not decided" (kept as text, never read as a milestone).
 MILESTONE_PLACEHOLDERS = frozenset({"tbd", "x.y", "never", "todo", "n/a"})
+#: Fields a kep.yaml may leave untrusted (:attr:`Kep.untrusted`); the same names as the wiki's owned fields.
+TRUST_FIELDS = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
+#: What each YAML key given twice makes ambiguous (a key given twice is ambiguous: YAML requires unique keys).
+_DUPLICATE_FIELDS = {"status": ("status",), "stage": ("stage",), "milestone": ("alpha", "beta", "stable"),
+                     "milestone.alpha": ("alpha",), "milestone.beta": ("beta",), "milestone.stable": ("stable",),
+                     "feature-gates": ("feature_gates",), "latest-milestone": ()}
+#: Keys of ``milestone`` that mean a stage but are not the template's spelling (``GA``, ``Alpha``).
+_MILESTONE_KEY_ALIASES = {"alpha": "alpha", "beta": "beta", "stable": "stable", "ga": "stable"}
+#: The sample values of ``keps/NNNN-kep-template/kep.yaml``: a copy that keeps two of them is a template copy.
+TEMPLATE_SAMPLES = {"kep-number": "NNNN", "owning-sig": "sig-xyz", "creation-date": "yyyy-mm-dd",
+                    "latest-milestone": "v1.19", "milestone.alpha": "v1.19", "milestone.beta": "v1.20",
+                    "milestone.stable": "v1.22"}
 #: The two template directories that are not KEPs (shared/README.md).
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
@@ -99,6 +90,9 @@ class Kep(NamedTuple):
     - ``problems``: :class:`Problem` tuple found in this file.
     - ``declared_number``: ``kep-number`` as written (``""`` when absent); it
       can differ from ``number`` (sig-node/2043 declares 1884).
+    - ``untrusted``: ``((field, reason), ...)`` for the fields this file gives no
+      value to trust for (field names as :data:`TRUST_FIELDS`): no ``milestone``
+      mapping, a key given twice, a template copy; the diff never writes them.
     """
 
     number: int
@@ -113,6 +107,11 @@ class Kep(NamedTuple):
     feature_gates: tuple[str, ...]
     problems: tuple[Problem, ...]
     declared_number: str = ""
+    untrusted: tuple[tuple[str, str], ...] = ()
+
+    def distrust(self, field: str) -> str:
+        """Why ``field`` (one of :data:`TRUST_FIELDS`) must not be written, ``""`` when it may be."""
+        return next((why for name, why in self.untrusted if name == field), "")
 
     def milestone(self, key: str) -> str:
         """Raw milestone for ``key`` (``alpha``/``beta``/``stable``/...), ``""`` when absent."""
@@ -200,14 +199,10 @@ def load_yaml(path: str, data: bytes) -> dict:
     return _load(path, data)[0]
 
 
-def _load(path: str, data: bytes) -> tuple[dict, list[tuple[str, int]]]:
-    """``(mapping, duplicate keys as (key, line))``; see :func:`load_yaml` for errors."""
+def _load(path: str, data: bytes) -> tuple[dict, list[yamlload.Duplicate]]:
+    """``(mapping, keys given twice)``; see :func:`load_yaml` for errors."""
     try:
-        loader = _Loader(data.decode("utf-8"))
-        try:
-            doc = loader.get_single_data()
-        finally:
-            loader.dispose()
+        doc, duplicates = yamlload.load(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise KepFileError(Problem(path, "", f"not UTF-8 ({exc.reason} at byte {exc.start})")) from None
     except yaml.YAMLError as exc:
@@ -224,7 +219,7 @@ def _load(path: str, data: bytes) -> tuple[dict, list[tuple[str, int]]]:
         raise KepFileError(Problem(path, "", "file is empty"))
     if not isinstance(doc, dict):
         raise KepFileError(Problem(path, "", f"not a YAML mapping (top level is {type(doc).__name__})"))
-    return doc, loader.duplicates
+    return doc, duplicates
 
 
 def parse_kep(path: str, data: bytes) -> Kep:
@@ -233,10 +228,30 @@ def parse_kep(path: str, data: bytes) -> Kep:
     ``path`` is repository-relative; ``data`` the raw bytes. Never raises for
     odd values: each is kept raw and recorded in ``Kep.problems``. Raises
     :class:`KepFileError` only when the file is not a YAML mapping.
+
+    Fields left :attr:`Kep.untrusted` (never written by the diff): a key given
+    twice (the value is ambiguous); no ``milestone`` mapping, or one that is not
+    a mapping (the file says nothing about milestones); a milestone that is not
+    a string; a record that is a template copy or whose status and stage are
+    both unusable (:func:`template_markers`): every field.
     """
     doc, duplicates = _load(path, data)
-    problems = [Problem(path, key, f"appears twice (again at line {line}); the last value is used")
-                for key, line in duplicates]
+    problems: list[Problem] = []
+    untrusted: dict[str, str] = {}
+
+    def distrust(fields: tuple[str, ...] | str, why: str) -> None:
+        for field in (fields,) if isinstance(fields, str) else fields:
+            untrusted.setdefault(field, why)
+
+    for dup in duplicates:
+        fields = _DUPLICATE_FIELDS.get(dup.key, ("feature_gates",) if dup.key.startswith("feature-gates[") else None)
+        what = f"given twice (lines {dup.first} and {dup.again})"
+        if fields is None:
+            problems.append(Problem(path, dup.key, f"{what}; YAML requires unique keys, the last value is read"))
+            continue
+        problems.append(Problem(path, dup.key, f"{what}; the value is ambiguous"
+                                + (f", so {', '.join(fields)} is not written" if fields else "")))
+        distrust(fields, f"{dup.key} is given twice in kep.yaml (lines {dup.first} and {dup.again})")
 
     def text(key: str, mapping: dict = doc, where: str = "") -> str:
         value = mapping.get(key)
@@ -245,6 +260,8 @@ def parse_kep(path: str, data: bytes) -> Kep:
         if isinstance(value, str):
             return value.strip()
         problems.append(Problem(path, where + key, f"expected a string, found a {type(value).__name__}"))
+        if where == "milestone." and key in STAGES:
+            distrust(key, f"milestone.{key} in kep.yaml is a {type(value).__name__}, not a milestone")
         return ""
 
     dirname = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
@@ -271,8 +288,6 @@ def parse_kep(path: str, data: bytes) -> Kep:
     elif stage not in STAGES + DEPRECATION_STAGES:
         valid = ", ".join(STAGES + DEPRECATION_STAGES)
         problems.append(Problem(path, "stage", f"{quote(stage)} is not a valid stage ({valid})"))
-    if status == "implemented" and stage in STAGES and stage != "stable":
-        problems.append(Problem(path, "status", f"says implemented but stage is {stage}"))
 
     for key in ("creation-date", "last-updated"):
         value = text(key)
@@ -288,8 +303,27 @@ def parse_kep(path: str, data: bytes) -> Kep:
                 value = text(key, raw_ms, "milestone.")
                 milestones.append((key, value))
                 _check_milestone(problems, path, f"milestone.{key}", value)
-    elif not _is_null(raw_ms):
-        problems.append(Problem(path, "milestone", f"expected a mapping, found {quote(raw_ms)}"))
+        for key in raw_ms:
+            meant = _MILESTONE_KEY_ALIASES.get(str(key).strip().casefold())
+            if meant and key != meant:
+                problems.append(Problem(path, f"milestone.{key}", f"is not a milestone key; did you mean {meant!r}? "
+                                        f"{meant} is not written"))
+                distrust(meant, f"kep.yaml spells milestone.{meant} as {quote(key)}")
+    else:
+        if _is_null(raw_ms):
+            why = "kep.yaml has no milestone mapping, so it says nothing about milestones"
+        else:
+            why = "kep.yaml's milestone is not a mapping"
+            problems.append(Problem(path, "milestone", f"expected a mapping, found {quote(raw_ms)}"))
+        distrust(STAGES, why)
+
+    markers = template_markers(doc)
+    if markers or not (status in STATUSES or stage in STAGES + DEPRECATION_STAGES):
+        why = (f"kep.yaml is a copy of the KEP template ({', '.join(markers)})" if markers
+               else "kep.yaml's status and stage are both unusable")
+        problems.insert(0, Problem(path, "", f"{why}: none of its fields is written"))
+        untrusted = {}
+        distrust(TRUST_FIELDS, why)
 
     gates: list[str] = []
     raw_gates = doc.get("feature-gates")
@@ -320,7 +354,32 @@ def parse_kep(path: str, data: bytes) -> Kep:
         feature_gates=tuple(gates),
         problems=tuple(problems),
         declared_number=declared,
+        untrusted=tuple((f, untrusted[f]) for f in TRUST_FIELDS if f in untrusted),
     )
+
+
+def template_markers(doc: dict) -> list[str]:
+    """Why ``doc`` (a loaded kep.yaml) is evidently a copy of the KEP template, ``[]`` when it is not.
+
+    Evident: ``status`` or ``stage`` is the template's list of choices
+    (``provisional|implementable|...``, ``alpha|beta|stable``: no real KEP
+    writes that), or at least two of :data:`TEMPLATE_SAMPLES` are kept (one
+    alone is not: real KEPs keep ``title: KEP Template`` or target v1.19).
+    Source: kubernetes/enhancements ``keps/NNNN-kep-template/kep.yaml``.
+    """
+    found = []
+    for key, valid in (("status", STATUSES), ("stage", STAGES + DEPRECATION_STAGES)):
+        value = doc.get(key)
+        parts = value.split("|") if isinstance(value, str) else []
+        if len(parts) > 1 and all(p.strip() in valid for p in parts):
+            found.append(f"{key} {quote(value)}")
+    samples = []
+    for key, sample in TEMPLATE_SAMPLES.items():
+        mapping, _, sub = key.rpartition(".")
+        where = doc.get(mapping) if mapping else doc
+        if isinstance(where, dict) and isinstance(where.get(sub or key), str) and where[sub or key].strip() == sample:
+            samples.append(f"{key} {quote(sample)}")
+    return found + (samples if len(samples) >= 2 else [])
 
 
 def _is_null(value: object) -> bool:

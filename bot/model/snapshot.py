@@ -117,14 +117,25 @@ def leading_number(name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def unreadable(snapshot: Snapshot, number: int, slug: str = "") -> list[Problem]:
+    """The file-level problems of kep.yaml files (or KEP directories) numbered ``number`` that could
+    not be read at all (not YAML, not UTF-8, a link, too large); with ``slug``, only that KEP's."""
+    out = []
+    for problem in snapshot.problems:
+        if problem.key or not (problem.path.endswith("/kep.yaml") or problem.path.endswith("/")):
+            continue
+        parts = problem.path.rstrip("/").split("/")
+        dirname = parts[-1] if problem.path.endswith("/") else parts[-2]
+        m = re.match(r"^([0-9]{1,9})(?:-(.*))?$", dirname)
+        if m and int(m.group(1)) == number and (not slug or slug_matches(m.group(2) or "", slug)):
+            out.append(problem)
+    return out
+
+
 def number_hints(snapshot: Snapshot, number: int) -> list[str]:
     """Why no KEP has ``number``: files in a ``NNNN-*`` directory that could not be read, and
     kep.yaml files that declare ``kep-number: number`` under another directory. ``[]`` when none."""
-    hints = []
-    for problem in snapshot.problems:
-        dirname = problem.path.rstrip("/").rsplit("/", 2)[-2] if problem.path.count("/") >= 2 else ""
-        if leading_number(dirname) == number and not problem.key:
-            hints.append(f"{problem.path} could not be read: {problem.message}")
+    hints = [f"{problem.path} could not be read: {problem.message}" for problem in unreadable(snapshot, number)]
     for kep in snapshot.all_keps():
         declared = kep.declared_number
         if re.fullmatch(r"[0-9]{1,9}", declared) and int(declared) == number and kep.number != number:

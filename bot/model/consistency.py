@@ -1,0 +1,102 @@
+"""Report-only checks on one kep.yaml whose fields disagree with each other, and which milestones are released.
+
+Pure: :class:`~bot.model.kep.Kep` values in, findings out. Nothing here changes what
+is written; the diff attaches each finding to a change of the KEP's row so a
+reviewer sees it next to the value it concerns.
+
+The meaning of the fields comes from the kep.yaml template
+(kubernetes/enhancements ``keps/NNNN-kep-template/kep.yaml``): ``stage`` is
+"the target maturity stage in the current dev cycle", ``latest-milestone``
+"the most recent milestone for which work toward delivery of this KEP has been
+done", ``milestone.<stage>`` "the milestone at which this feature was, or is
+targeted to be, at each stage". A milestone of a later stage is allowed to lie
+ahead of ``latest-milestone`` (it is a plan), so only the milestones of the
+stages the KEP has reached are checked against it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from bot.model.kep import STAGES, Kep, milestone_key
+
+#: A release is "in progress" once at least this share of the KEPs naming a latest-milestone
+#: name it (and at least two do): one KEP planning ahead does not open a release.
+RELEASE_SHARE = 0.01
+
+
+class Finding(NamedTuple):
+    """One inconsistency in a kep.yaml: ``fields`` it concerns (wiki field names: ``stage``,
+    ``beta``, ...; the first is where it is shown) and a one-line ``message`` quoting the values."""
+
+    fields: tuple[str, ...]
+    message: str
+
+
+def check(kep: Kep) -> list[Finding]:
+    """The inconsistencies between ``kep``'s status, stage, latest-milestone and milestones.
+
+    Only well-formed milestones are compared (``v1.30`` / ``1.30``); fields the
+    file leaves untrusted (:meth:`Kep.distrust`) are not checked. In order:
+
+    - the stage lags a milestone: stage ``alpha`` (``beta``) while the milestone
+      of a higher stage equals or precedes ``latest-milestone``;
+    - stage ``stable`` while the ``milestone`` mapping has no stable milestone;
+    - status ``implemented`` with stage ``alpha`` or ``beta``;
+    - a milestone later than a higher stage's (alpha after beta, ...);
+    - the milestone of a stage the KEP has reached later than ``latest-milestone``.
+    """
+    if kep.distrust("stage") or kep.distrust("status"):
+        return []
+    ms = {s: None if kep.distrust(s) else milestone_key(kep.milestone(s)) for s in STAGES}
+    latest = milestone_key(kep.latest_milestone)
+    out: list[Finding] = []
+    reached = STAGES.index(kep.stage) if kep.stage in STAGES else -1
+    if latest and reached in (0, 1):
+        for higher in STAGES[reached + 1:]:
+            if ms[higher] and ms[higher] <= latest:
+                out.append(Finding(("stage", higher), f"kep.yaml says stage {kep.stage} but milestone.{higher} "
+                                   f"{_v(ms[higher])} is not after latest-milestone {_v(latest)}; "
+                                   "the stage may not have been updated"))
+                break
+    if kep.stage == "stable" and not kep.distrust("stable") and not ms["stable"]:
+        out.append(Finding(("stage", "stable"), "kep.yaml says stage stable but gives no stable milestone"))
+    if kep.status == "implemented" and reached in (0, 1):
+        out.append(Finding(("status", "stage"), f"kep.yaml says status implemented but stage {kep.stage}"))
+    for i, low in enumerate(STAGES):
+        for high in STAGES[i + 1:]:
+            if ms[low] and ms[high] and ms[low] > ms[high]:
+                out.append(Finding((low, high), f"kep.yaml's milestone.{low} {_v(ms[low])} is later than "
+                                   f"milestone.{high} {_v(ms[high])}"))
+    if latest:
+        for stage in STAGES[: reached + 1]:
+            if ms[stage] and ms[stage] > latest:
+                out.append(Finding((stage,), f"kep.yaml's milestone.{stage} {_v(ms[stage])} is later than "
+                                   f"latest-milestone {_v(latest)} although the stage is {kep.stage}"))
+    return out
+
+
+def release_in_progress(keps: Iterable[Kep]) -> tuple[int, int] | None:
+    """``(major, minor)`` of the release in progress: the newest ``latest-milestone`` that at least
+    1% (:data:`RELEASE_SHARE`) of the KEPs naming one name, and at least two; ``None`` when none.
+
+    "Released" (:func:`is_released`) means older than this. At the enhancements bundle's HEAD
+    (2026-07-22) 94 KEPs name v1.37 and one names v1.38, so v1.37 is in progress and v1.36 released.
+    """
+    counts = Counter(k for k in (milestone_key(kep.latest_milestone) for kep in keps) if k)
+    floor = max(2, math.ceil(RELEASE_SHARE * sum(counts.values())))
+    open_ = [m for m, n in counts.items() if n >= floor]
+    return max(open_) if open_ else None
+
+
+def is_released(value: str, in_progress: tuple[int, int] | None) -> bool:
+    """True when ``value`` is a milestone older than the release ``in_progress`` (see :func:`release_in_progress`)."""
+    key = milestone_key(value)
+    return key is not None and in_progress is not None and key < in_progress
+
+
+def _v(key: tuple[int, int]) -> str:
+    return f"v{key[0]}.{key[1]}"
