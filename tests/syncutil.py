@@ -93,7 +93,7 @@ date: 2026-03-01
 #: Upstream for :data:`PAGE`: 4671 went beta (beta v1.37); 5710 has one more feature gate (report-only);
 #: 624 and 785 agree with the page.
 PAGE_KEPS = (
-    kep(4671, "gang-scheduling", stage="beta", beta="v1.37", gates=("GenericWorkload",)),
+    kep(4671, "gang-scheduling", stage="beta", beta="v1.37", gates=("GenericWorkload",), latest="v1.37"),
     kep(5710, "workload-aware-preemption", alpha="v1.36", beta="v1.37", stable="v1.39",
         gates=("GenericWorkload", "WorkloadPreemption")),
     kep(624, "scheduling-framework", status="implemented", stage="stable", alpha="v1.16", stable="v1.19"),

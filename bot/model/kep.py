@@ -40,10 +40,11 @@ _DUPLICATE_FIELDS = {"status": ("status",), "stage": ("stage",), "milestone": ("
                      "feature-gates": ("feature_gates",), "latest-milestone": ()}
 #: Keys of ``milestone`` that mean a stage but are not the template's spelling (``GA``, ``Alpha``).
 _MILESTONE_KEY_ALIASES = {"alpha": "alpha", "beta": "beta", "stable": "stable", "ga": "stable"}
-#: The sample values of ``keps/NNNN-kep-template/kep.yaml``: a copy that keeps two of them is a template copy.
+#: Placeholders of ``keps/NNNN-kep-template/kep.yaml`` that no real KEP keeps (its sample milestones
+#: v1.19 / v1.20 / v1.22 are no evidence: KEPs of that time really targeted them); a copy that keeps
+#: two of these is a template copy. ``authors`` and ``feature-gates`` match one item of the list.
 TEMPLATE_SAMPLES = {"kep-number": "NNNN", "owning-sig": "sig-xyz", "creation-date": "yyyy-mm-dd",
-                    "latest-milestone": "v1.19", "milestone.alpha": "v1.19", "milestone.beta": "v1.20",
-                    "milestone.stable": "v1.22"}
+                    "authors": "@jane.doe", "feature-gates": "MyFeature"}
 #: The two template directories that are not KEPs (shared/README.md).
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
@@ -364,8 +365,9 @@ def template_markers(doc: dict) -> list[str]:
     Evident: ``status`` or ``stage`` is the template's list of choices
     (``provisional|implementable|...``, ``alpha|beta|stable``: no real KEP
     writes that), or at least two of :data:`TEMPLATE_SAMPLES` are kept (one
-    alone is not: real KEPs keep ``title: KEP Template`` or target v1.19).
-    Source: kubernetes/enhancements ``keps/NNNN-kep-template/kep.yaml``.
+    alone is not: real provisional KEPs keep ``creation-date: yyyy-mm-dd``,
+    others ``title: KEP Template``). Source: kubernetes/enhancements
+    ``keps/NNNN-kep-template/kep.yaml``.
     """
     found = []
     for key, valid in (("status", STATUSES), ("stage", STAGES + DEPRECATION_STAGES)):
@@ -375,9 +377,10 @@ def template_markers(doc: dict) -> list[str]:
             found.append(f"{key} {quote(value)}")
     samples = []
     for key, sample in TEMPLATE_SAMPLES.items():
-        mapping, _, sub = key.rpartition(".")
-        where = doc.get(mapping) if mapping else doc
-        if isinstance(where, dict) and isinstance(where.get(sub or key), str) and where[sub or key].strip() == sample:
+        value = doc.get(key)
+        items = value if isinstance(value, list) else [value]
+        names = [i.get("name") if isinstance(i, dict) else i for i in items]
+        if any(isinstance(n, str) and n.strip() == sample for n in names):
             samples.append(f"{key} {quote(sample)}")
     return found + (samples if len(samples) >= 2 else [])
 

@@ -75,7 +75,8 @@ def merged_pairs(node: MappingNode, _active: frozenset[int] = frozenset()) -> li
                 raise yaml.constructor.ConstructorError(
                     "while applying a merge key", key.start_mark, "the merge includes the mapping itself",
                     source.start_mark)
-            for k, v in merged_pairs(source, active):
+            last = {_key(k): (k, v) for k, v in merged_pairs(source, active)}  # a key given twice: the last, as YAML loaders read it
+            for k, v in last.values():
                 if _key(k) not in taken:
                     taken.add(_key(k))
                     merged.append((k, v))

@@ -1,0 +1,143 @@
+"""Rows vs kep.yaml when upstream says nothing, says it twice, is a template copy, cannot be read, clears a
+target, rewrites a released milestone or contradicts itself (bot/diff.py, bot/changelog.py)."""
+
+from __future__ import annotations
+
+from bot import changelog
+from bot.diff import Change, diff_page
+from bot.model.kep import Problem
+from bot.wiki.matrix import parse_page
+
+try:
+    from tests.syncutil import kep, snapshot
+except ImportError:  # pragma: no cover
+    from syncutil import kep, snapshot
+
+HEADER = "| KEP | Status | Alpha / Beta / GA |\n|---|---|---|\n"
+P95 = "keps/sig-api-machinery/95-crd/kep.yaml"
+K95 = "title: CRD\nkep-number: 95\nstatus: implemented\nstage: stable\nlatest-milestone: \"1.16\"\n"
+
+
+def run(rows: str, *keps):
+    page = parse_page("p.md", HEADER + rows)
+    return diff_page(page, snapshot(*keps)), page.lines
+
+
+def test_no_milestone_mapping_keeps_the_cells_and_says_so():
+    diff, old = run("| 95-crd | implemented / stable | v1.7 / v1.8 / v1.16 |\n", (P95, K95.encode()))
+    assert diff.changes == [] and diff.lines == old
+    assert diff.problems == [Problem("p.md", "line 3", "alpha, beta, stable kept: kep.yaml has no milestone mapping, "
+                                                       f"so it says nothing about milestones ({P95})")]
+
+
+def test_no_milestone_mapping_and_empty_cells_is_nothing_to_report():
+    diff, old = run("| 95-crd | implemented / stable | - / - / - |\n", (P95, K95.encode()))
+    assert (diff.changes, diff.problems, diff.lines) == ([], [], old)
+
+
+def test_other_fields_of_a_kep_with_no_milestone_mapping_are_still_written():
+    diff, _ = run("| 95-crd | implementable / beta | v1.7 / v1.8 / v1.16 |\n", (P95, K95.encode()))
+    assert [(c.field, c.old, c.new, c.kind) for c in diff.changes] == [
+        ("status", "implementable", "implemented", "status"), ("stage", "beta", "stable", "promoted")]
+    assert diff.lines[2] == "| 95-crd | implemented / stable | v1.7 / v1.8 / v1.16 |"
+
+
+def test_a_merge_key_milestone_is_read_not_wiped():
+    text = (b"title: m\nkep-number: 1050\nstatus: implementable\nstage: beta\nlatest-milestone: v1.35\n"
+            b"defaults: &ms\n  alpha: v1.33\nmilestone:\n  <<: *ms\n  beta: v1.35\n")
+    diff, _ = run("| 1050-merge | implementable / alpha | v1.33 / - / - |\n", ("keps/sig-apps/1050-merge/kep.yaml", text))
+    assert [(c.field, c.old, c.new) for c in diff.changes] == [("stage", "alpha", "beta"), ("beta", "", "v1.35")]
+    assert diff.lines[2] == "| 1050-merge | implementable / beta | v1.33 / v1.35 / - |"
+
+
+def test_a_target_removed_inside_a_real_mapping_is_cleared_and_called_so():
+    diff, _ = run("| 1-a | implementable / beta | v1.33 / v1.34 / v1.35 |\n",
+                  kep(1, "a", stage="beta", alpha="v1.33", beta="v1.34", latest="v1.34"))
+    assert [(c.field, c.old, c.new, c.kind, c.applied) for c in diff.changes] == [
+        ("stable", "v1.35", "", "target-removed", True)]
+    assert diff.lines[2] == "| 1-a | implementable / beta | v1.33 / v1.34 / - |"
+
+
+def test_a_key_given_twice_keeps_the_cell_and_names_file_key_and_lines():
+    path, data = kep(1, "a", alpha="v1.35", extra="status: implemented\n")
+    diff, old = run("| 1-a | implementable / alpha | v1.35 / - / - |\n", (path, data))
+    assert diff.changes == [] and diff.lines == old
+    assert diff.problems == [Problem("p.md", "line 3", "status kept: status is given twice in kep.yaml (lines 6 and "
+                                                       f"14) ({path})")]
+
+
+def test_a_template_copy_writes_none_of_its_fields_not_even_its_sample_milestones():
+    text = (b"title: KEP Template\nkep-number: 5000\nstatus: provisional|implementable|implemented\n"
+            b"stage: alpha|beta|stable\nlatest-milestone: v1.19\nmilestone:\n  alpha: v1.19\n  beta: v1.20\n")
+    path = "keps/sig-api-machinery/5000-lint/kep.yaml"
+    diff, old = run("| 5000-lint | provisional / - | - / - / - |\n", (path, text))
+    assert diff.changes == [] and diff.lines == old
+    (problem,) = diff.problems
+    assert problem.message.startswith("status, stage, alpha, beta kept: kep.yaml is a copy of the KEP template "
+                                      "(status 'provisional|implementable|implemented', ")
+    assert problem.message.endswith(f") ({path})")
+
+
+def test_an_unreadable_kep_yaml_keeps_its_row_and_is_not_missing_upstream():
+    path = "keps/sig-x/77-broken/kep.yaml"
+    diff, old = run("| 77-broken | implementable / alpha | v1.35 / - / - |\n| 78 | implementable / alpha | - / - / - |\n",
+                    (path, b"status: [unclosed\n"), ("keps/sig-x/78-fine/kep.yaml", b"\xff\xfe"))
+    assert diff.changes == [] and diff.lines == old
+    assert diff.problems == [
+        Problem("p.md", "line 3", f"KEP 77-broken: {path} cannot be read (not valid YAML at line 2: did not find "
+                                  "expected ',' or ']'); row kept"),
+        Problem("p.md", "line 4", "KEP 78: keps/sig-x/78-fine/kep.yaml cannot be read (not UTF-8 (invalid start byte "
+                                  "at byte 0)); row kept"),
+    ]
+
+
+def test_an_unreadable_kep_yaml_sharing_its_number_is_picked_by_the_slug():
+    snap_files = (("keps/sig-x/2133-broken/kep.yaml", b"a: [\n"), kep(2133, "fine", alpha="v1.30"))
+    diff, _ = run("| 2133-broken | implementable / alpha | v1.29 / - / - |\n"
+                  "| 2133-fine | implementable / alpha | v1.29 / - / - |\n", *snap_files)
+    assert [(c.kep, c.line, c.field, c.new) for c in diff.changes] == [("2133", 4, "alpha", "v1.30")]
+    assert [p.message.split(" cannot be read")[0] for p in diff.problems] == \
+        ["KEP 2133-broken: keps/sig-x/2133-broken/kep.yaml"]
+
+
+def _released_snapshot(*keps):
+    """Two more KEPs name latest-milestone v1.37, so v1.37 is the release in progress."""
+    return (*keps, kep(8, "x", latest="v1.37"), kep(9, "y", latest="v1.37"))
+
+
+def test_rewriting_a_released_milestone_is_flagged_and_a_forward_move_is_not():
+    diff, _ = run("| 1-a | implementable / alpha | v1.33 / v1.37 / - |\n",
+                  *_released_snapshot(kep(1, "a", alpha="v1.37", beta="v1.38", latest="v1.37")))
+    flag = "rewrites a released milestone: v1.33 (the release in progress is v1.37)"
+    assert [(c.field, c.old, c.new, c.kind, c.flags) for c in diff.changes] == [
+        ("alpha", "v1.33", "v1.37", "retargeted", (flag,)), ("beta", "v1.37", "v1.38", "retargeted", ())]
+
+
+def test_a_consistency_finding_is_flagged_on_the_change_it_concerns_only():
+    diff, _ = run("| 1-a | implementable / alpha | v1.31 / - / - |\n| 2-b | implementable / alpha | v1.31 / v1.34 / - |\n",
+                  kep(1, "a", alpha="v1.31", beta="v1.34", latest="v1.34"),
+                  kep(2, "b", alpha="v1.31", beta="v1.34", latest="v1.34"))
+    flag = ("kep.yaml says stage alpha but milestone.beta v1.34 is not after latest-milestone v1.34; the stage may not "
+            "have been updated")
+    assert [(c.kep, c.field, c.flags) for c in diff.changes] == [("1", "beta", (flag,))]  # row 2: no change, no flag
+
+
+def test_changelog_and_report_call_out_removed_targets_released_rewrites_and_flags():
+    snap = snapshot(*_released_snapshot(kep(1, "a", stage="beta", alpha="v1.37", beta="v1.37", latest="v1.37")))
+    path = "keps/sig-scheduling/1-a/kep.yaml"
+    changes = [Change("1", "p.md", 3, "alpha", "v1.33", "v1.37", "retargeted", True, path,
+                      flags=("rewrites a released milestone: v1.33 (the release in progress is v1.37)",)),
+               Change("1", "p.md", 3, "stable", "v1.39", "", "target-removed", True, path)]
+    log = changelog.render(snap, changes, [])
+    assert log.title == "Update KEP matrix: 2 changes in 1 KEP (1 retargeted, 1 target removed)"
+    assert ("### Targets removed upstream\n\nkep.yaml no longer names a milestone for these stages; the cell is "
+            "cleared.\n\n- KEP [1](https://kep.k8s.io/1) stable: v1.39 → **-** (p.md:3)\n") in log.body
+    assert ("### Released milestones rewritten\n\nThe page showed a milestone that is already released; kep.yaml now "
+            "names another. Check that the page was wrong, not the kep.yaml.\n\n"
+            "- KEP [1](https://kep.k8s.io/1) alpha: v1.33 → **v1.37** (p.md:3)\n") in log.body
+    assert ("| alpha | v1.33 → v1.37<br>⚠ rewrites a released milestone: v1.33 (the release in progress is v1.37) |"
+            in log.body)
+    report = changelog.report(snap, changes, [])
+    assert report["problems"] == [{"path": "p.md:3", "message": "KEP 1 alpha v1.33 -> v1.37: rewrites a released "
+                                                                "milestone: v1.33 (the release in progress is v1.37)"}]
+    assert [c["kind"] for c in report["changes"]] == ["retargeted", "target-removed"]

@@ -1,0 +1,76 @@
+"""The string-only YAML loader: merge keys (YAML 1.1 merge type) and keys given twice (bot/model/yamlload.py)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from bot.model.yamlload import Duplicate, load
+
+
+def test_merge_key_pulls_the_anchor_in_as_strings():
+    doc, dups = load("defaults: &ms\n  alpha: v1.33\nmilestone:\n  <<: *ms\n  beta: v1.35\n")
+    assert doc == {"defaults": {"alpha": "v1.33"}, "milestone": {"alpha": "v1.33", "beta": "v1.35"}}
+    assert dups == []
+
+
+def test_own_keys_win_over_merged_ones_and_that_is_no_duplicate():
+    doc, dups = load("d: &d {alpha: v1.33, beta: v1.34}\nmilestone:\n  alpha: v1.30\n  <<: *d\n")
+    assert doc["milestone"] == {"beta": "v1.34", "alpha": "v1.30"}
+    assert dups == []
+
+
+def test_a_list_of_mappings_merges_with_earlier_sources_winning():
+    doc, _ = load("a: &a {alpha: v1.1}\nb: &b {alpha: v1.2, beta: v1.3}\nm:\n  <<: [*a, *b]\n  stable: v1.4\n")
+    assert doc["m"] == {"alpha": "v1.1", "beta": "v1.3", "stable": "v1.4"}
+
+
+def test_merges_nest_and_work_at_the_top_level_too():
+    doc, _ = load("base: &base {status: implemented}\nmid: &mid\n  <<: *base\n  stage: stable\n<<: *mid\ntitle: x\n")
+    assert (doc["status"], doc["stage"], doc["title"]) == ("implemented", "stable", "x")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('m:\n  "<<": x\n', {"m": {"<<": "x"}}),        # a quoted key is a plain string
+    ("m:\n  '<<': x\n", {"m": {"<<": "x"}}),
+    ("m:\n  a: !!str 1\n  b: !!int 2\n", {"m": {"a": "1", "b": "2"}}),  # tags change nothing: all strings
+])
+def test_quoted_merge_keys_and_tags_are_plain_values(text, expected):
+    assert load(text) == (expected, [])
+
+
+@pytest.mark.parametrize("text, line, problem", [
+    ("x: 1\nm:\n  <<: v1.33\n", 3, "expected a mapping or a list of mappings to merge, found a scalar"),
+    ("a: &a {x: 1}\nm:\n  <<: [*a, v1]\n", 3, "expected a mapping or a list of mappings to merge, found a scalar"),
+    ("m: &m\n  <<: *m\n  a: 1\n", 1, "the merge includes the mapping itself"),
+])
+def test_a_merge_that_cannot_be_applied_is_an_error_with_its_line(text, line, problem):
+    with pytest.raises(yaml.YAMLError) as info:
+        load(text)
+    assert (info.value.problem, info.value.problem_mark.line + 1) == (problem, line)
+
+
+def test_keys_given_twice_are_found_with_both_lines_and_a_dotted_path():
+    text = ("status: implementable\nmilestone:\n  alpha: v1.30\n  alpha: v1.31\nfeature-gates:\n"
+            "  - name: A\n    name: B\nstatus: implemented\n")
+    doc, dups = load(text)
+    assert doc["status"] == "implemented"  # the loader still reads the last; the caller decides
+    assert dups == [Duplicate("milestone.alpha", 3, 4), Duplicate("feature-gates[0].name", 6, 7),
+                    Duplicate("status", 1, 8)]
+
+
+def test_a_key_given_twice_in_a_merged_anchor_shows_under_every_path_that_uses_it():
+    doc, dups = load("d: &d\n  alpha: v1\n  alpha: v2\nmilestone:\n  <<: *d\n")
+    assert doc == {"d": {"alpha": "v2"}, "milestone": {"alpha": "v2"}}
+    assert dups == [Duplicate("d.alpha", 2, 3), Duplicate("milestone.alpha", 2, 3)]
+
+
+def test_an_alias_bomb_is_walked_within_a_bound():
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]" for p, c in zip("abcdefg", "bcdefgh")]
+    doc, dups = load("\n".join(lines) + "\n")
+    assert len(doc["h"]) == 9 and dups == []
+
+
+def test_an_empty_document_is_none():
+    assert load("# only a comment\n") == (None, [])
