@@ -30,8 +30,13 @@ _ZWSP = "\u200b"
 _NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"),
           "stage": ("stage change", "stage changes"), "status": ("status change", "status changes"),
           "retargeted": ("retargeted", "retargeted"), "target-removed": ("target removed", "targets removed"),
+          "added": ("new row", "new rows"),
           "gates": ("feature gate drift", "feature gate drifts"), "renamed": ("renamed", "renamed"),
           "missing-upstream": ("missing upstream", "missing upstream")}
+
+
+#: A body section: ``(header lines, rows, noun for the "N more ... left out" line)``.
+Section = tuple[list[str], list[str], str]
 
 
 class Changelog(NamedTuple):
@@ -123,14 +128,17 @@ def summary(changes: Sequence[Change]) -> str:
 
 def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
            involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
-           max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None) -> Changelog:
+           max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None,
+           callouts: Sequence[Section] = (), extra: Sequence[Section] = ()) -> Changelog:
     """Build the changelog for one run.
 
     ``changes``: every Change (applied and report-only); ``problems``: rows
     left as is and untrusted values; ``involved_problems``: kep.yaml problems
     of the KEPs on the pages; ``discrepancies``: ``None`` when release notes
     were not used, else the "Needs review" list (and each change gets an
-    Evidence cell from ``Change.evidence``). The body is cut at a table row boundary so it
+    Evidence cell from ``Change.evidence``); ``callouts``: sections placed
+    first, ``extra``: sections placed before "Problems" (see
+    :mod:`bot.tracking.render`). The body is cut at a table row boundary so it
     stays within ``max_chars`` characters, with a line saying how many rows
     were left out.
     """
@@ -140,7 +148,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     demoted = [c for c in applied if c.kind == "demoted"]
     title = f"Update KEP matrix: {summary(changes)}" if applied else "KEP matrix: no changes"
     head = [f"**kep-sync**: {summary(changes)}, from kubernetes/enhancements at `{rev}`.", ""]
-    sections: list[tuple[list[str], list[str], str]] = []
+    sections: list[Section] = list(callouts)
     for heading, picked, noun in (("### Graduations", promoted, "graduations"), ("### Demotions", demoted, "demotions")):
         if picked:
             rows = [f"- KEP {_kep_link(c.kep)}: {_cell(c.old)} → **{_cell(c.new)}** ({_cell(c.page)})" for c in picked]
@@ -176,6 +184,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         rows = [_finding_row(c) for c in report_only]
         sections.append((["### Report only (not applied)", "", "| KEP | Page | Finding |", "|---|---|---|"],
                          rows, "findings"))
+    sections += extra
     all_problems = list(problems) + list(involved_problems)
     if all_problems:
         rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in all_problems]
@@ -235,6 +244,10 @@ def _review_row(d: Discrepancy) -> str:
     kep = _kep_link(d.kep) if d.kep else "-"
     note = f"{_note_link(d.pr, d.url)}: {_cell(d.excerpt)}" if d.pr else "-"
     return f"| {kep} | {d.release or '-'} | {d.kind}: {_cell(d.message)} | {note} |"
+
+
+#: Public names for other changelog sections (``bot.tracking.render``).
+table_cell, kep_link = _cell, _kep_link
 
 
 def _finding_row(c: Change) -> str:

@@ -8,6 +8,7 @@ tokens come from the environment only (``GITHUB_TOKEN``, ``KEP_SYNC_APP_*``).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -19,6 +20,7 @@ from pydantic_core import PydanticCustomError
 from bot.errors import ConfigError
 from bot.publish.pull_request import REGENERATE_LABEL
 from bot.sources import ref_name_problem
+from bot.tracking.coverage import DEFAULT_COVERAGE_ALIASES
 from bot.wiki.matrix import DEFAULT_ALIASES
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
@@ -57,6 +59,68 @@ class ColumnsConfig(_Strict):
     beta: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["beta"]))
     stable: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["stable"]))
     feature_gates: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["feature_gates"]))
+
+
+def _relative_page(page: str) -> str:
+    if not page.strip() or page.startswith("/") or ".." in Path(page).parts:
+        raise ValueError(f"{page!r} must be a path relative to the wiki, without '..'")
+    return page
+
+
+class AddToConfig(_Strict):
+    """Opt-in: append rows for the top ``count`` candidates that have a reason of a kind in ``reasons``
+    (default ``group``: a design group on the coverage page lists them) to the KEP table under heading
+    ``table`` on ``page`` (one of ``wiki.pages``)."""
+
+    page: str
+    table: str = Field(min_length=1)
+    count: int = Field(default=5, ge=1, le=50)
+    reasons: list[Literal["group", "new", "active", "gate", "targets"]] = Field(
+        default_factory=lambda: ["group"], min_length=1)
+
+    @field_validator("page")
+    @classmethod
+    def _relative(cls, page: str) -> str:
+        return _relative_page(page)
+
+
+class CandidatesConfig(_Strict):
+    """New KEP candidates (``bot/tracking/candidates.py``): tracked ``sigs`` (default: the SIGs of the KEPs on
+    the pages), the window of ``releases``, how many the changelog shows (``limit``), KEP numbers to ``ignore``,
+    and the opt-in ``add_to``."""
+
+    sigs: list[str] = Field(default_factory=list)
+    releases: int = Field(default=1, ge=1, le=20)
+    limit: int = Field(default=10, ge=0, le=200)
+    ignore: list[int] = Field(default_factory=list)
+    add_to: AddToConfig | None = None
+
+    @field_validator("sigs")
+    @classmethod
+    def _sig_names(cls, sigs: list[str]) -> list[str]:
+        for sig in sigs:
+            if not re.fullmatch(r"(sig-)?[a-z0-9][a-z0-9-]*", sig):
+                raise ValueError(f"{sig!r} is not a SIG name (like sig-node or node)")
+        return sigs
+
+
+class CoverageColumnsConfig(_Strict):
+    """Header aliases of the coverage page's design-group table (``bot/tracking/coverage.py``)."""
+
+    group: list[str] = Field(default_factory=lambda: list(DEFAULT_COVERAGE_ALIASES["group"]))
+    keps: list[str] = Field(default_factory=lambda: list(DEFAULT_COVERAGE_ALIASES["keps"]), min_length=1)
+
+
+class CoverageConfig(_Strict):
+    """The design-group coverage page (read-only for the bot), relative to the wiki; ``None``: not checked."""
+
+    page: str | None = None
+    columns: CoverageColumnsConfig = Field(default_factory=CoverageColumnsConfig)
+
+    @field_validator("page")
+    @classmethod
+    def _relative(cls, page: str | None) -> str | None:
+        return None if page is None else _relative_page(page)
 
 
 class FrontMatterConfig(_Strict):
@@ -247,6 +311,50 @@ class Config(_Strict):
                                       {"key": "digest"})
         return digest
 
+    candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
+    production_tables: list[str] = Field(default_factory=list)
+    coverage: CoverageConfig = Field(default_factory=CoverageConfig, validate_default=True)  # add_to needs it
+
+    @field_validator("candidates")
+    @classmethod
+    def _add_to_a_page(cls, candidates: CandidatesConfig, info: ValidationInfo) -> CandidatesConfig:
+        wiki = info.data.get("wiki")
+        add_to = candidates.add_to
+        if add_to is not None and wiki is not None and not _same_page(add_to.page, wiki.pages):
+            raise PydanticCustomError("not_a_page", "{page} is not one of wiki.pages ({pages})",
+                                      {"page": repr(add_to.page), "pages": ", ".join(map(repr, wiki.pages)),
+                                       "key": "candidates.add_to.page"})
+        return candidates
+
+    @field_validator("coverage")
+    @classmethod
+    def _groups_need_a_page(cls, coverage: CoverageConfig, info: ValidationInfo) -> CoverageConfig:
+        candidates = info.data.get("candidates")
+        add_to = candidates.add_to if candidates is not None else None
+        if add_to is not None and add_to.reasons == ["group"] and coverage.page is None:
+            raise PydanticCustomError("needs_coverage", "candidates.add_to adds only KEPs a design group lists "
+                                      "(reasons: [group]), so it needs coverage.page; set it, or add other reasons",
+                                      {"key": "coverage.page"})
+        return coverage
+
+    @field_validator("production_tables")
+    @classmethod
+    def _headings(cls, tables: list[str]) -> list[str]:
+        for table in tables:
+            if not table.strip("# ").strip():
+                raise ValueError("a table is named by the text of the heading above it; got an empty heading")
+        return tables
+
+    @field_validator("coverage")
+    @classmethod
+    def _read_only(cls, coverage: CoverageConfig, info: ValidationInfo) -> CoverageConfig:
+        wiki = info.data.get("wiki")
+        if coverage.page is not None and wiki is not None and _same_page(coverage.page, wiki.pages):
+            raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
+                                      "page is read-only for kep-sync, name a page that is not synced",
+                                      {"page": repr(coverage.page), "key": "coverage.page"})
+        return coverage
+
     @field_validator("publish")
     @classmethod
     def _repo_for_github(cls, publish: str, info: ValidationInfo) -> str:
@@ -255,6 +363,12 @@ class Config(_Strict):
             raise PydanticCustomError("missing_for_publish", "required when publish is github (OWNER/NAME of the "
                                       "wiki repository)", {"key": "wiki.repo"})
         return publish
+
+    def pages_to_read(self) -> list[str]:
+        """``wiki.pages`` plus the read-only ``coverage.page`` when set: what a wiki backend reads at the base."""
+        extra = [self.coverage.page] if self.coverage.page and not _same_page(self.coverage.page, self.wiki.pages) \
+            else []
+        return list(self.wiki.pages) + extra
 
     def aliases(self) -> dict[str, tuple[str, ...]]:
         """Column aliases as ``{role: (header, ...)}`` for :func:`bot.wiki.matrix.parse_page`."""
@@ -294,9 +408,14 @@ def error_message(err: dict) -> str:
     if kind == "string_pattern_mismatch" and err["loc"][-1:] == ("repo",):
         return f"{got}: expected OWNER/NAME of a GitHub repository"
     msg = err["msg"].removeprefix("Value error, ")
-    if kind in ("value_error", "http_url", "missing_for_publish") or got in msg:
+    if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
+                "needs_coverage") or got in msg:
         return msg
     return f"{msg} (got {got})"
+
+
+def _same_page(page: str, pages: list[str]) -> bool:
+    return os.path.normpath(page) in {os.path.normpath(p) for p in pages}
 
 
 def config_errors(exc: ValidationError, source: str) -> list[str]:

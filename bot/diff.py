@@ -42,8 +42,8 @@ from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_val
 from bot.wiki.tables import replace_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
-#: Change kinds, in changelog order.
-KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "gates", "renamed",
+#: Change kinds, in changelog order; ``added`` is a new row appended by ``candidates.add_to`` (field ``row``).
+KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "added", "gates", "renamed",
          "missing-upstream")
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 #: How a flag that marks a released milestone rewritten starts (:attr:`Change.flags`).
@@ -275,3 +275,7 @@ def _render_milestone(value: str) -> str | None:
     if v in ("", "0.0"):
         return ""
     return v if v.casefold() in MILESTONE_PLACEHOLDERS else None
+
+
+#: Public name for new rows (``bot.tracking.rows``): the same rule, so a new row never disagrees with the diff.
+render_milestone = _render_milestone

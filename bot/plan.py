@@ -9,6 +9,7 @@ passes in; :mod:`bot.sync` does the reading and the landing.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
@@ -25,7 +26,9 @@ from bot.evidence.notes import ReleaseNotes, with_missing
 from bot.history import digest as digest_mod
 from bot.history.provenance import History, attach
 from bot.history.renames import Rename
-from bot.wiki.matrix import parse_page
+from bot.tracking import Tracking, options_from, track
+from bot.tracking import render as tracking_render
+from bot.wiki.matrix import MatrixPage, parse_page
 
 
 class PageResult(NamedTuple):
@@ -91,7 +94,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
 
-    ``pages``: ``{relative path: bytes}`` in the configured order; ``only``:
+    ``pages``: ``{relative path: bytes}`` in the configured order (the read-only ``coverage.page``
+    among them when set: read by the tracking stage, never written); ``only``:
     KEP numbers to consider; ``today`` (``YYYY-MM-DD``) is used only when
     ``front_matter.date_key`` is set. ``release_notes``: notes already read, or
     a loader called once with the releases the changed KEPs' milestones name
@@ -112,11 +116,15 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     changes: list[Change] = []
     problems: list[Problem] = []
     numbers: set[int] = set()
+    parsed: list[MatrixPage] = []
     for path, data in pages.items():
         if path == config.digest.page and path not in config.wiki.pages:
             results.append(digest_page(config, snapshot, path, data, problems))
             continue
+        if config.coverage.page and posixpath.normpath(path) == posixpath.normpath(config.coverage.page):
+            continue  # the read-only coverage page: input of the tracking stage only, never a page to write
         page = parse_page(path, decode_page(path, data), config.aliases())
+        parsed.append(page)
         numbers.update(row.number for row in page.rows)
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
                          renames=renames, apply_renames=config.renames == "apply")
@@ -145,13 +153,40 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     if history is not None:
         paths = sorted({c.kep_path for c in changes if c.kep_path})
         changes, origin = attach(changes, history(paths) if callable(history) else history)
+    tracking = _track(config, snapshot, parsed, changes, results, pages, today)
+    results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
+    changes = changes + tracking.changes
+    problems = problems + tracking.problems
     touched = {c.kep_path for c in changes}
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
     log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
-                               web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars)
+                               web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars,
+                               callouts=tracking_render.callouts(tracking),
+                               extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
+                                                              config.candidates.limit))
     report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
                                   provenance=origin)
+    report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
+
+
+def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
+           results: list[PageResult], pages: dict[str, bytes], today: str | None) -> Tracking:
+    """The tracking stage (:func:`bot.tracking.track`) for this plan, with ``Tracking.lines`` turned into
+    page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set)."""
+    coverage = None
+    if config.coverage.page:
+        found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
+        if found is not None:
+            coverage = (found, decode_page(found, pages[found]))
+    lines = {r.path: r.new.decode("utf-8").split("\n") for r in results}
+    tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage)
+    out = {}
+    for path, new in tracking.lines.items():
+        if config.front_matter.date_key and today and new != lines[path]:
+            new = set_front_matter_date(new, config.front_matter.date_key, today)
+        out[path] = "\n".join(new).encode("utf-8")
+    return tracking._replace(lines=out)
 
 
 def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:

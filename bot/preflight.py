@@ -34,6 +34,8 @@ def offline_problems(config: Config) -> list[str]:
     problems = _enhancements_problems(config.enhancements)
     if pages_on_disk(config):
         problems += _wiki_problems(config)
+        if not problems:
+            problems += _tracking_problems(config)
     if config.release_notes.source:
         problems += _notes_problems(config.release_notes.source)
     return problems
@@ -65,6 +67,51 @@ def _wiki_problems(config: Config) -> list[str]:
         if why:
             problems.append(f"wiki.pages[{i}] {page!r}: {why} (under the wiki directory {config.wiki.dir!r})")
     return problems
+
+
+def _tracking_problems(config: Config) -> list[str]:
+    """The tracking settings against the pages on disk: ``coverage.page`` exists and has a design-group
+    table; ``candidates.add_to.table`` and each of ``production_tables`` head a KEP table."""
+    from bot.tracking.coverage import parse_groups
+    from bot.tracking.production import missing_tables
+    from bot.tracking.rows import table_under
+    from bot.wiki.matrix import parse_page
+
+    root = Path(config.wiki.dir).expanduser()
+    problems = []
+    cov = config.coverage
+    if cov.page:
+        text, why = _read_text(root / cov.page)
+        if not why:
+            aliases = {"group": tuple(cov.columns.group), "keps": tuple(cov.columns.keps)}
+            if not parse_groups(cov.page, text, aliases)[0]:
+                names = ", ".join(repr(a) for a in cov.columns.keps)
+                why = f"no design-group table (a column headed {names})"
+        if why:
+            problems.append(f"coverage.page {cov.page!r}: {why} (under the wiki directory {config.wiki.dir!r})")
+    texts = {page: (root / page).read_bytes().decode("utf-8") for page in config.wiki.pages}
+    add = config.candidates.add_to
+    if add is not None:
+        page = next((p for p in texts if Path(p) == Path(add.page)), add.page)
+        if page in texts and table_under(texts[page], add.table, config.aliases()) is None:
+            problems.append(f"candidates.add_to.table {add.table!r}: no KEP table under that heading on {add.page!r}")
+    if config.production_tables:
+        pages = [parse_page(p, t, config.aliases()) for p, t in texts.items()]
+        problems += [f"production_tables {t!r}: no KEP table under that heading on the pages"
+                     for t in missing_tables(pages, config.production_tables)]
+    return problems
+
+
+def _read_text(path: Path) -> tuple[str, str]:
+    """``(text, "")``, or ``("", why)`` when ``path`` is missing, not a file, unreadable or not UTF-8."""
+    if not path.is_file():
+        return "", "no such file" if not path.exists() else "not a file"
+    try:
+        return path.read_bytes().decode("utf-8"), ""
+    except OSError as exc:
+        return "", f"cannot be read: {exc.strerror or exc}"
+    except UnicodeDecodeError as exc:
+        return "", f"not UTF-8 ({exc.reason} at byte {exc.start})"
 
 
 def page_problem(path: Path, aliases: dict[str, tuple[str, ...]]) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.config import Config
-from bot.errors import PublishError
+from bot.errors import ConfigError, PublishError
 from bot.plan import SyncPlan, plan_sync
 from bot.publish.files import write_files
 from bot.sources.enhancements import load_snapshot
@@ -130,7 +130,7 @@ def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Map
         from bot.wiki.backends.git import GitWiki
 
         return GitWiki(config, Path(config.wiki.dir))
-    return DirectoryWiki(Path(config.wiki.dir), config.wiki.pages)
+    return DirectoryWiki(Path(config.wiki.dir), config.pages_to_read())
 
 
 def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Collection[int] | None = None,
@@ -151,7 +151,7 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
         return plan_sync(config, snapshot, base.pages, only=only, today=today, release_notes=release_notes,
                          max_chars=base.max_chars, history=history, renames=renames)
 
-    plan = replan(wiki.read())
+    plan = replan(_read(wiki, config))
     if config.publish == "none":
         _write_report(report_path, plan)
         return SyncOutcome(plan, [], "")
@@ -179,6 +179,17 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
                          today=datetime.date.today().isoformat(),
                          release_notes=release_notes_loader(config, counter), report_path=report_path,
                          history=history, renames=renames)
+
+
+def _read(wiki: Wiki, config: Config) -> Base:
+    """``wiki.read()``; a missing coverage page is named as ``coverage.page``, not ``wiki.pages``."""
+    try:
+        return wiki.read()
+    except ConfigError as exc:
+        prefix = f"wiki.pages (--page) {config.coverage.page!r}: "
+        if config.coverage.page and str(exc).startswith(prefix):
+            raise ConfigError(f"coverage.page {config.coverage.page!r}: {str(exc)[len(prefix):]}") from None
+        raise
 
 
 def _write_report(path: Path | None, plan: SyncPlan) -> None:

@@ -114,7 +114,7 @@ def test_1_rows_equal_the_2026_07_07_page(first_run):
 
 def test_1_report_and_changelog(first_run):
     _, _, report, stdout = first_run
-    assert set(report) == {"revision", "changes", "problems", "provenance"}  # a git checkout has history
+    assert set(report) == {"revision", "changes", "problems", "provenance", "candidates"}  # a git checkout has history
     assert report["provenance"] == {"source": "git", "requests": 0, "applied": APPLIED, "with_upstream": APPLIED}
     assert report["revision"] == REVISION
     applied = [c for c in report["changes"] if c["applied"]]

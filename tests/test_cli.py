@@ -74,7 +74,7 @@ def test_publish_files_and_report(work, capsys):
     assert (work / "wiki" / "m.md").read_bytes() == PAGE_SYNCED.encode()
     assert sorted(p.name for p in (work / "wiki").iterdir()) == ["m.md"]
     report = json.loads((work / "r.json").read_text())
-    assert report == {"revision": "", "problems": [], "changes": [
+    assert report == {"revision": "", "problems": [], "candidates": [], "changes": [
         {"kep": "4671", "page": "m.md", "line": 18, "field": "stage", "old": "alpha", "new": "beta",
          "kind": "promoted", "applied": True, "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
         {"kep": "4671", "page": "m.md", "line": 18, "field": "beta", "old": "", "new": "v1.37",

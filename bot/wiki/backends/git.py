@@ -108,7 +108,7 @@ class GitWiki:
 
     def _read_base(self, base: str) -> Base:
         self.base = base
-        self.modes, self.blobs, pages = _read_pages(self.git, base, self.base_name, self.config.wiki.pages)
+        self.modes, self.blobs, pages = _read_pages(self.git, base, self.base_name, self.config.pages_to_read())
         return Base(pages, base, prmod.changelog_budget(self.body))
 
     def land(self, plan: SyncPlan, replan: Replan) -> Landing:

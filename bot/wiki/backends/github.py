@@ -128,7 +128,7 @@ class GitHubWiki:
     def _read_pages(self, base_name: str, sha: str) -> tuple[dict[str, bytes], dict[str, str]]:
         pages, blobs = {}, {}
         where = f"at {base_name} of {self.config.wiki.repo}"
-        for path in self.config.wiki.pages:
+        for path in self.config.pages_to_read():
             if path.endswith("/") or not path:
                 raise page_error(path, "must name a file, not a directory (no trailing '/')", where)
             try:

@@ -1,0 +1,136 @@
+"""Design-group coverage: the companion page's design groups against the matrix rows.
+
+Pure. The coverage page (``coverage.page``, read-only for the bot) has a
+table whose columns are found by header text like the matrix columns: a
+group name column (``设计组`` / ``Design group``) and a column of
+representative KEP numbers (``代表 KEP`` / ``Representative KEPs``). Its rule
+(the page's own words): every important KEP, i.e. every matrix row, belongs to
+one design group. A KEP in several groups is allowed (cross-SIG groups share
+KEPs) and only listed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from bot.model.kep import Problem
+from bot.wiki.matrix import column_roles, parse_kep_cell
+from bot.wiki.tables import find_tables, split_row, unescape_cell
+
+#: Header aliases of the design-group table (``coverage.columns`` in the config).
+DEFAULT_COVERAGE_ALIASES: dict[str, tuple[str, ...]] = {
+    "group": ("设计组", "Design group", "Group"),
+    "keps": ("代表 KEP", "Representative KEPs", "Representative KEP", "KEPs"),
+}
+_LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_TOKEN_SPLIT_RE = re.compile(r"[,，、;；\s]+")
+
+
+class Group(NamedTuple):
+    """One design group: its ``name`` (the group cell), its KEP ``numbers`` in page order and the 1-based ``line``."""
+
+    name: str
+    numbers: tuple[int, ...]
+    line: int
+
+
+class Coverage(NamedTuple):
+    """What the coverage page says about the matrix.
+
+    - ``page``: the coverage page path; ``groups``: its design groups in page order;
+    - ``not_in_any_group``: KEP numbers of matrix rows no group lists (sorted);
+    - ``not_on_matrix``: KEP numbers a group lists that no matrix row has (sorted);
+    - ``in_several_groups``: ``(number, (group name, ...))`` for KEPs listed by more than one group;
+    - ``problems``: cells that could not be read (tokens that name no KEP, no group table).
+    """
+
+    page: str
+    groups: tuple[Group, ...]
+    not_in_any_group: tuple[int, ...]
+    not_on_matrix: tuple[int, ...]
+    in_several_groups: tuple[tuple[int, tuple[str, ...]], ...]
+    problems: tuple[Problem, ...]
+
+    def groups_of(self, number: int) -> tuple[str, ...]:
+        """Names of the groups that list ``number``, in page order."""
+        return tuple(g.name for g in self.groups if number in g.numbers)
+
+    def as_report(self) -> dict:
+        """The ``coverage`` object of the JSON report:
+        ``{"page", "groups": [{"name", "keps"}], "not_in_any_group", "not_on_matrix", "in_several_groups"}``."""
+        return {
+            "page": self.page,
+            "groups": [{"name": g.name, "keps": list(g.numbers)} for g in self.groups],
+            "not_in_any_group": list(self.not_in_any_group),
+            "not_on_matrix": list(self.not_on_matrix),
+            "in_several_groups": [{"kep": n, "groups": list(names)} for n, names in self.in_several_groups],
+        }
+
+
+def parse_groups(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES
+                 ) -> tuple[list[Group], list[Problem]]:
+    """The design groups of every table on ``text`` whose header has a KEPs column (role ``keps``).
+
+    A KEPs cell lists numbers separated by commas (``,``, ``，``, ``、``), ``;`` or
+    spaces; each item may be written as a KEP cell is (``4671``, ``KEP-4671``,
+    ``4671-gang-scheduling``, ``[4671-x](url)``). An item that names no KEP is a
+    problem (``key`` ``line N``) and is skipped; a group cell falls back to
+    ``group N`` when the table has no group column. No such table: one problem.
+    """
+    lines = text.split("\n")
+    groups: list[Group] = []
+    problems: list[Problem] = []
+    tables = 0
+    for table in find_tables(text):
+        header = [c.text for c in split_row(lines[table.header])]
+        roles = column_roles(header, aliases)
+        if "keps" not in roles:
+            continue
+        tables += 1
+        for index in table.body:
+            cells = split_row(lines[index])
+            if roles["keps"] >= len(cells):
+                problems.append(Problem(path, f"line {index + 1}", "row has no KEPs cell; skipped"))
+                continue
+            name = unescape_cell(cells[roles["group"]].text) if "group" in roles and roles["group"] < len(cells) \
+                else f"group {len(groups) + 1}"
+            numbers: list[int] = []
+            for item in split_items(cells[roles["keps"]].text):
+                key = parse_kep_cell(item)
+                if key is None:
+                    problems.append(Problem(path, f"line {index + 1}", f"{item!r} in group {name!r} names no KEP; "
+                                                                       "skipped"))
+                elif key[0] not in numbers:
+                    numbers.append(key[0])
+            groups.append(Group(name, tuple(numbers), index + 1))
+    if not tables:
+        names = ", ".join(repr(a) for a in aliases.get("keps", ()))
+        problems.append(Problem(path, "", f"no design-group table (a column headed {names}); coverage not checked"))
+    return groups, problems
+
+
+def split_items(cell: str) -> list[str]:
+    """The items of a KEPs cell: links replaced by their text, split on commas, semicolons and spaces."""
+    text = _LINK_RE.sub(lambda m: m.group(1), unescape_cell(cell))
+    return [t for t in _TOKEN_SPLIT_RE.split(text) if t.strip()]
+
+
+def check_coverage(path: str, text: str, matrix_numbers: Iterable[int],
+                   aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES) -> Coverage:
+    """Compare the design groups on the coverage page (``path``, ``text``) with the KEP numbers of the matrix rows."""
+    groups, problems = parse_groups(path, text, aliases)
+    on_matrix = set(matrix_numbers)
+    listed: dict[int, list[str]] = {}
+    for g in groups:
+        for n in g.numbers:
+            listed.setdefault(n, []).append(g.name)
+    return Coverage(
+        page=path,
+        groups=tuple(groups),
+        not_in_any_group=tuple(sorted(on_matrix - set(listed))),
+        not_on_matrix=tuple(sorted(set(listed) - on_matrix)),
+        in_several_groups=tuple((n, tuple(names)) for n, names in sorted(listed.items()) if len(names) > 1),
+        problems=tuple(problems),
+    )

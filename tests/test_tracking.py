@@ -1,0 +1,274 @@
+"""The tracking stage (bot/tracking/): candidates, design-group coverage, production list, new rows.
+
+Small hand-written KEPs and pages only; the real-data checks are in test_acceptance_tracking.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.model.kep import Problem
+from bot.model.snapshot import build_snapshot
+from bot.tracking import Options, track
+from bot.tracking.candidates import find_candidates, window_start
+from bot.tracking.coverage import check_coverage, parse_groups, split_items
+from bot.tracking.production import Finding, left_production, not_production
+from bot.tracking.rows import add_rows
+from bot.diff import Change
+from bot.wiki.matrix import DEFAULT_ALIASES, parse_page
+from bot.wiki.sections import Heading, find_headings, heading_above, same_heading
+
+REV = "0123456789abcdef0123456789abcdef01234567"
+
+
+def kep(number: int, slug: str, sig: str = "sig-node", *, status: str = "implementable", stage: str = "alpha",
+        latest: str = "v1.37", alpha: str = "", beta: str = "", stable: str = "", gates: tuple[str, ...] = ()):
+    """``(path, bytes)`` of a kep.yaml with the given fields (``""`` leaves a milestone out)."""
+    ms = "".join(f"  {k}: \"{v}\"\n" for k, v in (("alpha", alpha), ("beta", beta), ("stable", stable)) if v)
+    ms = ms or '  alpha: ""\n'
+    gate_lines = "".join(f"  - name: {g}\n" for g in gates) or "  []\n"
+    text = (f"title: Title of {slug}\nkep-number: {number}\nowning-sig: {sig}\nstatus: {status}\nstage: {stage}\n"
+            f"latest-milestone: \"{latest}\"\nmilestone:\n{ms}feature-gates:\n{gate_lines}")
+    return f"keps/{sig}/{number}-{slug}/kep.yaml", text.encode()
+
+
+def snap(*files):
+    return build_snapshot(files, "test", REV)
+
+
+PAGE = """# Matrix
+
+## P0 Landmark KEPs
+
+| KEP | SIG | 状态 | Alpha / Beta / GA | Feature gate | 说明 |
+|---|---|---|---|---|---|
+| 100-on-page | node | implementable / alpha | v1.37 / - / - | `SharedGate` | human text |
+| 101-withdrawn-one | node | withdrawn / alpha | v1.30 / - / - | - | lineage |
+
+## P1 Foundation KEPs
+
+| KEP | 状态 | Alpha / Beta / GA |
+|---|---|---|
+| 102-provisional-one | provisional / alpha | v1.36 / - / - |
+"""
+
+ON_PAGE = (kep(100, "on-page", alpha="v1.37", gates=("SharedGate",)),
+           kep(101, "withdrawn-one", status="withdrawn", latest="v1.30", alpha="v1.30"),
+           kep(102, "provisional-one", status="provisional", latest="v1.36", alpha="v1.36"))
+
+
+# --- candidates -------------------------------------------------------------------------------------------------
+
+def test_window_counts_back_from_the_newest_latest_milestone_not_from_targets():
+    s = snap(kep(1, "a", latest="v1.38", alpha="v1.38", stable="v1.41"), kep(2, "b", latest="1.37"),
+             kep(3, "c", latest="TBD"))
+    assert window_start(s.all_keps(), 1) == (1, 37)
+    assert window_start(s.all_keps(), 3) == (1, 35)
+    assert window_start(s.all_keps(), 50) == (1, 0)
+    assert window_start(snap(kep(3, "c", latest="")).all_keps(), 1) is None
+
+
+def test_candidates_reasons_and_order():
+    s = snap(*ON_PAGE,
+             kep(200, "new-alpha", alpha="v1.37", beta="v1.38"),                     # new in v1.37
+             kep(201, "old-but-active", latest="v1.37", alpha="v1.30", beta="v1.37"),  # active
+             kep(202, "targets-ga", latest="v1.35", alpha="v1.33", stable="v1.38"),   # targets stable in v1.38
+             kep(203, "stale", latest="v1.30", alpha="v1.30"),                        # not active
+             kep(204, "gate-sharer", latest="v1.30", alpha="v1.30", gates=("SharedGate",)),
+             kep(205, "other-sig", "sig-apps", alpha="v1.37"),                        # SIG not tracked
+             kep(206, "grouped", "sig-apps", latest="v1.20", alpha="v1.20"),          # but in a design group
+             kep(207, "gone", status="withdrawn", alpha="v1.37"),
+             kep(208, "rejected", status="rejected", alpha="v1.37"),
+             kep(209, "replaced", status="replaced", alpha="v1.37"),
+             kep(210, "superseded", status="superseded", alpha="v1.37"),
+             kep(211, "provisional-new", status="provisional", alpha="v1.37"),
+             kep(212, "newest", latest="v1.38", alpha="v1.38"))
+    on = {p for p, _ in ON_PAGE}
+    got = find_candidates(s, on, sigs=["node"], shown_gates={"SharedGate": {"100"}},
+                          groups={206: ("Apps group",)}, releases=1)
+    assert [(c.ident, c.reasons, c.score) for c in got] == [
+        ("206", ('in design group "Apps group"',), 8),
+        ("212", ("new in v1.38",), 4),
+        ("200", ("new in v1.37",), 4),
+        ("211", ("new in v1.37",), 3),
+        ("201", ("active in v1.37",), 2),
+        ("204", ("shares gate SharedGate with 100",), 2),
+        ("202", ("targets stable in v1.38",), 1),
+    ]
+    assert got[1].as_report() == {
+        "kep": "212", "title": "Title of newest", "sig": "sig-node", "path": "keps/sig-node/212-newest/kep.yaml",
+        "status": "implementable", "stage": "alpha", "latest_milestone": "v1.38", "alpha": "v1.38", "beta": "",
+        "stable": "", "feature_gates": [], "reasons": ["new in v1.38"]}
+
+
+def test_candidates_sigs_ignore_and_a_wider_window():
+    s = snap(*ON_PAGE, kep(200, "a", alpha="v1.37"), kep(203, "stale", latest="v1.35", alpha="v1.35"),
+             kep(205, "apps", "sig-apps", alpha="v1.37"))
+    on = {p for p, _ in ON_PAGE}
+    assert [c.ident for c in find_candidates(s, on, sigs=["sig-apps"], shown_gates={})] == ["205"]
+    assert [c.ident for c in find_candidates(s, on, sigs=["sig-node"], shown_gates={}, ignore=[200])] == []
+    assert [(c.ident, c.reasons) for c in find_candidates(s, on, sigs=["sig-node"], shown_gates={}, releases=2)] \
+        == [("200", ("new in v1.37",)), ("203", ("new in v1.35",))]
+
+
+def test_a_shared_number_is_covered_only_for_the_kep_the_row_names():
+    a, b = kep(2133, "kubelet-credential-providers", alpha="v1.37"), kep(2133, "out-of-tree", "sig-cloud-provider",
+                                                                         alpha="v1.37")
+    got = find_candidates(snap(a, b), {a[0]}, sigs=["node", "cloud-provider"], shown_gates={})
+    assert [c.ident for c in got] == ["2133-out-of-tree"]
+
+
+# --- coverage ---------------------------------------------------------------------------------------------------
+
+COVERAGE = """# Coverage
+
+| 设计组 | 覆盖 SIG | 代表 KEP | 详解页 |
+|---|---|---|---|
+| Node core | node | 100, 101 | [[node]] |
+| Cross \\| group | node + apps | KEP-100、[300-x](https://kep.k8s.io/300), 301-y; 等 | [[x]] |
+
+| 类别 | KEP / feature | 当前处理 |
+|---|---|---|
+| 历史 | 999 | not a group table |
+"""
+
+
+def test_coverage_lists():
+    cov = check_coverage("coverage.md", COVERAGE, [100, 101, 102])
+    assert [(g.name, g.numbers, g.line) for g in cov.groups] == [("Node core", (100, 101), 5),
+                                                                 ("Cross | group", (100, 300, 301), 6)]
+    assert cov.not_in_any_group == (102,)
+    assert cov.not_on_matrix == (300, 301)
+    assert cov.in_several_groups == ((100, ("Node core", "Cross | group")),)
+    assert cov.problems == (Problem("coverage.md", "line 6", "'等' in group 'Cross | group' names no KEP; skipped"),)
+    assert cov.as_report() == {
+        "page": "coverage.md",
+        "groups": [{"name": "Node core", "keps": [100, 101]}, {"name": "Cross | group", "keps": [100, 300, 301]}],
+        "not_in_any_group": [102], "not_on_matrix": [300, 301],
+        "in_several_groups": [{"kep": 100, "groups": ["Node core", "Cross | group"]}]}
+
+
+def test_coverage_header_aliases_are_configurable_and_a_page_without_the_table_says_so():
+    text = "| Family | Members |\n|---|---|\n| Core | 7 8 |\n"
+    groups, problems = parse_groups("c.md", text, {"group": ("Family",), "keps": ("Members",)})
+    assert groups == [(("Core", (7, 8), 3))] and problems == []
+    groups, problems = parse_groups("c.md", text)
+    assert groups == []
+    assert problems == [Problem("c.md", "", "no design-group table (a column headed '代表 KEP', "
+                                            "'Representative KEPs', 'Representative KEP', 'KEPs'); coverage not checked")]
+    assert split_items("[1-a](u), KEP-2；3") == ["1-a", "KEP-2", "3"]
+
+
+# --- production list --------------------------------------------------------------------------------------------
+
+def test_headings_and_tables():
+    heads = find_headings("# A\n```\n# not a heading\n```\nB\n===\n\n## *C*  x\r\ntext\n")
+    assert heads == [Heading(0, 1, "A"), Heading(4, 1, "B"), Heading(7, 2, "*C*  x")]
+    assert heading_above(heads, 8) == "*C*  x" and heading_above(heads, 0) == ""
+    assert same_heading("*C*  x", "c x") and not same_heading("C", "C2")
+
+
+def test_not_production_only_in_configured_tables_with_upstream_status():
+    s = snap(*ON_PAGE)
+    page = parse_page("m.md", PAGE)
+    assert not_production(page, s, ()) == []
+    assert not_production(page, s, ("p0 landmark keps",)) == [
+        Finding("not-production", "101-withdrawn-one", "m.md", 8, "P0 Landmark KEPs", "withdrawn",
+                "keps/sig-node/101-withdrawn-one/kep.yaml")]
+    # upstream status wins over the cell: 100 withdrawn upstream, the row still says implementable
+    s2 = snap(kep(100, "on-page", status="withdrawn"), *ON_PAGE[1:])
+    assert [f.kep for f in not_production(page, s2, ("P0 Landmark KEPs", "P1 Foundation KEPs"))] == \
+        ["100-on-page", "101-withdrawn-one", "102-provisional-one"]
+
+
+def test_status_changes_out_of_production_are_called_out():
+    changes = [Change("1", "m.md", 3, "status", "implementable", "withdrawn", "status", True, "p1"),
+               Change("2", "m.md", 4, "status", "implementable", "implemented", "status", True, "p2"),
+               Change("3", "m.md", 5, "stage", "alpha", "provisional", "stage", True, "p3"),
+               Change("4", "m.md", 6, "status", "Provisional", "provisional", "status", True, "p4")]
+    assert left_production(changes) == changes[:1]
+
+
+# --- new rows ---------------------------------------------------------------------------------------------------
+
+def _cands(s, on, **kw):
+    return find_candidates(s, on, sigs=["node"], shown_gates={}, **kw)
+
+
+def test_add_rows_fills_owned_cells_in_the_table_style():
+    s = snap(*ON_PAGE, kep(200, "new-alpha", alpha="v1.37", beta="v1.38", gates=("B", "A")),
+             kep(201, "ga-only", stage="stable", stable="1.37"))
+    lines = PAGE.split("\n")
+    cands = _cands(s, {p for p, _ in ON_PAGE})
+    assert add_rows("m.md", lines, "P0 Landmark KEPs", cands, 5, DEFAULT_ALIASES, "")[1] == []  # default: groups only
+    out, added, problems = add_rows("m.md", lines, "P0 Landmark KEPs", cands, 5, DEFAULT_ALIASES,
+                                    "https://github.com/kubernetes/enhancements", reasons=("new",))
+    assert problems == []
+    assert out == lines[:8] + [
+        "| 201-ga-only |  | implementable / stable | - / - / v1.37 | - |  |",
+        "| 200-new-alpha |  | implementable / alpha | v1.37 / v1.38 / - | `A`, `B` |  |",
+    ] + lines[8:]
+    assert [(a.line, a.ident, a.cell) for a in added] == [(9, "201", "201-ga-only"), (10, "200", "200-new-alpha")]
+    # the new rows parse as rows and agree with kep.yaml: a second diff changes nothing
+    from bot.diff import diff_page
+    diff = diff_page(parse_page("m.md", "\n".join(out)), s, gates_owned=True)
+    assert [c for c in diff.changes if c.kep in ("200", "201")] == []
+
+
+@pytest.mark.parametrize("cell, expected", [
+    ("KEP-100", "KEP-201"),
+    ("100", "201"),
+    ("**100-on-page**", "**201-ga-only**"),
+    ("[100-on-page](https://kep.k8s.io/100)", "[201-ga-only](https://kep.k8s.io/201)"),
+    ("[100-on-page](https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/100-on-page)",
+     "[201-ga-only](https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/201-ga-only)"),
+    ("[100-on-page](https://example.com/x)",
+     "[201-ga-only](https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/201-ga-only)"),
+])
+def test_add_rows_kep_cell_style(cell, expected):
+    s = snap(*ON_PAGE, kep(201, "ga-only", stage="stable", stable="v1.37"))
+    page = PAGE.replace("| 100-on-page |", f"| {cell} |")
+    out, added, _ = add_rows("m.md", page.split("\n"), "P0 Landmark KEPs", _cands(s, {p for p, _ in ON_PAGE}), 1,
+                             DEFAULT_ALIASES, "https://github.com/kubernetes/enhancements", reasons=("new",))
+    assert added[0].cell == expected
+    assert out[added[0].line - 1].startswith(f"| {expected} |")
+
+
+def test_add_rows_keeps_crlf_drops_v_and_skips_untrusted_values():
+    page = ("## T\r\n\r\n| KEP | Status | Stage | Alpha | Beta | GA |\r\n|---|---|---|---|---|---|\r\n"
+            "| 100 | implementable | alpha | 1.37 | - | - |\r\n")
+    s = snap(*ON_PAGE, kep(200, "bad-status", status="imlpemented", alpha="v1.37"),
+             kep(201, "good", alpha="v1.37", beta="v1.38"), kep(202, "bad-ms", latest="v1.36", alpha="v1.21, v1.37"))
+    cands = _cands(s, {ON_PAGE[0][0]}, ignore=[101, 102])
+    assert [c.ident for c in cands] == ["201", "202", "200"]  # an invalid status ranks lower
+    out, added, problems = add_rows("m.md", page.split("\n"), "T", cands, 5, DEFAULT_ALIASES, "", reasons=("new",))
+    assert out[5] == "| 201 | implementable | alpha | 1.37 | 1.38 | - |\r"
+    assert [a.ident for a in added] == ["201"]
+    assert problems == [
+        Problem("m.md", "candidates.add_to", "KEP 202: kep.yaml milestone.alpha 'v1.21, v1.37' is not a milestone; "
+                                             "no row added"),
+        Problem("m.md", "candidates.add_to", "KEP 200: kep.yaml status 'imlpemented' is not a valid status; no row added")]
+    out, added, problems = add_rows("m.md", page.split("\n"), "Nope", cands, 5, DEFAULT_ALIASES, "", ("new",))
+    assert (out, added) == (page.split("\n"), [])
+    assert problems == [Problem("m.md", "candidates.add_to.table", "no KEP table under the heading 'Nope'; no rows added")]
+
+
+# --- the stage --------------------------------------------------------------------------------------------------
+
+def test_track_puts_it_together():
+    s = snap(*ON_PAGE, kep(200, "new-alpha", alpha="v1.37"), kep(300, "grouped", "sig-apps", latest="v1.1"))
+    page = parse_page("m.md", PAGE)
+    changes = [Change("100", "m.md", 7, "status", "implementable", "withdrawn", "status", True, ON_PAGE[0][0])]
+    opts = Options(add_page="./m.md", add_table="P0 Landmark KEPs", add_count=1,
+                   production_tables=("P0 Landmark KEPs", "Missing table"))
+    t = track(s, [page], changes, {"m.md": page.lines}, opts, ("c.md", COVERAGE))
+    assert [c.ident for c in t.candidates] == ["300", "200"]
+    assert t.candidates[0].reasons == ('in design group "Cross | group"',)
+    assert t.coverage.not_on_matrix == (300, 301) and t.coverage.not_in_any_group == (102,)
+    assert [f.kep for f in t.findings] == ["101-withdrawn-one"]
+    assert t.left_production == changes
+    assert t.changes == [Change("300", "m.md", 9, "row", "", "300-grouped", "added", True,
+                                "keps/sig-apps/300-grouped/kep.yaml")]
+    assert t.lines["m.md"][8] == "| 300-grouped |  | implementable / alpha | - / - / - | - |  |"
+    assert Problem("production_tables", "", "no KEP table under a heading 'Missing table'; check the spelling") \
+        in t.problems
