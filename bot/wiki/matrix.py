@@ -22,6 +22,7 @@ A row is keyed by its KEP cell: ``4671-gang-scheduling``, ``[4671-gang-schedulin
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -202,25 +203,28 @@ def _role(key: str) -> str:
 
 def _with_vocabulary(tables: list[list[MatrixRow]]) -> list[MatrixRow]:
     """Every row, given the spelling habits of its columns (same table) over those of the page."""
-    page = learn(((f, _unwrap(v)[1]) for rows in tables for row in rows for f in FIELDS for v in row.values(f)),
-                 BLANKS)
-    out: list[MatrixRow] = []
+    shown: list[dict[str, list[tuple[str, str]]]] = []  # per table: column key -> (field, text)
     for rows in tables:
-        shown: dict[str, list[tuple[str, str]]] = {}
+        columns: dict[str, list[tuple[str, str]]] = {}
         for row in rows:
             for field in FIELDS:
                 for key, index, pieces in locate_all(row, field):
-                    shown.setdefault(key, []).append((field, _unwrap(pieces[index])[1]))
-        vocab = {key: learn(values, BLANKS).over(page) for key, values in shown.items()}
+                    columns.setdefault(key, []).append((field, _unwrap(pieces[index])[1]))
+        shown.append(columns)
+    page = learn((pair for columns in shown for values in columns.values() for pair in values), BLANKS)
+    out: list[MatrixRow] = []
+    for rows, columns in zip(tables, shown):
+        vocab = {key: learn(values, BLANKS).over(page) for key, values in columns.items()}
         out.extend(row._replace(vocab=vocab) for row in rows)
     return out
 
 
-def _parts(text: str, role: str) -> list[str] | None:
+@functools.lru_cache(maxsize=4096)
+def _parts(text: str, role: str) -> tuple[str, ...] | None:
     """Split a cell into ``[part, sep, part, ...]``; ``None`` when the count is wrong for the role or
     a part of a cell the bot owns holds more than one value (rewriting it would delete the rest)."""
     lo, hi = ROLE_PARTS.get(role, (1, 1))
-    pieces = _SEP_RE.split(text) if hi > 1 and cell_value(text) else [text]
+    pieces = tuple(_SEP_RE.split(text)) if hi > 1 and cell_value(text) else (text,)
     if not lo <= (len(pieces) + 1) // 2 <= hi:
         return None
     if role in OWNED_ROLES and not all(_ONE_VALUE_RE.match(p) or not cell_value(p) for p in pieces[::2]):
@@ -239,11 +243,11 @@ def locate_all(row: MatrixRow, field: str) -> list[tuple[str, int, list[str]]]:
     found = []
     for role, part in FIELD_CELLS[field]:
         for key, cell in row.cells.items():
-            if _role(key) != role:
+            if key != role and not key.startswith(role + "#"):
                 continue
             pieces = _parts(cell.text, role)
             if pieces is not None and 2 * part < len(pieces):
-                found.append((key, 2 * part, pieces))
+                found.append((key, 2 * part, list(pieces)))
     return found
 
 

@@ -154,11 +154,16 @@ def column_widths(lines: Sequence[str]) -> list[int | None]:
     """
     rows = [(line, split_row(line)) for line in lines]
     count = max((len(cells) for _, cells in rows), default=0)
-    widths: list[int | None] = []
+    widths: list[int | None] = [None] * count
     for i in range(count):
-        seen = {display_width(line[c[i].lo:c[i].hi]) if i < len(c) and _closed(line, c[i]) else None
-                for line, c in rows}
-        widths.append(seen.pop() if len(seen) == 1 else None)
+        width = None
+        for line, cells in rows:  # stops at the first line that differs (usually the delimiter row)
+            w = display_width(line[cells[i].lo:cells[i].hi]) if i < len(cells) and _closed(line, cells[i]) else None
+            if w is None or (width is not None and w != width):
+                break
+            width = w
+        else:
+            widths[i] = width
     return widths
 
 
