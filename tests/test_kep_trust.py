@@ -83,12 +83,26 @@ def test_a_key_given_twice_makes_its_fields_ambiguous(text, key, lines, fields):
 
 
 def test_a_key_given_twice_that_writes_nothing_is_still_reported():
-    kep = parse(HEAD + "milestone: {}\ntitle: u\nlatest-milestone: v1.36\n")
-    assert kep.untrusted == ()
+    kep = parse(HEAD + "milestone:\n  alpha: v1.30\n  beta: v1.36\ntitle: u\nlatest-milestone: v1.36\n")
+    assert kep.untrusted == (("latest_milestone", "latest-milestone is given twice in kep.yaml (lines 5 and 10)"),)
     assert kep.problems == (
-        Problem(PATH, "title", "given twice (lines 1 and 7); YAML requires unique keys, the last value is read"),
-        Problem(PATH, "latest-milestone", "given twice (lines 5 and 8); the value is ambiguous"),
+        Problem(PATH, "title", "given twice (lines 1 and 9); YAML requires unique keys, the last value is read"),
+        Problem(PATH, "latest-milestone", "given twice (lines 5 and 10); the value is ambiguous, so it is not used"),
     )
+    assert check(kep) == []  # stage beta, milestone.beta v1.36 after latest-milestone: not judged on an ambiguous one
+    assert check(parse(HEAD + "milestone:\n  alpha: v1.30\n  beta: v1.36\n")) == [Finding(
+        ("beta",), "kep.yaml's milestone.beta v1.36 is later than latest-milestone v1.35 although the stage is beta")]
+    assert release_in_progress([kep, kep, kep]) is None
+
+
+@pytest.mark.parametrize("text, line, reason", [
+    (HEAD + "---\ntitle: again\n", 6, "but found another document"),
+    (HEAD + "milestone:\n  ? [alpha, beta]\n  : v1.30\n", 7, "found unhashable key"),  # a complex key
+])
+def test_yaml_the_loader_cannot_read_makes_the_file_unreadable_with_its_line(text, line, reason):
+    with pytest.raises(KepFileError) as info:
+        parse(text)
+    assert info.value.problem == Problem(PATH, "", f"not valid YAML at line {line}: {reason}")
 
 
 TEMPLATE_COPY = ("title: KEP Template\nkep-number: 5000\nstatus: provisional|implementable|implemented\n"

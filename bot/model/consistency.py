@@ -52,7 +52,7 @@ def check(kep: Kep) -> list[Finding]:
     if kep.distrust("stage") or kep.distrust("status"):
         return []
     ms = {s: None if kep.distrust(s) else milestone_key(kep.milestone(s)) for s in STAGES}
-    latest = milestone_key(kep.latest_milestone)
+    latest = None if kep.distrust("latest_milestone") else milestone_key(kep.latest_milestone)
     out: list[Finding] = []
     reached = STAGES.index(kep.stage) if kep.stage in STAGES else -1
     if latest and reached in (0, 1):
@@ -86,7 +86,8 @@ def release_in_progress(keps: Iterable[Kep]) -> tuple[int, int] | None:
     "Released" (:func:`is_released`) means older than this. At the enhancements bundle's HEAD
     (2026-07-22) 94 KEPs name v1.37 and one names v1.38, so v1.37 is in progress and v1.36 released.
     """
-    counts = Counter(k for k in (milestone_key(kep.latest_milestone) for kep in keps) if k)
+    counts = Counter(k for k in (milestone_key(kep.latest_milestone) for kep in keps
+                                 if not kep.distrust("latest_milestone")) if k)
     floor = max(2, math.ceil(RELEASE_SHARE * sum(counts.values())))
     open_ = [m for m, n in counts.items() if n >= floor]
     return max(open_) if open_ else None

@@ -37,7 +37,7 @@ TRUST_FIELDS = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
 #: What each YAML key given twice makes ambiguous (a key given twice is ambiguous: YAML requires unique keys).
 _DUPLICATE_FIELDS = {"status": ("status",), "stage": ("stage",), "milestone": ("alpha", "beta", "stable"),
                      "milestone.alpha": ("alpha",), "milestone.beta": ("beta",), "milestone.stable": ("stable",),
-                     "feature-gates": ("feature_gates",), "latest-milestone": ()}
+                     "feature-gates": ("feature_gates",), "latest-milestone": ("latest_milestone",)}
 #: Keys of ``milestone`` that mean a stage but are not the template's spelling (``GA``, ``Alpha``).
 _MILESTONE_KEY_ALIASES = {"alpha": "alpha", "beta": "beta", "stable": "stable", "ga": "stable"}
 #: Placeholders of ``keps/NNNN-kep-template/kep.yaml`` that no real KEP keeps (its sample milestones
@@ -92,8 +92,9 @@ class Kep(NamedTuple):
     - ``declared_number``: ``kep-number`` as written (``""`` when absent); it
       can differ from ``number`` (sig-node/2043 declares 1884).
     - ``untrusted``: ``((field, reason), ...)`` for the fields this file gives no
-      value to trust for (field names as :data:`TRUST_FIELDS`): no ``milestone``
-      mapping, a key given twice, a template copy; the diff never writes them.
+      value to trust for (field names as :data:`TRUST_FIELDS`, plus
+      ``latest_milestone``): no ``milestone`` mapping, a key given twice, a
+      template copy; the diff never writes them, the checks never read them.
     """
 
     number: int
@@ -250,8 +251,9 @@ def parse_kep(path: str, data: bytes) -> Kep:
         if fields is None:
             problems.append(Problem(path, dup.key, f"{what}; YAML requires unique keys, the last value is read"))
             continue
+        written = [f for f in fields if f in TRUST_FIELDS]
         problems.append(Problem(path, dup.key, f"{what}; the value is ambiguous"
-                                + (f", so {', '.join(fields)} is not written" if fields else "")))
+                                + (f", so {', '.join(written)} is not written" if written else ", so it is not used")))
         distrust(fields, f"{dup.key} is given twice in kep.yaml (lines {dup.first} and {dup.again})")
 
     def text(key: str, mapping: dict = doc, where: str = "") -> str:
@@ -355,7 +357,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
         feature_gates=tuple(gates),
         problems=tuple(problems),
         declared_number=declared,
-        untrusted=tuple((f, untrusted[f]) for f in TRUST_FIELDS if f in untrusted),
+        untrusted=tuple((f, untrusted[f]) for f in (*TRUST_FIELDS, "latest_milestone") if f in untrusted),
     )
 
 
