@@ -141,3 +141,38 @@ def test_changelog_and_report_call_out_removed_targets_released_rewrites_and_fla
     assert report["problems"] == [{"path": "p.md:3", "message": "KEP 1 alpha v1.33 -> v1.37: rewrites a released "
                                                                 "milestone: v1.33 (the release in progress is v1.37)"}]
     assert [c["kind"] for c in report["changes"]] == ["retargeted", "target-removed"]
+
+
+def test_one_run_keeps_what_upstream_does_not_say_and_flags_what_it_contradicts():
+    from bot.config import Config
+    from bot.plan import plan_sync
+
+    files = ((P95, K95.encode()),
+             ("keps/sig-apps/1050-merge/kep.yaml", b"kep-number: 1050\nstatus: implementable\nstage: beta\n"
+                                                   b"latest-milestone: v1.35\nd: &d {alpha: v1.33}\n"
+                                                   b"milestone:\n  <<: *d\n  beta: v1.35\n"),
+             kep(1007, "lags", alpha="v1.31", beta="v1.34", latest="v1.34"),
+             ("keps/sig-x/77-broken/kep.yaml", b"title: [\n"))
+    page = ("| KEP | Status | Alpha / Beta / GA |\n|---|---|---|\n"
+            "| 95-crd | implemented / stable | v1.7 / v1.8 / v1.16 |\n"
+            "| 1050-merge | implementable / alpha | v1.33 / - / - |\n"
+            "| 1007-lags | implementable / alpha | v1.31 / - / - |\n"
+            "| 77-broken | implementable / alpha | v1.35 / - / - |\n")
+    plan = plan_sync(Config.model_validate({}), snapshot(*files), {"m.md": page.encode()})
+    assert plan.pages[0].new.decode().split("\n")[2:6] == [
+        "| 95-crd | implemented / stable | v1.7 / v1.8 / v1.16 |",
+        "| 1050-merge | implementable / beta | v1.33 / v1.35 / - |",
+        "| 1007-lags | implementable / alpha | v1.31 / v1.34 / - |",
+        "| 77-broken | implementable / alpha | v1.35 / - / - |"]
+    assert [(c["kep"], c["field"], c["kind"]) for c in plan.report["changes"]] == [
+        ("1050", "stage", "promoted"), ("1050", "beta", "retargeted"), ("1007", "beta", "retargeted")]
+    lag = ("kep.yaml says stage alpha but milestone.beta v1.34 is not after latest-milestone v1.34; the stage may not "
+           "have been updated")
+    kept = f"alpha, beta, stable kept: kep.yaml has no milestone mapping, so it says nothing about milestones ({P95})"
+    unreadable = ("KEP 77-broken: keps/sig-x/77-broken/kep.yaml cannot be read (not valid YAML at line 2: did not find "
+                  "expected node content); row kept")
+    assert plan.report["problems"][:3] == [{"path": "m.md:5", "message": f"KEP 1007 beta - -> v1.34: {lag}"},
+                                           {"path": "m.md", "message": f"line 3: {kept}"},
+                                           {"path": "m.md", "message": f"line 6: {unreadable}"}]
+    assert "no kep.yaml upstream has this number" not in plan.changelog.body
+    assert f"| - → v1.34<br>⚠ {lag} |" in plan.changelog.body
