@@ -1,4 +1,4 @@
-"""Command line: ``kep-sync sync|validate|serve|health|history|digest`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
+"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
@@ -48,19 +48,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     sync = sub.add_parser("sync", help="run one sync")
-    sync.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    sync.add_argument("--enhancements", metavar="SRC",
-                      help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF")
-    sync.add_argument("--wiki", metavar="DIR", help="wiki directory (overrides wiki.dir)")
-    sync.add_argument("--page", metavar="PATH", action="append",
-                      help="page relative to the wiki directory; repeatable (overrides wiki.pages)")
-    sync.add_argument("--publish", choices=["none", "files", "git", "github"], help="where the result goes")
-    sync.add_argument("--report", metavar="FILE", help="write the JSON report here")
-    sync.add_argument("--kep", metavar="N", action="append", type=_kep_numbers,
-                      help="only these KEP numbers (repeatable, or comma-separated)")
-    sync.add_argument("--release-notes", metavar="SRC",
-                      help="release notes as evidence: a directory of release-notes-1.NN.json or "
-                           "github:OWNER/REPO@REF (overrides release_notes.source)")
+    audit = sub.add_parser("audit", help="every check on every row of pages already in sync; writes nothing")
+    for cmd in (sync, audit):
+        cmd.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+        cmd.add_argument("--enhancements", metavar="SRC",
+                         help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF")
+        cmd.add_argument("--wiki", metavar="DIR", help="wiki directory (overrides wiki.dir)")
+        cmd.add_argument("--page", metavar="PATH", action="append",
+                         help="page relative to the wiki directory; repeatable (overrides wiki.pages)")
+        cmd.add_argument("--publish", choices=["none", "files", "git", "github"],
+                         help="where the result goes" if cmd is sync else
+                              "accepted as for sync; the audit reads the pages as --publish none does")
+        cmd.add_argument("--report", metavar="FILE", help="write the JSON report here")
+        cmd.add_argument("--kep", metavar="N", action="append", type=_kep_numbers,
+                         help="only these KEP numbers (repeatable, or comma-separated)")
+        cmd.add_argument("--release-notes", metavar="SRC",
+                         help="release notes as evidence: a directory of release-notes-1.NN.json or "
+                              "github:OWNER/REPO@REF (overrides release_notes.source)")
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -152,6 +156,29 @@ def cmd_sync(args: argparse.Namespace) -> int:
           findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
           blocked=outcome.blocked, pull_request=outcome.url, http_requests=counter.count,
           duration_seconds=round(time.monotonic() - start, 3))
+    return EXIT_OK
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Audit every row (:func:`bot.sync.run_audit`); print the markdown audit on stdout; exit 0."""
+    from bot.sync import run_audit
+
+    config = resolve_config(args)
+    only = sorted({n for group in args.kep for n in group}) if args.kep else None
+    counter = RequestCounter()
+    start = time.monotonic()
+    audit = run_audit(config, only=only, report_path=Path(args.report) if args.report else None, counter=counter)
+    try:
+        sys.stdout.write(audit.markdown)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise KepSyncError(f"cannot write the audit to standard output: {exc.strerror or exc}") from None
+    get_logger(command="audit").info(
+        "audit finished", revision=audit.snapshot.revision, rows=audit.rows, changes=sum(c.applied for c in
+                                                                                        audit.changes),
+        discrepancies=len(audit.discrepancies),
+        shipped_not_implemented=sum(v.shipped == "shipped" for v in audit.stable),
+        http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
     return EXIT_OK
 
 
@@ -257,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kep-sync`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
     configure()
-    handler = {"sync": cmd_sync, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
+    handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
                "history": cmd_history, "digest": cmd_digest}[args.command]
     try:
         load_token_file()

@@ -222,6 +222,22 @@ class ScheduleConfig(_Strict):
         return expr
 
 
+class AuditConfig(_Strict):
+    """When ``kep-sync serve`` also runs ``kep-sync audit``: a 5-field crontab in ``schedule.timezone``;
+    ``""`` (default) never. The audit writes ``audit.md`` and ``audit.json`` in the state directory."""
+
+    cron: str = ""
+
+    @field_validator("cron")
+    @classmethod
+    def _crontab(cls, expr: str) -> str:
+        from bot.cron import parse_crontab
+
+        if expr.strip():
+            parse_crontab(expr)
+        return expr
+
+
 class ReleaseNotesConfig(_Strict):
     """Release notes source: ``github:kubernetes/sig-release@master`` or a local directory; ``""`` turns them off.
 
@@ -299,6 +315,7 @@ class Config(_Strict):
     pull_request: PullRequestConfig = Field(default_factory=PullRequestConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     release_notes: ReleaseNotesConfig = Field(default_factory=ReleaseNotesConfig)
+    audit: AuditConfig = Field(default_factory=AuditConfig)
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     renames: Literal["report", "apply"] = "report"
     digest: DigestConfig = Field(default_factory=DigestConfig)

@@ -125,3 +125,32 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     state.revision_etag = probe.etag if synced == revision else ""
     state.release_notes_etags = notes or {}
     return {"result": "ok", **fields}
+
+
+def run_audit_job(config: Config, state_dir: Path, *, audit: Callable | None = None) -> bool:
+    """One scheduled ``kep-sync audit`` (``audit.cron``): writes ``STATE_DIR/audit.md`` and ``audit.json``.
+
+    ``audit`` defaults to :func:`bot.sync.run_audit` (called as ``audit(config, report_path=..., counter=...)``).
+    Logs one ``audit finished`` line (``result`` ``ok`` or ``failed``); never raises and leaves the sync's
+    state (and so ``kep-sync health``) alone. Returns True when the audit completed.
+    """
+    if audit is None:
+        from bot.sync import run_audit as audit
+    counter = RequestCounter()
+    start = time.monotonic()
+    with structlog.contextvars.bound_contextvars(run_id=uuid.uuid4().hex[:12]):
+        log = get_logger(command="serve")
+        try:
+            done = audit(config, report_path=state_dir / "audit.json", counter=counter)
+            from bot.publish.files import write_files
+
+            write_files({state_dir / "audit.md": done.markdown.encode("utf-8")}, must_exist=False)
+        except Exception as exc:  # a failed audit must not stop the service
+            log.error("audit finished", result="failed", error=redact(f"{type(exc).__name__}: {exc}"),
+                      http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+            return False
+        log.info("audit finished", result="ok", revision=done.snapshot.revision, rows=done.rows,
+                 discrepancies=len(done.discrepancies),
+                 shipped_not_implemented=sum(v.shipped == "shipped" for v in done.stable),
+                 http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+    return True

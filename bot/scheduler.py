@@ -42,6 +42,7 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 #: How long SIGTERM waits for the run in progress, seconds (``docker stop -t`` should allow this).
 SHUTDOWN_TIMEOUT_SECONDS = 300.0
 JOB_ID = "kep-sync"
+AUDIT_JOB_ID = "kep-sync-audit"
 
 
 class Runner:
@@ -83,24 +84,31 @@ class _JsonLogHandler(logging.Handler):
 
 
 def build_scheduler(runner: Callable[[], None], trigger: BaseTrigger, tz: datetime.tzinfo, *,
-                    first_run: datetime.datetime | None = None) -> BlockingScheduler:
-    """A ``BlockingScheduler`` (not started) with the one job; ``first_run`` overrides its first fire time."""
+                    first_run: datetime.datetime | None = None,
+                    audit: tuple[Callable[[], None], BaseTrigger] | None = None) -> BlockingScheduler:
+    """A ``BlockingScheduler`` (not started) with the sync job and, when ``audit`` is given, the audit job
+    (``(runner, trigger)``, id :data:`AUDIT_JOB_ID`); ``first_run`` overrides the sync's first fire time.
+    One worker thread: a sync and an audit never overlap."""
     scheduler = BlockingScheduler(timezone=tz, executors={"default": {"type": "threadpool", "max_workers": 1}})
     options = {"next_run_time": first_run} if first_run else {}
     scheduler.add_job(runner, trigger, id=JOB_ID, name="kep-sync run", coalesce=True, max_instances=1,
                       misfire_grace_time=MISFIRE_GRACE_SECONDS, **options)
+    if audit is not None:
+        scheduler.add_job(audit[0], audit[1], id=AUDIT_JOB_ID, name="kep-sync audit", coalesce=True,
+                          max_instances=1, misfire_grace_time=MISFIRE_GRACE_SECONDS)
     return scheduler
 
 
 def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callable[[], object] | None = None,
-          shutdown_timeout: float = SHUTDOWN_TIMEOUT_SECONDS) -> int:
+          shutdown_timeout: float = SHUTDOWN_TIMEOUT_SECONDS, audit_job: Callable[[], object] | None = None) -> int:
     """Run the service until a stop signal (:data:`STOP_SIGNALS`); returns the exit code (0).
 
-    ``job`` defaults to :func:`bot.job.run_job` on ``config`` and ``state_dir``.
+    ``job`` defaults to :func:`bot.job.run_job` on ``config`` and ``state_dir``; with ``audit.cron`` set,
+    ``audit_job`` (default :func:`bot.job.run_audit_job`) runs on that crontab too.
     Raises :class:`bot.state.StateError` when another instance holds the lock.
     When a run outlasts ``shutdown_timeout`` after a stop signal the process exits 1 at once.
     """
-    from bot.job import run_job
+    from bot.job import run_audit_job, run_job
 
     trigger = parse_crontab(config.schedule.cron, config.schedule.timezone)
     tz = timezone(config.schedule.timezone)
@@ -114,7 +122,11 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
         state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
         save_state(state_dir, state)
         runner = Runner(job or (lambda: run_job(config, state_dir)))
-        scheduler = build_scheduler(runner, trigger, tz, first_run=datetime.datetime.now(tz) if run_now else None)
+        auditor = Runner(audit_job or (lambda: run_audit_job(config, state_dir)))
+        audit = (auditor, parse_crontab(config.audit.cron, config.schedule.timezone)) if config.audit.cron.strip() \
+            else None
+        scheduler = build_scheduler(runner, trigger, tz, first_run=datetime.datetime.now(tz) if run_now else None,
+                                    audit=audit)
         # Block the stop signals in every thread (threads inherit the mask) and take them with
         # sigwait in one thread: a handler only runs in the main thread, which sits in an
         # uninterruptible wait inside BlockingScheduler when the kernel picks another thread.
@@ -122,7 +134,7 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
 
         def stopper() -> None:
             name = signal.Signals(signal.sigwait(STOP_SIGNALS)).name
-            if runner.busy:
+            if runner.busy or auditor.busy:
                 log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout,
                          signal=name)
             else:
@@ -137,12 +149,14 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                     time.sleep(0.02)
 
         threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
-        log.info("service started", cron=config.schedule.cron, timezone=config.schedule.timezone,
+        log.info("service started", cron=config.schedule.cron, audit_cron=config.audit.cron,
+                 timezone=config.schedule.timezone,
                  state_dir=str(state_dir), run_now=run_now,
                  next_run=str(trigger.get_next_fire_time(None, datetime.datetime.now(tz))))
         try:
             scheduler.start()
-            if not runner.wait_idle(shutdown_timeout):  # a second signal meanwhile stays blocked: no effect
+            if not (runner.wait_idle(shutdown_timeout) and auditor.wait_idle(shutdown_timeout)):
+                # a second signal meanwhile stays blocked: no effect
                 log.error("run still in progress after the shutdown timeout; exiting",
                           timeout_seconds=shutdown_timeout)
                 sys.stderr.flush()

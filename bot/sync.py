@@ -28,6 +28,7 @@ from bot.wiki.backends import Base, Landing, Wiki
 from bot.wiki.backends.directory import DirectoryWiki
 
 if TYPE_CHECKING:
+    from bot.audit import AuditPlan
     from bot.history.provenance import History
     from bot.history.renames import Rename
     from bot.http import RequestCounter
@@ -41,13 +42,13 @@ SyncOutcome = Landing
 
 
 def release_notes_loader(config: Config, counter: RequestCounter | None = None
-                         ) -> Callable[[Collection[str]], ReleaseNotes] | None:
+                         ) -> Callable[[Collection[str] | None], ReleaseNotes] | None:
     """A loader ``wanted releases -> ReleaseNotes`` for ``config.release_notes.source`` (token from
     ``GITHUB_TOKEN``), or ``None`` when release notes are off (``source: ""``)."""
     if not config.release_notes.source:
         return None
 
-    def load(wanted: Collection[str]) -> ReleaseNotes:
+    def load(wanted: Collection[str] | None) -> ReleaseNotes:  # None: every release
         from bot.sources.release_notes import load_release_notes
 
         return load_release_notes(config.release_notes.source, Path(config.cache_dir).expanduser(), wanted,
@@ -192,7 +193,27 @@ def _read(wiki: Wiki, config: Config) -> Base:
         raise
 
 
-def _write_report(path: Path | None, plan: SyncPlan) -> None:
+def run_audit(config: Config, *, only: Collection[int] | None = None, report_path: Path | None = None,
+              counter: RequestCounter | None = None) -> AuditPlan:
+    """Audit the pages (``kep-sync audit``): every check on every row; nothing is written but ``report_path``.
+
+    The pages are read as ``--publish none`` reads them (``wiki.repo`` through the API, read-only; else
+    ``wiki.dir``), whatever ``config.publish`` says; the release notes of every release the source has
+    are read (``release_notes.source``). The pure stage is :func:`bot.audit.plan_audit`. Raises a
+    :class:`~bot.errors.KepSyncError` subclass on failure.
+    """
+    from bot.audit import plan_audit
+
+    config = config.model_copy(update={"publish": "none"})
+    snapshot = load_enhancements(config, counter)
+    base = _read(open_wiki(config, counter), config)
+    loader = release_notes_loader(config, counter)
+    audit = plan_audit(config, snapshot, base.pages, loader(None) if loader else None, only=only)
+    _write_report(report_path, audit)
+    return audit
+
+
+def _write_report(path: Path | None, plan: SyncPlan | AuditPlan) -> None:
     if path is None:
         return
     data = (json.dumps(plan.report, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")

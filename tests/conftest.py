@@ -30,3 +30,12 @@ def no_http_sleep(monkeypatch):
     monkeypatch.setattr(bot.sources.release_notes, "send", no_sleep)
     monkeypatch.setattr(bot.sources.etag_cache, "send", no_sleep)
 
+
+
+@pytest.fixture
+def _reset_structlog():
+    """main() points structlog at capsys' stderr; later tests must not log into that closed stream."""
+    yield
+    import structlog
+
+    structlog.reset_defaults()

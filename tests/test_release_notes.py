@@ -8,7 +8,6 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
-import structlog
 
 import bot.sources.release_notes as rn
 from bot.cli import build_parser, main, resolve_config
@@ -413,12 +412,6 @@ def test_cli_flag_overrides_config(tmp_path):
     assert resolve_config(args).release_notes.source == str(tmp_path)
     assert resolve_config(build_parser().parse_args(["sync"])).release_notes.source == ""
 
-
-@pytest.fixture
-def _reset_structlog():
-    """main() points structlog at capsys' stderr; later tests must not log into that closed stream."""
-    yield
-    structlog.reset_defaults()
 
 
 def test_cli_sync_with_a_release_notes_directory_end_to_end(tmp_path, monkeypatch, capsys, _reset_structlog):

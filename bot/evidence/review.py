@@ -161,11 +161,12 @@ def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list
 
 class NotesReview(NamedTuple):
     """What release notes add to one run: ``changes`` with evidence, the ``discrepancies``,
-    and the ``releases`` whose notes were indexed."""
+    the ``releases`` whose notes were indexed and the ``index`` itself."""
 
     changes: list[Change]
     discrepancies: list[Discrepancy]
     releases: tuple[str, ...]
+    index: NotesIndex | None = None
 
 
 def review(changes: Sequence[Change], involved: Sequence[Kep], all_keps: Sequence[Kep],
@@ -187,4 +188,4 @@ def review(changes: Sequence[Change], involved: Sequence[Kep], all_keps: Sequenc
     sigs = {k.sig for k in (page_keps or involved) if k.sig} if scope == "all" else None
     found = find_discrepancies(index, involved, released=released(available), ids=ids, undeclared_in=newest,
                                undeclared_sigs=sigs)
-    return NotesReview(attach_evidence(changes, index, all_keps), found, index.releases)
+    return NotesReview(attach_evidence(changes, index, all_keps), found, index.releases, index)

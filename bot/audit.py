@@ -1,0 +1,186 @@
+"""The audit of pages already in sync: every check on every row, whether or not the row changes; nothing written.
+
+Pure: the snapshot, the page bytes and the release notes (every release the
+source has) in; an :class:`AuditPlan` (markdown, JSON report) out. The run
+reads them (:func:`bot.sync.run_audit`); ``kep-sync audit`` prints the markdown.
+
+The checks are the sync's (the changes a sync would propose, with their
+evidence; report-only findings; page and kep.yaml problems), the release-note
+review of every row's KEP (not only of the changed ones), and the tracking rule
+"implementable + stable does not mean implemented; check the KEP's history and
+the release notes" (:func:`stable_verdicts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import NamedTuple
+
+from bot import changelog as changelog_mod
+from bot.changelog import _cell, _kep_link, _note_link
+from bot.config import Config
+from bot.diff import Change, kep_id
+from bot.evidence import Discrepancy, Evidence, NotesIndex, release_order, review
+from bot.evidence.notes import ReleaseNotes
+from bot.model.kep import Kep, Problem, normalize_milestone
+from bot.model.snapshot import Snapshot
+from bot.plan import PageResult, plan_sync
+
+#: ``StableVerdict.shipped`` values.
+SHIPPED, IN_PROGRESS, PLANNED, UNKNOWN = "shipped", "in progress", "planned", "unknown"
+
+
+class StableVerdict(NamedTuple):
+    """One row whose kep.yaml says status ``implementable`` with stage ``stable``.
+
+    - ``kep``: KEP id; ``kep_path``; ``stable``: ``milestone.stable`` as written;
+    - ``shipped``: ``shipped`` (release notes exist for that release and it is not the
+      newest), ``in progress`` (it is the newest: the release being made), ``planned``
+      (later than every release with notes) or ``unknown`` (no stable milestone, no
+      notes for that release, or no release notes at all);
+    - ``confirmed``: True when a release note surely about the KEP announces GA in that release;
+    - ``evidence``: those notes (at most 3); ``verdict``: one line for the reader.
+    """
+
+    kep: str
+    kep_path: str
+    stable: str
+    shipped: str
+    confirmed: bool
+    evidence: tuple[Evidence, ...]
+    verdict: str
+
+
+class AuditPlan(NamedTuple):
+    """What one audit found: ``pages`` (as a sync would rewrite them; never written), every ``change`` a sync
+    would propose (with evidence), ``problems``, ``discrepancies`` of every row's KEP, the ``stable``
+    verdicts, ``rows`` (number of KEP rows audited), the ``markdown`` and the JSON ``report``."""
+
+    snapshot: Snapshot
+    pages: list[PageResult]
+    changes: list[Change]
+    problems: list[Problem]
+    discrepancies: tuple[Discrepancy, ...]
+    stable: tuple[StableVerdict, ...]
+    rows: int
+    markdown: str
+    report: dict
+
+
+def stable_verdicts(keps: Sequence[Kep], index: NotesIndex | None, available: Sequence[str],
+                    ids: dict[str, str]) -> list[StableVerdict]:
+    """The tracking rule for every KEP of ``keps`` with status ``implementable`` and stage ``stable``.
+
+    ``index``: the release notes of every release the source has (``None``: no
+    release notes, every verdict ``unknown``); ``available``: those releases
+    (the newest is the one being made). See :class:`StableVerdict`.
+    """
+    ordered = sorted(available, key=release_order)
+    newest = ordered[-1] if ordered else ""
+    indexed = set(index.releases) if index else set()
+    out = []
+    for kep in keps:
+        if kep.status != "implementable" or kep.stage != "stable":
+            continue
+        target = normalize_milestone(kep.milestone("stable")) or ""
+        ident = ids.get(kep.path, str(kep.number))
+        first: dict[tuple[str, int], object] = {}
+        if index is not None and target:
+            for m in index.for_kep(kep.path):  # one per pull request, its first GA sentence
+                if m.stage == "stable" and m.when == target and kep.path in m.links:
+                    first.setdefault((m.release, m.pr), m)
+        hits: list = list(first.values())
+        evidence = tuple(Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, False) for m in hits[:3])
+        if not target or index is None:
+            shipped = UNKNOWN
+        elif target == newest:
+            shipped = IN_PROGRESS
+        elif release_order(target) > release_order(newest):
+            shipped = PLANNED
+        else:
+            shipped = SHIPPED if target in indexed else UNKNOWN
+        out.append(StableVerdict(ident, kep.path, kep.milestone("stable"), shipped, bool(hits), evidence,
+                                 _verdict(target, shipped, bool(hits), index is not None)))
+    return out
+
+
+def _verdict(target: str, shipped: str, confirmed: bool, notes: bool) -> str:
+    if not notes:
+        return "unknown: no release notes (--release-notes) to tell whether GA shipped"
+    if not target:
+        return "no stable milestone in kep.yaml: cannot tell when GA ships"
+    if shipped == IN_PROGRESS:
+        return f"{target} is the release being made: GA in progress" + (" (its draft notes announce GA)"
+                                                                          if confirmed else "")
+    if shipped == PLANNED:
+        return f"{target} is not out yet: GA planned"
+    if shipped == UNKNOWN:
+        return f"no release notes for {target}: cannot tell whether GA shipped"
+    if confirmed:
+        return (f"GA shipped in {target} (the release notes confirm it); still implementable upstream: "
+                "done in practice, not marked implemented")
+    return (f"GA milestone {target} shipped, but no release note announces GA for this KEP (check the notes' "
+            "prose and the KEP's history); still implementable upstream: likely done, not marked implemented")
+
+
+def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], notes: ReleaseNotes | None, *,
+               only: Collection[int] | None = None) -> AuditPlan:
+    """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
+
+    ``notes``: the release notes of every release the source has (``None``: no
+    release notes; the stable verdicts are then ``unknown``). ``only``: KEP
+    numbers to audit. The discrepancies cover every row's KEP (see
+    :func:`bot.evidence.review`, scoped by ``release_notes.review``).
+    """
+    plan = plan_sync(config, snapshot, pages, only=only)
+    on_pages = {k.path: k for r in plan.pages for k in r.diff.keps
+                if only is None or k.number in set(only)}
+    keps = list(on_pages.values())
+    ids = {p: kep_id(snapshot, k) for p, k in on_pages.items()}
+    changes, problems = plan.changes, list(plan.problems)
+    found: list[Discrepancy] | None = None
+    index = None
+    if notes is not None:
+        checked = review(changes, keps, snapshot.all_keps(), notes.notes, notes.available, ids,
+                         scope=config.release_notes.review, page_keps=keps)
+        changes, found, index = checked.changes, checked.discrepancies, checked.index
+        problems += notes.problems
+    stable = stable_verdicts(keps, index, notes.available if notes else (), ids)
+    rows = sum(len(r.diff.keps) for r in plan.pages)
+    log = changelog_mod.render(snapshot, changes, problems, web_url=config.links.enhancements,
+                               discrepancies=found, max_chars=10**9)
+    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found)
+    report["audit"] = {"rows": rows, "implementable_stable": [
+        {"kep": v.kep, "kep_path": v.kep_path, "stable": v.stable, "shipped": v.shipped, "confirmed": v.confirmed,
+         "verdict": v.verdict, "evidence": [e._asdict() for e in v.evidence]} for v in stable]}
+    markdown = render_audit(snapshot, plan.pages, rows, stable, notes, log.body)
+    return AuditPlan(snapshot, plan.pages, changes, problems, tuple(found or ()), tuple(stable), rows, markdown,
+                     report)
+
+
+def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, stable: Sequence[StableVerdict],
+                 notes: ReleaseNotes | None, body: str) -> str:
+    """The audit as markdown: a title, what was read, the implementable + stable table, then ``body`` (the
+    sync's changelog body: changes a sync would propose, Needs review, report-only findings, problems)."""
+    done = sum(v.shipped == SHIPPED for v in stable)
+    confirmed = sum(v.shipped == SHIPPED and v.confirmed for v in stable)
+    rev = snapshot.revision[:12] if snapshot.revision else "working tree"
+    ordered = sorted(notes.available, key=release_order) if notes else []
+    read = (f"release notes {ordered[0]}..{ordered[-1]} ({ordered[-1]} taken as the release being made)"
+            if ordered else "no release notes")
+    out = [f"# KEP audit: {rows} rows, {done} implementable with their GA milestone shipped "
+           f"({confirmed} confirmed by the release notes)", "",
+           f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against kubernetes/enhancements "
+           f"at `{rev}` and {read}. Nothing was written.", ""]
+    if stable:
+        out += ["### Implementable + stable: implemented in practice?", "",
+                "kep.yaml says `implementable` with stage `stable`; that does not mean implemented.", "",
+                "| KEP | GA milestone | Shipped | Notes confirm GA | Verdict |", "|---|---|---|---|---|"]
+        for v in stable:
+            notes_cell = "<br>".join(f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}"
+                                     for e in v.evidence) or "no"
+            out.append(f"| {_kep_link(v.kep)} | {_cell(v.stable) or '-'} | {v.shipped} | {notes_cell} | "
+                       f"{_cell(v.verdict)} |")
+        out.append("")
+    out.append(body.split("\n", 2)[2] if body.startswith("**kep-sync**") else body)
+    return "\n".join(out).rstrip("\n") + "\n"
