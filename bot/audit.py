@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
-from bot import changelog as changelog_mod
 from bot.changelog import _cell, _kep_link, _note_link
 from bot.config import Config
 from bot.diff import Change, kep_id
-from bot.evidence import Discrepancy, Evidence, NotesIndex, release_order, review
+from bot.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
 from bot.evidence.notes import ReleaseNotes
 from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.snapshot import Snapshot
@@ -127,35 +126,26 @@ def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], note
                only: Collection[int] | None = None) -> AuditPlan:
     """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
 
-    ``notes``: the release notes of every release the source has (``None``: no
-    release notes; the stable verdicts are then ``unknown``). ``only``: KEP
-    numbers to audit. The discrepancies cover every row's KEP (see
-    :func:`bot.evidence.review`, scoped by ``release_notes.review``).
+    The sync's plan (:func:`bot.plan.plan_sync`, with the release-note review of
+    every row's KEP, ``review_rows=True``) plus the stable verdicts. ``notes``: the
+    release notes of every release the source has (``None``: no release notes;
+    the stable verdicts are then ``unknown``). ``only``: KEP numbers to audit.
+    The report is the sync's with an ``audit`` object added:
+    ``{"rows", "implementable_stable": [{kep, kep_path, stable, shipped, confirmed, verdict, evidence}]}``.
     """
-    plan = plan_sync(config, snapshot, pages, only=only)
-    on_pages = {k.path: k for r in plan.pages for k in r.diff.keps
-                if only is None or k.number in set(only)}
-    keps = list(on_pages.values())
+    plan = plan_sync(config, snapshot, pages, only=only, release_notes=notes, max_chars=10**9, review_rows=True)
+    on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if only is None or k.number in set(only)}
     ids = {p: kep_id(snapshot, k) for p, k in on_pages.items()}
-    changes, problems = plan.changes, list(plan.problems)
-    found: list[Discrepancy] | None = None
-    index = None
-    if notes is not None:
-        checked = review(changes, keps, snapshot.all_keps(), notes.notes, notes.available, ids,
-                         scope=config.release_notes.review, page_keps=keps)
-        changes, found, index = checked.changes, checked.discrepancies, checked.index
-        problems += notes.problems
-    stable = stable_verdicts(keps, index, notes.available if notes else (), ids)
+    index = build_index(notes.notes, snapshot.all_keps()) if notes is not None else None
+    stable = stable_verdicts(list(on_pages.values()), index, notes.available if notes else (), ids)
     rows = sum(len(r.diff.keps) for r in plan.pages)
-    log = changelog_mod.render(snapshot, changes, problems, web_url=config.links.enhancements,
-                               discrepancies=found, max_chars=10**9)
-    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found)
+    report = dict(plan.report)
     report["audit"] = {"rows": rows, "implementable_stable": [
         {"kep": v.kep, "kep_path": v.kep_path, "stable": v.stable, "shipped": v.shipped, "confirmed": v.confirmed,
          "verdict": v.verdict, "evidence": [e._asdict() for e in v.evidence]} for v in stable]}
-    markdown = render_audit(snapshot, plan.pages, rows, stable, notes, log.body)
-    return AuditPlan(snapshot, plan.pages, changes, problems, tuple(found or ()), tuple(stable), rows, markdown,
-                     report)
+    markdown = render_audit(snapshot, plan.pages, rows, stable, notes, plan.changelog.body)
+    return AuditPlan(snapshot, plan.pages, plan.changes, plan.problems, plan.discrepancies, tuple(stable), rows,
+                     markdown, report)
 
 
 def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, stable: Sequence[StableVerdict],

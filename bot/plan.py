@@ -90,7 +90,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
               history: History | Callable[[Collection[str]], History] | None = None,
-              renames: Mapping[tuple[int, str], Rename] | None = None) -> SyncPlan:
+              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
 
@@ -110,7 +110,9 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     ``renames``: KEP directories renamed upstream
     (:func:`bot.history.renames.renamed_dirs`), applied per ``config.renames``.
     The ``digest.page`` (when given in ``pages`` and not a ``wiki.pages`` entry)
-    gets its digest section rewritten (:func:`digest_page`).
+    gets its digest section rewritten (:func:`digest_page`). ``review_rows``: the
+    release-note review covers the KEP of every row, not only the changed ones
+    (``kep-sync audit``, :func:`bot.audit.plan_audit`).
     """
     results: list[PageResult] = []
     changes: list[Change] = []
@@ -142,6 +144,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         # The check is about what this run proposes: the KEPs of applied changes, not every row.
         on_pages = {k.path: k for r in results for k in r.diff.keps}
         proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
+        if review_rows:
+            proposed = {p: k for p, k in on_pages.items() if only is None or k.number in only}
         needed = releases_needed(proposed.values())
         release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
         review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), release_notes.notes,

@@ -83,7 +83,11 @@ def test_plan_audit_checks_every_row_and_reports_in_the_sync_shape():
         ("stage-mismatch", "100", "v1.36"), ("ready-to-implement", "500", "v1.35")]
     assert [(v.kep, v.shipped, v.confirmed, [e.pr for e in v.evidence]) for v in audit.stable] == [
         ("500", "shipped", True, [9001])]
-    assert sorted(audit.report) == ["audit", "changes", "discrepancies", "problems", "revision"]
+    from bot.plan import plan_sync
+
+    sync = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE.encode()}, release_notes=notes)
+    assert sorted(audit.report) == sorted([*sync.report, "audit"])  # the sync's shape, one key added
+    assert {"changes", "discrepancies", "problems", "revision"} <= set(audit.report)
     assert audit.report["audit"]["rows"] == 2
     assert audit.report["audit"]["implementable_stable"][0]["verdict"].startswith("GA shipped in v1.35")
     assert audit.markdown.splitlines()[0] == (
