@@ -272,3 +272,36 @@ def test_track_puts_it_together():
     assert t.lines["m.md"][8] == "| 300-grouped |  | implementable / alpha | - / - / - | - |  |"
     assert Problem("production_tables", "", "no KEP table under a heading 'Missing table'; check the spelling") \
         in t.problems
+
+
+# --- changelog sections and report keys -------------------------------------------------------------------------
+
+def test_changelog_sections_and_report_keys():
+    from bot.tracking import render
+
+    s = snap(*ON_PAGE, kep(200, "new-alpha", alpha="v1.37", beta="1.38", gates=("B",)),
+             kep(201, "b", alpha="v1.37"), kep(202, "c", alpha="v1.37"))
+    page = parse_page("m.md", PAGE)
+    left = Change("100", "m.md", 7, "status", "implementable", "withdrawn", "status", False, ON_PAGE[0][0])
+    t = track(s, [page], [left], {"m.md": page.lines}, Options(production_tables=("P0 Landmark KEPs",)),
+              ("c.md", COVERAGE))
+    assert render.callouts(t) == [(["### Now provisional or withdrawn", ""], [
+        "- KEP [100](https://kep.k8s.io/100) (m.md:7): status implementable → **withdrawn** (not applied); "
+        "rule 3: no longer production capability"], "status callouts")]
+    findings, candidates, coverage = render.sections(t, REV, "https://github.com/kubernetes/enhancements", limit=2)
+    assert findings[1] == ["| [101-withdrawn-one](https://kep.k8s.io/101) | m.md:8 | P0 Landmark KEPs | withdrawn |"]
+    assert candidates[0][2] == "3 KEPs upstream have no row but look like what the pages track; most likely first."
+    assert candidates[1] == [
+        "| [202](https://kep.k8s.io/202) | Title of c | sig-node | implementable / alpha | v1.37 | v1.37 / - / - | - | "
+        f"new in v1.37 | [kep.yaml](https://github.com/kubernetes/enhancements/blob/{REV}/keps/sig-node/202-c/kep.yaml) |",
+        "| [201](https://kep.k8s.io/201) | Title of b | sig-node | implementable / alpha | v1.37 | v1.37 / - / - | - | "
+        f"new in v1.37 | [kep.yaml](https://github.com/kubernetes/enhancements/blob/{REV}/keps/sig-node/201-b/kep.yaml) |",
+        "", "_1 more in the JSON report (`candidates`)._"]
+    assert coverage == (["### Design-group coverage (c.md)", ""], [
+        "- Rows in no design group (1): 102", "- In a design group, no row (2): 300, 301",
+        "- In several groups (allowed, listed only): 100 (Node core, Cross \\| group)"], "coverage lines")
+    keys = render.report_keys(t, production=True)
+    assert sorted(keys) == ["candidates", "coverage", "findings"]
+    assert [c["kep"] for c in keys["candidates"]] == ["202", "201", "200"]
+    assert keys["candidates"][2]["beta"] == "1.38"  # as kep.yaml writes it
+    assert sorted(render.report_keys(t._replace(coverage=None))) == ["candidates"]

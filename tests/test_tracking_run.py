@@ -129,3 +129,15 @@ def test_validate_accepts_the_tracking_keys(work, capsys):
 def test_validate_names_each_bad_tracking_key(work, capsys, text, errors):
     code, lines = _validate(work, capsys, text)
     assert (code, lines) == (2, [f"kep-sync: error: c.yaml: {e}" for e in errors])
+
+
+def test_a_row_that_becomes_withdrawn_is_called_out_first():
+    from bot.plan import plan_sync
+
+    snap_ = snapshot(kep(4671, "kep-4671", status="withdrawn", alpha="v1.35"), kep(5710, "kep-5710", alpha="v1.35"))
+    plan = plan_sync(Config.model_validate({"wiki": {"pages": ["m.md"]}}), snap_, {"m.md": PAGE.encode()})
+    body = plan.changelog.body
+    assert body.index("### Now provisional or withdrawn") < body.index("### Changes")
+    assert ("- KEP [4671](https://kep.k8s.io/4671) (m.md:7): status implementable → **withdrawn**; "
+            "rule 3: no longer production capability") in body
+    assert "findings" not in plan.report  # production_tables not set: the callout only
