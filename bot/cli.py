@@ -10,6 +10,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bot.stopsignals import block_stop_signals
+
+# ``kep-sync serve`` (console script or ``python -m bot.cli``): block them before the slow imports below.
+if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", "cli.py"):
+    block_stop_signals()
+
 from bot import __version__
 from bot.config import Config, find_config_path, read_config_data, validate_config
 from bot.errors import ConfigError, KepSyncError, UsageError
@@ -152,7 +158,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise KepSyncError(f"cannot write the changelog to standard output: {exc.strerror or exc}") from None
     level = log.warning if outcome.blocked else log.info
-    level("sync finished", revision=plan.snapshot.revision, changes=sum(c.applied for c in plan.changes),
+    level("sync finished", result="blocked" if outcome.blocked else "ok", revision=plan.snapshot.revision,
+          changes=sum(c.applied for c in plan.changes),
           findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
           blocked=outcome.blocked, pull_request=outcome.url, http_requests=counter.count,
           duration_seconds=round(time.monotonic() - start, 3))
@@ -216,17 +223,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_health(args: argparse.Namespace) -> int:
-    """Print the health verdict of the service using ``--state-dir``; exit 0 healthy, 1 not."""
+    """Print the health verdict of the service using ``--state-dir``; exit 0 healthy, 1 not (a bad config and
+    a corrupt state file included: Docker reserves exit code 2 in health checks)."""
     import datetime
 
     from bot.cron import parse_crontab
-    from bot.health import check_health
-    from bot.state import load_state
+    from bot.health import Health, check_health
+    from bot.state import StateError, read_state
 
-    config = resolve_config(args)
-    verdict = check_health(load_state(_state_dir(args)),
-                           parse_crontab(config.schedule.cron, config.schedule.timezone),
-                           datetime.datetime.now(datetime.timezone.utc))
+    try:
+        config = resolve_config(args)
+        verdict = check_health(read_state(_state_dir(args)),
+                               parse_crontab(config.schedule.cron, config.schedule.timezone),
+                               datetime.datetime.now(datetime.timezone.utc))
+    except (ConfigError, UsageError) as exc:  # exit 1, never 2: Docker reserves 2 in health checks
+        verdict = Health(False, "configuration error: " + "; ".join(str(exc).split("\n")))
+    except StateError as exc:
+        verdict = Health(False, str(exc))
     reason = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in redact(verdict.reason))
     print(("healthy: " if verdict.ok else "unhealthy: ") + reason)
     return EXIT_OK if verdict.ok else EXIT_FAILED
@@ -283,6 +296,8 @@ def print_error(exc: Exception) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kep-sync`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        block_stop_signals()
     configure()
     handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
                "history": cmd_history, "digest": cmd_digest}[args.command]

@@ -27,11 +27,21 @@ class Health(NamedTuple):
     reason: str
 
 
+def utc_text(value: datetime.datetime | str) -> str:
+    """A time as ISO 8601 in UTC (``2026-03-30T22:00:00+00:00``); a string that is not ISO 8601 stays as is."""
+    try:
+        moment = value if isinstance(value, datetime.datetime) else datetime.datetime.fromisoformat(value)
+        return moment.astimezone(datetime.timezone.utc).isoformat()
+    except (TypeError, ValueError, OverflowError):
+        return str(value)
+
+
 def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> Health:
-    """Judge ``state`` against the schedule ``trigger`` at ``now`` (timezone-aware)."""
+    """Judge ``state`` against the schedule ``trigger`` at ``now`` (timezone-aware). Every time in the
+    reason is in UTC, whatever ``schedule.timezone`` is."""
     last = state.last_run
     if last is not None and not last.ok:
-        return Health(False, f"last run {last.run_id} failed at {last.finished}: {last.error}")
+        return Health(False, f"last run {last.run_id} failed at {utc_text(last.finished)}: {last.error}")
     try:
         marks = [datetime.datetime.fromisoformat(t) for t in
                  (state.last_success.started if state.last_success else "", state.service_started) if t]
@@ -43,8 +53,9 @@ def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> 
     except (TypeError, ValueError, OverflowError) as exc:
         return Health(False, f"the state directory holds a time that is not a usable ISO 8601 time ({exc})")
     if late:
-        return Health(False, f"run due at {due.isoformat()} has not succeeded (last good run or start: "
-                             f"{since.isoformat()})")
+        return Health(False, f"run due at {utc_text(due)} has not succeeded (last good run or start: "
+                             f"{utc_text(since)})")
     if last is None:
-        return Health(True, f"service started at {since.isoformat()}; no run due yet")
-    return Health(True, f"last run {last.run_id} {last.result} at {last.finished}, revision {last.revision or '-'}")
+        return Health(True, f"service started at {utc_text(since)}; no run due yet")
+    return Health(True, f"last run {last.run_id} {last.result} at {utc_text(last.finished)}, "
+                        f"revision {last.revision or '-'}")

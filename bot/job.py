@@ -73,16 +73,18 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
     start, started = time.monotonic(), now()
     with structlog.contextvars.bound_contextvars(run_id=run_id):
         log = get_logger(command="serve")
-        state = load_state(state_dir)
+        state = load_state(state_dir, log=log)
         log.info("run started", source=config.enhancements, known_revision=state.revision)
         fields: dict = {}
+        last = LastRun(state_dir / LAST_RUN_DIR)
         try:
-            fields = _poll_or_sync(config, state, sync, counter, transport, log)
+            fields = _poll_or_sync(config, state, sync, counter, transport, log, last)
             result = fields.pop("result")
             error = ""
         except Exception as exc:  # one failed run must not stop the service
             result, error = "failed", redact(f"{type(exc).__name__}: {exc}")
             log.error("run failed", error=error)
+            last.failed(config, error, log)
         record = RunRecord(run_id=run_id, started=started.isoformat(), finished=now().isoformat(), result=result,
                            http_requests=counter.count, error=error, **fields)
         state.last_run = record
@@ -95,14 +97,71 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         level = {"failed": "error", "blocked": "warning"}.get(result, "info")
         getattr(log, level)("run finished", result=result, revision=record.revision, changes=record.changes,
                             pull_request=record.pull_request, http_requests=counter.count,
-                            duration_seconds=round(time.monotonic() - start, 3), error=error or None)
+                            duration_seconds=round(time.monotonic() - start, 3), error=error or None,
+                            changelog=last.written.get("changelog"), report=last.written.get("report"))
     return record
 
 
+#: Under the state directory: the changelog and JSON report of the latest full or failed run.
+LAST_RUN_DIR = "last-run"
+
+
+class LastRun:
+    """``STATE_DIR/last-run/changelog.md`` and ``report.json`` of the latest run that was not skipped, each
+    replaced atomically; ``written``: ``{"changelog": path, "report": path}`` of the files this run wrote."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.report = directory / "report.json"
+        self.written: dict[str, str] = {}
+
+    def prepare(self) -> Path:
+        """Create the directory; returns the report path to hand to the sync (it writes the report)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return self.report
+
+    def finished(self, outcome) -> None:
+        """Record the changelog of a sync that returned (``ok`` or ``blocked``); its report is already written."""
+        plan = outcome.plan
+        self._write_changelog(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
+        self.written["report"] = str(self.report)
+
+    def failed(self, config: Config, error: str, log) -> None:
+        """Record a failed run: a changelog saying so and, when the sync did not write one, the report
+        (``result: failed``). A file that cannot be written is logged, never raised."""
+        from bot.sync import run_report, write_report
+
+        try:
+            self.prepare()
+            if "report" not in self.written:
+                write_report(self.report, run_report(config, None, None, None, error=error))
+                self.written["report"] = str(self.report)
+            self._write_changelog(f"# kep-sync: run failed\n\n{error}\n")
+        except Exception as exc:
+            log.error("last run not saved", error=redact(str(exc)))
+
+    def _write_changelog(self, text: str) -> None:
+        from bot.publish.files import write_files
+
+        path = self.directory / "changelog.md"
+        write_files({path: text.encode("utf-8")}, must_exist=False)
+        self.written["changelog"] = str(path)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """``(inode, mtime_ns)`` of ``path``, ``None`` when absent: an atomic replace changes it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
 def _poll_or_sync(config: Config, state: State, sync: Callable, counter: RequestCounter,
-                  transport: httpx.BaseTransport | None, log) -> dict:
+                  transport: httpx.BaseTransport | None, log, last: LastRun) -> dict:
     """The poll, then the full sync when needed; returns the record's fields with ``result``
-    (``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked."""
+    (``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked.
+    A full run writes its changelog and report to ``last``."""
     same_source = state.source == config.enhancements
     fingerprint = config_fingerprint(config)
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
@@ -115,7 +174,15 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
             and notes is not None and notes == state.release_notes_etags and not blocked_before):
         log.info("no upstream change; run skipped", revision=revision)
         return {"result": "skipped", "revision": revision}
-    outcome = sync(config, counter=counter)
+    report = last.prepare()
+    before = _stamp(report)
+    try:
+        outcome = sync(config, counter=counter, report_path=report)
+    except Exception:
+        if _stamp(report) != before:  # the sync wrote its failure report
+            last.written["report"] = str(report)
+        raise
+    last.finished(outcome)
     synced = outcome.plan.snapshot.revision
     fields = {"revision": synced, "changes": sum(c.applied for c in outcome.plan.changes),
               "pull_request": outcome.url}

@@ -34,11 +34,10 @@ from bot.config import Config
 from bot.cron import parse_crontab, timezone
 from bot.log import get_logger
 from bot.state import InstanceLock, load_state, save_state
+from bot.stopsignals import STOP_SIGNALS
 
 #: A run that could not start within this many seconds of its fire time is skipped.
 MISFIRE_GRACE_SECONDS = 15 * 60
-#: Signals that stop the service cleanly; SIGHUP (terminal closed, ``kill -HUP``) too, as nothing is reloaded.
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 #: How long SIGTERM waits for the run in progress, seconds (``docker stop -t`` should allow this).
 SHUTDOWN_TIMEOUT_SECONDS = 300.0
 JOB_ID = "kep-sync"
@@ -118,7 +117,7 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
     apscheduler_log.setLevel(logging.WARNING)
     apscheduler_log.propagate = False
     with InstanceLock(state_dir):
-        state = load_state(state_dir)
+        state = load_state(state_dir, log=log)
         state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
         save_state(state_dir, state)
         runner = Runner(job or (lambda: run_job(config, state_dir)))

@@ -13,6 +13,7 @@ one full run: the marker in the pull request body prevents duplicate pull reques
 
 from __future__ import annotations
 
+import datetime
 import fcntl
 import json
 import os
@@ -83,13 +84,69 @@ def default_state_dir() -> Path:
     return Path(base) / "kep-sync"
 
 
-def load_state(state_dir: Path) -> State:
-    """The state in ``state_dir``; an empty :class:`State` when the file is missing, empty or unreadable
-    (a damaged file only costs one full run, so it is never an error)."""
+class StateCorrupt(StateError):
+    """``state.json`` exists but cannot be read as a :class:`State` (not UTF-8, not JSON, wrong shape,
+    unreadable). ``path`` names it; the message says why."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(f"{path}: state file is corrupt ({why})")
+        self.path = path
+
+
+def read_state(state_dir: Path) -> State:
+    """The state in ``state_dir``; an empty :class:`State` when the file is missing or empty.
+
+    Raises :class:`StateCorrupt` when the file is there but unusable (``kep-sync health`` reports it).
+    """
+    path = state_dir / STATE_FILE
     try:
-        raw = (state_dir / STATE_FILE).read_text(encoding="utf-8")
-        return State.model_validate(json.loads(raw)) if raw.strip() else State()
-    except (OSError, UnicodeDecodeError, ValueError, ValidationError):
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return State()
+    except OSError as exc:
+        raise StateCorrupt(path, f"cannot be read: {exc.strerror or exc}") from None
+    if not raw.strip():
+        return State()
+    try:
+        return State.model_validate(json.loads(raw.decode("utf-8")))
+    except UnicodeDecodeError as exc:
+        raise StateCorrupt(path, f"not UTF-8 at byte {exc.start}") from None
+    except ValueError as exc:  # json.JSONDecodeError and pydantic's ValidationError
+        why = f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) \
+            else "not a kep-sync state: " + "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top level)'}: {e['msg']}"
+                                                      for e in exc.errors()[:3])
+        raise StateCorrupt(path, why) from None
+
+
+def set_aside(path: Path, now: datetime.datetime) -> Path:
+    """Rename the corrupt file ``path`` to ``<name>.corrupt-<UTC time>`` (kept for a human); returns the new path.
+
+    Raises :class:`StateError` when it cannot be renamed, so it is never overwritten instead.
+    """
+    target = path.with_name(f"{path.name}.corrupt-{now.astimezone(datetime.timezone.utc):%Y%m%dT%H%M%SZ}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = target.with_name(f"{target.name.split('~')[0]}~{n}")
+    try:
+        os.rename(path, target)
+    except OSError as exc:
+        raise StateError(f"{path}: state file is corrupt and cannot be kept aside as {target.name}: "
+                         f"{exc.strerror or exc}") from None
+    return target
+
+
+def load_state(state_dir: Path, *, log=None) -> State:
+    """The state in ``state_dir`` for the service: :func:`read_state`, but a corrupt file is kept aside
+    (:func:`set_aside`), reported as an ``error`` line on ``log`` (a structlog logger) and replaced by an
+    empty :class:`State` (one full run). Raises :class:`StateError` when it cannot be kept aside."""
+    try:
+        return read_state(state_dir)
+    except StateCorrupt as exc:
+        kept = set_aside(exc.path, datetime.datetime.now(datetime.timezone.utc))
+        if log is not None:
+            log.error("state file corrupt; kept aside, starting from an empty state", error=str(exc),
+                      kept_as=str(kept))
         return State()
 
 

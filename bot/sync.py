@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.config import Config
-from bot.errors import ConfigError, PublishError
+from bot.errors import ConfigError, KepSyncError, PublishError
 from bot.plan import SyncPlan, plan_sync
 from bot.publish.files import write_files
 from bot.sources.enhancements import load_snapshot
@@ -142,9 +142,11 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
                   renames: Mapping[tuple[int, str], Rename] | None = None) -> SyncOutcome:
     """Read the pages from ``wiki``, plan against ``snapshot`` and, unless ``config.publish`` is ``none``, land.
 
-    ``only``, ``today``, ``release_notes``, ``history`` and ``renames`` go to :func:`bot.plan.plan_sync`. The JSON report goes to
-    ``report_path`` when given: for ``files`` before any page is written (a bad ``--report`` writes no
-    page), otherwise after landing, from the plan that landed. Raises a
+    ``only``, ``today``, ``release_notes``, ``history`` and ``renames`` go to :func:`bot.plan.plan_sync`.
+    The JSON report (:func:`run_report`) goes to ``report_path`` when given, after landing, from the plan
+    that landed; for ``files`` a first report saying nothing was written yet goes there before any page
+    is written (so a bad ``--report`` writes no page). A failed run still writes its report
+    (``result: failed``, ``error``) when it can, then raises. Raises a
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
 
@@ -152,15 +154,21 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
         return plan_sync(config, snapshot, base.pages, only=only, today=today, release_notes=release_notes,
                          max_chars=base.max_chars, history=history, renames=renames)
 
-    plan = replan(_read(wiki, config))
-    if config.publish == "none":
-        _write_report(report_path, plan)
-        return SyncOutcome(plan, [], "")
-    if config.publish == "files":
-        _write_report(report_path, plan)
-    landing = wiki.land(plan, replan)
-    if config.publish != "files":
-        _write_report(report_path, landing.plan)
+    plan = None
+    try:
+        plan = replan(_read(wiki, config))
+        if config.publish == "none":
+            landing = SyncOutcome(plan, [], "")
+        else:
+            if config.publish == "files":
+                _write_report(report_path, run_report(config, snapshot, plan, None,
+                                                      error="stopped before the pages were written"))
+            landing = wiki.land(plan, replan)
+    except KepSyncError as exc:
+        if not isinstance(exc, _ReportError):
+            write_failure_report(report_path, config, snapshot, plan, exc)
+        raise
+    _write_report(report_path, run_report(config, snapshot, landing.plan, landing))
     return SyncOutcome(landing.plan, landing.written, landing.url, landing.blocked)
 
 
@@ -172,12 +180,18 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
     ``none`` writes nothing (with ``wiki.repo`` set it reads the pages from that repository's base
     branch through the API, read-only; else from ``wiki.dir``); ``files`` rewrites changed pages in
     place (atomic); ``git`` commits on the bot branch of the clone at ``wiki.dir``; ``github`` opens
-    or updates the pull request on ``wiki.repo``.
+    or updates the pull request on ``wiki.repo``. A run that fails before it has a plan still writes
+    the report (``result: failed``) to ``report_path`` when it can.
     """
-    snapshot = load_enhancements(config, counter)
-    history, renames = history_loader(config, snapshot, counter)
-    return sync_snapshot(config, snapshot, open_wiki(config, counter), only=only,
-                         today=datetime.date.today().isoformat(),
+    snapshot = None
+    try:
+        snapshot = load_enhancements(config, counter)
+        history, renames = history_loader(config, snapshot, counter)
+        wiki = open_wiki(config, counter)
+    except KepSyncError as exc:
+        write_failure_report(report_path, config, snapshot, None, exc)
+        raise
+    return sync_snapshot(config, snapshot, wiki, only=only, today=datetime.date.today().isoformat(),
                          release_notes=release_notes_loader(config, counter), report_path=report_path,
                          history=history, renames=renames)
 
@@ -209,15 +223,69 @@ def run_audit(config: Config, *, only: Collection[int] | None = None, report_pat
     base = _read(open_wiki(config, counter), config)
     loader = release_notes_loader(config, counter)
     audit = plan_audit(config, snapshot, base.pages, loader(None) if loader else None, only=only)
-    _write_report(report_path, audit)
+    _write_report(report_path, audit.report)
     return audit
 
 
-def _write_report(path: Path | None, plan: SyncPlan | AuditPlan) -> None:
+def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | None, landing: Landing | None, *,
+               error: str = "") -> dict:
+    """The ``--report`` JSON object of a run: :func:`bot.changelog.report` of the ``plan`` plus what happened.
+
+    - ``publish``: the mode; ``result``: ``ok``, ``blocked`` (``landing.blocked``) or ``failed`` (``error``
+      given, or no ``landing``); ``error`` only on failure; ``pull_request``: the URL or ``null``;
+    - ``pages_written``: the pages this run wrote (``files``) or committed (``git``, ``github``), sorted;
+    - each change: ``proposed`` (the plan changes this row: ``Change.applied``) and ``applied``, true only
+      when its page is in ``pages_written``, so ``--publish none``, a failed and a blocked run apply nothing.
+
+    Without a plan (the run failed before planning) ``changes`` is empty and ``problems`` are the
+    snapshot's, if it was read.
+    """
+    from bot import changelog
+
+    if plan is not None:
+        base = plan.report
+    elif snapshot is not None:
+        base = changelog.report(snapshot, [], snapshot.all_problems())
+    else:
+        base = {"revision": "", "changes": [], "problems": []}
+    failed = bool(error) or landing is None
+    written = sorted(landing.written) if landing is not None and not failed and not landing.blocked else []
+    result = "failed" if failed else "blocked" if landing.blocked else "ok"
+    out = {**base, "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written}
+                               for c in base["changes"]],
+           "publish": config.publish, "result": result, "pages_written": written,
+           "pull_request": (landing.url or None) if landing is not None and config.publish == "github" else None}
+    if failed:
+        out["error"] = error or "the run did not finish"
+    return out
+
+
+def write_failure_report(path: Path | None, config: Config, snapshot: Snapshot | None, plan: SyncPlan | None,
+                         exc: Exception) -> None:
+    """Best effort: the report of a failed run (:func:`run_report` with ``error``); a report that cannot be
+    written is left out, so the run's own error is the one raised."""
+    from bot.redact import redact
+
+    try:
+        _write_report(path, run_report(config, snapshot, plan, None, error=redact(str(exc))))
+    except KepSyncError:
+        pass
+
+
+def write_report(path: Path, report: dict) -> None:
+    """Write ``report`` as JSON to ``path`` atomically; raises :class:`~bot.errors.PublishError` naming it."""
+    _write_report(path, report)
+
+
+class _ReportError(PublishError):
+    """The report itself could not be written (exit 1): no second attempt to write it."""
+
+
+def _write_report(path: Path | None, report: dict) -> None:
     if path is None:
         return
-    data = (json.dumps(plan.report, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    data = (json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
     try:
         write_files({path: data}, must_exist=False)
     except PublishError as exc:
-        raise PublishError(f"report {exc}") from None
+        raise _ReportError(f"report {exc}") from None

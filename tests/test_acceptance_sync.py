@@ -114,15 +114,19 @@ def test_1_rows_equal_the_2026_07_07_page(first_run):
 
 def test_1_report_and_changelog(first_run):
     _, _, report, stdout = first_run
-    assert set(report) == {"revision", "changes", "problems", "provenance", "candidates"}  # a git checkout has history
+    assert set(report) == {"revision", "changes", "problems", "provenance", "candidates", "publish", "result",
+                           "pull_request", "pages_written"}  # a git checkout has history
     assert report["provenance"] == {"source": "git", "requests": 0, "applied": APPLIED, "with_upstream": APPLIED}
+    assert (report["publish"], report["result"], report["pull_request"]) == ("files", "ok", None)
     assert report["revision"] == REVISION
     applied = [c for c in report["changes"] if c["applied"]]
     assert (len(applied), len(report["changes"])) == (APPLIED, APPLIED + FINDINGS)
     assert {c["kind"] for c in applied} == {"promoted", "status", "retargeted"}
     assert sorted((c["kep"], c["field"]) for c in report["changes"] if not c["applied"]) == \
         [("2837", "feature_gates"), ("3695", "feature_gates")]
-    assert all(set(c) == {"kep", "page", "line", "field", "old", "new", "kind", "applied", "kep_path", "upstream"}
+    assert all(c["proposed"] == c["applied"] for c in report["changes"])
+    assert all(set(c) == {"kep", "page", "line", "field", "old", "new", "kind", "applied", "proposed", "kep_path",
+                          "upstream"}
                for c in report["changes"])
     assert all(set(p) == {"path", "message"} for p in report["problems"])
     assert stdout.startswith(TITLE + "\n")

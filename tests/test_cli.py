@@ -42,7 +42,7 @@ def work(tmp_path, monkeypatch) -> Path:
 
 GATES_FINDING = {"kep": "5710", "page": "m.md", "line": 19, "field": "feature_gates", "old": "GenericWorkload",
                  "new": "GenericWorkload, WorkloadPreemption", "kind": "gates", "applied": False,
-                 "kep_path": "keps/sig-scheduling/5710-workload-aware-preemption/kep.yaml"}
+                 "proposed": False, "kep_path": "keps/sig-scheduling/5710-workload-aware-preemption/kep.yaml"}
 SYNC = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md"]
 
 
@@ -76,11 +76,13 @@ def test_publish_files_and_report(work, capsys):
     report = json.loads((work / "r.json").read_text())
     assert report == {"revision": "", "problems": [], "candidates": [], "changes": [
         {"kep": "4671", "page": "m.md", "line": 18, "field": "stage", "old": "alpha", "new": "beta",
-         "kind": "promoted", "applied": True, "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
+         "kind": "promoted", "applied": True, "proposed": True,
+         "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
         {"kep": "4671", "page": "m.md", "line": 18, "field": "beta", "old": "", "new": "v1.37",
-         "kind": "retargeted", "applied": True, "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
+         "kind": "retargeted", "applied": True, "proposed": True,
+         "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
         GATES_FINDING,
-    ]}
+    ], "publish": "files", "result": "ok", "pull_request": None, "pages_written": ["m.md"]}
     assert main([*SYNC, "--publish", "files", "--report", "r.json"]) == 0
     out2, _ = capsys.readouterr()
     assert out2.startswith("# KEP matrix: no changes\n")

@@ -1,0 +1,188 @@
+"""``serve`` and ``health`` tell the truth: last-run files, a corrupt state file, an early stop signal,
+health's exit codes and UTC times, and health agreeing with the DST-safe schedule."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import structlog
+from structlog.testing import capture_logs
+
+from bot.cli import main
+from bot.config import load_config
+from bot.cron import parse_crontab
+from bot.health import LATE_ALLOWANCE, check_health
+from bot.job import run_job
+from bot.state import InstanceLock, RunRecord, State, StateCorrupt, load_state, read_state, save_state
+from tests.servehelp import PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
+from tests.test_serve import API, github  # noqa: F401  (respx fixture)
+
+UTC = datetime.timezone.utc
+
+
+@pytest.fixture(autouse=True)
+def _reset_structlog():
+    yield
+    structlog.reset_defaults()
+
+
+def finished(logs: list[dict]) -> dict:
+    (line,) = [e for e in logs if e["event"] == "run finished"]
+    return line
+
+
+# -- STATE_DIR/last-run ----------------------------------------------------------------------------------
+
+def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, github):  # noqa: F811
+    mock, upstream = github
+    config = load_config(write_setup(tmp_path, API))
+    last = tmp_path / "st" / "last-run"
+    with capture_logs() as logs:
+        assert run_job(config, tmp_path / "st").result == "ok"
+    line = finished(logs)
+    assert (line["changelog"], line["report"]) == (str(last / "changelog.md"), str(last / "report.json"))
+    assert (last / "changelog.md").read_text().startswith("# Update KEP matrix: 2 changes in 1 KEP")
+    report = json.loads((last / "report.json").read_text())
+    assert (report["result"], report["publish"], report["pages_written"], report["revision"]) == \
+        ("ok", "files", ["matrix.md"], SHA)
+    assert sorted(p.name for p in last.iterdir()) == ["changelog.md", "report.json"]  # no temp files
+
+    with capture_logs() as logs:  # skipped: nothing new to keep, the files of the last full run stay
+        assert run_job(config, tmp_path / "st").result == "skipped"
+    assert (finished(logs)["changelog"], finished(logs)["report"]) == (None, None)
+    assert json.loads((last / "report.json").read_text()) == report
+
+    upstream.update(sha="b" * 40, etag='"e2"')
+    (tmp_path / "wiki" / "matrix.md").unlink()  # the next full run fails reading the page
+    with capture_logs() as logs:
+        assert run_job(config, tmp_path / "st").result == "failed"
+    assert finished(logs)["report"] == str(last / "report.json")
+    failed = json.loads((last / "report.json").read_text())
+    assert (failed["result"], failed["revision"], failed["changes"], failed["pages_written"]) == \
+        ("failed", "b" * 40, [], [])
+    assert failed["error"] == f"wiki.pages (--page) 'matrix.md': no such file under the wiki directory " \
+                              f"{str(tmp_path / 'wiki')!r}"
+    assert (last / "changelog.md").read_text() == \
+        f"# kep-sync: run failed\n\nConfigError: {failed['error']}\n"
+
+
+def test_a_dry_run_service_keeps_what_it_found(tmp_path, github):  # noqa: F811
+    config = load_config(write_setup(tmp_path, API)).model_copy(update={"publish": "none"})
+    assert run_job(config, tmp_path / "st").result == "ok"
+    report = json.loads((tmp_path / "st" / "last-run" / "report.json").read_text())
+    assert (report["publish"], report["pages_written"]) == ("none", [])
+    assert [(c["field"], c["proposed"], c["applied"]) for c in report["changes"]] == [
+        ("stage", True, False), ("beta", True, False)]
+    assert (tmp_path / "wiki" / "matrix.md").read_text() == PAGE
+
+
+# -- a corrupt state.json --------------------------------------------------------------------------------
+
+def test_a_corrupt_state_file_is_reported_kept_aside_and_never_overwritten(tmp_path, github, capsys):  # noqa: F811
+    config_path = write_setup(tmp_path, API)
+    state_dir = tmp_path / "st"
+    state_dir.mkdir()
+    (state_dir / "state.json").write_bytes(b'{"revision": "abc", "last_run": ')
+    assert main(["health", "--config", str(config_path), "--state-dir", str(state_dir)]) == 1
+    assert capsys.readouterr().out == (f"unhealthy: {state_dir / 'state.json'}: state file is corrupt (not JSON: "
+                                       "Expecting value at line 1 column 33)\n")
+    with capture_logs() as logs:
+        record = run_job(load_config(config_path), state_dir)
+    assert record.result == "ok"
+    (kept,) = state_dir.glob("state.json.corrupt-*")
+    assert kept.read_bytes() == b'{"revision": "abc", "last_run": '
+    assert [(e["event"], e["kept_as"]) for e in logs if e["log_level"] == "error"] == [
+        ("state file corrupt; kept aside, starting from an empty state", str(kept))]
+    assert read_state(state_dir).last_run.run_id == record.run_id
+    assert main(["health", "--config", str(config_path), "--state-dir", str(state_dir)]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    (b"\xff\xfe{}", "not UTF-8 at byte 0"),
+    (b"[]", "not a kep-sync state: (top level): Input should be a valid dictionary or instance of State"),
+])
+def test_read_state_names_why_the_file_is_corrupt(tmp_path, content, why):
+    (tmp_path / "state.json").write_bytes(content)
+    with pytest.raises(StateCorrupt) as err:
+        read_state(tmp_path)
+    assert str(err.value) == f"{tmp_path / 'state.json'}: state file is corrupt ({why})"
+    assert load_state(tmp_path) == State()
+    assert [p.name.split("-")[0] for p in tmp_path.iterdir()] == ["state.json.corrupt"]
+
+
+# -- a stop signal before the service set up its handling ------------------------------------------------
+
+EARLY_SIGNAL = """
+import os, signal, sys
+import bot.cli as cli
+real = cli.resolve_config
+def resolve_then_signal(args):
+    os.kill(os.getpid(), signal.SIGTERM)  # arrives while serve is still reading its config
+    return real(args)
+cli.resolve_config = resolve_then_signal
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_stop_signal_before_the_service_is_ready_exits_0_and_releases_the_lock(tmp_path):
+    config = write_setup(tmp_path, "http://127.0.0.1:9")
+    proc = subprocess.run([sys.executable, "-c", EARLY_SIGNAL, "serve", "--config", str(config), "--state-dir",
+                           str(tmp_path / "st")], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line)["event"] for line in proc.stderr.splitlines()]
+    assert events == ["service started", "stop requested", "service stopped"]
+    with InstanceLock(tmp_path / "st"):  # free again
+        pass
+
+
+# -- health ----------------------------------------------------------------------------------------------
+
+def test_health_exits_1_not_2_for_a_bad_config(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schedule:\n  cron: '0 6 * *'\ncolour: blue\n")
+    assert main(["health", "--config", str(bad), "--state-dir", str(tmp_path / "st")]) == 1
+    assert capsys.readouterr().out == (
+        f"unhealthy: configuration error: {bad}: schedule.cron: '0 6 * *': expected 5 fields (minute hour "
+        f"day-of-month month day-of-week) or a macro such as @daily, got 4 field(s); {bad}: colour: unknown key "
+        "(value 'blue')\n")
+    assert main(["health", "--config", str(tmp_path / "missing.yaml")]) == 1
+    assert capsys.readouterr().out == f"unhealthy: configuration error: {tmp_path / 'missing.yaml'}: no such config " \
+                                      "file\n"
+
+
+def berlin(*args: int) -> datetime.datetime:
+    from zoneinfo import ZoneInfo
+
+    return datetime.datetime(*args, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+def test_health_speaks_utc_and_agrees_with_the_schedule_across_spring_forward():
+    trigger = parse_crontab("0 0 * * *", "Europe/Berlin")
+    ran = berlin(2026, 3, 29, 0, 0)
+    run = RunRecord(run_id="r1", started=ran.isoformat(), finished=(ran + datetime.timedelta(minutes=1)).isoformat(),
+                    result="ok")
+    state = State(last_run=run, last_success=run)
+    due = berlin(2026, 3, 30, 0, 0)  # the next day (APScheduler's CronTrigger says 31 March)
+    assert check_health(state, trigger, due + LATE_ALLOWANCE - datetime.timedelta(seconds=1)) == (
+        True, "last run r1 ok at 2026-03-28T23:01:00+00:00, revision -")
+    assert check_health(state, trigger, due + LATE_ALLOWANCE) == (
+        False, "run due at 2026-03-29T22:00:00+00:00 has not succeeded (last good run or start: "
+               "2026-03-28T23:00:00+00:00)")
+    fresh = State(service_started=berlin(2026, 3, 29, 12, 0).isoformat())
+    assert check_health(fresh, trigger, berlin(2026, 3, 29, 13, 0)) == (
+        True, "service started at 2026-03-29T10:00:00+00:00; no run due yet")
+
+
+def test_health_command_prints_utc_for_a_state_written_in_another_zone(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text("schedule:\n  cron: '0 0 * * *'\n  timezone: europe/berlin\n")
+    now = datetime.datetime.now(UTC)
+    save_state(tmp_path / "st", State(service_started=now.astimezone(berlin(2026, 1, 1).tzinfo).isoformat()))
+    assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 0
+    assert capsys.readouterr().out == f"healthy: service started at {now.isoformat()}; no run due yet\n"
