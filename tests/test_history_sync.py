@@ -73,7 +73,7 @@ def test_each_change_names_the_commit_that_set_its_value(tmp_path, upstream):
     config = _config(tmp_path, enh, PAGE, links={"enhancements": "https://example.test/k/enh"})
     outcome = run_sync(config, report_path=tmp_path / "r.json")
     report = json.loads((tmp_path / "r.json").read_text())
-    got = [(c["kep"], c["field"], c["applied"], c["upstream"] and (c["upstream"]["pr"], c["upstream"]["commit"]))
+    got = [(c["kep"], c["field"], c["proposed"], c["upstream"] and (c["upstream"]["pr"], c["upstream"]["commit"]))
            for c in report["changes"]]
     assert got == [("4671", "stage", True, (4, shas[3])), ("4671", "beta", True, (2, shas[1])),
                    ("5710", "feature_gates", False, (1, shas[0])), ("785", "status", False, None)]
