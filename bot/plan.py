@@ -157,7 +157,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     if history is not None:
         paths = sorted({c.kep_path for c in changes if c.kep_path})
         changes, origin = attach(changes, history(paths) if callable(history) else history)
-    tracking = _track(config, snapshot, parsed, changes, results, pages, today)
+    tracking = _track(config, snapshot, parsed, changes, results, pages, today, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
     changes = changes + tracking.changes
     problems = problems + tracking.problems
@@ -175,7 +175,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
 
 
 def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
-           results: list[PageResult], pages: dict[str, bytes], today: str | None) -> Tracking:
+           results: list[PageResult], pages: dict[str, bytes], today: str | None,
+           only: Collection[int] | None = None) -> Tracking:
     """The tracking stage (:func:`bot.tracking.track`) for this plan, with ``Tracking.lines`` turned into
     page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set)."""
     coverage = None
@@ -184,7 +185,7 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
         if found is not None:
             coverage = (found, decode_page(found, pages[found]))
     lines = {r.path: r.new.decode("utf-8").split("\n") for r in results}
-    tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage)
+    tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage, only)
     out = {}
     for path, new in tracking.lines.items():
         if config.front_matter.date_key and today and new != lines[path]:

@@ -305,3 +305,12 @@ def test_changelog_sections_and_report_keys():
     assert [c["kep"] for c in keys["candidates"]] == ["202", "201", "200"]
     assert keys["candidates"][2]["beta"] == "1.38"  # as kep.yaml writes it
     assert sorted(render.report_keys(t._replace(coverage=None))) == ["candidates"]
+
+
+def test_with_only_rows_are_added_for_those_keps_only():
+    s = snap(*ON_PAGE, kep(300, "grouped", "sig-apps"), kep(301, "y", "sig-apps"))
+    page = parse_page("m.md", PAGE)
+    opts = Options(add_page="m.md", add_table="P0 Landmark KEPs", add_count=5)
+    t = track(s, [page], [], {"m.md": page.lines}, opts, ("c.md", COVERAGE), only={301})
+    assert [c.ident for c in t.candidates] == ["301", "300"]
+    assert [c.kep for c in t.changes] == ["301"]

@@ -15,7 +15,7 @@ Modules: :mod:`.candidates` (which KEPs deserve a row, ranked),
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.diff import Change
@@ -88,12 +88,14 @@ def options_from(config) -> Options:
 
 
 def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Change],
-          lines: Mapping[str, list[str]], options: Options, coverage_page: tuple[str, str] | None = None) -> Tracking:
+          lines: Mapping[str, list[str]], options: Options, coverage_page: tuple[str, str] | None = None,
+          only: Collection[int] | None = None) -> Tracking:
     """Run the tracking checks for one sync.
 
     ``pages``: the matrix pages as read; ``changes``: the diff's changes;
     ``lines``: ``{page: lines}`` as the diff left them (rows are appended
-    there); ``coverage_page``: ``(path, text)`` of the coverage page, or ``None``.
+    there); ``coverage_page``: ``(path, text)`` of the coverage page, or ``None``;
+    ``only`` (``--kep``): rows are added only for these KEP numbers (all candidates are still listed).
     """
     problems: list[Problem] = []
     rows = [r for p in pages for r in p.rows]
@@ -119,7 +121,8 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
     target = next((p for p in lines if options.add_page and posixpath.normpath(p) ==
                    posixpath.normpath(options.add_page)), None)
     if target is not None:
-        new_lines[target], added, more = add_rows(target, lines[target], options.add_table, candidates,
+        addable = [c for c in candidates if only is None or c.kep.number in only]
+        new_lines[target], added, more = add_rows(target, lines[target], options.add_table, addable,
                                                   options.add_count, options.aliases, options.web_url,
                                                   options.add_reasons)
         problems += more
