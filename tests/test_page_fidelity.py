@@ -221,6 +221,15 @@ def test_an_empty_cell_keeps_its_padding():
     assert changed == {2: "|1|beta|v1.33|"}  # a row padded nowhere stays so
 
 
+@pytest.mark.parametrize("cell, written", [
+    ("v1.31 /  / -", "v1.31 / v1.33 / -"), ("v1.31 // -", "v1.31 / v1.33 / -"), ("v1.31//-", "v1.31/v1.33/-"),
+    ("v1.31\u00a0/\u00a0\u00a0/\u00a0-", "v1.31\u00a0/\u00a0v1.33\u00a0/\u00a0-"),
+])
+def test_an_empty_part_of_a_composite_cell_is_filled_spaced_like_its_separators(cell, written):
+    _, changed = sync(HEADER + f"| 1-a | implementable / beta | {cell} |\n")
+    assert changed == {2: f"| 1-a | implementable / beta | {written} |"}
+
+
 ALIGNED = """\
 | KEP | 状态                  | Alpha / Beta / GA     | 说明       |
 | --- | --------------------- | --------------------- | ---------- |

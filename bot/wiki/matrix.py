@@ -324,6 +324,8 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
             marks = _unwrap(old)[0] if field != "feature_gates" else ""
             pieces[index] = f"{marks}{escape_cell(text)}{marks[::-1]}" if text else \
                 row.vocab.get(key, Vocab()).blank or "-"
+            if not old.strip():
+                _fill_gap(pieces, index)
             if row.layout.get(key, (None, ""))[0] is not None:
                 _realign(pieces, index, old)
     # Replace right-most cells first so earlier spans stay valid.
@@ -333,6 +335,21 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
             width, align = row.layout.get(key, (None, "left"))
             line = fill_cell(line, row.cells[key], text, width, align)
     return line
+
+
+def _fill_gap(pieces: list[str], index: int) -> None:
+    """Space a part just written into an empty slot of a composite cell like the cell spaces its
+    separators (``v1.31 /  / -`` and ``v1.31 // -`` become ``v1.31 / v1.33 / -``); a cell written
+    without spaces (``v1.31//-``) stays without."""
+    space = next((ch for sep in pieces[1::2] for ch in sep if ch.isspace()), None)
+    if space is None:
+        return
+    if index > 0:
+        before = pieces[index - 1]
+        pieces[index - 1] = before.rstrip() + (before[-1] if before[-1].isspace() else space)
+    if index + 1 < len(pieces):
+        after = pieces[index + 1]
+        pieces[index + 1] = (after[0] if after[0].isspace() else space) + after.lstrip()
 
 
 def _realign(pieces: list[str], index: int, old: str) -> None:
