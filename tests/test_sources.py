@@ -195,6 +195,7 @@ def test_read_directory_yields_only_metadata_files_sorted(tmp_path):
         "keps/sig-b/2-second/kep.yaml",
     ]
     assert dict(got)["keps/sig-a/1-first/kep.yaml"] == UPSTREAM["keps/sig-a/1-first/kep.yaml"].encode()
+    assert dict(got)["keps/prod-readiness/sig-a/1.yaml"] == b""  # only PRR names are used: not read
 
 
 def test_directory_source_without_git_has_empty_revision(tmp_path):

@@ -61,7 +61,8 @@ def scan_directory(root: Path, max_file_bytes: int = MAX_FILE_BYTES) -> tuple[li
     """Every kep.yaml and PRR file under ``root/keps``, and the problems met on the way.
 
     Returns ``(files, problems)``: ``files`` is ``[(relative POSIX path, bytes)]``
-    sorted by path; paths are valid text (:func:`decode_path`; a replaced name
+    sorted by path (a PRR file with ``b""``: the model uses only the names of the PRR
+    files, :attr:`bot.model.snapshot.Snapshot.prr`, so their bytes are not read); paths are valid text (:func:`decode_path`; a replaced name
     adds a :data:`NOT_UTF8` problem). Symbolic links anywhere under ``keps/``
     (``keps`` itself included) are never followed: reported as :data:`LINK`.
     Unreadable directories (path ending in ``/``) and files, non-regular files,
@@ -97,6 +98,10 @@ def scan_directory(root: Path, max_file_bytes: int = MAX_FILE_BYTES) -> tuple[li
                 elif not entry.is_file(follow_symlinks=False):
                     kind = special_kind(entry.stat(follow_symlinks=False).st_mode)
                     problems.append(Problem(path, "", f"not a regular file ({kind}); skipped"))
+                elif wanted and not is_kep_file(path):
+                    files.append((path, b""))
+                    if changed:
+                        problems.append(Problem(path, "", NOT_UTF8))
                 elif wanted:
                     data, message = read_regular_file(entry.path, max_file_bytes)
                     if message:
@@ -127,11 +132,20 @@ def read_regular_file(path: str, max_bytes: int) -> tuple[bytes, str]:
         if os.path.islink(path):
             return b"", LINK
         raise exc
-    with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fh.fileno()).st_mode
+    try:
+        mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             return b"", f"not a regular file ({special_kind(mode)}); skipped"
-        data = fh.read(max_bytes + 1)
+        chunks, left = [], max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
     if len(data) > max_bytes:
         return b"", f"larger than {max_bytes} bytes; skipped"
     return data, ""
