@@ -74,3 +74,34 @@ def test_an_alias_bomb_is_walked_within_a_bound():
 
 def test_an_empty_document_is_none():
     assert load("# only a comment\n") == (None, [])
+
+
+def test_the_shortcut_resolver_gives_the_tags_pyyamls_base_resolver_gives():
+    from bot.model.yamlload import _Loader
+
+    text = ("a: 1\nb: '2'\nc: \"x\"\nd: ~\ne: true\nf: 2026-01-02\n'': empty\ng: [1, {h: i}, [j]]\n"
+            "k: !!int 3\nl: !custom 4\nm: |\n  block\nn: &a {o: p}\nq: *a\n? [r]\n: s\n")
+
+    def tags(node):
+        yield node.tag
+        children = node.value if isinstance(node.value, list) else []
+        for child in children:
+            yield from (t for part in (child if isinstance(child, tuple) else (child,)) for t in tags(part))
+
+    fast, plain = yaml.compose(text, Loader=_Loader), yaml.compose(text, Loader=yaml.BaseLoader)
+    assert list(tags(fast)) == list(tags(plain))
+    assert "tag:yaml.org,2002:int" in set(tags(fast)) and "!custom" in set(tags(fast))
+
+
+def test_with_keys_only_those_top_level_keys_are_built_and_duplicates_are_still_found_everywhere():
+    text = "status: implemented\nreviewers:\n  - a\n  - {x: 1, x: 2}\nbad: {<<: 5}\nmilestone:\n  <<: {alpha: v1.1}\n"
+    doc, dups = load(text, keys={"status", "milestone", "absent"})
+    assert doc == {"status": "implemented", "milestone": {"alpha": "v1.1"}}
+    assert dups == [Duplicate("reviewers[1].x", 4, 4)]
+    with pytest.raises(yaml.YAMLError):  # the whole document still fails on the merge nobody reads
+        load(text)
+
+
+def test_with_keys_a_top_level_key_that_is_not_a_scalar_builds_the_whole_document():
+    with pytest.raises(yaml.YAMLError):  # an unhashable key, as without keys
+        load("? [a]\n: b\nstatus: x\n", keys={"status"})

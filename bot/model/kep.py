@@ -45,6 +45,9 @@ _MILESTONE_KEY_ALIASES = {"alpha": "alpha", "beta": "beta", "stable": "stable", 
 #: two of these is a template copy. ``authors`` and ``feature-gates`` match one item of the list.
 TEMPLATE_SAMPLES = {"kep-number": "NNNN", "owning-sig": "sig-xyz", "creation-date": "yyyy-mm-dd",
                     "authors": "@jane.doe", "feature-gates": "MyFeature"}
+#: The top-level kep.yaml keys :func:`parse_kep` reads; nothing else is constructed from the YAML.
+MODEL_KEYS = frozenset({"kep-number", "title", "owning-sig", "status", "stage", "latest-milestone", "milestone",
+                        "feature-gates", "creation-date", "last-updated", *TEMPLATE_SAMPLES})
 #: The two template directories that are not KEPs (shared/README.md).
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
@@ -201,10 +204,11 @@ def load_yaml(path: str, data: bytes) -> dict:
     return _load(path, data)[0]
 
 
-def _load(path: str, data: bytes) -> tuple[dict, list[yamlload.Duplicate]]:
-    """``(mapping, keys given twice)``; see :func:`load_yaml` for errors."""
+def _load(path: str, data: bytes, keys: frozenset[str] | None = None) -> tuple[dict, list[yamlload.Duplicate]]:
+    """``(mapping, keys given twice)``; ``keys``: only these top-level keys are constructed
+    (:func:`bot.model.yamlload.load`); see :func:`load_yaml` for errors."""
     try:
-        doc, duplicates = yamlload.load(data.decode("utf-8"))
+        doc, duplicates = yamlload.load(data.decode("utf-8"), keys)
     except UnicodeDecodeError as exc:
         raise KepFileError(Problem(path, "", f"not UTF-8 ({exc.reason} at byte {exc.start})")) from None
     except yaml.YAMLError as exc:
@@ -237,7 +241,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
     a string; a record that is a template copy or whose status and stage are
     both unusable (:func:`template_markers`): every field.
     """
-    doc, duplicates = _load(path, data)
+    doc, duplicates = _load(path, data, MODEL_KEYS)
     problems: list[Problem] = []
     untrusted: dict[str, str] = {}
 

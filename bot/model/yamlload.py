@@ -17,6 +17,7 @@ value, so this module adds them:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, NamedTuple
 
 import yaml
@@ -29,7 +30,8 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
-#: Most nodes :func:`duplicate_keys` visits (an alias bomb expands exponentially; real kep.yaml has ~100).
+#: Most mappings and sequences :func:`duplicate_keys` visits (an alias bomb expands exponentially; a real
+#: kep.yaml has ~20).
 _MAX_VISITS = 20_000
 
 
@@ -88,7 +90,26 @@ def _key(node: Node) -> object:
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The string-only loader with merge keys applied (see :func:`merged_pairs`)."""
+    """The string-only loader with merge keys applied (see :func:`merged_pairs`).
+
+    The parser asks the resolver for the tag of every node (libyaml calls back into Python for
+    each one). The string-only ``BaseResolver`` has no implicit and no path resolvers, so its
+    answer is always the default tag of the node's kind: :meth:`resolve` gives that directly and
+    the path bookkeeping is skipped (``tests/test_yamlload.py`` checks both agree).
+    """
+
+    _DEFAULT_TAGS = {ScalarNode: yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG,
+                     SequenceNode: yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
+                     MappingNode: yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG}
+
+    def resolve(self, kind, value, implicit):
+        return self._DEFAULT_TAGS[kind]
+
+    def descend_resolver(self, current_node, current_index):
+        pass
+
+    def ascend_resolver(self):
+        pass
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, MappingNode) and any(is_merge_key(k) for k, _ in node.value):
@@ -96,19 +117,27 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
-def load(text: str) -> tuple[Any, list[Duplicate]]:
+def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Duplicate]]:
     """``(document, duplicate keys)`` of one YAML document; the document is ``None`` when empty.
 
-    Scalars are strings exactly as written. Raises :class:`yaml.YAMLError` (PyYAML's errors, with
-    ``problem_mark``) for text that is not one YAML document, and ``RecursionError`` for nesting
-    deeper than Python's stack.
+    Scalars are strings exactly as written. ``keys``: when given and the document is a mapping
+    whose keys are all scalars, only those top-level keys are constructed (merge keys applied;
+    the others are left out of the document, so a value nobody reads costs nothing and cannot
+    fail); duplicates are looked for in the whole document either way. Raises
+    :class:`yaml.YAMLError` (PyYAML's errors, with ``problem_mark``) for text that is not one
+    YAML document, and ``RecursionError`` for nesting deeper than Python's stack.
     """
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None, []
-        return loader.construct_document(node), duplicate_keys(node)
+        if keys is not None and isinstance(node, MappingNode) and all(isinstance(k, ScalarNode) for k, _ in node.value):
+            doc = {key.value: loader.construct_object(value, deep=True)
+                   for key, value in merged_pairs(node) if key.value in keys}
+        else:
+            doc = loader.construct_document(node)
+        return doc, duplicate_keys(node)
     finally:
         loader.dispose()
 
@@ -118,9 +147,10 @@ def duplicate_keys(root: Node) -> list[Duplicate]:
 
     A mapping's own keys are checked against each other; merged sources are walked as part of
     the mapping that merges them, so a duplicate inside an anchor shows under every key path
-    that uses it. Stops quietly after 20,000 nodes (an alias bomb).
+    that uses it. Stops quietly after 20,000 mappings and sequences (an alias bomb).
     """
     found: dict[tuple[str, int], Duplicate] = {}
+    # Only mappings and sequences are walked (a scalar holds no key); names are built as they are needed.
     stack: list[tuple[Node, str, frozenset[int]]] = [(root, "", frozenset())]
     visits = 0
     while stack and visits < _MAX_VISITS:
@@ -130,7 +160,8 @@ def duplicate_keys(root: Node) -> list[Duplicate]:
             continue
         inner = active | {id(node)}
         if isinstance(node, SequenceNode):
-            stack.extend((item, f"{prefix}[{i}]", inner) for i, item in enumerate(node.value))
+            stack.extend((item, f"{prefix}[{i}]", inner) for i, item in enumerate(node.value)
+                         if not isinstance(item, ScalarNode))
         elif isinstance(node, MappingNode):
             first: dict[str, int] = {}
             for key, value in node.value:
@@ -140,11 +171,13 @@ def duplicate_keys(root: Node) -> list[Duplicate]:
                     continue
                 if not isinstance(key, ScalarNode):
                     continue
-                line = key.start_mark.line + 1
-                name = f"{prefix}.{key.value}" if prefix else key.value
-                if key.value in first:
-                    found.setdefault((name, line), Duplicate(name, first[key.value], line))
+                name = key.value
+                if name in first:
+                    line = key.start_mark.line + 1
+                    dotted = f"{prefix}.{name}" if prefix else name
+                    found.setdefault((dotted, line), Duplicate(dotted, first[name], line))
                 else:
-                    first[key.value] = line
-                stack.append((value, name, inner))
+                    first[name] = key.start_mark.line + 1
+                if not isinstance(value, ScalarNode):
+                    stack.append((value, f"{prefix}.{name}" if prefix else name, inner))
     return sorted(found.values(), key=lambda d: (d.again, d.key))
