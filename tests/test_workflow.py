@@ -1,0 +1,73 @@
+"""The GitHub Actions workflow: a job summary on every run (scripts/step_summary.py) and the audit input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW = ROOT / ".github" / "workflows" / "kep-sync.yml"
+sys.path.insert(0, str(ROOT / "scripts"))
+import step_summary  # noqa: E402
+
+CHANGELOG = "# Update KEP matrix: 2 changes in 1 KEP\n\n**kep-sync**: 2 changes\n"
+PR = "https://github.com/acme/wiki/pull/7"
+
+
+def steps() -> dict[str, dict]:
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    return {step.get("name", step.get("uses")): step for step in workflow["jobs"]["sync"]["steps"]}
+
+
+def test_the_summary_step_runs_on_every_run_and_the_sync_step_no_longer_writes_it():
+    all_steps = steps()
+    summary = all_steps["Job summary"]
+    assert summary["if"] == "always()"
+    assert summary["env"]["OUTCOME"] == "${{ steps.run.outcome }}"
+    assert "scripts/step_summary.py" in summary["run"] and '>> "$GITHUB_STEP_SUMMARY"' in summary["run"]
+    assert all_steps["Sync"]["id"] == "run" and "GITHUB_STEP_SUMMARY" not in all_steps["Sync"]["run"]
+
+
+def test_workflow_dispatch_offers_audit_and_the_command_exists():
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    inputs = workflow[True]["workflow_dispatch"]["inputs"]  # PyYAML reads the key "on" as True
+    assert set(inputs) == {"dry_run", "keps", "audit"}
+    assert (inputs["audit"]["type"], inputs["audit"]["default"]) == ("boolean", False)
+    assert "args=(audit --config config/kep-sync.yaml --report kep-sync-report.json)" in steps()["Sync"]["run"]
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "audit", "--help"], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: kep-sync audit")
+
+
+def test_a_good_run_shows_the_pull_request_and_the_changelog():
+    report = {"result": "ok", "pull_request": PR}
+    assert step_summary.summary(report, CHANGELOG, "success") == f"Pull request: {PR}\n\n{CHANGELOG}"
+    assert step_summary.summary({"result": "ok", "pull_request": None}, CHANGELOG, "success") == CHANGELOG
+
+
+def test_a_blocked_run_says_so_first():
+    text = step_summary.summary({"result": "blocked", "pull_request": PR}, CHANGELOG, "success")
+    assert text == ("**kep-sync sync was blocked**: a commit kep-sync did not make is on the bot branch, so nothing "
+                    "was written. Add the label `kep-sync:regenerate` to the pull request to let kep-sync replace "
+                    f"it, or delete the branch.\nPull request: {PR}\n\n{CHANGELOG}")
+
+
+def test_a_failed_run_says_so_with_the_error_or_without_any_file(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"result": "failed", "error": "GET https://api.github.com/x: HTTP 502"}))
+    assert step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "none.md"),
+                              "--outcome", "failure"]) == 0
+    assert capsys.readouterr().out == ("**kep-sync sync failed**: GET https://api.github.com/x: HTTP 502\n\n"
+                                       "_kep-sync sync printed no changelog._\n")
+    assert step_summary.main(["--report", str(tmp_path / "missing.json"), "--changelog", str(tmp_path / "x"),
+                              "--outcome", "failure", "--command", "audit"]) == 0
+    assert capsys.readouterr().out == ("**kep-sync audit failed**: no report was written; see the step's log for "
+                                       "the error\n\n_kep-sync audit printed no changelog._\n")
+
+
+def test_a_cancelled_run_is_named():
+    assert step_summary.summary({}, "", "cancelled").startswith("**kep-sync sync was cancelled** before it finished")
