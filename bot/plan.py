@@ -24,7 +24,7 @@ from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
 from bot.evidence.notes import ReleaseNotes, with_missing
 from bot.history import digest as digest_mod
-from bot.history.provenance import History, attach
+from bot.history.provenance import History, attach, change_field
 from bot.history.renames import Rename
 from bot.tracking import Tracking, options_from, track
 from bot.tracking import render as tracking_render
@@ -89,7 +89,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               only: Collection[int] | None = None, today: str | None = None,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
-              history: History | Callable[[Collection[str]], History] | None = None,
+              history: History | Callable[[Mapping[str, Collection[str]]], History] | None = None,
               renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
@@ -105,7 +105,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     :class:`WikiError` for a page that is not UTF-8. ``max_chars`` caps the
     changelog body (characters), cut at a table row boundary. ``history``: the
     upstream history of the changed kep.yaml files, or a loader called once with
-    their paths (:func:`bot.sync.history_loader`); each change then carries
+    ``{kep.yaml path: tracked fields}`` of the changes (:func:`bot.sync.history_loader`); each change then carries
     ``upstream`` and the report a ``provenance`` block; ``None``: no provenance.
     ``renames``: KEP directories renamed upstream
     (:func:`bot.history.renames.renamed_dirs`), applied per ``config.renames``.
@@ -155,8 +155,11 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         problems += release_notes.problems
     origin: dict | None = None
     if history is not None:
-        paths = sorted({c.kep_path for c in changes if c.kep_path})
-        changes, origin = attach(changes, history(paths) if callable(history) else history)
+        wanted: dict[str, set[str]] = {}
+        for c in changes:
+            if c.kep_path and change_field(c.field):
+                wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
+        changes, origin = attach(changes, history(wanted) if callable(history) else history)
     tracking = _track(config, snapshot, parsed, changes, results, pages, today, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
     changes = changes + tracking.changes

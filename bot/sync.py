@@ -65,13 +65,13 @@ def load_enhancements(config: Config, counter: RequestCounter | None = None) -> 
 
 
 def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter | None = None
-                   ) -> tuple[Callable[[Collection[str]], History] | None, dict[tuple[int, str], Rename]]:
+                   ) -> tuple[Callable[[Mapping[str, Collection[str]]], History] | None, dict[tuple[int, str], Rename]]:
     """``(history loader for plan_sync, renamed KEP directories)`` for ``config.enhancements`` at the
     snapshot's revision.
 
     Git sources (a checkout, URL or bundle) read the local clone: the log and
     the renames now, the field timelines of the changed kep.yaml files when the
-    loader is called. ``github:`` sources send one commits-API request per
+    loader is called (``{path: tracked fields}``; only the versions provenance needs are read). ``github:`` sources send one commits-API request per
     changed kep.yaml (at most ``provenance.max_requests``). The loader is
     ``None`` (no provenance, no report keys) for a source without history (a
     plain directory, a tarball) and when ``provenance.enabled`` is false;
@@ -88,11 +88,11 @@ def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter |
     if not config.provenance.enabled:
         return None, renames
     if git is not None:
-        return (lambda paths: History("git", timelines=git.timelines(paths))), renames
+        return (lambda wanted: History("git", timelines=git.recent(wanted))), renames
     if source.kind != "github" or not snapshot.revision:
         return None, renames
 
-    def from_github(paths: Collection[str]) -> History:
+    def from_github(paths: Mapping[str, Collection[str]]) -> History:
         from bot.http import make_client
 
         with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
@@ -138,7 +138,7 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
                   today: str | None = None,
                   release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
                   report_path: Path | None = None,
-                  history: History | Callable[[Collection[str]], History] | None = None,
+                  history: History | Callable[[Mapping[str, Collection[str]]], History] | None = None,
                   renames: Mapping[tuple[int, str], Rename] | None = None) -> SyncOutcome:
     """Read the pages from ``wiki``, plan against ``snapshot`` and, unless ``config.publish`` is ``none``, land.
 

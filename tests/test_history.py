@@ -164,3 +164,20 @@ def test_renamed_cell_keeps_the_cell_style():
     assert renamed_cell(link, 100, "old-name", "keps/sig-node/100-old-name", new) == (
         "[100-new-name](https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/100-new-name)")
     assert renamed_cell("100-old-name-2", 100, "old-name", "", new) == "100-old-name-2"
+
+
+def test_recent_reads_only_the_versions_provenance_needs(tmp_path):
+    path = tmp_path / "enh"
+    make_repo(path, {OTHER: kep_yaml(200, "other")}, "Merge pull request #1 from a/b")
+    for n in range(2, 11):  # nine more versions; the stage changes in #9
+        stage = "beta" if n >= 9 else "alpha"
+        commit(path, {OTHER: kep_yaml(200, "other", stage=stage) + f"reviewers: [r{n}]\n"},
+               f"Merge pull request #{n} from a/b")
+    history = open_history("dir", str(path), tmp_path / "cache")
+    found = history.recent({OTHER: {"stage"}})[OTHER]
+    assert ([v.commit.pr for v, _ in found], history.blobs_read) == ([7, 8, 9, 10], 4)
+    assert field_origin(found, "stage").pr == 9
+    deep = open_history("dir", str(path), tmp_path / "cache2")
+    found = deep.recent({OTHER: {"stage", "status"}})[OTHER]  # status never changed: every version is read
+    assert (len(found), deep.blobs_read, field_origin(found, "status").pr) == (10, 10, 1)
+    assert field_origin(found, "stage").pr == 9

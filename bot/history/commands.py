@@ -24,9 +24,10 @@ def require_history(enhancements: str, cache_dir: Path, what: str) -> GitHistory
     source = parse_source(enhancements)
     history = open_history(source.kind, source.location, cache_dir)
     if history is None:
-        why = ("a github: source is read as one tarball, without history; pass a clone, a git URL "
-               "(https://github.com/OWNER/REPO.git) or a bundle" if source.kind == "github"
-               else "a plain directory has no git history; pass a git clone, URL or bundle")
+        why = {"github": "a github: source is read as one tarball, without history; pass a clone, a git URL "
+                         "(https://github.com/OWNER/REPO.git) or a bundle",
+               "tarball": "a snapshot tarball has no git history; pass a git clone, URL or bundle"}.get(
+            source.kind, "a plain directory has no git history; pass a git clone, URL or bundle")
         raise UsageError(f"--enhancements {redact(enhancements)!r}: {what} needs git history: {why}")
     return history
 

@@ -62,8 +62,8 @@ def pr_number(subject: str) -> int:
 def parse_log(text: str) -> list[Commit]:
     """Commits, newest first, from ``git log --first-parent --raw --no-renames --no-abbrev --format=LOG_FORMAT``.
 
-    Only ``.../kep.yaml`` entries are kept; quoted paths (git quotes names with
-    control characters) are skipped.
+    Only ``.../kep.yaml`` entries are kept, and only commits with one; quoted
+    paths (git quotes names with control characters) are skipped.
     """
     commits = []
     for record in text.split("\x1e"):
@@ -81,7 +81,8 @@ def parse_log(text: str) -> list[Commit]:
                 continue
             status = parts[4][:1] if parts[4][:1] in "AD" else "M"
             files.append(FileChange(status, path, parts[2], parts[3]))
-        commits.append(Commit(sha, parents.split(" ")[0], date, subject, pr_number(subject), tuple(files)))
+        if files:  # a commit that changed only PRR files is not kep.yaml history
+            commits.append(Commit(sha, parents.split(" ")[0], date, subject, pr_number(subject), tuple(files)))
     return commits
 
 

@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from bot.errors import SourceError, UsageError
@@ -25,7 +25,8 @@ from bot.sources.git import run_git, sync_git_cache, worktree_head
 
 #: Bumped when the cache layout or the tracked fields change; older caches are ignored.
 CACHE_VERSION = 1
-_PATHSPEC = ":(glob)keps/**/kep.yaml"
+#: ``keps`` rather than a ``**/kep.yaml`` glob: git matches a plain prefix ~2x faster; parse_log keeps kep.yaml only.
+_PATHSPEC = "keps"
 
 
 class GitHistory:
@@ -87,12 +88,40 @@ class GitHistory:
     def timelines(self, paths: Iterable[str]) -> dict[str, list[tuple[Version, dict | None]]]:
         """``{path: [(version, tracked fields or None), ...]}`` oldest first, renames followed, for each kep.yaml
         path at ``head`` (:func:`bot.history.log.versions`); every blob read with one ``git cat-file``."""
-        log = self.log()
-        found = {p: versions(log, p) for p in sorted(set(paths))}
-        self.prefetch([v.blob for vs in found.values() for v in vs],
-                      {v.blob: v.path for vs in found.values() for v in vs})
-        self.save()
+        found = {p: versions(self.log(), p) for p in sorted(set(paths))}
+        self._read(found, {p: len(vs) for p, vs in found.items()})
         return {p: [(v, self._fields.get(v.blob)) for v in vs] for p, vs in found.items()}
+
+    def recent(self, wanted: Mapping[str, Collection[str]]) -> dict[str, list[tuple[Version, dict | None]]]:
+        """Like :meth:`timelines`, but only the newest versions of each path that provenance needs.
+
+        ``wanted``: ``{kep.yaml path: tracked fields}``. Reads the newest 4
+        versions of each path, then 4x more of a path while a wanted field still
+        holds its current value at the oldest version read
+        (:func:`bot.history.provenance.field_origin`), so the suffix returned
+        always reaches the version before the change (or the file's first version).
+        """
+        from bot.history.provenance import field_origin
+
+        found = {p: versions(self.log(), p) for p in sorted(wanted)}
+        depth = {p: min(4, len(vs)) for p, vs in found.items()}
+        pending = list(found)
+        while pending:
+            self._read(found, {p: depth[p] for p in pending})
+            again = []
+            for p in pending:
+                suffix = [(v, self._fields.get(v.blob)) for v in found[p][-depth[p]:]]
+                if depth[p] < len(found[p]) and any(field_origin(suffix, f) == suffix[0][0].commit for f in wanted[p]):
+                    depth[p] = min(4 * depth[p], len(found[p]))
+                    again.append(p)
+            pending = again
+        return {p: [(v, self._fields.get(v.blob)) for v in vs[-depth[p]:]] if vs else [] for p, vs in found.items()}
+
+    def _read(self, found: Mapping[str, list[Version]], depth: Mapping[str, int]) -> None:
+        """Parse the newest ``depth[path]`` versions of each path (one ``git cat-file``) and save the cache."""
+        chosen = [v for p, n in depth.items() for v in found[p][len(found[p]) - n:]]
+        self.prefetch([v.blob for v in chosen], {v.blob: v.path for v in chosen})
+        self.save()
 
     def save(self) -> None:
         """Write the blob cache when new blobs were parsed (atomic replace; errors are ignored: a cache)."""
@@ -107,10 +136,8 @@ class GitHistory:
         if old and old[0].sha == self.head:
             return old
         commits: list[Commit] | None = None
-        if old and _is_ancestor(self.repo, old[0].sha, self.head):
-            new = parse_log(_git_log(self.repo, f"{old[0].sha}..{self.head}"))
-            if not new or new[-1].parent == old[0].sha:
-                commits = new + old
+        if old and _on_first_parent_line(self.repo, old[0].sha, self.head):
+            commits = parse_log(_git_log(self.repo, f"{old[0].sha}..{self.head}")) + old
         if commits is None:
             commits = parse_log(_git_log(self.repo, self.head))
         if self.cache is not None:
@@ -135,10 +162,18 @@ def _git_log(repo: Path, revisions: str) -> str:
                    "--no-abbrev", f"--format={LOG_FORMAT}", revisions, "--", _PATHSPEC)
 
 
-def _is_ancestor(repo: Path, old: str, new: str) -> bool:
-    proc = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", old, new],
-                          capture_output=True, check=False)
-    return proc.returncode == 0
+def _on_first_parent_line(repo: Path, old: str, new: str) -> bool:
+    """True when ``old`` is on the first-parent line of ``new`` (so the log of ``old..new`` extends old's log)."""
+    proc = subprocess.run(["git", "-C", str(repo), "rev-list", "--first-parent", f"{old}..{new}"],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return False
+    newer = proc.stdout.split()
+    if not newer:
+        return False  # new is old, or behind it
+    parent = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", f"{newer[-1]}^1"],
+                            capture_output=True, text=True, check=False)
+    return parent.stdout.strip() == old
 
 
 def _plain(c: Commit) -> list:
