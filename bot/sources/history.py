@@ -44,7 +44,8 @@ class GitHistory:
         self._dirty = False
         self.blobs_read = 0
         if cache is not None:
-            self._fields = _read_json(cache / "blobs.json", {}).get("blobs", {})
+            cached = _read_json(cache / "blobs.json", {})
+            self._fields = cached.get("blobs", {}) if cached.get("parser") == _parser_stamp() else {}
 
     def log(self) -> list[Commit]:
         """Commits newest first (the kep.yaml changes of each against its first parent)."""
@@ -127,7 +128,8 @@ class GitHistory:
         """Write the blob cache when new blobs were parsed (atomic replace; errors are ignored: a cache)."""
         if self.cache is None or not self._dirty:
             return
-        _write_json(self.cache / "blobs.json", {"version": CACHE_VERSION, "blobs": self._fields})
+        _write_json(self.cache / "blobs.json", {"version": CACHE_VERSION, "parser": _parser_stamp(),
+                                                "blobs": self._fields})
         self._dirty = False
 
     def _load_log(self) -> list[Commit]:
@@ -155,6 +157,21 @@ class GitHistory:
             if datetime.fromisoformat(commit.date) < limit:
                 return commit
         return None
+
+
+def _parser_stamp() -> str:
+    """A fingerprint of the code that turns a blob into fields (the kep.yaml loader and the field list):
+    cached fields parsed by another version of it are not reused."""
+    import bot.history.fields
+    import bot.model.kep
+
+    digest = hashlib.sha256()
+    for module in (bot.model.kep, bot.history.fields):
+        try:
+            digest.update(Path(module.__file__).read_bytes())
+        except (OSError, TypeError):
+            digest.update(b"?")
+    return digest.hexdigest()[:16]
 
 
 def _git_log(repo: Path, revisions: str) -> str:
