@@ -382,9 +382,12 @@ class Config(_Strict):
         return publish
 
     def pages_to_read(self) -> list[str]:
-        """``wiki.pages`` plus the read-only ``coverage.page`` when set: what a wiki backend reads at the base."""
+        """``wiki.pages`` plus the read-only ``coverage.page`` and the generated ``digest.page`` when set: what a
+        wiki backend reads at the base (the digest page is also landed when its section changed)."""
         extra = [self.coverage.page] if self.coverage.page and not _same_page(self.coverage.page, self.wiki.pages) \
             else []
+        if self.digest.page and not _same_page(self.digest.page, list(self.wiki.pages) + extra):
+            extra.append(self.digest.page)
         return list(self.wiki.pages) + extra
 
     def aliases(self) -> dict[str, tuple[str, ...]]:

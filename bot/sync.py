@@ -103,14 +103,6 @@ def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter |
     return from_github, renames
 
 
-def wiki_config(config: Config) -> Config:
-    """``config`` with ``digest.page`` added to ``wiki.pages`` (the pages a backend reads and lands)."""
-    page = config.digest.page
-    if not page or page in config.wiki.pages:
-        return config
-    return config.model_copy(update={"wiki": config.wiki.model_copy(update={"pages": [*config.wiki.pages, page]})})
-
-
 def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Mapping[str, str] | None = None,
               sleep: Callable[[float], None] = time.sleep, seconds_between_writes: float | None = None) -> Wiki:
     """The wiki backend for ``config.publish``: GitHub for ``github`` (and for ``none`` with ``wiki.repo`` set,
@@ -118,10 +110,8 @@ def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Map
 
     ``env``, ``sleep`` and ``seconds_between_writes`` go to
     :meth:`bot.wiki.backends.github.GitHubWiki.connect` (tests). Raises :class:`~bot.errors.ConfigError`
-    for ``github`` without ``wiki.repo`` or credentials. The ``digest.page`` is read and landed with the
-    matrix pages (:func:`wiki_config`).
+    for ``github`` without ``wiki.repo`` or credentials.
     """
-    config = wiki_config(config)
     if config.publish == "github" or (config.publish == "none" and config.wiki.repo):
         from bot.wiki.backends.github import GitHubWiki
 
