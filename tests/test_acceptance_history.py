@@ -102,7 +102,7 @@ def test_provenance_on_the_2026_03_01_page(clone, tmp_path):
                                     "wiki": {"dir": str(tmp_path / "wiki"), "pages": ["matrix.md"]}})
     plan = run_sync(config).plan
     applied = [c for c in plan.changes if c.applied]
-    assert plan.report["provenance"] == {"source": "git", "requests": 0, "applied": 32, "with_upstream": 32}
+    assert plan.report["provenance"] == {"source": "git", "requests": 0, "proposed": 32, "with_upstream": 32}
     assert sum(c.upstream is not None for c in applied) / len(applied) >= 0.95
     got = {(c.kep, c.field): (c.upstream.commit, c.upstream.pr) for c in plan.changes if (c.kep, c.field) in BY_HAND}
     assert got == BY_HAND

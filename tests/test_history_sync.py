@@ -79,7 +79,7 @@ def test_each_change_names_the_commit_that_set_its_value(tmp_path, upstream):
                    ("5710", "feature_gates", False, (1, shas[0])), ("785", "status", False, None)]
     assert report["changes"][0]["upstream"] == {"commit": shas[3], "date": "2026-01-02T03:04:05+00:00", "pr": 4,
                                                 "subject": "Merge pull request #4 from a/promote"}
-    assert report["provenance"] == {"source": "git", "requests": 0, "applied": 2, "with_upstream": 2}
+    assert report["provenance"] == {"source": "git", "requests": 0, "proposed": 2, "with_upstream": 2}
     body = outcome.plan.changelog.body
     assert "| KEP | Page | Field | Old → New | kep.yaml | Upstream |" in body
     assert "| [#4](https://example.test/k/enh/pull/4) 2026-01-02 |" in body
@@ -218,7 +218,7 @@ def test_github_sources_ask_the_commits_api_once_per_file_up_to_the_cap(tmp_path
                                     "keps/sig-a/1-a/kep.yaml")], found)
     assert changes[0].upstream.as_json() == {"commit": "c" * 40, "date": "2026-02-03T04:05:06Z", "pr": 9,
                                              "subject": "Merge pull request #9 from x/y", "exact": False}
-    assert block == {"source": "github", "requests": 2, "applied": 1, "with_upstream": 1}
+    assert block == {"source": "github", "requests": 2, "proposed": 1, "with_upstream": 1}
 
 
 # -- the commands ---------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ def with_last_commits(changes: Sequence[Change], last: Mapping[str, Upstream]) -
 
 
 def coverage(changes: Sequence[Change]) -> tuple[int, int]:
-    """``(applied changes with upstream, applied changes)``."""
+    """``(changes the plan applies that carry upstream, changes the plan applies)``."""
     applied = [c for c in changes if c.applied]
     return sum(c.upstream is not None for c in applied), len(applied)
 
@@ -112,8 +112,8 @@ class History(NamedTuple):
 def attach(changes: Sequence[Change], history: History) -> tuple[list[Change], dict]:
     """``(changes with upstream set, the report's provenance block)``.
 
-    The block: ``{"source": kind, "requests": n, "applied": applied changes,
-    "with_upstream": applied changes that carry upstream}``.
+    The block: ``{"source": kind, "requests": n, "proposed": changes the plan applies
+    (``Change.applied``; the report calls them ``proposed``), "with_upstream": those that carry upstream}``.
     """
     if history.kind == "git":
         out = with_provenance(changes, history.timelines)
@@ -122,4 +122,4 @@ def attach(changes: Sequence[Change], history: History) -> tuple[list[Change], d
     else:
         out = list(changes)
     found, applied = coverage(out)
-    return out, {"source": history.kind, "requests": history.requests, "applied": applied, "with_upstream": found}
+    return out, {"source": history.kind, "requests": history.requests, "proposed": applied, "with_upstream": found}
