@@ -314,3 +314,13 @@ def test_with_only_rows_are_added_for_those_keps_only():
     t = track(s, [page], [], {"m.md": page.lines}, opts, ("c.md", COVERAGE), only={301})
     assert [c.ident for c in t.candidates] == ["301", "300"]
     assert [c.kep for c in t.changes] == ["301"]
+
+
+def test_limit_0_leaves_the_candidates_to_the_report():
+    from bot.tracking import render
+
+    s = snap(*ON_PAGE, kep(200, "a", alpha="v1.37"))
+    page = parse_page("m.md", PAGE)
+    t = track(s, [page], [], {"m.md": page.lines}, Options())
+    assert render.sections(t, REV, "https://x", limit=0) == []
+    assert [c["kep"] for c in render.report_keys(t)["candidates"]] == ["200"]

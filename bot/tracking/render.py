@@ -7,9 +7,11 @@ changelog's escaping (``@handles`` wrapped, ``|`` escaped).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.changelog import Section, kep_link, kep_yaml_url, table_cell
 from bot.tracking import Tracking
-from bot.tracking.candidates import milestone_text
+from bot.tracking.candidates import Candidate, milestone_text
 
 #: Candidates shown in the changelog unless ``candidates.limit`` says otherwise; all are in the report.
 DEFAULT_LIMIT = 10
@@ -26,8 +28,8 @@ def callouts(tracking: Tracking) -> list[Section]:
 
 
 def sections(tracking: Tracking, revision: str, web_url: str, limit: int = DEFAULT_LIMIT) -> list[Section]:
-    """Sections before "Problems": ``not-production`` findings, new KEPs to consider (first ``limit``),
-    and design-group coverage."""
+    """Sections before "Problems": ``not-production`` findings, new KEPs to consider (first ``limit``;
+    none with ``limit`` 0, the report still has them all), and design-group coverage."""
     out: list[Section] = []
     if tracking.findings:
         rows = [f"| {kep_link(f.kep)} | {table_cell(f.page)}:{f.line} | {table_cell(f.table)} | {f.status} |"
@@ -35,7 +37,7 @@ def sections(tracking: Tracking, revision: str, web_url: str, limit: int = DEFAU
         out.append((["### Not production capability", "",
                      "Rows in a production table whose KEP is provisional or withdrawn (report only).", "",
                      "| KEP | Page | Table | Status |", "|---|---|---|---|"], rows, "findings"))
-    if tracking.candidates:
+    if tracking.candidates and limit > 0:
         shown = tracking.candidates[:limit]
         rows = [_candidate_row(c, revision, web_url) for c in shown]
         left = len(tracking.candidates) - len(shown)
@@ -57,7 +59,7 @@ def sections(tracking: Tracking, revision: str, web_url: str, limit: int = DEFAU
     return out
 
 
-def _candidate_row(c, revision: str, web_url: str) -> str:
+def _candidate_row(c: Candidate, revision: str, web_url: str) -> str:
     k = c.kep
     ms = " / ".join(milestone_text(k.milestone(key)) for key in ("alpha", "beta", "stable"))
     gates = ", ".join(f"`{g}`" for g in k.gates()) or "-"
@@ -68,7 +70,7 @@ def _candidate_row(c, revision: str, web_url: str) -> str:
             f"{table_cell('; '.join(c.reasons))} | {link} |")
 
 
-def _numbers(numbers) -> str:
+def _numbers(numbers: Sequence[int]) -> str:
     return ", ".join(str(n) for n in numbers) if numbers else "none"
 
 

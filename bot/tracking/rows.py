@@ -7,9 +7,9 @@ written in the style of the table's first row (``4671-slug``, ``KEP-4671``,
 ``4671``, a link, emphasis), and so are the owned cells: the new row is that
 row rewritten by :func:`bot.wiki.matrix.render_row` (its separators, words,
 milestone style and column padding), with every other cell left empty for
-the humans. A candidate
-with a value that cannot be trusted (an invalid status or stage, a milestone
-like ``"v1.21, v1.37"``) gets no row: a value we cannot trust is never written.
+the humans. A candidate with a value that cannot be trusted (an invalid
+status or stage, a milestone like ``"v1.21, v1.37"``) gets no row: a value we
+cannot trust is never written.
 """
 
 from __future__ import annotations
