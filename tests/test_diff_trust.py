@@ -176,3 +176,14 @@ def test_one_run_keeps_what_upstream_does_not_say_and_flags_what_it_contradicts(
                                            {"path": "m.md", "message": f"line 6: {unreadable}"}]
     assert "no kep.yaml upstream has this number" not in plan.changelog.body
     assert f"| - → v1.34<br>⚠ {lag} |" in plan.changelog.body
+
+
+def test_owned_feature_gates_are_kept_when_kep_yaml_has_no_feature_gates_list():
+    page = parse_page("p.md", "| KEP | Status | Feature gate |\n|---|---|---|\n| 95-crd | implemented / stable | `CRD` |\n")
+    diff = diff_page(page, snapshot((P95, K95.encode())), gates_owned=True)
+    assert (diff.changes, diff.lines) == ([], page.lines)
+    assert diff.problems == [Problem("p.md", "line 3", "feature_gates kept: kep.yaml has no feature-gates list, so it "
+                                                       f"says nothing about feature gates ({P95})")]
+    listed = K95 + "feature-gates: []\n"
+    diff = diff_page(page, snapshot((P95, listed.encode())), gates_owned=True)
+    assert [(c.field, c.old, c.new, c.applied) for c in diff.changes] == [("feature_gates", "CRD", "", True)]

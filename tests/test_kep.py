@@ -520,7 +520,8 @@ def test_hostile_values_give_short_messages_and_ascii_numbers_only():
 
 
 def test_a_key_given_twice_is_reported_with_both_lines_and_its_field_is_not_trusted():
-    kep = parse_kep(PATH, b"title: a\nstage: alpha\nstatus: implementable\nstage: beta\nmilestone:\n  beta: v1.2\n")
+    kep = parse_kep(PATH, b"title: a\nstage: alpha\nstatus: implementable\nstage: beta\nmilestone:\n  beta: v1.2\n"
+                          b"feature-gates: []\n")
     assert kep.stage == "beta"
     assert kep.problems == (Problem(PATH, "stage", "given twice (lines 2 and 4); the value is ambiguous, "
                                                    "so stage is not written"),)

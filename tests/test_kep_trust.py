@@ -9,7 +9,7 @@ from bot.model.consistency import Finding, check, is_released, release_in_progre
 from bot.model.kep import TRUST_FIELDS, KepFileError, Problem, parse_kep
 
 PATH = "keps/sig-apps/1050-merge/kep.yaml"
-HEAD = "title: t\nkep-number: 1050\nstatus: implementable\nstage: beta\nlatest-milestone: v1.35\n"
+HEAD = "title: t\nkep-number: 1050\nstatus: implementable\nstage: beta\nlatest-milestone: v1.35\nfeature-gates: []\n"
 NO_MAPPING = "kep.yaml has no milestone mapping, so it says nothing about milestones"
 
 
@@ -26,7 +26,7 @@ def test_a_merge_key_in_milestone_is_honoured():
 def test_a_merge_that_cannot_be_applied_makes_the_file_unreadable_naming_the_line():
     with pytest.raises(KepFileError) as info:
         parse(HEAD + "milestone:\n  <<: v1.33\n")
-    assert info.value.problem == Problem(PATH, "", "not valid YAML at line 7: expected a mapping or a list of "
+    assert info.value.problem == Problem(PATH, "", "not valid YAML at line 8: expected a mapping or a list of "
                                                    "mappings to merge, found a scalar")
 
 
@@ -53,6 +53,23 @@ def test_a_real_mapping_with_no_targets_is_trusted(tail):
     assert kep.milestone("alpha") == ""
 
 
+@pytest.mark.parametrize("gates, why", [
+    ("", "kep.yaml has no feature-gates list, so it says nothing about feature gates"),
+    ("feature-gates:\n", "kep.yaml has no feature-gates list, so it says nothing about feature gates"),
+    ("feature-gates: Foo\n", "kep.yaml's feature-gates is not a list"),
+    ("feature-gates:\n  - name: Foo\n  - components: [x]\n", "feature-gates[1] in kep.yaml has no name, so the list is "
+                                                           "incomplete"),
+])
+def test_feature_gates_that_say_nothing_or_not_all_are_not_trusted(gates, why):
+    kep = parse(HEAD.replace("feature-gates: []\n", gates) + "milestone: {}\n")
+    assert kep.untrusted == (("feature_gates", why),)
+
+
+def test_an_empty_feature_gates_list_says_none():
+    kep = parse(HEAD + "milestone: {}\n")
+    assert (kep.untrusted, kep.gates()) == ((), ())
+
+
 def test_a_milestone_that_is_a_list_is_not_trusted_for_that_stage_only():
     kep = parse(HEAD + "milestone:\n  alpha: [v1.30]\n  beta: v1.35\n")
     assert kep.untrusted == (("alpha", "milestone.alpha in kep.yaml is a list, not a milestone"),)
@@ -68,10 +85,11 @@ def test_a_milestone_key_spelled_otherwise_is_reported_and_its_stage_not_trusted
 
 
 @pytest.mark.parametrize("text, key, lines, fields", [
-    (HEAD + "milestone:\n  alpha: v1.30\n  alpha: v1.31\n", "milestone.alpha", (7, 8), ("alpha",)),
-    (HEAD + "milestone:\n  alpha: v1.30\nmilestone:\n  beta: v1.31\n", "milestone", (6, 8), ("alpha", "beta", "stable")),
-    (HEAD + "status: implemented\nmilestone: {}\n", "status", (3, 6), ("status",)),
-    (HEAD + "milestone: {}\nfeature-gates:\n  - name: A\n    name: B\n", "feature-gates[0].name", (8, 9),
+    (HEAD + "milestone:\n  alpha: v1.30\n  alpha: v1.31\n", "milestone.alpha", (8, 9), ("alpha",)),
+    (HEAD + "milestone:\n  alpha: v1.30\nmilestone:\n  beta: v1.31\n", "milestone", (7, 9), ("alpha", "beta", "stable")),
+    (HEAD + "status: implemented\nmilestone: {}\n", "status", (3, 7), ("status",)),
+    (HEAD.replace("feature-gates: []", "feature-gates:\n  - name: A\n    name: B") + "milestone: {}\n",
+     "feature-gates[0].name", (7, 8),
      ("feature_gates",)),
 ])
 def test_a_key_given_twice_makes_its_fields_ambiguous(text, key, lines, fields):
@@ -84,10 +102,10 @@ def test_a_key_given_twice_makes_its_fields_ambiguous(text, key, lines, fields):
 
 def test_a_key_given_twice_that_writes_nothing_is_still_reported():
     kep = parse(HEAD + "milestone:\n  alpha: v1.30\n  beta: v1.36\ntitle: u\nlatest-milestone: v1.36\n")
-    assert kep.untrusted == (("latest_milestone", "latest-milestone is given twice in kep.yaml (lines 5 and 10)"),)
+    assert kep.untrusted == (("latest_milestone", "latest-milestone is given twice in kep.yaml (lines 5 and 11)"),)
     assert kep.problems == (
-        Problem(PATH, "title", "given twice (lines 1 and 9); YAML requires unique keys, the last value is read"),
-        Problem(PATH, "latest-milestone", "given twice (lines 5 and 10); the value is ambiguous, so it is not used"),
+        Problem(PATH, "title", "given twice (lines 1 and 10); YAML requires unique keys, the last value is read"),
+        Problem(PATH, "latest-milestone", "given twice (lines 5 and 11); the value is ambiguous, so it is not used"),
     )
     assert check(kep) == []  # stage beta, milestone.beta v1.36 after latest-milestone: not judged on an ambiguous one
     assert check(parse(HEAD + "milestone:\n  alpha: v1.30\n  beta: v1.36\n")) == [Finding(
@@ -96,8 +114,8 @@ def test_a_key_given_twice_that_writes_nothing_is_still_reported():
 
 
 @pytest.mark.parametrize("text, line, reason", [
-    (HEAD + "---\ntitle: again\n", 6, "but found another document"),
-    (HEAD + "milestone:\n  ? [alpha, beta]\n  : v1.30\n", 7, "found unhashable key"),  # a complex key
+    (HEAD + "---\ntitle: again\n", 7, "but found another document"),
+    (HEAD + "milestone:\n  ? [alpha, beta]\n  : v1.30\n", 8, "found unhashable key"),  # a complex key
 ])
 def test_yaml_the_loader_cannot_read_makes_the_file_unreadable_with_its_line(text, line, reason):
     with pytest.raises(KepFileError) as info:
@@ -130,7 +148,7 @@ def test_two_template_placeholders_with_a_real_status_and_stage_are_a_template_c
     "kep-number: 85\nstatus: provisional\nstage: alpha\ncreation-date: yyyy-mm-dd\nmilestone: {}\n",
 ])
 def test_one_sample_value_or_the_template_title_is_not_a_template_copy(text):
-    assert parse_kep("keps/sig-apps/85-pdb/kep.yaml", text.encode()).untrusted == ()
+    assert parse_kep("keps/sig-apps/85-pdb/kep.yaml", (text + "feature-gates: []\n").encode()).untrusted == ()
 
 
 @pytest.mark.parametrize("status, stage, untrusted", [
@@ -138,7 +156,7 @@ def test_one_sample_value_or_the_template_title_is_not_a_template_copy(text):
     ("implementable", "", False), ("imlpemented", "stable", False),
 ])
 def test_a_record_whose_status_and_stage_are_both_unusable_writes_nothing(status, stage, untrusted):
-    kep = parse(f"kep-number: 1050\nstatus: {status}\nstage: '{stage}'\nmilestone:\n  alpha: v1.30\n")
+    kep = parse(f"kep-number: 1050\nstatus: {status}\nstage: '{stage}'\nmilestone:\n  alpha: v1.30\nfeature-gates: []\n")
     assert bool(kep.untrusted) is untrusted
     if untrusted:
         assert set(f for f, _ in kep.untrusted) == set(TRUST_FIELDS)

@@ -238,7 +238,8 @@ def parse_kep(path: str, data: bytes) -> Kep:
     Fields left :attr:`Kep.untrusted` (never written by the diff): a key given
     twice (the value is ambiguous); no ``milestone`` mapping, or one that is not
     a mapping (the file says nothing about milestones); a milestone that is not
-    a string; a record that is a template copy or whose status and stage are
+    a string; no ``feature-gates`` list (absent or null; ``[]`` says "none"),
+    one that is not a list or has an entry with no name; a record that is a template copy or whose status and stage are
     both unusable (:func:`template_markers`): every field.
     """
     doc, duplicates = _load(path, data, MODEL_KEYS)
@@ -339,6 +340,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
             name = item.get("name") if isinstance(item, dict) else None
             if not isinstance(name, str):
                 problems.append(Problem(path, f"feature-gates[{i}]", f"entry has no name: {quote(item)}"))
+                distrust("feature_gates", f"feature-gates[{i}] in kep.yaml has no name, so the list is incomplete")
                 continue
             gates.append(name.strip())
             if name.strip().lower() in JUNK_GATE_NAMES:
@@ -347,6 +349,9 @@ def parse_kep(path: str, data: bytes) -> Kep:
                 problems.append(Problem(path, f"feature-gates[{i}].name", f"{quote(name)} is not a feature gate name"))
     elif not _is_null(raw_gates):
         problems.append(Problem(path, "feature-gates", f"expected a list, found {quote(raw_gates)}"))
+        distrust("feature_gates", "kep.yaml's feature-gates is not a list")
+    else:  # 237 kep.yaml files at the bundle HEAD predate the field; `feature-gates: []` says "none"
+        distrust("feature_gates", "kep.yaml has no feature-gates list, so it says nothing about feature gates")
 
     return Kep(
         number=number,
