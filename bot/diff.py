@@ -37,8 +37,8 @@ from bot.model.kep import (
 from bot.history.provenance import upstream_of
 from bot.history.renames import Rename, renamed_cell
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
-from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, owned_value, render_gates,
-                             render_row, same_value, spelled)
+from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, owned_value,
+                             render_gates, render_row, same_value, spelled)
 from bot.wiki.tables import replace_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
@@ -161,6 +161,10 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress)
         changes.extend(row_changes)
         problems.extend(Problem(page.path, where, m) for m in row_problems)
+        problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {field} shown as "
+                                                  f"{' and '.join(repr(v) for v in shown)} in one row; kep.yaml "
+                                                  "gives no value to write, so the row is kept as it is")
+                        for field, shown in disagreements(row) if field not in updates)
         if updates:
             lines[row.line] = render_row(lines[row.line], row, updates)
         if renamed and apply_renames:

@@ -209,6 +209,15 @@ def test_a_split_row_whose_upstream_is_untrusted_is_kept_whole():
                                                                 "valid stage"]
 
 
+def test_cells_that_disagree_and_cannot_be_settled_are_reported():
+    page = "| KEP | Status | Stage |\n|---|---|---|\n| 1 | implementable / **beta** | alpha |\n"
+    diff, changed = sync(page, kep(1, "a", stage="alpha (deprecated)"))
+    assert changed == {} and diff.changes == []
+    assert diff.problems[1:] == [Problem("p.md", "line 3", "KEP 1: stage shown as 'beta' and 'alpha' in one row; "
+                                                           "kep.yaml gives no value to write, so the row is kept as "
+                                                           "it is")]
+
+
 # -- padding and alignment -------------------------------------------------------------------------------
 
 def test_an_empty_cell_keeps_its_padding():

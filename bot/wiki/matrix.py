@@ -267,6 +267,16 @@ def same_value(field: str, shown: str, value: str) -> bool:
     return same_milestone(fold(shown), fold(value))
 
 
+def disagreements(row: MatrixRow) -> list[tuple[str, list[str]]]:
+    """``(field, [texts])`` for each field the row shows in several cells that do not say the same."""
+    out = []
+    for field in FIELDS:
+        shown = row.values(field)
+        if any(not same_value(field, shown[0], other) for other in shown[1:]):
+            out.append((field, [owned_value(v) if field != "feature_gates" else v for v in shown]))
+    return out
+
+
 def spelled(row: MatrixRow, field: str, value: str, key: str | None = None, old: str | None = None) -> str:
     """``value`` (as kep.yaml writes it; ``""`` for none) as the cell ``key`` of ``row`` (default:
     the field's first cell) will show it, unescaped: in the cell's, column's or page's words."""
