@@ -139,11 +139,15 @@ class FakeGitHub:
             self.auth_headers.clear()
 
     def fail_next(self, method: str, path_regex: str, status: int, headers: dict | None = None,
-                  times: int = 1, message: str = "Injected failure") -> None:
-        """Make the next ``times`` requests matching ``method`` ("*" = any) and ``path_regex`` fail."""
+                  times: int = 1, message: str = "Injected failure", applied: bool = False) -> None:
+        """Make the next ``times`` requests matching ``method`` ("*" = any) and ``path_regex`` fail.
+
+        ``applied=True``: a lost response; the request is carried out (the pull request, ref or comment is
+        created) and only then answered with ``status``, as a proxy timing out after GitHub did the work.
+        """
         with self.lock:
             self._faults.append(dict(method=method.upper(), rx=re.compile(path_regex), status=status,
-                                     headers=dict(headers or {}), times=times, message=message))
+                                     headers=dict(headers or {}), times=times, message=message, applied=applied))
 
     def seed_repo(self, full_name: str, files: dict[str, str], branch: str = "main") -> str:
         """Create the repo if needed and point ``branch`` at a new root commit holding ``files``."""
@@ -424,7 +428,12 @@ class FakeGitHub:
                 fault["times"] -= 1
                 if fault["times"] <= 0:
                     self._faults.remove(fault)
+                if fault["applied"]:
+                    self._handle(req)  # done, but the answer is lost
                 return self._json({"message": fault["message"]}, fault["status"], fault["headers"])
+        return self._handle(req)
+
+    def _handle(self, req: Request) -> Response:
         try:
             endpoint, args = self._map.bind_to_environ(req.environ).match()
             kind, login = self._identity(req)

@@ -123,14 +123,34 @@ class GitHubSession(NamedTuple):
     sleep: Callable[[float], None]
     token_kind: str
 
-    def call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` with retries; raises :class:`GitHubApiError` naming ``what`` on failure."""
-        return call_with_retry(what, fn, *args, sleep=self.sleep, **kwargs)
+    def call(self, what: str, fn: Callable[..., T], *args: Any, recover: Callable[[], T | None] | None = None,
+             **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` with retries; raises :class:`GitHubApiError` naming ``what`` on failure.
+        ``recover``: for a write that must not be repeated, see :func:`call_with_retry`."""
+        return call_with_retry(what, fn, *args, sleep=self.sleep, recover=recover, **kwargs)
 
 
 def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable[[float], None] = time.sleep,
-                    **kwargs: Any) -> T:
-    """Run one API call with the retry policy of this module; ``sleep`` is injectable for tests."""
+                    recover: Callable[[], T | None] | None = None, **kwargs: Any) -> T:
+    """Run one API call with the retry policy of this module; ``sleep`` is injectable for tests.
+
+    ``recover``: for a write GitHub may have carried out although its answer was lost (a 502 or a dropped
+    connection after the pull request, ref or comment was created): before each repeat, ``recover()``
+    looks for the result of the earlier attempt (the pull request by head branch, the ref by name, the
+    comment by its text) and, when it finds it, returns it instead of writing again (which would fail
+    with 422 or make a duplicate).
+    """
+    attempts = 0
+
+    def attempt() -> T:
+        nonlocal attempts
+        attempts += 1
+        if attempts > 1 and recover is not None:
+            found = recover()
+            if found is not None:
+                get_logger().info("an earlier attempt had succeeded; not repeating it", call=what)
+                return found
+        return fn(*args, **kwargs)
 
     def stop(state: tenacity.RetryCallState) -> bool:
         wait = _retry_wait(state.outcome.exception() if state.outcome else None, state.attempt_number)
@@ -152,7 +172,7 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
         reraise=True,
     )
     try:
-        return retrying(fn, *args, **kwargs)
+        return retrying(attempt)
     except (GithubException, requests.RequestException) as exc:
         raise GitHubApiError(_describe(what, exc), getattr(exc, "status", 0)) from None
 

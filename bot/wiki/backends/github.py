@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from github import GitCommit, GitRef, GitTree, InputGitTreeElement
+from github import GitCommit, GithubException, GitRef, GitTree, InputGitTreeElement
 
 from bot.config import Config
 from bot.errors import ConfigError
@@ -217,7 +217,7 @@ class GitHubWiki:
                 raise
             try:  # "Reference does not exist": create it (never overwrites; an existing branch fails again)
                 self.call("recreate the bot branch", self.repo.create_git_ref, f"refs/heads/{self.pr_config.branch}",
-                          sha)
+                          sha, recover=lambda: self._branch_at(sha))
             except GitHubApiError:
                 raise exc from None
             self.log.warning("the bot branch was deleted under the open pull request; created it again", head=sha)
@@ -228,15 +228,14 @@ class GitHubWiki:
         comments = self.call(f"list comments of #{pr.number}", lambda: list(pr.get_issue_comments()))
         if any(prmod.FOREIGN_COMMENT_TAG in (c.body or "") for c in comments):
             return
-        self.call(f"comment on #{pr.number}", pr.create_issue_comment, (
+        self._comment(pr, (
             f"{prmod.FOREIGN_COMMENT_TAG}\nkep-sync found commits on `{self.pr_config.branch}` that it did not "
             f"make (head `{pr.head.sha[:12]}`), so it leaves this pull request alone. To replace the branch with "
             f"a fresh commit from the base (dropping those commits), add the label `{prmod.REGENERATE_LABEL}`."))
 
     def _close_superseded(self, pr: PullRequest, state: PrState, base: str) -> None:
-        self.call(f"comment on #{pr.number}", pr.create_issue_comment,
-                  f"The base branch `{pr.base.ref}` already has these rows (at `{base[:12]}`), so this pull "
-                  "request is superseded. Closing it; kep-sync opens a new one when upstream changes again.")
+        self._comment(pr, f"The base branch `{pr.base.ref}` already has these rows (at `{base[:12]}`), so this pull "
+                          "request is superseded. Closing it; kep-sync opens a new one when upstream changes again.")
         body = prmod.merge_body(pr.body, prmod.render_section(
             "**kep-sync**: superseded; the base branch already has these rows.", state._replace(status="superseded")))
         self.call(f"close #{pr.number}", pr.edit, state="closed", body=body)
@@ -270,7 +269,8 @@ class GitHubWiki:
         state = proposal._replace(head=new_head, follows=str(rejected[0][0].number) if rejected else "")
         pr = self.call("open the pull request", self.repo.create_pull, base=base_name, head=self.pr_config.branch,
                        title=self._title(plan), draft=self.pr_config.draft,
-                       body=prmod.render_section(plan.changelog.body, state))
+                       body=prmod.render_section(plan.changelog.body, state),
+                       recover=lambda: self._open_pull(base_name, new_head))
         self._decorate(pr)
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
         return Landing(plan, sorted(plan.changed_pages()), pr.html_url)
@@ -283,7 +283,7 @@ class GitHubWiki:
         """
         ref = f"refs/heads/{self.pr_config.branch}"
         try:
-            self.call("create the bot branch", self.repo.create_git_ref, ref, sha)
+            self.call("create the bot branch", self.repo.create_git_ref, ref, sha, recover=lambda: self._branch_at(sha))
             return
         except GitHubApiError as exc:
             if exc.status != 422:
@@ -315,6 +315,29 @@ class GitHubWiki:
                 if exc.status != 422:
                     raise
                 self.log.warning("GitHub refused a pull request setting", what=what, error=str(exc))
+
+    # ------------------------------------------- after a lost response: was it done?
+    def _open_pull(self, base_name: str, head: str) -> PullRequest | None:
+        """The open pull request from the bot branch (at ``head``) into ``base_name``, found by head branch."""
+        pulls = self.repo.get_pulls(state="open", head=f"{self.owner}:{self.pr_config.branch}", base=base_name)
+        return next((p for p in pulls.get_page(0) if p.head.sha == head), None)
+
+    def _branch_at(self, sha: str) -> GitRef.GitRef | None:
+        """The bot branch's ref when it exists and points at ``sha`` (found by name), else ``None``."""
+        try:
+            ref = self.repo.get_git_ref(f"heads/{self.pr_config.branch}")
+        except GithubException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return ref if ref.object.sha == sha else None
+
+    def _comment(self, pr: PullRequest, body: str) -> None:
+        """One comment on ``pr``; after a lost response the comment is looked for by its text, never posted twice."""
+        def posted():
+            return next((c for c in pr.get_issue_comments() if c.body == body), None)
+
+        self.call(f"comment on #{pr.number}", pr.create_issue_comment, body, recover=posted)
 
     # ------------------------------------------------------------------ helpers
     def _commit(self, plan: SyncPlan, proposal: PrState, base_tree: str, parent: str) -> GitCommit.GitCommit:
