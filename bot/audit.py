@@ -21,6 +21,7 @@ from bot.config import Config
 from bot.diff import Change, kep_id
 from bot.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
 from bot.evidence.notes import ReleaseNotes
+from bot.model import consistency
 from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.snapshot import Snapshot
 from bot.plan import PageResult, plan_sync
@@ -50,10 +51,21 @@ class StableVerdict(NamedTuple):
     verdict: str
 
 
+class Consistency(NamedTuple):
+    """A kep.yaml of a row that contradicts itself (:func:`bot.model.consistency.check`): ``kep`` id,
+    ``kep_path``, the ``fields`` concerned and the ``message``; listed for every row, changed or not."""
+
+    kep: str
+    kep_path: str
+    fields: tuple[str, ...]
+    message: str
+
+
 class AuditPlan(NamedTuple):
     """What one audit found: ``pages`` (as a sync would rewrite them; never written), every ``change`` a sync
     would propose (with evidence), ``problems``, ``discrepancies`` of every row's KEP, the ``stable``
-    verdicts, ``rows`` (number of KEP rows audited), the ``markdown`` and the JSON ``report``."""
+    verdicts, ``rows`` (number of KEP rows audited), the ``markdown``, the JSON ``report`` and the
+    kep.yaml ``consistency`` findings of every row."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -64,6 +76,7 @@ class AuditPlan(NamedTuple):
     rows: int
     markdown: str
     report: dict
+    consistency: tuple[Consistency, ...] = ()
 
 
 def stable_verdicts(keps: Sequence[Kep], index: NotesIndex | None, available: Sequence[str],
@@ -139,19 +152,24 @@ def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], note
     index = build_index(notes.notes, snapshot.all_keps()) if notes is not None else None
     stable = stable_verdicts(list(on_pages.values()), index, notes.available if notes else (), ids)
     rows = sum(len(r.diff.keps) for r in plan.pages)
+    checks = [Consistency(ids[k.path], k.path, f.fields, f.message) for k in on_pages.values()
+              for f in consistency.check(k)]
     report = dict(plan.report)
     report["audit"] = {"rows": rows, "implementable_stable": [
         {"kep": v.kep, "kep_path": v.kep_path, "stable": v.stable, "shipped": v.shipped, "confirmed": v.confirmed,
-         "verdict": v.verdict, "evidence": [e._asdict() for e in v.evidence]} for v in stable]}
-    markdown = render_audit(snapshot, plan.pages, rows, stable, notes, plan.changelog.body)
+         "verdict": v.verdict, "evidence": [e._asdict() for e in v.evidence]} for v in stable],
+        "consistency": [{"kep": c.kep, "kep_path": c.kep_path, "fields": list(c.fields), "message": c.message}
+                        for c in checks]}
+    markdown = render_audit(snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks)
     return AuditPlan(snapshot, plan.pages, plan.changes, plan.problems, plan.discrepancies, tuple(stable), rows,
-                     markdown, report)
+                     markdown, report, tuple(checks))
 
 
 def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, stable: Sequence[StableVerdict],
-                 notes: ReleaseNotes | None, body: str) -> str:
-    """The audit as markdown: a title, what was read, the implementable + stable table, then ``body`` (the
-    sync's changelog body: changes a sync would propose, Needs review, report-only findings, problems)."""
+                 notes: ReleaseNotes | None, body: str, checks: Sequence[Consistency] = ()) -> str:
+    """The audit as markdown: a title, what was read, the implementable + stable table, the kep.yaml
+    consistency findings of every row, then ``body`` (the sync's changelog body: changes a sync would
+    propose, Needs review, report-only findings, problems)."""
     done = sum(v.shipped == SHIPPED for v in stable)
     confirmed = sum(v.shipped == SHIPPED and v.confirmed for v in stable)
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -172,5 +190,9 @@ def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, sta
             out.append(f"| {_kep_link(v.kep)} | {_cell(v.stable) or '-'} | {v.shipped} | {notes_cell} | "
                        f"{_cell(v.verdict)} |")
         out.append("")
-    out.append(body.split("\n", 2)[2] if body.startswith("**kep-sync**") else body)
+    if checks:
+        out += ["### kep.yaml contradicts itself (every row)", "", "| KEP | Fields | Finding |", "|---|---|---|"]
+        out += [f"| {_kep_link(c.kep)} | {', '.join(c.fields)} | {_cell(c.message)} |" for c in checks]
+        out.append("")
+    out.append("".join(body.split("\n", 2)[2:]) if body.startswith("**kep-sync**") else body)
     return "\n".join(out).rstrip("\n") + "\n"

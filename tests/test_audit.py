@@ -117,7 +117,7 @@ def test_cli_audit_writes_nothing_but_the_report_and_exits_0(tmp_path, monkeypat
     data = json.loads(report.read_text())
     assert [(c["kep"], c["field"], c["applied"]) for c in data["changes"]] == [("100", "stage", True),
                                                                                ("100", "beta", True)]
-    assert data["audit"] == {"rows": 1, "implementable_stable": []}
+    assert data["audit"] == {"rows": 1, "implementable_stable": [], "consistency": []}
     assert json.loads(out.err.splitlines()[-1])["event"] == "audit finished"
     assert main(["audit", "--enhancements", str(tmp_path / "gone"), "--wiki", str(wiki), "--page", "m.md"]) == 2
     (wiki / "bad.md").write_bytes(b"| KEP |\n\xff\n")  # a page that is not UTF-8: the audit fails, exit 1
@@ -201,3 +201,22 @@ def test_audit_of_the_current_page_pins_the_implementable_stable_verdicts(tmp_pa
     assert audit.markdown.splitlines()[0] == (
         "# KEP audit: 73 rows, 4 implementable with their GA milestone shipped (3 confirmed by the release notes)")
     assert not any(p.changed for p in audit.pages)
+
+
+def test_a_row_in_sync_still_gets_its_kep_yaml_consistency_checked():
+    from bot.model.snapshot import build_snapshot
+
+    path = "keps/sig-node/700-odd/kep.yaml"
+    snap = build_snapshot([(path, kep_yaml(700, status="implemented", stage="beta", alpha="v1.35",
+                                           beta="v1.36").encode())], "fixture", "abc123")
+    page = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+            "| [700](https://kep.k8s.io/700) | implemented / beta | v1.35 | v1.36 | - |\n")
+    audit = plan_audit(Config(), snap, {"m.md": page.encode()}, None)
+    assert audit.changes == []  # a sync has nothing to say about this row
+    assert [(c.kep, c.fields, c.message) for c in audit.consistency] == [
+        ("700", ("status", "stage"), "kep.yaml says status implemented but stage beta")]
+    assert audit.report["audit"]["consistency"] == [
+        {"kep": "700", "kep_path": path, "fields": ["status", "stage"],
+         "message": "kep.yaml says status implemented but stage beta"}]
+    assert ("| [700](https://kep.k8s.io/700) | status, stage | kep.yaml says status implemented but stage beta |"
+            in audit.markdown)
