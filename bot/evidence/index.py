@@ -17,6 +17,7 @@ from bot.evidence.sentences import (
     field_text,
     gate_names,
     kep_refs,
+    may_name_gates,
     named_release,
     release_name,
     release_order,
@@ -179,9 +180,14 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
     url = field_text(entry.get("pr_url"))
     sigs = entry.get("sigs")
     sigs = tuple(s for s in sigs[:20] if isinstance(s, str)) if isinstance(sigs, list) else ()
+    text = field_text(entry["text"])
+    if not refs and not may_name_gates(text, owners):
+        return []
+    named = [(sentence, *gate_names(sentence, owners)) for sentence in split_sentences(text)]
+    if not refs and not any(g or u for _, g, u in named):
+        return []  # names no gate and no KEP: nothing to read (most entries; keeps indexing fast)
     read = []
-    for sentence in split_sentences(field_text(entry["text"])):
-        gates, undeclared = gate_names(sentence, owners)
+    for sentence, gates, undeclared in named:
         stage, exact = announced_stage(sentence)
         read.append((sentence, gates, undeclared, stage, exact, named_release(sentence) if stage else None))
     staged = [(st, ex, set(g) | set(u)) for _, g, u, st, ex, _ in read if st in STAGES and ex]

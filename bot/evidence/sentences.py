@@ -38,6 +38,10 @@ _KEP_TEXT_RES = (
     re.compile(r"github\.com/[\w.-]{1,39}/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/){1,3}?"
                r"([0-9]{1,5})-([\w.-]+)", re.I),
 )
+#: Every KEP reference pattern below contains one of these words.
+_KEP_HINT_RE = re.compile(r"kep|enhancements", re.I)
+#: A stage word: side remarks are looked for only in a sentence that has one.
+_ANY_STAGE_RE = re.compile(r"alpha|beta|\bGA\b|stable", re.I)
 _SPAN = r"\x00[0-9]{1,6}\x00"
 _RUN = rf"{_SPAN}(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*,\s*and\s+){_SPAN})*"
 _GATE_PHRASE_RES = (re.compile(rf"({_RUN})\s+(?:feature[- ])?gates?\b", re.I),
@@ -124,6 +128,8 @@ def kep_refs(entry: Mapping) -> tuple[tuple[int, str], ...]:
             texts.append(field_text(doc.get("url")))
     slugs: dict[int, set[str]] = {}
     for text in texts:
+        if not _KEP_HINT_RE.search(text):  # one cheap scan before the four patterns
+            continue
         for rx in _KEP_TEXT_RES:
             for m in rx.finditer(text):
                 named = slugs.setdefault(int(m.group(1)), set())
@@ -183,6 +189,8 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
 
 def side_remarks_removed(sentence: str) -> str:
     """``sentence`` without the side remarks that name a stage but announce none (see ``_SIDE_REMARK_RES``)."""
+    if not _ANY_STAGE_RE.search(sentence):
+        return sentence
     for rx in _SIDE_REMARK_RES:
         sentence = rx.sub(" ", sentence)
     return sentence
@@ -242,6 +250,12 @@ def gate_names(sentence: str, declared: Collection[str]) -> tuple[tuple[str, ...
                     if m and m.group(1) not in declared:
                         undeclared.append(m.group(1))
     return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(undeclared))
+
+
+def may_name_gates(text: str, declared: Collection[str]) -> bool:
+    """A cheap test before :func:`gate_names`: False when ``text`` has no word in ``declared`` and no
+    "gate" (so no sentence of it can name a declared or an undeclared gate)."""
+    return "gate" in text.lower() or any(word in declared for word in _WORD_RE.findall(text))
 
 
 def named_release(sentence: str) -> str | None:

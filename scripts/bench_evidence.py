@@ -1,0 +1,94 @@
+"""Benchmark: release-note evidence cost (issue 9). Targets: indexing 18 releases <= 0.5 s; a sync with
+notes <= 0.3 s more than one without.
+
+    .venv/bin/python scripts/bench_evidence.py [--runs 5] [--notes DIR] [--bundle FILE] [--kep-sync PATH]
+
+Clones the bundle once (not timed). Prints medians of ``--runs`` runs:
+
+- ``index``: reading all 18 ``release-notes-1.NN.json`` (``load_release_notes``) plus ``build_index``,
+  and ``build_index`` alone;
+- ``sync``: ``kep-sync sync --publish none`` as a new process on the 2026-03-01 page (the real-data case:
+  62 rows, 23 KEPs change), without and with ``--release-notes``, runs interleaved; the difference of
+  the medians is the cost of the notes (that run reads the 10 releases the changed KEPs name plus the
+  newest two);
+- ``audit``: ``kep-sync audit`` of the current page with every release read, for reference.
+
+Timings on a shared 2-core machine are noisy; compare figures taken in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.evidence import build_index  # noqa: E402
+from bot.sources.enhancements import load_snapshot  # noqa: E402
+from bot.sources.release_notes import load_release_notes  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+INDEX_TARGET, NOTES_COST_TARGET = 0.5, 0.3
+
+
+def _timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "KEP_SYNC_CONFIG": ""})
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    """Print the figures; exit 1 when a target is missed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--notes", default=str(SHARED / "data" / "release-notes"))
+    parser.add_argument("--bundle", default=str(SHARED / "data" / "enhancements-keps.bundle"))
+    parser.add_argument("--kep-sync", default=str(ROOT / ".venv" / "bin" / "kep-sync"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        subprocess.run(["git", "clone", "-q", args.bundle, str(t / "enh")], check=True)
+        keps = load_snapshot(str(t / "enh"), t / "cache").all_keps()
+        total, index_only = [], []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            notes = load_release_notes(args.notes, t / "cache", None)
+            mid = time.perf_counter()
+            index = build_index(notes.notes, keps)
+            end = time.perf_counter()
+            total.append(end - start)
+            index_only.append(end - mid)
+        print(f"index: releases={len(notes.notes)} mentions={len(index.mentions)} runs={args.runs} "
+              f"read+index median={statistics.median(total):.3f}s (build_index alone "
+              f"{statistics.median(index_only):.3f}s) target<={INDEX_TARGET}s")
+        wiki = t / "wiki"
+        wiki.mkdir()
+        shutil.copy(SHARED / "wiki" / "kubernetes-keps-implementation-matrix.2026-03-01.md", wiki / "stale.md")
+        shutil.copy(SHARED / "wiki" / "kubernetes-keps-implementation-matrix.md", wiki / "current.md")
+        base = [args.kep_sync, "sync", "--enhancements", str(t / "enh"), "--wiki", str(wiki), "--page", "stale.md",
+                "--publish", "none"]
+        _timed(base)  # warm the page cache and the bytecode
+        plain, notes_runs = [], []
+        for _ in range(args.runs):
+            plain.append(_timed(base))
+            notes_runs.append(_timed(base + ["--release-notes", args.notes]))
+        cost = statistics.median(notes_runs) - statistics.median(plain)
+        print(f"sync: runs={args.runs} without notes median={statistics.median(plain):.3f}s with notes "
+              f"median={statistics.median(notes_runs):.3f}s cost={cost:+.3f}s target<={NOTES_COST_TARGET}s")
+        audit = [_timed([args.kep_sync, "audit", "--enhancements", str(t / "enh"), "--wiki", str(wiki), "--page",
+                         "current.md", "--release-notes", args.notes]) for _ in range(3)]
+        print(f"audit: 73 rows, every release read, median of 3={statistics.median(audit):.3f}s")
+    ok = statistics.median(total) <= INDEX_TARGET and cost <= NOTES_COST_TARGET
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
