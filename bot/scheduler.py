@@ -147,11 +147,12 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                 except SchedulerNotRunningError:
                     time.sleep(0.02)
 
-        threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
         log.info("service started", cron=config.schedule.cron, audit_cron=config.audit.cron,
                  timezone=config.schedule.timezone,
                  state_dir=str(state_dir), run_now=run_now,
                  next_run=str(trigger.get_next_fire_time(None, datetime.datetime.now(tz))))
+        # after "service started": a signal already pending is then logged after it, never before
+        threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
         try:
             scheduler.start()
             if not (runner.wait_idle(shutdown_timeout) and auditor.wait_idle(shutdown_timeout)):
