@@ -324,3 +324,14 @@ def test_limit_0_leaves_the_candidates_to_the_report():
     t = track(s, [page], [], {"m.md": page.lines}, Options())
     assert render.sections(t, REV, "https://x", limit=0) == []
     assert [c["kep"] for c in render.report_keys(t)["candidates"]] == ["200"]
+
+
+def test_a_new_row_in_an_aligned_table_keeps_the_column_widths():
+    page = ("## T\n\n| KEP            | Status                | Alpha / Beta / GA     | Notes      |\n"
+            "|----------------|-----------------------|-----------------------|------------|\n"
+            "| 100-on-page    | implementable / alpha | v1.37 / -     / -     | human note |\n")
+    s = snap(kep(100, "on-page", alpha="v1.37"), kep(201, "ga", alpha="v1.36", beta="v1.37"))
+    out, added, _ = add_rows("m.md", page.split("\n"), "T", _cands(s, {"keps/sig-node/100-on-page/kep.yaml"}), 5,
+                             DEFAULT_ALIASES, "", ("active", "new"))
+    assert out[5] == "| 201-ga         | implementable / alpha | v1.36 / v1.37 / -     |            |"
+    assert len(out[5]) == len(out[4])
