@@ -154,6 +154,8 @@ def test_coverage_header_aliases_are_configurable_and_a_page_without_the_table_s
     assert groups == [(("Core", (7, 8), 3))] and problems == []
     groups, problems = parse_groups("c.md", text)
     assert groups == []
+    cov = check_coverage("c.md", text, [7, 9])
+    assert (cov.groups, cov.not_in_any_group, cov.not_on_matrix, cov.problems) == ((), (), (), tuple(problems))
     assert problems == [Problem("c.md", "", "no design-group table (a column headed '代表 KEP', "
                                             "'Representative KEPs', 'Representative KEP', 'KEPs'); coverage not checked")]
     assert split_items("[1-a](u), KEP-2；3") == ["1-a", "KEP-2", "3"]

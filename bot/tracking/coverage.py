@@ -119,8 +119,13 @@ def split_items(cell: str) -> list[str]:
 
 def check_coverage(path: str, text: str, matrix_numbers: Iterable[int],
                    aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES) -> Coverage:
-    """Compare the design groups on the coverage page (``path``, ``text``) with the KEP numbers of the matrix rows."""
+    """Compare the design groups on the coverage page (``path``, ``text``) with the KEP numbers of the matrix rows.
+
+    A page with no group (no design-group table, or an empty one) gives empty lists and its problem,
+    not every row as "in no group"."""
     groups, problems = parse_groups(path, text, aliases)
+    if not groups:  # no group table (a problem says so): no row is "in no group" on that evidence
+        return Coverage(path, (), (), (), (), tuple(problems))
     on_matrix = set(matrix_numbers)
     listed: dict[int, list[str]] = {}
     for g in groups:
