@@ -36,6 +36,7 @@ def offline_problems(config: Config) -> list[str]:
         problems += _wiki_problems(config)
         if not problems:
             problems += _tracking_problems(config)
+        problems += _digest_problems(config)
     if config.release_notes.source:
         problems += _notes_problems(config.release_notes.source)
     return problems
@@ -100,6 +101,19 @@ def _tracking_problems(config: Config) -> list[str]:
         problems += [f"production_tables {t!r}: no KEP table under that heading on the pages"
                      for t in missing_tables(pages, config.production_tables)]
     return problems
+
+
+def _digest_problems(config: Config) -> list[str]:
+    """``digest.page`` (when set and not one of ``wiki.pages``) exists, is UTF-8 and has the digest markers."""
+    from bot.history.digest import BEGIN, END, rewrite_section
+
+    page = config.digest.page
+    if not page or page in config.wiki.pages:
+        return []
+    text, why = _read_text(Path(config.wiki.dir).expanduser() / page)
+    if not why and rewrite_section(text, "") is None:
+        why = f"no {BEGIN!r} ... {END!r} section to rewrite"
+    return [f"digest.page {page!r}: {why} (under the wiki directory {config.wiki.dir!r})"] if why else []
 
 
 def _read_text(path: Path) -> tuple[str, str]:

@@ -187,13 +187,15 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
 
 
 def _read(wiki: Wiki, config: Config) -> Base:
-    """``wiki.read()``; a missing coverage page is named as ``coverage.page``, not ``wiki.pages``."""
+    """``wiki.read()``; a missing coverage or digest page is named as ``coverage.page`` / ``digest.page``,
+    not ``wiki.pages``."""
     try:
         return wiki.read()
     except ConfigError as exc:
-        prefix = f"wiki.pages (--page) {config.coverage.page!r}: "
-        if config.coverage.page and str(exc).startswith(prefix):
-            raise ConfigError(f"coverage.page {config.coverage.page!r}: {str(exc)[len(prefix):]}") from None
+        for key, page in (("coverage.page", config.coverage.page), ("digest.page", config.digest.page)):
+            prefix = f"wiki.pages (--page) {page!r}: "
+            if page and page not in config.wiki.pages and str(exc).startswith(prefix):
+                raise ConfigError(f"{key} {page!r}: {str(exc)[len(prefix):]}") from None
         raise
 
 

@@ -278,3 +278,22 @@ def test_digest_command_at_a_date_and_a_revision(tmp_path, upstream, capsys, mon
                                               f" at `{shas[-1][:12]}`.\n")
     assert main([*args, "--revision", "nope"]) == 2
     assert main([*args[:-2], "--to", "v1.2"]) == 2
+
+
+def test_a_missing_digest_page_is_named_by_its_key(tmp_path, upstream, capsys, monkeypatch):
+    enh, _ = upstream
+    config = _config(tmp_path, enh, PAGE, digest={"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.37"})
+    from bot.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^digest\.page 'd\.md': no such file"):
+        run_sync(config)
+    cfg = tmp_path / "k.yaml"
+    cfg.write_text(json.dumps({"enhancements": str(enh), "cache_dir": str(tmp_path / "cache"),
+                               "wiki": {"dir": str(tmp_path / "wiki"), "pages": ["m.md"]},
+                               "digest": {"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.37"}}))
+    (tmp_path / "wiki" / "d.md").write_text("no markers\n", encoding="utf-8")
+    assert main(["validate", "--config", str(cfg)]) == 2
+    assert (f"digest.page 'd.md': no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section to rewrite (under the wiki "
+            f"directory '{tmp_path / 'wiki'}')") in capsys.readouterr().err
+    (tmp_path / "wiki" / "d.md").write_text(DIGEST_PAGE, encoding="utf-8")
+    assert main(["validate", "--config", str(cfg)]) == 0
