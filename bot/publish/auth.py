@@ -134,23 +134,26 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
                     recover: Callable[[], T | None] | None = None, **kwargs: Any) -> T:
     """Run one API call with the retry policy of this module; ``sleep`` is injectable for tests.
 
-    ``recover``: for a write GitHub may have carried out although its answer was lost (a 502 or a dropped
-    connection after the pull request, ref or comment was created): before each repeat, ``recover()``
+    ``recover``: for a write GitHub may have carried out although its answer was lost (a 5xx or a dropped
+    connection after the pull request, ref or comment was created): before repeating such an attempt, ``recover()``
     looks for the result of the earlier attempt (the pull request by head branch, the ref by name, the
     comment by its text) and, when it finds it, returns it instead of writing again (which would fail
     with 422 or make a duplicate).
     """
-    attempts = 0
+    maybe_done = False  # the last attempt may have been carried out: a 5xx or a lost connection
 
     def attempt() -> T:
-        nonlocal attempts
-        attempts += 1
-        if attempts > 1 and recover is not None:
+        nonlocal maybe_done
+        if maybe_done and recover is not None:
             found = recover()
             if found is not None:
                 get_logger().info("an earlier attempt had succeeded; not repeating it", call=what)
                 return found
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except (GithubException, requests.RequestException) as exc:  # a 4xx (a 429 too) was not carried out
+            maybe_done = not isinstance(exc, GithubException) or exc.status >= 500
+            raise
 
     def stop(state: tenacity.RetryCallState) -> bool:
         wait = _retry_wait(state.outcome.exception() if state.outcome else None, state.attempt_number)

@@ -324,13 +324,14 @@ class GitHubWiki:
 
     def _branch_at(self, sha: str) -> GitRef.GitRef | None:
         """The bot branch's ref when it exists and points at ``sha`` (found by name), else ``None``."""
-        try:
+        try:  # the client is lazy: the request is made when .object is read
             ref = self.repo.get_git_ref(f"heads/{self.pr_config.branch}")
+            found = ref.object.sha
         except GithubException as exc:
             if exc.status == 404:
                 return None
             raise
-        return ref if ref.object.sha == sha else None
+        return ref if found == sha else None
 
     def _comment(self, pr: PullRequest, body: str) -> None:
         """One comment on ``pr``; after a lost response the comment is looked for by its text, never posted twice."""
