@@ -11,6 +11,8 @@ peak RSS (max over the rounds) and these ratios (of wall times; targets are on t
 
 - floor: a bare ``python`` that only parses every ``keps/**/kep.yaml`` of a clone of the bundle
   with libyaml (``yaml.load(data, Loader=yaml.CBaseLoader)``), nothing else;
+- for reference, the floor plus importing the libraries a sync must use (pydantic for the config,
+  structlog for the log, markdown-it-py for the page, argparse): what no sync can go below;
 - ``kep-sync sync --publish none`` of the 2026-03-01 page against that clone       <= 2.0x floor,
   peak RSS <= 80 MB;
 - the same with ``--release-notes ../shared/data/release-notes``                  <= 2.5x floor;
@@ -44,6 +46,8 @@ TARGET_KEPS_GROWTH, TARGET_ROWS_GROWTH = 10.0, 2.0
 FLOOR = ("import pathlib, sys, yaml\n"
          "for p in sorted(pathlib.Path(sys.argv[1], 'keps').rglob('kep.yaml')):\n"
          "    yaml.load(p.read_bytes(), Loader=yaml.CBaseLoader)\n")
+#: The floor after importing the libraries every sync loads (config, log, page parser, command line).
+FLOOR_WITH_LIBRARIES = "import argparse, markdown_it, structlog\nfrom pydantic import BaseModel\n" + FLOOR
 _ROW = re.compile(r"^\| \d+-[^ |]+ \|")
 _NUMBERED = re.compile(r"^(\d+)-(.+)$")
 _TEMPLATES = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
@@ -145,8 +149,10 @@ def main() -> int:
         keps10 = multiply_keps(enh, enh10, 10)
         rows1 = multiply_rows(page_text, 1)[1]
         (tmp / "floor.py").write_text(FLOOR, encoding="utf-8")
+        (tmp / "floor_libs.py").write_text(FLOOR_WITH_LIBRARIES, encoding="utf-8")
         got = run_in_turns({
             "floor": [sys.executable, str(tmp / "floor.py"), str(enh)],
+            "libs": [sys.executable, str(tmp / "floor_libs.py"), str(enh)],
             "sync": sync_cmd(enh, "m.md"),
             "notes": sync_cmd(enh, "m.md", "--release-notes", str(shared / NOTES)),
             "keps10": sync_cmd(enh10, "m.md"),
@@ -161,6 +167,8 @@ def main() -> int:
 
     rows = [
         ("floor: parse every kep.yaml (libyaml)", f"{keps1} files", floor, ("", None)),
+        ("  + import pydantic, structlog, ...", f"{keps1} files", got["libs"],
+         (f"x{got['libs'].wall / floor.wall:.2f} floor (CPU x{got['libs'].cpu / floor.cpu:.2f}; reference)", None)),
         ("sync --publish none", f"{keps1} kep.yaml, {rows1} rows", sync, ratio(sync, floor, TARGET_RATIO, "floor")),
         ("  peak RSS", "", None, (f"{sync.rss:.1f} MB (target <= {TARGET_RSS_MB:g} MB)", sync.rss <= TARGET_RSS_MB)),
         ("sync --release-notes (18 releases)", f"{keps1} kep.yaml, {rows1} rows", got["notes"],
