@@ -69,14 +69,14 @@ def _relative_page(page: str) -> str:
 
 class AddToConfig(_Strict):
     """Opt-in: append rows for the top ``count`` candidates that have a reason of a kind in ``reasons``
-    (default ``group``: a design group on the coverage page lists them) to the KEP table under heading
-    ``table`` on ``page`` (one of ``wiki.pages``)."""
+    to the KEP table under heading ``table`` on ``page`` (one of ``wiki.pages``). ``reasons`` unset:
+    ``[group]`` (a design group lists the KEP) when ``coverage.page`` is set, else ``[new]`` (its first
+    stage milestone is in the candidates window); see :meth:`Config.add_reasons`."""
 
     page: str
     table: str = Field(min_length=1)
     count: int = Field(default=5, ge=1, le=50)
-    reasons: list[Literal["group", "new", "active", "gate", "targets"]] = Field(
-        default_factory=lambda: ["group"], min_length=1)
+    reasons: list[Literal["group", "new", "active", "gate", "targets"]] | None = Field(default=None, min_length=1)
 
     @field_validator("page")
     @classmethod
@@ -380,6 +380,14 @@ class Config(_Strict):
             raise PydanticCustomError("missing_for_publish", "required when publish is github (OWNER/NAME of the "
                                       "wiki repository)", {"key": "wiki.repo"})
         return publish
+
+    def add_reasons(self) -> list[str]:
+        """The reason kinds ``candidates.add_to`` adds rows for: ``reasons`` as written, else ``[group]``
+        with a ``coverage.page`` (each row then follows a human's design-group decision), else ``[new]``."""
+        add_to = self.candidates.add_to
+        if add_to is not None and add_to.reasons:
+            return list(add_to.reasons)
+        return ["group"] if self.coverage.page else ["new"]
 
     def pages_to_read(self) -> list[str]:
         """``wiki.pages`` plus the read-only ``coverage.page`` and the generated ``digest.page`` when set: what a

@@ -109,7 +109,7 @@ def test_validate_accepts_the_tracking_keys(work, capsys):
      ["candidates.add_to.page: 'other.md' is not one of wiki.pages ('m.md')"]),
     ("candidates:\n  add_to: {page: m.md, table: P0, reasons: [maybe]}\n",
      ["candidates.add_to.reasons[0]: 'maybe' is not one of 'group', 'new', 'active', 'gate' or 'targets'"]),
-    ("candidates:\n  add_to: {page: m.md, table: P0}\n",
+    ("candidates:\n  add_to: {page: m.md, table: P0, reasons: [group]}\n",
      ["coverage.page: candidates.add_to adds only KEPs a design group lists (reasons: [group]), so it needs "
       "coverage.page; set it, or add other reasons"]),
     ("coverage:\n  page: ./m.md\n",
@@ -141,3 +141,13 @@ def test_a_row_that_becomes_withdrawn_is_called_out_first():
     assert ("- KEP [4671](https://kep.k8s.io/4671) (m.md:7): status implementable → **withdrawn**; "
             "rule 3: no longer production capability") in body
     assert "findings" not in plan.report  # production_tables not set: the callout only
+
+
+def test_add_to_reasons_default_to_group_with_a_coverage_page_else_new():
+    def reasons(**extra) -> list[str]:
+        return Config.model_validate({"wiki": {"pages": ["m.md"]}, **extra}).add_reasons()
+
+    add = {"add_to": {"page": "m.md", "table": "P0"}}
+    assert reasons(candidates=add) == ["new"]
+    assert reasons(candidates=add, coverage={"page": "c.md"}) == ["group"]
+    assert reasons(candidates={"add_to": {**add["add_to"], "reasons": ["gate", "new"]}}) == ["gate", "new"]

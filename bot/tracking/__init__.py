@@ -80,7 +80,7 @@ def options_from(config) -> Options:
     return Options(sigs=tuple(config.candidates.sigs), releases=config.candidates.releases,
                    ignore=tuple(config.candidates.ignore), add_page=add.page if add else "",
                    add_table=add.table if add else "", add_count=add.count if add else 0,
-                   add_reasons=tuple(add.reasons) if add else (),
+                   add_reasons=tuple(config.add_reasons()) if add else (),
                    production_tables=tuple(config.production_tables),
                    coverage_aliases={"group": tuple(config.coverage.columns.group),
                                      "keps": tuple(config.coverage.columns.keps)},
