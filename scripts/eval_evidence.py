@@ -308,7 +308,9 @@ def evaluate(name: str, report: dict, page_text: str, keps: dict[str, dict], tru
     unrelated = [d for d in review if not d.get("kep") or int(re.match(r"\d*", d["kep"]).group() or -1) not in on_page]
     precision = good / (good + bad) if good + bad else 1.0
     recall = found / total if total else 1.0
-    print(f"{name}: changes={len(report['changes'])} evidence_shown={good + bad} precision={precision:.2f} "
+    apart = sum(len(c.get("ambiguous_evidence") or []) for c in report["changes"])
+    print(f"{name}: changes={len(report['changes'])} evidence_shown={good + bad} ambiguous_apart={apart} "
+          f"precision={precision:.2f} "
           f"recall={recall:.2f} ({found}/{total}) needs_review={len(review)} unrelated={len(unrelated)}")
     if verbose:
         for line in wrong + missed:

@@ -86,6 +86,8 @@ def test_the_whole_note_is_read_for_its_stage_and_for_a_kep_link_in_documentatio
     }}
     index = build_index(notes, KEPS)
     assert _ev(index, A, "alpha") == [("v1.36", 1, False)]
+    assert [m.excerpt for m in index.for_kep(A.path)] == [  # both sentences: where the stage comes from
+        "Graduated widget support to alpha. … The `WidgetAlphaGate` feature gate is now available."]
     assert _ev(index, B, "beta") == [("v1.36", 2, False)]
 
 

@@ -102,7 +102,7 @@ def test_neither_http_nor_log_imports_the_other_both_import_redaction():
 def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
     graph = import_graph()
     pure = ["bot.model.kep", "bot.model.snapshot", "bot.model.consistency", "bot.model.yamlload", "bot.wiki.tables",
-            "bot.wiki.matrix", "bot.diff", "bot.changelog", "bot.plan", "bot.evidence", "bot.evidence.index", "bot.evidence.review", "bot.evidence.sentences",
+            "bot.wiki.matrix", "bot.diff", "bot.changelog", "bot.plan", "bot.audit", "bot.evidence", "bot.evidence.index", "bot.evidence.review", "bot.evidence.sentences",
             "bot.evidence.notes",
             "bot.wiki.sections", "bot.tracking", "bot.tracking.candidates", "bot.tracking.coverage",
             "bot.tracking.production", "bot.tracking.rows", "bot.tracking.render"]
@@ -123,7 +123,7 @@ def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
 
 def test_pure_stages_import_only_their_own_or_earlier_stages():
     stage = {"bot.wiki.backends": None, "bot.model": 1, "bot.wiki": 2, "bot.diff": 3, "bot.evidence": 3,
-             "bot.changelog": 4, "bot.tracking": 4, "bot.plan": 5}  # the backends are I/O, not the page stage
+             "bot.changelog": 4, "bot.tracking": 4, "bot.plan": 5, "bot.audit": 6}  # the backends are I/O, not the page stage
 
     def stage_of(module: str) -> int | None:
         return next((n for prefix, n in stage.items() if module == prefix or module.startswith(prefix + ".")), None)

@@ -163,7 +163,8 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
     the entry's transition sentences when they agree on one and name no gate
     this sentence does not ("Graduated support for CDI device IDs
     to general availability. The `DevicePluginCDIDevices` feature gate is now
-    ..."); a stage sentence without a release takes the release another
+    ..."; its excerpt then shows both sentences, joined by " … "); a stage sentence without a release takes
+    the release another
     sentence of the entry names for that stage ("reached GA in `v1.36`"). A gate
     several KEPs declare goes to the one the entry links by number, or to the
     one that also declares a gate of the entry only one KEP declares; else it is
@@ -190,8 +191,8 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
     for sentence, gates, undeclared in named:
         stage, exact = announced_stage(sentence)
         read.append((sentence, gates, undeclared, stage, exact, named_release(sentence) if stage else None))
-    staged = [(st, ex, set(g) | set(u)) for _, g, u, st, ex, _ in read if st in STAGES and ex]
-    entry_stage = {(st, ex) for st, ex, _ in staged}
+    staged = [(st, ex, set(g) | set(u), text) for text, g, u, st, ex, _ in read if st in STAGES and ex]
+    entry_stage = {(st, ex) for st, ex, _, _ in staged}
     said = {st: when for _, _, _, st, _, when in read if st and when}
     unique = {owners[g][0] for _, gates, _, _, _, _ in read for g in gates if len(owners[g]) == 1}
     out: list[Mention] = []
@@ -202,10 +203,12 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
             continue
         named = set(gates) | set(undeclared)
         as_gate = bool(undeclared or _FEATURE_GATE_RE.search(sentence) or any(f"`{g}" in sentence for g in gates))
-        if not stage and len(entry_stage) == 1 and all(names <= named for _, _, names in staged) and (
+        excerpt = sentence
+        if not stage and len(entry_stage) == 1 and all(names <= named for _, _, names, _ in staged) and (
                 refs or as_gate):
             stage, exact = next(iter(entry_stage))
             gates = gates if as_gate else ()  # a bare word in a borrowed-stage sentence is prose, not the gate
+            excerpt = f"{staged[0][3]} … {sentence}"  # the reader sees where the stage comes from
         if not (gates or undeclared or typos or (refs and (stage or i == 0))):
             continue
         sure, maybe = set(ref_paths), set(ref_ambiguous)
@@ -221,7 +224,7 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
                 maybe |= declarers
         maybe -= sure
         when = (when or said.get(stage) or release) if stage else release
-        out.append(Mention(release, pr, url, _one_line(sentence), stage, exact, when, gates, undeclared, numbers,
+        out.append(Mention(release, pr, url, _one_line(excerpt), stage, exact, when, gates, undeclared, numbers,
                            tuple(sorted(sure)), tuple(sorted(maybe)), typos, sigs))
     return out
 
