@@ -24,6 +24,7 @@ from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
 from bot.evidence.notes import ReleaseNotes, with_missing
 from bot.history import digest as digest_mod
+from bot.history.fields import kep_fields
 from bot.history.provenance import History, attach, change_field
 from bot.history.renames import Rename
 from bot.tracking import Tracking, options_from, track
@@ -159,7 +160,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         for c in changes:
             if c.kep_path and change_field(c.field):
                 wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
-        changes, origin = attach(changes, history(wanted) if callable(history) else history)
+        current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
+        changes, origin = attach(changes, history(wanted) if callable(history) else history, current)
     tracking = _track(config, snapshot, parsed, changes, results, pages, today, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
     changes = changes + tracking.changes

@@ -297,3 +297,13 @@ def test_a_missing_digest_page_is_named_by_its_key(tmp_path, upstream, capsys, m
             f"directory '{tmp_path / 'wiki'}')") in capsys.readouterr().err
     (tmp_path / "wiki" / "d.md").write_text(DIGEST_PAGE, encoding="utf-8")
     assert main(["validate", "--config", str(cfg)]) == 0
+
+
+def test_an_uncommitted_edit_in_a_checkout_has_no_upstream(tmp_path, upstream):
+    enh, _ = upstream
+    text = (enh / P4671).read_text().replace('beta: "v1.37"', 'beta: "v1.38"')
+    (enh / P4671).write_text(text)  # the working tree differs from HEAD
+    config = _config(tmp_path, enh, PAGE)
+    plan = run_sync(config).plan
+    got = {(c.kep, c.field): (c.new, c.upstream and c.upstream.pr) for c in plan.changes if c.kep == "4671"}
+    assert got == {("4671", "stage"): ("beta", 4), ("4671", "beta"): ("v1.38", None)}

@@ -63,17 +63,24 @@ def field_origin(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], f
     return origin
 
 
-def with_provenance(changes: Sequence[Change], timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]]
-                    ) -> list[Change]:
+def with_provenance(changes: Sequence[Change], timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]],
+                    current: Mapping[str, Mapping[str, str]] | None = None) -> list[Change]:
     """``changes`` with ``upstream`` set from the kep.yaml ``timelines`` (``{kep_path: timeline}``).
 
     A change whose kep.yaml has no timeline (missing upstream, a file with no
-    history) or whose field is not tracked keeps ``upstream=None``.
+    history) or whose field is not tracked keeps ``upstream=None``; so does one
+    whose value in ``current`` (``{kep_path: tracked fields}`` of the snapshot
+    the changes came from) differs from the newest committed version (an edit
+    not committed in a checkout: no commit set that value).
     """
     out = []
     for c in changes:
         field = CHANGE_FIELDS.get(c.field, "")
-        origin = field_origin(timelines.get(c.kep_path, ()), field) if field and c.kep_path else None
+        timeline = timelines.get(c.kep_path, ()) if field and c.kep_path else ()
+        origin = field_origin(timeline, field) if timeline else None
+        if origin is not None and current is not None and c.kep_path in current and \
+                current[c.kep_path].get(field, "") != (timeline[-1][1] or {}).get(field, ""):
+            origin = None
         out.append(c._replace(upstream=upstream_of(origin)) if origin is not None else c)
     return out
 
@@ -109,14 +116,15 @@ class History(NamedTuple):
     requests: int = 0
 
 
-def attach(changes: Sequence[Change], history: History) -> tuple[list[Change], dict]:
-    """``(changes with upstream set, the report's provenance block)``.
+def attach(changes: Sequence[Change], history: History,
+           current: Mapping[str, Mapping[str, str]] | None = None) -> tuple[list[Change], dict]:
+    """``(changes with upstream set, the report's provenance block)``; ``current``: see :func:`with_provenance`.
 
     The block: ``{"source": kind, "requests": n, "proposed": changes the plan applies
     (``Change.applied``; the report calls them ``proposed``), "with_upstream": those that carry upstream}``.
     """
     if history.kind == "git":
-        out = with_provenance(changes, history.timelines)
+        out = with_provenance(changes, history.timelines, current)
     elif history.kind == "github":
         out = with_last_commits(changes, {p: upstream_of(c, exact=False) for p, c in history.last.items()})
     else:
