@@ -66,6 +66,11 @@ def test_window_counts_back_from_the_newest_latest_milestone_not_from_targets():
     assert window_start(s.all_keps(), 3) == (1, 35)
     assert window_start(s.all_keps(), 50) == (1, 0)
     assert window_start(snap(kep(3, "c", latest="")).all_keps(), 1) is None
+    # a typo far ahead of every other latest-milestone does not move the window
+    typo = snap(kep(1, "a", latest="v1.73"), kep(2, "b", latest="v1.38"), kep(3, "c", latest="v1.37"))
+    assert window_start(typo.all_keps(), 1) == (1, 37)
+    assert window_start(snap(kep(1, "a", latest="v1.38")).all_keps(), 1) == (1, 37)
+    assert window_start(snap(kep(1, "a", latest="v1.38"), kep(2, "b", latest="v1.30")).all_keps(), 1) == (1, 37)
 
 
 def test_candidates_reasons_and_order():

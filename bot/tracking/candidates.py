@@ -64,10 +64,16 @@ class Candidate(NamedTuple):
 
 def window_start(keps: Iterable[Kep], releases: int) -> tuple[int, int] | None:
     """``(major, minor)`` of the oldest release in the window: the newest ``latest-milestone`` minus
-    ``releases`` minor versions (not below ``.0``); ``None`` when no kep.yaml names a latest-milestone."""
-    newest = max((m for m in (milestone_key(k.latest_milestone) for k in keps) if m), default=None)
-    if newest is None:
+    ``releases`` minor versions (not below ``.0``); ``None`` when no kep.yaml names a latest-milestone.
+
+    A newest value more than one minor release ahead of every other (a typo such as ``v1.73`` while
+    the rest say at most ``v1.38``) is not taken as the newest release: the newest is the first
+    value, from the top, whose previous minor release some kep.yaml names too (else the top value).
+    """
+    named = sorted({m for m in (milestone_key(k.latest_milestone) for k in keps) if m}, reverse=True)
+    if not named:
         return None
+    newest = next((a for a, b in zip(named, named[1:]) if a[0] == b[0] and a[1] - b[1] <= 1), named[0])
     return newest[0], max(newest[1] - releases, 0)
 
 
