@@ -82,6 +82,19 @@ def test_second_run_makes_zero_writes(gh, cfg):
     assert (gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]) == (head, body)
 
 
+def test_a_changed_page_set_with_the_same_pages_makes_no_empty_commit(gh, cfg):
+    opened(gh, cfg)
+    head = gh.branch_sha(REPO, BRANCH)
+    cfg = cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"pages": [PAGE_PATH, "README.md"]})})
+    run = run_github(gh, keps(), cfg)  # a page with nothing to sync joined the page set
+    assert run.requests == READS + [("GET", f"{R}/contents/README.md"), ("GET", f"{R}/compare/{gh.base}...{head}"),
+                                    ("PATCH", f"{R}/pulls/1")]
+    assert (run.written, run.blocked, run.writes) == ([], False, 1)
+    assert gh.branch_sha(REPO, BRANCH) == head and state(gh).head == head
+    again = run_github(gh, keps(), cfg)
+    assert again.writes == 0 and gh.branch_sha(REPO, BRANCH) == head
+
+
 def test_upstream_change_updates_the_same_pull_request(gh, cfg):
     opened(gh, cfg)
     first = gh.branch_sha(REPO, BRANCH)

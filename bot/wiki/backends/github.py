@@ -163,6 +163,14 @@ class GitHubWiki:
             self.log.info("pull request is up to date", pull_request=pr.number)
             return Landing(plan, [], pr.html_url)
         fast_forward = ours and not regenerate and state.base == proposal.base
+        if fast_forward and state.fingerprint == proposal.fingerprint and self._same_tree(proposal.base, pr.head.sha,
+                                                                                           plan):
+            # Same changes on the same base, only the page set differs: a commit would be empty.
+            new_state = proposal._replace(head=pr.head.sha, follows=state.follows)
+            body = prmod.merge_body(pr.body, prmod.render_section(plan.changelog.body, new_state))
+            self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
+            self.log.info("bot branch already has these pages; no commit", pull_request=pr.number)
+            return Landing(plan, [], pr.html_url)
         parent = pr.head.sha if fast_forward else proposal.base
         new_head = self._commit(plan, proposal, base_tree, parent).sha
         self._move_branch(new_head, force=not fast_forward)
