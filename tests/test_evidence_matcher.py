@@ -172,3 +172,13 @@ def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_changelog_and
     item = changelog.report(snap, [change], [], discrepancies=[])["changes"][0]
     assert [e["pr"] for e in item["evidence"]] == [2]
     assert [e["pr"] for e in item["ambiguous_evidence"]] == [1]
+
+
+def test_a_later_note_naming_the_release_of_the_stage_is_evidence_for_that_release():
+    notes = {"v1.37": {"8": entry(8, "Locked the `SharedCore` feature gate to enabled, with `OnlyTwoGate`. The "
+                                     "shared core reached GA in `v1.36` and can no longer be disabled.")}}
+    index = build_index(notes, KEPS)
+    assert _ev(index, S2, "stable") == [("v1.37", 8, False)]
+    assert [(m.when, m.excerpt) for m in index.for_kep(S2.path)] == [(
+        "v1.36", "Locked the `SharedCore` feature gate to enabled, with `OnlyTwoGate`. … The shared core reached GA "
+                 "in `v1.36` and can no longer be disabled.")]

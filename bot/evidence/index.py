@@ -193,7 +193,7 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
         read.append((sentence, gates, undeclared, stage, exact, named_release(sentence) if stage else None))
     staged = [(st, ex, set(g) | set(u), text) for text, g, u, st, ex, _ in read if st in STAGES and ex]
     entry_stage = {(st, ex) for st, ex, _, _ in staged}
-    said = {st: when for _, _, _, st, _, when in read if st and when}
+    said = {st: (when, text) for text, _, _, st, _, when in read if st and when}
     unique = {owners[g][0] for _, gates, _, _, _, _ in read for g in gates if len(owners[g]) == 1}
     out: list[Mention] = []
     for i, (sentence, gates, undeclared, stage, exact, when) in enumerate(read):
@@ -223,7 +223,10 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
             else:
                 maybe |= declarers
         maybe -= sure
-        when = (when or said.get(stage) or release) if stage else release
+        if stage and not when and stage in said and said[stage][0] != release:
+            when = said[stage][0]
+            excerpt = f"{excerpt} … {said[stage][1]}"  # the sentence that names the release
+        when = (when or release) if stage else release
         out.append(Mention(release, pr, url, _one_line(excerpt), stage, exact, when, gates, undeclared, numbers,
                            tuple(sorted(sure)), tuple(sorted(maybe)), typos, sigs))
     return out
