@@ -38,6 +38,15 @@ def test_no_milestone_mapping_says_nothing_about_milestones(tail):
     assert kep.problems == ()  # 176 KEPs at the bundle HEAD: reported per row, where a cell is kept
 
 
+@pytest.mark.parametrize("tail, key", [("milestones:\n  alpha: v1.30\n", "'milestones'"),
+                                       ("Milestone:\n  alpha: v1.30\n", "'Milestone'")])
+def test_a_milestone_mapping_spelled_otherwise_is_named_and_not_read(tail, key):
+    kep = parse(HEAD.replace("feature-gates: []", "feature_gates: []") + tail)
+    assert kep.distrust("alpha") == f"kep.yaml has no milestone mapping (it has {key}:), so it says nothing about milestones"
+    assert kep.distrust("feature_gates") == ("kep.yaml has no feature-gates list (it has 'feature_gates':), so it says "
+                                             "nothing about feature gates")
+
+
 @pytest.mark.parametrize("tail, found", [("milestone: v1.30\n", "'v1.30'"), ("milestone: [v1.30]\n", "a list (1 item)")])
 def test_a_milestone_that_is_not_a_mapping_is_reported_and_not_trusted(tail, found):
     kep = parse(HEAD + tail)

@@ -105,3 +105,9 @@ def test_with_keys_only_those_top_level_keys_are_built_and_duplicates_are_still_
 def test_with_keys_a_top_level_key_that_is_not_a_scalar_builds_the_whole_document():
     with pytest.raises(yaml.YAMLError):  # an unhashable key, as without keys
         load("? [a]\n: b\nstatus: x\n", keys={"status"})
+
+
+def test_only_the_wanted_keys_and_their_other_spellings_are_built():
+    doc, _ = load("milestone: {alpha: v1}\nMilestones: {beta: v2}\nfeature_gates: []\nauthors: [a]\n",
+                  {"milestone", "feature-gates"})
+    assert doc == {"milestone": {"alpha": "v1"}, "Milestones": {"beta": "v2"}, "feature_gates": []}

@@ -319,7 +319,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
                 distrust(meant, f"kep.yaml spells milestone.{meant} as {quote(key)}")
     else:
         if _is_null(raw_ms):
-            why = "kep.yaml has no milestone mapping, so it says nothing about milestones"
+            why = f"kep.yaml has no milestone mapping{_spelled_as(doc, 'milestone')}, so it says nothing about milestones"
         else:
             why = "kep.yaml's milestone is not a mapping"
             problems.append(Problem(path, "milestone", f"expected a mapping, found {quote(raw_ms)}"))
@@ -351,7 +351,8 @@ def parse_kep(path: str, data: bytes) -> Kep:
         problems.append(Problem(path, "feature-gates", f"expected a list, found {quote(raw_gates)}"))
         distrust("feature_gates", "kep.yaml's feature-gates is not a list")
     else:  # 255 kep.yaml files at the bundle HEAD have none (most predate the field); `[]` says "none"
-        distrust("feature_gates", "kep.yaml has no feature-gates list, so it says nothing about feature gates")
+        distrust("feature_gates", f"kep.yaml has no feature-gates list{_spelled_as(doc, 'feature-gates')}, "
+                                  "so it says nothing about feature gates")
 
     return Kep(
         number=number,
@@ -394,6 +395,13 @@ def template_markers(doc: dict) -> list[str]:
         if any(isinstance(n, str) and n.strip() == sample for n in names):
             samples.append(f"{key} {quote(sample)}")
     return found + (samples if len(samples) >= 2 else [])
+
+
+def _spelled_as(doc: dict, key: str) -> str:
+    """`` (it has 'Milestones:')`` when a top-level key of ``doc`` is ``key`` spelled otherwise
+    (case, ``_`` for ``-``, a plural ``s``; never read as ``key``), else ``""``."""
+    near = [k for k in doc if k != key and yamlload.spelling(k) == yamlload.spelling(key)]
+    return f" (it has {', '.join(quote(str(k)) + ':' for k in near)})" if near else ""
 
 
 def _is_null(value: object) -> bool:

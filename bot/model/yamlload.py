@@ -121,7 +121,8 @@ def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Dupl
     """``(document, duplicate keys)`` of one YAML document; the document is ``None`` when empty.
 
     Scalars are strings exactly as written. ``keys``: when given and the document is a mapping
-    whose keys are all scalars, only those top-level keys are constructed (merge keys applied;
+    whose keys are all scalars, only those top-level keys, and keys spelled like them
+    (:func:`spelling`: ``Milestones`` for ``milestone``), are constructed (merge keys applied;
     the others are left out of the document, so a value nobody reads costs nothing and cannot
     fail); duplicates are looked for in the whole document either way. Raises
     :class:`yaml.YAMLError` (PyYAML's errors, with ``problem_mark``) for text that is not one
@@ -133,13 +134,20 @@ def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Dupl
         if node is None:
             return None, []
         if keys is not None and isinstance(node, MappingNode) and all(isinstance(k, ScalarNode) for k, _ in node.value):
+            wanted = {spelling(k) for k in keys}
             doc = {key.value: loader.construct_object(value, deep=True)
-                   for key, value in merged_pairs(node) if key.value in keys}
+                   for key, value in merged_pairs(node) if key.value in keys or spelling(key.value) in wanted}
         else:
             doc = loader.construct_document(node)
         return doc, duplicate_keys(node)
     finally:
         loader.dispose()
+
+
+def spelling(key: object) -> str:
+    """``key`` without case, ``-``, ``_`` and a trailing ``s``: ``Feature_Gates`` and ``feature-gates``
+    spell the same key (so a caller can name a misspelt key instead of reading it as absent)."""
+    return str(key).casefold().replace("_", "").replace("-", "").rstrip("s")
 
 
 def duplicate_keys(root: Node) -> list[Duplicate]:
