@@ -129,7 +129,8 @@ def summary(changes: Sequence[Change]) -> str:
 def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
            involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
            max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None,
-           callouts: Sequence[Section] = (), extra: Sequence[Section] = ()) -> Changelog:
+           callouts: Sequence[Section] = (), extra: Sequence[Section] = (), report_problems: int | None = None,
+           front_matter: Sequence[tuple[str, str, str, str]] = ()) -> Changelog:
     """Build the changelog for one run.
 
     ``changes``: every Change (applied and report-only); ``problems``: rows
@@ -140,14 +141,19 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     first, ``extra``: sections placed before "Problems" (see
     :mod:`bot.tracking.render`). The body is cut at a table row boundary so it
     stays within ``max_chars`` characters, with a line saying how many rows
-    were left out.
+    were left out. The header names the source as it is (:func:`source_name`); each
+    row of the Changes table names the KEP's title (from its kep.yaml). Problems are
+    listed once each, sorted, with a line saying how many the JSON report holds
+    (``report_problems``, when given) and which are shown. ``front_matter``:
+    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed.
     """
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
+    titles = {k.path: k.title for k in snapshot.all_keps()}
     applied = [c for c in changes if c.applied]
     promoted = [c for c in applied if c.kind == "promoted"]
     demoted = [c for c in applied if c.kind == "demoted"]
     title = f"Update KEP matrix: {summary(changes)}" if applied else "KEP matrix: no changes"
-    head = [f"**kep-sync**: {summary(changes)}, from kubernetes/enhancements at `{rev}`.", ""]
+    head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
     sections: list[Section] = list(callouts)
     for heading, picked, noun in (("### Graduations", promoted, "graduations"), ("### Demotions", demoted, "demotions")):
         if picked:
@@ -167,7 +173,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     if applied:
         notes = discrepancies is not None
         origin = any(c.upstream is not None for c in applied)
-        rows = [_change_row(c, snapshot.revision, web_url) + (f" {upstream_cell(c.upstream, web_url)} |" if origin
+        rows = [_change_row(c, snapshot.revision, web_url, titles.get(c.kep_path, "")) + (f" {upstream_cell(c.upstream, web_url)} |" if origin
                                                               else "")
                 + (f" {_evidence_cell(c, prev)} |" if notes else "")
                 for prev, c in zip([None, *applied], applied)]
@@ -184,22 +190,48 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         rows = [_finding_row(c) for c in report_only]
         sections.append((["### Report only (not applied)", "", "| KEP | Page | Finding |", "|---|---|---|"],
                          rows, "findings"))
+    if front_matter:
+        rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
+        sections.append((["### Front matter", ""], rows, "front matter updates"))
     sections += extra
-    all_problems = list(problems) + list(involved_problems)
-    if all_problems:
-        rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in all_problems]
-        sections.append((["### Problems", "", "| Where | Key | Problem |", "|---|---|---|"], rows, "problems"))
+    shown = sorted(set(problems) | set(involved_problems), key=lambda p: (p.path, p.key, p.message))
+    if shown:
+        intro = []
+        if report_problems is not None:
+            noun = "problem" if report_problems == 1 else "problems"
+            verb = "is" if len(shown) == 1 else "are"
+            intro = [f"The JSON report holds {report_problems} {noun}; {len(shown)} {verb} shown here: those about "
+                     "the rows of these pages and the kep.yaml files of the KEPs with a change or finding.", ""]
+        rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in shown]
+        sections.append((["### Problems", "", *intro, "| Where | Key | Problem |", "|---|---|---|"], rows, "problems"))
     body = _fit(head, sections, max_chars)
     message = title + "\n\n" + "\n".join(
         f"- KEP-{c.kep} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied) + (
-        f"\n\nSource: kubernetes/enhancements@{snapshot.revision}\n" if snapshot.revision else "\n")
+        f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n" if snapshot.revision
+        else "\n")
     return Changelog(title, body, safe(message))
 
 
-def _change_row(c: Change, revision: str, web_url: str) -> str:
+def source_name(source: str, *, code: bool = True) -> str:
+    """How the changelog names ``Snapshot.source``: ``OWNER/REPO`` for ``github:OWNER/REPO@REF``, else the
+    path or URL as given (a local clone, tarball or directory), in a code span when ``code``."""
+    m = re.fullmatch(r"github:([^/@]+/[^/@]+)(?:@.*)?", source, re.DOTALL)
+    if m:
+        return m.group(1)
+    text = source.replace("\n", " ")
+    return f"`{text.replace('`', '')}`" if code else text
+
+
+#: Longest KEP title shown in the Changes table, characters (longer ones end with "…").
+MAX_TITLE_CHARS = 60
+
+
+def _change_row(c: Change, revision: str, web_url: str, title: str = "") -> str:
     url = kep_yaml_url(web_url, revision, c.kep_path)
     link = f"[kep.yaml]({url})" if url else _cell(c.kep_path)
-    return (f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {c.field} | "
+    title = title if len(title) <= MAX_TITLE_CHARS else title[:MAX_TITLE_CHARS - 1].rstrip() + "…"
+    kep = f"{_kep_link(c.kep)} {_cell(title)}" if title else _kep_link(c.kep)
+    return (f"| {kep} | {_cell(c.page)}:{c.line} | {c.field} | "
             f"{_cell(c.old)} → {_cell(c.new)}{_flags(c)} | {link} |")
 
 

@@ -71,6 +71,20 @@ def decode_page(path: str, data: bytes) -> str:
         raise WikiError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start}); page not touched") from None
 
 
+def front_matter_value(lines: list[str], key: str) -> str | None:
+    """The value of ``key:`` in a leading ``---`` front matter block (stripped, ``\\r`` dropped); ``None``
+    when there is no block or no such key (then :func:`set_front_matter_date` changes nothing)."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return None
+    for line in lines[1:]:
+        bare = line.rstrip("\r")
+        if bare == "---":
+            return None
+        if bare.startswith(f"{key}:"):
+            return bare[len(key) + 1:].strip()
+    return None
+
+
 def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
     """Set ``key: today`` inside a leading ``---`` front matter block, keeping ``\\r``; no block, no change."""
     if not lines or lines[0].rstrip("\r") != "---":
@@ -120,6 +134,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     problems: list[Problem] = []
     numbers: set[int] = set()
     parsed: list[MatrixPage] = []
+    dated: list[tuple[str, str, str, str]] = []  # front_matter.date_key updates: (page, key, old, new)
     for path, data in pages.items():
         if path == config.digest.page and path not in config.wiki.pages:
             results.append(digest_page(config, snapshot, path, data, problems))
@@ -133,7 +148,11 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                          renames=renames, apply_renames=config.renames == "apply")
         lines = diff.lines
         if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
-            lines = set_front_matter_date(lines, config.front_matter.date_key, today)
+            key = config.front_matter.date_key
+            before = front_matter_value(lines, key)
+            lines = set_front_matter_date(lines, key, today)
+            if before is not None and before != today:
+                dated.append((path, key, before, today))
         results.append(PageResult(path, data, "\n".join(lines).encode("utf-8"), diff))
         changes += diff.changes
         problems += diff.problems
@@ -168,13 +187,14 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     problems = problems + tracking.problems
     touched = {c.kep_path for c in changes}
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
+    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
+                                  provenance=origin)
     log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
                                web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars,
                                callouts=tracking_render.callouts(tracking),
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
-                                                              config.candidates.limit))
-    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
-                                  provenance=origin)
+                                                              config.candidates.limit),
+                               report_problems=len(report["problems"]), front_matter=dated)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
 

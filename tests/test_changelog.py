@@ -14,7 +14,7 @@ from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
 
 REV = "0123456789abcdef0123456789abcdef01234567"
-SNAP = Snapshot("test", REV, {}, {}, ())
+SNAP = Snapshot("github:kubernetes/enhancements@master", REV, {}, {}, ())
 K1 = "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"
 CHANGES = [
     Change("4671", "m.md", 32, "stage", "alpha", "beta", "promoted", True, K1),
