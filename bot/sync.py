@@ -92,13 +92,18 @@ def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter |
     if source.kind != "github" or not snapshot.revision:
         return None, renames
 
+    asked: dict[str, History] = {}  # a replan (the wiki base moved) asks again for the same files: no new requests
+
     def from_github(paths: Mapping[str, Collection[str]]) -> History:
         from bot.http import make_client
 
-        with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
-            last, sent = github_last_commits(client, config.github.api_url, source.location, snapshot.revision,
-                                             paths, config.provenance.max_requests)
-        return History("github", last=last, requests=sent)
+        key = "\n".join(sorted(paths))
+        if key not in asked:
+            with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
+                last, sent = github_last_commits(client, config.github.api_url, source.location, snapshot.revision,
+                                                 paths, config.provenance.max_requests)
+            asked[key] = History("github", last=last, requests=sent)
+        return asked[key]
 
     return from_github, renames
 

@@ -209,6 +209,7 @@ def test_github_sources_ask_the_commits_api_once_per_file_up_to_the_cap(tmp_path
         mock.get("/repos/o/enh/commits").mock(side_effect=commits)
         loader, renames = history_loader(config, snap)
         found = loader(["keps/sig-a/3-c/kep.yaml", "keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml"])
+        assert loader(["keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml", "keps/sig-a/3-c/kep.yaml"]) == found
     assert renames == {}
     assert seen == [("keps/sig-a/1-a/kep.yaml", "a" * 40), ("keps/sig-a/2-b/kep.yaml", "a" * 40)]
     assert (found.kind, found.requests, sorted(found.last)) == ("github", 2, ["keps/sig-a/1-a/kep.yaml"])
