@@ -99,8 +99,9 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
     """
     problems: list[Problem] = []
     rows = [r for p in pages for r in p.rows]
-    covered = {k.path for r in rows for k in resolve(snapshot, r.number, r.slug)}
-    sigs = options.sigs or tuple(sorted({k.sig for r in rows for k in resolve(snapshot, r.number, r.slug) if k.sig}))
+    on_pages = [k for r in rows for k in resolve(snapshot, r.number, r.slug)]  # an ambiguous row covers all
+    covered = {k.path for k in on_pages}
+    sigs = options.sigs or tuple(sorted({k.sig for k in on_pages if k.sig}))
     shown: dict[str, set[str]] = {}
     for r in rows:
         for gate in cell_gates(r.value("feature_gates") or ""):
