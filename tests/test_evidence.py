@@ -88,6 +88,7 @@ def index():
     ("Prepared Pod validation to handle version skew for `X`'s beta graduation.", ("", False)),
     ("Added Alpha support for `Y`, which allows skipping node-level preparation.", ("alpha", True)),
     ("Introduced the Node Declared Features capability (alpha), which includes:", ("alpha", True)),
+    ("Until CBOR graduates to Alpha, API servers will refuse to start if configured to use it.", ("", False)),
     ("Fixed a crash when the `X` feature gate is enabled.", ("", False)),
     ("Added `v1beta1` and `v1alpha1` APIs.", ("", False)),
 ])

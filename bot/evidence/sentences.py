@@ -57,6 +57,7 @@ _LOCKED_RE = re.compile(r"\blocked\b|\blocks? (?:it |them )?to\b", re.I)
 _DEFAULT_ON_RE = re.compile(r"\b(enabled|on) by default\b|\bdefault(?:s|ed)? (?:to )?(?:true|enabled|on)\b"
                             r"|\benabled?\b[^.;]*\bby default\b", re.I)
 _FUTURE_RE = re.compile(r"\bwill be\b|\bin a future release\b|\bplanned\b|\btargeted for\b"
+                        r"|\b(?:until|once|when|before)\b[^.;]{0,60}\bgraduates?\b"
                         r"|\bprepar(?:e|es|ed|ing|ation)\b[^.;]{0,80}\b(?:graduat|promot)", re.I)
 _ADDED_GATE_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:(?:alpha|beta)\s+)?"
                             r"`[^`]+`\s+feature[- ]gate", re.I)
