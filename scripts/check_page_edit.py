@@ -36,6 +36,12 @@ DELIM = re.compile(r"^\s*>?\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 BLANK = {"", "-", "—", "–", "n/a", "na", "none"}
 
 
+def split_parts(text: str) -> list[str]:
+    """A composite cell's parts; the blank ``n/a`` is one part, not two."""
+    hidden = re.sub(r"(?i)(?<![\w.])(n)/(a)(?![\w.])", "\\1\0\\2", text.strip())
+    return [p.replace("\0", "/") for p in SEP.split(hidden)]
+
+
 def cells(line: str) -> list[str]:
     body = line.rstrip("\r").split("|", 1)[1] if "|" in line else line
     parts = re.split(r"(?<!\\)\|", body)
@@ -115,7 +121,7 @@ def fields(row: list[str], role_of: dict[int, str]) -> dict[str, list[str]]:
     for i, role in role_of.items():
         if i >= len(row):
             continue
-        parts = SEP.split(row[i].strip()) if word(row[i]) else [row[i]]
+        parts = split_parts(row[i]) if word(row[i]) else [row[i]]
         names = {"status": ["status", "stage"], "milestones": ["alpha", "beta", "stable"]}.get(role, [role])
         for name, part in zip(names, parts):
             shown.setdefault(name, []).append(word(part))
@@ -146,7 +152,7 @@ def check(before: list[str], after: list[str], aliases: dict[str, list[str]]) ->
                 found.append(f"line {i + 1}: cell {c + 1} ({header[c] if c < len(header) else '?'}) is not owned, "
                              f"but changed: {a.strip()!r} -> {b.strip()!r}")
             elif c in role_of and a != b:
-                pa, pb = (SEP.split(x.strip()) if word(x) else [x] for x in (a, b))
+                pa, pb = (split_parts(x) if word(x) else [x] for x in (a, b))
                 if len(pa) != len(pb) or any(not p.strip() for p in pb):
                     found.append(f"line {i + 1}: {header[c]} cell {a.strip()!r} -> {b.strip()!r} lost a part")
                     continue

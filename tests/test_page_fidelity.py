@@ -326,3 +326,58 @@ def test_the_independent_reading_names_each_kind_of_fault():
         "line 10: stable shown as ['', '1.22'] in one row",
         "line 18: the new text fits its columns, but the row is no longer aligned",
     ]
+
+
+def _generated_page(rnd, sep: str, kind: str, aligned: bool):
+    """A random page of four rows (words in any case, GA, 1.30 or v1.30, blanks -, —, n/a) and its upstream."""
+    def word(w):
+        return "GA" if w == "stable" and rnd.random() < 0.4 else rnd.choice([str.lower, str.title, str.upper])(w)
+
+    def shown(v):
+        return rnd.choice(["-", "—", "n/a"]) if not v else rnd.choice([v, v[1:]])
+
+    keps, table = [], [{"composite": ["KEP", "Status", "Alpha / Beta / GA", "说明"],
+                        "split": ["KEP", "Status", "Stage", "Alpha", "Beta", "GA"],
+                        "both": ["KEP", "Status", "Stage", "Alpha / Beta / GA", "Beta"]}[kind]]
+    table.append(["---"] * len(table[0]))
+    for n in range(1, 5):
+        stage, status = rnd.choice(["alpha", "beta", "stable"]), rnd.choice(["implementable", "implemented"])
+        a = f"v1.{rnd.randint(20, 30)}"
+        b = f"v1.{rnd.randint(31, 33)}" if stage != "alpha" else ""
+        g = f"v1.{rnd.randint(34, 36)}" if stage == "stable" else ""
+        keps.append(kep(n, f"k{n}", status=status, stage=stage, alpha=a, beta=b, stable=g))
+        p_stage, p_status = rnd.choice(["alpha", "beta", "stable"]), rnd.choice(["implementable", "implemented"])
+        pa, pb, pg = rnd.choice([a, "", "v1.19"]), rnd.choice([b, ""]), rnd.choice([g, ""])
+        composite = f"{word(p_status)}{sep}{word(p_stage)}"
+        milestones = f"{shown(pa)}{sep}{shown(pb)}{sep}{shown(pg)}"
+        table.append({"composite": [f"{n}-k{n}", composite, milestones, "组"],
+                      "split": [f"{n}-k{n}", word(p_status), word(p_stage), shown(pa), shown(pb), shown(pg)],
+                      "both": [f"{n}-k{n}", composite, word(rnd.choice([p_stage, "beta"])), milestones,
+                               shown(rnd.choice([pb, ""]))]}[kind])
+    if aligned:
+        widths = [max(display_width(row[i]) for row in table) for i in range(len(table[0]))]
+        table[1] = ["-" * w for w in widths]
+        lines = ["| " + " | ".join(c + " " * (widths[i] - display_width(c)) for i, c in enumerate(row)) + " |"
+                 for row in table]
+    else:
+        lines = ["| " + " | ".join(row) + " |" for row in table]
+    return "\n".join(lines) + "\n", keps
+
+
+SEPARATORS = ["/", " / ", "／", " ／ ", " \\| ", "\u00a0/\u00a0", "\u3000/\u3000", "  /  ", "｜"]
+
+
+def test_generated_pages_of_every_kind_pass_the_independent_reading():
+    import random
+    check, rnd = _checker(), random.Random(8)
+    exercised = set()
+    combos = [(sep, kind, aligned) for sep in SEPARATORS for kind in ("composite", "split", "both")
+              for aligned in (False, True)]
+    for sep, kind, aligned in combos * 2:
+        text, keps = _generated_page(rnd, sep, kind, aligned)
+        diff, changed = sync(text, *keps)  # asserts the second run is quiet
+        assert check.check(text.split("\n"), diff.lines, check.OWNED) == [], text
+        assert [p for p in diff.problems if "KEP cell" in p.message] == []
+        if changed:
+            exercised.add((sep, kind, aligned))
+    assert exercised == set(combos)  # every combination edited at least once
