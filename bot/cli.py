@@ -311,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except (ConfigError, UsageError) as exc:
         print_error(exc)
-        return EXIT_USAGE
+        return EXIT_FAILED if args.command == "health" else EXIT_USAGE  # Docker reserves 2 in health checks
     except KepSyncError as exc:
         print_error(exc)
         return EXIT_FAILED

@@ -156,6 +156,14 @@ def test_health_exits_1_not_2_for_a_bad_config(tmp_path, capsys):
                                       "file\n"
 
 
+def test_health_exits_1_when_the_token_file_cannot_be_read(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN_FILE", str(tmp_path / "missing-token"))
+    assert main(["health", "--state-dir", str(tmp_path / "st")]) == 1
+    assert capsys.readouterr().err == (f"kep-sync: error: GITHUB_TOKEN_FILE {tmp_path / 'missing-token'}: cannot read: "
+                                       "No such file or directory\n")
+
+
 def berlin(*args: int) -> datetime.datetime:
     from zoneinfo import ZoneInfo
 
