@@ -255,8 +255,8 @@ def _write(text: str) -> None:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    """Print the timeline of one KEP (``bot.history.commands.history_text``)."""
-    from bot.history.commands import history_text
+    """Print the timeline of one KEP (``bot.history_commands.history_text``)."""
+    from bot.history_commands import history_text
 
     config = resolve_config(args)
     _write(history_text(config.enhancements, Path(config.cache_dir).expanduser(), args.number, args.format))
@@ -264,8 +264,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
-    """Print the digest of one SIG for a release range (``bot.history.commands.digest_text``)."""
-    from bot.history.commands import digest_text
+    """Print the digest of one SIG for a release range (``bot.history_commands.digest_text``)."""
+    from bot.history_commands import digest_text
 
     config = resolve_config(args)
     _write(digest_text(config.enhancements, Path(config.cache_dir).expanduser(), args.sig, args.first, args.last,

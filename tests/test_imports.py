@@ -105,7 +105,9 @@ def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
             "bot.wiki.matrix", "bot.diff", "bot.changelog", "bot.plan", "bot.audit", "bot.evidence", "bot.evidence.index", "bot.evidence.review", "bot.evidence.sentences",
             "bot.evidence.notes",
             "bot.wiki.sections", "bot.tracking", "bot.tracking.candidates", "bot.tracking.coverage",
-            "bot.tracking.production", "bot.tracking.rows", "bot.tracking.render"]
+            "bot.tracking.production", "bot.tracking.rows", "bot.tracking.render",
+            "bot.history", "bot.history.log", "bot.history.fields", "bot.history.provenance", "bot.history.timeline",
+            "bot.history.digest", "bot.history.renames"]
     io = {"bot.sync", "bot.http", "bot.sources.release_notes", "bot.sources.enhancements",
           "bot.wiki.backends", "bot.wiki.backends.directory", "bot.wiki.backends.git",
           "bot.wiki.backends.github", "bot.publish.auth", "bot.publish.files"}

@@ -9,4 +9,7 @@ Pure stages over a first-parent log that a source read (``bot/sources/history.py
 - :mod:`bot.history.timeline`: ``kep-sync history N``;
 - :mod:`bot.history.digest`: ``kep-sync digest`` and the opt-in digest page;
 - :mod:`bot.history.renames`: rows whose slug names a KEP directory upstream renamed.
+
+The git reading lives in :mod:`bot.sources.history`; the two commands are wired in
+:mod:`bot.history_commands`.
 """
