@@ -55,3 +55,17 @@ def test_comment_posted_but_answer_lost_is_not_posted_twice(gh, cfg):
     assert ("GET", f"{R}/issues/1/comments") in run.requests
     assert [c["body"][:30] for c in gh.comments.values()] == ["The base branch `main` already"]
     assert gh.pull(1)["state"] == "closed"
+
+
+def test_label_removed_but_answer_lost_is_not_removed_twice(gh, cfg):
+    from bot.publish import pull_request as prmod
+
+    run_github(gh, keps(), cfg)
+    gh.commit_files(REPO, BRANCH, {PAGE_PATH: "vandalised\n"}, "human edit")
+    gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)
+    gh.fail_next("DELETE", r"/labels/", 502, applied=True)
+    run = run_github(gh, keps(), cfg)  # a 404 "Label does not exist" on the repeat would fail the run
+    assert 404 not in run.statuses and run.statuses.count(502) == 1
+    assert run.requests[-2:] == [("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}"),
+                                 ("GET", f"{R}/issues/1/labels")]
+    assert (run.blocked, run.written) == (False, [PAGE_PATH]) and gh.pull(1)["labels"] == ["kep-sync"]

@@ -178,7 +178,9 @@ class GitHubWiki:
         body = prmod.merge_body(pr.body, prmod.render_section(plan.changelog.body, new_state))
         self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
         if regenerate:
-            self.call("remove the regenerate label", pr.remove_from_labels, prmod.REGENERATE_LABEL)
+            self.call("remove the regenerate label", pr.remove_from_labels, prmod.REGENERATE_LABEL,
+                      recover=lambda: None if any(label.name == prmod.REGENERATE_LABEL for label in pr.get_labels())
+                      else True)
         self.log.info("pull request updated", pull_request=pr.number, head=new_head, fast_forward=fast_forward)
         return Landing(plan, sorted(plan.changed_pages()), pr.html_url)
 
