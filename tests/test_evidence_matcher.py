@@ -182,3 +182,17 @@ def test_a_later_note_naming_the_release_of_the_stage_is_evidence_for_that_relea
     assert [(m.when, m.excerpt) for m in index.for_kep(S2.path)] == [(
         "v1.36", "Locked the `SharedCore` feature gate to enabled, with `OnlyTwoGate`. … The shared core reached GA "
                  "in `v1.36` and can no longer be disabled.")]
+
+
+def test_a_bare_gate_word_in_a_note_that_links_another_kep_is_prose():
+    policy = _kep("keps/sig-node/80-policy-options/kep.yaml", 80, stage="stable", stable="v1.36",
+                  gates=("WidgetPolicyOptions",))
+    keps = KEPS + [policy]
+    notes = {"v1.36": {"9": entry(9, "SharedCore Policy Options support is GA.",
+                                  documentation=[{"type": "KEP", "url": DOC + "80"}]),
+                       "10": entry(10, "Promoted `SharedCore` to GA.",
+                                   documentation=[{"type": "KEP", "url": DOC + "80"}])}}
+    index = build_index(notes, keps)
+    assert [(m.pr, m.gates) for m in index.for_kep(policy.path)] == [(9, ()), (10, ("SharedCore",))]
+    assert [m.pr for m in index.for_kep(S1.path)] == [10]  # in code it still counts (shared: ambiguous)
+    assert index.for_kep(S1.path)[0].ambiguous == (S1.path, S2.path)

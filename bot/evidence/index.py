@@ -33,6 +33,7 @@ NEAR_MIN_CHARS = 12
 #: Largest pull request number taken from ``pr_number`` or the entry key (9 ASCII digits).
 MAX_PR = 999_999_999
 _PR_KEY_RE = re.compile(r"[0-9]{1,9}")
+_CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
 #: The words "feature gate" / "feature flag": a sentence naming its gate as a feature gate.
 _FEATURE_GATE_RE = re.compile(r"\bfeature[- ](?:gate|flag)s?\b", re.I)
 
@@ -185,6 +186,9 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
     if not refs and not may_name_gates(text, owners):
         return []
     named = [(sentence, *gate_names(sentence, owners)) for sentence in split_sentences(text)]
+    if ref_paths:  # the note says which KEP it is: a bare word naming another KEP's gate is prose
+        named = [(sentence, tuple(g for g in gates if _in_code(g, sentence) or set(owners[g]) & ref_paths), und)
+                 for sentence, gates, und in named]
     if not refs and not any(g or u for _, g, u in named):
         return []  # names no gate and no KEP: nothing to read (most entries; keeps indexing fast)
     read = []
@@ -230,6 +234,11 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
         out.append(Mention(release, pr, url, _one_line(excerpt), stage, exact, when, gates, undeclared, numbers,
                            tuple(sorted(sure)), tuple(sorted(maybe)), typos, sigs))
     return out
+
+
+def _in_code(gate: str, sentence: str) -> bool:
+    """True when ``gate`` is written inside a code span of ``sentence`` (```X```, ```--feature-gates=X=true```)."""
+    return any(gate in span for span in _CODE_SPAN_RE.findall(sentence))
 
 
 class _NearGates:
