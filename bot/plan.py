@@ -104,7 +104,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               only: Collection[int] | None = None, today: str | None = None,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
-              history: History | Callable[[Mapping[str, Collection[str]]], History] | None = None,
+              history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
               renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
@@ -120,7 +120,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     :class:`WikiError` for a page that is not UTF-8. ``max_chars`` caps the
     changelog body (characters), cut at a table row boundary. ``history``: the
     upstream history of the changed kep.yaml files, or a loader called once with
-    ``{kep.yaml path: tracked fields}`` of the changes (:func:`bot.sync.history_loader`); each change then carries
+    ``{kep.yaml path: tracked fields}`` of the changes and the set of paths of the
+    proposed ones (:func:`bot.sync.history_loader`); each change then carries
     ``upstream`` and the report a ``provenance`` block; ``None``: no provenance.
     ``renames``: KEP directories renamed upstream
     (:func:`bot.history.renames.renamed_dirs`), applied per ``config.renames``.
@@ -180,7 +181,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
             if c.kep_path and change_field(c.field):
                 wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
         current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
-        changes, origin = attach(changes, history(wanted) if callable(history) else history, current)
+        proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
+        changes, origin = attach(changes, history(wanted, proposed) if callable(history) else history, current)
     tracking = _track(config, snapshot, parsed, changes, results, pages, today, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
     changes = changes + tracking.changes

@@ -210,8 +210,12 @@ def test_github_sources_ask_the_commits_api_once_per_file_up_to_the_cap(tmp_path
         loader, renames = history_loader(config, snap)
         found = loader(["keps/sig-a/3-c/kep.yaml", "keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml"])
         assert loader(["keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml", "keps/sig-a/3-c/kep.yaml"]) == found
+        only = loader({"keps/sig-a/3-c/kep.yaml": {"stage"}, "keps/sig-a/1-a/kep.yaml": {"status"}},
+                      {"keps/sig-a/3-c/kep.yaml"})  # a report-only finding on 1-a costs no request
     assert renames == {}
-    assert seen == [("keps/sig-a/1-a/kep.yaml", "a" * 40), ("keps/sig-a/2-b/kep.yaml", "a" * 40)]
+    assert seen == [("keps/sig-a/1-a/kep.yaml", "a" * 40), ("keps/sig-a/2-b/kep.yaml", "a" * 40),
+                    ("keps/sig-a/3-c/kep.yaml", "a" * 40)]
+    assert (only.requests, sorted(only.last)) == (1, ["keps/sig-a/3-c/kep.yaml"])
     assert (found.kind, found.requests, sorted(found.last)) == ("github", 2, ["keps/sig-a/1-a/kep.yaml"])
     from bot.diff import Change
 
