@@ -71,6 +71,21 @@ def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, gith
         f"# kep-sync: run failed\n\nConfigError: {failed['error']}\n"
 
 
+def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):  # noqa: F811
+    _, upstream = github
+    upstream.update(sha="not a commit")
+    config = load_config(write_setup(tmp_path, API))
+    with capture_logs() as logs:
+        record = run_job(config, tmp_path / "st")
+    last = tmp_path / "st" / "last-run"
+    assert record.result == "failed" and finished(logs)["report"] == str(last / "report.json")
+    report = json.loads((last / "report.json").read_text())
+    assert (report["result"], report["revision"], report["changes"], report["error"]) == (
+        "failed", "", [], f"SourceError: GET {API}/repos/o/enh/commits/main: HTTP 200, could not resolve 'main' "
+                          "to a commit")
+    assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{report['error']}\n"
+
+
 def test_a_dry_run_service_keeps_what_it_found(tmp_path, github):  # noqa: F811
     config = load_config(write_setup(tmp_path, API)).model_copy(update={"publish": "none"})
     assert run_job(config, tmp_path / "st").result == "ok"
