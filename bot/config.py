@@ -414,6 +414,9 @@ _MESSAGES = {
     "too_short": "must not be empty",
     "string_too_short": "must not be empty",
     "extra_forbidden": "unknown key (value {got})",
+    "int_type": "expected a whole number, got {got}",
+    "int_parsing": "expected a whole number, got {got}",
+    "int_from_float": "expected a whole number, got {got}",
 }
 
 
@@ -439,7 +442,9 @@ def error_message(err: dict) -> str:
     if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
                 "needs_coverage") or got in msg:
         return msg
-    return f"{msg} (got {got})"
+    if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
+        msg = "expected " + msg.removeprefix("Input should be ")
+    return f"{msg}, got {got}"
 
 
 def _same_page(page: str, pages: list[str]) -> bool:

@@ -104,7 +104,7 @@ def test_validate_accepts_the_tracking_keys(work, capsys):
 @pytest.mark.parametrize(("text", "errors"), [
     ("candidates:\n  releases: 0\n  sigs: [Sig Node]\n",
      ["candidates.sigs: 'Sig Node' is not a SIG name (like sig-node or node)",
-      "candidates.releases: Input should be greater than or equal to 1 (got 0)"]),
+      "candidates.releases: expected greater than or equal to 1, got 0"]),
     ("candidates:\n  add_to: {page: other.md, table: P0, reasons: [new]}\n",
      ["candidates.add_to.page: 'other.md' is not one of wiki.pages ('m.md')"]),
     ("candidates:\n  add_to: {page: m.md, table: P0, reasons: [maybe]}\n",

@@ -178,3 +178,10 @@ def test_the_shipped_configs_validate(monkeypatch, capsys):
         assert main(["validate", "--config", f"config/{name}"]) == 0
         assert capsys.readouterr().out == "ok\n"
     assert load_config(root / "config" / "demo.yaml").publish == "none"
+
+
+def test_numbers_are_asked_for_in_plain_words(work, capsys):
+    code, err = validate(work, capsys, {**GOOD, "candidates": {"limit": "many"}, "provenance": {"max_requests": -1}})
+    assert code == 2
+    assert err == ["kep-sync: error: c.yaml: provenance.max_requests: expected greater than or equal to 0, got -1",
+                   "kep-sync: error: c.yaml: candidates.limit: expected a whole number, got 'many'"]
