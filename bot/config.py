@@ -414,6 +414,7 @@ _MESSAGES = {
     "too_short": "must not be empty",
     "string_too_short": "must not be empty",
     "extra_forbidden": "unknown key (value {got})",
+    "missing": "required, missing",
     "int_type": "expected a whole number, got {got}",
     "int_parsing": "expected a whole number, got {got}",
     "int_from_float": "expected a whole number, got {got}",

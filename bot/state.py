@@ -113,9 +113,16 @@ def read_state(state_dir: Path) -> State:
         raise StateCorrupt(path, f"not UTF-8 at byte {exc.start}") from None
     except ValueError as exc:  # json.JSONDecodeError and pydantic's ValidationError
         why = f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) \
-            else "not a kep-sync state: " + "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top level)'}: {e['msg']}"
-                                                      for e in exc.errors()[:3])
+            else "not a kep-sync state: " + "; ".join(_state_error(e) for e in exc.errors()[:3])
         raise StateCorrupt(path, why) from None
+
+
+def _state_error(err: dict) -> str:
+    """One validation error of ``state.json`` in plain words (:func:`bot.config.error_message`)."""
+    from bot.config import error_key, error_message
+
+    message = error_message(err).replace("a mapping of settings (key: value lines)", "a JSON object")
+    return f"{error_key(err['loc'])}: {message}"
 
 
 def set_aside(path: Path, now: datetime.datetime) -> Path:

@@ -120,7 +120,9 @@ def test_a_corrupt_state_file_is_reported_kept_aside_and_never_overwritten(tmp_p
 
 @pytest.mark.parametrize(("content", "why"), [
     (b"\xff\xfe{}", "not UTF-8 at byte 0"),
-    (b"[]", "not a kep-sync state: (top level): Input should be a valid dictionary or instance of State"),
+    (b"[]", "not a kep-sync state: (top level): expected a JSON object, got []"),
+    (b'{"last_run": {"result": 1}}', "not a kep-sync state: last_run.run_id: required, missing; last_run.started: "
+                                    "required, missing; last_run.finished: required, missing"),
 ])
 def test_read_state_names_why_the_file_is_corrupt(tmp_path, content, why):
     (tmp_path / "state.json").write_bytes(content)
