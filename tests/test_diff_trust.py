@@ -91,6 +91,22 @@ def test_an_unreadable_kep_yaml_keeps_its_row_and_is_not_missing_upstream():
     ]
 
 
+def test_a_merge_key_bomb_or_a_merged_list_key_keeps_the_row_and_says_why():
+    bomb = "a0: &a0 {x: '1'}\n" + "".join(f"a{i}: &a{i} {{<<: [{', '.join([f'*a{i - 1}'] * 8)}]}}\n"
+                                          for i in range(1, 25))
+    tail = "status: implementable\nstage: beta\nmilestone: {alpha: v1.36}\n"
+    diff, old = run("| 77-bomb | implementable / alpha | v1.35 / - / - |\n| 78-key | implementable / alpha | v1.35 / - / - |\n",
+                    ("keps/sig-x/77-bomb/kep.yaml", (bomb + tail).encode()),
+                    ("keps/sig-x/78-key/kep.yaml", ("<<: {? [a]: b}\n" + tail).encode()))
+    assert diff.changes == [] and diff.lines == old
+    assert diff.problems == [
+        Problem("p.md", "line 3", "KEP 77-bomb: keps/sig-x/77-bomb/kep.yaml cannot be read (not usable YAML at line 1: "
+                                  "aliases expand to more than 20,000 mappings and sequences (an alias bomb?)); row kept"),
+        Problem("p.md", "line 4", "KEP 78-key: keps/sig-x/78-key/kep.yaml cannot be read (not valid YAML at line 1: "
+                                  "a key is a sequence, not a name); row kept"),
+    ]
+
+
 def test_an_unreadable_kep_yaml_sharing_its_number_is_picked_by_the_slug():
     snap_files = (("keps/sig-x/2133-broken/kep.yaml", b"a: [\n"), kep(2133, "fine", alpha="v1.30"))
     diff, _ = run("| 2133-broken | implementable / alpha | v1.29 / - / - |\n"

@@ -508,8 +508,13 @@ def test_hostile_values_give_short_messages_and_ascii_numbers_only():
     bomb = b"a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + b"".join(
         b"a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n" % ((i, i) + (i - 1,) * 9)
         for i in range(1, 9)) + b"milestone: *a8\nstatus: implementable\nstage: alpha\n"
-    kep = parse_kep("keps/sig-x/9001-bad/kep.yaml", bomb)
-    assert [p.message for p in kep.problems if p.key == "milestone"] == ["expected a mapping, found a list (9 items)"]
+    with pytest.raises(KepFileError) as info:  # 9**8 paths: refused as a whole, never walked or quoted
+        parse_kep("keps/sig-x/9001-bad/kep.yaml", bomb)
+    assert info.value.problem == Problem("keps/sig-x/9001-bad/kep.yaml", "", "not usable YAML at line 1: aliases "
+                                         "expand to more than 20,000 mappings and sequences (an alias bomb?)")
+    small = parse_kep("keps/sig-x/9001-bad/kep.yaml", b"".join(bomb.splitlines(keepends=True)[:3]) +
+                      b"milestone: *a2\nstatus: implementable\nstage: alpha\n")  # 81 paths: read
+    assert [p.message for p in small.problems if p.key == "milestone"] == ["expected a mapping, found a list (9 items)"]
     assert parse(kep_number="kep-number: \"²\"").problems[0] == Problem(PATH, "kep-number",
                                                        "declares '²' but the directory says 5075")
     with pytest.raises(KepFileError, match="no KEP number"):

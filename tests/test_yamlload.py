@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from bot.model.yamlload import Duplicate, load
+from bot.model.yamlload import Duplicate, TooLarge, _Loader, load, merged_pairs
 
 
 def test_merge_key_pulls_the_anchor_in_as_strings():
@@ -65,11 +65,46 @@ def test_a_key_given_twice_in_a_merged_anchor_shows_under_every_path_that_uses_i
     assert dups == [Duplicate("d.alpha", 2, 3), Duplicate("milestone.alpha", 2, 3)]
 
 
-def test_an_alias_bomb_is_walked_within_a_bound():
+def test_an_alias_bomb_is_refused_within_a_bound():
     lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
     lines += [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]" for p, c in zip("abcdefg", "bcdefgh")]
-    doc, dups = load("\n".join(lines) + "\n")
-    assert len(doc["h"]) == 9 and dups == []
+    with pytest.raises(TooLarge) as info:  # stopping quietly would miss a key given twice further on
+        load("\n".join(lines) + "\n")
+    assert info.value.problem == "aliases expand to more than 20,000 mappings and sequences (an alias bomb?)"
+
+
+#: 25 anchors, each merging the previous one 8 times: 8**25 merges without a memo (the file is 1.6 KB).
+MERGE_BOMB = "a0: &a0 {x: '1'}\n" + "".join(
+    f"a{i}: &a{i} {{<<: [{', '.join([f'*a{i - 1}'] * 8)}]}}\n" for i in range(1, 25))
+
+
+def test_a_merge_key_bomb_is_merged_once_per_mapping():
+    node = yaml.compose(MERGE_BOMB, Loader=_Loader)
+    top = merged_pairs(node.value[-1][1])
+    assert [(k.value, v.value) for k, v in top] == [("x", "1")]
+    with pytest.raises(TooLarge):  # the walk for keys given twice still meets every path: refused, fast
+        load(MERGE_BOMB + "status: implementable\n", keys={"status"})
+
+
+def test_merges_that_copy_too_many_keys_are_refused():
+    anchor = "a: &a {" + ", ".join(f"k{i}: v" for i in range(400)) + "}\n"
+    users = "".join(f"u{i}: {{<<: *a}}\n" for i in range(60))  # 60 x 400 = 24,000 keys copied
+    with pytest.raises(TooLarge) as info:
+        load(anchor + users)
+    assert info.value.problem == "merge keys expand to more than 20,000 keys (an alias bomb?)"
+
+
+@pytest.mark.parametrize("text, line, kind", [
+    ("status: x\n<<: {? [a]: b}\n", 2, "sequence"),  # a merged key at the top level
+    ("m: &m {? {a: b}: c}\nstatus: x\n<<: *m\n", 1, "mapping"),  # from an anchor: its own line
+    ("milestone:\n  <<: {<<: {? [a]: b}}\n", 2, "sequence"),  # nested merges
+    ("milestone:\n  ? [alpha]\n  : v1.30\n", 2, "sequence"),  # the mapping's own key
+])
+@pytest.mark.parametrize("keys", [None, {"status", "milestone"}])
+def test_a_key_that_is_not_a_name_is_an_error_with_its_line_whether_merged_or_not(text, line, kind, keys):
+    with pytest.raises(yaml.constructor.ConstructorError) as info:
+        load(text, keys)
+    assert (info.value.problem, info.value.problem_mark.line + 1) == (f"a key is a {kind}, not a name", line)
 
 
 def test_an_empty_document_is_none():

@@ -218,7 +218,8 @@ def _load(path: str, data: bytes, keys: frozenset[str] | None = None) -> tuple[d
             where, reason = f" at character {exc.position}", f"{exc.reason} (#x{exc.character:04x})"
         else:
             reason = getattr(exc, "problem", None) or type(exc).__name__
-        raise KepFileError(Problem(path, "", f"not valid YAML{where}: {reason}")) from None
+        what = "not usable YAML" if isinstance(exc, yamlload.TooLarge) else "not valid YAML"
+        raise KepFileError(Problem(path, "", f"{what}{where}: {reason}")) from None
     except RecursionError:
         raise KepFileError(Problem(path, "", "not usable YAML: nested too deeply")) from None
     if doc is None:

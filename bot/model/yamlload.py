@@ -13,6 +13,10 @@ value, so this module adds them:
   as in PyYAML's ``SafeLoader``; a quoted ``"<<"`` is an ordinary key.
 - :func:`duplicate_keys` lists ``(dotted key, first line, line again)`` for every key given
   twice in one mapping, including keys a mapping receives twice from one merged source.
+- the work is bounded: each mapping's merges are applied once per document (an anchor merged
+  8 times by each of 25 nested anchors costs 200 steps, not 8**25), and a document whose merges
+  or walk exceed :data:`MAX_VISITS` steps (an alias or merge-key bomb; a real kep.yaml takes ~20)
+  raises :class:`TooLarge`.
 """
 
 from __future__ import annotations
@@ -30,9 +34,28 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
-#: Most mappings and sequences :func:`duplicate_keys` visits (an alias bomb expands exponentially; a real
-#: kep.yaml has ~20).
-_MAX_VISITS = 20_000
+#: Most steps one document may take: mappings and sequences :func:`duplicate_keys` visits, and keys
+#: :func:`merged_pairs` copies (an alias bomb expands exponentially; a real kep.yaml takes ~20).
+MAX_VISITS = 20_000
+
+
+class TooLarge(yaml.constructor.ConstructorError):
+    """A document whose aliases or merge keys expand to more than :data:`MAX_VISITS` steps (an alias
+    bomb); ``problem`` says so, ``problem_mark`` is the node where the bound was reached."""
+
+
+class _Merges:
+    """Per document: the merged pairs of each mapping already worked out (by node id), and the steps taken."""
+
+    def __init__(self) -> None:
+        self.done: dict[int, list[tuple[Node, Node]]] = {}
+        self.steps = 0
+
+    def spend(self, steps: int, node: Node) -> None:
+        self.steps += steps
+        if self.steps > MAX_VISITS:
+            raise TooLarge(None, None, f"merge keys expand to more than {MAX_VISITS:,} keys (an alias bomb?)",
+                           node.start_mark)
 
 
 class Duplicate(NamedTuple):
@@ -51,15 +74,21 @@ def is_merge_key(node: Node) -> bool:
     return node.tag == _MERGE_TAG or (node.value == "<<" and node.style in (None, "") and node.tag == _STR_TAG)
 
 
-def merged_pairs(node: MappingNode, _active: frozenset[int] = frozenset()) -> list[tuple[Node, Node]]:
+def merged_pairs(node: MappingNode, _merges: _Merges | None = None,
+                 _active: frozenset[int] = frozenset()) -> list[tuple[Node, Node]]:
     """The ``(key node, value node)`` pairs of ``node`` with its merge keys applied, in spec order.
 
-    Raises :class:`yaml.constructor.ConstructorError` for a merge value that is not a mapping
-    or a sequence of mappings, and for a merge that includes the mapping itself.
+    ``_merges``: the document's memo and step count (a fresh one when ``None``). Raises
+    :class:`yaml.constructor.ConstructorError` for a merge value that is not a mapping or a
+    sequence of mappings, and for a merge that includes the mapping itself; :class:`TooLarge`
+    past :data:`MAX_VISITS` copied keys.
     """
     own = [(k, v) for k, v in node.value if not is_merge_key(k)]
     if len(own) == len(node.value):
         return own
+    merges = _Merges() if _merges is None else _merges
+    if id(node) in merges.done:
+        return merges.done[id(node)]
     active = _active | {id(node)}
     taken = {_key(k) for k, _ in own}
     merged: list[tuple[Node, Node]] = []
@@ -77,11 +106,14 @@ def merged_pairs(node: MappingNode, _active: frozenset[int] = frozenset()) -> li
                 raise yaml.constructor.ConstructorError(
                     "while applying a merge key", key.start_mark, "the merge includes the mapping itself",
                     source.start_mark)
-            last = {_key(k): (k, v) for k, v in merged_pairs(source, active)}  # a key given twice: the last, as YAML loaders read it
+            pairs = merged_pairs(source, merges, active)
+            merges.spend(len(pairs) + 1, source)
+            last = {_key(k): (k, v) for k, v in pairs}  # a key given twice: the last, as YAML loaders read it
             for k, v in last.values():
                 if _key(k) not in taken:
                     taken.add(_key(k))
                     merged.append((k, v))
+    merges.done[id(node)] = merged + own
     return merged + own
 
 
@@ -102,6 +134,10 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
                      SequenceNode: yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
                      MappingNode: yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG}
 
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.merges = _Merges()
+
     def resolve(self, kind, value, implicit):
         return self._DEFAULT_TAGS[kind]
 
@@ -113,8 +149,21 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, MappingNode) and any(is_merge_key(k) for k, _ in node.value):
-            node = MappingNode(node.tag, merged_pairs(node), node.start_mark, node.end_mark, node.flow_style)
+            node = MappingNode(node.tag, list(merged_pairs(node, self.merges)), node.start_mark, node.end_mark,
+                               node.flow_style)
+        if isinstance(node, MappingNode):
+            check_keys(node.value, node)
         return super().construct_mapping(node, deep=deep)
+
+
+def check_keys(pairs: list[tuple[Node, Node]], mapping: Node) -> None:
+    """Raise :class:`yaml.constructor.ConstructorError` at the first key of ``pairs`` (a mapping's own or
+    merged ones) that is a sequence or a mapping: kep.yaml keys are names, such a key has no string to read."""
+    for key, _ in pairs:
+        if not isinstance(key, ScalarNode):
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", mapping.start_mark,
+                f"a key is a {key.id}, not a name", key.start_mark)
 
 
 def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Duplicate]]:
@@ -126,17 +175,21 @@ def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Dupl
     the others are left out of the document, so a value nobody reads costs nothing and cannot
     fail); duplicates are looked for in the whole document either way. Raises
     :class:`yaml.YAMLError` (PyYAML's errors, with ``problem_mark``) for text that is not one
-    YAML document, and ``RecursionError`` for nesting deeper than Python's stack.
+    YAML document (:class:`TooLarge` for an alias or merge-key bomb; a mapping key that is not a
+    scalar, the document's own or one a merge brings in, is "found unhashable key"), and
+    ``RecursionError`` for nesting deeper than Python's stack.
     """
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None, []
-        if keys is not None and isinstance(node, MappingNode) and all(isinstance(k, ScalarNode) for k, _ in node.value):
+        pairs = merged_pairs(node, loader.merges) if isinstance(node, MappingNode) else []
+        check_keys(pairs, node)
+        if keys is not None and isinstance(node, MappingNode):
             wanted = {spelling(k) for k in keys}
             doc = {key.value: loader.construct_object(value, deep=True)
-                   for key, value in merged_pairs(node) if key.value in keys or spelling(key.value) in wanted}
+                   for key, value in pairs if key.value in keys or spelling(key.value) in wanted}
         else:
             doc = loader.construct_document(node)
         return doc, duplicate_keys(node)
@@ -155,15 +208,19 @@ def duplicate_keys(root: Node) -> list[Duplicate]:
 
     A mapping's own keys are checked against each other; merged sources are walked as part of
     the mapping that merges them, so a duplicate inside an anchor shows under every key path
-    that uses it. Stops quietly after 20,000 mappings and sequences (an alias bomb).
+    that uses it. Raises :class:`TooLarge` past :data:`MAX_VISITS` mappings and sequences (an
+    alias bomb: stopping quietly would miss a key given twice).
     """
     found: dict[tuple[str, int], Duplicate] = {}
     # Only mappings and sequences are walked (a scalar holds no key); names are built as they are needed.
     stack: list[tuple[Node, str, frozenset[int]]] = [(root, "", frozenset())]
     visits = 0
-    while stack and visits < _MAX_VISITS:
+    while stack:
         node, prefix, active = stack.pop()
         visits += 1
+        if visits > MAX_VISITS:
+            raise TooLarge(None, None, f"aliases expand to more than {MAX_VISITS:,} mappings and sequences "
+                                       "(an alias bomb?)", node.start_mark)
         if id(node) in active:
             continue
         inner = active | {id(node)}
