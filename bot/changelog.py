@@ -18,11 +18,15 @@ from bot.diff import KINDS, RELEASED_FLAG, Change
 from bot.evidence import Discrepancy
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
+from bot.wiki.vocabulary import stage_word
 
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
 DEFAULT_MAX_BODY_CHARS = 60_000
 DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
-_HANDLE_RE = re.compile(r"(?<![\w/`])@([A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?)")
+#: A handle: ``@login`` or ``@org/team``; dots inside count (``@jane.doe`` is one token, so its code span covers it
+#: whole), a dot at the end does not (``thanks @jane.``).
+_HANDLE_RE = re.compile(r"(?<![\w/`])@([A-Za-z0-9](?:[A-Za-z0-9-]|\.(?=[A-Za-z0-9]))*"
+                        r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?)")
 _TICKS_RE = re.compile(r"`+")
 #: Zero-width space, the fallback where a code span cannot be opened safely (Renovate does the same).
 _ZWSP = "\u200b"
@@ -157,8 +161,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     sections: list[Section] = list(callouts)
     for heading, picked, noun in (("### Graduations", promoted, "graduations"), ("### Demotions", demoted, "demotions")):
         if picked:
-            rows = [f"- KEP {_kep_link(c.kep)}: {_cell(c.old)} → **{_cell(c.new)}** ({_cell(c.page)})" for c in picked]
-            sections.append(([heading, ""], rows, noun))
+            sections.append(([heading, ""], graduation_lines(picked), noun))
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (
@@ -210,6 +213,20 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n" if snapshot.revision
         else "\n")
     return Changelog(title, body, safe(message))
+
+
+def graduation_lines(changes: Sequence[Change]) -> list[str]:
+    """One line per KEP and stage move, in kep.yaml's words on both sides (``GA``, ``BETA``, ``ＧＡ`` read as
+    ``stable``, ``beta``), with every row it moved listed once: ``- KEP [1010](...): alpha → **beta**
+    (p.md:5, p.md:11)``. ``changes``: promoted or demoted stage changes, in changelog order."""
+    where: dict[tuple[str, str, str], list[str]] = {}
+    for c in changes:
+        spot = f"{c.page}:{c.line}"
+        spots = where.setdefault((c.kep, stage_word(c.old), stage_word(c.new)), [])
+        if spot not in spots:
+            spots.append(spot)
+    return [f"- KEP {_kep_link(kep)}: {_cell(old)} → **{_cell(new)}** ({', '.join(_cell(s) for s in spots)})"
+            for (kep, old, new), spots in where.items()]
 
 
 def source_name(source: str, *, code: bool = True) -> str:

@@ -45,11 +45,11 @@ def test_body_layout():
         "",
         "### Graduations",
         "",
-        "- KEP [4671](https://kep.k8s.io/4671): alpha → **beta** (m.md)",
+        "- KEP [4671](https://kep.k8s.io/4671): alpha → **beta** (m.md:32)",
         "",
         "### Demotions",
         "",
-        "- KEP [5055](https://kep.k8s.io/5055): stable → **beta** (m.md)",
+        "- KEP [5055](https://kep.k8s.io/5055): stable → **beta** (m.md:75)",
         "",
         "### Changes",
     ]
@@ -61,6 +61,22 @@ def test_body_layout():
     sections = [line for line in log.body.splitlines() if line.startswith("### ")]
     assert sections == ["### Graduations", "### Demotions", "### Changes", "### Report only (not applied)", "### Problems"]
     assert log.body.endswith("|\n") and "\n\n\n" not in log.body
+
+
+def test_a_kep_with_two_rows_gets_one_graduation_line_in_kep_yaml_words():
+    k = "keps/sig-x/1010-x/kep.yaml"
+    changes = [Change("1010", "page.md", 5, "stage", "BETA", "stable", "promoted", True, k),
+               Change("1010", "page.md", 11, "stage", "ＧＡ", "beta", "demoted", True, k),
+               Change("1010", "page.md", 11, "stable", "v1.30", "", "target-removed", True, k),
+               Change("1010", "page.md", 13, "stage", "Beta", "stable", "promoted", True, k),
+               Change("1010", "other.md", 2, "stage", "beta", "stable", "promoted", True, k),
+               Change("7", "page.md", 20, "stage", "GA", "beta", "demoted", True, "keps/sig-x/7-y/kep.yaml")]
+    body = render(SNAP, changes, []).body
+    assert body.split("### Graduations\n\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
+        "- KEP [1010](https://kep.k8s.io/1010): beta → **stable** (page.md:5, page.md:13, other.md:2)"]
+    assert body.split("### Demotions\n\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
+        "- KEP [1010](https://kep.k8s.io/1010): stable → **beta** (page.md:11)",
+        "- KEP [7](https://kep.k8s.io/7): stable → **beta** (page.md:20)"]
 
 
 def test_commit_message():
@@ -110,6 +126,9 @@ def test_handles_are_never_emitted_raw(value):
     ("``a ` @c`` then @d", "``a ` @c`` then `@d`"),
     ("stray ` tick @bob", "stray ` tick @\u200bbob"),
     ("mail a@b.example", "mail a@b.example"),
+    ("authors: @jane.doe, @a-b.c", "authors: `@jane.doe`, `@a-b.c`"),
+    ("thanks @jane.", "thanks `@jane`."),
+    ("see @org/team.name.", "see `@org/team.name`."),
 ])
 def test_safe_wraps_handles_in_code_spans(raw, expected):
     assert safe(raw) == expected
