@@ -79,11 +79,12 @@ def test_candidates_for_the_2026_03_01_page_find_the_rows_the_maintainers_added(
     candidates = plan.report["candidates"]
     keps = [int(c["kep"]) for c in candidates]
     hits = [n for n in keps if n in ADDED_BY_HAND]
-    # Acceptance: at least 10 of the 11 in at most 40 candidates. Measured: all 11 in 37 (precision 11/37),
-    # the 11th at rank 24; the SIGs tracked are those of the 62 rows (node, scheduling, autoscaling).
+    # Acceptance: at least 10 of the 11 in at most 40 candidates. Measured: all 11 in 36 (precision 11/36),
+    # the 11th at rank 23; the SIGs tracked are those of the 62 rows (node, scheduling, autoscaling).
+    # 5832 is no candidate: 4671's kep.yaml says it replaces 5832 (and 583).
     assert len(candidates) <= 40 and len(hits) >= 10
-    assert (len(candidates), len(hits)) == (37, 11)
-    assert max(keps.index(n) for n in hits) + 1 == 24
+    assert (len(candidates), len(hits)) == (36, 11)
+    assert max(keps.index(n) for n in hits) + 1 == 23
     assert sorted(set(keps) & _numbers(OLD_PAGE)) == []
     assert {c["sig"] for c in candidates} == {"sig-node", "sig-scheduling"}
     first = candidates[0]
@@ -93,9 +94,9 @@ def test_candidates_for_the_2026_03_01_page_find_the_rows_the_maintainers_added(
                      "feature_gates": ["SchedulerPreQueueingHints"], "reasons": ["new in v1.37"]}
     by_kep = {c["kep"]: c for c in candidates}
     assert by_kep["5517"]["reasons"] == ["active in v1.37"]
-    assert by_kep["5832"]["reasons"] == ["targets beta in v1.37", "shares gate GenericWorkload with 4671, 5710"]
+    assert "5832" not in by_kep and "583" not in by_kep
     assert "### New KEPs to consider" in plan.changelog.body
-    assert "_27 more in the JSON report (`candidates`)._" in plan.changelog.body
+    assert "_26 more in the JSON report (`candidates`)._" in plan.changelog.body
 
 
 def _config(**extra) -> Config:
@@ -121,8 +122,8 @@ def test_coverage_lists_on_the_current_pages_are_exactly_the_hand_computed_ones(
         "- In several groups (allowed, listed only): 5030 (DRA / device resource model, HPA / metrics / scale from zero)",
     ]
     reasons = {c["kep"]: c["reasons"] for c in plan.report["candidates"]}
-    # not_on_matrix are candidates too, except 583 (provisional but not closed: it stays) -- all five are listed
-    assert [n for n in map(str, NOT_ON_MATRIX) if n in reasons] == ["583", "1258", "3022", "3094", "5832"]
+    # not_on_matrix are candidates too, except 583 and 5832: 4671's kep.yaml says it replaces both
+    assert [n for n in map(str, NOT_ON_MATRIX) if n in reasons] == ["1258", "3022", "3094"]
     assert reasons["1258"] == ['in design group "Scheduler core / queue / placement"']
 
 
@@ -160,18 +161,17 @@ def test_cli_add_to_then_a_second_run_changes_nothing(snapshot, tmp_path):
 
     report, stdout = run()
     added = [(c["kep"], c["line"], c["new"]) for c in report["changes"] if c["kind"] == "added"]
-    # the design groups' KEPs with no row (583 has no stage upstream: never written, a problem says so)
-    assert added == [("5832", 112, "5832-decouple-podgroup-api"), ("3094", 113, "3094-pod-topology-spread-considering-taints"),
-                     ("3022", 114, "3022-min-domains-in-pod-topology-spread"),
-                     ("1258", 115, "1258-default-pod-topology-spread")]
-    assert {"path": "matrix.md", "message": "candidates.add_to: KEP 583: kep.yaml stage '' is not a valid stage; "
-                                            "no row added"} in report["problems"]
-    assert stdout.startswith("# Update KEP matrix: 4 changes in 4 KEPs (4 new rows)\n")
+    # the design groups' KEPs with no row (583 and 5832 are not candidates: 4671 replaces them)
+    assert added == [("3094", 112, "3094-pod-topology-spread-considering-taints"),
+                     ("3022", 113, "3022-min-domains-in-pod-topology-spread"),
+                     ("1258", 114, "1258-default-pod-topology-spread")]
+    assert not any("KEP 583" in p["message"] or "KEP 5832" in p["message"] for p in report["problems"])
+    assert stdout.startswith("# Update KEP matrix: 3 changes in 3 KEPs (3 new rows)\n")
     lines = (wiki / "matrix.md").read_text(encoding="utf-8").split("\n")
-    assert lines[111] == ("| 5832-decouple-podgroup-api |  | implementable / alpha | v1.36 / v1.37 / v1.39 | "
-                          "`GenericWorkload` |  |")
+    assert lines[111] == ("| 3094-pod-topology-spread-considering-taints |  | implemented / stable | "
+                          "v1.25 / v1.26 / v1.33 | `NodeInclusionPolicyInPodTopologySpread` |  |")
     assert (wiki / "coverage.md").read_bytes() == COVERAGE_PAGE.read_bytes()
     report2, stdout2 = run()
     assert [c for c in report2["changes"] if c["applied"]] == []
     assert stdout2.startswith("# KEP matrix: no changes\n")
-    assert report2["coverage"]["not_on_matrix"] == [583]
+    assert report2["coverage"]["not_on_matrix"] == [583, 5832]  # no rows added for replaced KEPs

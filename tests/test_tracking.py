@@ -342,3 +342,35 @@ def test_a_new_row_in_an_aligned_table_keeps_the_column_widths():
                              DEFAULT_ALIASES, "", ("active", "new"))
     assert out[5] == "| 201-ga         | implementable / alpha | v1.36 / v1.37 / -     |            |"
     assert len(out[5]) == len(out[4])
+
+
+def _with(file: tuple[str, bytes], extra: str) -> tuple[str, bytes]:
+    return file[0], file[1] + extra.encode()
+
+
+@pytest.mark.parametrize("entry", ['"/keps/sig-node/300-old"', "300-old", '"keps/sig-node/300-old/README.md"',
+                                   '"https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/300-old/"',
+                                   '"300"', "KEP-300", '["/keps/sig-node/300-OLD"]'])
+def test_a_kep_another_kep_yaml_replaces_is_no_candidate(entry):
+    old, new = kep(300, "old", alpha="v1.37"), kep(301, "new", alpha="v1.37")
+    s = snap(old, _with(new, f"replaces:\n  - {entry}\n" if not entry.startswith("[") else f"replaces: {entry}\n"))
+    assert [c.ident for c in _cands(s, set())] == ["301"]
+    from bot.model.lineage import replaced
+
+    assert replaced(s) == {old[0]: f"replaced by 301 ({new[0]} replaces {entry.strip('[]').strip(chr(34))!r})"}
+
+
+@pytest.mark.parametrize("entry", ['"https://github.com/kubernetes/enhancements/pull/300"', "n/a", "none", '"TBD"',
+                                   '"/keps/sig-node/300-other-slug"', '"/keps/sig-storage/20200120-old.md"', "[]",
+                                   '"kinflate # old name"', "{a: 300}"])
+def test_replaces_entries_that_name_no_kep_here_change_nothing(entry):
+    old, new = kep(300, "old", alpha="v1.37"), kep(301, "new", alpha="v1.37")
+    s = snap(old, _with(new, f"replaces: {entry}\nsuperseded-by:\n  - n/a\n"))
+    assert [c.ident for c in _cands(s, set())] == ["301", "300"]
+
+
+def test_a_kep_whose_superseded_by_names_another_kep_is_no_candidate():
+    old, new = kep(300, "old", alpha="v1.37"), kep(301, "new", alpha="v1.37")
+    s = snap(_with(old, 'superseded-by:\n  - "/keps/sig-node/301-new/"\n'), new,
+             _with(kep(302, "self", alpha="v1.37"), "superseded-by: [302-self]\n"))
+    assert [c.ident for c in _cands(s, set())] == ["302", "301"]

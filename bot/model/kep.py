@@ -47,7 +47,8 @@ TEMPLATE_SAMPLES = {"kep-number": "NNNN", "owning-sig": "sig-xyz", "creation-dat
                     "authors": "@jane.doe", "feature-gates": "MyFeature"}
 #: The top-level kep.yaml keys :func:`parse_kep` reads; nothing else is constructed from the YAML.
 MODEL_KEYS = frozenset({"kep-number", "title", "owning-sig", "status", "stage", "latest-milestone", "milestone",
-                        "feature-gates", "creation-date", "last-updated", *TEMPLATE_SAMPLES})
+                        "feature-gates", "creation-date", "last-updated", "replaces", "superseded-by",
+                        *TEMPLATE_SAMPLES})
 #: The two template directories that are not KEPs (shared/README.md).
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
@@ -94,6 +95,9 @@ class Kep(NamedTuple):
     - ``problems``: :class:`Problem` tuple found in this file.
     - ``declared_number``: ``kep-number`` as written (``""`` when absent); it
       can differ from ``number`` (sig-node/2043 declares 1884).
+    - ``replaces``, ``superseded_by``: the kep.yaml's ``replaces`` / ``superseded-by`` entries as written
+      (a list of strings; a single string is one entry; other shapes give ``()``), e.g.
+      ``"/keps/sig-scheduling/583-coscheduling"``; :mod:`bot.model.lineage` reads them as KEPs.
     - ``untrusted``: ``((field, reason), ...)`` for the fields this file gives no
       value to trust for (field names as :data:`TRUST_FIELDS`, plus
       ``latest_milestone``): no ``milestone`` mapping, a key given twice, a
@@ -113,6 +117,8 @@ class Kep(NamedTuple):
     problems: tuple[Problem, ...]
     declared_number: str = ""
     untrusted: tuple[tuple[str, str], ...] = ()
+    replaces: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
 
     def distrust(self, field: str) -> str:
         """Why ``field`` (one of :data:`TRUST_FIELDS`) must not be written, ``""`` when it may be."""
@@ -369,7 +375,15 @@ def parse_kep(path: str, data: bytes) -> Kep:
         problems=tuple(problems),
         declared_number=declared,
         untrusted=tuple((f, untrusted[f]) for f in (*TRUST_FIELDS, "latest_milestone") if f in untrusted),
+        replaces=_entries(doc.get("replaces")),
+        superseded_by=_entries(doc.get("superseded-by")),
     )
+
+
+def _entries(value: object) -> tuple[str, ...]:
+    """A ``replaces`` / ``superseded-by`` value as its string entries (a lone string is one entry)."""
+    items = [value] if isinstance(value, str) and not _is_null(value) else value if isinstance(value, list) else []
+    return tuple(i.strip() for i in items if isinstance(i, str) and i.strip())
 
 
 def template_markers(doc: dict) -> list[str]:

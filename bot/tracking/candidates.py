@@ -5,7 +5,9 @@ and the design groups in; a ranked list of :class:`Candidate` out.
 
 A KEP is a candidate when it has no row on any configured page, its status
 is not ``withdrawn``, ``rejected`` or ``replaced`` (nor the out-of-schema
-``superseded`` / ``removed``), and either
+``superseded`` / ``removed``), no other kep.yaml says it ``replaces`` it and its own
+``superseded-by`` names no other KEP (:func:`bot.model.lineage.replaced`: KEP 4671
+replaces 583 and 5832 at the bundle HEAD), and either
 
 - a design group on the coverage page lists it, or
 - its owning SIG is tracked (the SIGs of the KEPs on the pages, or
@@ -29,6 +31,7 @@ from typing import NamedTuple
 
 from bot.diff import kep_id
 from bot.model.kep import STATUSES, Kep, milestone_key, normalize_milestone
+from bot.model.lineage import replaced
 from bot.model.snapshot import Snapshot
 
 #: Statuses that never make a candidate (kep.yaml schema, plus two out-of-schema values seen upstream).
@@ -93,9 +96,11 @@ def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Coll
     keps = snapshot.all_keps()
     start = window_start(keps, releases)
     tracked = {_sig(s) for s in sigs}
+    gone = replaced(snapshot)
     out: list[Candidate] = []
     for kep in keps:
-        if kep.path in on_pages or kep.number in ignore or kep.status.casefold() in CLOSED_STATUSES:
+        if (kep.path in on_pages or kep.number in ignore or kep.status.casefold() in CLOSED_STATUSES
+                or kep.path in gone):
             continue
         reasons: list[tuple[str, str]] = [("group", f'in design group "{name}"') for name in (groups or {}).get(kep.number, ())]
         if _sig(kep.sig) in tracked:
