@@ -101,7 +101,7 @@ def test_neither_http_nor_log_imports_the_other_both_import_redaction():
 
 def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
     graph = import_graph()
-    pure = ["bot.model.kep", "bot.model.snapshot", "bot.model.consistency", "bot.model.yamlload", "bot.wiki.tables",
+    pure = ["bot.model.kep", "bot.model.snapshot", "bot.model.consistency", "bot.model.lineage", "bot.model.yamlload", "bot.wiki.tables",
             "bot.wiki.matrix", "bot.diff", "bot.changelog", "bot.plan", "bot.audit", "bot.evidence", "bot.evidence.index", "bot.evidence.review", "bot.evidence.sentences",
             "bot.evidence.notes",
             "bot.wiki.sections", "bot.tracking", "bot.tracking.candidates", "bot.tracking.coverage",
@@ -135,4 +135,5 @@ def test_pure_stages_import_only_their_own_or_earlier_stages():
                        if stage_of(src) is not None and stage_of(dst) is not None and stage_of(dst) > stage_of(src))
     assert backwards == []
     assert sorted(m for m in graph if stage_of(m) == 1) == ["bot.model", "bot.model.consistency", "bot.model.kep",
-                                                            "bot.model.snapshot", "bot.model.yamlload"]
+                                                            "bot.model.lineage", "bot.model.snapshot",
+                                                            "bot.model.yamlload"]
