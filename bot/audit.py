@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
-from bot.changelog import _cell, _kep_link, _note_link
+from bot.changelog import _cell, _kep_link, _note_link, source_name
 from bot.config import Config
 from bot.diff import Change, kep_id
 from bot.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
@@ -178,8 +178,8 @@ def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, sta
             if ordered else "no release notes")
     out = [f"# KEP audit: {rows} rows, {done} implementable with their GA milestone shipped "
            f"({confirmed} confirmed by the release notes)", "",
-           f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against kubernetes/enhancements "
-           f"at `{rev}` and {read}. Nothing was written.", ""]
+           f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against "
+           f"{source_name(snapshot.source)} at `{rev}` and {read}. Nothing was written.", ""]
     if stable:
         out += ["### Implementable + stable: implemented in practice?", "",
                 "kep.yaml says `implementable` with stage `stable`; that does not mean implemented.", "",

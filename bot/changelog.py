@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from bot.diff import KINDS, RELEASED_FLAG, Change
 from bot.evidence import Discrepancy
+from bot.evidence.index import pr_url
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
 from bot.wiki.vocabulary import stage_word
@@ -270,7 +271,9 @@ def upstream_cell(upstream, web_url: str = DEFAULT_WEB_URL) -> str:
 
 
 def _note_link(pr: int, url: str) -> str:
-    return f"[#{pr}]({url})" if pr and url.startswith("https://") else (f"#{pr}" if pr else "")
+    """``[#N](url)`` for a release note's pull request, the url checked again by
+    :func:`bot.evidence.index.pr_url` (``github.com/OWNER/REPO/pull/N`` or the kubernetes/kubernetes one)."""
+    return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
 
 
 def _evidence_cell(c: Change, prev: Change | None = None) -> str:

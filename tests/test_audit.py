@@ -220,3 +220,19 @@ def test_a_row_in_sync_still_gets_its_kep_yaml_consistency_checked():
          "message": "kep.yaml says status implemented but stage beta"}]
     assert ("| [700](https://kep.k8s.io/700) | status, stage | kep.yaml says status implemented but stage beta |"
             in audit.markdown)
+
+
+def test_a_hostile_pr_url_never_reaches_the_audit_markdown_and_the_header_names_the_real_source():
+    from tests.notesutil import fixture_snapshot, notes_135, notes_136, notes_137
+
+    n135 = dict(notes_135())
+    n135["9001"] = dict(n135["9001"], pr_url="https://x.example/|a|b|@evilhandle\n\n## injected heading\n")
+    notes = ReleaseNotes("fixture", ("v1.35", "v1.36", "v1.37"),
+                         {"v1.35": n135, "v1.36": notes_136(), "v1.37": notes_137()}, ())
+    snapshot = fixture_snapshot()._replace(source="github:example/enh-fork@main")
+    audit = plan_audit(Config(), snapshot, {"m.md": PAGE.encode()}, notes)
+    assert "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the " \
+           "`DoneGate` feature gate to GA. | GA shipped in v1.35" in audit.markdown
+    assert "evil" not in audit.markdown and "injected" not in audit.markdown and "x.example" not in audit.markdown
+    assert audit.markdown.splitlines()[2].startswith("**kep-sync audit** of m.md against example/enh-fork at `")
+    assert "kubernetes/enhancements" not in audit.markdown.splitlines()[2]

@@ -358,7 +358,23 @@ def test_documentation_of_the_wrong_shape_is_ignored(documentation):
     e = {"text": "Added X (KEP-5491).", "documentation": documentation, "markdown": ["KEP-1"]}
     assert kep_refs(e) == ((5491, ""),)
     idx = build_index({"v1.36": {"1": e | {"pr_url": {"not": "a url"}}}}, fixture_keps())
-    assert [(m.pr, m.url, m.refs, m.excerpt) for m in idx.mentions] == [(1, "", (5491,), "Added X (KEP-5491).")]
+    assert [(m.pr, m.url, m.refs, m.excerpt) for m in idx.mentions] == [
+        (1, "https://github.com/kubernetes/kubernetes/pull/1", (5491,), "Added X (KEP-5491).")]
+
+
+@pytest.mark.parametrize("pr_url, expected", [
+    ("https://github.com/kubernetes/kubernetes/pull/7", "https://github.com/kubernetes/kubernetes/pull/7"),
+    ("https://github.com/kubernetes-sigs/kueue/pull/7", "https://github.com/kubernetes-sigs/kueue/pull/7"),
+    ("https://github.com/kubernetes/kubernetes/pull/8", "https://github.com/kubernetes/kubernetes/pull/7"),
+    ("https://x.example/|a|b|@evilhandle\n\n## injected heading\n", "https://github.com/kubernetes/kubernetes/pull/7"),
+    ("https://github.com/kubernetes/kubernetes/pull/7) [more](https://evil.example",
+     "https://github.com/kubernetes/kubernetes/pull/7"),
+    ("https://github.com/kubernetes/kubernetes/pull/7\n", "https://github.com/kubernetes/kubernetes/pull/7"),
+    ("javascript:alert(1)", "https://github.com/kubernetes/kubernetes/pull/7"), (None, "https://github.com/kubernetes/kubernetes/pull/7")])
+def test_a_note_pr_url_is_kept_only_in_the_strict_github_pull_form(pr_url, expected):
+    e = {"text": "Added X (KEP-5491).", "pr_url": pr_url, "pr_number": 7}
+    idx = build_index({"v1.36": {"7": e}}, fixture_keps())
+    assert [m.url for m in idx.mentions] == [expected]
 
 
 def test_kep_numbers_and_releases_are_bounded_ascii_digits():

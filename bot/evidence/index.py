@@ -33,6 +33,10 @@ NEAR_MIN_CHARS = 12
 #: Largest pull request number taken from ``pr_number`` or the entry key (9 ASCII digits).
 MAX_PR = 999_999_999
 _PR_KEY_RE = re.compile(r"[0-9]{1,9}")
+#: The only ``pr_url`` shape kept from a note (anything else could break or inject markdown).
+PR_URL_RE = re.compile(r"https://github\.com/[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}/pull/([0-9]{1,9})")
+#: Where a note's pull request lives when its ``pr_url`` is absent or refused (release notes are k/k's).
+PR_BASE = "https://github.com/kubernetes/kubernetes/pull/"
 _CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
 #: The words "feature gate" / "feature flag": a sentence naming its gate as a feature gate.
 _FEATURE_GATE_RE = re.compile(r"\bfeature[- ](?:gate|flag)s?\b", re.I)
@@ -121,7 +125,7 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
     Untrusted entries never raise: only the first :data:`~bot.evidence.sentences.MAX_ENTRY_CHARS`
     characters of ``text`` are indexed, a ``pr_number`` that is not an int in
     1..:data:`MAX_PR` (bool, float, huge) is absent (the key is used when it is
-    1-9 ASCII digits, else 0), a non-string ``pr_url`` is absent, and see
+    1-9 ASCII digits, else 0), ``pr_url`` is kept only in the strict form :func:`pr_url` allows, and see
     :func:`~bot.evidence.sentences.kep_refs` for ``documentation``.
     """
     owners = gate_owners(keps)
@@ -145,6 +149,16 @@ def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep])
         for path in m.links + m.ambiguous:
             by_path.setdefault(path, []).append(i)
     return NotesIndex(tuple(r for r, _ in ordered), tuple(mentions), {p: tuple(v) for p, v in by_path.items()})
+
+
+def pr_url(value: object, pr: int) -> str:
+    """The link of a note's pull request ``pr``: ``value`` (the note's ``pr_url``) when it fully matches
+    :data:`PR_URL_RE` with the same number, else :data:`PR_BASE` + ``pr``; ``""`` when ``pr`` is 0.
+    Untrusted text never reaches the changelog as a link target."""
+    if not pr:
+        return ""
+    m = PR_URL_RE.fullmatch(value) if isinstance(value, str) else None
+    return value if m and int(m.group(1)) == pr else f"{PR_BASE}{pr}"
 
 
 def _pr_number(entry: Mapping, key: str) -> int:
@@ -179,7 +193,7 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
         picked = [k for k in candidates if slug and slug_matches(k.slug, slug)] or candidates
         (ref_paths if len(picked) == 1 else ref_ambiguous).update(k.path for k in picked)
     numbers = tuple(sorted({n for n, _ in refs}))
-    url = field_text(entry.get("pr_url"))
+    url = pr_url(entry.get("pr_url"), pr)
     sigs = entry.get("sigs")
     sigs = tuple(s for s in sigs[:20] if isinstance(s, str)) if isinstance(sigs, list) else ()
     text = field_text(entry["text"])
