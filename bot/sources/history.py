@@ -45,7 +45,8 @@ class GitHistory:
         self.blobs_read = 0
         if cache is not None:
             cached = _read_json(cache / "blobs.json", {})
-            self._fields = cached.get("blobs", {}) if cached.get("parser") == _parser_stamp() else {}
+            if cached.get("parser") == _parser_stamp():
+                self._fields = _checked(cache / "blobs.json", _blobs_of, cached) or {}
 
     def log(self) -> list[Commit]:
         """Commits newest first (the kep.yaml changes of each against its first parent)."""
@@ -134,7 +135,7 @@ class GitHistory:
 
     def _load_log(self) -> list[Commit]:
         cached = _read_json(self.cache / "log.json", {}) if self.cache is not None else {}
-        old = [_commit(c) for c in cached.get("commits", [])] if cached.get("version") == CACHE_VERSION else []
+        old = (_checked(self.cache / "log.json", _commits_of, cached) or []) if cached else []
         if old and old[0].sha == self.head:
             return old
         commits: list[Commit] | None = None
@@ -200,6 +201,55 @@ def _plain(c: Commit) -> list:
 def _commit(raw: list) -> Commit:
     sha, parent, date, subject, pr, files = raw
     return Commit(sha, parent, date, subject, pr, tuple(FileChange(*f) for f in files))
+
+
+def _checked(path: Path, read, cached: dict):
+    """``read(cached)``, or ``None`` (and a warning log naming ``path``) when the cache has the wrong shape:
+    a bad cache is rebuilt by the caller, never trusted and never a crash."""
+    try:
+        return read(cached)
+    except (TypeError, ValueError) as exc:
+        import structlog
+
+        structlog.get_logger().warning("history cache discarded; rebuilding it", file=str(path), reason=str(exc))
+        return None
+
+
+def _is_str(*values: object) -> bool:
+    return all(isinstance(v, str) for v in values)
+
+
+def _commits_of(cached: dict) -> list[Commit]:
+    """The commits of a ``log.json`` cache; raises ValueError naming the first value of the wrong shape."""
+    head, commits = cached.get("head"), cached.get("commits")
+    if not _is_str(head) or not isinstance(commits, list):
+        raise ValueError("log.json: 'head' must be a string and 'commits' a list")
+    out = []
+    for i, raw in enumerate(commits):
+        ok = isinstance(raw, list) and len(raw) == 6 and _is_str(*raw[:4]) and type(raw[4]) is int \
+            and isinstance(raw[5], list) and all(isinstance(f, list) and len(f) == 4 and _is_str(*f)
+                                                 and f[0] in ("A", "M", "D") for f in raw[5])
+        if not ok:
+            raise ValueError(f"log.json: commits[{i}] is not [sha, parent, date, subject, pr, [[status, path, old, new]]]")
+        out.append(_commit(raw))
+    return out
+
+
+def _blobs_of(cached: dict) -> dict[str, dict | None]:
+    """The blob fields of a ``blobs.json`` cache; raises ValueError naming the first value of the wrong shape
+    (each blob: ``null`` or every tracked field as a string)."""
+    from bot.history.fields import TRACKED
+
+    blobs = cached.get("blobs")
+    if not isinstance(blobs, dict):
+        raise ValueError("blobs.json: 'blobs' must be an object")
+    for blob, fields in blobs.items():
+        if fields is None:
+            continue
+        if not isinstance(fields, dict) or not all(_is_str(k, v) for k, v in fields.items()) \
+                or not set(TRACKED) <= set(fields):
+            raise ValueError(f"blobs.json: blob {blob[:40]!r} is not null nor an object of tracked fields as strings")
+    return blobs
 
 
 def _read_json(path: Path, default: dict) -> dict:
