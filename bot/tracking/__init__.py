@@ -26,6 +26,7 @@ from bot.tracking.coverage import DEFAULT_COVERAGE_ALIASES, Coverage, check_cove
 from bot.tracking.production import Finding, left_production, missing_tables, not_production
 from bot.tracking.rows import AddedRow, add_rows
 from bot.wiki.matrix import DEFAULT_ALIASES, MatrixPage, cell_gates
+from bot.wiki.sections import same_heading
 
 
 class Options(NamedTuple):
@@ -99,7 +100,9 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
     """
     problems: list[Problem] = []
     rows = [r for p in pages for r in p.rows]
-    on_pages = [k for r in rows for k in resolve(snapshot, r.number, r.slug)]  # an ambiguous row covers all
+    # A row left as is (malformed) is a row all the same: its KEP is no candidate and gets no second row.
+    named = [(r.number, r.slug) for r in rows] + [(r.number, r.slug) for p in pages for r in p.left]
+    on_pages = [k for n, slug in named for k in resolve(snapshot, n, slug)]  # an ambiguous row covers all
     covered = {k.path for k in on_pages}
     sigs = options.sigs or tuple(sorted({k.sig for k in on_pages if k.sig}))
     shown: dict[str, set[str]] = {}
@@ -108,7 +111,7 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
             shown.setdefault(gate, set()).add(str(r.number))
     coverage = None
     if coverage_page is not None:
-        coverage = check_coverage(coverage_page[0], coverage_page[1], [r.number for r in rows],
+        coverage = check_coverage(coverage_page[0], coverage_page[1], [n for n, _ in named],
                                   options.coverage_aliases)
         problems += coverage.problems
     groups = {n: coverage.groups_of(n) for g in coverage.groups for n in g.numbers} if coverage else {}
@@ -123,9 +126,10 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
                    posixpath.normpath(options.add_page)), None)
     if target is not None:
         addable = [c for c in candidates if only is None or c.kep.number in only]
+        production = any(same_heading(options.add_table, t) for t in options.production_tables)
         new_lines[target], added, more = add_rows(target, lines[target], options.add_table, addable,
                                                   options.add_count, options.aliases, options.web_url,
-                                                  options.add_reasons)
+                                                  options.add_reasons, production)
         problems += more
     row_changes = [Change(a.ident, a.page, a.line, "row", "", a.cell, "added", True, a.kep_path) for a in added]
     return Tracking(candidates, coverage, findings, left_production(changes), added, new_lines, row_changes, problems)

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from bot.diff import render_milestone
 from bot.model.kep import DEPRECATION_STAGES, STAGES, STATUSES, Kep, Problem
 from bot.tracking.candidates import Candidate
+from bot.tracking.production import NOT_PRODUCTION
 from bot.wiki.matrix import (OWNED_ROLES, MatrixRow, column_keys, column_roles, parse_kep_cell, parse_page,
                              render_gates, render_row)
 from bot.wiki.sections import find_headings, heading_above, same_heading
@@ -45,15 +46,24 @@ class AddedRow(NamedTuple):
 
 
 def add_rows(path: str, lines: list[str], heading: str, candidates: Sequence[Candidate], count: int,
-             aliases: Mapping[str, Sequence[str]], web_url: str, reasons: Collection[str] = ("group",)
-             ) -> tuple[list[str], list[AddedRow], list[Problem]]:
+             aliases: Mapping[str, Sequence[str]], web_url: str, reasons: Collection[str] = ("group",),
+             production: bool = False) -> tuple[list[str], list[AddedRow], list[Problem]]:
     """Append rows for the first ``count`` trustworthy ``candidates`` that have a reason of a kind in
     ``reasons`` (default: listed by a design group) to the KEP table under ``heading``.
 
     ``lines``: the page split on ``\\n`` (as the diff left it); ``web_url``:
     the enhancements repository, for a linked KEP cell whose link cannot be
-    adapted. Returns ``(new lines, rows added, problems)``; no table under
-    the heading is one problem and no change.
+    adapted; ``production``: the table is a production table
+    (``production_tables``), so a ``provisional`` or ``withdrawn`` KEP gets
+    no row there (the page's rule 3). Returns ``(new lines, rows added,
+    problems)``; no table under the heading is one problem and no change. A
+    candidate gets no row, and a problem says why, when a value cannot be
+    trusted, when its directory name is not a plain KEP name (``4671-slug``:
+    a ``|`` would break the table), when it is not production capability in
+    a production table, or when the row written would not read back as its
+    KEP's row (:func:`bot.wiki.matrix.parse_page`), so every row added is one
+    the next run recognises and never adds again. New rows end as the table's
+    lines do (``\\r\\n`` or ``\\n``), also after a last line with no newline.
     """
     text = "\n".join(lines)
     table = table_under(text, heading, aliases)
@@ -70,15 +80,44 @@ def add_rows(path: str, lines: list[str], heading: str, candidates: Sequence[Can
         if not cand.kinds & set(reasons):
             continue
         values, why = _values(cand.kep)
+        if not why and production and cand.kep.status.casefold() in NOT_PRODUCTION:
+            why = (f"kep.yaml status {cand.kep.status!r} is not production capability and {heading!r} is in "
+                   "production_tables (rule 3)")
+        if not why and parse_kep_cell(_dir_name(cand.kep)) != (cand.kep.number, cand.kep.slug):
+            why = f"directory name {_dir_name(cand.kep)!r} is not a plain KEP name (digits, '-', letters, '_', '.')"
+        cell = _kep_cell(cand.kep, shape.sample, web_url)
+        row = shape.row(values, escape_cell(cell)) if not why else ""
+        if not why and not _reads_back(row, lines[table.header], lines[table.delimiter], cand.kep, aliases):
+            why = f"the row would not read back as KEP {cand.kep.number}'s row: {row.rstrip(chr(13))!r}"
         if why:
             problems.append(Problem(path, "candidates.add_to", f"KEP {cand.ident}: {why}; no row added"))
             continue
-        cell = _kep_cell(cand.kep, shape.sample, web_url)
-        new_rows.append((cand, cell, shape.row(values, cell)))
+        new_rows.append((cand, cell, row))
     at = (table.body[-1] if table.body else table.delimiter) + 1
-    out = lines[:at] + [row for _, _, row in new_rows] + lines[at:]
-    added = [AddedRow(path, at + i + 1, c.ident, c.kep.path, cell, row) for i, (c, cell, row) in enumerate(new_rows)]
+    eol = "\r" if lines[table.header].endswith("\r") else ""
+    written = [row.rstrip("\r") + eol for _, _, row in new_rows]
+    before = lines[:at]
+    if written and at == len(lines):  # the table ends the page, with no final newline: keep it so
+        before[-1] = before[-1].rstrip("\r") + eol
+        written[-1] = written[-1].rstrip("\r")
+    out = before + written + lines[at:]
+    added = [AddedRow(path, at + i + 1, c.ident, c.kep.path, cell, row)
+             for i, ((c, cell, _), row) in enumerate(zip(new_rows, written))]
     return out, added, problems
+
+
+def _dir_name(kep: Kep) -> str:
+    """The KEP's directory name (``4671-gang-scheduling``), from its kep.yaml path."""
+    parts = kep.path.split("/")
+    return parts[-2] if len(parts) >= 2 else f"{kep.number}-{kep.slug}"
+
+
+def _reads_back(row: str, header: str, delimiter: str, kep: Kep, aliases: Mapping[str, Sequence[str]]) -> bool:
+    """True when ``row`` under the table's ``header`` and ``delimiter`` lines parses as one usable row of ``kep``
+    (its number, and its slug when the KEP cell shows one), with no problem."""
+    page = parse_page("", "\n".join([header.rstrip("\r"), delimiter.rstrip("\r"), row.rstrip("\r")]), aliases)
+    return (not page.problems and len(page.rows) == 1 and page.rows[0].number == kep.number
+            and page.rows[0].slug in ("", kep.slug))
 
 
 def table_under(text: str, heading: str, aliases: Mapping[str, Sequence[str]]) -> Table | None:

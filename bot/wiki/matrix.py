@@ -62,6 +62,7 @@ OWNED_ROLES = ("status", "stage", "milestones", "alpha", "beta", "stable")
 BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 
 _KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
+_LEADING_KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?![0-9.])", re.IGNORECASE)
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 #: A composite cell's separator: ``/``, full-width ``／``, an escaped pipe ``\|`` or ``｜``, any spaces around;
 #: never the slash of the blank ``n/a``.
@@ -101,13 +102,25 @@ class MatrixRow(NamedTuple):
         return [pieces[index] for _, index, pieces in locate_all(self, field)]
 
 
+class LeftRow(NamedTuple):
+    """A row of a KEP table left as is (a problem says why) whose KEP cell still names a KEP
+    (:func:`name_in_cell`): 0-based ``line``, KEP ``number`` and ``slug`` (``""`` when unsure).
+    The KEP has a row on the page all the same: it is no new KEP candidate and gets no second row."""
+
+    line: int
+    number: int
+    slug: str
+
+
 class MatrixPage(NamedTuple):
-    """A parsed page: its ``lines`` (split on ``\\n``), KEP ``rows`` and ``problems`` (rows left as is)."""
+    """A parsed page: its ``lines`` (split on ``\\n``), KEP ``rows``, ``problems`` (rows left as is) and
+    ``left``: the rows left as is that still name a KEP (:class:`LeftRow`)."""
 
     path: str
     lines: list[str]
     rows: list[MatrixRow]
     problems: list[Problem]
+    left: tuple[LeftRow, ...] = ()
 
 
 def column_roles(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> dict[str, int]:
@@ -148,6 +161,18 @@ def parse_kep_cell(text: str) -> tuple[int, str] | None:
     return (int(m.group(1)), m.group(2) or "") if m else None
 
 
+def name_in_cell(text: str) -> tuple[int, str] | None:
+    """The KEP a row's KEP cell names even when kep-sync cannot use the row: :func:`parse_kep_cell`, else
+    the number the cell starts with (``6200-evil\\|x``, ``~~6202-x~~ (moved)`` -> ``(6200, "")``,
+    ``(6202, "")``; not ``1.35``); ``None`` when it starts with no number."""
+    key = parse_kep_cell(text)
+    if key is not None:
+        return key
+    text = text.strip().lstrip("*_`~[").strip()
+    m = _LEADING_KEP_RE.match(text)
+    return (int(m.group(1)), "") if m else None
+
+
 def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_ALIASES) -> MatrixPage:
     """Find the KEP rows of a page.
 
@@ -155,11 +180,13 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     text. Rows whose cell count differs from the header, whose KEP cell is
     not a KEP, or whose owned cells do not split into one value per part are
     reported in ``problems`` (``key`` is ``line N``, 1-based; the message
-    starts with the row's KEP cell) and left out of ``rows``.
+    starts with the row's KEP cell) and left out of ``rows``; those whose KEP
+    cell still names a KEP (:func:`name_in_cell`) are in ``left``.
     """
     lines = text.split("\n")
     tables: list[list[MatrixRow]] = []
     problems: list[Problem] = []
+    left: list[LeftRow] = []
     for table in find_tables(text):
         header = [c.text for c in split_row(lines[table.header])]
         keys = column_keys(header, aliases)
@@ -174,6 +201,9 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             cells = split_row(lines[index])
             kep_text = cells[keys["kep"]].text if keys["kep"] < len(cells) else ""
             where, who = f"line {index + 1}", f"KEP cell {kep_text!r}"
+            named = name_in_cell(kep_text)
+            if named is not None and (len(cells) != len(header) or parse_kep_cell(kep_text) is None):
+                left.append(LeftRow(index, *named))
             if len(cells) != len(header):
                 problems.append(Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; "
                                                      "left as is"))
@@ -185,6 +215,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             row = MatrixRow(path, index, key[0], key[1], {k: cells[i] for k, i in keys.items()}, layout)
             bad = [k for k in row.cells if _role(k) in OWNED_ROLES and _parts(row.cells[k].text, _role(k)) is None]
             if bad:
+                left.append(LeftRow(index, key[0], key[1]))
                 cell = row.cells[bad[0]]
                 problems.append(Problem(path, where, f"{who}: {header[keys[bad[0]]]} cell {cell.text!r} is not in "
                                                      f"the expected format; left as is"))
@@ -194,7 +225,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     if not tables:
         names = ", ".join(repr(a) for a in aliases.get("kep", ()))
         problems.append(Problem(path, "", f"no table with a KEP column ({names}); nothing to sync on this page"))
-    return MatrixPage(path, lines, _with_vocabulary(tables), problems)
+    return MatrixPage(path, lines, _with_vocabulary(tables), problems, tuple(left))
 
 
 def _role(key: str) -> str:
