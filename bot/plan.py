@@ -17,7 +17,7 @@ from bot import changelog as changelog_mod
 from bot.changelog import Changelog
 from bot.config import Config
 from bot.diff import Change, PageDiff, diff_page, kep_id
-from bot.errors import WikiError
+from bot.errors import ConfigError, WikiError
 from bot.evidence import Discrepancy, releases_needed
 from bot.evidence import review as review_notes
 from bot.model.kep import Problem
@@ -63,12 +63,17 @@ class SyncPlan(NamedTuple):
         return {p.path: p.new for p in self.pages if p.changed}
 
 
-def decode_page(path: str, data: bytes) -> str:
-    """Page bytes as text; raises :class:`WikiError` naming the page and byte offset when not UTF-8."""
+def decode_page(path: str, data: bytes, key: str = "") -> str:
+    """Page bytes as text; raises :class:`WikiError` naming the page and byte offset when not UTF-8, or
+    with ``key`` (``"coverage.page"``: a page kep-sync only reads, named by a setting) a
+    :class:`ConfigError` naming that key, as for a missing page."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise WikiError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start}); page not touched") from None
+        why = f"not UTF-8 ({exc.reason} at byte {exc.start})"
+        if key:
+            raise ConfigError(f"{key} {path!r}: {why}") from None
+        raise WikiError(f"{path}: {why}; page not touched") from None
 
 
 def front_matter_value(lines: list[str], key: str) -> str | None:
@@ -117,8 +122,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     (:func:`bot.sync.release_notes_loader` makes one from the config); ``None``:
     the plan carries no evidence. A needed
     release the source has no notes for becomes a problem (``with_missing``). Raises
-    :class:`WikiError` for a page that is not UTF-8. ``max_chars`` caps the
-    changelog body (characters), cut at a table row boundary. ``history``: the
+    :class:`WikiError` for a page that is not UTF-8 (:class:`ConfigError` for the
+    ``coverage.page``). ``max_chars`` caps the changelog body (characters), cut at a table row boundary. ``history``: the
     upstream history of the changed kep.yaml files, or a loader called once with
     ``{kep.yaml path: tracked fields}`` of the changes and the set of paths of the
     proposed ones (:func:`bot.sync.history_loader`); each change then carries
@@ -210,7 +215,7 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
     if config.coverage.page:
         found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
         if found is not None:
-            coverage = (found, decode_page(found, pages[found]))
+            coverage = (found, decode_page(found, pages[found], "coverage.page"))
     lines = {r.path: r.new.decode("utf-8").split("\n") for r in results}
     tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage, only)
     out = {}

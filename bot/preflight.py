@@ -85,9 +85,9 @@ def _tracking_problems(config: Config) -> list[str]:
         text, why = _read_text(root / cov.page)
         if not why:
             aliases = {"group": tuple(cov.columns.group), "keps": tuple(cov.columns.keps)}
-            if not parse_groups(cov.page, text, aliases)[0]:
-                names = ", ".join(repr(a) for a in cov.columns.keps)
-                why = f"no design-group table (a column headed {names})"
+            groups, found = parse_groups(cov.page, text, aliases)
+            if not groups:  # the last problem says why: no group table, or one with no row
+                why = found[-1].message.removesuffix("; coverage not checked")
         if why:
             problems.append(f"coverage.page {cov.page!r}: {why} (under the wiki directory {config.wiki.dir!r})")
     texts = {page: (root / page).read_bytes().decode("utf-8") for page in config.wiki.pages}

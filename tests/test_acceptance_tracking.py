@@ -108,7 +108,7 @@ def test_coverage_lists_on_the_current_pages_are_exactly_the_hand_computed_ones(
     plan = plan_sync(config, snapshot, {"matrix.md": NEW_PAGE.read_bytes(), "coverage.md": COVERAGE_PAGE.read_bytes()})
     assert [p.path for p in plan.pages] == ["matrix.md"]  # the coverage page is never a page to write
     assert plan.report["coverage"] == {
-        "page": "coverage.md",
+        "page": "coverage.md", "checked": True,
         "groups": [{"name": name, "keps": keps} for name, keps in GROUPS],
         "not_in_any_group": NOT_IN_ANY_GROUP,
         "not_on_matrix": NOT_ON_MATRIX,

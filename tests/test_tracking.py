@@ -147,7 +147,7 @@ def test_coverage_lists():
     assert cov.in_several_groups == ((100, ("Node core", "Cross | group")),)
     assert cov.problems == (Problem("coverage.md", "line 6", "'等' in group 'Cross | group' names no KEP; skipped"),)
     assert cov.as_report() == {
-        "page": "coverage.md",
+        "page": "coverage.md", "checked": True,
         "groups": [{"name": "Node core", "keps": [100, 101]}, {"name": "Cross | group", "keps": [100, 300, 301]}],
         "not_in_any_group": [102], "not_on_matrix": [300, 301],
         "in_several_groups": [{"kep": 100, "groups": ["Node core", "Cross | group"]}]}

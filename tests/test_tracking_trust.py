@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from bot.model.kep import Problem
-from bot.tracking import Options, track
+from bot.tracking import Options, render, track
+from bot.tracking.coverage import check_coverage, parse_groups
 from bot.tracking.rows import _reads_back, add_rows
 from bot.wiki.matrix import DEFAULT_ALIASES, LeftRow, name_in_cell, parse_page
 from tests.test_tracking import kep, snap
@@ -113,3 +114,18 @@ def test_new_rows_end_as_the_table_lines_do_also_after_a_last_line_without_newli
     assert "\n".join(out) == head + expected
     assert [a.line for a in added] == [6, 7]
 
+
+def test_a_coverage_page_with_no_group_says_coverage_was_not_checked():
+    page = parse_page("m.md", PAGE)
+    for text, why in (("| A | B |\n|---|---|\n| x | 1 |\n", "no design-group table (a column headed '代表 KEP', "
+                       "'Representative KEPs', 'Representative KEP', 'KEPs'); coverage not checked"),
+                      ("| Design group | 代表 KEP |\n|---|---|\n", "the design-group table lists no group; "
+                       "coverage not checked")):
+        assert parse_groups("c.md", text) == ([], [Problem("c.md", "", why)])
+        cov = check_coverage("c.md", text, [100])
+        assert (cov.checked, cov.as_report()) == (False, {"page": "c.md", "checked": False, "groups": []})
+        t = track(snap(*KEPS), [page], [], {"m.md": page.lines}, Options(), ("c.md", text))
+        assert render.sections(t, "", "https://x", limit=0) == [(["### Design-group coverage (c.md)", ""], [
+            "- **Not checked**: the page lists no design group (see Problems); nothing is known about coverage"],
+            "coverage lines")]
+    assert check_coverage("c.md", COVERAGE, [100]).checked is True

@@ -43,7 +43,9 @@ class Coverage(NamedTuple):
     - ``not_in_any_group``: KEP numbers of matrix rows no group lists (sorted);
     - ``not_on_matrix``: KEP numbers a group lists that no matrix row has (sorted);
     - ``in_several_groups``: ``(number, (group name, ...))`` for KEPs listed by more than one group;
-    - ``problems``: cells that could not be read (tokens that name no KEP, no group table).
+    - ``problems``: cells that could not be read (tokens that name no KEP, no group table);
+    - ``checked``: ``False`` when the page lists no design group (no group table, or an empty one): then
+      coverage was not checked, the three lists are empty for want of evidence, not because all is well.
     """
 
     page: str
@@ -52,16 +54,21 @@ class Coverage(NamedTuple):
     not_on_matrix: tuple[int, ...]
     in_several_groups: tuple[tuple[int, tuple[str, ...]], ...]
     problems: tuple[Problem, ...]
+    checked: bool = True
 
     def groups_of(self, number: int) -> tuple[str, ...]:
         """Names of the groups that list ``number``, in page order."""
         return tuple(g.name for g in self.groups if number in g.numbers)
 
     def as_report(self) -> dict:
-        """The ``coverage`` object of the JSON report:
-        ``{"page", "groups": [{"name", "keps"}], "not_in_any_group", "not_on_matrix", "in_several_groups"}``."""
+        """The ``coverage`` object of the JSON report: ``{"page", "checked": true, "groups": [{"name", "keps"}],
+        "not_in_any_group", "not_on_matrix", "in_several_groups"}``; not checked: ``{"page", "checked": false,
+        "groups": []}`` (no lists that would read as full coverage)."""
+        if not self.checked:
+            return {"page": self.page, "checked": False, "groups": []}
         return {
             "page": self.page,
+            "checked": True,
             "groups": [{"name": g.name, "keps": list(g.numbers)} for g in self.groups],
             "not_in_any_group": list(self.not_in_any_group),
             "not_on_matrix": list(self.not_on_matrix),
@@ -77,7 +84,8 @@ def parse_groups(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DE
     spaces; each item may be written as a KEP cell is (``4671``, ``KEP-4671``,
     ``4671-gang-scheduling``, ``[4671-x](url)``). An item that names no KEP is a
     problem (``key`` ``line N``) and is skipped; a group cell falls back to
-    ``group N`` when the table has no group column. No such table: one problem.
+    ``group N`` when the table has no group column. No such table, or tables with no
+    row: one problem.
     """
     lines = text.split("\n")
     groups: list[Group] = []
@@ -108,6 +116,8 @@ def parse_groups(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DE
     if not tables:
         names = ", ".join(repr(a) for a in aliases.get("keps", ()))
         problems.append(Problem(path, "", f"no design-group table (a column headed {names}); coverage not checked"))
+    elif not groups:
+        problems.append(Problem(path, "", "the design-group table lists no group; coverage not checked"))
     return groups, problems
 
 
@@ -121,11 +131,11 @@ def check_coverage(path: str, text: str, matrix_numbers: Iterable[int],
                    aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES) -> Coverage:
     """Compare the design groups on the coverage page (``path``, ``text``) with the KEP numbers of the matrix rows.
 
-    A page with no group (no design-group table, or an empty one) gives empty lists and its problem,
-    not every row as "in no group"."""
+    A page with no group (no design-group table, or an empty one) gives ``checked`` ``False``, empty
+    lists and its problem, not every row as "in no group"."""
     groups, problems = parse_groups(path, text, aliases)
     if not groups:  # no group table (a problem says so): no row is "in no group" on that evidence
-        return Coverage(path, (), (), (), (), tuple(problems))
+        return Coverage(path, (), (), (), (), tuple(problems), checked=False)
     on_matrix = set(matrix_numbers)
     listed: dict[int, list[str]] = {}
     for g in groups:

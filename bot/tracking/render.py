@@ -51,7 +51,9 @@ def sections(tracking: Tracking, revision: str, web_url: str, limit: int = DEFAU
     if tracking.coverage is not None:
         cov = tracking.coverage
         rows = [f"- Rows in no design group ({len(cov.not_in_any_group)}): {_numbers(cov.not_in_any_group)}",
-                f"- In a design group, no row ({len(cov.not_on_matrix)}): {_numbers(cov.not_on_matrix)}"]
+                f"- In a design group, no row ({len(cov.not_on_matrix)}): {_numbers(cov.not_on_matrix)}"] \
+            if cov.checked else ["- **Not checked**: the page lists no design group (see Problems); "
+                                 "nothing is known about coverage"]
         if cov.in_several_groups:
             rows.append("- In several groups (allowed, listed only): " + "; ".join(
                 f"{n} ({', '.join(table_cell(g) for g in names)})" for n, names in cov.in_several_groups))
