@@ -115,7 +115,10 @@ def resolve_config(args: argparse.Namespace) -> Config:
     """The config file's settings with command-line overrides applied and validated again.
 
     The overrides go into the settings as written, so what neither the file nor the command line
-    sets keeps its default without being checked again (a default is valid by construction).
+    sets keeps its default without being checked again (a default is valid by construction). Only
+    the settings in effect are validated (cross-key checks such as ``candidates.add_to.page`` in
+    ``wiki.pages`` see the ``--page`` list); an error the file has on its own names the file, one
+    that comes with the overrides names the file "with the command-line options".
 
     Raises :class:`ConfigError` naming the file or ``command line`` and the key
     (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), and
@@ -123,7 +126,6 @@ def resolve_config(args: argparse.Namespace) -> Config:
     """
     path = find_config_path(getattr(args, "config", None))
     raw = read_config_data(path)
-    config = validate_config(raw, str(path) if path else "environment")
     data = {key: dict(value) if isinstance(value, dict) else value for key, value in raw.items()}
     if getattr(args, "enhancements", None) is not None:
         data["enhancements"] = args.enhancements
@@ -138,8 +140,26 @@ def resolve_config(args: argparse.Namespace) -> Config:
     if getattr(args, "page", None) is not None:
         data.setdefault("wiki", {})["pages"] = args.page
     if data == raw:
-        return config
-    return validate_config(data, f"{path} with the command-line options" if path else "command line")
+        return validate_config(raw, str(path) if path else "environment")
+    # Only the settings in effect are validated: a file whose candidates.add_to.page is not in its own
+    # wiki.pages is fine with --page naming that page.
+    both = f"{path} with the command-line options" if path else "command line"
+    try:
+        return validate_config(data, both)
+    except ConfigError as exc:
+        raise ConfigError("\n".join(_blame(str(exc).split("\n"), both, raw, str(path) if path else "environment"))
+                          ) from None
+
+
+def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
+    """Error ``lines`` of the settings in effect (each ``BOTH: key: message``), each naming the file alone
+    (``source``) when the file's own settings (``raw``) have that very error."""
+    try:
+        validate_config(raw, source)
+        own: set[str] = set()
+    except ConfigError as exc:
+        own = set(str(exc).split("\n"))
+    return [f"{source}{line[len(both):]}" if f"{source}{line[len(both):]}" in own else line for line in lines]
 
 
 def cmd_sync(args: argparse.Namespace) -> int:

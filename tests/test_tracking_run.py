@@ -151,3 +151,53 @@ def test_add_to_reasons_default_to_group_with_a_coverage_page_else_new():
     assert reasons(candidates=add) == ["new"]
     assert reasons(candidates=add, coverage={"page": "c.md"}) == ["group"]
     assert reasons(candidates={"add_to": {**add["add_to"], "reasons": ["gate", "new"]}}) == ["gate", "new"]
+
+
+# --- the coverage page and --page in a sync run -----------------------------------------------------------------
+
+def _sync(work: Path, capsys, config: str, *args: str) -> tuple[int, str, list[str]]:
+    (work / "c.yaml").write_text("enhancements: enh\nwiki:\n  dir: wiki\n" + config)
+    code = main(["sync", "--config", "c.yaml", "--publish", "files", "--report", "r.json", *args])
+    out, err = capsys.readouterr()
+    return code, out, [line for line in err.splitlines() if not line.startswith("{")]
+
+
+def test_a_coverage_page_not_utf8_is_a_config_error_naming_coverage_page(work, capsys):
+    (work / "wiki" / "c.md").write_bytes(b"| Design group | KEPs |\n\xff\n")
+    before = (work / "wiki" / "m.md").read_bytes()
+    code, out, err = _sync(work, capsys, "  pages: [m.md]\ncoverage:\n  page: c.md\n")
+    assert (code, out, err) == (2, "", ["kep-sync: error: coverage.page 'c.md': not UTF-8 (invalid start byte at "
+                                        "byte 24)"])
+    assert (work / "wiki" / "m.md").read_bytes() == before
+
+
+def test_a_coverage_page_with_no_group_table_syncs_and_says_coverage_was_not_checked(work, capsys):
+    import json
+
+    (work / "wiki" / "c.md").write_text("# Groups\n\nnone yet\n")
+    code, out, err = _sync(work, capsys, "  pages: [m.md]\ncoverage:\n  page: c.md\n")
+    assert (code, err) == (0, [])
+    assert ("### Design-group coverage (c.md)\n\n- **Not checked**: the page lists no design group (see Problems); "
+            "nothing is known about coverage\n") in out
+    assert "Rows in no design group" not in out
+    assert ("| c.md | - | no design-group table (a column headed '代表 KEP', 'Representative KEPs', 'Representative "
+            "KEP', 'KEPs'); coverage not checked |") in out
+    report = json.loads((work / "r.json").read_text())
+    assert report["coverage"] == {"page": "c.md", "checked": False, "groups": []}
+    assert {"path": "c.md", "message": "no design-group table (a column headed '代表 KEP', "
+            "'Representative KEPs', 'Representative KEP', 'KEPs'); coverage not checked"} in report["problems"]
+
+
+def test_add_to_page_is_checked_against_the_pages_in_effect(work, capsys):
+    add = "candidates:\n  add_to: {page: m.md, table: KEP matrix, reasons: [new]}\n"
+    code, out, err = _sync(work, capsys, add, "--page", "m.md")
+    assert (code, err) == (0, [])
+    (work / "c.yaml").write_text("enhancements: enh\nwiki:\n  dir: wiki\n" + add)
+    assert main(["sync", "--config", "c.yaml", "--publish", "none"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "kep-sync: error: c.yaml: candidates.add_to.page: 'm.md' is not one of wiki.pages "
+        "('kubernetes-keps-implementation-matrix.md')")
+    assert main(["sync", "--config", "c.yaml", "--publish", "none", "--page", "other.md"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "kep-sync: error: c.yaml with the command-line options: candidates.add_to.page: 'm.md' is not one of "
+        "wiki.pages ('other.md')")
