@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.stopsignals import block_stop_signals
 
@@ -22,7 +23,10 @@ from bot.config import Config, find_config_path, read_config_data, validate_conf
 from bot.errors import ConfigError, KepSyncError, UsageError
 from bot.http import RequestCounter
 from bot.redact import redact
-from bot.log import configure, get_logger
+
+if TYPE_CHECKING:
+    from bot.model.snapshot import Snapshot
+    from bot.sources.prefetch import Pending
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -164,14 +168,22 @@ def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
 
 def cmd_sync(args: argparse.Namespace) -> int:
     """Run one sync; print the changelog on stdout."""
-    from bot.sync import run_sync
-
     config = resolve_config(args)
-    only = sorted({n for group in args.kep for n in group}) if args.kep else None
-    counter = RequestCounter()
-    log = get_logger(command="sync")
     start = time.monotonic()
-    outcome = run_sync(config, only=only, report_path=Path(args.report) if args.report else None, counter=counter)
+    pending = start_snapshot(config)
+    try:
+        configure_logging()  # after the fork: structlog loads while the worker parses
+        from bot.log import get_logger
+        from bot.sync import run_sync
+
+        only = sorted({n for group in args.kep for n in group}) if args.kep else None
+        counter = RequestCounter()
+        log = get_logger(command="sync")
+        outcome = run_sync(config, only=only, report_path=Path(args.report) if args.report else None,
+                           counter=counter, snapshot=pending.result if pending else None)
+    finally:
+        if pending:
+            pending.close()
     plan = outcome.plan
     try:
         sys.stdout.write(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
@@ -185,6 +197,31 @@ def cmd_sync(args: argparse.Namespace) -> int:
           blocked=outcome.blocked, pull_request=outcome.url, http_requests=counter.count,
           duration_seconds=round(time.monotonic() - start, 3))
     return EXIT_OK
+
+
+def start_snapshot(config: Config) -> Pending[Snapshot] | None:
+    """``None``, or the snapshot of ``config.enhancements`` being read by a forked worker (:mod:`bot.sources.prefetch`) while
+    this process imports the planning modules and reads the pages; only for a source on this machine (a
+    directory, tarball or git repository: no HTTP requests to count) and only when this process runs one
+    thread (else what :meth:`~bot.sources.prefetch.Pending.result` gives is read then, in this process, as
+    without a worker). ``None`` for a ``github:`` source and an invalid one: the run reads (or rejects) it as
+    usual, counting its requests. ``KEP_SYNC_WORKER=0`` turns the worker off.
+    """
+    from bot.sources.enhancements import load_snapshot, parse_source
+    from bot.sources.prefetch import start
+
+    cache_dir = Path(config.cache_dir).expanduser()
+
+    def load() -> Snapshot:
+        return load_snapshot(config.enhancements, cache_dir, api_url=config.github.api_url,
+                             token=os.environ.get("GITHUB_TOKEN") or None)
+
+    try:
+        if parse_source(config.enhancements).kind == "github":
+            return None
+    except KepSyncError:
+        return None
+    return start(load, fork=os.environ.get("KEP_SYNC_WORKER", "1") != "0")
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -201,6 +238,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write the audit to standard output: {exc.strerror or exc}") from None
+    from bot.log import get_logger
+
     get_logger(command="audit").info(
         "audit finished", revision=audit.snapshot.revision, rows=audit.rows, changes=sum(c.applied for c in
                                                                                         audit.changes),
@@ -294,6 +333,13 @@ def cmd_digest(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def configure_logging() -> None:
+    """JSON-lines logs on stderr (:func:`bot.log.configure`); structlog is imported here, on first use."""
+    from bot.log import configure
+
+    configure()
+
+
 def load_token_file() -> None:
     """Docker/Kubernetes secrets: read ``GITHUB_TOKEN`` from the file ``$GITHUB_TOKEN_FILE`` when unset.
 
@@ -319,7 +365,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         block_stop_signals()
-    configure()
+    if args.command != "sync":  # cmd_sync configures the log itself, after starting its worker
+        configure_logging()
     handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
                "history": cmd_history, "digest": cmd_digest}[args.command]
     # What is loaded by now (the modules, pydantic's validators) lives as long as the command: keep the

@@ -18,10 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import PydanticCustomError
 
 from bot.errors import ConfigError
-from bot.publish.pull_request import REGENERATE_LABEL
+from bot.publish.labels import REGENERATE_LABEL
 from bot.sources import ref_name_problem
-from bot.tracking.coverage import DEFAULT_COVERAGE_ALIASES
-from bot.wiki.matrix import DEFAULT_ALIASES
+from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
 DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from bot.changelog import DEFAULT_MAX_BODY_CHARS
 from bot.diff import Change
 from bot.errors import PublishError
+from bot.publish.labels import REGENERATE_LABEL
 
 #: GitHub rejects pull request and comment bodies over this many characters.
 GITHUB_BODY_LIMIT = 65_536
@@ -30,8 +31,6 @@ BODY_LIMIT = DEFAULT_MAX_BODY_CHARS
 SECTION_OVERHEAD = 1_000
 #: The changelog never gets less room than this; a longer human text is an error.
 MIN_CHANGELOG_CHARS = 2_000
-#: A pull request with this label gets a fresh commit from the base even over commits kep-sync did not make.
-REGENERATE_LABEL = "kep-sync:regenerate"
 #: Hidden tag of the one comment kep-sync leaves on a pull request whose branch has foreign commits.
 FOREIGN_COMMENT_TAG = "<!-- kep-sync:foreign-commit -->"
 

@@ -16,14 +16,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model.kep import Problem
+from bot.wiki.headers import DEFAULT_COVERAGE_ALIASES
 from bot.wiki.matrix import column_roles, parse_kep_cell
 from bot.wiki.tables import find_tables, split_row, unescape_cell
 
-#: Header aliases of the design-group table (``coverage.columns`` in the config).
-DEFAULT_COVERAGE_ALIASES: dict[str, tuple[str, ...]] = {
-    "group": ("设计组", "Design group", "Group"),
-    "keps": ("代表 KEP", "Representative KEPs", "Representative KEP", "KEPs"),
-}
 _LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _TOKEN_SPLIT_RE = re.compile(r"[,，、;；\s]+")
 

@@ -29,21 +29,11 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model.kep import Problem, is_gate_name, same_milestone
+from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
                              find_tables, split_row, unescape_cell)
 from bot.wiki.vocabulary import Vocab, fold, learn, milestone_bareness, spell_milestone, spell_word, stage_word
 
-#: Header aliases per column role; compared case-insensitively with spaces collapsed.
-DEFAULT_ALIASES: dict[str, tuple[str, ...]] = {
-    "kep": ("KEP",),
-    "status": ("状态", "Status"),
-    "stage": ("Stage",),
-    "milestones": ("Alpha / Beta / GA", "Alpha / Beta / Stable"),
-    "alpha": ("Alpha",),
-    "beta": ("Beta",),
-    "stable": ("GA", "Stable"),
-    "feature_gates": ("Feature gate", "Feature gates"),
-}
 #: Fields the bot compares, in report order (the JSON report's ``field`` values).
 FIELDS = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
 #: Where each field lives: ``(role, part index)``; composite cells are split on their separators.
