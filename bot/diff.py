@@ -11,7 +11,12 @@ field the kep.yaml leaves untrusted (:meth:`bot.model.kep.Kep.distrust`: no
 kep.yaml cannot be read is kept and reported as such, not as missing.
 
 A milestone cleared upstream (absent or empty inside a real ``milestone``
-mapping) is kind ``target-removed``; a retarget that rewrites a released
+mapping) is kind ``target-removed``, except for a stage the KEP has reached
+(stage ``beta`` and no alpha or beta milestone): that is data lost upstream,
+so the cell is kept and the row's problem says so. A field the kep.yaml gives
+a value for that is not used (:meth:`bot.model.kep.Kep.withholds`: a key given
+twice, a template copy) is reported on every row that shows it, even where the
+cell equals the value read; a retarget that rewrites a released
 milestone (older than :func:`bot.model.consistency.release_in_progress`) and the
 kep.yaml's own inconsistencies (:func:`bot.model.consistency.check`) are flagged
 on the change (``Change.flags``), report-only.
@@ -210,6 +215,9 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
         shown = row.values(field)
         if not shown:
             continue
+        if kep.withholds(field):  # reported even where the cell equals the value read: that value is not trusted
+            refuse(field, "")
+            continue
         if field == "status":
             new = kep.status
             old = _stale(field, shown, new)
@@ -235,6 +243,10 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             old = _stale(field, shown, new)
             if old is None:
                 continue
+            if is_unset_milestone(new) and _reached(kep, field) and not kep.distrust(field):
+                kept.setdefault(f"kep.yaml says stage {kep.stage} but names no milestone for a stage it has "
+                                "reached: lost upstream, not a target removed", []).append(field)
+                continue
             written = _render_milestone(new)
             if written is None:
                 refuse(field, f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
@@ -243,6 +255,12 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
                 add(field, old, spelled(row, field, written), kind, True, written)
     problems.extend(f"{', '.join(fields)} kept: {why} ({kep.path})" for why, fields in kept.items())
     return _flag(changes, consistency.check(kep)), problems, updates
+
+
+def _reached(kep: Kep, field: str) -> bool:
+    """True when ``field`` (``alpha``/``beta``/``stable``) is a stage the KEP's trusted ``stage`` has reached."""
+    return (field in STAGES and kep.stage in STAGES and not kep.distrust("stage")
+            and STAGES.index(field) <= STAGES.index(kep.stage))
 
 
 def _flag(changes: list[Change], findings: list[consistency.Finding]) -> list[Change]:

@@ -73,7 +73,7 @@ def test_a_template_copy_writes_none_of_its_fields_not_even_its_sample_milestone
     diff, old = run("| 5000-lint | provisional / - | - / - / - |\n", (path, text))
     assert diff.changes == [] and diff.lines == old
     (problem,) = diff.problems
-    assert problem.message.startswith("status, stage, alpha, beta kept: kep.yaml is a copy of the KEP template "
+    assert problem.message.startswith("status, stage, alpha, beta, stable kept: kep.yaml is a copy of the KEP template "
                                       "(status 'provisional|implementable|implemented', ")
     assert problem.message.endswith(f") ({path})")
 
@@ -203,3 +203,58 @@ def test_owned_feature_gates_are_kept_when_kep_yaml_has_no_feature_gates_list():
     listed = K95 + "feature-gates: []\n"
     diff = diff_page(page, snapshot((P95, listed.encode())), gates_owned=True)
     assert [(c.field, c.old, c.new, c.applied) for c in diff.changes] == [("feature_gates", "CRD", "", True)]
+
+
+EMPTY_MAP = (b"title: e\nkep-number: 4002\nowning-sig: sig-apps\nstatus: implementable\nstage: beta\n"
+             b"latest-milestone: \"v1.35\"\nmilestone: {}\n")
+P4002 = "keps/sig-apps/4002-emptymap/kep.yaml"
+
+
+def test_a_cleared_milestone_of_a_reached_stage_is_kept_and_reported_not_removed():
+    diff, old = run("| 4002-emptymap | implementable / beta | v1.33 / v1.35 / v1.37 |\n", (P4002, EMPTY_MAP))
+    # stable is a stage beta has not reached: clearing it is a real target removal
+    assert [(c.field, c.old, c.new, c.kind, c.flags) for c in diff.changes] == [
+        ("stable", "v1.37", "", "target-removed", ("kep.yaml says stage beta but gives no beta milestone",))]
+    assert diff.lines[2] == "| 4002-emptymap | implementable / beta | v1.33 / v1.35 / - |"
+    assert diff.problems == [Problem("p.md", "line 3", "alpha, beta kept: kep.yaml says stage beta but names no "
+                                                       "milestone for a stage it has reached: lost upstream, not a "
+                                                       f"target removed ({P4002})")]
+
+
+def test_a_stable_kep_with_an_empty_stable_milestone_keeps_every_cell():
+    k = kep(7, "s", stage="stable", status="implemented", alpha="v1.30", beta="", stable="", latest="v1.33")
+    diff, old = run("| 7-s | implemented / stable | v1.30 / v1.31 / v1.33 |\n", k)
+    assert (diff.changes, diff.lines) == ([], old)
+    assert [p.message.split(":")[0] for p in diff.problems] == ["beta, stable kept"]
+
+
+def test_stage_with_no_milestone_for_it_is_flagged_next_to_the_change():
+    from bot.model import consistency
+
+    beta = kep(8, "b", stage="beta", alpha="v1.30", latest="v1.31")
+    diff, _ = run("| 8-b | implementable / alpha | v1.30 / - / - |\n", beta)
+    assert [(c.field, c.new, c.flags) for c in diff.changes] == [
+        ("stage", "beta", ("kep.yaml says stage beta but gives no beta milestone",))]
+    from bot.model.kep import parse_kep
+
+    tbd = parse_kep(*kep(9, "a", stage="alpha", alpha="TBD"))
+    assert consistency.check(tbd) == [consistency.Finding(("stage", "alpha"),
+                                                          "kep.yaml says stage alpha but gives no alpha milestone")]
+    assert consistency.check(parse_kep(*kep(9, "a", stage="alpha", alpha="v1.36"))) == []
+
+
+DUP_MS = (b"title: dup\nkep-number: 3008\nowning-sig: sig-apps\nstatus: implementable\nstage: beta\n"
+          b"latest-milestone: \"v1.35\"\nmilestone:\n  alpha: \"v1.20\"\nmilestone:\n  alpha: \"v1.33\"\n"
+          b"  beta: \"v1.35\"\nfeature-gates: []\n")
+KEYCASE = (b"title: kc\nkep-number: 3007\nowning-sig: sig-apps\nstatus: implementable\nstage: beta\n"
+           b"latest-milestone: \"v1.35\"\nmilestone:\n  Alpha: \"v1.33\"\n  beta: \"v1.35\"\nfeature-gates: []\n")
+
+
+def test_a_withheld_value_is_a_row_problem_even_when_the_cell_already_says_it():
+    p1, p2 = "keps/sig-apps/3008-dupms/kep.yaml", "keps/sig-apps/3007-keycase/kep.yaml"
+    diff, old = run("| 3008-dupms | implementable / beta | v1.33 / v1.35 / - |\n"
+                    "| 3007-keycase | implementable / beta | v1.33 / v1.35 / - |\n", (p1, DUP_MS), (p2, KEYCASE))
+    assert (diff.changes, diff.lines) == ([], old)
+    assert diff.problems == [
+        Problem("p.md", "line 3", f"alpha, beta, stable kept: milestone is given twice in kep.yaml (lines 7 and 9) ({p1})"),
+        Problem("p.md", "line 4", f"alpha kept: kep.yaml spells milestone.alpha as 'Alpha' ({p2})")]

@@ -44,7 +44,8 @@ def check(kep: Kep) -> list[Finding]:
 
     - the stage lags a milestone: stage ``alpha`` (``beta``) while the milestone
       of a higher stage equals or precedes ``latest-milestone``;
-    - stage ``stable`` while the ``milestone`` mapping has no stable milestone;
+    - stage ``alpha``, ``beta`` or ``stable`` while the ``milestone`` mapping names no release for that stage
+      (absent, empty or a placeholder such as ``TBD`` / ``0.0``);
     - status ``implemented`` with stage ``alpha`` or ``beta``;
     - a milestone later than a higher stage's (alpha after beta, ...);
     - the milestone of a stage the KEP has reached later than ``latest-milestone``.
@@ -62,8 +63,9 @@ def check(kep: Kep) -> list[Finding]:
                                    f"{_v(ms[higher])} is not after latest-milestone {_v(latest)}; "
                                    "the stage may not have been updated"))
                 break
-    if kep.stage == "stable" and not kep.distrust("stable") and not ms["stable"]:
-        out.append(Finding(("stage", "stable"), "kep.yaml says stage stable but gives no stable milestone"))
+    if reached >= 0 and not kep.distrust(kep.stage) and not ms[kep.stage]:
+        out.append(Finding(("stage", kep.stage), f"kep.yaml says stage {kep.stage} but gives no {kep.stage} "
+                                                 "milestone"))
     if kep.status == "implemented" and reached in (0, 1):
         out.append(Finding(("status", "stage"), f"kep.yaml says status implemented but stage {kep.stage}"))
     for i, low in enumerate(STAGES):

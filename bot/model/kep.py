@@ -49,6 +49,8 @@ TEMPLATE_SAMPLES = {"kep-number": "NNNN", "owning-sig": "sig-xyz", "creation-dat
 MODEL_KEYS = frozenset({"kep-number", "title", "owning-sig", "status", "stage", "latest-milestone", "milestone",
                         "feature-gates", "creation-date", "last-updated", "replaces", "superseded-by",
                         *TEMPLATE_SAMPLES})
+#: How an :attr:`Kep.untrusted` reason says the file is silent on a field (nothing withheld, see :meth:`Kep.withholds`).
+SAYS_NOTHING = "so it says nothing about"
 #: The two template directories that are not KEPs (shared/README.md).
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
@@ -123,6 +125,13 @@ class Kep(NamedTuple):
     def distrust(self, field: str) -> str:
         """Why ``field`` (one of :data:`TRUST_FIELDS`) must not be written, ``""`` when it may be."""
         return next((why for name, why in self.untrusted if name == field), "")
+
+    def withholds(self, field: str) -> bool:
+        """True when the file gives ``field`` a value that is not used (a key given twice, a template copy, a
+        misspelt or mistyped key); False when it is trusted or the file merely says nothing about it (no
+        ``milestone`` mapping, no ``feature-gates`` list: reasons that say :data:`SAYS_NOTHING`)."""
+        why = self.distrust(field)
+        return bool(why) and SAYS_NOTHING not in why
 
     def milestone(self, key: str) -> str:
         """Raw milestone for ``key`` (``alpha``/``beta``/``stable``/...), ``""`` when absent."""
@@ -326,7 +335,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
                 distrust(meant, f"kep.yaml spells milestone.{meant} as {quote(key)}")
     else:
         if _is_null(raw_ms):
-            why = f"kep.yaml has no milestone mapping{_spelled_as(doc, 'milestone')}, so it says nothing about milestones"
+            why = f"kep.yaml has no milestone mapping{_spelled_as(doc, 'milestone')}, {SAYS_NOTHING} milestones"
         else:
             why = "kep.yaml's milestone is not a mapping"
             problems.append(Problem(path, "milestone", f"expected a mapping, found {quote(raw_ms)}"))
@@ -359,7 +368,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
         distrust("feature_gates", "kep.yaml's feature-gates is not a list")
     else:  # 255 kep.yaml files at the bundle HEAD have none (most predate the field); `[]` says "none"
         distrust("feature_gates", f"kep.yaml has no feature-gates list{_spelled_as(doc, 'feature-gates')}, "
-                                  "so it says nothing about feature gates")
+                                  f"{SAYS_NOTHING} feature gates")
 
     return Kep(
         number=number,
