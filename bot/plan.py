@@ -25,7 +25,7 @@ from bot.model.snapshot import Snapshot
 from bot.evidence.notes import ReleaseNotes, with_missing
 from bot.history import digest as digest_mod
 from bot.history.fields import kep_fields
-from bot.history.provenance import History, attach, change_field
+from bot.history.provenance import History, attach, change_field, shallow_problem
 from bot.history.renames import Rename
 from bot.tracking import Tracking, options_from, track
 from bot.tracking import render as tracking_render
@@ -188,6 +188,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
         proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
         changes, origin = attach(changes, history(wanted, proposed) if callable(history) else history, current)
+        if origin.get("shallow"):
+            problems = problems + [shallow_problem(origin["shallow"])]
     tracking = _track(config, snapshot, parsed, changes, results, pages, today, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
     changes = changes + tracking.changes

@@ -312,3 +312,21 @@ def test_an_uncommitted_edit_in_a_checkout_has_no_upstream(tmp_path, upstream):
     plan = run_sync(config).plan
     got = {(c.kep, c.field): (c.new, c.upstream and c.upstream.pr) for c in plan.changes if c.kep == "4671"}
     assert got == {("4671", "stage"): ("beta", 4), ("4671", "beta"): ("v1.38", None)}
+
+
+def test_a_shallow_clone_gives_no_upstream_older_than_its_boundary_and_says_so(tmp_path, upstream):
+    from tests.gitutil import git
+
+    enh, shas = upstream
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "3", f"file://{enh}", str(clone))  # #5, #4 and the boundary #3
+    run_sync(_config(tmp_path, clone, PAGE), report_path=tmp_path / "r.json")
+    report = json.loads((tmp_path / "r.json").read_text())
+    got = [(c["kep"], c["field"], c["upstream"] and c["upstream"]["pr"]) for c in report["changes"]]
+    assert got == [("4671", "stage", 4), ("4671", "beta", None), ("5710", "feature_gates", None),
+                   ("785", "status", None)]  # #2 and #1 set those: before the boundary, never credited to #3
+    assert report["provenance"]["shallow"] == [shas[2]]
+    assert [p["message"] for p in report["problems"] if p["path"] == "--enhancements"] == [
+        f"the source is a shallow clone: history before commit {shas[2][:12]} is not available, so a value that "
+        "may be older carries no upstream and `history` marks the boundary; fetch the full history (git fetch "
+        "--unshallow)"]

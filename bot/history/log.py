@@ -18,6 +18,9 @@ from bot.model.snapshot import leading_number
 LOG_FORMAT = "%x1e%H%x1f%P%x1f%cI%x1f%s"
 #: Blob id git writes for "no file" in ``--raw`` output.
 NO_BLOB = "0" * 40
+#: ``Commit.parent`` of a shallow clone's boundary commit: its parents are not in the clone, so git shows it
+#: adding every file; nothing it "adds" can be credited to it (the value may be older).
+SHALLOW = "(shallow)"
 _MERGE_RE = re.compile(r"^Merge pull request #([0-9]{1,9})\b")
 _SQUASH_RE = re.compile(r"\(#([0-9]{1,9})\)\s*$")
 
@@ -34,7 +37,8 @@ class FileChange(NamedTuple):
 
 
 class Commit(NamedTuple):
-    """One first-parent commit: ``sha``, ``parent`` (first parent, ``""`` for a root), committer ``date``
+    """One first-parent commit: ``sha``, ``parent`` (first parent, ``""`` for a root, :data:`SHALLOW` for a shallow
+    clone's boundary commit), committer ``date``
     (ISO 8601 as git prints it), ``subject``, the ``pr`` number it names (0 when none) and its kep.yaml ``files``."""
 
     sha: str
@@ -97,7 +101,9 @@ def versions(log: list[Commit], path: str) -> list[Version]:
 
     A kep.yaml added in the same commit that deleted another kep.yaml with the
     same KEP number continues that file's history (a rename or SIG move); the
-    deleting commit appears once, as the added path's first version.
+    deleting commit appears once, as the added path's first version. A path
+    deleted and later re-added keeps both lives (the deletion is a version
+    with blob :data:`NO_BLOB` between them).
     """
     out: list[Version] = []
     wanted, stop = path, False
@@ -108,10 +114,11 @@ def versions(log: list[Commit], path: str) -> list[Version]:
             out.append(Version(commit, change.path, change.new if change.status != "D" else NO_BLOB))
             if change.status == "A":
                 old = _renamed_from(commit, change.path)
-                if old is None:
-                    stop = True
-                else:
+                if old is not None:
                     wanted = old
+                elif commit.parent in ("", SHALLOW):
+                    stop = True  # nothing older in this history
+                # else the same path may have had an earlier life (deleted, later re-added): keep reading
             break
         if stop:
             break

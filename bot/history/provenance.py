@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from bot.history.fields import CHANGE_FIELDS
-from bot.history.log import NO_BLOB, Commit, Version
+from bot.history.log import NO_BLOB, SHALLOW, Commit, Version
+from bot.model.kep import Problem
 
 #: A :class:`bot.diff.Change` (not imported: bot.diff imports this module).
 Change = Any
@@ -50,7 +51,9 @@ def field_origin(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], f
     first (:meth:`bot.sources.history.GitHistory.timelines`). An unusable or
     deleted version in between ends the search at the version after it
     (nothing older can be trusted to hold the same value). ``None`` when the
-    timeline is empty or its newest version is deleted or unusable.
+    timeline is empty or its newest version is deleted or unusable, and when
+    the search ends at a shallow clone's boundary commit (:data:`~bot.history.log.SHALLOW`:
+    the value may be older than the clone's history).
     """
     if not timeline or timeline[-1][0].blob == NO_BLOB or timeline[-1][1] is None:
         return None
@@ -60,7 +63,7 @@ def field_origin(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], f
         if version.blob == NO_BLOB or fields is None or fields.get(field, "") != current:
             break
         origin = version.commit
-    return origin
+    return None if origin.parent == SHALLOW else origin
 
 
 def with_provenance(changes: Sequence[Change], timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]],
@@ -107,13 +110,15 @@ class History(NamedTuple):
 
     ``kind``: ``git`` (``timelines`` per kep.yaml path, exact), ``github``
     (``last``: the newest commit touching each path, inexact) or ``none``;
-    ``requests``: HTTP requests it took (``github``).
+    ``requests``: HTTP requests it took (``github``); ``shallow``: the boundary
+    commit SHAs when the git source is a shallow clone (else empty).
     """
 
     kind: str
     timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]] = {}
     last: Mapping[str, Commit] = {}
     requests: int = 0
+    shallow: tuple[str, ...] = ()
 
 
 def attach(changes: Sequence[Change], history: History,
@@ -121,7 +126,8 @@ def attach(changes: Sequence[Change], history: History,
     """``(changes with upstream set, the report's provenance block)``; ``current``: see :func:`with_provenance`.
 
     The block: ``{"source": kind, "requests": n, "proposed": changes the plan applies
-    (``Change.applied``; the report calls them ``proposed``), "with_upstream": those that carry upstream}``.
+    (``Change.applied``; the report calls them ``proposed``), "with_upstream": those that carry upstream}``,
+    plus ``"shallow": [boundary SHAs]`` for a shallow clone.
     """
     if history.kind == "git":
         out = with_provenance(changes, history.timelines, current)
@@ -130,4 +136,14 @@ def attach(changes: Sequence[Change], history: History,
     else:
         out = list(changes)
     found, applied = coverage(out)
-    return out, {"source": history.kind, "requests": history.requests, "proposed": applied, "with_upstream": found}
+    block = {"source": history.kind, "requests": history.requests, "proposed": applied, "with_upstream": found}
+    if history.shallow:
+        block["shallow"] = list(history.shallow)
+    return out, block
+
+
+def shallow_problem(shallow: Sequence[str]) -> Problem:
+    """The notice for a shallow clone: provenance stops at its boundary ``shallow`` (commit SHAs)."""
+    return Problem("--enhancements", "", f"the source is a shallow clone: history before commit "
+                   f"{', '.join(s[:12] for s in shallow)} is not available, so a value that may be older carries "
+                   "no upstream and `history` marks the boundary; fetch the full history (git fetch --unshallow)")

@@ -11,12 +11,14 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from bot.history.fields import TRACKED
-from bot.history.log import NO_BLOB, Version
+from bot.history.log import NO_BLOB, SHALLOW, Version
 
 #: Event field for the kep.yaml path (created, renamed, moved to another SIG, deleted).
 PATH = "path"
 #: Event field for a version whose kep.yaml could not be parsed (its values are skipped).
 UNREADABLE = "kep.yaml"
+#: Event field for a shallow clone's boundary commit: nothing older is known; its values follow as ``? -> value``.
+BOUNDARY = "history"
 
 
 class Event(NamedTuple):
@@ -41,6 +43,9 @@ def events(timeline: Sequence[tuple[Version, Mapping[str, str] | None]]) -> list
     version gives ``"" -> value`` events for its path and non-empty fields; a
     deleted file gives ``path -> ""``; an unreadable version gives one
     :data:`UNREADABLE` event and later versions compare with the last readable one.
+    A first version at a shallow clone's boundary commit is no creation: one
+    :data:`BOUNDARY` event ("history before COMMIT not available"), then its
+    non-empty fields as ``"?" -> value``.
     """
     out: list[Event] = []
     last: Mapping[str, str] = {}
@@ -55,6 +60,9 @@ def events(timeline: Sequence[tuple[Version, Mapping[str, str] | None]]) -> list
             add(PATH, last_path, "", last_path)
             last, last_path = {}, ""
             continue
+        if version.commit.parent == SHALLOW and not last_path:
+            add(BOUNDARY, "", f"history before {c.sha[:12]} not available (shallow clone)")
+            last, last_path = {f: "?" for f in TRACKED}, version.path
         if version.path != last_path:
             add(PATH, last_path, version.path)
             last_path = version.path
@@ -62,7 +70,7 @@ def events(timeline: Sequence[tuple[Version, Mapping[str, str] | None]]) -> list
             add(UNREADABLE, "", "not readable; values skipped")
             continue
         for field in TRACKED:
-            if fields.get(field, "") != last.get(field, ""):
+            if fields.get(field, "") != last.get(field, "") and (fields.get(field) or last.get(field) != "?"):
                 add(field, last.get(field, ""), fields.get(field, ""))
         last = fields
     return out

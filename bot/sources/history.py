@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bot.errors import SourceError, UsageError
 from bot.history.fields import blob_fields
-from bot.history.log import LOG_FORMAT, NO_BLOB, Commit, FileChange, Version, parse_log, pr_number, versions
+from bot.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
 from bot.sources.git import run_git, sync_git_cache, worktree_head
 
 #: Bumped when the cache layout or the tracked fields change; older caches are ignored.
@@ -34,6 +34,8 @@ class GitHistory:
 
     ``repo``: the repository path; ``head``: the commit whose first-parent line
     is read; ``cache``: the directory for this cache (``None``: no cache).
+    ``shallow``: the boundary commits of a shallow clone (git's ``shallow`` file), sorted; empty for a
+    full clone. Their log entries get ``parent`` :data:`~bot.history.log.SHALLOW`.
     Raises :class:`SourceError` when git fails.
     """
 
@@ -43,6 +45,7 @@ class GitHistory:
         self._fields: dict[str, dict | None] = {}
         self._dirty = False
         self.blobs_read = 0
+        self.shallow = _shallow_commits(repo)
         if cache is not None:
             cached = _read_json(cache / "blobs.json", {})
             if cached.get("parser") == _parser_stamp():
@@ -51,7 +54,8 @@ class GitHistory:
     def log(self) -> list[Commit]:
         """Commits newest first (the kep.yaml changes of each against its first parent)."""
         if self._log is None:
-            self._log = self._load_log()
+            boundary = set(self.shallow)
+            self._log = [c._replace(parent=SHALLOW) if c.sha in boundary else c for c in self._load_log()]
         return self._log
 
     def fields(self, blob: str) -> dict | None:
@@ -136,6 +140,8 @@ class GitHistory:
     def _load_log(self) -> list[Commit]:
         cached = _read_json(self.cache / "log.json", {}) if self.cache is not None else {}
         old = (_checked(self.cache / "log.json", _commits_of, cached) or []) if cached else []
+        if cached.get("shallow", []) != list(self.shallow):
+            old = []  # deepened or made shallow since: the boundary commit's "added everything" entry is stale
         if old and old[0].sha == self.head:
             return old
         commits: list[Commit] | None = None
@@ -145,6 +151,7 @@ class GitHistory:
             commits = parse_log(_git_log(self.repo, self.head))
         if self.cache is not None:
             _write_json(self.cache / "log.json", {"version": CACHE_VERSION, "head": self.head,
+                                                  "shallow": list(self.shallow),
                                                   "commits": [_plain(c) for c in commits]})
         return commits
 
@@ -158,6 +165,21 @@ class GitHistory:
             if datetime.fromisoformat(commit.date) < limit:
                 return commit
         return None
+
+
+def _shallow_commits(repo: Path) -> tuple[str, ...]:
+    """The boundary commits of a shallow clone, from git's ``shallow`` file (``git rev-parse --git-path
+    shallow``), sorted; ``()`` for a full clone."""
+    proc = subprocess.run(["git", "-C", str(repo), "rev-parse", "--git-path", "shallow"],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return ()
+    path = Path(proc.stdout.strip())
+    try:
+        text = (path if path.is_absolute() else repo / path).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ()
+    return tuple(sorted({line.strip() for line in text.splitlines() if line.strip()}))
 
 
 def _parser_stamp() -> str:
