@@ -73,10 +73,10 @@ def main() -> int:
                 loader, renames = history_loader(config, snapshot)
                 spent[0] += time.perf_counter() - start
 
-                def timed(wanted, loader=loader, spent=spent):
+                def timed(wanted, proposed=(), loader=loader, spent=spent):
                     t0 = time.perf_counter()
                     try:
-                        return loader(wanted)
+                        return loader(wanted, proposed)
                     finally:
                         spent[0] += time.perf_counter() - t0
 
