@@ -19,12 +19,12 @@ if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", 
     block_stop_signals()
 
 from bot import __version__
-from bot.config import Config, find_config_path, read_config_data, validate_config
 from bot.errors import ConfigError, KepSyncError, UsageError
 from bot.http import RequestCounter
 from bot.redact import redact
 
 if TYPE_CHECKING:
+    from bot.config import Config
     from bot.model.snapshot import Snapshot
     from bot.sources.prefetch import Pending
 
@@ -128,6 +128,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
     (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), and
     :class:`UsageError` for an empty ``--wiki``.
     """
+    from bot.config import find_config_path, read_config_data, validate_config  # pydantic: loaded here, on first use
+
     path = find_config_path(getattr(args, "config", None))
     raw = read_config_data(path)
     data = {key: dict(value) if isinstance(value, dict) else value for key, value in raw.items()}
@@ -158,6 +160,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
 def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
     """Error ``lines`` of the settings in effect (each ``BOTH: key: message``), each naming the file alone
     (``source``) when the file's own settings (``raw``) have that very error."""
+    from bot.config import validate_config
+
     try:
         validate_config(raw, source)
         own: set[str] = set()
@@ -168,10 +172,17 @@ def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
 
 def cmd_sync(args: argparse.Namespace) -> int:
     """Run one sync; print the changelog on stdout."""
-    config = resolve_config(args)
-    start = time.monotonic()
-    pending = start_snapshot(config)
+    # A directory or tarball named by --enhancements (which wins over the config) is read by a worker
+    # while this process loads pydantic and the config; else the worker starts once the config is read.
+    pending = start_snapshot(args.enhancements) if args.enhancements else None
     try:
+        config = resolve_config(args)
+        start = time.monotonic()
+        if pending is not None and config.enhancements != args.enhancements:  # a guard: validation keeps it as given
+            pending.close()
+            pending = None
+        if pending is None:
+            pending = start_snapshot(config.enhancements, config)
         configure_logging()  # after the fork: structlog loads while the worker parses
         from bot.log import get_logger
         from bot.sync import run_sync
@@ -199,28 +210,34 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def start_snapshot(config: Config) -> Pending[Snapshot] | None:
-    """``None``, or the snapshot of ``config.enhancements`` being read by a forked worker (:mod:`bot.sources.prefetch`) while
-    this process imports the planning modules and reads the pages; only for a source on this machine (a
-    directory, tarball or git repository: no HTTP requests to count) and only when this process runs one
-    thread (else what :meth:`~bot.sources.prefetch.Pending.result` gives is read then, in this process, as
-    without a worker). ``None`` for a ``github:`` source and an invalid one: the run reads (or rejects) it as
-    usual, counting its requests. ``KEP_SYNC_WORKER=0`` turns the worker off.
+def start_snapshot(enhancements: str, config: Config | None = None) -> Pending[Snapshot] | None:
+    """``None``, or the snapshot of the source ``enhancements`` being read by a forked worker
+    (:mod:`bot.sources.prefetch`) while this process imports the rest and reads the pages.
+
+    Only for a source on this machine (no HTTP requests to count): a directory or a tarball, and with
+    ``config`` (the settings of the run) a git repository too (its clone lives in ``cache_dir``); without
+    ``config`` (``--enhancements`` before the config is read) only a directory or tarball, whose reading
+    uses no other setting, so the result is what :func:`bot.sync.load_enhancements` gives. ``None`` for a
+    ``github:`` source and an invalid one: the run reads (or rejects) it as usual, counting its requests.
+    The worker forks only when this process runs one thread (else
+    :meth:`~bot.sources.prefetch.Pending.result` reads it then, in this process); ``KEP_SYNC_WORKER=0``
+    turns it off.
     """
-    from bot.sources.enhancements import load_snapshot, parse_source
+    from bot.sources.enhancements import DEFAULT_API_URL, load_snapshot, parse_source
     from bot.sources.prefetch import start
 
-    cache_dir = Path(config.cache_dir).expanduser()
-
-    def load() -> Snapshot:
-        return load_snapshot(config.enhancements, cache_dir, api_url=config.github.api_url,
-                             token=os.environ.get("GITHUB_TOKEN") or None)
-
     try:
-        if parse_source(config.enhancements).kind == "github":
-            return None
+        kind = parse_source(enhancements).kind
     except KepSyncError:
         return None
+    if kind not in (("dir", "tarball", "git") if config is not None else ("dir", "tarball")):
+        return None
+    cache_dir = Path(config.cache_dir).expanduser() if config is not None else Path()
+    api_url = config.github.api_url if config is not None else DEFAULT_API_URL
+
+    def load() -> Snapshot:
+        return load_snapshot(enhancements, cache_dir, api_url=api_url, token=os.environ.get("GITHUB_TOKEN") or None)
+
     return start(load, fork=os.environ.get("KEP_SYNC_WORKER", "1") != "0")
 
 
@@ -256,6 +273,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from bot import preflight
 
     config = resolve_config(args)
+    from bot.config import find_config_path
+
     source = str(find_config_path(args.config) or "built-in defaults")
     problems = preflight.offline_problems(config)
     if args.online and not problems:

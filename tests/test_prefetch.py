@@ -92,18 +92,22 @@ def test_no_fork_computes_on_result():
     assert Pending(lambda: 5).result() == 5
 
 
-def test_cli_sync_output_is_the_same_with_and_without_the_worker(tmp_path):
+@pytest.mark.parametrize("named_by", ["command line", "config file"])
+def test_cli_sync_output_is_the_same_with_and_without_the_worker(tmp_path, named_by):
     """A real ``kep-sync sync`` process with the worker (default) and with ``KEP_SYNC_WORKER=0``: same
-    changelog bytes, same report."""
+    changelog bytes, same report; the source named by ``--enhancements`` (the worker starts before the config
+    is read) or by the config file (it starts after)."""
     root = _fixture(tmp_path / "enh")
     (tmp_path / "wiki").mkdir()
     (tmp_path / "wiki" / "m.md").write_text(PAGE, encoding="utf-8")
+    (tmp_path / "kep-sync.yaml").write_text(f"enhancements: {root}\n", encoding="utf-8")
+    source = ["--enhancements", str(root)] if named_by == "command line" else ["--config", "kep-sync.yaml"]
     out = {}
     for worker in ("1", "0"):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("KEP_SYNC_", "GITHUB_"))}
         env.update(PYTHONPATH=str(ROOT), KEP_SYNC_WORKER=worker, KEP_SYNC_CACHE_DIR=str(tmp_path / "cache"))
         report = tmp_path / f"report-{worker}.json"
-        proc = subprocess.run([sys.executable, "-m", "bot.cli", "sync", "--enhancements", str(root), "--wiki",
+        proc = subprocess.run([sys.executable, "-m", "bot.cli", "sync", *source, "--wiki",
                                str(tmp_path / "wiki"), "--page", "m.md", "--publish", "none", "--report",
                                str(report)], cwd=tmp_path, env=env, capture_output=True, check=False)
         assert proc.returncode == 0, proc.stderr
