@@ -13,7 +13,9 @@ kep.yaml cannot be read is kept and reported as such, not as missing.
 A milestone cleared upstream (absent or empty inside a real ``milestone``
 mapping) is kind ``target-removed``, except for a stage the KEP has reached
 (stage ``beta`` and no alpha or beta milestone): that is data lost upstream,
-so the cell is kept and the row's problem says so. A field the kep.yaml gives
+so the cell is kept and the row's problem says so. A placeholder (``TBD``,
+``x.y``, the template's ``0.0``) is neither a target nor a removal: the cell
+is kept and a problem says so. A field the kep.yaml gives
 a value for that is not used (:meth:`bot.model.kep.Kep.withholds`: a key given
 twice, a template copy) is reported on every row that shows it, even where the
 cell equals the value read; a retarget that rewrites a released
@@ -36,6 +38,7 @@ from bot.model.kep import (
     STATUSES,
     Kep,
     Problem,
+    is_placeholder_milestone,
     is_unset_milestone,
     normalize_milestone,
 )
@@ -243,6 +246,10 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             old = _stale(field, shown, new)
             if old is None:
                 continue
+            if is_placeholder_milestone(new):
+                refuse(field, f"kep.yaml milestone.{field} {new!r} is a placeholder, not a milestone; {field} cell "
+                              f"kept ({kep.path})")
+                continue
             if is_unset_milestone(new) and _reached(kep, field) and not kep.distrust(field):
                 kept.setdefault(f"kep.yaml says stage {kep.stage} but names no milestone for a stage it has "
                                 "reached: lost upstream, not a target removed", []).append(field)
@@ -251,7 +258,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             if written is None:
                 refuse(field, f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
             else:
-                kind = "target-removed" if is_unset_milestone(new) else "retargeted"
+                kind = "target-removed" if not written else "retargeted"
                 add(field, old, spelled(row, field, written), kind, True, written)
     problems.extend(f"{', '.join(fields)} kept: {why} ({kep.path})" for why, fields in kept.items())
     return _flag(changes, consistency.check(kep)), problems, updates

@@ -75,13 +75,23 @@ def test_milestones_compare_after_normalisation_and_keep_the_page_style():
 
 @pytest.mark.parametrize("shown, upstream, written", [
     ("TBD", "", None), ("-", "0.0", None), ("x.y", "x.y", None), ("-", "TBD", None),
-    ("TBD", "v1.37", "v1.37"), ("v1.38", "x.y", "x.y"), ("v1.38", "0.0", "-"), ("v1.38", "", "-"),
+    ("TBD", "v1.37", "v1.37"), ("v1.38", "", "-"),
 ])
 def test_placeholder_milestones(shown, upstream, written):
     diff, old = run(f"| 1 | implementable / alpha | v1.35 / - / {shown} | - | x |\n", kep(1, "a", stable=upstream))
     expected = {} if written is None else {2: f"| 1 | implementable / alpha | v1.35 / - / {written} | - | x |"}
     assert changed_lines(diff, old) == expected
     assert diff.problems == []
+
+
+@pytest.mark.parametrize("upstream", ["TBD", "tbd", "x.y", "0.0", "never"])
+def test_a_placeholder_upstream_never_overwrites_a_milestone(upstream):
+    diff, old = run("| 1 | implementable / beta | v1.20 / v1.29 / - | - | x |\n",
+                    kep(1, "a", stage="beta", alpha="v1.20", beta=upstream))
+    assert (diff.changes, diff.lines) == ([], old)
+    assert [p.message for p in diff.problems] == [
+        f"kep.yaml milestone.beta {upstream!r} is a placeholder, not a milestone; beta cell kept "
+        "(keps/sig-scheduling/1-a/kep.yaml)"]
 
 
 @pytest.mark.parametrize("fields, message", [

@@ -226,6 +226,14 @@ def test_bad_milestone_values_are_reported_per_key(value):
     )
 
 
+@pytest.mark.parametrize("value", ["v1.036", "v01.30", "01.30", "v1.00"])
+def test_a_milestone_with_a_leading_zero_is_malformed_not_guessed(value):
+    kep = parse(milestone=f'milestone:\n  alpha: "{value}"\n  beta: v1.35')
+    assert kep.milestones == (("alpha", value), ("beta", "v1.35"))
+    assert kep.problems == (Problem(PATH, "milestone.alpha", f"{value!r} is not a release milestone: a number starts "
+                                                             "with 0"),)
+
+
 def test_milestone_without_v_prefix_is_reported_with_its_reading():
     kep = parse(latest_milestone="latest-milestone: '1.30'", milestone="milestone:\n  stable: 1.37")
     assert kep.problems == (
@@ -449,7 +457,7 @@ def test_several_problems_come_in_file_order():
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("v1.30", "v1.30"), ("1.30", "v1.30"), (" v1.9 ", "v1.9"), ("v01.030", "v1.30"), ("v2.0", "v2.0"),
+        ("v1.30", "v1.30"), ("1.30", "v1.30"), (" v1.9 ", "v1.9"), ("v01.030", None), ("v1.036", None), ("v2.0", "v2.0"),
         ("v0.1", "v0.1"), ("0.0", None), ("v0.0", None), ("TBD", None), ("x.y", None), ("", None),
         ("v1.21, v1.37", None), ("V1.30", None), ("v1.30.0", None), ("v1", None), ("1.3a", None), ("-", None),
     ],
@@ -475,7 +483,7 @@ def test_milestone_key_orders_numerically():
 @pytest.mark.parametrize(
     ("a", "b", "expected"),
     [
-        ("1.30", "v1.30", True), ("v1.30", "v1.30", True), (" v1.30", "v01.30 ", True),
+        ("1.30", "v1.30", True), ("v1.30", "v1.30", True), (" v1.30", "v01.30 ", False), ("v1.36", "v1.036", False),
         ("", "-", True), ("-", "—", True), ("", "", True), ("", " ", True),
         ("TBD", "TBD", True), ("TBD", "tbd", True), ("0.0", "0.0", True), ("0.0", "", True), ("", "TBD", True),
         ("x.y", "-", True), ("v1.21, v1.37", "v1.21, v1.37", True), ("v1.21, v1.37", "", False),

@@ -55,7 +55,9 @@ SAYS_NOTHING = "so it says nothing about"
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
 # ASCII digits only ("٧٥٣" and "²" are not KEP numbers), bounded so int() stays cheap.
-_MILESTONE_RE = re.compile(r"^v?([0-9]{1,4})\.([0-9]{1,4})$")
+# No leading zeros: ``v1.036`` is not ``v1.36`` (a typo either way; releases are written ``v1.36``).
+_MILESTONE_RE = re.compile(r"^v?(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})$")
+_LEADING_ZERO_RE = re.compile(r"^v?[0-9]+\.[0-9]+$")
 _DATE_RE = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$")
 _DIR_RE = re.compile(r"^([0-9]{1,9})-(.+)$")
 _NUMBER_RE = re.compile(r"^[0-9]{1,9}$")
@@ -170,8 +172,9 @@ def quote(value: object) -> str:
 def normalize_milestone(value: str) -> str | None:
     """Return ``vMAJOR.MINOR`` for a milestone such as ``v1.30`` or ``1.30``, else ``None``.
 
-    ``0.0`` (the template's placeholder), ``TBD``, ``x.y``, ``''`` and lists
-    like ``"v1.21, v1.37"`` are not milestones and give ``None``.
+    ``0.0`` (the template's placeholder), ``TBD``, ``x.y``, ``''``, numbers with a leading zero
+    (``v1.036``, ``v01.30``: malformed, never guessed) and lists like ``"v1.21, v1.37"`` are not
+    milestones and give ``None``.
     """
     m = _MILESTONE_RE.match(value.strip())
     if not m or (m.group(1), m.group(2)) == ("0", "0"):
@@ -192,6 +195,13 @@ def is_unset_milestone(value: str) -> bool:
     """Blank, ``-``, the template's ``0.0``, or a placeholder such as ``TBD`` / ``x.y`` (any case)."""
     v = value.strip().casefold()
     return v in ("", "-", "—", "–", "0.0") or v in MILESTONE_PLACEHOLDERS
+
+
+def is_placeholder_milestone(value: str) -> bool:
+    """True for a placeholder upstream writes where it has no milestone yet: ``TBD``, ``x.y`` (any case,
+    :data:`MILESTONE_PLACEHOLDERS`) or the template's ``0.0``; never for ``""`` (no target)."""
+    v = value.strip().casefold()
+    return v == "0.0" or v in MILESTONE_PLACEHOLDERS
 
 
 def same_milestone(a: str, b: str) -> bool:
@@ -437,7 +447,9 @@ def _check_milestone(problems: list[Problem], path: str, key: str, value: str) -
     if not value:
         return
     norm = normalize_milestone(value)
-    if norm is None:
+    if norm is None and _LEADING_ZERO_RE.match(value) and value not in ("0.0", "v0.0"):
+        problems.append(Problem(path, key, f"{quote(value)} is not a release milestone: a number starts with 0"))
+    elif norm is None:
         problems.append(Problem(path, key, f"{quote(value)} is not a release milestone (vMAJOR.MINOR)"))
     elif not value.startswith("v"):
         problems.append(Problem(path, key, f"{quote(value)} lacks the 'v' prefix (read as {norm})"))
