@@ -230,14 +230,14 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
 
 def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
     """The ``digest.page`` with its section rewritten (:func:`bot.history.digest.rewrite_section`) from
-    ``snapshot``; a page without the markers is reported in ``problems`` and kept byte-identical."""
+    ``snapshot``; a page without one pair of markers outside code is reported in ``problems`` and kept
+    byte-identical."""
     d = config.digest
     text = decode_page(path, data)
     block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
                                        snapshot.revision, config.links.enhancements)
     new = digest_mod.rewrite_section(text, block)
     if new is None:
-        problems.append(Problem(path, "digest.page", f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section; "
-                                                     "page left as is"))
+        problems.append(Problem(path, "digest.page", str(digest_mod.section_span(text))))
         new = text
     return PageResult(path, data, new.encode("utf-8"), PageDiff([], [], [], new.split("\n")))

@@ -104,15 +104,17 @@ def _tracking_problems(config: Config) -> list[str]:
 
 
 def _digest_problems(config: Config) -> list[str]:
-    """``digest.page`` (when set and not one of ``wiki.pages``) exists, is UTF-8 and has the digest markers."""
-    from bot.history.digest import BEGIN, END, rewrite_section
+    """``digest.page`` (when set and not one of ``wiki.pages``) exists, is UTF-8 and has one pair of digest
+    markers outside code."""
+    from bot.history.digest import section_span
 
     page = config.digest.page
     if not page or page in config.wiki.pages:
         return []
     text, why = _read_text(Path(config.wiki.dir).expanduser() / page)
-    if not why and rewrite_section(text, "") is None:
-        why = f"no {BEGIN!r} ... {END!r} section to rewrite"
+    span = section_span(text) if not why else ()
+    if isinstance(span, str):
+        why = span
     return [f"digest.page {page!r}: {why} (under the wiki directory {config.wiki.dir!r})"] if why else []
 
 

@@ -158,7 +158,27 @@ def test_digest_page_without_markers_is_left_as_is(tmp_path, upstream):
     plan = run_sync(config).plan
     assert "d.md" not in plan.changed_pages()
     assert [p.message for p in plan.problems if p.path == "d.md"] == [
-        f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section; page left as is"]
+        f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside code; page left as is"]
+
+
+FENCED = f"# Notes\n\n```\n{digest_mod.BEGIN}\nmy example\n{digest_mod.END}\n```\n\n    {digest_mod.BEGIN}\n\n"
+
+
+@pytest.mark.parametrize("page, problem", [
+    (FENCED + "tail\n", f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside code; page left as is"),
+    (f"{digest_mod.BEGIN}\nold\n{digest_mod.END}\n{digest_mod.BEGIN}\nold2\n{digest_mod.END}\n",
+     "2 begin and 2 end digest markers outside code (lines 1, 3, 4, 6); expected one pair, page left as is"),
+    (f"{digest_mod.END}\n{digest_mod.BEGIN}\n", f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside "
+                                                 "code; page left as is")])
+def test_digest_markers_count_only_outside_code_and_once(tmp_path, upstream, page, problem):
+    enh, _ = upstream
+    config = _config(tmp_path, enh, PAGE, digest={"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.37"})
+    (tmp_path / "wiki" / "d.md").write_text(page, encoding="utf-8")
+    plan = run_sync(config).plan
+    assert "d.md" not in plan.changed_pages() and (tmp_path / "wiki" / "d.md").read_text() == page
+    assert [p.message for p in plan.problems if p.path == "d.md"] == [problem]
+    assert digest_mod.rewrite_section(FENCED + f"{digest_mod.BEGIN}\nold\n{digest_mod.END}\n", "NEW") == \
+        FENCED + f"{digest_mod.BEGIN}\nNEW\n{digest_mod.END}\n"  # the fenced example stays, the real section moves
 
 
 def test_digest_picks_the_highest_stage_in_range():
@@ -298,8 +318,11 @@ def test_a_missing_digest_page_is_named_by_its_key(tmp_path, upstream, capsys, m
                                "digest": {"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.37"}}))
     (tmp_path / "wiki" / "d.md").write_text("no markers\n", encoding="utf-8")
     assert main(["validate", "--config", str(cfg)]) == 2
-    assert (f"digest.page 'd.md': no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section to rewrite (under the wiki "
-            f"directory '{tmp_path / 'wiki'}')") in capsys.readouterr().err
+    assert (f"digest.page 'd.md': no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside code; page left "
+            f"as is (under the wiki directory '{tmp_path / 'wiki'}')") in capsys.readouterr().err
+    (tmp_path / "wiki" / "d.md").write_text(DIGEST_PAGE + DIGEST_PAGE, encoding="utf-8")
+    assert main(["validate", "--config", str(cfg)]) == 2
+    assert "digest.page 'd.md': 2 begin and 2 end digest markers outside code (lines" in capsys.readouterr().err
     (tmp_path / "wiki" / "d.md").write_text(DIGEST_PAGE, encoding="utf-8")
     assert main(["validate", "--config", str(cfg)]) == 0
 

@@ -121,14 +121,38 @@ def render_markdown(result: dict[str, list[DigestEntry]], sig: str, first: str, 
     return "\n".join(lines)
 
 
+def section_span(text: str) -> tuple[int, int] | str:
+    """``(start of the begin marker line, start of the end marker line)`` of the digest section of ``text``,
+    or why there is none: no begin marker followed by an end marker, or more than one of either.
+
+    Markers are looked for outside code only (:func:`bot.wiki.sections.code_lines`: a marker
+    shown in a fenced or indented code block is the user's text, not the section).
+    """
+    from bot.wiki.sections import code_lines
+
+    code = code_lines(text)
+
+    def found(pattern: re.Pattern) -> list[re.Match]:
+        return [m for m in pattern.finditer(text) if text.count("\n", 0, m.start()) not in code]
+
+    begins, ends = found(_BEGIN_RE), found(_END_RE)
+    if len(begins) > 1 or len(ends) > 1:
+        lines = [text.count("\n", 0, m.start()) + 1 for m in sorted(begins + ends, key=lambda m: m.start())]
+        return (f"{len(begins)} begin and {len(ends)} end digest markers outside code (lines "
+                f"{', '.join(map(str, lines))}); expected one pair, page left as is")
+    if not begins or not ends or ends[0].start() < begins[0].end():
+        return f"no {BEGIN!r} ... {END!r} section outside code; page left as is"
+    return begins[0].start(), ends[0].start()
+
+
 def rewrite_section(text: str, block: str) -> str | None:
     """``text`` with the lines between the digest marker lines replaced by ``block`` (markers kept, the page's
-    ``\r\n`` style kept); ``None`` when the page has no begin marker followed by an end marker."""
-    begin = _BEGIN_RE.search(text)
-    end = _END_RE.search(text, begin.end()) if begin else None
-    if begin is None or end is None:
+    ``\r\n`` style kept); ``None`` when :func:`section_span` finds no single section."""
+    span = section_span(text)
+    if isinstance(span, str):
         return None
-    head_end = text.find("\n", begin.start())
+    begin, end = span
+    head_end = text.find("\n", begin)
     nl = "\r\n" if text[head_end - 1:head_end] == "\r" else "\n"
     inner = "".join(line + nl for line in block.strip("\n").split("\n"))
-    return text[:head_end + 1] + inner + text[end.start():]
+    return text[:head_end + 1] + inner + text[end:]
