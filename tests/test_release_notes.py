@@ -115,6 +115,31 @@ def test_parse_notes_skips_entries_without_text():
     assert problems == [Problem("x.json", "9107", "release-note entry has no text; skipped")]
 
 
+def test_a_do_not_publish_that_is_not_a_boolean_is_read_safely_and_reported():
+    from bot.evidence import build_index
+    from tests.notesutil import fixture_keps
+
+    text = "Promoted the `WidgetGate` feature gate to beta."
+    doc = {str(pr): entry(pr, text, do_not_publish=value) for pr, value in
+           [(1, "true"), (2, 1), (3, "TRUE "), (4, "false"), (5, 0), (6, True), (7, False), (8, ["x"])]}
+    entries, problems = parse_notes("release-notes-1.36.json", json.dumps(doc).encode(), "v1.36")
+    assert {k: e["do_not_publish"] for k, e in entries.items()} == {
+        "1": True, "2": True, "3": True, "4": False, "5": False, "6": True, "7": False, "8": True}
+    assert problems == [
+        Problem("release-notes-1.36.json", "1", 'do_not_publish is "true" (str), not true/false; read as true '
+                                                "(withdrawn: never evidence)"),
+        Problem("release-notes-1.36.json", "2", "do_not_publish is 1 (int), not true/false; read as true "
+                                                "(withdrawn: never evidence)"),
+        Problem("release-notes-1.36.json", "3", 'do_not_publish is "TRUE " (str), not true/false; read as true '
+                                                "(withdrawn: never evidence)"),
+        Problem("release-notes-1.36.json", "4", 'do_not_publish is "false" (str), not true/false; read as false'),
+        Problem("release-notes-1.36.json", "5", "do_not_publish is 0 (int), not true/false; read as false"),
+        Problem("release-notes-1.36.json", "8", 'do_not_publish is ["x"] (list), not true/false; read as true '
+                                                "(withdrawn: never evidence)")]
+    idx = build_index({"v1.36": entries}, fixture_keps())
+    assert sorted(m.pr for m in idx.mentions) == [4, 5, 7]  # only the entries not withdrawn are evidence
+
+
 def test_directory_reads_only_the_wanted_and_newest_releases(tmp_path):
     d = notes_dir(tmp_path)
     got = load_release_notes(str(d), tmp_path / "cache", ["v1.35"])

@@ -107,7 +107,9 @@ def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, d
     the problem's ``path`` is ``where``, and its message says why (byte offset;
     line and column for invalid JSON) and ends "evidence and checks for
     RELEASE were skipped". An entry that is not an object with a string
-    ``text`` is skipped and reported by its key. Never raises for bad content.
+    ``text`` is skipped and reported by its key; a ``do_not_publish`` that is
+    not a JSON boolean is read as :func:`_withdrawn_as_bool` says and reported
+    by its key. Never raises for bad content.
     """
     try:
         doc = json.loads(data.decode("utf-8"))
@@ -123,10 +125,28 @@ def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, d
     entries, problems = {}, []
     for key, entry in doc.items():
         if isinstance(entry, dict) and isinstance(entry.get("text"), str):
-            entries[key] = entry
+            entries[key] = _withdrawn_as_bool(where, key, entry, problems)
         else:
             problems.append(Problem(where, key, "release-note entry has no text; skipped"))
     return entries, problems
+
+
+#: ``do_not_publish`` values read as "not withdrawn"; any other non-boolean value counts as withdrawn.
+_CLEARLY_FALSE = ("false", "no", "off", "0", "")
+
+
+def _withdrawn_as_bool(where: str, key: str, entry: dict, problems: list[Problem]) -> dict:
+    """``entry`` with ``do_not_publish`` as a boolean. A value of another type (``"true"``, ``1``) is read as
+    withdrawn (never evidence) unless it clearly says false (``"false"``, ``0``, ``"no"``...), and is reported
+    naming the file ``where`` and the entry ``key``. Release-note schema: kubernetes/release, pkg/notes."""
+    value = entry.get("do_not_publish")
+    if value is None or isinstance(value, bool):
+        return entry
+    shown = str(value).strip().casefold() if isinstance(value, (str, int, float)) else "?"
+    withdrawn = shown not in _CLEARLY_FALSE and shown not in ("0.0",)
+    problems.append(Problem(where, key, f"do_not_publish is {json.dumps(value)[:40]} ({type(value).__name__}), not "
+                                        f"true/false; read as {'true (withdrawn: never evidence)' if withdrawn else 'false'}"))
+    return {**entry, "do_not_publish": withdrawn}
 
 
 def _unusable(where: str, release: str, why: str) -> Problem:
