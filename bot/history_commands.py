@@ -53,8 +53,8 @@ def digest_text(enhancements: str, cache_dir: Path, sig: str, first: str, last: 
     """``kep-sync digest``: markdown tables or ``{"alpha": [...], "beta": [...], "stable": [...]}``.
 
     ``at`` (``YYYY-MM-DD``) or ``revision`` picks the kep.yaml state (default:
-    the newest revision). Raises :class:`UsageError` for a bad SIG, release,
-    date or revision, and for ``at``/``revision`` on a source without history.
+    the newest revision). Raises :class:`UsageError` for a bad SIG (also one no
+    kep.yaml of that revision names), release, date or revision, and for ``at``/``revision`` on a source without history.
     """
     try:
         sig = digest_mod.sig_name(sig)
@@ -62,10 +62,24 @@ def digest_text(enhancements: str, cache_dir: Path, sig: str, first: str, last: 
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     snapshot = _snapshot(enhancements, cache_dir, at, revision)
+    _require_sig(snapshot, sig)
     result = digest_mod.digest(snapshot, sig, first, last)
     if fmt == "json":
         return json.dumps(digest_mod.as_json(result), ensure_ascii=False, indent=2) + "\n"
     return digest_mod.render_markdown(result, sig, first, last, snapshot.revision, web_url) + "\n"
+
+
+def _require_sig(snapshot, sig: str) -> None:
+    """Raise :class:`UsageError` when no kep.yaml of ``snapshot`` names ``sig`` (:func:`bot.history.digest.kep_sig`),
+    listing the closest SIG names it has (a typo gives empty tables otherwise)."""
+    import difflib
+
+    known = sorted({digest_mod.kep_sig(k) for k in snapshot.all_keps()} - {""})
+    if sig in known:
+        return
+    close = difflib.get_close_matches(sig, known, n=5, cutoff=0.6) or known[:5]
+    raise UsageError(f"--sig {sig}: no kep.yaml at {snapshot.revision[:12] or 'this revision'} names this SIG; "
+                     f"close SIG names: {', '.join(close) or 'none'}")
 
 
 def _snapshot(enhancements: str, cache_dir: Path, at: str, revision: str):

@@ -283,6 +283,19 @@ def test_history_of_an_unknown_kep_is_a_usage_error(tmp_path, upstream, capsys, 
     assert "KEP 9999: no kep.yaml with this number" in capsys.readouterr().err
 
 
+def test_digest_of_a_sig_no_kep_yaml_names_is_a_usage_error_with_close_names(tmp_path, upstream, capsys, monkeypatch):
+    enh, shas = upstream
+    monkeypatch.setenv("KEP_SYNC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KEP_SYNC_CONFIG", "/dev/null")
+    args = ["digest", "--enhancements", str(enh), "--from", "v1.35", "--to", "v1.37"]
+    assert main([*args, "--sig", "schedulng"]) == 2
+    assert capsys.readouterr().err == (f"kep-sync: error: --sig sig-schedulng: no kep.yaml at {shas[-1][:12]} names "
+                                       "this SIG; close SIG names: sig-scheduling\n")
+    assert main([*args, "--sig", "nosuch"]) == 2
+    assert capsys.readouterr().err.endswith("names this SIG; close SIG names: sig-scheduling\n")
+    assert main([*args, "--sig", "scheduling"]) == 0
+
+
 def test_digest_command_at_a_date_and_a_revision(tmp_path, upstream, capsys, monkeypatch):
     enh, shas = upstream
     monkeypatch.setenv("KEP_SYNC_CACHE_DIR", str(tmp_path / "cache"))
