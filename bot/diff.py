@@ -45,8 +45,8 @@ from bot.model.kep import (
 from bot.history.provenance import upstream_of
 from bot.history.renames import Rename, renamed_cell
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
-from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, owned_value,
-                             render_gates, render_row, same_value, spelled)
+from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, known_word,
+                             owned_value, render_gates, render_row, same_value, spelled)
 from bot.wiki.tables import replace_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
@@ -172,7 +172,8 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {field} shown as "
                                                   f"{' and '.join(repr(v) for v in shown)} in one row; kep.yaml "
                                                   "gives no value to write, so the row is kept as it is")
-                        for field, shown in disagreements(row) if field not in updates)
+                        for field, shown in disagreements(row)
+                        if field not in updates and all(known_word(field, v) for v in row.values(field)))
         if updates:
             lines[row.line] = render_row(lines[row.line], row, updates)
         if renamed and apply_renames:
@@ -220,6 +221,11 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             continue
         if kep.withholds(field):  # reported even where the cell equals the value read: that value is not trusted
             refuse(field, "")
+            continue
+        unknown = [owned_value(s) for s in shown if not known_word(field, s)]
+        if unknown:
+            problems.append(f"KEP {_row_id(row)}: {field} {unknown[0]!r} is not a {field} word kep-sync knows; "
+                            f"{field} kept (kep.yaml says {getattr(kep, field)!r})")
             continue
         if field == "status":
             new = kep.status

@@ -258,3 +258,36 @@ def test_a_withheld_value_is_a_row_problem_even_when_the_cell_already_says_it():
     assert diff.problems == [
         Problem("p.md", "line 3", f"alpha, beta, stable kept: milestone is given twice in kep.yaml (lines 7 and 9) ({p1})"),
         Problem("p.md", "line 4", f"alpha kept: kep.yaml spells milestone.alpha as 'Alpha' ({p2})")]
+
+
+def test_a_status_or_stage_word_kep_sync_does_not_know_is_kept_and_reported_the_rest_is_written():
+    page = parse_page("p.md", "| KEP | 状态 | Stage | Alpha / Beta / GA |\n|---|---|---|---|\n"
+                              "| 3012 | 可实现 / alpha | alpha | v1.35 / - / - |\n"
+                              "| 3013 | implementable / alpha | 测试版 | v1.35 / - / - |\n"
+                              "| 3014 | **IMPLEMENTABLE** / ＡＬＰＨＡ | - | v1.35 / - / - |\n")
+    k = {n: kep(n, f"k{n}", stage="beta", alpha="v1.35", beta="v1.37", latest="v1.37") for n in (3012, 3013, 3014)}
+    diff = diff_page(page, snapshot(*k.values()))
+    assert [(c.kep, c.field, c.old, c.new) for c in diff.changes] == [
+        ("3012", "stage", "alpha", "beta"), ("3012", "beta", "", "v1.37"),
+        ("3013", "beta", "", "v1.37"),
+        ("3014", "stage", "ＡＬＰＨＡ", "beta"), ("3014", "beta", "", "v1.37")]
+    assert diff.lines[2:5] == ["| 3012 | 可实现 / beta | beta | v1.35 / v1.37 / - |",
+                               "| 3013 | implementable / alpha | 测试版 | v1.35 / v1.37 / - |",
+                               "| 3014 | **IMPLEMENTABLE** / beta | beta | v1.35 / v1.37 / - |"]
+    assert diff.problems == [
+        Problem("p.md", "line 3", "KEP 3012: status '可实现' is not a status word kep-sync knows; status kept "
+                                  "(kep.yaml says 'implementable')"),
+        Problem("p.md", "line 4", "KEP 3013: stage '测试版' is not a stage word kep-sync knows; stage kept "
+                                  "(kep.yaml says 'beta')")]
+
+
+def test_a_header_ending_in_an_owned_alias_is_reported_not_guessed():
+    text = ("| KEP | 状态 | 里程碑 (Alpha / Beta / GA) | 阶段 Stage | Beta feedback | Stage |\n|---|---|---|---|---|---|\n"
+            "| 1 | implementable / alpha | v1.35 / - / - | alpha | ok | alpha |\n")
+    page = parse_page("p.md", text)
+    assert [(p.key, p.message.split(" but ")[0]) for p in page.problems] == [
+        ("line 1", "column '里程碑 (Alpha / Beta / GA)' looks like the milestones column ('Alpha / Beta / GA')"),
+        ("line 1", "column '阶段 Stage' looks like the stage column ('Stage')")]
+    assert page.problems[0].message.endswith("so kep-sync neither reads nor writes it and its values can go stale; "
+                                             "add it to columns.milestones")
+    assert set(page.rows[0].cells) == {"kep", "status", "stage"}

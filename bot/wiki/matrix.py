@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.model.kep import Problem, is_gate_name, same_milestone
+from bot.model.kep import DEPRECATION_STAGES, STAGES, STATUSES, Problem, is_gate_name, same_milestone
 from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
                              find_tables, split_row, unescape_cell)
@@ -182,6 +182,12 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
         keys = column_keys(header, aliases)
         if "kep" not in keys:
             continue
+        for i, text in enumerate(header):
+            like = None if i in keys.values() else lookalike_column(text, aliases)
+            if like:
+                problems.append(Problem(path, f"line {table.header + 1}", f"column {text!r} looks like the {like[0]} "
+                                        f"column ({like[1]!r}) but is not one of its names, so kep-sync neither reads "
+                                        f"nor writes it and its values can go stale; add it to columns.{like[0]}"))
         widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
         aligns = column_alignments(lines[table.delimiter])
         layout = {key: (widths[i] if i < len(widths) else None, aligns[i] if i < len(aligns) else "left")
@@ -220,6 +226,35 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
 
 def _role(key: str) -> str:
     return key.split("#")[0]
+
+
+def lookalike_column(header: str, aliases: Mapping[str, Sequence[str]]) -> tuple[str, str] | None:
+    """``(role, alias)`` when a header that has no role ends with an owned role's alias as its whole
+    parenthesised part or after a space (``里程碑 (Alpha / Beta / GA)``, ``里程碑 Alpha / Beta / GA``), else
+    ``None``. Such a column is not read or written (a guess could write into a human column); it is reported."""
+    text = _norm(header)
+    inner = re.search(r"\(([^()]*)\)$", text)
+    for role, names in aliases.items():
+        if role not in OWNED_ROLES:
+            continue
+        for alias in sorted(names, key=len, reverse=True):
+            a = _norm(alias)
+            if a and text != a and ((inner and inner.group(1).strip() == a) or text.endswith(" " + a)):
+                return role, alias
+    return None
+
+
+def known_word(field: str, shown: str) -> bool:
+    """True when a status or stage cell part (emphasis and blanks as :func:`owned_value` reads them; any other
+    field: always) is blank
+    or a word kep-sync reads: a kep.yaml status (api/proposal.go), a stage, ``GA``, in any case or width.
+    A word it does not know (``可实现``) is never overwritten."""
+    value = owned_value(shown)
+    if not value or field not in ("status", "stage"):
+        return True
+    if field == "status":
+        return fold(value) in STATUSES
+    return stage_word(value) in STAGES + DEPRECATION_STAGES
 
 
 def _with_vocabulary(tables: list[list[MatrixRow]]) -> list[MatrixRow]:
