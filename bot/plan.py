@@ -150,6 +150,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         page = parse_page(path, decode_page(path, data), config.aliases())
         parsed.append(page)
         numbers.update(row.number for row in page.rows)
+        numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
                          renames=renames, apply_renames=config.renames == "apply")
         lines = diff.lines

@@ -129,3 +129,15 @@ def test_a_coverage_page_with_no_group_says_coverage_was_not_checked():
             "- **Not checked**: the page lists no design group (see Problems); nothing is known about coverage"],
             "coverage lines")]
     assert check_coverage("c.md", COVERAGE, [100]).checked is True
+
+
+def test_kep_option_on_a_row_left_as_is_is_not_called_missing():
+    from bot.config import Config
+    from bot.plan import plan_sync
+
+    plan = plan_sync(Config.model_validate({"wiki": {"pages": ["m.md"]}}), snap(*KEPS), {"m.md": PAGE.encode()},
+                     only={101, 999})
+    assert [p.message for p in plan.problems if p.path == "--kep"] == [
+        "KEP 999 is in no matrix row of the pages; nothing to do for it"]
+    assert Problem("m.md", "line 6", "KEP cell '101-note': Status cell 'implementable (since v1.35) / alpha' is not "
+                   "in the expected format; left as is") in plan.problems
