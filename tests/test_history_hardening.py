@@ -105,7 +105,7 @@ def shallow(tmp_path_factory, three):
 def test_a_shallow_clone_credits_nothing_to_its_boundary_commit(shallow, tmp_path):
     clone, shas = shallow
     history = open_history("dir", str(clone), tmp_path / "cache")
-    assert history.shallow == (shas[2],)  # depth 2: #4 and its parent #3
+    assert history.shallow == history.boundary() == (shas[2],)  # depth 2: #4 and its parent #3
     found = history.timelines([P])[P]
     assert [(v.commit.pr, v.commit.parent) for v, _ in found] == [(3, SHALLOW), (4, shas[2])]
     assert field_origin(found, "stage").sha == shas[3]  # changed after the boundary: exact

@@ -58,6 +58,11 @@ class GitHistory:
             self._log = [c._replace(parent=SHALLOW) if c.sha in boundary else c for c in self._load_log()]
         return self._log
 
+    def boundary(self) -> tuple[str, ...]:
+        """The shallow boundary commits on the first-parent line (those the log marks
+        :data:`~bot.history.log.SHALLOW`); ``()`` for a full clone. A merged branch's boundary is not listed."""
+        return tuple(c.sha for c in self.log() if c.parent == SHALLOW) if self.shallow else ()
+
     def fields(self, blob: str) -> dict | None:
         """Tracked fields of one blob (:func:`bot.history.fields.blob_fields`), cached by blob id."""
         if blob not in self._fields:
