@@ -46,7 +46,7 @@ from bot.history.provenance import upstream_of
 from bot.history.renames import Rename, renamed_cell
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
 from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, known_word,
-                             owned_value, render_gates, render_row, same_value, spelled)
+                             owned_value, page_reading, render_gates, render_row, same_value, spelled)
 from bot.wiki.tables import replace_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
@@ -227,6 +227,13 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             problems.append(f"KEP {_row_id(row)}: {field} {unknown[0]!r} is not a {field} word kep-sync knows; "
                             f"{field} kept (kep.yaml says {getattr(kep, field)!r})")
             continue
+        odd = [(s, page_reading(field, s)[1]) for s in shown if field != "feature_gates"
+               and not same_value(field, s, _expected(kep, field)) and page_reading(field, s)[1]]
+        if odd:  # rewriting would delete the marks (or a value it cannot read): kept whatever kep.yaml says
+            part, why = odd[0]
+            refuse(field, f"{field} cell {part.strip()!r} {why}; kep.yaml says {_expected(kep, field)!r}; "
+                          f"{field} cell kept ({kep.path})")
+            continue
         if field == "status":
             new = kep.status
             old = _stale(field, shown, new)
@@ -274,6 +281,11 @@ def _reached(kep: Kep, field: str) -> bool:
     """True when ``field`` (``alpha``/``beta``/``stable``) is a stage the KEP's trusted ``stage`` has reached."""
     return (field in STAGES and kep.stage in STAGES and not kep.distrust("stage")
             and STAGES.index(field) <= STAGES.index(kep.stage))
+
+
+def _expected(kep: Kep, field: str) -> str:
+    """kep.yaml's raw value for an owned field (status, stage, a stage's milestone)."""
+    return kep.status if field == "status" else kep.stage if field == "stage" else kep.milestone(field)
 
 
 def _flag(changes: list[Change], findings: list[consistency.Finding]) -> list[Change]:

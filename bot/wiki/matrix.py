@@ -28,7 +28,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.model.kep import DEPRECATION_STAGES, STAGES, STATUSES, Problem, is_gate_name, same_milestone
+from bot.model.kep import (DEPRECATION_STAGES, STAGES, STATUSES, Problem, is_gate_name, is_unset_milestone,
+                           normalize_milestone, same_milestone)
 from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
                              find_tables, split_row, unescape_cell)
@@ -60,8 +61,15 @@ _SEP_RE = re.compile(r"([\s\u200b]*(?:(?<!\bn)(?<!\bN)/(?![aA]\b)|／|\\\||｜)[
 #: One value: no spaces, commas, semicolons or brackets inside (``v1.30``, ``implementable``, ``TBD``).
 _ONE_VALUE_RE = re.compile(r"^[^\s,;()\[\]（），；、]+$")
 _GATE_RE = re.compile(r"`([^`]+)`")
-#: A part wrapped whole in emphasis or a code span: the marks and the text inside.
-_EMPHASIS_RE = re.compile(r"^(\*{1,3}|_{1,3}|~~|`)(\S(?:.*\S)?)\1$")
+#: A part wrapped whole in emphasis or a code span: the marks and the text inside (never ``~~``: a
+#: struck-through part is history, not the value, and a new value must not be written struck through).
+_EMPHASIS_RE = re.compile(r"^(\*{1,3}|_{1,3}|`)(\S(?:.*\S)?)\1$")
+#: An HTML tag inside a part (``alpha<br>``).
+_TAG_RE = re.compile(r"</?[A-Za-z][^<>]*>")
+#: A milestone with a patch number (``v1.35.0``): the release is the first two numbers.
+_PATCH_RE = re.compile(r"^(v?[0-9]+\.[0-9]+)\.[0-9]+$", re.IGNORECASE)
+#: Characters of a plain word besides letters, combining marks and decimal digits.
+_WORD_EXTRA = frozenset(".-_")
 
 
 class MatrixRow(NamedTuple):
@@ -213,8 +221,10 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             if bad:
                 left.append(LeftRow(index, key[0], key[1]))
                 cell = row.cells[bad[0]]
-                problems.append(Problem(path, where, f"{who}: {header[keys[bad[0]]]} cell {cell.text!r} is not in "
-                                                     f"the expected format; left as is"))
+                why = ("has a struck-through part (history, not a value)" if "~~" in cell.text
+                       else "is not in the expected format")
+                problems.append(Problem(path, where, f"{who}: {header[keys[bad[0]]]} cell {cell.text!r} {why}; "
+                                                     "left as is"))
                 continue
             rows.append(row)
         tables.append(rows)
@@ -248,8 +258,9 @@ def known_word(field: str, shown: str) -> bool:
     """True when a status or stage cell part (emphasis and blanks as :func:`owned_value` reads them; any other
     field: always) is blank
     or a word kep-sync reads: a kep.yaml status (api/proposal.go), a stage, ``GA``, in any case or width.
-    A word it does not know (``可实现``) is never overwritten."""
-    value = owned_value(shown)
+    A word it does not know (``可实现``) is never overwritten; marks around a word it knows (``alpha*``,
+    :func:`page_reading`) are not part of the word."""
+    value = page_reading(field, shown)[0]
     if not value or field not in ("status", "stage"):
         return True
     if field == "status":
@@ -285,6 +296,8 @@ def _parts(text: str, role: str) -> tuple[str, ...] | None:
         return None
     if role in OWNED_ROLES and not all(_ONE_VALUE_RE.match(p) or not cell_value(p) for p in pieces[::2]):
         return None
+    if role in OWNED_ROLES and "~~" in text:  # struck-through history: the cell is kept whole
+        return None
     return pieces
 
 
@@ -315,7 +328,7 @@ def same_value(field: str, shown: str, value: str) -> bool:
     gates as sets."""
     if field == "feature_gates":
         return cell_gates(cell_value(shown)) == cell_gates(cell_value(value))
-    shown, value = owned_value(shown), owned_value(value)
+    shown, value = page_reading(field, shown)[0], owned_value(value)
     if field == "status":
         return fold(shown) == fold(value)
     if field == "stage":
@@ -328,7 +341,7 @@ def disagreements(row: MatrixRow) -> list[tuple[str, list[str]]]:
     out = []
     for field in FIELDS:
         shown = row.values(field)
-        if any(not same_value(field, shown[0], other) for other in shown[1:]):
+        if any(not same_value(field, shown[0], page_reading(field, other)[0]) for other in shown[1:]):
             out.append((field, [owned_value(v) if field != "feature_gates" else v for v in shown]))
     return out
 
@@ -433,8 +446,46 @@ def _realign(pieces: list[str], index: int, old: str) -> None:
 
 def owned_value(text: str) -> str:
     """An owned cell part (status, stage, milestone) as a comparable value: :func:`cell_value` of the
-    text inside its emphasis (``**beta**``, ``_v1.30_``, ```alpha```, ``~~x~~``)."""
+    text inside its emphasis (``**beta**``, ``_v1.30_``, ```alpha```; never ``~~x~~``, which is history)."""
     return cell_value(_unwrap(text)[1])
+
+
+def page_reading(field: str, text: str) -> tuple[str, str]:
+    """``(value, why)`` for an owned cell part as the page shows it (status, stage, milestone).
+
+    ``value``: the comparable value (:func:`owned_value`) without marks kep-sync does not
+    understand around it (a footnote ``*``, ``¹``, ``†``, ``✅``, a ``:``, an HTML tag such as
+    ``<br>``; a milestone's patch number ``.0``), so ``alpha*`` says ``alpha`` and ``v1.35.0``
+    says ``v1.35``. ``why``: ``""`` for a plain part; else why kep-sync must not rewrite it (the
+    marks would be deleted; a milestone it cannot read would be replaced): ``"has marks
+    kep-sync does not understand"`` or ``"is not a milestone kep-sync can read"`` (``v1.036``,
+    ``soon``). A word it does not know (``已实现``) is plain.
+    """
+    inner = unescape_cell(_unwrap(text)[1]).strip()
+    if not cell_value(inner):
+        return "", ""
+    milestone = field in ("alpha", "beta", "stable")
+    if milestone and (normalize_milestone(fold(inner)) is not None or is_unset_milestone(fold(inner))):
+        return cell_value(inner), ""
+    core = _TAG_RE.sub("", inner)
+    while core and not _is_word(core[0]):
+        core = core[1:]
+    while core and not _is_word(core[-1]):
+        core = core[:-1]
+    patch = _PATCH_RE.match(core) if milestone else None
+    if patch:
+        core = patch.group(1)
+    if core == inner and _is_word(inner) and not milestone:
+        return cell_value(inner), ""
+    if core == inner and milestone:
+        return cell_value(inner), "is not a milestone kep-sync can read"
+    return cell_value(core), "has marks kep-sync does not understand"
+
+
+def _is_word(text: str) -> bool:
+    """True when ``text`` is letters, combining marks, decimal digits and ``.-_`` only (``beta``, ``v1.30``, ``已实现``)."""
+    return bool(text) and all(ch in _WORD_EXTRA or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd"
+                              for ch in text)
 
 
 def _unwrap(text: str) -> tuple[str, str]:
