@@ -8,7 +8,8 @@ One ``BlockingScheduler`` in the main thread, one job:
   (the next fire time comes soon enough, and ``health`` reports the gap);
 - ``--run-now``: the first run starts at once instead of at the next fire time.
 
-SIGTERM, SIGINT and SIGHUP stop the scheduler (the log line names the signal); a run in progress is allowed to finish
+SIGTERM, SIGINT and SIGHUP stop the scheduler (the log line names the signal); a run that has not
+started by then never starts (``--run-now`` included); a run in progress is allowed to finish
 for up to :data:`SHUTDOWN_TIMEOUT_SECONDS` (then the process exits 1), otherwise
 the service exits 0. An instance lock (:class:`bot.state.InstanceLock`) keeps a
 second service off the same state directory.
@@ -48,19 +49,33 @@ class Runner:
     """The scheduled callable: runs ``job`` and records whether a run is in progress.
 
     Any exception ``job`` raises is logged and swallowed, so a failed run never
-    stops the service.
+    stops the service. After :meth:`stop` no run starts (a fire time that comes
+    between the stop signal and the scheduler's shutdown does nothing).
     """
 
     def __init__(self, job: Callable[[], object]):
         self._job = job
         self._busy = threading.Lock()
+        self._gate = threading.Lock()  # a run starts, or the stop is recorded, never both at once
+        self._stopped = False
 
     def __call__(self) -> None:
-        with self._busy:
-            try:
-                self._job()
-            except Exception as exc:
-                get_logger(command="serve").error("run crashed", error=f"{type(exc).__name__}: {exc}")
+        with self._gate:
+            if self._stopped:
+                return
+            self._busy.acquire()
+        try:
+            self._job()
+        except Exception as exc:
+            get_logger(command="serve").error("run crashed", error=f"{type(exc).__name__}: {exc}")
+        finally:
+            self._busy.release()
+
+    def stop(self) -> bool:
+        """Let no run start from now on; returns True when a run is in progress (it is left to finish)."""
+        with self._gate:
+            self._stopped = True
+            return self._busy.locked()
 
     @property
     def busy(self) -> bool:
@@ -133,7 +148,9 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
 
         def stopper() -> None:
             name = signal.Signals(signal.sigwait(STOP_SIGNALS)).name
-            if runner.busy or auditor.busy:
+            # stop both runners first: a run that has not started by now never starts (--run-now included)
+            in_progress = [runner.stop(), auditor.stop()]
+            if any(in_progress):
                 log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout,
                          signal=name)
             else:

@@ -252,3 +252,20 @@ def test_every_bad_field_of_a_crontab_is_named():
     assert str(info.value) == ("'61 25 * * 8': minute value '61' is out of range 0-59; hour value '25' is out of "
                                "range 0-23; day of week value '8' is out of range 0-7")
 
+
+
+def test_a_stopped_runner_starts_no_run_and_says_whether_one_is_in_progress():
+    calls = []
+    idle = Runner(lambda: calls.append("idle"))
+    assert idle.stop() is False
+    idle()
+    assert calls == [] and idle.busy is False
+    entered, release = threading.Event(), threading.Event()
+    running = Runner(lambda: (entered.set(), release.wait(GUARD)))
+    thread = threading.Thread(target=running)
+    thread.start()
+    assert entered.wait(GUARD)
+    assert running.stop() is True
+    release.set()
+    thread.join(GUARD)
+    assert running.wait_idle(0) is True

@@ -19,7 +19,7 @@ from bot.cron import parse_crontab
 from bot.health import LATE_ALLOWANCE, check_health
 from bot.job import run_job
 from bot.state import InstanceLock, RunRecord, State, StateCorrupt, load_state, read_state, save_state
-from tests.servehelp import PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
+from tests.servehelp import KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
 from tests.test_serve import API, github  # noqa: F401  (respx fixture)
 
 UTC = datetime.timezone.utc
@@ -211,3 +211,48 @@ def test_health_command_prints_utc_for_a_state_written_in_another_zone(tmp_path,
     save_state(tmp_path / "st", State(service_started=now.astimezone(berlin(2026, 1, 1).tzinfo).isoformat()))
     assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 0
     assert capsys.readouterr().out == f"healthy: service started at {now.isoformat()}; no run due yet\n"
+
+
+# -- a stop signal after "service started" but before the --run-now run ----------------------------------
+
+SIGNAL_BEFORE_FIRST_RUN = """
+import os, signal, sys, threading
+import bot.scheduler as scheduler
+stopped = threading.Event()
+real_stop = scheduler.Runner.stop
+def stop(self):
+    try:
+        return real_stop(self)
+    finally:
+        stopped.set()
+scheduler.Runner.stop = stop
+real_start = scheduler.BlockingScheduler.start
+def start(self, *args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)  # after "service started", before the first run can start
+    assert stopped.wait(60)
+    return real_start(self, *args, **kwargs)
+scheduler.BlockingScheduler.start = start
+import bot.cli as cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("script", [SIGNAL_BEFORE_FIRST_RUN, EARLY_SIGNAL])
+def test_a_stop_signal_before_the_first_run_starts_prevents_it(tmp_path, script):
+    source = tmp_path / "enh" / KEP_PATH
+    source.parent.mkdir(parents=True)
+    source.write_bytes(KEP_YAML)
+    config = write_setup(tmp_path, "http://127.0.0.1:9")
+    settings = json.loads(config.read_text())
+    config.write_text(json.dumps({**settings, "enhancements": str(tmp_path / "enh")}))
+    proc = subprocess.run([sys.executable, "-c", script, "serve", "--run-now", "--config", str(config),
+                           "--state-dir", str(tmp_path / "st")], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line)["event"] for line in proc.stderr.splitlines()]
+    assert events == ["service started", "stop requested", "service stopped"]
+    assert (tmp_path / "wiki" / "matrix.md").read_text() == PAGE  # no run: the page is untouched
+    assert not (tmp_path / "st" / "last-run").exists()
+    assert read_state(tmp_path / "st").last_run is None
+    with InstanceLock(tmp_path / "st"):  # free again
+        pass
