@@ -41,7 +41,7 @@ def test_a_marked_milestone_equal_to_upstream_is_no_change(alpha):
     ("| 1 | implementable / alpha | v1.35† / - / - |", {"alpha": "v1.36"},
      "alpha cell 'v1.35†' has marks kep-sync does not understand; kep.yaml says 'v1.36'; alpha cell kept"),
     ("| 1 | implementable / alpha | v1.35.0 / - / - |", {"alpha": "v1.36"},
-     "alpha cell 'v1.35.0' has marks kep-sync does not understand; kep.yaml says 'v1.36'; alpha cell kept"),
+     "alpha cell 'v1.35.0' names a patch release, not a milestone; kep.yaml says 'v1.36'; alpha cell kept"),
     ("| 1 | implementable / alpha | v1.036 / - / - |", {"alpha": "v1.36"},
      "alpha cell 'v1.036' is not a milestone kep-sync can read; kep.yaml says 'v1.36'; alpha cell kept"),
 ])

@@ -458,8 +458,8 @@ def page_reading(field: str, text: str) -> tuple[str, str]:
     ``<br>``; a milestone's patch number ``.0``), so ``alpha*`` says ``alpha`` and ``v1.35.0``
     says ``v1.35``. ``why``: ``""`` for a plain part; else why kep-sync must not rewrite it (the
     marks would be deleted; a milestone it cannot read would be replaced): ``"has marks
-    kep-sync does not understand"`` or ``"is not a milestone kep-sync can read"`` (``v1.036``,
-    ``soon``). A word it does not know (``已实现``) is plain.
+    kep-sync does not understand"``, ``"names a patch release, not a milestone"`` (``v1.35.0``) or
+    ``"is not a milestone kep-sync can read"`` (``v1.036``, ``soon``). A word it does not know (``已实现``) is plain.
     """
     inner = unescape_cell(_unwrap(text)[1]).strip()
     if not cell_value(inner):
@@ -473,6 +473,8 @@ def page_reading(field: str, text: str) -> tuple[str, str]:
     while core and not _is_word(core[-1]):
         core = core[:-1]
     patch = _PATCH_RE.match(core) if milestone else None
+    if patch and patch.group(0) == inner:
+        return cell_value(patch.group(1)), "names a patch release, not a milestone"
     if patch:
         core = patch.group(1)
     if core == inner and _is_word(inner) and not milestone:
