@@ -19,7 +19,7 @@ if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", 
     block_stop_signals()
 
 from bot import __version__
-from bot.errors import ConfigError, KepSyncError, UsageError
+from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
 from bot.redact import redact
 
@@ -190,8 +190,12 @@ def cmd_sync(args: argparse.Namespace) -> int:
         only = sorted({n for group in args.kep for n in group}) if args.kep else None
         counter = RequestCounter()
         log = get_logger(command="sync")
-        outcome = run_sync(config, only=only, report_path=Path(args.report) if args.report else None,
-                           counter=counter, snapshot=pending.result if pending else None)
+        try:
+            outcome = run_sync(config, only=only, report_path=Path(args.report) if args.report else None,
+                               counter=counter, snapshot=pending.result if pending else None)
+            unreported = None
+        except ReportNotWritten as exc:  # the publish landed: say so, with the changelog and pull request
+            outcome, unreported = exc.outcome, exc
     finally:
         if pending:
             pending.close()
@@ -207,6 +211,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
           findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
           blocked=outcome.blocked, pull_request=outcome.url, http_requests=counter.count,
           duration_seconds=round(time.monotonic() - start, 3))
+    if unreported is not None:
+        landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
+        raise KepSyncError(f"the publish succeeded ({landed}), but the report could not be written: {unreported}")
     return EXIT_OK
 
 

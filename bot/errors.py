@@ -28,3 +28,13 @@ class WikiError(KepSyncError):
 
 class PublishError(KepSyncError):
     """Publishing (files, git, GitHub) failed; nothing half-done was left behind. Exit code 1."""
+
+
+class ReportNotWritten(PublishError):
+    """The pages landed (written, committed or pull request opened) but the final ``--report`` could not be
+    written. ``outcome``: the :class:`~bot.wiki.backends.Landing` that landed, so the caller can still print
+    the changelog and pull request and must not call the publish failed. Exit code 1."""
+
+    def __init__(self, message: str, outcome):
+        super().__init__(message)
+        self.outcome = outcome

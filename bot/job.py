@@ -27,6 +27,7 @@ import httpx
 import structlog
 
 from bot.config import Config
+from bot.errors import PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
 from bot.redact import redact
 from bot.log import get_logger
@@ -116,15 +117,23 @@ class LastRun:
         self.written: dict[str, str] = {}
 
     def prepare(self) -> Path:
-        """Create the directory; returns the report path to hand to the sync (it writes the report)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        """Create the directory; returns the report path to hand to the sync (it writes the report).
+        Raises :class:`~bot.errors.PublishError` naming the directory when it cannot be created (e.g. a file
+        is in its place)."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise PublishError(f"{self.directory}: exists and is not a directory; move it away so kep-sync "
+                               "can keep the last run's changelog and report there") from None
+        except OSError as exc:
+            raise PublishError(f"{self.directory}: cannot create: {exc.strerror or exc}") from None
         return self.report
 
     def finished(self, outcome) -> None:
-        """Record the changelog of a sync that returned (``ok`` or ``blocked``); its report is already written."""
+        """Record the changelog of a sync that returned (``ok`` or ``blocked``); its report is already written.
+        Raises :class:`~bot.errors.PublishError` when the changelog cannot be written."""
         plan = outcome.plan
         self._write_changelog(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
-        self.written["report"] = str(self.report)
 
     def failed(self, config: Config, error: str, log) -> None:
         """Record a failed run: a changelog saying so and, when the sync did not write one, the report
@@ -174,15 +183,29 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
             and notes is not None and notes == state.release_notes_etags and not blocked_before):
         log.info("no upstream change; run skipped", revision=revision)
         return {"result": "skipped", "revision": revision}
-    report = last.prepare()
-    before = _stamp(report)
+    try:
+        report = last.prepare()
+    except PublishError as exc:  # the sync still runs; only its last-run files are lost
+        log.error("last run not saved", error=redact(str(exc)))
+        report = None
+    before = _stamp(report) if report else None
     try:
         outcome = sync(config, counter=counter, report_path=report)
+    except ReportNotWritten as exc:  # the sync landed: its outcome stands, only the report file is missing
+        log.error("last run not saved", error=redact(str(exc)))
+        outcome = exc.outcome
     except Exception:
-        if _stamp(report) != before:  # the sync wrote its failure report
+        if report and _stamp(report) != before:  # the sync wrote its failure report
             last.written["report"] = str(report)
         raise
-    last.finished(outcome)
+    else:
+        if report:
+            last.written["report"] = str(report)
+    if report:
+        try:
+            last.finished(outcome)
+        except Exception as exc:  # a good sync stays good: the changelog file is what is lost
+            log.error("last run not saved", error=redact(str(exc)))
     synced = outcome.plan.snapshot.revision
     fields = {"revision": synced, "changes": sum(c.applied for c in outcome.plan.changes),
               "pull_request": outcome.url}

@@ -12,6 +12,7 @@ import structlog
 from bot.cli import main
 from tests.test_cli import PAGE, PAGE_KEPS, SYNC, _error, _log  # noqa: F401
 from tests.test_cli import work  # noqa: F401  (fixture)
+from tests.test_serve import github  # noqa: F401  (respx fixture)
 
 
 @pytest.fixture(autouse=True)
@@ -57,3 +58,104 @@ def test_validate_output_hides_a_password_with_at_signs(work, capsys):
     assert main(["validate", "--config", "c.yaml"]) == 2
     assert _error(capsys) == ("kep-sync: error: c.yaml: links.enhancements: 'ftp://***@github.com/x': expected an "
                               "http(s) URL such as https://github.com/kubernetes/enhancements")
+
+
+# --- 1. a publish that landed is never reported as failed -------------------------------------------------------
+
+def _git_wiki(tmp_path: Path) -> tuple[Path, list[str]]:
+    from tests.gitutil import make_repo
+    from tests.publishutil import PAGE as GIT_PAGE, PAGE_PATH
+    from tests.syncutil import kep, write_keps
+
+    wiki = tmp_path / "gw"
+    make_repo(wiki, {PAGE_PATH: GIT_PAGE, "README.md": "wiki\n"})
+    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+               kep(5710, "kep-5710", stage="alpha", alpha="v1.35"))
+    return wiki, ["sync", "--enhancements", str(tmp_path / "up"), "--wiki", str(wiki), "--page", PAGE_PATH,
+                  "--publish", "git"]
+
+
+def test_git_publish_with_an_unwritable_report_path_commits_nothing(tmp_path, capsys):
+    from tests.gitutil import git
+
+    wiki, argv = _git_wiki(tmp_path)
+    assert main([*argv, "--report", str(tmp_path / "no" / "dir" / "r.json")]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[-1] == (f"kep-sync: error: report {tmp_path}/no/dir/r.json: cannot write: "
+                                    "No such file or directory")
+    assert git(wiki, "branch", "--list", "kep-sync/matrix") == ""
+
+
+def test_a_report_lost_after_the_commit_says_the_publish_succeeded(tmp_path, capsys, monkeypatch):
+    from bot.wiki.backends.git import GitWiki
+    from tests.gitutil import git
+
+    wiki, argv = _git_wiki(tmp_path)
+    report = tmp_path / "r.json"
+    land = GitWiki.land
+
+    def land_then_lose_the_report(self, plan, replan):
+        landing = land(self, plan, replan)
+        report.unlink()
+        report.mkdir()  # the report path becomes unwritable after the commit
+        return landing
+
+    monkeypatch.setattr(GitWiki, "land", land_then_lose_the_report)
+    assert main([*argv, "--report", str(report)]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("# Update KEP matrix: 2 changes in 1 KEP")
+    finished = json.loads(err.splitlines()[1])
+    assert (finished["event"], finished["result"], finished["pages_written"]) == ("sync finished", "ok", 1)
+    pr = wiki / ".git" / "kep-sync" / "pull-request.md"
+    assert err.splitlines()[-1] == (f"kep-sync: error: the publish succeeded (pull request {pr}), but the report "
+                                    f"could not be written: {report}: not a regular file; refusing to replace it")
+    assert git(wiki, "rev-parse", "--verify", "-q", "kep-sync/matrix") != ""
+
+
+# --- 1. serve: a last-run file that cannot be written never turns a good sync into a failed run -----------------
+
+def test_serve_records_a_good_sync_even_when_the_last_run_changelog_cannot_be_written(tmp_path, github):  # noqa: F811
+    from structlog.testing import capture_logs
+
+    from bot.config import load_config
+    from bot.job import run_job
+    from bot.state import read_state
+    from tests.servehelp import PAGE_SYNCED, SHA, write_setup
+    from tests.test_serve import API
+
+    config = load_config(write_setup(tmp_path, API))
+    last = tmp_path / "st" / "last-run"
+    (last / "changelog.md").mkdir(parents=True)  # the changelog cannot be replaced
+    with capture_logs() as logs:
+        record = run_job(config, tmp_path / "st")
+    assert (record.result, record.changes, record.error) == ("ok", 2, "")
+    assert read_state(tmp_path / "st").last_success.run_id == record.run_id
+    report = json.loads((last / "report.json").read_text())
+    assert (report["result"], report["pages_written"], report["revision"]) == ("ok", ["matrix.md"], SHA)
+    assert [e["error"] for e in logs if e["event"] == "last run not saved"] == [
+        f"{last / 'changelog.md'}: not a regular file; refusing to replace it"]
+    (line,) = [e for e in logs if e["event"] == "run finished"]
+    assert (line["result"], line["changes"], line["report"], line["changelog"]) == (
+        "ok", 2, str(last / "report.json"), None)
+    assert (tmp_path / "wiki" / "matrix.md").read_text() == PAGE_SYNCED
+
+
+def test_serve_with_last_run_as_a_file_still_syncs_and_says_why(tmp_path, github):  # noqa: F811
+    from structlog.testing import capture_logs
+
+    from bot.config import load_config
+    from bot.job import run_job
+    from tests.servehelp import write_setup
+    from tests.test_serve import API
+
+    config = load_config(write_setup(tmp_path, API))
+    (tmp_path / "st").mkdir(exist_ok=True)
+    (tmp_path / "st" / "last-run").write_text("not a directory\n")
+    with capture_logs() as logs:
+        record = run_job(config, tmp_path / "st")
+    assert (record.result, record.changes) == ("ok", 2)
+    assert [e["error"] for e in logs if e["event"] == "last run not saved"] == [
+        f"{tmp_path / 'st' / 'last-run'}: exists and is not a directory; move it away so kep-sync can keep the "
+        "last run's changelog and report there"]
+    assert (tmp_path / "st" / "last-run").read_text() == "not a directory\n"
