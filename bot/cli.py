@@ -275,22 +275,29 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Print ``ok``, or every problem on stderr (``kep-sync: error: FILE: key: what is wrong``, one per line);
-    exit 0 or 2. Checks the settings, then what can be checked on disk (:mod:`bot.preflight`), then with
-    ``--online`` what needs the network."""
+    exit 0 or 2. Checks the settings (all of them, :func:`bot.config.collect_config`), then what can be
+    checked on disk for the settings that are valid (:mod:`bot.preflight`), then, when nothing was found,
+    with ``--online`` what needs the network."""
     from bot import preflight
+    from bot.config import collect_config, find_config_path, read_config_data
 
-    config = resolve_config(args)
-    from bot.config import find_config_path
-
-    source = str(find_config_path(args.config) or "built-in defaults")
-    problems = preflight.offline_problems(config)
-    if args.online and not problems:
+    path = find_config_path(args.config)
+    raw = read_config_data(path)
+    checked = collect_config(raw, str(path) if path else "environment")
+    if args.publish is not None and args.publish != raw.get("publish"):
+        seen = {line.split(": ", 1)[1] for line in checked.errors}
+        again = collect_config({**raw, "publish": args.publish},
+                               f"{path} with the command-line options" if path else "command line")
+        checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
+    source = str(path or "built-in defaults")
+    problems = preflight.offline_problems(checked.config, checked.dropped) if checked.config is not None else []
+    if args.online and not problems and not checked.errors:
         from bot.http import make_client
 
         with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
-            problems = preflight.online_problems(config, client)
-    if problems:
-        raise ConfigError("\n".join(f"{source}: {p}" for p in problems))
+            problems = preflight.online_problems(checked.config, client)
+    if checked.errors or problems:
+        raise ConfigError("\n".join(checked.errors + [f"{source}: {p}" for p in problems]))
     print("ok")
     return EXIT_OK
 

@@ -7,10 +7,13 @@ tokens come from the environment only (``GITHUB_TOKEN``, ``KEP_SYNC_APP_*``).
 
 from __future__ import annotations
 
+import copy
+import itertools
 import os
 import re
+from collections.abc import Collection
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 from urllib.parse import urlsplit
 
 import yaml
@@ -98,9 +101,9 @@ class CandidatesConfig(_Strict):
     @classmethod
     def _sig_names(cls, sigs: list[str]) -> list[str]:
         for sig in sigs:
-            if not re.fullmatch(r"(sig-)?[a-z0-9][a-z0-9-]*", sig):
+            if not re.fullmatch(r"(sig-)?[a-z0-9][a-z0-9-]*", sig.strip().casefold()):
                 raise ValueError(f"{sig!r} is not a SIG name (like sig-node or node)")
-        return sigs
+        return [sig.strip().casefold() for sig in sigs]  # upstream's owning-sig is lower case: SIG-Node is sig-node
 
 
 class CoverageColumnsConfig(_Strict):
@@ -334,7 +337,7 @@ class Config(_Strict):
     @field_validator("candidates")
     @classmethod
     def _add_to_a_page(cls, candidates: CandidatesConfig, info: ValidationInfo) -> CandidatesConfig:
-        wiki = info.data.get("wiki")
+        wiki = _sibling(info, "wiki.pages")
         add_to = candidates.add_to
         if add_to is not None and wiki is not None and not _same_page(add_to.page, wiki.pages):
             raise PydanticCustomError("not_a_page", "{page} is not one of wiki.pages ({pages})",
@@ -345,7 +348,7 @@ class Config(_Strict):
     @field_validator("coverage")
     @classmethod
     def _groups_need_a_page(cls, coverage: CoverageConfig, info: ValidationInfo) -> CoverageConfig:
-        candidates = info.data.get("candidates")
+        candidates = _sibling(info, "candidates.add_to")
         add_to = candidates.add_to if candidates is not None else None
         if add_to is not None and add_to.reasons == ["group"] and coverage.page is None:
             raise PydanticCustomError("needs_coverage", "candidates.add_to adds only KEPs a design group lists "
@@ -364,7 +367,7 @@ class Config(_Strict):
     @field_validator("coverage")
     @classmethod
     def _read_only(cls, coverage: CoverageConfig, info: ValidationInfo) -> CoverageConfig:
-        wiki = info.data.get("wiki")
+        wiki = _sibling(info, "wiki.pages")
         if coverage.page is not None and wiki is not None and _same_page(coverage.page, wiki.pages):
             raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
                                       "page is read-only for kep-sync, name a page that is not synced",
@@ -374,7 +377,7 @@ class Config(_Strict):
     @field_validator("publish")
     @classmethod
     def _repo_for_github(cls, publish: str, info: ValidationInfo) -> str:
-        wiki = info.data.get("wiki")  # absent when wiki itself is invalid (reported there)
+        wiki = _sibling(info, "wiki.repo")  # absent when wiki itself is invalid (reported there)
         if publish == "github" and wiki is not None and not wiki.repo:
             raise PydanticCustomError("missing_for_publish", "required when publish is github (OWNER/NAME of the "
                                       "wiki repository)", {"key": "wiki.repo"})
@@ -507,9 +510,79 @@ def read_config_data(path: Path | None) -> dict:
 def validate_config(data: dict, source: str) -> Config:
     """``data`` (settings as written) validated into a :class:`Config`; defaults fill what is absent.
 
-    Raises :class:`ConfigError` with every problem, one ``SOURCE: key: what is wrong`` per line.
+    Raises :class:`ConfigError` with every problem (:func:`collect_config`), one ``SOURCE: key: what is
+    wrong`` per line.
     """
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError("\n".join(config_errors(exc, source))) from None
+    checked = collect_config(data, source)
+    if checked.errors or checked.config is None:
+        raise ConfigError("\n".join(checked.errors) or f"{source}: (top level): invalid settings")
+    return checked.config
+
+
+class Checked(NamedTuple):
+    """What :func:`collect_config` found: ``errors`` (``SOURCE: key: what is wrong`` lines, in the order found);
+    ``config`` validated with every invalid key left at its default (``None`` when that still fails);
+    ``dropped``: those keys, dotted (``candidates.sigs``), so later checks skip what they would misjudge."""
+
+    config: Config | None
+    errors: list[str]
+    dropped: frozenset[str]
+
+
+#: Most validation rounds :func:`collect_config` runs (each drops the keys the previous one found invalid).
+_MAX_ROUNDS = 12
+
+
+def collect_config(data: dict, source: str) -> Checked:
+    """Every error in ``data`` at once, not in stages: validate, leave each invalid key at its default
+    (drop it), validate again so the checks that need a valid key (``candidates.add_to.page`` against
+    ``wiki.pages``) run for all the others, until the rest validates. A check that compares with a dropped
+    key is skipped (:func:`_sibling`), and an error about a dropped key (now missing or at its default) is
+    not reported again. Never raises for invalid settings."""
+    work = copy.deepcopy(data)
+    errors: list[str] = []
+    dropped: set[str] = set()
+    for _ in range(_MAX_ROUNDS):
+        try:
+            return Checked(Config.model_validate(work, context={"dropped": frozenset(dropped)}), errors,
+                           frozenset(dropped))
+        except ValidationError as exc:
+            before = len(dropped)
+            for err, line in zip(exc.errors(), config_errors(exc, source)):
+                path = tuple(itertools.takewhile(lambda part: isinstance(part, str), err["loc"]))
+                named = (err.get("ctx") or {}).get("key") or ".".join(path)
+                stale = any(_within(".".join(path), d) or _within(named, d) for d in dropped)
+                if not stale and line not in errors:
+                    errors.append(line)
+                target = path[:-1] if stale else path
+                if target:
+                    _drop(work, target)
+                    dropped.add(".".join(target))
+            if len(dropped) == before:
+                break
+    return Checked(None, errors, frozenset(dropped))
+
+
+def overlaps(key: str, dropped: Collection[str]) -> bool:
+    """True when the dotted ``key`` is, holds or lies under one of the ``dropped`` keys (:class:`Checked`)."""
+    return any(_within(key, d) or _within(d, key) for d in dropped)
+
+
+def _within(key: str, outer: str) -> bool:
+    return key == outer or key.startswith(outer + ".")
+
+
+def _drop(data: dict, path: tuple[str, ...]) -> None:
+    for part in path[:-1]:
+        data = data.get(part) if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            return
+    data.pop(path[-1], None)
+
+
+def _sibling(info: ValidationInfo, key: str):
+    """The validated top-level section holding the dotted ``key`` (``wiki.pages`` -> ``wiki``), or ``None``
+    when it is invalid or :func:`collect_config` dropped ``key`` (a cross-field check then skips it)."""
+    if overlaps(key, (info.context or {}).get("dropped", ())):
+        return None
+    return info.data.get(key.split(".")[0])

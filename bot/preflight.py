@@ -15,9 +15,10 @@ Each problem is one line, ``key: what is wrong``, naming the value (``wiki.pages
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 
-from bot.config import Config
+from bot.config import Config, overlaps
 from bot.errors import KepSyncError
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
@@ -29,17 +30,45 @@ def pages_on_disk(config: Config) -> bool:
     return config.publish in ("files", "git") or (config.publish == "none" and not config.wiki.repo)
 
 
-def offline_problems(config: Config) -> list[str]:
-    """Every problem found without network, one ``key: message`` line each (``[]`` when none)."""
-    problems = _enhancements_problems(config.enhancements)
-    if pages_on_disk(config):
-        problems += _wiki_problems(config)
-        if not problems:
-            problems += _tracking_problems(config)
-        problems += _digest_problems(config)
-    if config.release_notes.source:
+def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]:
+    """Every problem found without network, one ``key: message`` line each (``[]`` when none).
+
+    ``dropped``: settings that were invalid and stand at their defaults in ``config``
+    (:attr:`bot.config.Checked.dropped`); the checks that read them are skipped, the others run.
+    """
+    def ok(*keys: str) -> bool:
+        return not any(overlaps(key, dropped) for key in keys)
+
+    problems = _enhancements_problems(config.enhancements) if ok("enhancements") else []
+    if ok("enhancements", "candidates.sigs") and not problems:
+        problems += _sigs_problems(config)
+    if ok("publish", "wiki.dir", "wiki.repo") and pages_on_disk(config):
+        if ok("wiki.pages", "columns"):
+            wiki = _wiki_problems(config)
+            problems += wiki or _tracking_problems(config, ok)  # the tracking checks read every page
+        if ok("digest", "wiki.pages"):
+            problems += _digest_problems(config)
+    if config.release_notes.source and ok("release_notes.source"):
         problems += _notes_problems(config.release_notes.source)
     return problems
+
+
+def _sigs_problems(config: Config) -> list[str]:
+    """Each ``candidates.sigs`` entry that no kep.yaml names as ``owning-sig``, for a local directory or
+    tarball source (read like a sync reads it; a git or ``github:`` source is not read here)."""
+    from bot.sources.enhancements import load_snapshot, parse_source
+    from bot.tracking.candidates import tracked_sig
+
+    if not config.candidates.sigs or parse_source(config.enhancements).kind not in ("dir", "tarball"):
+        return []
+    try:
+        snapshot = load_snapshot(config.enhancements, Path(config.cache_dir).expanduser())
+    except KepSyncError as exc:
+        return [f"enhancements: {exc}"]
+    named = {tracked_sig(k.sig) for k in snapshot.all_keps() if k.sig}
+    return [f"candidates.sigs[{i}] {sig!r}: no kep.yaml in {config.enhancements!r} has owning-sig "
+            f"{tracked_sig(sig)} (they name {', '.join(sorted(named)) or 'none'})"
+            for i, sig in enumerate(config.candidates.sigs) if tracked_sig(sig) not in named]
 
 
 def _enhancements_problems(value: str) -> list[str]:
@@ -70,9 +99,10 @@ def _wiki_problems(config: Config) -> list[str]:
     return problems
 
 
-def _tracking_problems(config: Config) -> list[str]:
+def _tracking_problems(config: Config, ok=lambda *keys: True) -> list[str]:
     """The tracking settings against the pages on disk: ``coverage.page`` exists and has a design-group
-    table; ``candidates.add_to.table`` and each of ``production_tables`` head a KEP table."""
+    table; ``candidates.add_to.table`` and each of ``production_tables`` head a KEP table. ``ok(*keys)``:
+    False when a key was invalid (the check that reads it is skipped)."""
     from bot.tracking.coverage import parse_groups
     from bot.tracking.production import missing_tables
     from bot.tracking.rows import table_under
@@ -81,7 +111,7 @@ def _tracking_problems(config: Config) -> list[str]:
     root = Path(config.wiki.dir).expanduser()
     problems = []
     cov = config.coverage
-    if cov.page:
+    if cov.page and ok("coverage"):
         text, why = _read_text(root / cov.page)
         if not why:
             aliases = {"group": tuple(cov.columns.group), "keps": tuple(cov.columns.keps)}
@@ -92,11 +122,11 @@ def _tracking_problems(config: Config) -> list[str]:
             problems.append(f"coverage.page {cov.page!r}: {why} (under the wiki directory {config.wiki.dir!r})")
     texts = {page: (root / page).read_bytes().decode("utf-8") for page in config.wiki.pages}
     add = config.candidates.add_to
-    if add is not None:
+    if add is not None and ok("candidates.add_to"):
         page = next((p for p in texts if Path(p) == Path(add.page)), add.page)
         if page in texts and table_under(texts[page], add.table, config.aliases()) is None:
             problems.append(f"candidates.add_to.table {add.table!r}: no KEP table under that heading on {add.page!r}")
-    if config.production_tables:
+    if config.production_tables and ok("production_tables"):
         pages = [parse_page(p, t, config.aliases()) for p, t in texts.items()]
         problems += [f"production_tables {t!r}: no KEP table under that heading on the pages"
                      for t in missing_tables(pages, config.production_tables)]

@@ -290,11 +290,14 @@ def test_github_api_retries_are_logged(capsys):
 def test_validate_refuses_the_regenerate_label_and_empty_labels(work, capsys, labels, why):
     (work / "c.yaml").write_text(f"pull_request:\n  labels: {labels}\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == f"kep-sync: error: c.yaml: pull_request.labels: {why}"
+    # every error at once: the settings, then the on-disk checks of the valid ones (the default wiki.dir)
+    assert capsys.readouterr().err.splitlines() == [f"kep-sync: error: c.yaml: pull_request.labels: {why}",
+                                                    "kep-sync: error: c.yaml: wiki.dir 'examples/wiki': no such directory"]
 
 
 def test_validate_refuses_an_empty_enhancements_source(work, capsys):
     (work / "c.yaml").write_text('enhancements: ""\n')
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: error: c.yaml: enhancements: must not be empty"
+    assert capsys.readouterr().err.splitlines() == ["kep-sync: error: c.yaml: enhancements: must not be empty",
+                                                    "kep-sync: error: c.yaml: wiki.dir 'examples/wiki': no such directory"]
 

@@ -95,7 +95,7 @@ def _validate(work: Path, capsys, text: str) -> tuple[int, list[str]]:
 
 
 def test_validate_accepts_the_tracking_keys(work, capsys):
-    text = ("candidates:\n  sigs: [node, sig-scheduling]\n  releases: 2\n  limit: 5\n  ignore: [583]\n"
+    text = ("candidates:\n  sigs: [Scheduling, sig-scheduling]\n  releases: 2\n  limit: 5\n  ignore: [583]\n"
             "  add_to: {page: m.md, table: P1, count: 2, reasons: [group, new]}\n"
             "production_tables: [P0]\ncoverage:\n  page: c.md\n")
     assert _validate(work, capsys, text) == (0, ["ok"])

@@ -185,3 +185,39 @@ def test_numbers_are_asked_for_in_plain_words(work, capsys):
     assert code == 2
     assert err == ["kep-sync: error: c.yaml: provenance.max_requests: expected greater than or equal to 0, got -1",
                    "kep-sync: error: c.yaml: candidates.limit: expected a whole number, got 'many'"]
+
+
+def test_every_error_at_once_schema_cross_field_and_on_disk_checks_of_the_valid_sections(work, capsys):
+    settings = {**GOOD, "publish": "files", "candidates": {"sigs": ["Sig Node"], "releases": 0,
+                                                           "add_to": {"page": "other.md", "table": "P0"}},
+                "production_tables": ["No Such Heading"], "coverage": {"page": "missing.md"},
+                "schedule": {"cron": "61 * * * *"}}
+    code, err = validate(work, capsys, settings)
+    assert code == 2
+    assert err == [
+        "kep-sync: error: c.yaml: schedule.cron: " + err[0].split("schedule.cron: ", 1)[1],
+        "kep-sync: error: c.yaml: candidates.sigs: 'Sig Node' is not a SIG name (like sig-node or node)",
+        "kep-sync: error: c.yaml: candidates.releases: expected greater than or equal to 1, got 0",
+        "kep-sync: error: c.yaml: candidates.add_to.page: 'other.md' is not one of wiki.pages ('m.md')",
+        "kep-sync: error: c.yaml: coverage.page 'missing.md': no such file (under the wiki directory 'wiki')",
+        "kep-sync: error: c.yaml: production_tables 'No Such Heading': no KEP table under that heading on the pages",
+    ]
+    assert "61" in err[0]
+
+
+def test_a_check_against_an_invalid_key_is_skipped_not_misjudged(work, capsys):
+    # wiki.pages is invalid: add_to.page is not compared with the default pages, no page is looked for on disk
+    settings = {**GOOD, "wiki": {"dir": "wiki", "pages": ["../m.md"]}, "publish": "files",
+                "candidates": {"add_to": {"page": "m.md", "table": "P0", "reasons": ["new"]}}}
+    code, err = validate(work, capsys, settings)
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.pages: '../m.md' must be a path relative to the wiki, "
+                               "without '..'"])
+
+
+def test_candidates_sigs_any_case_and_a_sig_no_local_kep_yaml_has(work, capsys):
+    assert Config.model_validate({"candidates": {"sigs": ["SIG-Node", " Scheduling"]}}).candidates.sigs == [
+        "sig-node", "scheduling"]
+    code, err = validate(work, capsys, {**GOOD, "candidates": {"sigs": ["SIG-Scheduling", "nope"]}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: candidates.sigs[1] 'nope': no kep.yaml in 'enh' has "
+                               "owning-sig sig-nope (they name sig-scheduling)"])
+    assert validate(work, capsys, {**GOOD, "candidates": {"sigs": ["scheduling"]}}) == (0, [])

@@ -145,9 +145,13 @@ def _v(key: tuple[int, int]) -> str:
     return f"v{key[0]}.{key[1]}"
 
 
-def _sig(name: str) -> str:
+def tracked_sig(name: str) -> str:
+    """A SIG name as compared: case-folded, ``sig-`` added (``Node`` -> ``sig-node``); ``""`` stays ``""``."""
     name = name.strip().casefold()
     return name if name.startswith("sig-") or not name else f"sig-{name}"
+
+
+_sig = tracked_sig
 
 
 def _numeric(ident: str) -> tuple[int, str]:
