@@ -205,12 +205,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write the changelog to standard output: {exc.strerror or exc}") from None
+    from bot.sync import run_report, run_summary
+
+    summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
+    del summary["error"]  # a run that got here did not fail
     level = log.warning if outcome.blocked else log.info
-    level("sync finished", result="blocked" if outcome.blocked else "ok", revision=plan.snapshot.revision,
-          changes=sum(c.applied for c in plan.changes),
-          findings=sum(not c.applied for c in plan.changes), pages_written=len(outcome.written),
-          blocked=outcome.blocked, pull_request=outcome.url, http_requests=counter.count,
-          duration_seconds=round(time.monotonic() - start, 3))
+    level("sync finished", **summary, findings=sum(not c.applied for c in plan.changes), blocked=outcome.blocked,
+          http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
         raise KepSyncError(f"the publish succeeded ({landed}), but the report could not be written: {unreported}")

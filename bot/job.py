@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import os
 import time
 import uuid
@@ -27,7 +28,7 @@ import httpx
 import structlog
 
 from bot.config import Config
-from bot.errors import PublishError, ReportNotWritten
+from bot.errors import KepSyncError, PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
 from bot.redact import redact
 from bot.log import get_logger
@@ -67,6 +68,8 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
     ``transport`` is for tests (respx). Returns the :class:`RunRecord` stored as ``last_run``.
     The token comes from ``GITHUB_TOKEN`` only.
     """
+    from bot.sync import run_summary
+
     if sync is None:
         from bot.sync import run_sync as sync
     run_id = uuid.uuid4().hex[:12]
@@ -76,18 +79,18 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         log = get_logger(command="serve")
         state = load_state(state_dir, log=log)
         log.info("run started", source=config.enhancements, known_revision=state.revision)
-        fields: dict = {}
         last = LastRun(state_dir / LAST_RUN_DIR)
         try:
-            fields = _poll_or_sync(config, state, sync, counter, transport, log, last)
-            result = fields.pop("result")
-            error = ""
+            summary = _poll_or_sync(config, state, sync, counter, transport, log, last)
         except Exception as exc:  # one failed run must not stop the service
-            result, error = "failed", redact(f"{type(exc).__name__}: {exc}")
+            # our errors read as `kep-sync: error:` prints them; anything else names its class
+            error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
             log.error("run failed", error=error)
-            last.failed(config, error, log)
+            summary = run_summary(last.failed(config, error, log))
+        result = summary["result"]
         record = RunRecord(run_id=run_id, started=started.isoformat(), finished=now().isoformat(), result=result,
-                           http_requests=counter.count, error=error, **fields)
+                           http_requests=counter.count, error=summary["error"] or "", revision=summary["revision"],
+                           changes=summary["changes"], pull_request=summary["pull_request"])
         state.last_run = record
         if record.ok:
             state.last_success = record
@@ -96,9 +99,8 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         except Exception as exc:
             log.error("state not saved", error=redact(str(exc)))
         level = {"failed": "error", "blocked": "warning"}.get(result, "info")
-        getattr(log, level)("run finished", result=result, revision=record.revision, changes=record.changes,
-                            pull_request=record.pull_request, http_requests=counter.count,
-                            duration_seconds=round(time.monotonic() - start, 3), error=error or None,
+        getattr(log, level)("run finished", **summary, http_requests=counter.count,
+                            duration_seconds=round(time.monotonic() - start, 3),
                             changelog=last.written.get("changelog"), report=last.written.get("report"))
     return record
 
@@ -135,19 +137,30 @@ class LastRun:
         plan = outcome.plan
         self._write_changelog(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
 
-    def failed(self, config: Config, error: str, log) -> None:
+    def failed(self, config: Config, error: str, log) -> dict:
         """Record a failed run: a changelog saying so and, when the sync did not write one, the report
-        (``result: failed``). A file that cannot be written is logged, never raised."""
+        (``result: failed``). Returns the run's report: the one the sync wrote (its ``error`` is the one the
+        changelog shows), else the one written here. A file that cannot be written is logged, never raised."""
         from bot.sync import run_report, write_report
 
+        report = None
+        if "report" in self.written:
+            try:
+                report = json.loads(self.report.read_text(encoding="utf-8"))
+                error = report["error"]
+            except (OSError, ValueError, KeyError, TypeError):
+                report = None
+        if report is None:
+            report = run_report(config, None, None, None, error=error)
         try:
             self.prepare()
             if "report" not in self.written:
-                write_report(self.report, run_report(config, None, None, None, error=error))
+                write_report(self.report, report)
                 self.written["report"] = str(self.report)
             self._write_changelog(f"# kep-sync: run failed\n\n{error}\n")
         except Exception as exc:
             log.error("last run not saved", error=redact(str(exc)))
+        return report
 
     def _write_changelog(self, text: str) -> None:
         from bot.publish.files import write_files
@@ -168,8 +181,8 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 def _poll_or_sync(config: Config, state: State, sync: Callable, counter: RequestCounter,
                   transport: httpx.BaseTransport | None, log, last: LastRun) -> dict:
-    """The poll, then the full sync when needed; returns the record's fields with ``result``
-    (``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked.
+    """The poll, then the full sync when needed; returns the run's :func:`bot.sync.run_summary` (``result``
+    ``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked.
     A full run writes its changelog and report to ``last``."""
     same_source = state.source == config.enhancements
     fingerprint = config_fingerprint(config)
@@ -182,7 +195,8 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     if (revision and same_source and revision == state.revision and state.config == fingerprint
             and notes is not None and notes == state.release_notes_etags and not blocked_before):
         log.info("no upstream change; run skipped", revision=revision)
-        return {"result": "skipped", "revision": revision}
+        return {"result": "skipped", "revision": revision, "changes": 0, "applied": 0, "pages_written": 0,
+                "pull_request": None, "pull_request_file": None, "error": None}
     try:
         report = last.prepare()
     except PublishError as exc:  # the sync still runs; only its last-run files are lost
@@ -201,20 +215,21 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     else:
         if report:
             last.written["report"] = str(report)
+    from bot.sync import run_report, run_summary
+
     if report:
         try:
             last.finished(outcome)
         except Exception as exc:  # a good sync stays good: the changelog file is what is lost
             log.error("last run not saved", error=redact(str(exc)))
     synced = outcome.plan.snapshot.revision
-    fields = {"revision": synced, "changes": sum(c.applied for c in outcome.plan.changes),
-              "pull_request": outcome.url}
+    summary = run_summary(run_report(config, outcome.plan.snapshot, outcome.plan, outcome))  # what the report says
     if outcome.blocked:  # the state keeps the last completed run, so the next poll is a full run
-        return {"result": "blocked", **fields}
+        return summary
     state.source, state.revision, state.config = config.enhancements, synced, fingerprint
     state.revision_etag = probe.etag if synced == revision else ""
     state.release_notes_etags = notes or {}
-    return {"result": "ok", **fields}
+    return summary
 
 
 def run_audit_job(config: Config, state_dir: Path, *, audit: Callable | None = None) -> bool:

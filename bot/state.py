@@ -35,8 +35,10 @@ class StateError(KepSyncError):
 class RunRecord(BaseModel):
     """One finished run: ``run_id``, ``started``/``finished`` (ISO 8601 UTC), ``result``
     (``ok``; ``skipped``: no upstream change; ``blocked``: a commit kep-sync did not make on the bot
-    branch stopped the publish, a human must act; ``failed``), ``revision``, ``changes`` (applied),
-    ``pull_request`` URL, ``http_requests`` and ``error`` (the redacted message of a failed run)."""
+    branch stopped the publish, a human must act; ``failed``), ``revision``, ``changes``,
+    ``pull_request`` URL (``None`` when there is none), ``http_requests`` and ``error`` (the redacted message
+    of a failed run). ``revision``, ``changes`` (proposed), ``pull_request`` and ``error`` are those of the
+    run's report (:func:`bot.sync.run_summary`)."""
 
     run_id: str
     started: str
@@ -44,7 +46,7 @@ class RunRecord(BaseModel):
     result: str
     revision: str = ""
     changes: int = 0
-    pull_request: str = ""
+    pull_request: str | None = None
     http_requests: int = 0
     error: str = ""
 

@@ -115,7 +115,7 @@ def test_1_rows_equal_the_2026_07_07_page(first_run):
 def test_1_report_and_changelog(first_run):
     _, _, report, stdout = first_run
     assert set(report) == {"revision", "changes", "problems", "provenance", "candidates", "publish", "result",
-                           "pull_request", "pages_written"}  # a git checkout has history
+                           "pull_request", "pull_request_file", "pages_written"}  # a git checkout has history
     assert report["provenance"] == {"source": "git", "requests": 0, "proposed": APPLIED, "with_upstream": APPLIED}
     assert (report["publish"], report["result"], report["pull_request"]) == ("files", "ok", None)
     assert report["revision"] == REVISION

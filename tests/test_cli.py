@@ -82,7 +82,8 @@ def test_publish_files_and_report(work, capsys):
          "kind": "retargeted", "applied": True, "proposed": True,
          "kep_path": "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"},
         GATES_FINDING,
-    ], "publish": "files", "result": "ok", "pull_request": None, "pages_written": ["m.md"]}
+    ], "publish": "files", "result": "ok", "pull_request": None, "pull_request_file": None,
+       "pages_written": ["m.md"]}
     assert main([*SYNC, "--publish", "files", "--report", "r.json"]) == 0
     out2, _ = capsys.readouterr()
     assert out2.startswith("# KEP matrix: no changes\n")

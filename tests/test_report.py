@@ -76,7 +76,8 @@ def test_git_commit_applies_and_a_blocked_run_applies_nothing(tmp_path):
     from bot.sync import run_report
 
     data = run_report(cfg, first.plan.snapshot, first.plan, first)
-    assert (data["result"], data["pages_written"], data["pull_request"]) == ("ok", [PAGE_PATH], None)
+    assert (data["result"], data["pages_written"], data["pull_request"], data["pull_request_file"]) == \
+        ("ok", [PAGE_PATH], None, str(wiki / ".git" / "kep-sync" / "pull-request.md"))
     assert [c["applied"] for c in data["changes"] if c["proposed"]] == [True] * sum(c.applied for c in first.plan.changes)
     git(wiki, "checkout", "-q", BRANCH)
     commit(wiki, {"notes.md": "mine\n"}, "human work")
@@ -86,3 +87,17 @@ def test_git_commit_applies_and_a_blocked_run_applies_nothing(tmp_path):
     assert (data["result"], data["pages_written"], "error" in data) == ("blocked", [], False)
     assert [c["field"] for c in data["changes"] if c["proposed"]] == ["stage", "beta"]
     assert not any(c["applied"] for c in data["changes"])
+
+
+def test_the_sync_finished_line_says_what_the_report_says(work, capsys):
+    assert main([*SYNC, "--publish", "files"]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    event = json.loads(line)
+    assert {k: event[k] for k in ("result", "revision", "changes", "applied", "pages_written", "pull_request",
+                                  "pull_request_file", "findings")} == {
+        "result": "ok", "revision": "", "changes": 2, "applied": 2, "pages_written": 1, "pull_request": None,
+        "pull_request_file": None, "findings": 1}
+    assert "error" not in event
+    assert main([*SYNC, "--publish", "none"]) == 0
+    event = json.loads(capsys.readouterr().err.splitlines()[0])
+    assert (event["changes"], event["applied"], event["pages_written"]) == (0, 0, 0)  # already in sync

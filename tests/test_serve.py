@@ -39,7 +39,7 @@ def test_sigterm_finishes_the_run_in_progress_then_exits_0(tmp_path):
                       "run finished", "service stopped"]
     summary = serve.events[3]
     assert {k: summary[k] for k in ("result", "revision", "changes", "pull_request", "http_requests", "level")} == {
-        "result": "ok", "revision": SHA, "changes": 2, "pull_request": "", "http_requests": 3, "level": "info"}
+        "result": "ok", "revision": SHA, "changes": 2, "pull_request": None, "http_requests": 3, "level": "info"}
     assert summary["run_id"] == serve.events[1]["run_id"] and len(summary["run_id"]) == 12
     assert (tmp_path / "wiki" / "matrix.md").read_text(encoding="utf-8") == PAGE_SYNCED
     state = load_state(tmp_path / "st")

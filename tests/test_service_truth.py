@@ -67,8 +67,12 @@ def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, gith
         ("failed", "b" * 40, [], [])
     assert failed["error"] == f"wiki.pages (--page) 'matrix.md': no such file under the wiki directory " \
                               f"{str(tmp_path / 'wiki')!r}"
-    assert (last / "changelog.md").read_text() == \
-        f"# kep-sync: run failed\n\nConfigError: {failed['error']}\n"
+    assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{failed['error']}\n"
+    line = finished(logs)  # the log line and state.json say what the report says
+    assert (line["result"], line["revision"], line["changes"], line["error"], line["pull_request"]) == \
+        ("failed", "b" * 40, 0, failed["error"], None)
+    record = read_state(tmp_path / "st").last_run
+    assert (record.revision, record.changes, record.error, record.pull_request) == ("b" * 40, 0, failed["error"], None)
 
 
 def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):  # noqa: F811
@@ -81,7 +85,7 @@ def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):  # noqa
     assert record.result == "failed" and finished(logs)["report"] == str(last / "report.json")
     report = json.loads((last / "report.json").read_text())
     assert (report["result"], report["revision"], report["changes"], report["error"]) == (
-        "failed", "", [], f"SourceError: GET {API}/repos/o/enh/commits/main: HTTP 200, could not resolve 'main' "
+        "failed", "", [], f"GET {API}/repos/o/enh/commits/main: HTTP 200, could not resolve 'main' "
                           "to a commit")
     assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{report['error']}\n"
 
@@ -256,3 +260,33 @@ def test_a_stop_signal_before_the_first_run_starts_prevents_it(tmp_path, script)
     assert read_state(tmp_path / "st").last_run is None
     with InstanceLock(tmp_path / "st"):  # free again
         pass
+
+
+def test_a_failed_publish_is_summed_up_as_its_report_says(tmp_path, github, monkeypatch):  # noqa: F811
+    import bot.wiki.backends.directory as directory
+    from bot.errors import PublishError
+
+    config = load_config(write_setup(tmp_path, API))
+    page = tmp_path / "wiki" / "matrix.md"
+
+    def read_only(wiki_dir, pages):
+        raise PublishError(f"{page}: read-only; refusing to replace it")
+
+    monkeypatch.setattr(directory, "publish_files", read_only)
+    with capture_logs() as logs:
+        assert run_job(config, tmp_path / "st").result == "failed"
+    last = tmp_path / "st" / "last-run"
+    report = json.loads((last / "report.json").read_text())
+    error = f"{page}: read-only; refusing to replace it"
+    assert (report["result"], report["revision"], report["error"], report["pages_written"]) == \
+        ("failed", SHA, error, [])
+    assert [(c["proposed"], c["applied"]) for c in report["changes"]] == [(True, False), (True, False)]
+    line = finished(logs)
+    assert {k: line[k] for k in ("result", "revision", "changes", "applied", "error", "pull_request", "log_level")} \
+        == {"result": "failed", "revision": SHA, "changes": 2, "applied": 0, "error": error, "pull_request": None,
+            "log_level": "error"}
+    assert [e["error"] for e in logs if e["event"] == "run failed"] == [error]
+    assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{error}\n"
+    record = read_state(tmp_path / "st").last_run
+    assert (record.revision, record.changes, record.error) == (SHA, 2, error)
+    assert page.read_text() == PAGE

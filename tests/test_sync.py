@@ -121,7 +121,7 @@ def test_run_sync_files_rewrites_the_page_atomically(tmp_path):
     assert stat.S_IMODE(page.stat().st_mode) == 0o640
     data = json.loads((tmp_path / "r.json").read_text())
     assert set(data) == {"revision", "changes", "problems", "candidates", "publish", "result", "pull_request",
-                         "pages_written"}
+                         "pull_request_file", "pages_written"}
     assert (data["result"], data["pages_written"]) == ("ok", ["sub/m.md"])
     assert data["revision"] == ""  # a plain directory has no commit
     assert [(c["kep"], c["field"]) for c in data["changes"]] == [("4671", "stage"), ("4671", "beta"),
