@@ -174,6 +174,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     """Run one sync; print the changelog on stdout."""
     # A directory or tarball named by --enhancements (which wins over the config) is read by a worker
     # while this process loads pydantic and the config; else the worker starts once the config is read.
+    gc.disable()  # until the imports below are done: they make many objects and little garbage
     pending = start_snapshot(args.enhancements) if args.enhancements else None
     try:
         config = resolve_config(args)
@@ -186,6 +187,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
         configure_logging()  # after the fork: structlog loads while the worker parses
         from bot.log import get_logger
         from bot.sync import run_sync
+
+        gc.freeze()  # as in main: what was loaded since (pydantic, the config, the planning code) lives as long
+        gc.enable()  # as the command
 
         only = sorted({n for group in args.kep for n in group}) if args.kep else None
         counter = RequestCounter()
@@ -421,6 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     finally:
         gc.unfreeze()  # a caller that goes on (the tests) collects as before
+        gc.enable()
 
 
 if __name__ == "__main__":
