@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.errors import KepSyncError
 from bot.publish.files import write_atomic
@@ -39,6 +39,9 @@ class RunRecord(BaseModel):
     ``pull_request`` URL (``None`` when there is none), ``http_requests`` and ``error`` (the redacted message
     of a failed run). ``revision``, ``changes`` (proposed), ``pull_request`` and ``error`` are those of the
     run's report (:func:`bot.sync.run_summary`)."""
+
+    #: a key kep-sync does not write, or a value of the wrong type, makes the file "not a kep-sync state"
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     run_id: str
     started: str
@@ -67,6 +70,9 @@ class State(BaseModel):
     - ``service_started``: when the running service started (ISO 8601 UTC);
     - ``last_run`` and ``last_success``: :class:`RunRecord` of the latest run and latest good run.
     """
+
+    #: ``{}`` is an empty state (no run yet); ``{"foo": 1}`` is not a kep-sync state (corrupt)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     source: str = ""
     revision: str = ""

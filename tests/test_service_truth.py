@@ -125,6 +125,10 @@ def test_a_corrupt_state_file_is_reported_kept_aside_and_never_overwritten(tmp_p
 @pytest.mark.parametrize(("content", "why"), [
     (b"\xff\xfe{}", "not UTF-8 at byte 0"),
     (b"[]", "not a kep-sync state: (top level): expected a JSON object, got []"),
+    (b'{"foo": 1}', "not a kep-sync state: foo: unknown key (value 1)"),
+    (b'{"revision": 5}', "not a kep-sync state: revision: expected a text value, got 5"),
+    (b'{"last_run": {"run_id": "a", "started": "s", "finished": "f", "result": "ok", "changes": "2"}}',
+     "not a kep-sync state: last_run.changes: expected a whole number, got '2'"),
     (b'{"last_run": {"result": 1}}', "not a kep-sync state: last_run.run_id: required, missing; last_run.started: "
                                     "required, missing; last_run.finished: required, missing"),
 ])
@@ -290,3 +294,23 @@ def test_a_failed_publish_is_summed_up_as_its_report_says(tmp_path, github, monk
     record = read_state(tmp_path / "st").last_run
     assert (record.revision, record.changes, record.error) == (SHA, 2, error)
     assert page.read_text() == PAGE
+
+
+def test_an_empty_json_object_is_an_empty_state_not_a_corrupt_one(tmp_path):
+    (tmp_path / "state.json").write_bytes(b"{}")
+    assert read_state(tmp_path) == State()
+    assert load_state(tmp_path) == State()
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # nothing kept aside
+
+
+def test_a_json_object_that_is_no_state_is_kept_aside_by_serve_and_reported_by_health(tmp_path, github, capsys):  # noqa: F811
+    config_path = write_setup(tmp_path, API)
+    state_dir = tmp_path / "st"
+    state_dir.mkdir()
+    (state_dir / "state.json").write_bytes(b'{"foo": 1}')
+    assert main(["health", "--config", str(config_path), "--state-dir", str(state_dir)]) == 1
+    assert capsys.readouterr().out == (f"unhealthy: {state_dir / 'state.json'}: state file is corrupt (not a "
+                                       "kep-sync state: foo: unknown key (value 1))\n")
+    assert run_job(load_config(config_path), state_dir).result == "ok"
+    (kept,) = state_dir.glob("state.json.corrupt-*")
+    assert kept.read_bytes() == b'{"foo": 1}'
