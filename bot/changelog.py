@@ -149,7 +149,8 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     were left out. The header names the source as it is (:func:`source_name`); each
     row of the Changes table names the KEP's title (from its kep.yaml). Problems are
     listed once each, sorted, with a line saying how many the JSON report holds
-    (``report_problems``, when given) and which are shown. ``front_matter``:
+    (``report_problems``, when given), how many the table shows, how many are flags shown next to their
+    changes and how many are in the report only (:func:`problems_intro`). ``front_matter``:
     ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed.
     """
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -202,10 +203,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     if shown:
         intro = []
         if report_problems is not None:
-            noun = "problem" if report_problems == 1 else "problems"
-            verb = "is" if len(shown) == 1 else "are"
-            intro = [f"The JSON report holds {report_problems} {noun}; {len(shown)} {verb} shown here: those about "
-                     "the rows of these pages and the kep.yaml files of the KEPs with a change or finding.", ""]
+            intro = [problems_intro(report_problems, len(shown), sum(len(c.flags) for c in changes)), ""]
         rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in shown]
         sections.append((["### Problems", "", *intro, "| Where | Key | Problem |", "|---|---|---|"], rows, "problems"))
     body = _fit(head, sections, max_chars)
@@ -214,6 +212,24 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n" if snapshot.revision
         else "\n")
     return Changelog(title, body, safe(message))
+
+
+def problems_intro(total: int, shown: int, flags: int) -> str:
+    """The line opening the Problems section: how the report's ``total`` problems split into the ``shown`` rows
+    of the table, the ``flags`` shown next to their changes (they come first in the report) and the rest,
+    listed in the report only (kep.yaml problems of KEPs with no change or finding). The parts add up to
+    ``total``."""
+    def count(n: int) -> str:
+        return f"{n} problem" if n == 1 else f"{n} problems"
+
+    parts = [f"{shown} in the table below (these pages and their rows, the inputs of this run, and the kep.yaml "
+             "files of the KEPs with a change or finding)"]
+    if flags:
+        parts.append(f"{flags} flagged on the changes above, next to each")
+    rest = max(total - shown - flags, 0)
+    if rest:
+        parts.append(f"{rest} about the rest of the source (kep.yaml files of other KEPs), in the report only")
+    return f"The JSON report holds {count(total)}: " + "; ".join(parts) + "."
 
 
 def graduation_lines(changes: Sequence[Change]) -> list[str]:

@@ -3,7 +3,7 @@ report's count, and a front_matter.date_key update (bot/changelog.py, bot/plan.p
 
 from __future__ import annotations
 
-from bot.changelog import render, source_name
+from bot.changelog import problems_intro, render, source_name
 from bot.config import Config
 from bot.diff import Change
 from bot.model.kep import Problem
@@ -48,11 +48,26 @@ def test_problems_are_listed_once_sorted_with_the_reports_count():
     section = body[body.index("### Problems"):]
     assert section.splitlines() == [
         "### Problems", "",
-        "The JSON report holds 12 problems; 2 are shown here: those about the rows of these pages and the "
-        "kep.yaml files of the KEPs with a change or finding.", "",
+        "The JSON report holds 12 problems: 2 in the table below (these pages and their rows, the inputs of this "
+        "run, and the kep.yaml files of the KEPs with a change or finding); 10 about the rest of the source "
+        "(kep.yaml files of other KEPs), in the report only.", "",
         "| Where | Key | Problem |", "|---|---|---|",
         f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |",
         "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |"]
+
+
+def test_the_problems_line_counts_the_flags_shown_next_to_their_changes():
+    snap = snapshot(*PAGE_KEPS, revision=REV)
+    flagged = CHANGE._replace(flags=("a released milestone is rewritten", "kep.yaml contradicts itself"))
+    row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
+    body = render(snap, [flagged], [row], report_problems=3).body
+    assert body[body.index("### Problems"):].splitlines()[2] == (
+        "The JSON report holds 3 problems: 1 in the table below (these pages and their rows, the inputs of this "
+        "run, and the kep.yaml files of the KEPs with a change or finding); 2 flagged on the changes above, next "
+        "to each.")
+    assert problems_intro(1, 1, 0) == ("The JSON report holds 1 problem: 1 in the table below (these pages and "
+                                       "their rows, the inputs of this run, and the kep.yaml files of the KEPs "
+                                       "with a change or finding).")
 
 
 def test_the_demo_shows_the_same_problems_every_run_and_counts_the_report():
@@ -71,8 +86,9 @@ def test_the_demo_shows_the_same_problems_every_run_and_counts_the_report():
     body = first.changelog.body
     assert body[body.index("### Problems"):].splitlines() == [
         "### Problems", "",
-        "The JSON report holds 270 problems; 1 is shown here: those about the rows of these pages and the kep.yaml "
-        "files of the KEPs with a change or finding.", "",
+        "The JSON report holds 270 problems: 1 in the table below (these pages and their rows, the inputs of this "
+        "run, and the kep.yaml files of the KEPs with a change or finding); 269 about the rest of the source "
+        "(kep.yaml files of other KEPs), in the report only.", "",
         "| Where | Key | Problem |", "|---|---|---|",
         "| keps/sig-autoscaling/2021-scale-from-zero/kep.yaml | milestone.stable | 'x.y' is not a release milestone "
         "(vMAJOR.MINOR) |"]
