@@ -36,7 +36,8 @@ How this reading works (per entry, never per sentence; do_not_publish entries ar
    "not yet", "will graduate/be promoted", and everything from "removed" in a
    removal entry (a removal announces no stage).
 3. The stage: "to GA/stable/beta/alpha" names the target; "locked" means GA; an API group
-   version ``/v1`` promoted is GA, ``/v1beta\\d`` beta, ``/v1alpha\\d`` alpha; otherwise the
+   version ``/v1`` promoted is GA, ``/v1beta\\d`` beta, ``/v1alpha\\d`` alpha; an API added or
+   introduced at ``/v1beta\\d`` or ``/v1alpha\\d`` (no "field" in the note) is beta / alpha; otherwise the
    highest stage word; "enabled by default" / "default true" is beta; "added/introduced/new
    ... feature gate" with no stage word is alpha.
 """
@@ -129,6 +130,9 @@ def stage_of(text: str) -> str:
     api = re.search(r"\.k8s\.io/(v1(?:alpha|beta)?)\d*\b", low) or re.search(r"\b(v1(?:alpha|beta)?)\d*\s+api\b", low)
     if api and re.search(r"promot|graduat", low):
         return {"v1": "stable", "v1beta": "beta", "v1alpha": "alpha"}[api.group(1)]
+    if api and api.group(1) != "v1" and re.search(r"\b(?:add(?:ed|s)?|introduc\w+)\b", low) \
+            and not re.search(r"\bfields?\b", low):
+        return {"v1beta": "beta", "v1alpha": "alpha"}[api.group(1)]  # a new API at an alpha/beta version
     if re.search(r"\bga\b|\bstable\b|general availability|generally available", low):
         return "stable"
     if re.search(r"\bbeta\b", low):

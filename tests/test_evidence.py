@@ -84,6 +84,15 @@ def index():
     ("Promoted the API types Workload and PodGroup to `scheduling.k8s.io/v1beta1`.", ("beta", True)),
     ("Graduated the `resource.k8s.io/v1` API to GA.", ("stable", True)),
     ("Promoted the Workload API to `scheduling.k8s.io/v1`.", ("stable", True)),
+    # an API introduced at vNalphaM / vNbetaM is that stage (1.35 notes #134564, #134722, KEP 4671); a field is not
+    ("Introduced the `scheduling.k8s.io/v1alpha1` Workload API to express workload-level scheduling requirements.",
+     ("alpha", False)),
+    ('Introduced the GangScheduling kube-scheduler plugin to support "all-or-nothing" scheduling using the '
+     '`scheduling.k8s.io/v1alpha1` Workload API.', ("alpha", False)),
+    ("Added the `StorageVersionMigration` `v1beta1` API and removed the `v1alpha1` API.", ("beta", False)),
+    ("Added the `foo` field to the `resource.k8s.io/v1beta1` API.", ("", False)),
+    ("Added a `v1` API for widgets.", ("", False)),
+    ("Introduced a structured and versioned `v1alpha1` response for the `statusz` endpoint.", ("", False)),
     ("It will be locked to enabled in a future release.", ("", False)),
     ("Prepared Pod validation to handle version skew for `X`'s beta graduation.", ("", False)),
     ("Added Alpha support for `Y`, which allows skipping node-level preparation.", ("alpha", True)),

@@ -100,6 +100,18 @@ def test_api_group_version_promotions_name_the_stage():  # kind 5
     assert _ev(index, B, "beta") == [("v1.36", 4, False)]  # one item per pull request
 
 
+def test_an_api_introduced_at_v1alpha1_is_alpha_for_the_linked_kep():  # kind 5, 1.35 notes #134564, #136976
+    doc = [{"type": "KEP", "url": "https://kep.k8s.io/20"}]
+    notes = {"v1.35": {"7": entry(7, "Introduced the `widgets.k8s.io/v1alpha1` Widget API to express widgets.",
+                                  documentation=doc)},
+             "v1.36": {"8": entry(8, "Introduced `widgets.k8s.io/v1alpha2` Widget API. Removed `widgets.k8s.io/v1alpha1`"
+                                     " Widget API.", documentation=doc)}}
+    index = build_index(notes, KEPS)
+    assert [(m.pr, m.stage, m.exact) for m in index.for_kep(B.path)] == [(7, "alpha", False), (8, "alpha", False)]
+    assert _ev(index, B, "alpha") == [("v1.35", 7, False)]
+    assert find_discrepancies(index, [B], released={"v1.35", "v1.36"}) == []  # a later alpha version: no mismatch
+
+
 def test_withdrawn_entries_are_never_evidence():  # kind 6
     notes = {"v1.35": {"1": entry(1, "Fixed the `WidgetAlphaGate` docs.")},
              "v1.36": {"2": entry(2, "Promoted the `WidgetAlphaGate` feature gate to alpha.", do_not_publish=True)},

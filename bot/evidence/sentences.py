@@ -92,6 +92,9 @@ _NEGATION_RE = re.compile(r"\b(?:will not|won't|not yet|never)\b|\bnot (?:be )?(
 #: "Promoted ... to `scheduling.k8s.io/v1beta1`": an API group version names the stage (issue 9, kind 5).
 _API_VERSION_RE = re.compile(r"`[a-z0-9.-]*\.k8s\.io/(v[0-9]{1,2})(alpha|beta)?[0-9]{0,2}`|`(v[0-9]{1,2})(alpha|beta)?"
                              r"[0-9]{0,2}`\s+API\b", re.I)
+#: "Introduced the `scheduling.k8s.io/v1alpha1` Workload API": a new API at vNalphaM / vNbetaM is that stage; a
+#: field added to an existing API ("Added the `x` field to the `v1beta1` API") is not (issue 9, kind 5).
+_API_INTRO_RE = re.compile(r"^(?![^.;]*\bfields?\b)[^.;]*\b(?:add(?:ed|s)?|introduc\w+)\b", re.I)
 #: A feature gate introduced without a stage word (issue 9, kind 3): alpha, the default stage of a new gate.
 _INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:feature[- ]gates?\s*,?\s*[`\"]"
                        r"|[`\"][^`\"]+[`\"]\s+feature[- ]gates?\b)"
@@ -152,7 +155,10 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
     announce nothing; side remarks ("(also alpha)", "the Alpha `kubelet`
     metric", "when using the Alpha `X` feature") are read as absent. A
     promotion to an API group version (``scheduling.k8s.io/v1beta1``) is that
-    stage (``/v1`` is stable). A gate introduced with no stage word ("Added
+    stage (``/v1`` is stable); so is an API introduced ("added", "introduced") at
+    ``vNalphaM`` or ``vNbetaM`` ("Introduced the `scheduling.k8s.io/v1alpha1`
+    Workload API" is alpha, as a state: 1.36 adds ``v1alpha2`` to a KEP alpha
+    since 1.35), unless the sentence adds a field. A gate introduced with no stage word ("Added
     the `X` feature gate", "The new feature gate `X` is now available") is
     alpha, as a state (a KEP adds gates after its own alpha).
     """
@@ -167,10 +173,12 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
         return "deprecated", True
     target = _TARGET_RE.search(plain)
     demoted = bool(_DEMOTED_RE.search(plain))
-    api = _API_VERSION_RE.search(sentence) if _TRANSITION_RE.search(plain) else None
-    if api and not target:
-        level = (api.group(2) or api.group(4) or "").lower()
+    api = _API_VERSION_RE.search(sentence) if _TRANSITION_RE.search(plain) or _API_INTRO_RE.search(plain) else None
+    level = (api.group(2) or api.group(4) or "").lower() if api else ""
+    if api and not target and _TRANSITION_RE.search(plain):
         return (level or "stable"), not demoted
+    if api and not target and level:  # introduced: a state, as a later release may add v1alpha2 to an alpha KEP
+        return level, False
     if target:
         word = target.group(1).lower()
         return ("stable" if word in ("ga", "stable", "general availability") else word), not demoted
