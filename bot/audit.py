@@ -13,7 +13,7 @@ the release notes" (:func:`stable_verdicts`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.changelog import _cell, _kep_link, _note_link, source_name
@@ -21,6 +21,8 @@ from bot.config import Config
 from bot.diff import Change, kep_id
 from bot.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
 from bot.evidence.notes import ReleaseNotes
+from bot.history.provenance import History
+from bot.history.renames import Rename
 from bot.model import consistency
 from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.snapshot import Snapshot
@@ -136,17 +138,21 @@ def _verdict(target: str, shipped: str, confirmed: bool, notes: bool) -> str:
 
 
 def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], notes: ReleaseNotes | None, *,
-               only: Collection[int] | None = None) -> AuditPlan:
+               only: Collection[int] | None = None,
+               history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
+               renames: Mapping[tuple[int, str], Rename] | None = None) -> AuditPlan:
     """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
 
     The sync's plan (:func:`bot.plan.plan_sync`, with the release-note review of
     every row's KEP, ``review_rows=True``) plus the stable verdicts. ``notes``: the
     release notes of every release the source has (``None``: no release notes;
-    the stable verdicts are then ``unknown``). ``only``: KEP numbers to audit.
-    The report is the sync's with an ``audit`` object added:
+    the stable verdicts are then ``unknown``). ``only``: KEP numbers to audit. ``history`` and
+    ``renames`` go to :func:`bot.plan.plan_sync` (upstream provenance of each change, as a sync's).
+    The report is the plan's (:func:`bot.sync.run_report` adds what a run adds) with an ``audit`` object added:
     ``{"rows", "implementable_stable": [{kep, kep_path, stable, shipped, confirmed, verdict, evidence}]}``.
     """
-    plan = plan_sync(config, snapshot, pages, only=only, release_notes=notes, max_chars=10**9, review_rows=True)
+    plan = plan_sync(config, snapshot, pages, only=only, release_notes=notes, max_chars=10**9, review_rows=True,
+                     history=history, renames=renames)
     on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if only is None or k.number in set(only)}
     ids = {p: kep_id(snapshot, k) for p, k in on_pages.items()}
     index = build_index(notes.notes, snapshot.all_keps()) if notes is not None else None

@@ -115,14 +115,33 @@ def test_cli_audit_writes_nothing_but_the_report_and_exits_0(tmp_path, monkeypat
     assert out.out.splitlines()[0] == "# KEP audit: 1 rows, 0 implementable with their GA milestone shipped (0 " \
                                       "confirmed by the release notes)"
     data = json.loads(report.read_text())
-    assert [(c["kep"], c["field"], c["applied"]) for c in data["changes"]] == [("100", "stage", True),
-                                                                               ("100", "beta", True)]
+    assert [(c["kep"], c["field"], c["proposed"], c["applied"]) for c in data["changes"]] == [
+        ("100", "stage", True, False), ("100", "beta", True, False)]  # proposed, never applied: as --publish none
+    assert (data["result"], data["publish"], data["pages_written"], data["pull_request"]) == ("ok", "none", [], None)
+    assert "error" not in data
     assert data["audit"] == {"rows": 1, "implementable_stable": [], "consistency": []}
     assert json.loads(out.err.splitlines()[-1])["event"] == "audit finished"
-    assert main(["audit", "--enhancements", str(tmp_path / "gone"), "--wiki", str(wiki), "--page", "m.md"]) == 2
+
+
+def test_a_failed_audit_writes_a_failed_report_as_sync_does(tmp_path, monkeypatch, capsys, _reset_structlog):
+    enh, wiki = cli_tree(tmp_path, monkeypatch)
+    got = {}
+    for cmd in ("sync", "audit"):  # exit 2: a source that does not exist is a config error, for both commands
+        report = tmp_path / f"{cmd}.json"
+        rc = main([cmd, "--enhancements", str(tmp_path / "gone"), "--wiki", str(wiki), "--page", "m.md",
+                   "--report", str(report)])
+        got[cmd] = (rc, json.loads(report.read_text()))
+    assert got["audit"] == got["sync"]
+    rc, data = got["audit"]
+    assert (rc, data["result"], data["publish"], data["changes"]) == (2, "failed", "none", [])
+    assert data["error"] == capsys.readouterr().err.splitlines()[-1].removeprefix("kep-sync: error: ")
     (wiki / "bad.md").write_bytes(b"| KEP |\n\xff\n")  # a page that is not UTF-8: the audit fails, exit 1
-    assert main(["audit", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "bad.md"]) == 1
+    report = tmp_path / "bad.json"
+    assert main(["audit", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "bad.md",
+                 "--report", str(report)]) == 1
     assert capsys.readouterr().err.splitlines()[-1].startswith("kep-sync: error: bad.md: not UTF-8")
+    data = json.loads(report.read_text())
+    assert (data["result"], data["error"][:17], data["revision"]) == ("failed", "bad.md: not UTF-8", "")
 
 
 def test_audit_cron_is_off_by_default_and_validated():

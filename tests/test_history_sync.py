@@ -86,6 +86,28 @@ def test_each_change_names_the_commit_that_set_its_value(tmp_path, upstream):
     assert "| [#2](https://example.test/k/enh/pull/2) 2026-01-02 |" in body
 
 
+def test_an_audit_report_has_the_sync_report_shape_with_provenance(tmp_path, upstream):
+    from bot.sync import run_audit
+
+    enh, shas = upstream
+    config = _config(tmp_path, enh, PAGE)
+    run_sync(config, report_path=tmp_path / "sync.json")
+    audit = run_audit(config.model_copy(update={"publish": "files"}), report_path=tmp_path / "audit.json")
+    sync, report = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("sync", "audit"))
+    assert sorted(report) == sorted([*sync, "audit"])  # one key added, none missing
+    assert (report["result"], report["publish"], report["pages_written"], report["pull_request"]) == (
+        "ok", "none", [], None)
+    assert report["provenance"] == sync["provenance"] == {"source": "git", "requests": 0, "proposed": 2,
+                                                          "with_upstream": 2}
+    got = [(c["kep"], c["field"], c["proposed"], c["applied"], c["upstream"] and c["upstream"]["pr"])
+           for c in report["changes"]]
+    assert got == [("4671", "stage", True, False, 4), ("4671", "beta", True, False, 2),
+                   ("5710", "feature_gates", False, False, 1), ("785", "status", False, False, None)]
+    assert [c["upstream"] for c in report["changes"]] == [c["upstream"] for c in sync["changes"]]
+    assert audit.changes[0].upstream.commit == shas[3]
+    assert tree(tmp_path / "wiki") == {"m.md": PAGE.encode()}  # publish files asked: nothing written
+
+
 def test_a_plain_directory_gets_no_provenance(tmp_path):
     from tests.syncutil import PAGE_KEPS
 
