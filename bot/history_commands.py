@@ -66,7 +66,7 @@ def digest_text(enhancements: str, cache_dir: Path, sig: str, first: str, last: 
     result = digest_mod.digest(snapshot, sig, first, last)
     if fmt == "json":
         return json.dumps(digest_mod.as_json(result), ensure_ascii=False, indent=2) + "\n"
-    return digest_mod.render_markdown(result, sig, first, last, snapshot.revision, web_url) + "\n"
+    return digest_mod.render_markdown(result, sig, first, last, snapshot.revision, web_url, snapshot.source) + "\n"
 
 
 def _require_sig(snapshot, sig: str) -> None:

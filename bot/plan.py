@@ -236,7 +236,7 @@ def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, prob
     d = config.digest
     text = decode_page(path, data)
     block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
-                                       snapshot.revision, config.links.enhancements)
+                                       snapshot.revision, config.links.enhancements, snapshot.source)
     new = digest_mod.rewrite_section(text, block)
     if new is None:
         problems.append(Problem(path, "digest.page", str(digest_mod.section_span(text))))

@@ -166,7 +166,8 @@ def test_digest_page_is_rewritten_between_its_markers(tmp_path, upstream):
     block, tail = rest.split(digest_mod.END)
     assert head == "# This year\n\nintro\n\n" and tail == "\n\nkept\n"
     assert block.startswith("## sig-scheduling: KEPs by stage reached in v1.35..v1.37\n")
-    assert "### Beta (2)" in block and "### Stable (0)" in block and "### Alpha (0)" in block
+    assert "### Beta (2, of which 1 planned: kep.yaml stage still alpha at that revision)" in block  # 5710
+    assert "### Stable (0)" in block and "### Alpha (0)" in block
     assert "| [4671](https://kep.k8s.io/4671) | KEP 4671 gang-scheduling | v1.37 | `GenericWorkload` |" in block
     before = tree(tmp_path / "wiki")
     run_sync(config)
@@ -215,9 +216,17 @@ def test_digest_picks_the_highest_stage_in_range():
     assert {s: [e.kep for e in v] for s, v in result.items()} == {"alpha": [6], "beta": [1, 2], "stable": [5]}
     assert digest_mod.as_json(result)["stable"] == [
         {"kep": 5, "title": "KEP 5 e", "milestone": "v1.35", "gates": ["E"], "path": "keps/sig-node/5-e/kep.yaml",
-         "status": "implementable", "stage": "beta"}]
+         "status": "implementable", "stage": "beta", "reached": False}]
+    assert [(e["kep"], e["stage"], e["reached"]) for e in digest_mod.as_json(result)["beta"]] == [
+        (1, "beta", True), (2, "beta", True)]
     text = digest_mod.render_markdown(result, "sig-node", "v1.33", "v1.35", "f" * 40)
     assert "| [5](https://kep.k8s.io/5) | KEP 5 e | v1.35 (kep.yaml stage: beta) | `E` |" in text
+    assert text.split("\n")[2] == ("1 stable (1 planned), 2 beta, 1 alpha; from kep.yaml in "
+                                   "[kubernetes/enhancements](https://github.com/kubernetes/enhancements) at `ffffffffffff`.")
+    assert "### Stable (1, of which 1 planned: kep.yaml stage still beta at that revision)\n" in text
+    assert "### Beta (2)\n" in text and "### Alpha (1)\n" in text
+    named = digest_mod.render_markdown(result, "sig-node", "v1.33", "v1.35", "f" * 40, source="github:o/enh@main")
+    assert named.split("\n")[2].endswith("; from kep.yaml in o/enh at `ffffffffffff`.")  # as the changelog names it
     assert "| [2](https://kep.k8s.io/2) | KEP 2 b | v1.35 | - |" in text
     with pytest.raises(ValueError, match="starts after it ends"):
         digest_mod.digest(snap, "sig-node", "v1.35", "v1.33")
@@ -333,9 +342,8 @@ def test_digest_command_at_a_date_and_a_revision(tmp_path, upstream, capsys, mon
     assert "no kep.yaml commit on or before that date" in capsys.readouterr().err
     assert main([*args, "--at", "2026-01-02"]) == 0
     assert capsys.readouterr().out.startswith("## sig-scheduling: KEPs by stage reached in v1.35..v1.37\n\n"
-                                              f"0 stable, 2 beta, 0 alpha; from kep.yaml in "
-                                              f"[kubernetes/enhancements](https://github.com/kubernetes/enhancements)"
-                                              f" at `{shas[-1][:12]}`.\n")
+                                              f"0 stable, 2 beta (1 planned), 0 alpha; from kep.yaml in `{enh}`"
+                                              f" at `{shas[-1][:12]}`.\n")  # the source, as the changelog names it
     assert main([*args, "--revision", "nope"]) == 2
     assert main([*args[:-2], "--to", "v1.2"]) == 2
 

@@ -36,6 +36,13 @@ class DigestEntry(NamedTuple):
     status: str
     stage: str
 
+    def reached(self, listed: str) -> bool:
+        """True when kep.yaml's ``stage`` (as of the revision) is ``listed`` or past it; False when the
+        milestone of ``listed`` was a plan (stage still ``alpha`` under ``stable``, or no stage)."""
+        if self.stage in STAGES:
+            return STAGES.index(self.stage) >= STAGES.index(listed)
+        return self.stage != ""  # deprecated / disabled / removed: past every stage
+
 
 def sig_name(value: str) -> str:
     """``node`` / ``sig-node`` / ``SIG Node`` -> ``sig-node``; raises ``ValueError`` for anything else."""
@@ -85,28 +92,48 @@ def digest_range(first: str, last: str) -> tuple[tuple[int, int], tuple[int, int
 
 
 def as_json(result: dict[str, list[DigestEntry]]) -> dict[str, list[dict]]:
-    """``{"alpha": [{"kep", "title", "milestone", "gates", "path", "status", "stage"}], "beta": ..., "stable": ...}``."""
-    return {stage: [{**e._asdict(), "gates": list(e.gates)} for e in entries] for stage, entries in result.items()}
+    """``{"alpha": [{"kep", "title", "milestone", "gates", "path", "status", "stage", "reached"}], "beta": ...,
+    "stable": ...}``: ``stage`` is kep.yaml's as of the revision, ``reached`` :meth:`DigestEntry.reached` of the
+    stage the entry is listed under (False: its milestone was a plan)."""
+    return {stage: [{**e._asdict(), "gates": list(e.gates), "reached": e.reached(stage)} for e in entries]
+            for stage, entries in result.items()}
+
+
+def _planned(entries: list[DigestEntry], stage: str) -> str:
+    """``", of which 8 planned: kep.yaml stage still alpha/beta at that revision"`` for the entries of ``stage``
+    whose kep.yaml stage is below it (the stages named are theirs, ``none`` for no stage); ``""`` for none."""
+    below = [e.stage or "none" for e in entries if not e.reached(stage)]
+    if not below:
+        return ""
+    order = [s for s in ("none", *STAGES) if s in below] + sorted(set(below) - {"none", *STAGES})
+    return f", of which {len(below)} planned: kep.yaml stage still {'/'.join(order)} at that revision"
 
 
 def render_markdown(result: dict[str, list[DigestEntry]], sig: str, first: str, last: str, revision: str,
-                    web_url: str = DEFAULT_WEB_URL) -> str:
+                    web_url: str = DEFAULT_WEB_URL, source: str = "") -> str:
     """Markdown like a SIG annual report: a heading, then per stage (stable first) a table
-    KEP | Title | Milestone | Feature gates; ``revision`` (a commit SHA) is named in the heading's note.
-    A KEP whose kep.yaml stage is still below the stage it is listed under (the milestone was a plan) gets
-    ``(kep.yaml stage: beta)`` after its milestone."""
-    from bot.changelog import safe
+    KEP | Title | Milestone | Feature gates; the note under the heading names ``source`` (``Snapshot.source``,
+    as the sync changelog names it: :func:`bot.changelog.source_name`; without one, ``web_url``) and
+    ``revision`` (a commit SHA). A KEP whose kep.yaml stage is still below the stage it is listed under (the
+    milestone was a plan) gets ``(kep.yaml stage: beta)`` after its milestone, and the counts say how many
+    are planned: ``### Stable (25, of which 8 planned: kep.yaml stage still alpha/beta at that revision)``."""
+    from bot.changelog import safe, source_name
 
     def cell(text: str) -> str:
         return safe(text).replace("|", "\\|").replace("\n", " ") or "-"
 
-    counts = ", ".join(f"{len(result[s])} {s}" for s in reversed(STAGES))
+    def planned(stage: str) -> int:
+        return sum(not e.reached(stage) for e in result[stage])
+
+    counts = ", ".join(f"{len(result[s])} {s}" + (f" ({planned(s)} planned)" if planned(s) else "")
+                       for s in reversed(STAGES))
     rev = f" at `{revision[:12]}`" if revision else ""
+    where = source_name(source) if source else f"[kubernetes/enhancements]({web_url})"
     lines = [f"## {sig}: KEPs by stage reached in {normalize_milestone(first)}..{normalize_milestone(last)}", "",
-             f"{counts}; from kep.yaml in [kubernetes/enhancements]({web_url}){rev}.", ""]
+             f"{counts}; from kep.yaml in {where}{rev}.", ""]
     for stage in reversed(STAGES):
         entries = result[stage]
-        lines += [f"### {stage.capitalize()} ({len(entries)})", ""]
+        lines += [f"### {stage.capitalize()} ({len(entries)}{_planned(entries, stage)})", ""]
         if not entries:
             lines += ["None.", ""]
             continue
@@ -114,8 +141,7 @@ def render_markdown(result: dict[str, list[DigestEntry]], sig: str, first: str, 
         for e in entries:
             gates = ", ".join(f"`{g}`" for g in e.gates) or "-"
             link = f"[{e.kep}](https://kep.k8s.io/{e.kep})" if e.kep else str(e.kep)
-            reached = STAGES.index(e.stage) >= STAGES.index(stage) if e.stage in STAGES else e.stage != ""
-            note = "" if reached else f" (kep.yaml stage: {cell(e.stage) if e.stage else 'none'})"
+            note = "" if e.reached(stage) else f" (kep.yaml stage: {cell(e.stage) if e.stage else 'none'})"
             lines.append(f"| {link} | {cell(e.title)} | {e.milestone}{note} | {gates} |")
         lines.append("")
     return "\n".join(lines)
