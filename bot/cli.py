@@ -46,10 +46,11 @@ def _kep_numbers(value: str) -> list[int]:
 
 
 def _kep_number(value: str) -> int:
-    numbers = _kep_numbers(value)
-    if len(numbers) != 1:
+    """``"KEP-4671"`` -> ``4671`` (``kep-sync history N`` takes one); argparse turns the error into exit 2."""
+    part = value.strip().upper().removeprefix("KEP-")
+    if not re.fullmatch(r"[0-9]{1,9}", part):
         raise argparse.ArgumentTypeError(f"{value!r}: expected one KEP number like 4671")
-    return numbers[0]
+    return int(part)
 
 
 def build_parser() -> argparse.ArgumentParser:

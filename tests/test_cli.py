@@ -151,6 +151,12 @@ def test_argparse_errors_exit_2(work, capsys):
         main(["sync", "--kep", "abc"])
     assert exc.value.code == 2
     assert "expected KEP numbers like 4671 or 4671,5710" in capsys.readouterr().err
+    for value in ("abc", "4671,5710"):  # history takes one number: its message says so
+        with pytest.raises(SystemExit) as exc:
+            main(["history", value])
+        assert exc.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            f"kep-sync history: error: argument N: {value!r}: expected one KEP number like 4671")
 
 
 def test_module_entry_point_exit_codes(work):

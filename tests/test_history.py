@@ -126,6 +126,22 @@ def test_timeline_of_a_moved_kep(repo, tmp_path):
          "path": NEW, "field": "stage", "old": "alpha", "new": "beta"}]
 
 
+def test_history_of_a_shared_number_skips_the_template_and_names_each_kep_by_its_slug(tmp_path):
+    path = tmp_path / "enh"
+    process, forum = "keps/sig-architecture/0000-kep-process/kep.yaml", "keps/sig-x/0000-community-forum/kep.yaml"
+    template = "keps/sig-cloud-provider/providers/0000-cloud-provider-template/kep.yaml"
+    make_repo(path, {process: kep_yaml(0, "kep-process"), forum: kep_yaml(0, "community-forum"),
+                     template: kep_yaml(0, "cloud-provider-template")}, "Merge pull request #1 from a/b")
+    history = open_history("dir", str(path), tmp_path / "cache")
+    paths = paths_of(history.log(), 0)
+    assert paths == [process, forum]  # the template is no KEP, as everywhere else
+    found = history.timelines(paths)
+    text = timeline.render_text(0, [(p, timeline.events(found[p])) for p in paths])
+    assert [line for line in text.splitlines() if line.startswith("KEP ")] == [
+        f"KEP 0000-kep-process: {process} (5 changes)", f"KEP 0000-community-forum: {forum} (5 changes)"]
+    assert paths_of(history.log(), 5) == []
+
+
 def test_timeline_marks_unreadable_and_deleted_versions(tmp_path):
     path = tmp_path / "enh"
     make_repo(path, {OTHER: kep_yaml(200, "other")}, "Merge pull request #1 from a/b")

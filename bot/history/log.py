@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from bot.model.kep import is_template
 from bot.model.snapshot import leading_number
 
 #: ``git log`` format :func:`parse_log` reads: record separator, then SHA, first parent,
@@ -141,11 +142,12 @@ def previous_blob(version_list: list[Version], index: int) -> str:
 
 def paths_of(log: list[Commit], number: int) -> list[str]:
     """The kep.yaml paths with KEP ``number`` that exist at the newest commit of ``log`` (sorted), or, when the
-    KEP was deleted, its last paths; from the log alone."""
+    KEP was deleted, its last paths; from the log alone. The template directories are no KEPs and never
+    listed (:func:`bot.model.kep.is_template`: ``0000-cloud-provider-template`` is not KEP 0)."""
     alive: dict[str, bool] = {}
     for commit in log:  # newest first: the first word on a path is its final state
         for change in commit.files:
-            if kep_number(change.path) == number and change.path not in alive:
+            if kep_number(change.path) == number and change.path not in alive and not is_template(change.path):
                 alive[change.path] = change.status != "D"
     current = sorted(p for p, ok in alive.items() if ok)
     return current or sorted(alive)

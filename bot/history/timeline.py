@@ -77,10 +77,16 @@ def events(timeline: Sequence[tuple[Version, Mapping[str, str] | None]]) -> list
 
 
 def render_text(number: int, sections: Sequence[tuple[str, Sequence[Event]]]) -> str:
-    """The timeline as text: per kep.yaml path a heading, then ``DATE  #PR  SHA12  field: old -> new`` lines."""
+    """The timeline as text: per kep.yaml path a heading, then ``DATE  #PR  SHA12  field: old -> new`` lines.
+
+    The heading names ``KEP 4671``; when several KEPs share the number (``0000-kep-process`` and
+    ``0000-community-forum`` are both 0), each is named by its directory instead (``KEP 0000-kep-process``).
+    """
     lines = []
+    shared = len({path.rsplit("/", 2)[-2] for path, _ in sections}) > 1
     for path, evs in sections:
-        lines.append(f"KEP {number}: {path} ({len(evs)} change{'s' if len(evs) != 1 else ''})")
+        name = path.rsplit("/", 2)[-2] if shared and path.count("/") >= 2 else str(number)
+        lines.append(f"KEP {name}: {path} ({len(evs)} change{'s' if len(evs) != 1 else ''})")
         for e in evs:
             pr = f"#{e.pr}" if e.pr else "-"
             lines.append(f"{e.date[:10]}  {pr:>6}  {e.commit[:12]}  {e.field}: {e.old or '-'} -> {e.new or '-'}")
