@@ -192,7 +192,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
                          [_review_row(d) for d in discrepancies], "discrepancies"))
     report_only = [c for c in changes if not c.applied]
     if report_only:
-        rows = [_finding_row(c) for c in report_only]
+        rows = [_finding_row(c, web_url) for c in report_only]
         sections.append((["### Report only (not applied)", "", "| KEP | Page | Finding |", "|---|---|---|"],
                          rows, "findings"))
     if front_matter:
@@ -318,11 +318,12 @@ def _review_row(d: Discrepancy) -> str:
 table_cell, kep_link = _cell, _kep_link
 
 
-def _finding_row(c: Change) -> str:
+def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
     if c.kind == "missing-upstream":
         what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
-    elif c.kind == "renamed":
-        what = (f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**; row left as is "
+    elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
+        by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
+        what = (f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**{by}; row left as is "
                 "(`renames: apply` rewrites the KEP cell)")
     else:
         what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}{_flags(c)}"

@@ -128,7 +128,8 @@ def test_a_renamed_directory_is_reported_with_its_new_slug(tmp_path, upstream):
     assert not any(c.kep == "5710" and c.kind == "gates" for c in plan.changes)  # the row is left as is
     assert "5710-old-preemption" in plan.pages[0].new.decode()
     assert ("| [5710](https://kep.k8s.io/5710) | m.md:19 | upstream renamed 5710-old-preemption to "
-            "**5710-workload-aware-preemption**; row left as is (`renames: apply` rewrites the KEP cell) |"
+            "**5710-workload-aware-preemption** in [#3](https://github.com/kubernetes/enhancements/pull/3) 2026-01-02; "
+            "row left as is (`renames: apply` rewrites the KEP cell) |"
             ) in plan.changelog.body
 
 

@@ -202,12 +202,15 @@ def test_a_source_without_release_notes_is_a_config_error(tmp_path):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "release-notes-1.36.json").write_text("[]")
+    (broken / "release-notes-1.37.json").write_text("{\n")
     with pytest.raises(ConfigError) as exc:
         load_release_notes(str(broken), tmp_path / "cache", None)
-    assert str(exc.value) == (
-        f"release_notes.source (--release-notes) {str(broken)!r}: no release-notes file could be used:\n"
-        f"{broken / 'release-notes-1.36.json'}: expected a JSON object keyed by pull request number, found list; "
-        "evidence and checks for v1.36 were skipped")
+    assert str(exc.value) == (  # a config error, exit 2: no word of checks "skipped" as if the run went on
+        f"release_notes.source (--release-notes) {str(broken)!r}: the source has no usable release notes (every "
+        "release-notes file read is unusable; nothing was checked):\n"
+        f"{broken / 'release-notes-1.36.json'}: expected a JSON object keyed by pull request number, found list\n"
+        f"{broken / 'release-notes-1.37.json'}: not valid JSON at line 2 column 1: Expecting property name enclosed "
+        "in double quotes")
 
 
 def test_cli_exits_2_for_a_release_notes_directory_without_notes(tmp_path, monkeypatch, capsys, _reset_structlog):

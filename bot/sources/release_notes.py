@@ -218,8 +218,10 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
             skipped.add(release)
         problems += found
     if not notes and skipped:
-        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: no release-notes file could be "
-                          "used:\n" + "\n".join(f"{p.path}: {p.message}" for p in problems))
+        why = "\n".join(f"{p.path}: {p.message.removesuffix('; ' + _skipped(r))}" for p, r in
+                        ((p, next((r for r in skipped if p.message.endswith(_skipped(r))), "")) for p in problems))
+        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: the source has no usable release "
+                          f"notes (every release-notes file read is unusable; nothing was checked):\n{why}")
     return ReleaseNotes(str(root), available, notes, tuple(problems), frozenset(skipped))
 
 
