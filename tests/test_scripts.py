@@ -1,0 +1,120 @@
+"""Every script under ``scripts/`` still runs: a benchmark or check broken by a change in ``bot/`` fails here.
+
+``bench_history.py`` once crashed with ``TypeError: 'frozenset' object is not callable`` after the
+history loader's signature changed, and no test ran it. Here each script is imported (its
+module-level imports of ``bot`` run), and the benchmark and check scripts whose inputs can be
+given on the command line run their ``main`` on a tiny git repository written by hand
+(``--runs 1``): ``bench_history.py``, ``bench_release_notes.py``, ``check_digest.py``,
+``check_coverage.py``. The rest have their own tests (``make_snapshot.py``: test_offline,
+``check_page_edit.py``: test_page_fidelity, ``step_summary.py``: test_workflow) or only run on
+the real data in ../shared as many new processes (``benchmark.py``, ``bench_evidence.py``,
+``eval_evidence.py``, ``bench_publish.py``): those are imported here, and skipped beyond that.
+Timing figures are printed by the scripts, never asserted.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+try:
+    from tests.syncutil import kep_yaml
+except ImportError:  # pragma: no cover
+    from syncutil import kep_yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted((ROOT / "scripts").glob("*.py"))
+KEP = "keps/sig-node/100-widgets/kep.yaml"
+PAGE = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+        "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.33 | - | - |\n")
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"script_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(monkeypatch, capsys, name: str, *args: str) -> tuple[int, str]:
+    module = _load(ROOT / "scripts" / name)
+    monkeypatch.setattr(sys, "argv", [name, *args])
+    rc = module.main()
+    return rc, capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Path:
+    """A bundle of a tiny enhancements history: KEP 100 (sig-node) added alpha v1.33 (#1, 2025-06-01), promoted
+    to beta v1.34 (#2, 2025-09-01); dated before 2026-01-01, the date bench_history's digest asks for."""
+    root = tmp_path_factory.mktemp("scripts")
+    repo = root / "enh"
+    (repo / KEP).parent.mkdir(parents=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "T",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def git(*args: str, date: str = "") -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                       env={**env, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else env)
+
+    git("init", "-q", "-b", "main")
+    for pr, date, text in ((1, "2025-06-01T00:00:00Z", kep_yaml(100, "widgets", sig="sig-node", alpha="v1.33")),
+                           (2, "2025-09-01T00:00:00Z", kep_yaml(100, "widgets", sig="sig-node", stage="beta",
+                                                                 alpha="v1.33", beta="v1.34", gates=("Widgets",)))):
+        (repo / KEP).write_text(text)
+        git("add", "-A")
+        git("commit", "-q", "-m", f"Merge pull request #{pr} from a/b", date=date)
+    git("bundle", "create", str(root / "enh.bundle"), "HEAD", "main")
+    (root / "page.md").write_text(PAGE)
+    notes = root / "notes"
+    notes.mkdir()
+    (notes / "release-notes-1.34.json").write_text(
+        '{"2": {"pr_number": 2, "text": "Promoted the `Widgets` feature gate to beta.", "sigs": ["node"]}}')
+    return root
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_every_script_imports_and_has_a_main(path):
+    assert callable(getattr(_load(path), "main", None))
+
+
+def test_bench_history_runs(bundle, monkeypatch, capsys):
+    rc, out = _run(monkeypatch, capsys, "bench_history.py", "--runs", "1", "--bundle", str(bundle / "enh.bundle"),
+                   "--page", str(bundle / "page.md"))
+    assert rc in (0, 1)  # 1 only when a timing misses its target: not asserted (a busy machine)
+    assert out.splitlines()[0] == ("stale rows=1 applied changes=2 with upstream=2 ({'source': 'git', 'requests': 0, "
+                                   "'proposed': 2, 'with_upstream': 2}) plain plan changes=2")
+    assert [line.split(":")[0] for line in out.splitlines()[1:]] == [
+        "plan without history (for scale)", "provenance added, first run", "provenance added, later runs",
+        "digest as a new process, cold cache", "digest as a new process, warm cache"]
+
+
+def test_bench_release_notes_runs(bundle, monkeypatch, capsys):
+    rc, out = _run(monkeypatch, capsys, "bench_release_notes.py", "--runs", "1", "--notes", str(bundle / "notes"),
+                   "--bundle", str(bundle / "enh.bundle"))
+    assert rc in (0, 1)
+    assert out.splitlines()[0] == "releases=1 json_bytes=97 keps=1 mentions=1 runs=1"
+
+
+def test_check_digest_runs(bundle, monkeypatch, capsys, tmp_path):
+    repo = tmp_path / "enh"
+    subprocess.run(["git", "clone", "-q", str(bundle / "enh.bundle"), str(repo)], check=True)
+    rc, out = _run(monkeypatch, capsys, "check_digest.py", str(repo), "--sig", "node", "--from", "v1.33",
+                   "--to", "v1.35", "--at", "2025-07-01")
+    assert rc == 0
+    assert out.splitlines()[1:] == ["stable: 0 []", "beta: 0 []", "alpha: 1 [100]"]
+
+
+def test_check_coverage_runs(tmp_path, capsys):
+    (tmp_path / "cov.md").write_text("| Group | Representative KEPs |\n|---|---|\n| Widgets | 100, 200 |\n")
+    (tmp_path / "m.md").write_text(PAGE + "| [300](https://kep.k8s.io/300) | implementable / alpha | v1.33 | - | - |\n")
+    module = _load(ROOT / "scripts" / "check_coverage.py")
+    rc = module.main([str(tmp_path / "cov.md"), str(tmp_path / "m.md")])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "300" in out and "200" in out
