@@ -172,7 +172,8 @@ def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    """Run one sync; print the changelog on stdout."""
+    """Run one sync; print the changelog on stdout, after a first line saying nothing was published when the
+    run was blocked (``result: blocked``)."""
     # A directory or tarball named by --enhancements (which wins over the config) is read by a worker
     # while this process loads pydantic and the config; else the worker starts once the config is read.
     gc.disable()  # until the imports below are done: they make many objects and little garbage
@@ -205,8 +206,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if pending:
             pending.close()
     plan = outcome.plan
+    note = (f"> **Blocked: nothing was published.** The bot branch `{config.pull_request.branch}` has commits "
+            "kep-sync did not make (see the log); below is what this run would have published.\n\n"
+            if outcome.blocked else "")
     try:
-        sys.stdout.write(f"# {plan.changelog.title}\n\n{plan.changelog.body}")
+        sys.stdout.write(f"{note}# {plan.changelog.title}\n\n{plan.changelog.body}")
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write the changelog to standard output: {exc.strerror or exc}") from None

@@ -426,18 +426,22 @@ def test_cli_publish_github(gh, tmp_path, monkeypatch, capsys):
         assert "# Update KEP matrix" in captured.out
         lines = [json.loads(line) for line in captured.err.splitlines()]
         summary = [e for e in lines if e["event"] == "sync finished"]
-        return {k: summary[0][k] for k in ("pages_written", "blocked", "pull_request")}
+        return {"first": captured.out.splitlines()[0],
+                **{k: summary[0][k] for k in ("pages_written", "blocked", "pull_request")}}
 
     url = f"https://github.com/{REPO}/pull/1"
     assert main(args) == 0
     assert gh.pull(1)["state"] == "open" and gh.read_file(REPO, BRANCH, PAGE_PATH) == PROMOTED
     assert ("GET", f"{R}") in [(m, p) for m, p, _ in gh.requests]  # default branch looked up
-    assert finished() == {"pages_written": 1, "blocked": False, "pull_request": url}
+    title = "# Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)"
+    assert finished() == {"first": title, "pages_written": 1, "blocked": False, "pull_request": url}
     assert main(args) == 0  # idempotent: nothing committed
-    assert finished() == {"pages_written": 0, "blocked": False, "pull_request": url}
+    assert finished() == {"first": title, "pages_written": 0, "blocked": False, "pull_request": url}
     gh.commit_files(REPO, BRANCH, {"notes.md": "human\n"}, "human fix")
     assert main(args) == 0  # blocked by the foreign commit: nothing committed
-    assert finished() == {"pages_written": 0, "blocked": True, "pull_request": url}
+    assert finished() == {"first": f"> **Blocked: nothing was published.** The bot branch `{BRANCH}` has commits "
+                                   "kep-sync did not make (see the log); below is what this run would have "
+                                   "published.", "pages_written": 0, "blocked": True, "pull_request": url}
 
 
 def test_draft_title_and_config_errors(gh):
