@@ -405,7 +405,13 @@ def print_error(exc: Exception) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kep-sync`` console script; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse's usage error is exit 2, which Docker reserves in health checks
+        if exc.code == EXIT_USAGE and argv[:1] == ["health"]:
+            return EXIT_FAILED
+        raise
     if args.command == "serve":
         block_stop_signals()
     if args.command != "sync":  # cmd_sync configures the log itself, after starting its worker

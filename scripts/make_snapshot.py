@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bot.errors import KepSyncError  # noqa: E402
 from bot.sources.git import run_git, scan_git_tree, sync_git_cache  # noqa: E402
 
 
@@ -48,21 +49,33 @@ def build_tarball(files: list[tuple[str, bytes]], sha: str, mtime: int) -> bytes
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the snapshot; returns the exit code (0)."""
+    """Write the snapshot; returns the exit code: 0, or 2 with one ``make_snapshot.py: error:`` line on stderr
+    when the source, the revision or the output directory cannot be used."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", help="git repository: path, URL or bundle")
     parser.add_argument("--rev", default="HEAD", help="revision to snapshot (default: HEAD)")
     parser.add_argument("--out-dir", default="examples", help="where the tarball goes (default: examples)")
     args = parser.parse_args(argv)
+    try:
+        return write_snapshot(args.source, args.rev, Path(args.out_dir))
+    except (KepSyncError, OSError) as exc:
+        message = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.filename else str(exc)
+        print(f"make_snapshot.py: error: {message}", file=sys.stderr)
+        return 2
+
+
+def write_snapshot(source: str, rev: str, out_dir: Path) -> int:
+    """Write the tarball of ``source`` at ``rev`` into ``out_dir``; returns 0. Raises
+    :class:`~bot.errors.KepSyncError` (source, revision) or :class:`OSError` (output)."""
     with tempfile.TemporaryDirectory(prefix="kep-sync-snapshot-") as cache:
-        repo = sync_git_cache(args.source, Path(cache))
-        sha, stamp = run_git(repo, "log", "-1", "--format=%H %ct", f"{args.rev}^{{commit}}", "--").split()
+        repo = sync_git_cache(source, Path(cache))
+        sha, stamp = run_git(repo, "log", "-1", "--format=%H %ct", f"{rev}^{{commit}}", "--").split()
         files, problems = scan_git_tree(repo, sha)
     for problem in problems:
         print(f"skipped {problem.path}: {problem.message}", file=sys.stderr)
     data = build_tarball(files, sha, int(stamp))
     date = datetime.datetime.fromtimestamp(int(stamp), datetime.timezone.utc).date().isoformat()
-    out = Path(args.out_dir) / f"enhancements-{date}-{sha[:7]}.tar.gz"
+    out = out_dir / f"enhancements-{date}-{sha[:7]}.tar.gz"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(data)
     print(f"{out}: {len(files)} files at {sha}, {len(data)} bytes")

@@ -314,3 +314,20 @@ def test_a_json_object_that_is_no_state_is_kept_aside_by_serve_and_reported_by_h
     assert run_job(load_config(config_path), state_dir).result == "ok"
     (kept,) = state_dir.glob("state.json.corrupt-*")
     assert kept.read_bytes() == b'{"foo": 1}'
+
+
+def test_health_usage_errors_exit_1_not_2(tmp_path, capsys):
+    assert main(["health", "--bogus-flag"]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == "kep-sync: error: unrecognized arguments: --bogus-flag"
+    with pytest.raises(SystemExit) as other:  # every other command keeps 2 for a usage error
+        main(["sync", "--bogus-flag"])
+    assert other.value.code == 2
+
+
+def test_make_snapshot_names_a_missing_source_in_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "scripts/make_snapshot.py", str(tmp_path / "nonexistent"), "--out-dir",
+                           str(tmp_path / "out")], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"make_snapshot.py: error: git clone {tmp_path / 'nonexistent'} failed: fatal: repository "
+                           f"'{tmp_path / 'nonexistent'}' does not exist\n")
+    assert not (tmp_path / "out").exists()
