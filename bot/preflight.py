@@ -73,15 +73,28 @@ def _sigs_problems(config: Config) -> list[str]:
 
 def _enhancements_problems(value: str) -> list[str]:
     from bot.sources.enhancements import parse_source
-    from bot.sources.tarball import tarball_revision
+    from bot.sources.tarball import read_local_tarball
 
     try:
         source = parse_source(value)
-        if source.kind == "tarball":
-            tarball_revision(Path(source.location))
+        if source.kind == "tarball":  # read as the sync reads it, with the same caps and member checks
+            read_local_tarball(Path(source.location))
+        elif source.kind == "git" and Path(source.location).is_dir() and not _git_has_keps(source.location):
+            return [f"enhancements: {value!r}: no keps/ folder at the repository's HEAD; a run would refuse it"]
     except KepSyncError as exc:
         return [f"enhancements: {str(exc).removeprefix('--enhancements ')}"]
     return []
+
+
+def _git_has_keps(location: str) -> bool:
+    """True when the local git repository at ``location`` has a ``keps`` entry at HEAD (or git cannot say:
+    the run reports that itself)."""
+    from bot.sources.git import run_git
+
+    try:
+        return bool(run_git(Path(location), "ls-tree", "HEAD", "--", "keps").strip())
+    except KepSyncError:
+        return True
 
 
 def _wiki_problems(config: Config) -> list[str]:

@@ -159,3 +159,97 @@ def test_serve_with_last_run_as_a_file_still_syncs_and_says_why(tmp_path, github
         f"{tmp_path / 'st' / 'last-run'}: exists and is not a directory; move it away so kep-sync can keep the "
         "last run's changelog and report there"]
     assert (tmp_path / "st" / "last-run").read_text() == "not a directory\n"
+
+
+# --- 3 and 6. tarballs and git sources: capped reading, the same checks in validate and sync, keps/ required ----
+
+def _tar_gz(path: Path, members: list[tuple[str, bytes]], pax: dict | None = None) -> Path:
+    import gzip
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT, pax_headers=pax or {}) as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    path.write_bytes(gzip.compress(buf.getvalue()))
+    return path
+
+
+KEP = b"title: x\nkep-number: 4671\nstatus: implementable\nstage: beta\n"
+
+
+def _validate_error(work, capsys, enhancements: str) -> str:
+    (work / "c.yaml").write_text(f"publish: none\nenhancements: {enhancements}\nwiki:\n  dir: wiki\n  pages: [m.md]\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    return _error(capsys)
+
+
+def _sync_error(capsys, enhancements: str) -> str:
+    assert main([*SYNC[:2], enhancements, *SYNC[3:]]) == 1
+    return capsys.readouterr().err.splitlines()[-1]
+
+
+def test_a_huge_pax_header_is_refused_without_reading_it(work, capsys):
+    import gzip
+    import tarfile
+
+    from bot.sources.tarball import MAX_HEADER_BYTES, tarball_revision
+
+    # A pax global header claiming 3 GiB: only its 512-byte header block exists, the cap refuses it first.
+    info = tarfile.TarInfo("pax_global_header")
+    info.type, info.size = tarfile.XGLTYPE, 3 << 30
+    (work / "bomb.tar.gz").write_bytes(gzip.compress(info.tobuf(tarfile.USTAR_FORMAT) + b"\0" * 1024))
+    why = f"an extended header of {3 << 30} bytes (more than {MAX_HEADER_BYTES})"
+    with pytest.raises(Exception) as raised:
+        tarball_revision(work / "bomb.tar.gz")
+    assert str(raised.value) == f"{work}/bomb.tar.gz: not a readable tar.gz archive ({why})"
+    assert _validate_error(work, capsys, "bomb.tar.gz") == \
+        f"kep-sync: error: c.yaml: enhancements: bomb.tar.gz: not a readable tar.gz archive ({why})"
+    assert _sync_error(capsys, "bomb.tar.gz") == f"kep-sync: error: bomb.tar.gz: not a readable tar.gz archive ({why})"
+
+
+@pytest.mark.parametrize(("members", "why"), [
+    ([("top/keps/x/kep.yaml", KEP), ("top/../evil", b"a")], "archive member 'top/../evil' escapes the archive, refused"),
+    ([("/etc/keps/x/kep.yaml", KEP)], "archive member '/etc/keps/x/kep.yaml' escapes the archive, refused"),
+    ([], "no keps/ folder under the archive's top folder (an enhancements tarball holds TOP/keps/..., as git "
+         "archive and GitHub write it); refused, not read as every KEP gone"),
+    ([("keps/sig-x/4671-x/kep.yaml", KEP)], "no keps/ folder under the archive's top folder (an enhancements "
+     "tarball holds TOP/keps/..., as git archive and GitHub write it); refused, not read as every KEP gone"),
+])
+def test_validate_checks_a_tarball_as_the_sync_reads_it(work, capsys, members, why):
+    _tar_gz(work / "t.tar.gz", members)
+    assert _validate_error(work, capsys, "t.tar.gz") == f"kep-sync: error: c.yaml: enhancements: t.tar.gz: {why}"
+    assert _sync_error(capsys, "t.tar.gz") == f"kep-sync: error: t.tar.gz: {why}"
+
+
+def test_validate_refuses_a_truncated_tarball_and_garbage_after_it(work, capsys):
+    data = _tar_gz(work / "ok.tar.gz", [("top/keps/x/4671-x/kep.yaml", KEP * 500)]).read_bytes()
+    (work / "cut.tar.gz").write_bytes(data[: len(data) // 2])
+    (work / "tail.tar.gz").write_bytes(data + b"GARBAGEGARBAGE")
+    assert _validate_error(work, capsys, "cut.tar.gz") == ("kep-sync: error: c.yaml: enhancements: cut.tar.gz: not a "
+        "readable tar.gz archive (Compressed file ended before the end-of-stream marker was reached)")
+    assert _validate_error(work, capsys, "tail.tar.gz") == ("kep-sync: error: c.yaml: enhancements: tail.tar.gz: not a "
+        "readable tar.gz archive (Not a gzipped file (b'GA'))")
+
+
+def test_a_file_that_is_not_a_bundle_is_not_taken_as_one(work, capsys):
+    (work / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    why = ("'passwd': a file that is neither a .tar.gz snapshot nor a git bundle (its first line is not "
+           "'# v2 git bundle' or '# v3 git bundle')")
+    assert _validate_error(work, capsys, "passwd") == f"kep-sync: error: c.yaml: enhancements: {why}"
+    assert main([*SYNC[:2], "passwd", *SYNC[3:]]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"kep-sync: error: --enhancements {why}"
+
+
+def test_a_git_repository_without_keps_is_refused(work, capsys):
+    from tests.gitutil import git, make_repo
+
+    make_repo(work / "repo", {"README.md": "no keps here\n"})
+    head = git(work / "repo", "rev-parse", "HEAD")
+    assert _validate_error(work, capsys, "repo") == \
+        "kep-sync: error: c.yaml: enhancements: 'repo': no keps/ folder at the repository's HEAD; a run would refuse it"
+    assert _sync_error(capsys, "repo") == \
+        f"kep-sync: error: {work}/repo: no keps/ folder at revision {head}; refused, not read as every KEP gone"

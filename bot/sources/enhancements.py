@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from bot.errors import UsageError
+from bot.errors import SourceError, UsageError
 from bot.http import RequestCounter, make_client
 from bot.redact import redact
 from bot.model.kep import Problem
@@ -80,10 +80,27 @@ def parse_source(value: str) -> Source:
         return Source("dir", str(path))
     if path.is_file() and is_tarball_path(path):
         return Source("tarball", str(path))
+    if path.is_file() and not _is_bundle(path):
+        raise UsageError(f"--enhancements {value!r}: a file that is neither a .tar.gz snapshot nor a git bundle "
+                         f"(its first line is not {BUNDLE_HEADERS[0]!r} or {BUNDLE_HEADERS[1]!r})")
     if path.is_file() or (path.is_dir() and ((path / "HEAD").is_file() or (path / ".git").exists())):
         return Source("git", str(path.resolve()))
     raise UsageError(f"--enhancements {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
                      "repository, a bundle, a URL or github:OWNER/REPO@REF")
+
+
+#: First line of a git bundle (git-bundle(5): format v2 and v3).
+BUNDLE_HEADERS = ("# v2 git bundle", "# v3 git bundle")
+
+
+def _is_bundle(path: Path) -> bool:
+    """True when the file at ``path`` starts with a git bundle header line (:data:`BUNDLE_HEADERS`)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(BUNDLE_HEADERS[0]) + 1)
+    except OSError:
+        return True  # unreadable: let git say why
+    return head.rstrip(b"\r\n").decode("ascii", "replace") in BUNDLE_HEADERS
 
 
 def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL,
@@ -106,6 +123,9 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
     if source.kind == "git":
         repo = sync_git_cache(source.location, cache_dir)
         revision = run_git(repo, "rev-parse", "HEAD").strip()
+        if not run_git(repo, "ls-tree", revision, "--", "keps").strip():
+            raise SourceError(f"{text_path(redact(source.location))}: no keps/ folder at revision {revision}; "
+                              "refused, not read as every KEP gone")
         files, problems = scan_git_tree(repo, revision)
         return with_problems(build_snapshot(files, text_path(redact(source.location)), revision), problems)
     own = client is None

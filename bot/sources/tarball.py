@@ -34,7 +34,32 @@ MAX_TARBALL_BYTES = 256 * 1024 * 1024
 #: Largest tarball once decompressed, bytes (the full enhancements tree is ~150 MB).
 MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
 
+#: Largest extended header (pax ``x``/``g``, GNU long name/link) accepted, bytes: GitHub's and ``git archive``'s
+#: are under 100 bytes; tarfile reads one whole into memory, so a 3 GiB pax ``comment`` is refused here.
+MAX_HEADER_BYTES = 64 * 1024
+
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
+_EXTENDED_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
+                   tarfile.GNUTYPE_LONGLINK)
+
+
+class _CappedTarInfo(tarfile.TarInfo):
+    """A TarInfo that refuses an extended header over :data:`MAX_HEADER_BYTES` before tarfile reads it."""
+
+    def _proc_member(self, tarfile_):
+        if self.type in _EXTENDED_TYPES and self.size > MAX_HEADER_BYTES:
+            raise tarfile.HeaderError(f"an extended header of {self.size} bytes (more than {MAX_HEADER_BYTES})")
+        return super()._proc_member(tarfile_)
+
+
+def _open_tar(read_chunk: Callable[[], bytes], what: str, limit: int, max_unpacked: int,
+              deadline: Deadline | None) -> tarfile.TarFile:
+    """The gzip tar stream over ``read_chunk`` with every cap: compressed and decompressed bytes, the
+    ``deadline`` and the size of extended headers."""
+    body = LimitedReader(read_chunk, limit, what, deadline=deadline)
+    gz = gzip.GzipFile(fileobj=io.BufferedReader(body, 1 << 16), mode="rb")
+    unpacked = LimitedReader(lambda: gz.read(1 << 16), max_unpacked, what, unit=" once decompressed")
+    return tarfile.open(fileobj=io.BufferedReader(unpacked, 1 << 16), mode="r|", tarinfo=_CappedTarInfo)
 
 
 def is_tarball_path(path: Path) -> bool:
@@ -51,19 +76,21 @@ def read_tar_stream(read_chunk: Callable[[], bytes], what: str, limit: int = MAX
     archive in errors (a redacted URL or a path). ``files``: ``[(path, bytes)]`` of every
     ``keps/**/kep.yaml`` and ``keps/prod-readiness/**.yaml`` member in archive order; ``revision``:
     the 40-hex commit SHA of the pax global header ``comment``, ``""`` when absent.
-    Raises :class:`SourceError` ``"{what}: ..."`` for an absolute or ``..`` member path, more
+    Raises :class:`SourceError` ``"{what}: ..."`` for an archive with no ``keps/`` below its top folder,
+    an extended header over :data:`MAX_HEADER_BYTES`, an absolute or ``..`` member path, more
     than ``limit`` compressed bytes, more than ``max_unpacked`` bytes once decompressed, metadata
     files over ``limit`` bytes in total, the ``deadline`` passing, or a broken archive.
     """
-    body = LimitedReader(read_chunk, limit, what, deadline=deadline)
     try:
-        gz = gzip.GzipFile(fileobj=io.BufferedReader(body, 1 << 16), mode="rb")
-        unpacked = LimitedReader(lambda: gz.read(1 << 16), max_unpacked, what, unit=" once decompressed")
-        with tarfile.open(fileobj=io.BufferedReader(unpacked, 1 << 16), mode="r|") as tar:
-            files, problems = _read_members(tar, what, limit, max_file_bytes)
+        with _open_tar(read_chunk, what, limit, max_unpacked, deadline) as tar:
+            files, problems, has_keps = _read_members(tar, what, limit, max_file_bytes)
             comment = tar.pax_headers.get("comment", "").strip()
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
+    if not has_keps:
+        raise SourceError(f"{what}: no keps/ folder under the archive's top folder (an enhancements tarball "
+                          "holds TOP/keps/..., as git archive and GitHub write it); refused, not read as "
+                          "every KEP gone")
     return files, problems, comment if _SHA_RE.fullmatch(comment) else ""
 
 
@@ -82,26 +109,33 @@ def read_local_tarball(path: Path, **limits) -> tuple[list[tuple[str, bytes]], l
 
 def tarball_revision(path: Path) -> str:
     """The commit SHA in the pax global header of the tarball at ``path`` (``""`` when absent), reading
-    only its first header block. Raises :class:`SourceError` when the file is not a readable tar.gz."""
+    only its first header block, with the caps of :func:`read_tar_stream` (an extended header over
+    :data:`MAX_HEADER_BYTES` is refused). Raises :class:`SourceError` when the file is not a readable tar.gz."""
     what = text_path(str(path))
     try:
-        with tarfile.open(path, mode="r|gz") as tar:
+        with open(path, "rb") as fh, _open_tar(lambda: fh.read(1 << 16), what, MAX_TARBALL_BYTES,
+                                               MAX_UNPACKED_BYTES, None) as tar:
             tar.next()
             comment = tar.pax_headers.get("comment", "").strip()
-    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+    except (tarfile.TarError, EOFError, zlib.error) as exc:
         raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
+    except OSError as exc:
+        if isinstance(exc, gzip.BadGzipFile) or not exc.strerror:
+            raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
+        raise SourceError(f"{what}: cannot read the tarball: {exc.strerror}") from None
     return comment if _SHA_RE.fullmatch(comment) else ""
 
 
 def _read_members(tar: tarfile.TarFile, what: str, limit: int,
-                  max_file_bytes: int) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+                  max_file_bytes: int) -> tuple[list[tuple[str, bytes]], list[Problem], bool]:
     files: list[tuple[str, bytes]] = []
     problems: list[Problem] = []
-    kept = 0
+    kept, has_keps = 0, False
     while (member := tar.next()) is not None:
         tar.members.clear()  # stream mode: keep memory flat however many entries there are
         raw = _member_path(member.name, what)
         path, changed = decode_path(raw or "")
+        has_keps = has_keps or path == "keps" or path.startswith("keps/")
         if raw is None or not path.startswith("keps/") or member.isdir():
             continue
         if not member.isfile():
@@ -119,7 +153,7 @@ def _read_members(tar: tarfile.TarFile, what: str, limit: int,
         files.append((path, fh.read() if fh else b""))
         if changed:
             problems.append(Problem(path, "", NOT_UTF8))
-    return files, problems
+    return files, problems, has_keps
 
 
 def _member_path(name: str, what: str) -> str | None:
