@@ -46,7 +46,7 @@ class WikiConfig(_Strict):
     def _relative(cls, pages: list[str]) -> list[str]:
         for page in pages:
             if page.startswith("/") or ".." in Path(page).parts:
-                raise ValueError(f"{page!r} must be a path relative to the wiki, without '..'")
+                raise ValueError(f"{shown(page)} must be a path relative to the wiki, without '..'")
         return pages
 
 
@@ -65,7 +65,7 @@ class ColumnsConfig(_Strict):
 
 def _relative_page(page: str) -> str:
     if not page.strip() or page.startswith("/") or ".." in Path(page).parts:
-        raise ValueError(f"{page!r} must be a path relative to the wiki, without '..'")
+        raise ValueError(f"{shown(page)} must be a path relative to the wiki, without '..'")
     return page
 
 
@@ -102,7 +102,7 @@ class CandidatesConfig(_Strict):
     def _sig_names(cls, sigs: list[str]) -> list[str]:
         for sig in sigs:
             if not re.fullmatch(r"(sig-)?[a-z0-9][a-z0-9-]*", sig.strip().casefold()):
-                raise ValueError(f"{sig!r} is not a SIG name (like sig-node or node)")
+                raise ValueError(f"{shown(sig)} is not a SIG name (like sig-node or node)")
         return [sig.strip().casefold() for sig in sigs]  # upstream's owning-sig is lower case: SIG-Node is sig-node
 
 
@@ -140,7 +140,7 @@ class LinksConfig(_Strict):
     @classmethod
     def _http_url(cls, url: str) -> str:
         if not is_http_url(url):
-            raise ValueError(f"{url!r}: expected an http(s) URL such as https://github.com/kubernetes/enhancements")
+            raise ValueError(f"{shown(url)}: expected an http(s) URL such as https://github.com/kubernetes/enhancements")
         return url
 
 
@@ -166,7 +166,7 @@ class GitHubConfig(_Strict):
             origin = " (from $GITHUB_API_URL)" if url == os.environ.get("GITHUB_API_URL") else ""
             raise PydanticCustomError("http_url", "{url}{origin}: expected an http(s) URL such as "
                                       "https://api.github.com or https://HOST/api/v3",
-                                      {"url": repr(url), "origin": origin, "key": "github.api_url"})
+                                      {"url": shown(url), "origin": origin, "key": "github.api_url"})
         return url
 
 
@@ -189,7 +189,7 @@ class PullRequestConfig(_Strict):
             if not label.strip():
                 raise ValueError("a label must not be empty")
             if label.strip().casefold() == REGENERATE_LABEL.casefold():
-                raise ValueError(f"{label!r} is the label a human adds to make kep-sync replace a foreign commit; "
+                raise ValueError(f"{shown(label)} is the label a human adds to make kep-sync replace a foreign commit; "
                                  "the bot must not set it on its own pull requests")
         return labels
 
@@ -198,7 +198,7 @@ class PullRequestConfig(_Strict):
     def _ref_name(cls, branch: str) -> str:
         why = ref_name_problem(branch)
         if why:
-            raise ValueError(f"{branch!r} is not a valid git branch name: {why}")
+            raise ValueError(f"{shown(branch)} is not a valid git branch name: {why}")
         return branch
 
 
@@ -277,7 +277,7 @@ class DigestConfig(_Strict):
     @classmethod
     def _relative(cls, page: str | None) -> str | None:
         if page is not None and (page.startswith("/") or ".." in Path(page).parts or not page.strip()):
-            raise ValueError(f"{page!r} must be a path relative to the wiki, without '..'")
+            raise ValueError(f"{shown(page)} must be a path relative to the wiki, without '..'")
         return page
 
     @field_validator("sig")
@@ -341,7 +341,7 @@ class Config(_Strict):
         add_to = candidates.add_to
         if add_to is not None and wiki is not None and not _same_page(add_to.page, wiki.pages):
             raise PydanticCustomError("not_a_page", "{page} is not one of wiki.pages ({pages})",
-                                      {"page": repr(add_to.page), "pages": ", ".join(map(repr, wiki.pages)),
+                                      {"page": shown(add_to.page), "pages": ", ".join(map(repr, wiki.pages)),
                                        "key": "candidates.add_to.page"})
         return candidates
 
@@ -371,7 +371,7 @@ class Config(_Strict):
         if coverage.page is not None and wiki is not None and _same_page(coverage.page, wiki.pages):
             raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
                                       "page is read-only for kep-sync, name a page that is not synced",
-                                      {"page": repr(coverage.page), "key": "coverage.page"})
+                                      {"page": shown(coverage.page), "key": "coverage.page"})
         return coverage
 
     @field_validator("publish")
@@ -431,10 +431,35 @@ def error_key(loc: tuple) -> str:
     return key or "(top level)"
 
 
+#: Longest value quoted in an error message, characters; a longer one is cut and ends with "…".
+MAX_SHOWN = 80
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, cut to :data:`MAX_SHOWN` characters plus ``…`` (a 200 KB
+    string or an expanded alias is named, not printed). Never walks more of ``value`` than it shows
+    for a str; other values are repr'd with :func:`reprlib.repr`'s bounds."""
+    import reprlib
+
+    if isinstance(value, str):
+        text = repr(value[:MAX_SHOWN + 1])
+    else:
+        bounded = reprlib.Repr()
+        bounded.maxstring = bounded.maxother = MAX_SHOWN
+        text = bounded.repr(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
+
+
+def shown_key(key: str) -> str:
+    """A config key for an error message: control characters escaped (``\\x1b``), cut like :func:`shown`."""
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in key[:MAX_SHOWN + 1])
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
+
+
 def error_message(err: dict) -> str:
     """One pydantic error in plain words, with the value given; no library wording such as
     "Input should be a valid dictionary or instance of ..."."""
-    got, kind, ctx = repr(err.get("input")), err["type"], err.get("ctx") or {}
+    got, kind, ctx = shown(err.get("input")), err["type"], err.get("ctx") or {}
     if kind in _MESSAGES:
         return _MESSAGES[kind].format(got=got)
     if kind == "literal_error":
@@ -459,8 +484,14 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
 
     A cross-field check names the key at fault in its error context (``ctx["key"]``).
     """
-    return [f"{source}: {(err.get('ctx') or {}).get('key') or error_key(err['loc'])}: {error_message(err)}"
-            for err in exc.errors()]
+    lines = []
+    for err in exc.errors():
+        if err["type"] == "invalid_key":  # pydantic: "Keys should be strings"; the key is the last of loc
+            key, message = error_key(err["loc"][:-1]), f"the key {shown(err['input'])} is not a name (setting names are text)"
+        else:
+            key, message = (err.get("ctx") or {}).get("key") or error_key(err["loc"]), error_message(err)
+        lines.append(f"{source}: {shown_key(key)}: {message}")
+    return lines
 
 
 def find_config_path(explicit: str | None) -> Path | None:
@@ -488,8 +519,12 @@ def read_config_data(path: Path | None) -> dict:
     """
     if path is None:
         return {}
+    from bot.configyaml import ConfigYamlError, load_config_yaml
+
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_config_yaml(path.read_text(encoding="utf-8"))
+    except ConfigYamlError as exc:
+        raise ConfigError(f"{path}: {shown_key(exc.key)}: {exc.problem}") from None
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except (OSError, UnicodeDecodeError) as exc:

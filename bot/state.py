@@ -119,9 +119,15 @@ def read_state(state_dir: Path) -> State:
         return State.model_validate(json.loads(raw.decode("utf-8")))
     except UnicodeDecodeError as exc:
         raise StateCorrupt(path, f"not UTF-8 at byte {exc.start}") from None
-    except ValueError as exc:  # json.JSONDecodeError and pydantic's ValidationError
-        why = f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) \
-            else "not a kep-sync state: " + "; ".join(_state_error(e) for e in exc.errors()[:3])
+    except RecursionError:
+        raise StateCorrupt(path, "not a kep-sync state: nested too deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError, pydantic's ValidationError, int() of too many digits
+        if isinstance(exc, json.JSONDecodeError):
+            why = f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        elif isinstance(exc, ValidationError):
+            why = "not a kep-sync state: " + "; ".join(_state_error(e) for e in exc.errors()[:3])
+        else:  # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+            why = f"not a kep-sync state: {str(exc)[:200]}"
         raise StateCorrupt(path, why) from None
 
 

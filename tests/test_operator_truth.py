@@ -253,3 +253,65 @@ def test_a_git_repository_without_keps_is_refused(work, capsys):
         "kep-sync: error: c.yaml: enhancements: 'repo': no keps/ folder at the repository's HEAD; a run would refuse it"
     assert _sync_error(capsys, "repo") == \
         f"kep-sync: error: {work}/repo: no keps/ folder at revision {head}; refused, not read as every KEP gone"
+
+
+# --- 4, 5, 10. the config file: bounded reading, plain words, short quotes, escaped keys -------------------------
+
+LOL = "a: &a [x,x,x,x,x,x,x,x,x,x]\n" + "".join(
+    f"{n}: &{n} [{','.join([f'*{p}'] * 10)}]\n" for p, n in zip("abcdefgh", "bcdefghi"))
+
+
+BOMB_ERROR = "c.yaml: d[7][8][8][5]: aliases expand to more than 10,000 values (an alias bomb?); refused"
+
+
+@pytest.mark.parametrize("command", [["validate"], [*SYNC]])
+def test_an_alias_bomb_in_the_config_is_a_config_error(work, capsys, command):
+    (work / "c.yaml").write_text(LOL)
+    assert main([*command, "--config", "c.yaml"]) == 2
+    assert _error(capsys) == f"kep-sync: error: {BOMB_ERROR}"
+
+
+def test_health_reports_an_alias_bomb_as_unhealthy(work, capsys):
+    (work / "c.yaml").write_text(LOL)
+    assert main(["health", "--config", "c.yaml", "--state-dir", "st"]) == 1
+    assert capsys.readouterr().out == f"unhealthy: configuration error: {BOMB_ERROR}\n"
+
+
+def test_a_number_too_long_for_python_is_a_config_error_naming_the_key(work, capsys):
+    (work / "c.yaml").write_text("candidates:\n  limit: " + "9" * 5000 + "\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert _error(capsys) == "kep-sync: error: c.yaml: candidates.limit: a number of 5000 digits; too long to be a setting"
+
+
+def test_long_values_are_cut_and_control_characters_in_keys_escaped(work, capsys):
+    (work / "c.yaml").write_text(f"publish: {'x' * 3000}\nwiki:\n  \"a\\x1bb\": 1\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [
+        "kep-sync: error: c.yaml: wiki.a\\x1bb: unknown key (value 1)",
+        f"kep-sync: error: c.yaml: publish: '{'x' * 79}… is not one of 'none', 'files', 'git' or 'github'"]
+
+
+def test_a_key_that_is_not_text_is_named_in_plain_words(work, capsys):
+    (work / "c.yaml").write_text("1: x\nwiki:\n  2: y\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "kep-sync: error: c.yaml: wiki: the key 2 is not a name (setting names are text)",
+        "kep-sync: error: c.yaml: (top level): the key 1 is not a name (setting names are text)"]
+
+
+# --- 5. state.json: any unusable content is "corrupt", never a traceback ----------------------------------------
+
+@pytest.mark.parametrize(("content", "why"), [
+    (b'{"revision": ' + b"1" * 5000 + b"}", "not a kep-sync state: Exceeds the limit (4300 digits) for integer "
+                                            "string conversion: value has 5000 digits; use "
+                                            "sys.set_int_max_str_digits() to increase the limit"),
+    (b"[" * 200000, "not a kep-sync state: nested too deeply"),
+])
+def test_state_that_python_cannot_build_is_corrupt(tmp_path, capsys, content, why):
+    from bot.state import StateCorrupt, read_state
+
+    (tmp_path / "state.json").write_bytes(content)
+    with pytest.raises(StateCorrupt) as raised:
+        read_state(tmp_path)
+    assert str(raised.value) == f"{tmp_path}/state.json: state file is corrupt ({why})"

@@ -1,0 +1,72 @@
+"""Read the config file's YAML with bounded work: PyYAML's safe loader (typed values: ``publish: none``,
+``max_requests: 50``), after a walk of the composed node graph that refuses an alias bomb and a number
+too long for Python's ``int`` before anything is built from them.
+
+A real config has a few hundred nodes; :data:`MAX_CONFIG_NODES` mappings, sequences and scalars,
+counting each use of an alias again (so ``a: &a [x, x], b: [*a, *a]`` counts 7), is far above that and
+far below what hangs validation. Pure: text in, values out; :mod:`bot.config` names the file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+#: Most nodes one config document may expand to, aliases counted at each use.
+MAX_CONFIG_NODES = 10_000
+#: Longest integer accepted, digits (Python refuses to convert more than 4300 by default).
+MAX_INT_DIGITS = 4000
+_INT_TAG = "tag:yaml.org,2002:int"
+
+
+class ConfigYamlError(ValueError):
+    """The document is too large once aliases are expanded, or holds a number too long; ``key`` is
+    where (``wiki.pages[0]``, ``(top level)``), ``problem`` what."""
+
+    def __init__(self, key: str, problem: str):
+        super().__init__(f"{key}: {problem}")
+        self.key, self.problem = key, problem
+
+
+def load_config_yaml(text: str) -> Any:
+    """The single YAML document in ``text`` as PyYAML's safe loader builds it (``None`` when empty).
+
+    Raises :class:`ConfigYamlError` past :data:`MAX_CONFIG_NODES` nodes (an alias bomb) or for an
+    integer of more than :data:`MAX_INT_DIGITS` digits, :class:`yaml.YAMLError` for text that is
+    not one YAML document, ``RecursionError`` for nesting deeper than Python's stack.
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        check_nodes(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def check_nodes(root: Node) -> None:
+    """Walk ``root`` (iteratively, aliases expanded) and raise :class:`ConfigYamlError` at the first
+    node past :data:`MAX_CONFIG_NODES` or integer scalar longer than :data:`MAX_INT_DIGITS` digits."""
+    stack: list[tuple[Node, str]] = [(root, "")]
+    visits = 0
+    while stack:
+        node, key = stack.pop()
+        visits += 1
+        if visits > MAX_CONFIG_NODES:
+            raise ConfigYamlError(key or "(top level)", f"aliases expand to more than {MAX_CONFIG_NODES:,} values "
+                                  "(an alias bomb?); refused")
+        if isinstance(node, ScalarNode):
+            digits = sum(c.isdigit() for c in node.value)
+            if node.tag == _INT_TAG and digits > MAX_INT_DIGITS:
+                raise ConfigYamlError(key or "(top level)", f"a number of {digits} digits; too long to be a setting")
+        elif isinstance(node, SequenceNode):
+            stack.extend((item, f"{key}[{i}]") for i, item in reversed(list(enumerate(node.value))))
+        elif isinstance(node, MappingNode):
+            for k, v in reversed(node.value):
+                name = k.value if isinstance(k, ScalarNode) else "?"
+                stack.append((v, f"{key}.{name}" if key else str(name)))
+                stack.append((k, key))
