@@ -4,7 +4,8 @@
         --outcome "${{ steps.run.outcome }}" >> "$GITHUB_STEP_SUMMARY"
 
 Prints markdown: a first line saying how the run ended (failed, with the error when the JSON report has
-one; blocked, with what to do; cancelled), the pull request URL when there is one, then the changelog
+one, else why the report cannot tell; blocked, with what to do; cancelled; not run because an earlier step
+such as the validation failed), the pull request URL when there is one, then the changelog
 (or audit) kep-sync printed. Either file may be missing or empty (a run that failed before writing it);
 the summary says so instead of failing. Standard library only, so it runs even when the install failed.
 """
@@ -15,28 +16,52 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 REGENERATE = "kep-sync:regenerate"
 
 
-def read_report(path: Path) -> dict:
-    """The JSON report as a dict; ``{}`` when it is missing or not a JSON object."""
+class Report(NamedTuple):
+    """The JSON report as read: ``data`` (``{}`` when absent or unusable) and ``why`` it is empty
+    (``""`` when it was read)."""
+
+    data: dict
+    why: str = ""
+
+
+def read_report(path: Path) -> Report:
+    """The JSON report at ``path``: its object, or ``{}`` with why (missing, not UTF-8 or JSON, not an object)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Report({}, "no report was written")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Report({}, f"the report {path} could not be read ({getattr(exc, 'strerror', None) or exc})")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return Report({}, f"the report {path} is not JSON ({exc})")
+    if not isinstance(data, dict):
+        return Report({}, f"the report {path} is not a JSON object")
+    return Report(data)
 
 
-def summary(report: dict, changelog: str, outcome: str, command: str = "sync") -> str:
+def summary(report: dict | Report, changelog: str, outcome: str, command: str = "sync") -> str:
     """The summary markdown. ``outcome``: the step outcome (``success``, ``failure``, ``cancelled``,
-    ``skipped``); ``report``: the JSON report (``result``, ``error``, ``pull_request``), maybe ``{}``."""
+    ``skipped``: an earlier step, such as the validation, failed); ``report``: the JSON report (``result``,
+    ``error``, ``pull_request``), maybe ``{}``, or a :class:`Report` saying why it is empty."""
+    report, why = (report.data, report.why) if isinstance(report, Report) else (report, "" if report else
+                                                                               "no report was written")
     lines = []
     result = report.get("result")
     if outcome == "cancelled":
         lines.append(f"**kep-sync {command} was cancelled** before it finished; nothing below is complete.")
+    elif outcome == "skipped":
+        lines.append(f"**kep-sync {command} did not run**: an earlier step failed (a configuration that does not "
+                     "validate stops the job there); see that step's log.")
     elif outcome != "success" or result == "failed":
-        error = report.get("error") or "no report was written; see the step's log for the error"
+        error = report.get("error") or (f"{why}; see the step's log for the error" if why else
+                                        "the report names no error; see the step's log for it")
         lines.append(f"**kep-sync {command} failed**: {error}")
     elif result == "blocked":
         lines.append(f"**kep-sync {command} was blocked**: a commit kep-sync did not make is on the bot branch, "

@@ -375,4 +375,4 @@ def test_the_workflow_writes_and_uploads_the_report_on_every_run():
     assert "args=(sync --config config/kep-sync.yaml --report kep-sync-report.json)\n" in steps["Sync"]["run"]
     upload = steps["Upload the JSON report"]
     assert (upload["if"], upload["with"]["path"], upload["with"]["name"]) == (
-        "${{ !cancelled() }}", "kep-sync-report.json", "kep-sync-report")
+        "always()", "kep-sync-report.json", "kep-sync-report")

@@ -71,3 +71,26 @@ def test_a_failed_run_says_so_with_the_error_or_without_any_file(tmp_path, capsy
 
 def test_a_cancelled_run_is_named():
     assert step_summary.summary({}, "", "cancelled").startswith("**kep-sync sync was cancelled** before it finished")
+
+
+def test_a_report_that_cannot_be_read_or_names_no_error_is_not_called_missing(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    report.write_text('{"result": "fail')
+    assert step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "x"), "--outcome",
+                              "failure"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"**kep-sync sync failed**: the report {report} is not JSON (Unterminated string starting at: line 1 "
+        "column 12 (char 11)); see the step's log for the error")
+    report.write_text(json.dumps({"audit": {}, "changes": []}))  # an audit that failed after its report
+    assert step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "x"), "--outcome",
+                              "failure", "--command", "audit"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "**kep-sync audit failed**: the report names no error; see the step's log for it")
+    report.write_text("[]")
+    assert step_summary.read_report(report) == step_summary.Report({}, f"the report {report} is not a JSON object")
+
+
+def test_a_run_stopped_by_the_validation_did_not_run_rather_than_failed():
+    assert step_summary.summary(step_summary.Report({}, "no report was written"), "", "skipped") == (
+        "**kep-sync sync did not run**: an earlier step failed (a configuration that does not validate stops the "
+        "job there); see that step's log.\n\n_kep-sync sync printed no changelog._\n")
