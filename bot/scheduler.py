@@ -146,8 +146,8 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
         # uninterruptible wait inside BlockingScheduler when the kernel picks another thread.
         previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
-        def stopper() -> None:
-            name = signal.Signals(signal.sigwait(STOP_SIGNALS)).name
+        def stop(signo: int) -> None:
+            name = signal.Signals(signo).name
             # stop both runners first: a run that has not started by now never starts (--run-now included)
             in_progress = [runner.stop(), auditor.stop()]
             if any(in_progress):
@@ -155,6 +155,9 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                          signal=name)
             else:
                 log.info("stop requested", signal=name)
+
+        def stopper() -> None:
+            stop(signal.sigwait(STOP_SIGNALS))
             # The signal can land before scheduler.start() runs: shutting down a scheduler that
             # is not running yet raises, so try again until it is.
             while True:
@@ -168,16 +171,22 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                  timezone=config.schedule.timezone,
                  state_dir=str(state_dir), run_now=run_now,
                  next_run=str(trigger.get_next_fire_time(None, datetime.datetime.now(tz))))
-        # after "service started": a signal already pending is then logged after it, never before
-        threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
         try:
-            scheduler.start()
-            if not (runner.wait_idle(shutdown_timeout) and auditor.wait_idle(shutdown_timeout)):
-                # a second signal meanwhile stays blocked: no effect
-                log.error("run still in progress after the shutdown timeout; exiting",
-                          timeout_seconds=shutdown_timeout)
-                sys.stderr.flush()
-                os._exit(1)
+            # after "service started": a signal already pending is then logged after it, never before;
+            # one that came while the service was starting stops it before the scheduler (and a --run-now
+            # run) starts at all
+            early = signal.sigtimedwait(STOP_SIGNALS, 0)
+            if early is not None:
+                stop(early.si_signo)
+            else:
+                threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
+                scheduler.start()
+                if not (runner.wait_idle(shutdown_timeout) and auditor.wait_idle(shutdown_timeout)):
+                    # a second signal meanwhile stays blocked: no effect
+                    log.error("run still in progress after the shutdown timeout; exiting",
+                              timeout_seconds=shutdown_timeout)
+                    sys.stderr.flush()
+                    os._exit(1)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
     log.info("service stopped")
