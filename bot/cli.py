@@ -197,7 +197,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         counter = RequestCounter()
         log = get_logger(command="sync")
         try:
-            outcome = run_sync(config, only=only, report_path=Path(args.report) if args.report else None,
+            outcome = run_sync(config, only=only, report_path=report_path(args, config),
                                counter=counter, snapshot=pending.result if pending else None)
             unreported = None
         except ReportNotWritten as exc:  # the publish landed: say so, with the changelog and pull request
@@ -225,6 +225,22 @@ def cmd_sync(args: argparse.Namespace) -> int:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
         raise KepSyncError(f"the publish succeeded ({landed}), but the report could not be written: {unreported}")
     return EXIT_OK
+
+
+def report_path(args: argparse.Namespace, config: Config) -> Path | None:
+    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` when it is (or links to) one
+    of the configured pages (``wiki.pages``, ``coverage.page``, ``digest.page`` under ``wiki.dir``): the
+    report would overwrite it, whatever ``--publish`` says."""
+    if not args.report:
+        return None
+    path = Path(args.report)
+    target = os.path.realpath(path)
+    root = Path(config.wiki.dir).expanduser()
+    for page in config.pages_to_read():
+        if os.path.realpath(root / page) == target:
+            raise UsageError(f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
+                             "(choose another file)")
+    return path
 
 
 def start_snapshot(enhancements: str, config: Config | None = None) -> Pending[Snapshot] | None:
@@ -266,7 +282,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     counter = RequestCounter()
     start = time.monotonic()
-    audit = run_audit(config, only=only, report_path=Path(args.report) if args.report else None, counter=counter)
+    audit = run_audit(config, only=only, report_path=report_path(args, config), counter=counter)
     try:
         sys.stdout.write(audit.markdown)
         sys.stdout.flush()

@@ -19,6 +19,10 @@ from bot.state import State
 #: How late after its fire time a run may finish before the service is unhealthy.
 LATE_ALLOWANCE = datetime.timedelta(seconds=MISFIRE_GRACE_SECONDS) + datetime.timedelta(minutes=30)
 
+#: How far in the future a recorded time may be (clocks of two hosts disagree a little) before it is a fault:
+#: past it, "since" would never be overdue and the service would stay healthy forever.
+CLOCK_SKEW_ALLOWANCE = datetime.timedelta(minutes=5)
+
 
 class Health(NamedTuple):
     """``ok`` and a one-line ``reason`` for humans (printed by ``kep-sync health``)."""
@@ -38,7 +42,8 @@ def utc_text(value: datetime.datetime | str) -> str:
 
 def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> Health:
     """Judge ``state`` against the schedule ``trigger`` at ``now`` (timezone-aware). Every time in the
-    reason is in UTC, whatever ``schedule.timezone`` is."""
+    reason is in UTC, whatever ``schedule.timezone`` is. A recorded time more than
+    :data:`CLOCK_SKEW_ALLOWANCE` after ``now`` is unhealthy (it would hide every overdue run)."""
     last = state.last_run
     if last is not None and not last.ok:
         return Health(False, f"last run {last.run_id} failed at {utc_text(last.finished)}: {last.error}")
@@ -48,6 +53,12 @@ def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> 
         if not marks:
             return Health(False, "no service start and no run recorded in the state directory")
         since = max(marks)
+        recorded = [("service start", state.service_started), ("last run finished", last.finished if last else "")]
+        for what, text in [("last good run", state.last_success.started if state.last_success else ""), *recorded]:
+            if text and datetime.datetime.fromisoformat(text) > now + CLOCK_SKEW_ALLOWANCE:
+                return Health(False, f"the state directory records a {what} time in the future: {utc_text(text)} "
+                                     f"is after now ({utc_text(now)}) by more than "
+                                     f"{int(CLOCK_SKEW_ALLOWANCE.total_seconds() // 60)} minutes (a wrong clock?)")
         due = trigger.get_next_fire_time(None, since + datetime.timedelta(seconds=1))
         late = due is not None and due + LATE_ALLOWANCE <= now
     except (TypeError, ValueError, OverflowError) as exc:

@@ -315,3 +315,45 @@ def test_state_that_python_cannot_build_is_corrupt(tmp_path, capsys, content, wh
     with pytest.raises(StateCorrupt) as raised:
         read_state(tmp_path)
     assert str(raised.value) == f"{tmp_path}/state.json: state file is corrupt ({why})"
+
+
+# --- 7. health: a recorded time in the future is a fault, not "healthy forever" ----------------------------------
+
+def test_health_is_unhealthy_when_a_recorded_time_is_in_the_future():
+    import datetime
+
+    from bot.cron import parse_crontab
+    from bot.health import check_health
+    from bot.state import RunRecord, State
+
+    utc = datetime.timezone.utc
+    now = datetime.datetime(2026, 3, 30, 12, 0, tzinfo=utc)
+    trigger = parse_crontab("0 * * * *", "UTC")
+    soon = State(service_started=(now + datetime.timedelta(minutes=5)).isoformat())  # within the clock skew allowed
+    assert check_health(soon, trigger, now) == (True, "service started at 2026-03-30T12:05:00+00:00; no run due yet")
+    later = State(service_started="2027-01-01T00:00:00+00:00")
+    assert check_health(later, trigger, now) == (
+        False, "the state directory records a service start time in the future: 2027-01-01T00:00:00+00:00 is "
+               "after now (2026-03-30T12:00:00+00:00) by more than 5 minutes (a wrong clock?)")
+    run = RunRecord(run_id="r1", started="2030-01-01T00:00:00+00:00", finished="2030-01-01T00:01:00+00:00",
+                    result="ok")
+    assert check_health(State(last_run=run, last_success=run), trigger, now) == (
+        False, "the state directory records a last good run time in the future: 2030-01-01T00:00:00+00:00 is "
+               "after now (2026-03-30T12:00:00+00:00) by more than 5 minutes (a wrong clock?)")
+
+
+# --- 9. --report never overwrites a configured page ----------------------------------------------------------
+
+@pytest.mark.parametrize("report", ["wiki/m.md", "./wiki/../wiki/m.md", "link.md", "wiki/cov.md"])
+def test_a_report_path_that_is_a_configured_page_is_a_usage_error(work, capsys, report):
+    (work / "link.md").symlink_to(work / "wiki" / "m.md")
+    (work / "wiki" / "cov.md").write_text("coverage\n")
+    (work / "c.yaml").write_text("coverage:\n  page: cov.md\n")
+    before = {p.name: p.read_bytes() for p in (work / "wiki").iterdir()}
+    page = "cov.md" if report.endswith("cov.md") else "m.md"
+    assert main([*SYNC, "--config", "c.yaml", "--publish", "none", "--report", report]) == 2
+    assert _error(capsys) == (f"kep-sync: error: --report {report!r} is the wiki page {page!r}; the report would "
+                              "overwrite it (choose another file)")
+    assert main(["audit", *SYNC[1:], "--config", "c.yaml", "--report", report]) == 2
+    capsys.readouterr()
+    assert {p.name: p.read_bytes() for p in (work / "wiki").iterdir()} == before
