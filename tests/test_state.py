@@ -137,5 +137,7 @@ def test_health_with_a_time_that_is_not_iso_8601_is_unhealthy_not_a_crash():
                              "isoformat string: 'yesterday')")
     late = State(service_started="9999-12-31T23:59:59+00:00")
     assert check_health(late, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.timezone.utc)
-                        ).reason.startswith("the state directory holds a time that is not a usable ISO 8601 time")
+                        ) == (False, "the state directory records a service start time in the future: "
+                              "9999-12-31T23:59:59+00:00 is after now (2026-03-02T00:00:00+00:00) by more than 5 "
+                              "minutes (a wrong clock?)")
 
