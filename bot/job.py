@@ -90,7 +90,8 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         result = summary["result"]
         record = RunRecord(run_id=run_id, started=started.isoformat(), finished=now().isoformat(), result=result,
                            http_requests=counter.count, error=summary["error"] or "", revision=summary["revision"],
-                           changes=summary["changes"], pull_request=summary["pull_request"])
+                           changes=summary["changes"], applied=summary["applied"],
+                           pull_request=summary["pull_request"])
         state.last_run = record
         if record.ok:
             state.last_success = record

@@ -37,8 +37,8 @@ class RunRecord(BaseModel):
     (``ok``; ``skipped``: no upstream change; ``blocked``: a commit kep-sync did not make on the bot
     branch stopped the publish, a human must act; ``failed``), ``revision``, ``changes``,
     ``pull_request`` URL (``None`` when there is none), ``http_requests`` and ``error`` (the redacted message
-    of a failed run). ``revision``, ``changes`` (proposed), ``pull_request`` and ``error`` are those of the
-    run's report (:func:`bot.sync.run_summary`)."""
+    of a failed run). ``revision``, ``changes`` (proposed), ``applied`` (written or committed: 0 for
+    ``publish: none``), ``pull_request`` and ``error`` are those of the run's report (:func:`bot.sync.run_summary`)."""
 
     #: a key kep-sync does not write, or a value of the wrong type, makes the file "not a kep-sync state"
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -49,6 +49,7 @@ class RunRecord(BaseModel):
     result: str
     revision: str = ""
     changes: int = 0
+    applied: int = 0
     pull_request: str | None = None
     http_requests: int = 0
     error: str = ""

@@ -357,3 +357,30 @@ def test_a_report_path_that_is_a_configured_page_is_a_usage_error(work, capsys, 
     assert main(["audit", *SYNC[1:], "--config", "c.yaml", "--report", report]) == 2
     capsys.readouterr()
     assert {p.name: p.read_bytes() for p in (work / "wiki").iterdir()} == before
+
+
+# --- 8. a dry run applies nothing: the state says so ---------------------------------------------------------
+
+def test_a_dry_run_service_records_its_changes_as_proposed_not_applied(tmp_path, github):  # noqa: F811
+    from bot.config import load_config
+    from bot.job import run_job
+    from bot.state import read_state
+    from tests.servehelp import write_setup
+    from tests.test_serve import API
+
+    config = load_config(write_setup(tmp_path, API)).model_copy(update={"publish": "none"})
+    record = run_job(config, tmp_path / "st")
+    assert (record.result, record.changes, record.applied) == ("ok", 2, 0)
+    saved = json.loads((tmp_path / "st" / "state.json").read_text())["last_run"]
+    assert (saved["changes"], saved["applied"]) == (2, 0)
+    assert read_state(tmp_path / "st").last_run.applied == 0
+
+
+def test_a_files_service_records_what_it_applied(tmp_path, github):  # noqa: F811
+    from bot.config import load_config
+    from bot.job import run_job
+    from tests.servehelp import write_setup
+    from tests.test_serve import API
+
+    record = run_job(load_config(write_setup(tmp_path, API)), tmp_path / "st")
+    assert (record.result, record.changes, record.applied) == ("ok", 2, 2)
