@@ -384,3 +384,18 @@ def test_a_files_service_records_what_it_applied(tmp_path, github):  # noqa: F81
 
     record = run_job(load_config(write_setup(tmp_path, API)), tmp_path / "st")
     assert (record.result, record.changes, record.applied) == ("ok", 2, 2)
+
+
+# --- 10. a tarball member given twice --------------------------------------------------------------------------
+
+def test_a_member_given_twice_with_different_content_is_reported_and_not_read(tmp_path):
+    from bot.sources.tarball import read_local_tarball
+
+    other = KEP.replace(b"stage: beta", b"stage: alpha")
+    same = b"title: y\nkep-number: 5710\nstatus: implementable\nstage: alpha\n"
+    _tar_gz(tmp_path / "t.tar.gz", [("top/keps/x/4671-x/kep.yaml", KEP), ("top/keps/x/5710-y/kep.yaml", same),
+                                    ("top/keps/x/4671-x/kep.yaml", other), ("top/keps/x/5710-y/kep.yaml", same)])
+    files, problems, _ = read_local_tarball(tmp_path / "t.tar.gz")
+    assert files == [("keps/x/5710-y/kep.yaml", same)]
+    assert [(p.path, p.message) for p in problems] == [
+        ("keps/x/4671-x/kep.yaml", "the archive holds this member 2 times with different content; not read")]

@@ -153,7 +153,20 @@ def _read_members(tar: tarfile.TarFile, what: str, limit: int,
         files.append((path, fh.read() if fh else b""))
         if changed:
             problems.append(Problem(path, "", NOT_UTF8))
-    return files, problems, has_keps
+    files, twice = _unique(files)
+    return files, problems + twice, has_keps
+
+
+def _unique(files: list[tuple[str, bytes]]) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+    """``files`` with each path once: a member given twice with the same bytes is kept once; one given
+    twice with different bytes is left out (which copy is upstream's cannot be told) and reported."""
+    seen: dict[str, list[bytes]] = {}
+    for path, data in files:
+        seen.setdefault(path, []).append(data)
+    kept = [(path, versions[0]) for path, versions in seen.items() if len(set(versions)) == 1]
+    problems = [Problem(path, "", f"the archive holds this member {len(versions)} times with different content; "
+                                  "not read") for path, versions in seen.items() if len(set(versions)) > 1]
+    return kept, problems
 
 
 def _member_path(name: str, what: str) -> str | None:
