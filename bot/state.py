@@ -17,6 +17,7 @@ import datetime
 import fcntl
 import json
 import os
+import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -127,7 +128,9 @@ def read_state(state_dir: Path) -> State:
             why = f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         elif isinstance(exc, ValidationError):
             why = "not a kep-sync state: " + "; ".join(_state_error(e) for e in exc.errors()[:3])
-        else:  # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+        elif "digits" in str(exc):  # "Exceeds the limit (4300 digits) for integer string conversion ..."
+            why = f"not a kep-sync state: a number of more than {sys.get_int_max_str_digits()} digits"
+        else:
             why = f"not a kep-sync state: {str(exc)[:200]}"
         raise StateCorrupt(path, why) from None
 
