@@ -18,7 +18,7 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
-from bot.config import Config, overlaps
+from bot.config import Config, overlaps, shown
 from bot.errors import KepSyncError
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
@@ -66,7 +66,7 @@ def _sigs_problems(config: Config) -> list[str]:
     except KepSyncError as exc:
         return [f"enhancements: {exc}"]
     named = {tracked_sig(k.sig) for k in snapshot.all_keps() if k.sig}
-    return [f"candidates.sigs[{i}] {sig!r}: no kep.yaml in {config.enhancements!r} has owning-sig "
+    return [f"candidates.sigs[{i}] {shown(sig)}: no kep.yaml in {shown(config.enhancements)} has owning-sig "
             f"{tracked_sig(sig)} (they name {', '.join(sorted(named)) or 'none'})"
             for i, sig in enumerate(config.candidates.sigs) if tracked_sig(sig) not in named]
 
@@ -80,7 +80,7 @@ def _enhancements_problems(value: str) -> list[str]:
         if source.kind == "tarball":  # read as the sync reads it, with the same caps and member checks
             read_local_tarball(Path(source.location))
         elif source.kind == "git" and Path(source.location).is_dir() and not _git_has_keps(source.location):
-            return [f"enhancements: {value!r}: no keps/ folder at the repository's HEAD; a run would refuse it"]
+            return [f"enhancements: {shown(value)}: no keps/ folder at the repository's HEAD; a run would refuse it"]
     except KepSyncError as exc:
         return [f"enhancements: {str(exc).removeprefix('--enhancements ')}"]
     return []
@@ -99,16 +99,20 @@ def _git_has_keps(location: str) -> bool:
 
 def _wiki_problems(config: Config) -> list[str]:
     root = Path(config.wiki.dir).expanduser()
-    if not root.is_dir():
-        what = "no such directory" if not root.exists() else "not a directory"
-        return [f"wiki.dir {config.wiki.dir!r}: {what}"]
+    try:
+        is_dir, exists = root.is_dir(), root.exists()
+    except OSError as exc:  # e.g. a name too long for the file system
+        return [f"wiki.dir {shown(config.wiki.dir)}: cannot be read: {exc.strerror or exc}"]
+    if not is_dir:
+        what = "no such directory" if not exists else "not a directory"
+        return [f"wiki.dir {shown(config.wiki.dir)}: {what}"]
     problems = []
     if config.publish == "git" and not (root / ".git").exists():
-        problems.append(f"wiki.dir {config.wiki.dir!r}: not a git checkout (publish git commits in a clone)")
+        problems.append(f"wiki.dir {shown(config.wiki.dir)}: not a git checkout (publish git commits in a clone)")
     for i, page in enumerate(config.wiki.pages):
         why = page_problem(root / page, config.aliases())
         if why:
-            problems.append(f"wiki.pages[{i}] {page!r}: {why} (under the wiki directory {config.wiki.dir!r})")
+            problems.append(f"wiki.pages[{i}] {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})")
     return problems
 
 
@@ -132,16 +136,16 @@ def _tracking_problems(config: Config, ok=lambda *keys: True) -> list[str]:
             if not groups:  # the last problem says why: no group table, or one with no row
                 why = found[-1].message.removesuffix("; coverage not checked")
         if why:
-            problems.append(f"coverage.page {cov.page!r}: {why} (under the wiki directory {config.wiki.dir!r})")
+            problems.append(f"coverage.page {shown(cov.page)}: {why} (under the wiki directory {shown(config.wiki.dir)})")
     texts = {page: (root / page).read_bytes().decode("utf-8") for page in config.wiki.pages}
     add = config.candidates.add_to
     if add is not None and ok("candidates.add_to"):
         page = next((p for p in texts if Path(p) == Path(add.page)), add.page)
         if page in texts and table_under(texts[page], add.table, config.aliases()) is None:
-            problems.append(f"candidates.add_to.table {add.table!r}: no KEP table under that heading on {add.page!r}")
+            problems.append(f"candidates.add_to.table {shown(add.table)}: no KEP table under that heading on {shown(add.page)}")
     if config.production_tables and ok("production_tables"):
         pages = [parse_page(p, t, config.aliases()) for p, t in texts.items()]
-        problems += [f"production_tables {t!r}: no KEP table under that heading on the pages"
+        problems += [f"production_tables {shown(t)}: no KEP table under that heading on the pages"
                      for t in missing_tables(pages, config.production_tables)]
     return problems
 
@@ -158,7 +162,7 @@ def _digest_problems(config: Config) -> list[str]:
     span = section_span(text) if not why else ()
     if isinstance(span, str):
         why = span
-    return [f"digest.page {page!r}: {why} (under the wiki directory {config.wiki.dir!r})"] if why else []
+    return [f"digest.page {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"] if why else []
 
 
 def _read_text(path: Path) -> tuple[str, str]:
@@ -206,9 +210,9 @@ def _notes_problems(value: str) -> list[str]:
         try:
             found = any(_NOTES_FILE_RE.match(p.name) for p in Path(source.location).iterdir())
         except OSError as exc:
-            return [f"release_notes.source {value!r}: cannot be listed: {exc.strerror or exc}"]
+            return [f"release_notes.source {shown(value)}: cannot be listed: {exc.strerror or exc}"]
         if not found:
-            return [f"release_notes.source {value!r}: the directory holds no release-notes-1.NN.json file"]
+            return [f"release_notes.source {shown(value)}: the directory holds no release-notes-1.NN.json file"]
     return []
 
 
@@ -243,5 +247,5 @@ def online_problems(config: Config, client) -> list[str]:
         try:
             check()
         except KepSyncError as exc:
-            problems.append(f"{key} {value!r}: {exc}")
+            problems.append(f"{key} {shown(value)}: {exc}")
     return problems

@@ -434,3 +434,13 @@ def test_serve_keeps_a_landed_sync_ok_when_its_report_is_lost_after_landing(tmp_
         f"{last / 'report.json'}: not a regular file; refusing to replace it"]
     assert (tmp_path / "wiki" / "matrix.md").read_text() == PAGE_SYNCED
     assert (last / "changelog.md").read_text().startswith("# Update KEP matrix: 2 changes in 1 KEP")
+
+
+def test_validate_cuts_a_long_value_in_its_on_disk_checks(work, capsys):
+    long_dir = "w" * 300
+    (work / "c.yaml").write_text(f"publish: none\nenhancements: enh\nwiki:\n  dir: {long_dir}\n  pages: [m.md]\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert _error(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w' * 79}…: cannot be read: File name too long"
+    (work / "c.yaml").write_text(f"publish: none\nenhancements: enh\nwiki:\n  dir: {'w/' * 100}\n  pages: [m.md]\n")
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert _error(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w/' * 39}w…: no such directory"
