@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 try:  # works whether or not ``tests`` is importable as a package
@@ -30,6 +33,24 @@ def no_http_sleep(monkeypatch):
     monkeypatch.setattr(bot.sources.release_notes, "send", no_sleep)
     monkeypatch.setattr(bot.sources.etag_cache, "send", no_sleep)
 
+
+#: The real enhancements history (read-only, never copied into the project): see ../shared/README.md.
+BUNDLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "enhancements-keps.bundle"
+
+
+@pytest.fixture(scope="session")
+def bundle_clone(tmp_path_factory) -> Path:
+    """A git clone (a directory with ``keps/``) of ``../shared/data/enhancements-keps.bundle``, made once a session.
+
+    Shared by the acceptance modules: tests read it and must not write into it (caches and wikis go under
+    their own ``tmp_path``). Fails the test when the bundle is absent (modules skip before asking for it
+    unless ``KEP_SYNC_REQUIRE_SHARED=1``).
+    """
+    if not BUNDLE.is_file():
+        pytest.fail(f"{BUNDLE} is absent")
+    target = tmp_path_factory.mktemp("bundle") / "enhancements"
+    subprocess.run(["git", "clone", "-q", str(BUNDLE), str(target)], check=True, capture_output=True)
+    return target
 
 
 @pytest.fixture

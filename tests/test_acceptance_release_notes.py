@@ -6,7 +6,6 @@ Skipped when ../shared is absent, unless KEP_SYNC_REQUIRE_SHARED=1 (then it fail
 from __future__ import annotations
 
 import os
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -28,14 +27,13 @@ PAGE_2026_03 = SHARED / "wiki" / "kubernetes-keps-implementation-matrix.2026-03-
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
+def data(request, tmp_path_factory):
     if not (BUNDLE.is_file() and NOTES_DIR.is_dir()):
         if os.environ.get("KEP_SYNC_REQUIRE_SHARED") == "1":
             pytest.fail(f"{SHARED} is required (KEP_SYNC_REQUIRE_SHARED=1) but missing")
         pytest.skip(f"{SHARED} not present")
     root = tmp_path_factory.mktemp("rn-accept")
-    subprocess.run(["git", "clone", "-q", str(BUNDLE), str(root / "enh")], check=True, capture_output=True)
-    snapshot = load_snapshot(str(root / "enh"), root / "cache")
+    snapshot = load_snapshot(str(request.getfixturevalue("bundle_clone")), root / "cache")
     notes = load_release_notes(str(NOTES_DIR), root / "cache", None)
     return snapshot, notes, build_index(notes.notes, snapshot.all_keps())
 

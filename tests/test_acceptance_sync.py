@@ -40,13 +40,11 @@ pytestmark = [pytest.mark.acceptance,
 
 
 @pytest.fixture(scope="session")
-def enhancements(tmp_path_factory) -> Path:
+def enhancements(bundle_clone) -> Path:
     """A clone of the bundle (a directory with keps/ that is a git checkout)."""
     if not PRESENT:
         pytest.fail(f"{BUNDLE}, {OLD_PAGE} or {NEW_PAGE} is absent and KEP_SYNC_REQUIRE_SHARED=1")
-    target = tmp_path_factory.mktemp("acceptance") / "enhancements"
-    subprocess.run(["git", "clone", "-q", str(BUNDLE), str(target)], check=True, capture_output=True)
-    return target
+    return bundle_clone
 
 
 def sync(enhancements: Path, tmp: Path, page: bytes) -> tuple[bytes, dict, str]:
