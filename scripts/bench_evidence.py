@@ -19,7 +19,6 @@ also gives CPU time and the ratio to a floor, decoding the same JSON files; the 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -35,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.evidence import build_index  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
 from bot.sources.release_notes import load_release_notes  # noqa: E402
+from scripts._bench import SHARED, bench_parser, clone_bundle  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 INDEX_TARGET, NOTES_COST_TARGET = 0.5, 0.3
 
 
@@ -49,16 +48,13 @@ def _timed(cmd: list[str]) -> float:
 
 def main() -> int:
     """Print the figures; exit 1 when a target is missed."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser = bench_parser(__doc__, runs=5)
     parser.add_argument("--notes", default=str(SHARED / "data" / "release-notes"))
-    parser.add_argument("--bundle", default=str(SHARED / "data" / "enhancements-keps.bundle"))
     parser.add_argument("--kep-sync", default=str(ROOT / ".venv" / "bin" / "kep-sync"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        subprocess.run(["git", "clone", "-q", args.bundle, str(t / "enh")], check=True)
-        keps = load_snapshot(str(t / "enh"), t / "cache").all_keps()
+        keps = load_snapshot(str(clone_bundle(args.bundle, t / "enh")), t / "cache").all_keps()
         total, index_only, cpu, floor = [], [], [], []
         files = sorted(Path(args.notes).glob("release-notes-*.json"))
         for _ in range(args.runs):

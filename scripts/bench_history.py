@@ -19,7 +19,6 @@ later runs <= 0.1 s, digest < 2 s. Figures on a shared 2-core machine are noisy.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -36,25 +35,18 @@ from bot.config import Config  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
 from bot.plan import plan_sync  # noqa: E402
 from bot.sync import history_loader  # noqa: E402
+from scripts._bench import SHARED, bench_parser, clone_bundle, spread  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
 TARGETS = {"first": 0.5, "later": 0.1, "digest": 2.0}
-
-
-def _stats(times: list[float]) -> str:
-    return f"median={statistics.median(times):.3f}s min={min(times):.3f}s max={max(times):.3f}s"
 
 
 def main() -> int:
     """Run the benchmark; exit 1 when a median misses its target."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--bundle", default=str(SHARED / "data" / "enhancements-keps.bundle"))
+    parser = bench_parser(__doc__, runs=7)
     parser.add_argument("--page", default=str(SHARED / "wiki" / "kubernetes-keps-implementation-matrix.2026-03-01.md"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        enh = f"{tmp}/enh"
-        subprocess.run(["git", "clone", "-q", args.bundle, enh], check=True)
+        enh = str(clone_bundle(args.bundle, Path(tmp) / "enh"))
         pages = {"matrix.md": Path(args.page).read_bytes()}
         cache = Path(tmp) / "cache"
         config = Config.model_validate({"enhancements": enh, "cache_dir": str(cache),
@@ -87,9 +79,9 @@ def main() -> int:
         print(f"stale rows={stale} applied changes={len(applied)} with upstream="
               f"{sum(c.upstream is not None for c in applied)} ({plan.report['provenance']}) "
               f"plain plan changes={len(plain.changes)}")
-        print(f"plan without history (for scale): {_stats(floor)}")
-        print(f"provenance added, first run:  {_stats(first)} target<={TARGETS['first']}s")
-        print(f"provenance added, later runs: {_stats(later)} target<={TARGETS['later']}s")
+        print(f"plan without history (for scale): {spread(floor)}")
+        print(f"provenance added, first run:  {spread(first)} target<={TARGETS['first']}s")
+        print(f"provenance added, later runs: {spread(later)} target<={TARGETS['later']}s")
         digest = {"cold": [], "warm": []}
         cmd = [str(ROOT / ".venv" / "bin" / "kep-sync"), "digest", "--enhancements", enh, "--sig", "node",
                "--from", "v1.33", "--to", "v1.35", "--at", "2026-01-01", "--format", "json"]
@@ -100,8 +92,8 @@ def main() -> int:
                 start = time.perf_counter()
                 subprocess.run(cmd, check=True, capture_output=True, env=env)
                 digest[kind].append(time.perf_counter() - start)
-        print(f"digest as a new process, cold cache: {_stats(digest['cold'])} target<{TARGETS['digest']}s")
-        print(f"digest as a new process, warm cache: {_stats(digest['warm'])}")
+        print(f"digest as a new process, cold cache: {spread(digest['cold'])} target<{TARGETS['digest']}s")
+        print(f"digest as a new process, warm cache: {spread(digest['warm'])}")
     ok = (statistics.median(first) <= TARGETS["first"] and statistics.median(later) <= TARGETS["later"]
           and statistics.median(digest["cold"]) < TARGETS["digest"])
     return 0 if ok else 1

@@ -9,9 +9,7 @@ median, min and max in seconds.
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,21 +20,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.evidence import build_index  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
 from bot.sources.release_notes import load_release_notes  # noqa: E402
+from scripts._bench import SHARED, bench_parser, clone_bundle, spread  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 TARGET_SECONDS = 1.0
 
 
 def main() -> int:
     """Run the benchmark; exit 1 when the median exceeds :data:`TARGET_SECONDS`."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser = bench_parser(__doc__, runs=7)
     parser.add_argument("--notes", default=str(SHARED / "data" / "release-notes"))
-    parser.add_argument("--bundle", default=str(SHARED / "data" / "enhancements-keps.bundle"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["git", "clone", "-q", args.bundle, f"{tmp}/enh"], check=True)
-        keps = load_snapshot(f"{tmp}/enh", Path(tmp) / "cache").all_keps()
+        keps = load_snapshot(str(clone_bundle(args.bundle, Path(tmp) / "enh")), Path(tmp) / "cache").all_keps()
         times, mentions, size = [], 0, sum(p.stat().st_size for p in Path(args.notes).glob("release-notes-*.json"))
         for _ in range(args.runs):
             start = time.perf_counter()
@@ -46,7 +41,7 @@ def main() -> int:
             mentions = len(index.mentions)
     median = statistics.median(times)
     print(f"releases={len(notes.notes)} json_bytes={size} keps={len(keps)} mentions={mentions} runs={args.runs}")
-    print(f"median={median:.3f}s min={min(times):.3f}s max={max(times):.3f}s target<={TARGET_SECONDS}s")
+    print(f"{spread(times)} target<={TARGET_SECONDS}s")
     return 0 if median <= TARGET_SECONDS else 1
 
 

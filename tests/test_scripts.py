@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover
     from syncutil import kep_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted((ROOT / "scripts").glob("*.py"))
+SCRIPTS = sorted(p for p in (ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))  # _bench.py: a helper
 KEP = "keps/sig-node/100-widgets/kep.yaml"
 PAGE = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
         "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.33 | - | - |\n")
