@@ -72,10 +72,9 @@ def test_a_template_copy_writes_none_of_its_fields_not_even_its_sample_milestone
     path = "keps/sig-api-machinery/5000-lint/kep.yaml"
     diff, old = run("| 5000-lint | provisional / - | - / - / - |\n", (path, text))
     assert diff.changes == [] and diff.lines == old
-    (problem,) = diff.problems
-    assert problem.message.startswith("status, stage, alpha, beta, stable kept: kep.yaml is a copy of the KEP template "
-                                      "(status 'provisional|implementable|implemented', ")
-    assert problem.message.endswith(f") ({path})")
+    assert diff.problems == [Problem("p.md", "line 3", "status, stage, alpha, beta, stable kept: kep.yaml is a copy "
+                                                       "of the KEP template (status 'provisional|implementable|"
+                                                       f"implemented', stage 'alpha|beta|stable') ({path})")]
 
 
 def test_an_unreadable_kep_yaml_keeps_its_row_and_is_not_missing_upstream():
