@@ -227,8 +227,8 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             problems.append(f"KEP {_row_id(row)}: {field} {unknown[0]!r} is not a {field} word kep-sync knows; "
                             f"{field} kept (kep.yaml says {getattr(kep, field)!r})")
             continue
-        odd = [(s, page_reading(field, s)[1]) for s in shown if field != "feature_gates"
-               and not same_value(field, s, _expected(kep, field)) and page_reading(field, s)[1]]
+        odd = [(s, why) for s in shown if field != "feature_gates"
+               and not same_value(field, s, _expected(kep, field)) and (why := page_reading(field, s)[1])]
         if odd:  # rewriting would delete the marks (or a value it cannot read): kept whatever kep.yaml says
             part, why = odd[0]
             refuse(field, f"{field} cell {part.strip()!r} {why}; kep.yaml says {_expected(kep, field)!r}; "
