@@ -1496,3 +1496,22 @@ def test_dripping_servers_are_cut_off_over_loopback(sleeps):
         with pytest.raises(SourceError) as info:
             read_tarball(client, url, "o/r", SHA, seconds=0.1)
         assert str(info.value) == f"GET {url}/repos/o/r/tarball/{SHA}: not finished within 0.1 s, aborted"
+
+
+def test_cat_file_batch_gives_blobs_in_order_and_none_for_missing_or_not_a_blob(tmp_path):
+    up = tmp_path / "up"
+    make_repo(up, UPSTREAM)
+    blob = git(up, "rev-parse", "HEAD:keps/sig-a/1-first/kep.yaml")
+    tree = git(up, "rev-parse", "HEAD:keps")
+    missing = "f" * 40
+    assert git_source.cat_file_batch(up, [blob, missing, tree, blob]) == [
+        kep("1", "First").encode(), None, None, kep("1", "First").encode()]
+    assert git_source.cat_file_batch(up, []) == []
+
+
+def test_try_git_is_none_when_git_fails(tmp_path):
+    up = tmp_path / "up"
+    sha = make_repo(up, UPSTREAM)
+    assert git_source.try_git(up, "rev-parse", "--verify", "-q", "HEAD") == f"{sha}\n"
+    assert git_source.try_git(up, "rev-parse", "--verify", "-q", "no-such-branch") is None
+    assert git_source.try_git(tmp_path / "not-a-repo", "rev-parse", "HEAD") is None

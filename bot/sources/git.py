@@ -19,14 +19,19 @@ from bot.model.snapshot import is_kep_file, is_prr_file
 from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
 
 
+def try_git(repo: Path, *args: str) -> str | None:
+    """``git -C repo ARGS`` output as text (undecodable bytes as U+FFFD), ``None`` when git fails or is not
+    installed: for questions whose "no" is an answer (is this a checkout? does this commit exist?)."""
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
+    except FileNotFoundError:
+        return None
+    return proc.stdout.decode(errors="replace") if proc.returncode == 0 else None
+
+
 def worktree_head(root: Path) -> str:
     """The commit SHA checked out at ``root`` (a work tree), ``""`` when it is not a git checkout."""
-    try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
-                             capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        return ""
-    return out.stdout.strip() if out.returncode == 0 else ""
+    return (try_git(root, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
 
 
 def _git_bytes(repo: Path, *args: str) -> bytes:
@@ -71,9 +76,7 @@ def _ensure_head(repo: Path, url: str) -> None:
     Likewise an upstream that renamed its default branch leaves ``HEAD`` dangling
     after ``fetch --prune``.
     """
-    ok = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", "HEAD^{commit}"],
-                        capture_output=True, check=False)
-    if ok.returncode == 0:
+    if try_git(repo, "rev-parse", "--verify", "-q", "HEAD^{commit}") is not None:
         return
     branches = run_git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/").split()
     if len(branches) != 1:
@@ -122,20 +125,36 @@ def scan_git_tree(repo: Path, revision: str,
             wanted.append((path, sha))
             if changed:
                 problems.append(Problem(path, "", NOT_UTF8))
-    if not wanted:
-        return [], problems
-    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], capture_output=True, check=False,
-                          input="".join(f"{sha}\n" for _, sha in wanted).encode())
-    if proc.returncode != 0:
-        raise SourceError(f"git cat-file in {text_path(str(repo))} failed")
-    out, pos, files = proc.stdout, 0, []
-    for path, _ in wanted:
-        header_end = out.index(b"\n", pos)
-        size = int(out[pos:header_end].split()[2])
-        files.append((path, out[header_end + 1: header_end + 1 + size]))
-        pos = header_end + 1 + size + 1
+    files = []
+    for (path, _), data in zip(wanted, cat_file_batch(repo, [sha for _, sha in wanted])):
+        if data is None:  # listed by ls-tree yet not readable (a partial clone): never read as a removed KEP
+            raise SourceError(f"git cat-file in {text_path(str(repo))}: the blob of {path} is missing")
+        files.append((path, data))
     files.sort(key=lambda f: f[0])
     return files, problems
+
+
+def cat_file_batch(repo: Path, shas: list[str]) -> list[bytes | None]:
+    """The content of each blob in ``shas`` (same order), read with one ``git cat-file --batch``; ``None`` for
+    a SHA git reports missing or that is not a blob. Raises :class:`SourceError` when git fails."""
+    if not shas:
+        return []
+    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], capture_output=True, check=False,
+                          input="".join(f"{sha}\n" for sha in shas).encode())
+    if proc.returncode != 0:
+        raise SourceError(f"git cat-file in {text_path(str(repo))} failed")
+    out, pos, blobs = proc.stdout, 0, []
+    for _ in shas:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()  # "<sha> <type> <size>", or "<sha> missing"
+        if len(header) < 3:
+            blobs.append(None)
+            pos = end + 1
+            continue
+        size = int(header[2])
+        blobs.append(out[end + 1:end + 1 + size] if header[1] == b"blob" else None)
+        pos = end + 1 + size + 1
+    return blobs
 
 
 def remote_head(location: str) -> str:

@@ -14,14 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from bot.errors import SourceError, UsageError
 from bot.history.fields import blob_fields
 from bot.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
-from bot.sources.git import run_git, sync_git_cache, worktree_head
+from bot.sources.git import cat_file_batch, run_git, sync_git_cache, try_git, worktree_head
 
 #: Bumped when the cache layout or the tracked fields change; older caches are ignored.
 CACHE_VERSION = 1
@@ -78,21 +77,8 @@ class GitHistory:
         if not wanted:
             return
         paths = paths or {}
-        proc = subprocess.run(["git", "-C", str(self.repo), "cat-file", "--batch"], capture_output=True,
-                              check=False, input="".join(f"{b}\n" for b in wanted).encode())
-        if proc.returncode != 0:
-            raise SourceError(f"git cat-file in {self.repo} failed")
-        out, pos = proc.stdout, 0
-        for blob in wanted:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].split()
-            if len(header) < 3 or header[1] != b"blob":
-                self._fields[blob] = None
-                pos = end + 1
-                continue
-            size = int(header[2])
-            self._fields[blob] = blob_fields(paths.get(blob, "keps/x/0-x/kep.yaml"), out[end + 1:end + 1 + size])
-            pos = end + 1 + size + 1
+        for blob, data in zip(wanted, cat_file_batch(self.repo, wanted)):
+            self._fields[blob] = None if data is None else blob_fields(paths.get(blob, "keps/x/0-x/kep.yaml"), data)
         self.blobs_read += len(wanted)
         self._dirty = True
 
@@ -175,11 +161,10 @@ class GitHistory:
 def _shallow_commits(repo: Path) -> tuple[str, ...]:
     """The boundary commits of a shallow clone, from git's ``shallow`` file (``git rev-parse --git-path
     shallow``), sorted; ``()`` for a full clone."""
-    proc = subprocess.run(["git", "-C", str(repo), "rev-parse", "--git-path", "shallow"],
-                          capture_output=True, text=True, check=False)
-    if proc.returncode != 0 or not proc.stdout.strip():
+    out = (try_git(repo, "rev-parse", "--git-path", "shallow") or "").strip()
+    if not out:
         return ()
-    path = Path(proc.stdout.strip())
+    path = Path(out)
     try:
         text = (path if path.is_absolute() else repo / path).read_text(encoding="ascii", errors="replace")
     except OSError:
@@ -209,16 +194,10 @@ def _git_log(repo: Path, revisions: str) -> str:
 
 def _on_first_parent_line(repo: Path, old: str, new: str) -> bool:
     """True when ``old`` is on the first-parent line of ``new`` (so the log of ``old..new`` extends old's log)."""
-    proc = subprocess.run(["git", "-C", str(repo), "rev-list", "--first-parent", f"{old}..{new}"],
-                          capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        return False
-    newer = proc.stdout.split()
+    newer = (try_git(repo, "rev-list", "--first-parent", f"{old}..{new}") or "").split()
     if not newer:
-        return False  # new is old, or behind it
-    parent = subprocess.run(["git", "-C", str(repo), "rev-parse", "-q", "--verify", f"{newer[-1]}^1"],
-                            capture_output=True, text=True, check=False)
-    return parent.stdout.strip() == old
+        return False  # git failed, or new is old, or behind it
+    return (try_git(repo, "rev-parse", "-q", "--verify", f"{newer[-1]}^1") or "").strip() == old
 
 
 def _plain(c: Commit) -> list:
@@ -327,11 +306,10 @@ def _cached_clone(location: str, cache_dir: Path) -> Path:
 def resolve_revision(history: GitHistory, revision: str) -> str:
     """The full commit SHA ``revision`` (a SHA, branch or tag) names in the history's repository;
     raises :class:`UsageError` when it names none."""
-    proc = subprocess.run(["git", "-C", str(history.repo), "rev-parse", "--verify", "-q", f"{revision}^{{commit}}"],
-                          capture_output=True, text=True, check=False)
-    if proc.returncode != 0 or revision.startswith("-"):
+    sha = try_git(history.repo, "rev-parse", "--verify", "-q", f"{revision}^{{commit}}")
+    if sha is None or revision.startswith("-"):
         raise UsageError(f"--revision {revision!r}: no such commit in {history.repo}")
-    return proc.stdout.strip()
+    return sha.strip()
 
 
 def snapshot_at(history: GitHistory, revision: str, source: str):
