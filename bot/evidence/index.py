@@ -216,13 +216,14 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
     out: list[Mention] = []
     for i, (sentence, gates, undeclared, stage, exact, when) in enumerate(read):
         typos = tuple((u, d) for u, d in ((u, near.match(u)) for u in undeclared) if d)
-        undeclared = tuple(u for u in undeclared if u not in dict(typos))
+        meant = dict(typos)
+        undeclared = tuple(u for u in undeclared if u not in meant)
         if not (gates or undeclared or typos or refs):
             continue
-        named = set(gates) | set(undeclared)
+        names = set(gates) | set(undeclared)
         as_gate = bool(undeclared or _FEATURE_GATE_RE.search(sentence) or any(f"`{g}" in sentence for g in gates))
         excerpt = sentence
-        if not stage and len(entry_stage) == 1 and all(names <= named for _, _, names, _ in staged) and (
+        if not stage and len(entry_stage) == 1 and all(theirs <= names for _, _, theirs, _ in staged) and (
                 refs or as_gate):
             stage, exact = next(iter(entry_stage))
             gates = gates if as_gate else ()  # a bare word in a borrowed-stage sentence is prose, not the gate

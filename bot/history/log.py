@@ -135,11 +135,6 @@ def _renamed_from(commit: Commit, path: str) -> str | None:
     return gone[0] if len(gone) == 1 else None
 
 
-def previous_blob(version_list: list[Version], index: int) -> str:
-    """The blob of the version before ``version_list[index]`` (:data:`NO_BLOB` for the first)."""
-    return version_list[index - 1].blob if index > 0 else NO_BLOB
-
-
 def paths_of(log: list[Commit], number: int) -> list[str]:
     """The kep.yaml paths with KEP ``number`` that exist at the newest commit of ``log`` (sorted), or, when the
     KEP was deleted, its last paths; from the log alone. The template directories are no KEPs and never
