@@ -18,6 +18,7 @@ rebuilds the plan before anything is committed.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import tempfile
@@ -133,13 +134,16 @@ class GitWiki:
                                                      self.pr_file)
         proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), base, prmod.pages_digest(self.blobs))
         head = git.text("rev-parse", "--verify", "-q", ref, check=False)
+        # Each built or read once: the ownership test and the empty-commit test both compare them.
+        tree = functools.cache(lambda: _tree(git, plan, modes, base))
+        head_tree = functools.cache(lambda: git.text("rev-parse", f"{head}^{{tree}}"))
         head_state = None
         if head:
             parents, identities, message = _commit_info(git, head)
             recorded = prmod.parse_state(body) if body else None
             if not is_own_head(head, recorded.head if recorded else "", parents, identities,
                                lambda: f"{BOT_NAME} <{BOT_EMAIL}>",
-                               lambda: git.text("rev-parse", f"{head}^{{tree}}") == _tree(git, plan, modes, base)):
+                               lambda: head_tree() == tree()):
                 log.warning("the bot branch has commits kep-sync did not make; not updating it (delete the branch "
                             "to let kep-sync start it afresh)", head=head)
                 return Landing(plan, [], "", blocked=True)
@@ -156,14 +160,13 @@ class GitWiki:
             _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
             log.info("bot branch is up to date", head=head)
             return Landing(plan, [], str(pr_file))
-        tree = _tree(git, plan, modes, base)
-        if head and git.text("rev-parse", f"{head}^{{tree}}") == tree:
+        if head and head_tree() == tree():
             # Same pages as the head (e.g. only the page set changed): a commit would be empty.
             _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
             log.info("bot branch already has these pages; no commit", head=head)
             return Landing(plan, [], str(pr_file))
         fast_forward = head_state is not None and head_state.base == base
-        new = _commit(git, plan, proposal, tree, head if fast_forward else base)
+        new = _commit(git, plan, proposal, tree(), head if fast_forward else base)
         git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
         _write_pr_file(pr_file, title, body, plan, proposal._replace(head=new))
         log.info("bot branch updated", head=new, fast_forward=fast_forward)
