@@ -178,8 +178,8 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     if applied:
         notes = discrepancies is not None
         origin = any(c.upstream is not None for c in applied)
-        rows = [_change_row(c, snapshot.revision, web_url, titles.get(c.kep_path, "")) + (f" {upstream_cell(c.upstream, web_url)} |" if origin
-                                                              else "")
+        rows = [_change_row(c, snapshot.revision, web_url, titles.get(c.kep_path, ""))
+                + (f" {upstream_cell(c.upstream, web_url)} |" if origin else "")
                 + (f" {_evidence_cell(c, prev)} |" if notes else "")
                 for prev, c in zip([None, *applied], applied)]
         sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Upstream |" if origin
