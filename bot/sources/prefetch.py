@@ -50,19 +50,19 @@ class Pending(Generic[T]):
     def _collect(self) -> tuple[T] | None:
         if not self.forked:
             return None
-        chunks = []
+        data = b""
         try:
-            with os.fdopen(self._fd, "rb", closefd=True) as pipe:
+            with os.fdopen(self._fd, "rb") as pipe:
                 self._fd = -1
-                chunks = [pipe.read()]
+                data = pipe.read()
         except OSError:
-            chunks = []
+            data = b""
         finally:
             status = self._reap()
-        if status != 0 or not chunks or not chunks[0]:
+        if status != 0 or not data:
             return None
         try:
-            return (pickle.loads(chunks[0]),)
+            return (pickle.loads(data),)
         except Exception:  # a truncated or corrupt message: compute it here instead
             return None
 
@@ -97,7 +97,7 @@ def can_fork() -> bool:
 def start(load: Callable[[], T], *, fork: bool | None = None) -> Pending[T]:
     """Start computing ``load()`` in a forked child; ``fork`` False (or :func:`can_fork` False) runs nothing now,
     :meth:`Pending.result` then calls ``load()`` itself. ``load`` must return a picklable value."""
-    if not (can_fork() if fork is None else fork and can_fork()):
+    if fork is False or not can_fork():
         return Pending(load)
     read_fd, write_fd = os.pipe()
     try:
