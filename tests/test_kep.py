@@ -168,7 +168,9 @@ def test_missing_status_is_reported():
 def test_implemented_before_stable_is_a_consistency_finding_not_a_problem(stage):
     kep = parse(status="status: implemented", stage=f"stage: {stage}")
     assert kep.problems == ()
-    assert Finding(("status", "stage"), f"kep.yaml says status implemented but stage {stage}") in check(kep)
+    later = [Finding(("beta",), "kep.yaml's milestone.beta v1.35 is later than latest-milestone v1.34 although the "
+                     "stage is beta")] if stage == "beta" else []  # the fixture's milestones, not what is tested
+    assert check(kep) == [Finding(("status", "stage"), f"kep.yaml says status implemented but stage {stage}"), *later]
 
 
 @pytest.mark.parametrize("stage", ["stable", *DEPRECATION_STAGES])

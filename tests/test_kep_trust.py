@@ -166,7 +166,9 @@ def test_one_sample_value_or_the_template_title_is_not_a_template_copy(text):
 ])
 def test_a_record_whose_status_and_stage_are_both_unusable_writes_nothing(status, stage, untrusted):
     kep = parse(f"kep-number: 1050\nstatus: {status}\nstage: '{stage}'\nmilestone:\n  alpha: v1.30\nfeature-gates: []\n")
-    assert bool(kep.untrusted) is untrusted
+    why = "kep.yaml's status and stage are both unusable"
+    fields = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
+    assert kep.untrusted == (tuple((f, why) for f in fields) if untrusted else ())
     if untrusted:
         assert set(f for f, _ in kep.untrusted) == set(TRUST_FIELDS)
         assert kep.problems[0] == Problem(PATH, "", "kep.yaml's status and stage are both unusable: "
