@@ -126,8 +126,7 @@ def unreadable(snapshot: Snapshot, number: int, slug: str = "") -> list[Problem]
             continue
         parts = problem.path.rstrip("/").split("/")
         dirname = parts[-1] if problem.path.endswith("/") else parts[-2]
-        m = re.match(r"^([0-9]{1,9})(?:-(.*))?$", dirname)
-        if m and int(m.group(1)) == number and (not slug or slug_matches(m.group(2) or "", slug)):
+        if leading_number(dirname) == number and (not slug or slug_matches(dirname.partition("-")[2], slug)):
             out.append(problem)
     return out
 

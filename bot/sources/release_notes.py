@@ -132,7 +132,7 @@ def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, d
 
 
 #: ``do_not_publish`` values read as "not withdrawn"; any other non-boolean value counts as withdrawn.
-_CLEARLY_FALSE = ("false", "no", "off", "0", "")
+_CLEARLY_FALSE = ("false", "no", "off", "0", "0.0", "")
 
 
 def _withdrawn_as_bool(where: str, key: str, entry: dict, problems: list[Problem]) -> dict:
@@ -143,7 +143,7 @@ def _withdrawn_as_bool(where: str, key: str, entry: dict, problems: list[Problem
     if value is None or isinstance(value, bool):
         return entry
     shown = str(value).strip().casefold() if isinstance(value, (str, int, float)) else "?"
-    withdrawn = shown not in _CLEARLY_FALSE and shown not in ("0.0",)
+    withdrawn = shown not in _CLEARLY_FALSE
     problems.append(Problem(where, key, f"do_not_publish is {json.dumps(value)[:40]} ({type(value).__name__}), not "
                                         f"true/false; read as {'true (withdrawn: never evidence)' if withdrawn else 'false'}"))
     return {**entry, "do_not_publish": withdrawn}
