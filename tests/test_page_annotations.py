@@ -57,8 +57,8 @@ def test_the_other_fields_of_a_row_with_a_marked_part_are_still_written():
     assert [(c.field, c.old, c.new) for c in diff.changes] == [("status", "implementable", "implemented"),
                                                                 ("beta", "", "v1.36")]
     assert diff.lines[2] == "| 1 | implemented / alpha* | v1.35 / v1.36 / - |"
-    assert [p.message.split(";")[0] for p in diff.problems] == ["stage cell 'alpha*' has marks kep-sync does not "
-                                                                "understand"]
+    assert diff.problems == [Problem("p.md", "line 3", "stage cell 'alpha*' has marks kep-sync does not understand; "
+                                                       f"kep.yaml says 'beta'; stage cell kept ({PATH})")]
 
 
 @pytest.mark.parametrize("row, column, cell", [
