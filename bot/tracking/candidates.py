@@ -95,7 +95,7 @@ def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Coll
     """
     keps = snapshot.all_keps()
     start = window_start(keps, releases)
-    tracked = {_sig(s) for s in sigs}
+    tracked = {tracked_sig(s) for s in sigs}
     gone = replaced(snapshot)
     out: list[Candidate] = []
     for kep in keps:
@@ -103,7 +103,7 @@ def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Coll
                 or kep.path in gone):
             continue
         reasons: list[tuple[str, str]] = [("group", f'in design group "{name}"') for name in (groups or {}).get(kep.number, ())]
-        if _sig(kep.sig) in tracked:
+        if tracked_sig(kep.sig) in tracked:
             reasons += _activity(kep, start)
             for gate in kep.gates():
                 rows = sorted(shown_gates.get(gate, ()), key=_numeric)
@@ -149,9 +149,6 @@ def tracked_sig(name: str) -> str:
     """A SIG name as compared: case-folded, ``sig-`` added (``Node`` -> ``sig-node``); ``""`` stays ``""``."""
     name = name.strip().casefold()
     return name if name.startswith("sig-") or not name else f"sig-{name}"
-
-
-_sig = tracked_sig
 
 
 def _numeric(ident: str) -> tuple[int, str]:
