@@ -305,14 +305,17 @@ def test_history_needs_git_history(tmp_path, capsys, monkeypatch):
                                        "bundle\n")
     assert main(["digest", "--enhancements", str(tmp_path / "enh"), "--sig", "x", "--from", "v1.1", "--to", "v1.2",
                  "--at", "2026-01-01"]) == 2
-    assert "--at/--revision needs git history" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"kep-sync: error: --enhancements '{tmp_path / 'enh'}': --at/--revision needs "
+                                       "git history: a plain directory has no git history; pass a git clone, URL or "
+                                       "bundle\n")
 
 
 def test_history_of_an_unknown_kep_is_a_usage_error(tmp_path, upstream, capsys, monkeypatch):
     monkeypatch.setenv("KEP_SYNC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("KEP_SYNC_CONFIG", "/dev/null")
     assert main(["history", "9999", "--enhancements", str(upstream[0])]) == 2
-    assert "KEP 9999: no kep.yaml with this number" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("kep-sync: error: KEP 9999: no kep.yaml with this number in the history of "
+                                       f"{upstream[0]}\n")
 
 
 def test_digest_of_a_sig_no_kep_yaml_names_is_a_usage_error_with_close_names(tmp_path, upstream, capsys, monkeypatch):
@@ -340,7 +343,8 @@ def test_digest_command_at_a_date_and_a_revision(tmp_path, upstream, capsys, mon
     assert {k: [e["kep"] for e in v] for k, v in json.loads(capsys.readouterr().out).items()} == {
         "alpha": [4671], "beta": [5710], "stable": []}
     assert main([*args, "--at", "2026-01-01"]) == 2  # every commit is dated 2026-01-02
-    assert "no kep.yaml commit on or before that date" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("kep-sync: error: --at 2026-01-01: the history has no kep.yaml commit on or "
+                                       "before that date\n")
     assert main([*args, "--at", "2026-01-02"]) == 0
     assert capsys.readouterr().out.startswith("## sig-scheduling: KEPs by stage reached in v1.35..v1.37\n\n"
                                               f"0 stable, 2 beta (1 planned), 0 alpha; from kep.yaml in `{enh}`"
