@@ -102,14 +102,27 @@ def test_a_dry_run_service_keeps_what_it_found(tmp_path, github):  # noqa: F811
 
 # -- a corrupt state.json --------------------------------------------------------------------------------
 
-def test_a_corrupt_state_file_is_reported_kept_aside_and_never_overwritten(tmp_path, github, capsys):  # noqa: F811
+def corrupt_state(tmp_path, content: bytes):
+    """``(config path, state directory)`` of a service setup whose ``state.json`` holds ``content``."""
     config_path = write_setup(tmp_path, API)
     state_dir = tmp_path / "st"
     state_dir.mkdir()
-    (state_dir / "state.json").write_bytes(b'{"revision": "abc", "last_run": ')
+    (state_dir / "state.json").write_bytes(content)
+    return config_path, state_dir
+
+
+def unhealthy_because(config_path, state_dir, capsys) -> str:
+    """What ``kep-sync health`` prints after ``state file is corrupt (``; it must exit 1 and name the file."""
     assert main(["health", "--config", str(config_path), "--state-dir", str(state_dir)]) == 1
-    assert capsys.readouterr().out == (f"unhealthy: {state_dir / 'state.json'}: state file is corrupt (not JSON: "
-                                       "Expecting value at line 1 column 33)\n")
+    out = capsys.readouterr().out
+    prefix = f"unhealthy: {state_dir / 'state.json'}: state file is corrupt ("
+    assert out.startswith(prefix), out
+    return out.removeprefix(prefix)
+
+
+def test_a_corrupt_state_file_is_reported_kept_aside_and_never_overwritten(tmp_path, github, capsys):  # noqa: F811
+    config_path, state_dir = corrupt_state(tmp_path, b'{"revision": "abc", "last_run": ')
+    assert unhealthy_because(config_path, state_dir, capsys) == "not JSON: Expecting value at line 1 column 33)\n"
     with capture_logs() as logs:
         record = run_job(load_config(config_path), state_dir)
     assert record.result == "ok"
@@ -304,13 +317,8 @@ def test_an_empty_json_object_is_an_empty_state_not_a_corrupt_one(tmp_path):
 
 
 def test_a_json_object_that_is_no_state_is_kept_aside_by_serve_and_reported_by_health(tmp_path, github, capsys):  # noqa: F811
-    config_path = write_setup(tmp_path, API)
-    state_dir = tmp_path / "st"
-    state_dir.mkdir()
-    (state_dir / "state.json").write_bytes(b'{"foo": 1}')
-    assert main(["health", "--config", str(config_path), "--state-dir", str(state_dir)]) == 1
-    assert capsys.readouterr().out == (f"unhealthy: {state_dir / 'state.json'}: state file is corrupt (not a "
-                                       "kep-sync state: foo: unknown key (value 1))\n")
+    config_path, state_dir = corrupt_state(tmp_path, b'{"foo": 1}')
+    assert unhealthy_because(config_path, state_dir, capsys) == "not a kep-sync state: foo: unknown key (value 1))\n"
     assert run_job(load_config(config_path), state_dir).result == "ok"
     (kept,) = state_dir.glob("state.json.corrupt-*")
     assert kept.read_bytes() == b'{"foo": 1}'
