@@ -276,9 +276,7 @@ class DigestConfig(_Strict):
     @field_validator("page")
     @classmethod
     def _relative(cls, page: str | None) -> str | None:
-        if page is not None and (page.startswith("/") or ".." in Path(page).parts or not page.strip()):
-            raise ValueError(f"{shown(page)} must be a path relative to the wiki, without '..'")
-        return page
+        return None if page is None else _relative_page(page)
 
     @field_validator("sig")
     @classmethod
