@@ -183,14 +183,9 @@ def page_problem(path: Path, aliases: dict[str, tuple[str, ...]]) -> str:
     from bot.wiki.matrix import column_roles
     from bot.wiki.tables import find_tables, split_row
 
-    if not path.is_file():
-        return "no such file" if not path.exists() else "not a file"
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        return f"cannot be read: {exc.strerror or exc}"
-    except UnicodeDecodeError as exc:
-        return f"not UTF-8 ({exc.reason} at byte {exc.start})"
+    text, why = _read_text(path)
+    if why:
+        return why
     lines = text.split("\n")
     if not any("kep" in column_roles([c.text for c in split_row(lines[t.header])], aliases)
                for t in find_tables(text)):
