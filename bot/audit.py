@@ -81,6 +81,15 @@ class AuditPlan(NamedTuple):
     consistency: tuple[Consistency, ...] = ()
 
 
+def log_fields(audit: AuditPlan) -> dict:
+    """The figures of an audit for its ``audit finished`` log line (``kep-sync audit`` and ``serve``):
+    ``revision``, ``rows``, ``changes`` (a sync would propose), ``discrepancies`` and
+    ``shipped_not_implemented`` (implementable + stable with the GA milestone shipped)."""
+    return {"revision": audit.snapshot.revision, "rows": audit.rows, "changes": sum(c.applied for c in audit.changes),
+            "discrepancies": len(audit.discrepancies),
+            "shipped_not_implemented": sum(v.shipped == SHIPPED for v in audit.stable)}
+
+
 def stable_verdicts(keps: Sequence[Kep], index: NotesIndex | None, available: Sequence[str],
                     ids: dict[str, str]) -> list[StableVerdict]:
     """The tracking rule for every KEP of ``keps`` with status ``implementable`` and stage ``stable``.
@@ -153,7 +162,8 @@ def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], note
     """
     plan = plan_sync(config, snapshot, pages, only=only, release_notes=notes, max_chars=10**9, review_rows=True,
                      history=history, renames=renames)
-    on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if only is None or k.number in set(only)}
+    wanted = None if only is None else set(only)
+    on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if wanted is None or k.number in wanted}
     ids = {p: kep_id(snapshot, k) for p, k in on_pages.items()}
     index = build_index(notes.notes, snapshot.all_keps()) if notes is not None else None
     stable = stable_verdicts(list(on_pages.values()), index, notes.available if notes else (), ids)

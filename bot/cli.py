@@ -288,14 +288,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write the audit to standard output: {exc.strerror or exc}") from None
+    from bot.audit import log_fields
     from bot.log import get_logger
 
-    get_logger(command="audit").info(
-        "audit finished", revision=audit.snapshot.revision, rows=audit.rows, changes=sum(c.applied for c in
-                                                                                        audit.changes),
-        discrepancies=len(audit.discrepancies),
-        shipped_not_implemented=sum(v.shipped == "shipped" for v in audit.stable),
-        http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+    get_logger(command="audit").info("audit finished", **log_fields(audit), http_requests=counter.count,
+                                     duration_seconds=round(time.monotonic() - start, 3))
     return EXIT_OK
 
 

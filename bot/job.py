@@ -255,8 +255,8 @@ def run_audit_job(config: Config, state_dir: Path, *, audit: Callable | None = N
             log.error("audit finished", result="failed", error=redact(f"{type(exc).__name__}: {exc}"),
                       http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
             return False
-        log.info("audit finished", result="ok", revision=done.snapshot.revision, rows=done.rows,
-                 discrepancies=len(done.discrepancies),
-                 shipped_not_implemented=sum(v.shipped == "shipped" for v in done.stable),
-                 http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+        from bot.audit import log_fields
+
+        log.info("audit finished", result="ok", **log_fields(done), http_requests=counter.count,
+                 duration_seconds=round(time.monotonic() - start, 3))
     return True

@@ -120,7 +120,11 @@ def test_cli_audit_writes_nothing_but_the_report_and_exits_0(tmp_path, monkeypat
     assert (data["result"], data["publish"], data["pages_written"], data["pull_request"]) == ("ok", "none", [], None)
     assert "error" not in data
     assert data["audit"] == {"rows": 1, "implementable_stable": [], "consistency": []}
-    assert json.loads(out.err.splitlines()[-1])["event"] == "audit finished"
+    line = json.loads(out.err.splitlines()[-1])
+    assert {k: line[k] for k in ("event", "revision", "rows", "changes", "discrepancies",
+                                 "shipped_not_implemented")} == {
+        "event": "audit finished", "revision": data["revision"], "rows": 1, "changes": 2, "discrepancies": 0,
+        "shipped_not_implemented": 0}
 
 
 def test_a_failed_audit_writes_a_failed_report_as_sync_does(tmp_path, monkeypatch, capsys, _reset_structlog):
@@ -167,7 +171,7 @@ def test_serve_schedules_the_audit_as_a_second_job_only_when_asked():
 def test_the_scheduled_audit_writes_its_files_to_the_state_dir_and_never_raises(tmp_path, _reset_structlog):
     class Done:
         markdown = "# KEP audit: 0 rows\n"
-        rows, discrepancies, stable = 0, (), ()
+        rows, changes, discrepancies, stable = 0, (), (), ()
 
         class snapshot:
             revision = "abc"
