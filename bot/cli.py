@@ -209,11 +209,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     note = (f"> **Blocked: nothing was published.** The bot branch `{config.pull_request.branch}` has commits "
             "kep-sync did not make (see the log); below is what this run would have published.\n\n"
             if outcome.blocked else "")
-    try:
-        sys.stdout.write(f"{note}# {plan.changelog.title}\n\n{plan.changelog.body}")
-        sys.stdout.flush()
-    except OSError as exc:
-        raise KepSyncError(f"cannot write the changelog to standard output: {exc.strerror or exc}") from None
+    _write(f"{note}# {plan.changelog.title}\n\n{plan.changelog.body}", "the changelog")
     from bot.sync import run_report, run_summary
 
     summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
@@ -283,11 +279,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     counter = RequestCounter()
     start = time.monotonic()
     audit = run_audit(config, only=only, report_path=report_path(args, config), counter=counter)
-    try:
-        sys.stdout.write(audit.markdown)
-        sys.stdout.flush()
-    except OSError as exc:
-        raise KepSyncError(f"cannot write the audit to standard output: {exc.strerror or exc}") from None
+    _write(audit.markdown, "the audit")
     from bot.audit import log_fields
     from bot.log import get_logger
 
@@ -361,12 +353,15 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK if verdict.ok else EXIT_FAILED
 
 
-def _write(text: str) -> None:
+def _write(text: str, what: str = "") -> None:
+    """``text`` on stdout, flushed; raises :class:`KepSyncError` ("cannot write WHAT to standard output")
+    when stdout is closed or full."""
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except OSError as exc:
-        raise KepSyncError(f"cannot write to standard output: {exc.strerror or exc}") from None
+        raise KepSyncError(f"cannot write {what + ' ' if what else ''}to standard output: {exc.strerror or exc}"
+                           ) from None
 
 
 def cmd_history(args: argparse.Namespace) -> int:

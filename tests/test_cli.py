@@ -308,3 +308,25 @@ def test_validate_refuses_an_empty_enhancements_source(work, capsys):
     assert capsys.readouterr().err.splitlines() == ["kep-sync: error: c.yaml: enhancements: must not be empty",
                                                     "kep-sync: error: c.yaml: wiki.dir 'examples/wiki': no such directory"]
 
+
+
+@pytest.mark.parametrize("what, message", [
+    ("the changelog", "cannot write the changelog to standard output: No space left on device"),
+    ("", "cannot write to standard output: No space left on device")])
+def test_a_stdout_that_cannot_be_written_is_one_error_naming_what_was_lost(monkeypatch, what, message):
+    import errno
+
+    from bot import cli
+    from bot.errors import KepSyncError
+
+    class Full:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    with pytest.raises(KepSyncError) as err:
+        cli._write("# kep-sync\n", what)
+    assert str(err.value) == message
