@@ -89,7 +89,9 @@ def test_plan_audit_checks_every_row_and_reports_in_the_sync_shape():
     assert sorted(audit.report) == sorted([*sync.report, "audit"])  # the sync's shape, one key added
     assert {"changes", "discrepancies", "problems", "revision"} <= set(audit.report)
     assert audit.report["audit"]["rows"] == 2
-    assert audit.report["audit"]["implementable_stable"][0]["verdict"].startswith("GA shipped in v1.35")
+    assert audit.report["audit"]["implementable_stable"][0]["verdict"] == (
+        "GA shipped in v1.35 (the release notes confirm it); still implementable upstream: done in practice, "
+        "not marked implemented")
     assert audit.markdown.splitlines()[0] == (
         "# KEP audit: 2 rows, 1 implementable with their GA milestone shipped (1 confirmed by the release notes)")
     assert "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the " \

@@ -134,8 +134,7 @@ def test_type_errors_name_the_key_with_indices_and_the_value_in_plain_words(work
         "kep-sync: error: c.yaml: pull_request.reviewers[1]: expected a text value, got 7",
         "kep-sync: error: c.yaml: pull_request.draft: expected true or false, got 'maybe'",
         "kep-sync: error: c.yaml: schedule.cron: expected a text value, got 5",
-    ]
-    assert not any("Input should" in line or "instance of" in line for line in err)
+    ]  # plain words: no "Input should be a valid dictionary or instance of ..."
 
 
 @pytest.mark.parametrize(("written", "canonical"), [("utc", "UTC"), ("UTC", "UTC"), ("europe/berlin", "Europe/Berlin"),
