@@ -168,11 +168,13 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                      for n in sorted(set(only) - numbers)]
     found: list[Discrepancy] | None = None
     if release_notes is not None:
-        # The check is about what this run proposes: the KEPs of applied changes, not every row.
+        # The check is about what this run proposes: the KEPs of applied changes, not every row
+        # (the audit, review_rows: every row's KEP).
         on_pages = {k.path: k for r in results for k in r.diff.keps}
-        proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
         if review_rows:
             proposed = {p: k for p, k in on_pages.items() if only is None or k.number in only}
+        else:
+            proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
         needed = releases_needed(proposed.values())
         release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
         review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), release_notes.notes,
