@@ -14,6 +14,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from bot.model.yamlload import duplicate_keys
+
 #: Most nodes one config document may expand to, aliases counted at each use.
 MAX_CONFIG_NODES = 10_000
 #: Longest integer accepted, digits (Python refuses to convert more than 4300 by default).
@@ -22,7 +24,7 @@ _INT_TAG = "tag:yaml.org,2002:int"
 
 
 class ConfigYamlError(ValueError):
-    """The document is too large once aliases are expanded, or holds a number too long; ``key`` is
+    """The document is too large once aliases are expanded, holds a number too long or a key twice; ``key`` is
     where (``wiki.pages[0]``, ``(top level)``), ``problem`` what."""
 
     def __init__(self, key: str, problem: str):
@@ -33,8 +35,9 @@ class ConfigYamlError(ValueError):
 def load_config_yaml(text: str) -> Any:
     """The single YAML document in ``text`` as PyYAML's safe loader builds it (``None`` when empty).
 
-    Raises :class:`ConfigYamlError` past :data:`MAX_CONFIG_NODES` nodes (an alias bomb) or for an
-    integer of more than :data:`MAX_INT_DIGITS` digits, :class:`yaml.YAMLError` for text that is
+    Raises :class:`ConfigYamlError` past :data:`MAX_CONFIG_NODES` nodes (an alias bomb), for an
+    integer of more than :data:`MAX_INT_DIGITS` digits or a key given twice in one mapping
+    (:func:`bot.model.yamlload.duplicate_keys`, the check kep.yaml gets), :class:`yaml.YAMLError` for text that is
     not one YAML document, ``RecursionError`` for nesting deeper than Python's stack.
     """
     loader = yaml.SafeLoader(text)
@@ -43,6 +46,8 @@ def load_config_yaml(text: str) -> Any:
         if node is None:
             return None
         check_nodes(node)
+        for dup in duplicate_keys(node)[:1]:  # PyYAML keeps the last silently: the setting meant cannot be told
+            raise ConfigYamlError(dup.key, f"given twice (lines {dup.first} and {dup.again}); keep one")
         return loader.construct_document(node)
     finally:
         loader.dispose()
