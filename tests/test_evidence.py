@@ -343,7 +343,7 @@ def test_plan_sync_without_release_notes_is_unchanged():
     plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE})
     assert plan.discrepancies == ()
     assert "discrepancies" not in plan.report
-    assert all(c.evidence == () for c in plan.changes)
+    assert [(c.kep, c.field, c.evidence) for c in plan.changes] == [("100", "stage", ()), ("100", "beta", ())]
 
 
 # -- untrusted entries: skipped or read without the bad field, never a crash ------------------------------------
