@@ -337,7 +337,7 @@ class Config(_Strict):
     def _add_to_a_page(cls, candidates: CandidatesConfig, info: ValidationInfo) -> CandidatesConfig:
         wiki = _sibling(info, "wiki.pages")
         add_to = candidates.add_to
-        if add_to is not None and wiki is not None and not _same_page(add_to.page, wiki.pages):
+        if add_to is not None and wiki is not None and not same_page(add_to.page, wiki.pages):
             raise PydanticCustomError("not_a_page", "{page} is not one of wiki.pages ({pages})",
                                       {"page": shown(add_to.page), "pages": ", ".join(map(repr, wiki.pages)),
                                        "key": "candidates.add_to.page"})
@@ -366,7 +366,7 @@ class Config(_Strict):
     @classmethod
     def _read_only(cls, coverage: CoverageConfig, info: ValidationInfo) -> CoverageConfig:
         wiki = _sibling(info, "wiki.pages")
-        if coverage.page is not None and wiki is not None and _same_page(coverage.page, wiki.pages):
+        if coverage.page is not None and wiki is not None and same_page(coverage.page, wiki.pages):
             raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
                                       "page is read-only for kep-sync, name a page that is not synced",
                                       {"page": shown(coverage.page), "key": "coverage.page"})
@@ -392,9 +392,9 @@ class Config(_Strict):
     def pages_to_read(self) -> list[str]:
         """``wiki.pages`` plus the read-only ``coverage.page`` and the generated ``digest.page`` when set: what a
         wiki backend reads at the base (the digest page is also landed when its section changed)."""
-        extra = [self.coverage.page] if self.coverage.page and not _same_page(self.coverage.page, self.wiki.pages) \
+        extra = [self.coverage.page] if self.coverage.page and not same_page(self.coverage.page, self.wiki.pages) \
             else []
-        if self.digest.page and not _same_page(self.digest.page, list(self.wiki.pages) + extra):
+        if self.digest.page and not same_page(self.digest.page, list(self.wiki.pages) + extra):
             extra.append(self.digest.page)
         return list(self.wiki.pages) + extra
 
@@ -473,7 +473,8 @@ def error_message(err: dict) -> str:
     return f"{msg}, got {got}"
 
 
-def _same_page(page: str, pages: list[str]) -> bool:
+def same_page(page: str, pages: list[str]) -> bool:
+    """True when the wiki-relative ``page`` names one of ``pages`` (``./m.md`` is ``m.md``)."""
     return os.path.normpath(page) in {os.path.normpath(p) for p in pages}
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
-from bot.config import Config, overlaps, shown
+from bot.config import Config, overlaps, same_page, shown
 from bot.errors import KepSyncError
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
@@ -156,7 +156,7 @@ def _digest_problems(config: Config) -> list[str]:
     from bot.history.digest import section_span
 
     page = config.digest.page
-    if not page or page in config.wiki.pages:
+    if not page or same_page(page, config.wiki.pages):
         return []
     text, why = _read_text(Path(config.wiki.dir).expanduser() / page)
     span = section_span(text) if not why else ()
