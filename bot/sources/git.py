@@ -47,13 +47,18 @@ def run_git(repo: Path, *args: str) -> str:
     return _git_bytes(repo, *args).decode(errors="replace")
 
 
+def git_cache_path(url: str, cache_dir: Path) -> Path:
+    """Where :func:`sync_git_cache` keeps the bare clone of ``url``: ``cache_dir/git/<sha256(url)[:16]>``."""
+    return cache_dir / "git" / hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
 def sync_git_cache(url: str, cache_dir: Path) -> Path:
-    """Clone ``url`` bare into ``cache_dir/git/<hash>`` the first time, fetch it afterwards.
+    """Clone ``url`` bare into :func:`git_cache_path` the first time, fetch it afterwards.
 
     Returns the bare repository path; its ``HEAD`` is the source's default branch head.
     Raises :class:`SourceError` when git fails (the message is redacted).
     """
-    repo = cache_dir / "git" / hashlib.sha256(url.encode()).hexdigest()[:16]
+    repo = git_cache_path(url, cache_dir)
     if not (repo / "HEAD").is_file():
         repo.parent.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(["git", "clone", "--bare", "--quiet", url, str(repo)],

@@ -7,7 +7,6 @@ and ``GET /repos/{owner}/{repo}/tarball/{sha}``.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
@@ -20,7 +19,7 @@ from bot.model.kep import Problem
 from bot.sources import is_valid_name, is_valid_ref
 from bot.sources.limits import Deadline, LimitedReader, chunk_reader
 from bot.sources.localfs import MAX_FILE_BYTES
-from bot.sources.tarball import MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, read_tar_stream
+from bot.sources.tarball import MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, SHA_RE, read_tar_stream
 
 if TYPE_CHECKING:
     import httpx
@@ -111,7 +110,7 @@ def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, et
     finally:
         response.close()
     sha = body.decode("ascii", "replace").strip()
-    if response.status_code != 200 or not re.fullmatch(r"[0-9a-f]{40}", sha):
+    if response.status_code != 200 or not SHA_RE.fullmatch(sha):
         raise SourceError(f"{what}: HTTP {response.status_code}, could not resolve {ref!r} to a commit")
     return Revision(sha, sendable_etag(response.headers.get("etag", "")))
 

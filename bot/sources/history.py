@@ -20,7 +20,7 @@ from pathlib import Path
 from bot.errors import SourceError, UsageError
 from bot.history.fields import blob_fields
 from bot.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
-from bot.sources.git import cat_file_batch, run_git, sync_git_cache, try_git, worktree_head
+from bot.sources.git import cat_file_batch, git_cache_path, run_git, sync_git_cache, try_git, worktree_head
 
 #: Bumped when the cache layout or the tracked fields change; older caches are ignored.
 CACHE_VERSION = 1
@@ -299,7 +299,7 @@ def open_history(kind: str, location: str, cache_dir: Path, revision: str = "") 
 
 
 def _cached_clone(location: str, cache_dir: Path) -> Path:
-    repo = cache_dir / "git" / hashlib.sha256(location.encode()).hexdigest()[:16]
+    repo = git_cache_path(location, cache_dir)
     return repo if (repo / "HEAD").is_file() else sync_git_cache(location, cache_dir)
 
 

@@ -38,7 +38,8 @@ MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
 #: are under 100 bytes; tarfile reads one whole into memory, so a 3 GiB pax ``comment`` is refused here.
 MAX_HEADER_BYTES = 64 * 1024
 
-_SHA_RE = re.compile(r"[0-9a-f]{40}")
+#: A full commit SHA-1, lower-case hex (as git archive, GitHub and the commits API write it).
+SHA_RE = re.compile(r"[0-9a-f]{40}")
 _EXTENDED_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
                    tarfile.GNUTYPE_LONGLINK)
 
@@ -91,7 +92,7 @@ def read_tar_stream(read_chunk: Callable[[], bytes], what: str, limit: int = MAX
         raise SourceError(f"{what}: no keps/ folder under the archive's top folder (an enhancements tarball "
                           "holds TOP/keps/..., as git archive and GitHub write it); refused, not read as "
                           "every KEP gone")
-    return files, problems, comment if _SHA_RE.fullmatch(comment) else ""
+    return files, problems, comment if SHA_RE.fullmatch(comment) else ""
 
 
 def read_local_tarball(path: Path, **limits) -> tuple[list[tuple[str, bytes]], list[Problem], str]:
@@ -123,7 +124,7 @@ def tarball_revision(path: Path) -> str:
         if isinstance(exc, gzip.BadGzipFile) or not exc.strerror:
             raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
         raise SourceError(f"{what}: cannot read the tarball: {exc.strerror}") from None
-    return comment if _SHA_RE.fullmatch(comment) else ""
+    return comment if SHA_RE.fullmatch(comment) else ""
 
 
 def _read_members(tar: tarfile.TarFile, what: str, limit: int,
