@@ -145,9 +145,10 @@ def test_a_failed_audit_writes_a_failed_report_as_sync_does(tmp_path, monkeypatc
     report = tmp_path / "bad.json"
     assert main(["audit", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "bad.md",
                  "--report", str(report)]) == 1
-    assert capsys.readouterr().err.splitlines()[-1].startswith("kep-sync: error: bad.md: not UTF-8")
+    why = "bad.md: not UTF-8 (invalid start byte at byte 8); page not touched"
+    assert capsys.readouterr().err.splitlines()[-1] == f"kep-sync: error: {why}"
     data = json.loads(report.read_text())
-    assert (data["result"], data["error"][:17], data["revision"]) == ("failed", "bad.md: not UTF-8", "")
+    assert (data["result"], data["error"], data["revision"]) == ("failed", why, "")
 
 
 def test_audit_cron_is_off_by_default_and_validated():

@@ -207,7 +207,7 @@ def test_an_invalid_github_api_url_from_the_environment_exits_2_without_a_config
 def test_the_file_is_checked_and_then_the_file_with_the_overrides(work, capsys):
     (work / "c.yaml").write_text("schedule:\n  cron: '61 * * * *'\n")
     assert main([*SYNC, "--config", "c.yaml"]) == 2
-    assert _error(capsys).startswith("kep-sync: error: c.yaml: schedule.cron: ")
+    assert _error(capsys) == "kep-sync: error: c.yaml: schedule.cron: '61 * * * *': minute value '61' is out of range 0-59"
     (work / "c.yaml").write_text("wiki:\n  dir: wiki\n")
     assert main([*SYNC, "--config", "c.yaml", "--page", "../m.md"]) == 2
     assert _error(capsys) == ("kep-sync: error: c.yaml with the command-line options: wiki.pages: '../m.md' must be "
