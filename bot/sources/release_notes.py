@@ -218,8 +218,13 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
             skipped.add(release)
         problems += found
     if not notes and skipped:
-        why = "\n".join(f"{p.path}: {p.message.removesuffix('; ' + _skipped(r))}" for p, r in
-                        ((p, next((r for r in skipped if p.message.endswith(_skipped(r))), "")) for p in problems))
+        lines = []
+        for problem in problems:  # each says why its file is unusable; the "were skipped" tail adds nothing here
+            message = problem.message
+            for release in skipped:
+                message = message.removesuffix(f"; {_skipped(release)}")
+            lines.append(f"{problem.path}: {message}")
+        why = "\n".join(lines)
         raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: the source has no usable release "
                           f"notes (every release-notes file read is unusable; nothing was checked):\n{why}")
     return ReleaseNotes(str(root), available, notes, tuple(problems), frozenset(skipped))
