@@ -185,6 +185,8 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     """The poll, then the full sync when needed; returns the run's :func:`bot.sync.run_summary` (``result``
     ``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked.
     A full run writes its changelog and report to ``last``."""
+    from bot.sync import run_summary
+
     same_source = state.source == config.enhancements
     fingerprint = config_fingerprint(config)
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
@@ -196,8 +198,8 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     if (revision and same_source and revision == state.revision and state.config == fingerprint
             and notes is not None and notes == state.release_notes_etags and not blocked_before):
         log.info("no upstream change; run skipped", revision=revision)
-        return {"result": "skipped", "revision": revision, "changes": 0, "applied": 0, "pages_written": 0,
-                "pull_request": None, "pull_request_file": None, "error": None}
+        return run_summary({"result": "skipped", "revision": revision, "changes": [], "pages_written": [],
+                            "pull_request": None})
     try:
         report = last.prepare()
     except PublishError as exc:  # the sync still runs; only its last-run files are lost
@@ -216,7 +218,7 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     else:
         if report:
             last.written["report"] = str(report)
-    from bot.sync import run_report, run_summary
+    from bot.sync import run_report
 
     if report:
         try:

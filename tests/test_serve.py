@@ -162,6 +162,7 @@ def test_an_unchanged_poll_makes_one_conditional_request_and_no_wiki_or_github_c
     (tmp_path / "wiki" / "matrix.md").unlink()  # a wiki read would now fail the run
     second = run_job(config, tmp_path / "st")
     assert (second.result, second.revision, second.http_requests) == ("skipped", SHA, 1)
+    assert (second.changes, second.applied, second.pull_request, second.error) == (0, 0, None, "")
     assert len(mock.calls) == 4
     request = mock.calls[-1].request
     assert (request.url.path, request.headers["If-None-Match"], request.headers["Accept"]) == (
