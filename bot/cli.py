@@ -25,8 +25,6 @@ from bot.redact import redact
 
 if TYPE_CHECKING:
     from bot.config import Config
-    from bot.model.snapshot import Snapshot
-    from bot.sources.prefetch import Pending
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -174,37 +172,19 @@ def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
 def cmd_sync(args: argparse.Namespace) -> int:
     """Run one sync; print the changelog on stdout, after a first line saying nothing was published when the
     run was blocked (``result: blocked``)."""
-    # A directory or tarball named by --enhancements (which wins over the config) is read by a worker
-    # while this process loads pydantic and the config; else the worker starts once the config is read.
-    gc.disable()  # until the imports below are done: they make many objects and little garbage
-    pending = start_snapshot(args.enhancements) if args.enhancements else None
+    config = resolve_config(args)
+    start = time.monotonic()
+    from bot.log import get_logger
+    from bot.sync import run_sync
+
+    only = sorted({n for group in args.kep for n in group}) if args.kep else None
+    counter = RequestCounter()
+    log = get_logger(command="sync")
     try:
-        config = resolve_config(args)
-        start = time.monotonic()
-        if pending is not None and config.enhancements != args.enhancements:  # a guard: validation keeps it as given
-            pending.close()
-            pending = None
-        if pending is None:
-            pending = start_snapshot(config.enhancements, config)
-        configure_logging()  # after the fork: structlog loads while the worker parses
-        from bot.log import get_logger
-        from bot.sync import run_sync
-
-        gc.freeze()  # as in main: what was loaded since (pydantic, the config, the planning code) lives as long
-        gc.enable()  # as the command
-
-        only = sorted({n for group in args.kep for n in group}) if args.kep else None
-        counter = RequestCounter()
-        log = get_logger(command="sync")
-        try:
-            outcome = run_sync(config, only=only, report_path=report_path(args, config),
-                               counter=counter, snapshot=pending.result if pending else None)
-            unreported = None
-        except ReportNotWritten as exc:  # the publish landed: say so, with the changelog and pull request
-            outcome, unreported = exc.outcome, exc
-    finally:
-        if pending:
-            pending.close()
+        outcome = run_sync(config, only=only, report_path=report_path(args, config), counter=counter)
+        unreported = None
+    except ReportNotWritten as exc:  # the publish landed: say so, with the changelog and pull request
+        outcome, unreported = exc.outcome, exc
     plan = outcome.plan
     note = (f"> **Blocked: nothing was published.** The bot branch `{config.pull_request.branch}` has commits "
             "kep-sync did not make (see the log); below is what this run would have published.\n\n"
@@ -237,37 +217,6 @@ def report_path(args: argparse.Namespace, config: Config) -> Path | None:
             raise UsageError(f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
                              "(choose another file)")
     return path
-
-
-def start_snapshot(enhancements: str, config: Config | None = None) -> Pending[Snapshot] | None:
-    """``None``, or the snapshot of the source ``enhancements`` being read by a forked worker
-    (:mod:`bot.sources.prefetch`) while this process imports the rest and reads the pages.
-
-    Only for a source on this machine (no HTTP requests to count): a directory or a tarball, and with
-    ``config`` (the settings of the run) a git repository too (its clone lives in ``cache_dir``); without
-    ``config`` (``--enhancements`` before the config is read) only a directory or tarball, whose reading
-    uses no other setting, so the result is what :func:`bot.sync.load_enhancements` gives. ``None`` for a
-    ``github:`` source and an invalid one: the run reads (or rejects) it as usual, counting its requests.
-    The worker forks only when this process runs one thread (else
-    :meth:`~bot.sources.prefetch.Pending.result` reads it then, in this process); ``KEP_SYNC_WORKER=0``
-    turns it off.
-    """
-    from bot.sources.enhancements import DEFAULT_API_URL, load_snapshot, parse_source
-    from bot.sources.prefetch import start
-
-    try:
-        kind = parse_source(enhancements).kind
-    except KepSyncError:
-        return None
-    if kind not in (("dir", "tarball", "git") if config is not None else ("dir", "tarball")):
-        return None
-    cache_dir = Path(config.cache_dir).expanduser() if config is not None else Path()
-    api_url = config.github.api_url if config is not None else DEFAULT_API_URL
-
-    def load() -> Snapshot:
-        return load_snapshot(enhancements, cache_dir, api_url=api_url, token=os.environ.get("GITHUB_TOKEN") or None)
-
-    return start(load, fork=os.environ.get("KEP_SYNC_WORKER", "1") != "0")
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -422,8 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     if args.command == "serve":
         block_stop_signals()
-    if args.command != "sync":  # cmd_sync configures the log itself, after starting its worker
-        configure_logging()
+    configure_logging()
     handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
                "history": cmd_history, "digest": cmd_digest}[args.command]
     # What is loaded by now (the modules, pydantic's validators) lives as long as the command: keep the

@@ -34,6 +34,7 @@ from bot.redact import redact
 from bot.log import get_logger
 from bot.sources.enhancements import current_revision
 from bot.sources.release_notes import current_etags
+from bot.sources.upstream import github_upstream
 from bot.state import RunRecord, State, load_state, save_state
 
 
@@ -189,11 +190,14 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
 
     same_source = state.source == config.enhancements
     fingerprint = config_fingerprint(config)
+    upstream = github_upstream(config.enhancements, Path(config.cache_dir).expanduser(), api_url=config.github.api_url,
+                               counter=counter, transport=transport)  # its probe is the sync's: asked once
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
-        probe = current_revision(config.enhancements, client, api_url=config.github.api_url,
-                                 etag=state.revision_etag if same_source else "")
+        probe = upstream.probe() if upstream is not None else current_revision(
+            config.enhancements, client, api_url=config.github.api_url, etag=state.revision_etag if same_source else "")
         notes = release_notes_etags(config, client, state.release_notes_etags if same_source else {})
-    revision = state.revision if probe.not_modified else probe.revision
+    # a 304 to the state's ETag means the state's revision; the upstream reader fills in its own
+    revision = probe.revision or (state.revision if probe.not_modified else "")
     blocked_before = state.last_run is not None and state.last_run.result == "blocked"
     if (revision and same_source and revision == state.revision and state.config == fingerprint
             and notes is not None and notes == state.release_notes_etags and not blocked_before):
@@ -207,7 +211,7 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
         report = None
     before = _stamp(report) if report else None
     try:
-        outcome = sync(config, counter=counter, report_path=report)
+        outcome = sync(config, counter=counter, report_path=report, **({"upstream": upstream} if upstream else {}))
     except ReportNotWritten as exc:  # the sync landed: its outcome stands, only the report file is missing
         log.error("last run not saved", error=redact(str(exc)))
         outcome = exc.outcome

@@ -287,9 +287,11 @@ class FakeGitHub:
 
     def _ancestors(self, sha: str) -> list[str]:
         """``sha`` and everything reachable from it, breadth first."""
-        order = [sha]
+        order, seen = [sha], {sha}
         for cur in order:
-            order += [p for p in self.commits[cur]["parents"] if p not in order]
+            fresh = [p for p in self.commits[cur]["parents"] if p not in seen]
+            order += fresh
+            seen.update(fresh)
         return order
 
     def _compare(self, base: str, head: str) -> dict:
@@ -576,8 +578,11 @@ class FakeGitHub:
 
     @_route("GET", "{R}/git/blobs/<sha>")
     def h_get_blob(self, r, sha):
+        """JSON with base64 ``content``; ``Accept: application/vnd.github.raw`` returns the bytes as they are."""
         _need(sha in self.blobs, 404, "Not Found")
         data = self.blobs[sha]
+        if "application/vnd.github.raw" in self._req.headers.get("Accept", ""):
+            return Response(data, status=200, mimetype="application/vnd.github.raw")
         return dict(sha=sha, node_id=f"B_{sha[:12]}", size=len(data), content=base64.encodebytes(data).decode(),
                     encoding="base64", url=f"{self.url}/repos/{r['full_name']}/git/blobs/{sha}")
 
@@ -638,8 +643,29 @@ class FakeGitHub:
         sha = self._resolve(r, ref)
         _need(sha, 422, f"No commit found for SHA: {ref}")
         if "application/vnd.github.sha" in self._req.headers.get("Accept", ""):
-            return Response(sha, status=200, mimetype="text/plain")
+            etag = f'"{hashlib.sha1(sha.encode()).hexdigest()}"'  # If-None-Match: 304 while the ref stays
+            if self._req.headers.get("If-None-Match") == etag:
+                return Response(status=304, headers={"ETag": etag})
+            return Response(sha, status=200, mimetype="text/plain", headers={"ETag": etag})
         return self._commit_json(r, sha, files=True)
+
+    @_route("GET", "{R}/commits")
+    def h_list_commits(self, r):
+        """Commits reachable from ``sha`` (default: the default branch), newest first, at most ``per_page``;
+        with ``path`` only those whose first parent held that path otherwise (GitHub's history simplification,
+        for a linear history)."""
+        args = self._req.args
+        head = self._resolve(r, args.get("sha") or r["default_branch"])
+        _need(head, 404, "Not Found")
+        path, limit, out = args.get("path"), int(args.get("per_page", 30)), []
+        for sha in sorted(self._ancestors(head), key=lambda c: self.commits[c]["ts"], reverse=True):
+            parents = self.commits[sha]["parents"]
+            old = self._lookup(self.commits[parents[0]]["tree"], path) if path and parents else None
+            if path is None or self._lookup(self.commits[sha]["tree"], path) != old:
+                out.append(self._commit_json(r, sha))
+            if len(out) >= limit:
+                break
+        return out
 
     @_route("GET", "{R}/compare/<path:spec>")
     def h_compare(self, r, spec):
@@ -653,8 +679,29 @@ class FakeGitHub:
                     behind_by=len(cmp["behind"]), total_commits=len(cmp["ahead"]),
                     base_commit=self._commit_json(r, base),
                     merge_base_commit=self._commit_json(r, cmp["merge_base"]),
-                    commits=[self._commit_json(r, c) for c in cmp["ahead"]],
+                    commits=[self._commit_json(r, c) for c in cmp["ahead"][:int(self._req.args.get("per_page", 250))]],
                     files=self._diff(self.commits[cmp["merge_base"]]["tree"], self.commits[head]["tree"]))
+
+    @_route("GET", "{R}/tarball/<path:ref>")
+    def h_tarball(self, r, ref):
+        """The tree at ``ref`` as GitHub's tar.gz: top folder ``OWNER-REPO-SHA7/``, the commit SHA in the pax
+        global header ``comment`` (served directly, not through a redirect to codeload)."""
+        import io
+        import tarfile
+
+        sha = self._resolve(r, ref)
+        _need(sha, 404, "Not Found")
+        top, buf = f"{r['owner']}-{r['name']}-{sha[:7]}", io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.PAX_FORMAT, pax_headers={"comment": sha}) as tar:
+            for path, _, typ, blob in self._walk(self.commits[sha]["tree"]):
+                info = tarfile.TarInfo(f"{top}/{path}")
+                if typ == "tree":
+                    info.type = tarfile.DIRTYPE
+                    tar.addfile(info)
+                elif typ == "blob":
+                    info.size = len(self.blobs[blob])
+                    tar.addfile(info, io.BytesIO(self.blobs[blob]))
+        return Response(buf.getvalue(), status=200, mimetype="application/x-gzip")
 
     @_route("GET", "{R}/pulls")
     def h_list_pulls(self, r):

@@ -408,7 +408,7 @@ def test_serve_keeps_a_landed_sync_ok_when_its_report_is_lost_after_landing(tmp_
     from tests.servehelp import PAGE_SYNCED, write_setup
     from tests.test_serve import API
 
-    def sync_then_lose_the_report(config, counter=None, report_path=None):
+    def sync_then_lose_the_report(config, counter=None, report_path=None, upstream=None):
         import bot.wiki.backends.directory as directory
 
         real = directory.DirectoryWiki.land
