@@ -57,9 +57,8 @@ def find_tables(text: str) -> list[Table]:
     """
     tables: list[Table] = []
     lines = text.replace("\r", "").removeprefix("\ufeff").split("\n")
-    tokens = _MD.parse("\n".join(_clip(line) for line in lines))
     start, body = None, []
-    for tok in tokens:
+    for tok in _table_tokens("\n".join(_clip(line) for line in lines)):
         if tok.type == "table_open" and tok.map is not None:
             start, body = tok.map[0], []
         elif tok.type == "tr_open" and start is not None and tok.map and tok.map[0] > start + 1:
@@ -68,6 +67,29 @@ def find_tables(text: str) -> list[Table]:
             tables.append(Table(header=start, delimiter=start + 1, body=tuple(body)))
             start = None
     return tables
+
+
+class _TableTokens(list):
+    """A token list that keeps only what locates a table (``table_open``, ``tr_open``, ``table_close``): every
+    other token markdown-it-py makes (three per cell, and the rest of the page) is dropped as it is appended,
+    so the page's token stream never builds up (about 10 kB per row of a wide matrix)."""
+
+    KEPT = frozenset(("table_open", "tr_open", "table_close"))
+
+    def append(self, token) -> None:
+        if token.type in self.KEPT:
+            super().append(token)
+
+
+def _table_tokens(src: str) -> list:
+    """The table tokens of ``src``: :meth:`MarkdownIt.parse` with a :class:`_TableTokens` list (the block rules
+    that read back earlier tokens are for lists and task lists, and see only what is kept)."""
+    from markdown_it.rules_core import StateCore
+
+    state = StateCore(src, _MD, {})
+    state.tokens = _TableTokens()  # after: StateCore takes ``tokens or []``, and an empty list is falsy
+    _MD.core.process(state)
+    return state.tokens
 
 
 def _clip(line: str) -> str:
