@@ -146,6 +146,7 @@ def github(tmp_path):
 
     with respx.mock(base_url=API, assert_all_called=False) as mock:
         mock.get("/repos/o/enh/commits/main").mock(side_effect=commits)
+        mock.get(url__regex=r"/repos/o/enh/compare/").mock(return_value=httpx.Response(404))  # the tarball then
         mock.get(url__regex=r"/repos/o/enh/tarball/[0-9a-f]{40}$").mock(
             side_effect=lambda request: httpx.Response(200, content=tarball({KEP_PATH: KEP_YAML},
                                                                              request.url.path[-40:])))

@@ -196,3 +196,22 @@ def test_provenance_answers_are_cached_by_commit_and_carried_over(fake, tmp_path
     answers, sent = moved.last_commits(paths, 30)
     assert (sent, [p for _, p, _ in fake.requests]) == (1, [f"{ENH}/commits"])
     assert (answers[paths[0]].sha, answers[paths[0]].pr, answers[paths[1]]) == (head, 12, first[paths[1]])
+
+
+def test_compare_file_lists_renames_limits_and_bad_entries():
+    from bot.sources.upstream import Listed, listed_changes
+
+    a, b = "a" * 40, "b" * 40
+    entries = [{"filename": "keps/sig-a/1-new/kep.yaml", "previous_filename": "keps/sig-a/1-old/kep.yaml",
+                "status": "renamed", "sha": a},
+               {"filename": "keps/prod-readiness/sig-a/1.yaml", "status": "added", "sha": b},
+               {"filename": "keps/sig-a/2-x/kep.yaml", "status": "removed", "sha": b},
+               {"filename": "keps/sig-a/1-new/README.md", "status": "modified", "sha": None}]
+    assert listed_changes(entries) == Listed(
+        frozenset({"keps/sig-a/1-old/kep.yaml", "keps/sig-a/2-x/kep.yaml"}), {"keps/prod-readiness/sig-a/1.yaml": b},
+        {"keps/sig-a/1-new/kep.yaml": a}, frozenset(e["filename"] for e in entries) | {"keps/sig-a/1-old/kep.yaml"})
+    many = [{"filename": f"docs/{i}.md", "status": "added", "sha": a} for i in range(300)]
+    keps = [{"filename": f"keps/s/{i}-k/kep.yaml", "status": "modified", "sha": a} for i in range(41)]
+    assert [listed_changes(x) for x in (many, keps, keps[:40][:1] + [{"filename": 1}], "files", None)] == [None] * 5
+    assert listed_changes([{"filename": "keps/s/1-k/kep.yaml", "status": "modified", "sha": "HEAD"}]) is None
+    assert len(listed_changes(keps[:40]).keps) == 40

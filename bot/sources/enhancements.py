@@ -8,7 +8,8 @@
 3. a git repository: a local path, ``file://`` or ``https://`` URL, or a bundle
    file; cloned once (bare) into the cache directory and fetched on later runs;
 4. ``github:OWNER/REPO@REF``: REF resolved to a commit SHA with one API call,
-   that commit's tarball streamed with httpx and read in memory.
+   that commit's tarball streamed with httpx and read in memory (``sync``, ``audit`` and ``serve`` read it
+   through :mod:`bot.sources.upstream` instead: incrementally, cached by commit in the cache directory).
 
 Only ``keps/**/kep.yaml`` and ``keps/prod-readiness/**.yaml`` are read, and only
 regular files: links, devices, unreadable and oversized files are reported as

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot, is_kep_file, is_prr_file
@@ -157,12 +157,14 @@ class GitHubUpstream:
     def _compare(self, client: httpx.Client, base: str, head: str) -> Listed | None:
         from bot.http import send
 
+        import httpx
+
         url = f"{self.api_url.rstrip('/')}/repos/{self.repo}/compare/{base}...{head}"  # SHAs: nothing to quote
         try:
             response = send(client, "GET", url, params={"per_page": "1"},
                             headers={"Accept": "application/vnd.github+json"})
             data = response.json() if response.status_code == 200 else None
-        except Exception:  # noqa: BLE001 - transport error or a body that is not JSON: read the tarball
+        except (httpx.HTTPError, ValueError):  # a transport error or a body that is not JSON: read the tarball
             return None
         if not isinstance(data, dict) or data.get("status") not in ("ahead", "identical"):
             return None
@@ -171,10 +173,12 @@ class GitHubUpstream:
     def _blob(self, client: httpx.Client, blob: str) -> bytes | None:
         from bot.http import send
 
+        import httpx
+
         url = github_url(self.api_url, self.repo, "git/blobs", blob)
         try:
             response = send(client, "GET", url, headers={"Accept": "application/vnd.github.raw"})
-        except Exception:  # noqa: BLE001 - a transport error: read the tarball instead
+        except httpx.HTTPError:  # a transport error: read the tarball instead
             return None
         data = response.content if response.status_code == 200 else None
         return data if data is not None and blob_id(data) == blob else None
@@ -189,15 +193,14 @@ class GitHubUpstream:
             self.cache.put_commits(head, kept)
 
 
-class Listed:
+class Listed(NamedTuple):
     """The metadata changes of a compare ``files`` list: ``removed`` paths, ``prr`` and ``keps``
     ``{path: blob id}`` added or changed, and every path it ``touched`` (renames' old names included)."""
 
-    def __init__(self) -> None:
-        self.removed: set[str] = set()
-        self.prr: dict[str, str] = {}
-        self.keps: dict[str, str] = {}
-        self.touched: frozenset[str] = frozenset()
+    removed: frozenset[str]
+    prr: dict[str, str]
+    keps: dict[str, str]
+    touched: frozenset[str]
 
 
 def listed_changes(entries: object) -> Listed | None:
@@ -208,26 +211,27 @@ def listed_changes(entries: object) -> Listed | None:
 
     if not isinstance(entries, list) or len(entries) >= MAX_COMPARE_FILES:
         return None
-    out, touched = Listed(), set()
+    removed, touched, prr, keps = set(), set(), {}, {}
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str) \
                 or not isinstance(entry.get("status"), str):
             return None
         path, previous = entry["filename"], entry.get("previous_filename")
         if isinstance(previous, str):
-            out.removed.add(previous)
+            removed.add(previous)
             touched.add(previous)
         touched.add(path)
         wanted = is_kep_file(path) or is_prr_file(path)
         if entry["status"] == "removed":
-            out.removed.add(path)
+            removed.add(path)
         elif wanted and not SHA_RE.fullmatch(str(entry.get("sha"))):
             return None
         elif wanted:
-            out.removed.discard(path)
-            (out.keps if is_kep_file(path) else out.prr)[path] = entry["sha"]
-    out.touched = frozenset(touched)
-    return out if len(out.keps) <= MAX_CHANGED_KEPS else None
+            removed.discard(path)
+            (keps if is_kep_file(path) else prr)[path] = entry["sha"]
+    if len(keps) > MAX_CHANGED_KEPS:
+        return None
+    return Listed(frozenset(removed), prr, keps, frozenset(touched))
 
 
 def github_upstream(enhancements: str, cache_dir: Path, *, api_url: str, counter: RequestCounter | None = None,
