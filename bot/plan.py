@@ -215,7 +215,9 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
            results: list[PageResult], pages: dict[str, bytes], today: str | None,
            only: Collection[int] | None = None) -> Tracking:
     """The tracking stage (:func:`bot.tracking.track`) for this plan, with ``Tracking.lines`` turned into
-    page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set)."""
+    page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set). A
+    ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an earlier name for
+    the same file, :func:`bot.wiki.backends.directory.read_wiki_pages`) is a problem."""
     coverage = None
     if config.coverage.page:
         found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
@@ -223,6 +225,11 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
             coverage = (found, decode_page(found, pages[found], "coverage.page"))
     lines = {r.path: r.new.decode("utf-8").split("\n") for r in results}
     tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage, only)
+    add = config.candidates.add_to
+    if add and not any(posixpath.normpath(p) == posixpath.normpath(add.page) for p in pages):
+        tracking = tracking._replace(problems=[*tracking.problems, Problem(
+            add.page, "candidates.add_to.page", "the same file as an earlier wiki.pages entry, which is read and "
+            "written under that name; no rows added (name that entry in candidates.add_to.page)")])
     out = {}
     for path, new in tracking.lines.items():
         if config.front_matter.date_key and today and new != lines[path]:
