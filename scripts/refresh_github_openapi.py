@@ -4,7 +4,7 @@
 
 TARBALL: the npm package ``@octokit/openapi`` (``npm pack @octokit/openapi@V``), which carries
 ``generated/api.github.com.json`` from github/rest-api-description (MIT). Without TARBALL the script
-runs ``npm pack`` for ``--version`` (default: the version pinned in the current subset) in a temporary
+runs ``npm pack`` for ``--version`` (default: the version pinned in the committed subset) in a temporary
 directory. Kept per operation in :data:`OPERATIONS`: ``operationId`` and the JSON schema of each
 documented response status (``components/responses`` inlined); kept of the
 components: the schemas those reach, transitively. Dropped from schemas: prose (``description``,
@@ -176,9 +176,9 @@ def read_tarball(tarball: Path) -> tuple[dict, dict]:
     return spec, source
 
 
-def pinned_version(out: Path) -> str:
-    """The package version recorded in the current subset at ``out``."""
-    return json.loads(out.read_text())["x-source"]["package"].rsplit("@", 1)[1]
+def pinned_version() -> str:
+    """The package version recorded in the committed subset (:data:`OUT`)."""
+    return json.loads(OUT.read_text())["x-source"]["package"].rsplit("@", 1)[1]
 
 
 def npm_pack(version: str, into: Path) -> Path:
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            tarball = args.tarball or npm_pack(args.version or pinned_version(args.out), Path(tmp))
+            tarball = args.tarball or npm_pack(args.version or pinned_version(), Path(tmp))
             doc = subset(*read_tarball(tarball))
     except (SourceError, OSError, subprocess.CalledProcessError, tarfile.TarError) as exc:
         print(f"refresh_github_openapi: {exc}", file=sys.stderr)
