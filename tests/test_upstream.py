@@ -67,8 +67,9 @@ def entry_dir(cache: Path, fake: FakeGitHub, repo: str = REPO) -> Path:
 def test_first_read_is_the_tarball_and_fills_the_cache(fake, tmp_path):
     snap, up, sent = read(fake, tmp_path / "c")
     head = fake.branch_sha(REPO, "main")
-    assert sent == [("GET", f"{ENH}/commits/main", 200), ("GET", f"{ENH}/tarball/{head}", 200)]
-    assert (up.read, up.fetched, up.counter.count) == ("tarball", 0, 2)
+    assert sent == [("GET", f"{ENH}/commits/main", 200), ("GET", f"{ENH}/tarball/{head}", 302),
+                    ("GET", f"/_codeload/{REPO}/legacy.tar.gz/{head}", 200)]
+    assert (up.read, up.fetched, up.counter.count) == ("tarball", 0, 3)
     assert snap == full(fake, tmp_path)
     root = entry_dir(tmp_path / "c", fake)
     assert sorted(p.name for p in root.iterdir()) == sorted([f"files-{head}.json", up.cache._ref_path("main").name])
@@ -141,7 +142,8 @@ def test_a_corrupt_entry_is_ignored_with_a_problem_and_read_again(fake, tmp_path
     path = entry_dir(tmp_path / "c", fake) / f"files-{head}.json"
     path.write_text(damage(path.read_text(encoding="utf-8")), encoding="utf-8")
     snap, up, sent = read(fake, tmp_path / "c")
-    assert sent == [("GET", f"{ENH}/commits/main", 304), ("GET", f"{ENH}/tarball/{head}", 200)]
+    assert sent == [("GET", f"{ENH}/commits/main", 304), ("GET", f"{ENH}/tarball/{head}", 302),
+                    ("GET", f"/_codeload/{REPO}/legacy.tar.gz/{head}", 200)]
     assert up.read == "tarball"
     [problem] = [p for p in snap.problems if p.path == str(path)]
     assert problem.message.startswith(f"upstream cache entry ignored: {why}")
@@ -156,7 +158,8 @@ def test_an_entry_of_another_source_is_ignored_and_never_reused(fake, tmp_path):
     fake.seed_repo("o/fork", {**FILES, "keps/sig-a/1-first/kep.yaml": kep("1", "stable")})
     fork_head = fake.branch_sha("o/fork", "main")
     snap, up, sent = read(fake, tmp_path / "c", "o/fork")  # same cache_dir, another source: nothing reused
-    assert sent == [("GET", "/repos/o/fork/commits/main", 200), ("GET", f"/repos/o/fork/tarball/{fork_head}", 200)]
+    assert sent == [("GET", "/repos/o/fork/commits/main", 200), ("GET", f"/repos/o/fork/tarball/{fork_head}", 302),
+                    ("GET", f"/_codeload/o/fork/legacy.tar.gz/{fork_head}", 200)]
     assert [k.stage for k in snap.all_keps()] == ["stable", "beta"]
     ours = entry_dir(tmp_path / "c", fake) / f"files-{head}.json"
     foreign = entry_dir(tmp_path / "c", fake, "o/fork") / f"files-{fork_head}.json"
@@ -171,13 +174,13 @@ def test_a_compare_that_is_not_ahead_or_a_blob_that_fails_reads_the_tarball(fake
     read(fake, tmp_path / "c")
     fake.seed_repo(REPO, {**FILES, "keps/sig-a/1-first/kep.yaml": kep("1", "beta")})  # history rewritten
     snap, up, sent = read(fake, tmp_path / "c")
-    assert [p.split("/")[4] for _, p, _ in sent] == ["commits", "compare", "tarball"]
+    assert [p.split("/")[4] for _, p, _ in sent] == ["commits", "compare", "tarball", "legacy.tar.gz"]
     assert (up.read, snap) == ("tarball", full(fake, tmp_path))
     fake.commit_files(REPO, "main", {"keps/sig-a/1-first/kep.yaml": kep("1", "stable")})
     fake.fail_next("GET", r"/git/blobs/", 404)
     snap, up, sent = read(fake, tmp_path / "c")
     assert [(p.split("/")[4], s) for _, p, s in sent] == [("commits", 200), ("compare", 200), ("git", 404),
-                                                          ("tarball", 200)]
+                                                          ("tarball", 302), ("legacy.tar.gz", 200)]
     assert (up.read, snap) == ("tarball", full(fake, tmp_path))
 
 
