@@ -21,9 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import PydanticCustomError
 
 from bot.errors import ConfigError
+from bot.model.kep import normalize_milestone
 from bot.publish.labels import REGENERATE_LABEL
 from bot.sources import ref_name_problem
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
+from bot.wiki.ignore import IGNORABLE, field_name
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
 DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")
@@ -84,6 +86,30 @@ class AddToConfig(_Strict):
     @classmethod
     def _relative(cls, page: str) -> str:
         return _relative_page(page)
+
+
+class IgnoreRule(_Strict):
+    """One ``ignore`` entry: KEP number ``kep``; ``fields`` (:data:`bot.wiki.ignore.IGNORABLE`; empty: every
+    field); ``value``: only this proposed value is ignored (a later, different upstream value is proposed)."""
+
+    kep: int = Field(ge=0)
+    fields: list[str] = Field(default_factory=list)
+    value: str = ""
+
+    @field_validator("fields")
+    @classmethod
+    def _known_fields(cls, fields: list[str]) -> list[str]:
+        for name in fields:
+            if not field_name(name):
+                raise ValueError(f"{shown(name)} is not a field kep-sync writes ({', '.join(IGNORABLE)})")
+        return [field_name(name) for name in fields]
+
+    def matches(self, number: int, field: str, new: str) -> bool:
+        """True when this rule ignores the proposal of ``new`` for ``field`` of KEP ``number``."""
+        if number != self.kep or (self.fields and field not in self.fields):
+            return False
+        want = self.value.strip()
+        return not want or want == new.strip() or normalize_milestone(want) == normalize_milestone(new) is not None
 
 
 class CandidatesConfig(_Strict):
@@ -318,6 +344,7 @@ class Config(_Strict):
     audit: AuditConfig = Field(default_factory=AuditConfig)
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     renames: Literal["report", "apply"] = "report"
+    ignore: list[IgnoreRule] = Field(default_factory=list)
     digest: DigestConfig = Field(default_factory=DigestConfig)
 
     @field_validator("digest")

@@ -27,7 +27,7 @@ on the change (``Change.flags``), report-only.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model import consistency
@@ -70,7 +70,9 @@ class Change(NamedTuple):
     ``evidence`` release-note entries; ``upstream`` the
     :class:`bot.history.provenance.Upstream` commit that set the new value (``None`` when unknown);
     ``flags`` report-only remarks a reviewer must see next to this change (a
-    released milestone rewritten, the kep.yaml contradicting itself), one line each.
+    released milestone rewritten, the kep.yaml contradicting itself), one line each;
+    ``ignored``: why an ignore rule kept the cell (``"page"``: a marker in the row, ``"config"``: an
+    ``ignore`` entry), ``""`` when none did (an ignored change is never applied).
     """
 
     kep: str
@@ -85,6 +87,7 @@ class Change(NamedTuple):
     evidence: tuple = ()
     upstream: object = None
     flags: tuple[str, ...] = ()
+    ignored: str = ""
 
 
 class PageDiff(NamedTuple):
@@ -112,14 +115,18 @@ def _row_id(row: MatrixRow) -> str:
 
 def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
               only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
-              apply_renames: bool = False) -> PageDiff:
+              apply_renames: bool = False, ignores: Mapping[int, Collection[str]] | None = None,
+              rules: Sequence = ()) -> PageDiff:
     """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
 
     ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
     directories renamed upstream (:func:`bot.history.renames.renamed_dirs`); a
     row whose slug names the old directory of its KEP gets a ``renamed`` change
     (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
-    own style, and the row then synced) only with ``apply_renames``. Returns a
+    own style, and the row then synced) only with ``apply_renames``. ``ignores``: ``{0-based line: fields}``
+    the row's ignore markers name (:mod:`bot.wiki.ignore`); ``rules``: the config's ``ignore`` entries
+    (:class:`bot.config.IgnoreRule`); a field either ignores is still compared, its change kept with
+    ``applied`` False and ``ignored`` saying which. Returns a
     :class:`PageDiff` whose ``lines`` equal ``page.lines`` except rewritten rows.
     """
     lines = list(page.lines)
@@ -166,7 +173,13 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
                                                       "fix the number or the slug"))
             continue
         involved[kep.path] = kep
-        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress)
+        marked = frozenset((ignores or {}).get(row.line, ()))
+
+        def skip(field: str, new: str, number: int = kep.number, marked: frozenset = marked) -> str:
+            return "page" if field in marked else "config" if any(r.matches(number, field, new) for r in rules) else ""
+
+        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress,
+                                                       skip)
         changes.extend(row_changes)
         problems.extend(Problem(page.path, where, m) for m in row_problems)
         problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {field} shown as "
@@ -189,8 +202,8 @@ def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -
     return replace_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path))
 
 
-def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None
-              ) -> tuple[list[Change], list[str], dict[str, str]]:
+def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None,
+              skip: Callable[[str, str], str] = lambda field, new: "") -> tuple[list[Change], list[str], dict[str, str]]:
     changes: list[Change] = []
     problems: list[str] = []
     updates: dict[str, str] = {}
@@ -202,7 +215,10 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
         flags = ()
         if field in STAGES and in_progress is not None and consistency.is_released(old, in_progress):
             flags = (f"{RELEASED_FLAG}: {old} (the release in progress is v{in_progress[0]}.{in_progress[1]})",)
-        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags))
+        ignored = skip(field, new)
+        applied = applied and not ignored
+        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags,
+                              ignored=ignored))
         if applied:
             updates[field] = new if written is None else written
 

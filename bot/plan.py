@@ -29,6 +29,7 @@ from bot.history.provenance import History, attach, change_field, shallow_proble
 from bot.history.renames import Rename
 from bot.tracking import Tracking, options_from, track
 from bot.tracking import render as tracking_render
+from bot.wiki.ignore import mask_page, row_ignores, unmask
 from bot.wiki.matrix import MatrixPage, parse_page
 
 
@@ -147,13 +148,16 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
             continue
         if config.coverage.page and posixpath.normpath(path) == posixpath.normpath(config.coverage.page):
             continue  # the read-only coverage page: input of the tracking stage only, never a page to write
-        page = parse_page(path, decode_page(path, data), config.aliases())
+        text, masked = mask_page(decode_page(path, data))
+        page = parse_page(path, text, config.aliases())
         parsed.append(page)
         numbers.update(row.number for row in page.rows)
         numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
-                         renames=renames, apply_renames=config.renames == "apply")
-        lines = diff.lines
+                         renames=renames, apply_renames=config.renames == "apply", ignores=row_ignores(masked),
+                         rules=config.ignore)
+        lines = unmask(diff.lines, masked)
+        diff = diff._replace(lines=lines)
         if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
             key = config.front_matter.date_key
             before = front_matter_value(lines, key)
