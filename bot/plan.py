@@ -27,6 +27,7 @@ from bot.history import digest as digest_mod
 from bot.history.fields import kep_fields
 from bot.history.provenance import History, attach, change_field, shallow_problem
 from bot.history.renames import Rename
+from bot.publish.controls import controls
 from bot.tracking import Tracking, options_from, track
 from bot.tracking import render as tracking_render
 from bot.wiki.ignore import mask_page, row_ignores, unmask
@@ -111,7 +112,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
               history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False) -> SyncPlan:
+              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False,
+              page_url: str = "") -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
 
@@ -134,7 +136,9 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     The ``digest.page`` (when given in ``pages`` and not a ``wiki.pages`` entry)
     gets its digest section rewritten (:func:`digest_page`). ``review_rows``: the
     release-note review covers the KEP of every row, not only the changed ones
-    (``kep-sync audit``, :func:`bot.audit.plan_audit`).
+    (``kep-sync audit``, :func:`bot.audit.plan_audit`). ``page_url``: the pages' web address at the base
+    revision (:func:`page_url`), so the changelog links page locations to their line. The changelog of a
+    pull request (``publish`` git or github) ends with the Controls footer (:mod:`bot.publish.controls`).
     """
     results: list[PageResult] = []
     changes: list[Change] = []
@@ -210,9 +214,21 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                                callouts=tracking_render.callouts(tracking),
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
                                                               config.candidates.limit),
-                               report_problems=len(report["problems"]), front_matter=dated)
+                               report_problems=len(report["problems"]), front_matter=dated, page_url=page_url,
+                               controls=controls(config) if config.publish in ("git", "github") else ())
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
+
+
+def page_url(config: Config, base_revision: str) -> str:
+    """``https://HOST/OWNER/REPO/blob/SHA/`` for a wiki on GitHub (``wiki.repo`` set and ``publish: github``)
+    read at ``base_revision``; ``""`` otherwise. HOST is ``github.com`` for the public API, else the
+    ``github.api_url`` host (GitHub Enterprise Server serves the web pages there)."""
+    if not (config.wiki.repo and config.publish == "github" and base_revision):
+        return ""
+    api = config.github.api_url.rstrip("/")
+    host = "https://github.com" if api == "https://api.github.com" else api.removesuffix("/api/v3")
+    return f"{host}/{config.wiki.repo}/blob/{base_revision}/"
 
 
 def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],

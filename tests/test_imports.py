@@ -134,6 +134,6 @@ def test_pure_stages_import_only_their_own_or_earlier_stages():
     backwards = sorted((src, dst) for src, deps in graph.items() for dst in deps
                        if stage_of(src) is not None and stage_of(dst) is not None and stage_of(dst) > stage_of(src))
     assert backwards == []
-    assert sorted(m for m in graph if stage_of(m) == 1) == ["bot.model", "bot.model.consistency", "bot.model.kep",
+    assert sorted(m for m in graph if stage_of(m) == 1) == ["bot.model", "bot.model.consistency", "bot.model.kep", "bot.model.keylines",
                                                             "bot.model.lineage", "bot.model.snapshot",
                                                             "bot.model.yamlload"]

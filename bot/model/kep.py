@@ -17,6 +17,7 @@ from typing import NamedTuple
 import yaml
 
 from bot.model import yamlload
+from bot.model.keylines import key_lines
 
 #: Valid ``status`` values (kubernetes/enhancements api/proposal.go).
 STATUSES = ("provisional", "implementable", "implemented", "deferred", "rejected", "withdrawn", "replaced")
@@ -106,6 +107,8 @@ class Kep(NamedTuple):
       value to trust for (field names as :data:`TRUST_FIELDS`, plus
       ``latest_milestone``): no ``milestone`` mapping, a key given twice, a
       template copy; the diff never writes them, the checks never read them.
+    - ``key_lines``: ``((field, 1-based line), ...)`` where the file writes status, stage,
+      feature-gates and each stage's milestone (:func:`bot.model.keylines.key_lines`), for links.
     """
 
     number: int
@@ -123,6 +126,7 @@ class Kep(NamedTuple):
     untrusted: tuple[tuple[str, str], ...] = ()
     replaces: tuple[str, ...] = ()
     superseded_by: tuple[str, ...] = ()
+    key_lines: tuple[tuple[str, int], ...] = ()
 
     def distrust(self, field: str) -> str:
         """Why ``field`` (one of :data:`TRUST_FIELDS`) must not be written, ``""`` when it may be."""
@@ -396,6 +400,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
         untrusted=tuple((f, untrusted[f]) for f in (*TRUST_FIELDS, "latest_milestone") if f in untrusted),
         replaces=_entries(doc.get("replaces")),
         superseded_by=_entries(doc.get("superseded-by")),
+        key_lines=key_lines(data),
     )
 
 
