@@ -38,7 +38,8 @@ _NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"
           "retargeted": ("retargeted", "retargeted"), "target-removed": ("target removed", "targets removed"),
           "added": ("new row", "new rows"),
           "gates": ("feature gate drift", "feature gate drifts"), "renamed": ("renamed", "renamed"),
-          "missing-upstream": ("missing upstream", "missing upstream")}
+          "missing-upstream": ("missing upstream", "missing upstream"),
+          "shipped": ("shipped cell", "shipped cells"), "pending": ("pending", "pending")}
 
 
 #: A body section: ``(header lines, rows, noun for the "N more ... left out" line)``.
@@ -136,7 +137,8 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
            involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
            max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None,
            callouts: Sequence[Section] = (), extra: Sequence[Section] = (), report_problems: int | None = None,
-           front_matter: Sequence[tuple[str, str, str, str]] = (), page_url: str = "",
+           front_matter: Sequence[tuple[str, str, str, str]] = (),
+           gate_findings: Sequence[Discrepancy] | None = None, page_url: str = "",
            controls: Sequence[str] = ()) -> Changelog:
     """Build the changelog for one run.
 
@@ -150,10 +152,11 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     stays within ``max_chars`` characters, with a line saying how many rows
     were left out. The header names the source as it is (:func:`source_name`); each
     row of the Changes table names the KEP's title (from its kep.yaml). Problems are
-    listed once each, sorted, with a line saying how many the JSON report holds
-    (``report_problems``, when given), how many the table shows, how many are flags shown next to their
-    changes and how many are in the report only (:func:`problems_intro`). ``front_matter``:
-    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed.
+    listed once each, sorted (``report_problems`` is accepted and not shown: a reviewer has no report).
+    ``front_matter``:
+    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed. ``gate_findings``: ``None``
+    without a feature-gate lifecycle, else its findings, listed under "Needs review: feature-gate lifecycle",
+    and each page row gets a Shipped cell (:func:`shipped_cell` per change).
 
     Layout for the approver: the summary line, Graduations and the Changes table (one row per page row:
     each field linked to its line in the kep.yaml, the upstream pull request with its subject, release-note
@@ -179,11 +182,14 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         shipped = _shipped(snapshot)
         notes = discrepancies is not None
         origin = any(c.upstream is not None for c in applied)
-        rows = [_row_line(group, keps, links, origin, notes, shipped) for group in _by_row(applied)]
+        gates = gate_findings is not None
+        rows = [_row_line(group, keps, links, origin, notes, shipped)
+                + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
+                for group in _by_row(applied)]
         sections.append((["### Changes", "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "")
-                          + (" Evidence |" if notes else ""),
-                          "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")],
-                         rows, "changes"))
+                          + (" Evidence |" if notes else "") + (" Shipped |" if gates else ""),
+                          "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
+                          + ("---|" if gates else "")], rows, "changes"))
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (
@@ -201,6 +207,10 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
             "Release notes and kep.yaml disagree; nothing here was applied.", "",
             "| KEP | Release | Finding | Release note |", "|---|---|---|---|"]),
                          [_review_row(d) for d in discrepancies], "discrepancies"))
+    if gate_findings:
+        sections.append((details("Needs review: feature-gate lifecycle", len(gate_findings), [
+            "The feature-gate list and kep.yaml disagree; nothing here was applied.", "",
+            "| KEP | Release | Finding |", "|---|---|---|"]), [_gate_row(d) for d in gate_findings], "gate findings"))
     ignored = [c for c in changes if c.ignored]
     if ignored:
         sections.append((details("Ignored", len(ignored), [
@@ -233,36 +243,8 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     return Changelog(title, body, safe(message))
 
 
-def problems_intro(total: int, shown: int, flags: int) -> str:
-    """The line opening the Problems section: how the report's ``total`` problems split into the ``shown`` rows
-    of the table, the ``flags`` shown next to their changes (they come first in the report) and the rest,
-    listed in the report only (kep.yaml problems of KEPs with no change or finding). The parts add up to
-    ``total``."""
-    def count(n: int) -> str:
-        return f"{n} problem" if n == 1 else f"{n} problems"
-
-    parts = [f"{shown} in the table below (these pages and their rows, the inputs of this run, and the kep.yaml "
-             "files of the KEPs with a change or finding)"]
-    if flags:
-        parts.append(f"{flags} flagged on the changes above, next to each")
-    rest = max(total - shown - flags, 0)
-    if rest:
-        parts.append(f"{rest} about the rest of the source (kep.yaml files of other KEPs), in the report only")
-    return f"The JSON report holds {count(total)}: " + "; ".join(parts) + "."
 
 
-def graduation_lines(changes: Sequence[Change]) -> list[str]:
-    """One line per KEP and stage move, in kep.yaml's words on both sides (``GA``, ``BETA``, ``ＧＡ`` read as
-    ``stable``, ``beta``), with every row it moved listed once: ``- KEP [1010](...): alpha → **beta**
-    (p.md:5, p.md:11)``. ``changes``: promoted or demoted stage changes, in changelog order."""
-    where: dict[tuple[str, str, str], list[str]] = {}
-    for c in changes:
-        spot = f"{c.page}:{c.line}"
-        spots = where.setdefault((c.kep, stage_word(c.old), stage_word(c.new)), [])
-        if spot not in spots:
-            spots.append(spot)
-    return [f"- KEP {_kep_link(kep)}: {_cell(old)} → **{_cell(new)}** ({', '.join(_cell(s) for s in spots)})"
-            for (kep, old, new), spots in where.items()]
 
 
 def source_name(source: str, *, code: bool = True) -> str:
@@ -279,13 +261,6 @@ def source_name(source: str, *, code: bool = True) -> str:
 MAX_TITLE_CHARS = 60
 
 
-def _change_row(c: Change, revision: str, web_url: str, title: str = "") -> str:
-    url = kep_yaml_url(web_url, revision, c.kep_path)
-    link = f"[kep.yaml]({url})" if url else _cell(c.kep_path)
-    title = title if len(title) <= MAX_TITLE_CHARS else title[:MAX_TITLE_CHARS - 1].rstrip() + "…"
-    kep = f"{_kep_link(c.kep)} {_cell(title)}" if title else _kep_link(c.kep)
-    return (f"| {kep} | {_cell(c.page)}:{c.line} | {c.field} | "
-            f"{_cell(c.old)} → {_cell(c.new)}{_flags(c)} | {link} |")
 
 
 def _flags(c: Change) -> str:
@@ -315,20 +290,20 @@ def _note_link(pr: int, url: str) -> str:
     return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
 
 
-def _evidence_cell(c: Change, prev: Change | None = None) -> str:
-    """``v1.36 [#123](url): excerpt`` per release note (``<br>``-joined); ``none found`` when no note is
-    surely about the KEP; ambiguous notes (a gate several KEPs declare) follow apart, after
-    ``ambiguous, not evidence:``; ``same as above`` when the previous row is the same KEP row with the same
-    evidence."""
-    if prev is not None and c.evidence and (prev.kep, prev.page, prev.line, prev.evidence) == (
-            c.kep, c.page, c.line, c.evidence):
-        return "same as above"
-    sure = [f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}" for e in c.evidence if not e.ambiguous]
-    maybe = [f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}" for e in c.evidence if e.ambiguous]
-    cell = "<br>".join(sure) or "none found"
-    if maybe:
-        cell += "<br>ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe)
-    return cell
+
+
+def shipped_cell(c: Change) -> str:
+    """The Shipped cell of a change: its mark (``✓``, ``⚠``, ``·``), the gate in a code span and what the list
+    shows (:class:`bot.evidence.gates.Mark`); ``·`` alone when the change has none."""
+    m = c.shipped
+    if m is None:
+        return "·"
+    gate = f" `{m.gate}`" if m.gate else ""
+    return f"{m.mark}{gate}: {_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
+
+
+def _gate_row(d: Discrepancy) -> str:
+    return f"| {_kep_link(d.kep)} | {d.release or '-'} | {d.kind}: {_cell(d.message)} |"
 
 
 def _review_row(d: Discrepancy) -> str:
@@ -342,7 +317,10 @@ table_cell, kep_link = _cell, _kep_link
 
 
 def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
-    if c.kind == "missing-upstream":
+    if c.kind == "pending":
+        what = (f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}: pending {c.pending} "
+                f"(written once {c.pending} has shipped; `promote_when: released`)")
+    elif c.kind == "missing-upstream":
         what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
     elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
         by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
@@ -428,6 +406,12 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
             if any(e.counter for e in c.evidence):
                 item["counter_evidence"] = [_note_json(e) for e in c.evidence if e.counter]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
+    if any(c.shipped is not None for c in changes):
+        for item, c in zip(out["changes"], changes):
+            item["shipped"] = c.shipped._asdict() if c.shipped is not None else None
+    for item, c in zip(out["changes"], changes):
+        if c.pending:
+            item["pending"] = c.pending
     if provenance is not None:
         for item, c in zip(out["changes"], changes):
             item["upstream"] = c.upstream.as_json() if c.upstream is not None else None
