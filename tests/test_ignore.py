@@ -100,3 +100,14 @@ def test_a_config_rule_naming_an_unknown_field_is_refused_naming_it():
         Config.model_validate({"ignore": [{"kep": 1, "fields": ["bogus"]}]})
     assert "ignore.0.fields" in str(err.value)
     assert "'bogus' is not a field kep-sync writes (status, stage, alpha, beta, stable, feature_gates)" in str(err.value)
+
+
+def test_the_controls_footer_names_the_schedule_the_label_and_where_ignore_rules_live():
+    from bot.publish.controls import controls
+
+    lines = controls(Config.model_validate({"schedule": {"cron": "17 6 * * 1-5"}}))
+    assert lines[0] == ("- **Runs** on its schedule: `17 6 * * 1-5` (UTC) under `kep-sync serve`, or its workflow's "
+                        "cron in GitHub Actions; each run rebuilds this pull request from the base branch and upstream.")
+    assert "`kep-sync:regenerate`" in lines[2] and "`kep-sync/matrix`" in lines[2]
+    assert lines[3].startswith("- **Ignore rules**: `<!-- kep-sync: ignore -->`")
+    assert len(lines) == 4
