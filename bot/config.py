@@ -322,10 +322,16 @@ class Config(_Strict):
 
     @field_validator("digest")
     @classmethod
-    def _digest_complete(cls, digest: DigestConfig) -> DigestConfig:
+    def _digest_complete(cls, digest: DigestConfig, info: ValidationInfo) -> DigestConfig:
         if digest.page and not (digest.sig and digest.first and digest.last):
             raise PydanticCustomError("digest_incomplete", "digest.page needs digest.sig, digest.from and digest.to",
                                       {"key": "digest"})
+        wiki = _sibling(info, "wiki.pages")
+        if digest.page and wiki is not None and same_page(digest.page, wiki.pages):
+            raise PydanticCustomError("pages_overlap", "{page} is also in wiki.pages; kep-sync rewrites the digest "
+                                      "page between its markers and syncs the rows of wiki.pages, so they must be "
+                                      "different files: name another page",
+                                      {"page": shown(digest.page), "key": "digest.page"})
         return digest
 
     candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
@@ -369,6 +375,13 @@ class Config(_Strict):
         if coverage.page is not None and wiki is not None and same_page(coverage.page, wiki.pages):
             raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
                                       "page is read-only for kep-sync, name a page that is not synced",
+                                      {"page": shown(coverage.page), "key": "coverage.page"})
+        digest = _sibling(info, "digest.page")
+        if coverage.page is not None and digest is not None and digest.page and same_page(coverage.page,
+                                                                                            [digest.page]):
+            raise PydanticCustomError("pages_overlap", "{page} is also digest.page; the coverage page is read-only "
+                                      "for kep-sync and the digest page is written, so they must be different "
+                                      "files: name another page",
                                       {"page": shown(coverage.page), "key": "coverage.page"})
         return coverage
 
@@ -466,7 +479,7 @@ def error_message(err: dict) -> str:
         return f"{got}: expected OWNER/NAME of a GitHub repository"
     msg = err["msg"].removeprefix("Value error, ")
     if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
-                "needs_coverage") or got in msg:
+                "needs_coverage", "pages_overlap") or got in msg:
         return msg
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")

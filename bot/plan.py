@@ -29,6 +29,7 @@ from bot.history.provenance import History, attach, change_field, shallow_proble
 from bot.history.renames import Rename
 from bot.tracking import Tracking, options_from, track
 from bot.tracking import render as tracking_render
+from bot.wiki import frontmatter
 from bot.wiki.matrix import MatrixPage, parse_page
 
 
@@ -48,7 +49,9 @@ class PageResult(NamedTuple):
 
 class SyncPlan(NamedTuple):
     """Everything one run decided: the ``snapshot``, each page's result, all ``changes``,
-    the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``."""
+    the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``;
+    ``generated``: ``(page, section text)`` of each digest section this plan rewrites (bytes no
+    :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them)."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -57,6 +60,7 @@ class SyncPlan(NamedTuple):
     changelog: Changelog
     report: dict
     discrepancies: tuple[Discrepancy, ...] = ()
+    generated: tuple[tuple[str, str], ...] = ()
 
     def changed_pages(self) -> dict[str, bytes]:
         """``{path: new bytes}`` of the pages whose bytes differ."""
@@ -74,35 +78,6 @@ def decode_page(path: str, data: bytes, key: str = "") -> str:
         if key:
             raise ConfigError(f"{key} {path!r}: {why}") from None
         raise WikiError(f"{path}: {why}; page not touched") from None
-
-
-def front_matter_value(lines: list[str], key: str) -> str | None:
-    """The value of ``key:`` in a leading ``---`` front matter block (stripped, ``\\r`` dropped); ``None``
-    when there is no block or no such key (then :func:`set_front_matter_date` changes nothing)."""
-    if not lines or lines[0].rstrip("\r") != "---":
-        return None
-    for line in lines[1:]:
-        bare = line.rstrip("\r")
-        if bare == "---":
-            return None
-        if bare.startswith(f"{key}:"):
-            return bare[len(key) + 1:].strip()
-    return None
-
-
-def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
-    """Set ``key: today`` inside a leading ``---`` front matter block, keeping ``\\r``; no block, no change."""
-    if not lines or lines[0].rstrip("\r") != "---":
-        return lines
-    out = list(lines)
-    for i in range(1, len(out)):
-        bare = out[i].rstrip("\r")
-        if bare == "---":
-            break
-        if bare.startswith(f"{key}:"):
-            out[i] = f"{key}: {today}" + ("\r" if out[i].endswith("\r") else "")
-            break
-    return out
 
 
 def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
@@ -140,9 +115,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     problems: list[Problem] = []
     numbers: set[int] = set()
     parsed: list[MatrixPage] = []
-    dated: list[tuple[str, str, str, str]] = []  # front_matter.date_key updates: (page, key, old, new)
     for path, data in pages.items():
-        if path == config.digest.page and path not in config.wiki.pages:
+        if config.digest.page and posixpath.normpath(path) == posixpath.normpath(config.digest.page):
             results.append(digest_page(config, snapshot, path, data, problems))
             continue
         if config.coverage.page and posixpath.normpath(path) == posixpath.normpath(config.coverage.page):
@@ -153,14 +127,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
                          renames=renames, apply_renames=config.renames == "apply")
-        lines = diff.lines
-        if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
-            key = config.front_matter.date_key
-            before = front_matter_value(lines, key)
-            lines = set_front_matter_date(lines, key, today)
-            if before is not None and before != today:
-                dated.append((path, key, before, today))
-        results.append(PageResult(path, data, "\n".join(lines).encode("utf-8"), diff))
+        results.append(PageResult(path, data, "\n".join(diff.lines).encode("utf-8"), diff))
         changes += diff.changes
         problems += diff.problems
     if only is not None:
@@ -193,10 +160,14 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         changes, origin = attach(changes, history(wanted, proposed) if callable(history) else history, current)
         if origin.get("shallow"):
             problems = problems + [shallow_problem(origin["shallow"])]
-    tracking = _track(config, snapshot, parsed, changes, results, pages, today, only)
+    tracking = _track(config, snapshot, parsed, changes, results, pages, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
+    matrix = {p.path for p in parsed}
+    results, dated = _date_pages(config, results, matrix, today, problems)
     changes = changes + tracking.changes
     problems = problems + tracking.problems
+    generated = tuple((r.path, digest_mod.section_text(r.new.decode("utf-8"))) for r in results
+                      if r.changed and r.path not in matrix)
     touched = {c.kep_path for c in changes}
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
     report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
@@ -206,16 +177,16 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                                callouts=tracking_render.callouts(tracking),
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
                                                               config.candidates.limit),
-                               report_problems=len(report["problems"]), front_matter=dated)
+                               report_problems=len(report["problems"]), front_matter=dated,
+                               generated=[page for page, _ in generated])
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
-    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
+    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
 
 
 def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
-           results: list[PageResult], pages: dict[str, bytes], today: str | None,
-           only: Collection[int] | None = None) -> Tracking:
+           results: list[PageResult], pages: dict[str, bytes], only: Collection[int] | None = None) -> Tracking:
     """The tracking stage (:func:`bot.tracking.track`) for this plan, with ``Tracking.lines`` turned into
-    page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set)."""
+    page bytes."""
     coverage = None
     if config.coverage.page:
         found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
@@ -223,12 +194,28 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
             coverage = (found, decode_page(found, pages[found], "coverage.page"))
     lines = {r.path: r.new.decode("utf-8").split("\n") for r in results}
     tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage, only)
-    out = {}
-    for path, new in tracking.lines.items():
-        if config.front_matter.date_key and today and new != lines[path]:
-            new = set_front_matter_date(new, config.front_matter.date_key, today)
-        out[path] = "\n".join(new).encode("utf-8")
-    return tracking._replace(lines=out)
+    return tracking._replace(lines={path: "\n".join(new).encode("utf-8") for path, new in tracking.lines.items()})
+
+
+def _date_pages(config: Config, results: list[PageResult], matrix: Collection[str], today: str | None,
+                problems: list[Problem]) -> tuple[list[PageResult], list[tuple[str, str, str, str]]]:
+    """``results`` with ``front_matter.date_key`` set to ``today`` on each ``matrix`` page whose bytes this
+    run changed (rows rewritten or added), and ``(page, key, old, new)`` of each date written; a date
+    kept because its format is unknown (:func:`bot.wiki.frontmatter.set_date`) is added to ``problems``."""
+    key = config.front_matter.date_key
+    if not key or not today:
+        return results, []
+    out, dated = [], []
+    for r in results:
+        if r.path in matrix and r.changed:
+            update = frontmatter.set_date(r.new.decode("utf-8").split("\n"), key, today)
+            if update.problem:
+                problems.append(Problem(r.path, "front_matter.date_key", update.problem))
+            if update.new:
+                dated.append((r.path, key, update.old, update.new))
+                r = r._replace(new="\n".join(update.lines).encode("utf-8"))
+        out.append(r)
+    return out, dated
 
 
 def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:

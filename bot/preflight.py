@@ -48,6 +48,8 @@ def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]
             problems += wiki or _tracking_problems(config, ok)  # the tracking checks read every page
         if ok("digest", "wiki.pages"):
             problems += _digest_problems(config)
+        if ok("wiki.pages", "coverage", "digest"):
+            problems += same_files(config)
     if config.release_notes.source and ok("release_notes.source"):
         problems += _notes_problems(config.release_notes.source)
     return problems
@@ -163,6 +165,38 @@ def _digest_problems(config: Config) -> list[str]:
     if isinstance(span, str):
         why = span
     return [f"digest.page {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"] if why else []
+
+
+def same_files(config: Config) -> list[str]:
+    """One line per pair of settings naming the same file under ``wiki.dir`` once symbolic links are
+    resolved: a ``wiki.pages`` entry, ``coverage.page`` (read-only) and ``digest.page`` (rewritten between
+    its markers) must be three different files (``[]`` when they are). Two ``wiki.pages`` entries may
+    name one file. Paths that cannot be resolved are left to the other checks."""
+    root = Path(config.wiki.dir).expanduser()
+    named = [(f"wiki.pages[{i}]", page) for i, page in enumerate(config.wiki.pages)]
+    named += [(key, page) for key, page in (("coverage.page", config.coverage.page),
+                                             ("digest.page", config.digest.page)) if page]
+    seen: dict[Path, tuple[str, str]] = {}
+    problems = []
+    for key, page in named:
+        try:
+            real = (root / page).resolve()
+        except (OSError, RuntimeError):  # a loop of links, a name too long: reported where the page is read
+            continue
+        first = seen.setdefault(real, (key, page))
+        if first[0] != key and not (first[0].startswith("wiki.pages") and key.startswith("wiki.pages")):
+            problems.append(f"{key} {shown(page)}: the same file as {first[0]} {shown(first[1])} ({shown(str(real))}); "
+                            f"{_ROLES[_role(key)]} and {_ROLES[_role(first[0])]}, so name two different files")
+    return problems
+
+
+#: What kep-sync does with each kind of page, for :func:`same_files`.
+_ROLES = {"wiki.pages": "the rows of wiki.pages are synced", "coverage.page": "the coverage page is read-only",
+          "digest.page": "the digest page is rewritten between its markers"}
+
+
+def _role(key: str) -> str:
+    return key.split("[", 1)[0]
 
 
 def _read_text(path: Path) -> tuple[str, str]:

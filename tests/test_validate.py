@@ -223,8 +223,9 @@ def test_candidates_sigs_any_case_and_a_sig_no_local_kep_yaml_has(work, capsys):
 
 
 @pytest.mark.parametrize("page", ["m.md", "./m.md"])
-def test_a_digest_page_that_is_one_of_the_pages_is_no_digest_page_to_check(work, capsys, page):
-    # a sync never rewrites a digest section on a wiki.pages entry (config.pages_to_read, plan_sync), so
-    # validate does not ask it for digest markers, however the path is spelled
+def test_a_digest_page_that_is_one_of_the_pages_is_refused(work, capsys, page):
+    # one file cannot be both: its rows are synced and its digest section rewritten
     digest = {"page": page, "sig": "node", "from": "v1.33", "to": "v1.35"}
-    assert validate(work, capsys, {**GOOD, "digest": digest}) == (0, [])
+    assert validate(work, capsys, {**GOOD, "digest": digest}) == (2, [
+        f"kep-sync: error: c.yaml: digest.page: {page!r} is also in wiki.pages; kep-sync rewrites the digest page "
+        "between its markers and syncs the rows of wiki.pages, so they must be different files: name another page"])
