@@ -264,7 +264,8 @@ class ProvenanceConfig(_Strict):
 
 class DigestConfig(_Strict):
     """Opt-in generated digest page: ``page`` (relative to the wiki) gets the KEPs of ``sig`` that reached a
-    stage within releases ``from``..``to``, rewritten between the digest markers on every sync."""
+    stage within releases ``from``..``to``, rewritten between the digest markers on every sync. ``page`` may
+    be one of ``wiki.pages``: its rows outside the section are synced too (:func:`bot.plan.plan_sync`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -322,16 +323,10 @@ class Config(_Strict):
 
     @field_validator("digest")
     @classmethod
-    def _digest_complete(cls, digest: DigestConfig, info: ValidationInfo) -> DigestConfig:
+    def _digest_complete(cls, digest: DigestConfig) -> DigestConfig:
         if digest.page and not (digest.sig and digest.first and digest.last):
             raise PydanticCustomError("digest_incomplete", "digest.page needs digest.sig, digest.from and digest.to",
                                       {"key": "digest"})
-        wiki = _sibling(info, "wiki.pages")
-        if digest.page and wiki is not None and same_page(digest.page, wiki.pages):
-            raise PydanticCustomError("pages_overlap", "{page} is also in wiki.pages; kep-sync rewrites the digest "
-                                      "page between its markers and syncs the rows of wiki.pages, so they must be "
-                                      "different files: name another page",
-                                      {"page": shown(digest.page), "key": "digest.page"})
         return digest
 
     candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)

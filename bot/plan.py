@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from bot import changelog as changelog_mod
 from bot.changelog import Changelog
-from bot.config import Config
+from bot.config import Config, same_page
 from bot.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
 from bot.evidence import Discrepancy, releases_needed
@@ -105,8 +105,9 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     ``upstream`` and the report a ``provenance`` block; ``None``: no provenance.
     ``renames``: KEP directories renamed upstream
     (:func:`bot.history.renames.renamed_dirs`), applied per ``config.renames``.
-    The ``digest.page`` (when given in ``pages`` and not a ``wiki.pages`` entry)
-    gets its digest section rewritten (:func:`digest_page`). ``review_rows``: the
+    The ``digest.page`` (when given in ``pages``) gets its digest section rewritten (:func:`digest_page`);
+    when it is also a ``wiki.pages`` entry, its rows outside the section are synced as on any matrix page
+    and the section is rewritten last, in the same bytes (:func:`_with_digest`). ``review_rows``: the
     release-note review covers the KEP of every row, not only the changed ones
     (``kep-sync audit``, :func:`bot.audit.plan_audit`).
     """
@@ -116,18 +117,22 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     numbers: set[int] = set()
     parsed: list[MatrixPage] = []
     for path, data in pages.items():
-        if config.digest.page and posixpath.normpath(path) == posixpath.normpath(config.digest.page):
+        digest = _is_digest(config, path)
+        if digest and not same_page(path, config.wiki.pages):
             results.append(digest_page(config, snapshot, path, data, problems))
             continue
-        if config.coverage.page and posixpath.normpath(path) == posixpath.normpath(config.coverage.page):
+        if config.coverage.page and same_page(path, [config.coverage.page]):
             continue  # the read-only coverage page: input of the tracking stage only, never a page to write
-        page = parse_page(path, decode_page(path, data), config.aliases())
+        # On a matrix page that is also the digest page, the generated section is no rows of the page: every
+        # stage below reads it emptied (old bytes too, so "changed" means rows), and _with_digest fills it.
+        text = digest_mod.blank_section(decode_page(path, data)) if digest else decode_page(path, data)
+        page = parse_page(path, text, config.aliases())
         parsed.append(page)
         numbers.update(row.number for row in page.rows)
         numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
                          renames=renames, apply_renames=config.renames == "apply")
-        results.append(PageResult(path, data, "\n".join(diff.lines).encode("utf-8"), diff))
+        results.append(PageResult(path, text.encode("utf-8"), "\n".join(diff.lines).encode("utf-8"), diff))
         changes += diff.changes
         problems += diff.problems
     if only is not None:
@@ -164,10 +169,11 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
     matrix = {p.path for p in parsed}
     results, dated = _date_pages(config, results, matrix, today, problems)
+    results = [_with_digest(config, snapshot, r, pages[r.path], problems)
+               if r.path in matrix and _is_digest(config, r.path) else r for r in results]
     changes = changes + tracking.changes
     problems = problems + tracking.problems
-    generated = tuple((r.path, digest_mod.section_text(r.new.decode("utf-8"))) for r in results
-                      if r.changed and r.path not in matrix)
+    generated = _generated(config, results)
     touched = {c.kep_path for c in changes}
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
     report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
@@ -218,16 +224,50 @@ def _date_pages(config: Config, results: list[PageResult], matrix: Collection[st
     return out, dated
 
 
+def _is_digest(config: Config, path: str) -> bool:
+    """True when the wiki-relative ``path`` is the ``digest.page`` (``./d.md`` is ``d.md``)."""
+    return bool(config.digest.page) and same_page(path, [config.digest.page])
+
+
+def _generated(config: Config, results: list[PageResult]) -> tuple[tuple[str, str], ...]:
+    """``(page, section text)`` of the digest page when this plan changes its digest section
+    (:attr:`SyncPlan.generated`); ``()`` when it keeps it."""
+    def section(data: bytes) -> str:
+        return digest_mod.section_text(data.decode("utf-8"))
+
+    return tuple((r.path, section(r.new)) for r in results
+                 if _is_digest(config, r.path) and section(r.old) != section(r.new))
+
+
 def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
-    """The ``digest.page`` with its section rewritten (:func:`bot.history.digest.rewrite_section`) from
-    ``snapshot``; a page without one pair of markers outside code is reported in ``problems`` and kept
-    byte-identical."""
-    d = config.digest
+    """The ``digest.page`` with its section rewritten (:func:`_rewritten_digest`); a page without one pair
+    of markers outside code is reported in ``problems`` and kept byte-identical."""
     text = decode_page(path, data)
-    block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
-                                       snapshot.revision, config.links.enhancements, snapshot.source)
-    new = digest_mod.rewrite_section(text, block)
+    new = _rewritten_digest(config, snapshot, text)
     if new is None:
         problems.append(Problem(path, "digest.page", str(digest_mod.section_span(text))))
         new = text
     return PageResult(path, data, new.encode("utf-8"), PageDiff([], [], [], new.split("\n")))
+
+
+def _with_digest(config: Config, snapshot: Snapshot, result: PageResult, data: bytes,
+                 problems: list[Problem]) -> PageResult:
+    """A matrix page's ``result`` (read with its digest section emptied) with the section rewritten in its
+    new bytes (:func:`_rewritten_digest`) and ``data``, the page as read, put back as its old bytes. A page
+    without one pair of markers outside code (never emptied) keeps its synced rows; ``problems`` gets why."""
+    text = result.new.decode("utf-8")
+    new = _rewritten_digest(config, snapshot, text)
+    if new is None:
+        why = digest_mod.matrix_page_why(str(digest_mod.section_span(text)))
+        problems.append(Problem(result.path, "digest.page", why))
+        new = text
+    return result._replace(old=data, new=new.encode("utf-8"))
+
+
+def _rewritten_digest(config: Config, snapshot: Snapshot, text: str) -> str | None:
+    """``text`` with its digest section rewritten (:func:`bot.history.digest.rewrite_section`) from
+    ``snapshot`` per ``config.digest``; ``None`` when it has no one pair of markers outside code."""
+    d = config.digest
+    block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
+                                       snapshot.revision, config.links.enhancements, snapshot.source)
+    return digest_mod.rewrite_section(text, block)

@@ -3,6 +3,7 @@ matter dates, cell escaping, the proposal's fingerprint and title, and which fil
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -17,13 +18,14 @@ from bot.history.renames import Rename, renamed_cell, unplain_dir
 from bot.plan import plan_sync
 from bot.preflight import same_files
 from bot.publish.pull_request import fingerprint
+from bot.sync import run_sync
 from bot.wiki import frontmatter
 from bot.wiki.matrix import parse_page
 
 try:
-    from tests.syncutil import REVISION, kep, snapshot
+    from tests.syncutil import REVISION, kep, snapshot, write_keps
 except ImportError:  # pragma: no cover
-    from syncutil import REVISION, kep, snapshot
+    from syncutil import REVISION, kep, snapshot, write_keps
 
 OLD = "keps/sig-node/5573-cgroup-v1-unsupported/kep.yaml"
 ALIGNED = ("| KEP                        | Status                | Notes |\n"
@@ -118,18 +120,93 @@ def write_config(tmp_path, text: str):
     return tmp_path / "c.yaml"
 
 
-@pytest.mark.parametrize("settings, message", [
-    ("wiki: {pages: [m.md]}\ndigest: {page: ./m.md, sig: node, from: v1.35, to: v1.36}\n",
-     "digest.page: './m.md' is also in wiki.pages; kep-sync rewrites the digest page between its markers and syncs "
-     "the rows of wiki.pages, so they must be different files: name another page"),
-    ("wiki: {pages: [m.md]}\ncoverage: {page: c.md}\ndigest: {page: ./c.md, sig: node, from: v1.35, to: v1.36}\n",
-     "coverage.page: 'c.md' is also digest.page; the coverage page is read-only for kep-sync and the digest page "
-     "is written, so they must be different files: name another page"),
-])
-def test_a_digest_page_shared_with_another_setting_is_a_config_error(tmp_path, settings, message):
+def test_a_digest_page_that_is_the_coverage_page_is_a_config_error(tmp_path):
+    settings = "wiki: {pages: [m.md]}\ncoverage: {page: c.md}\ndigest: {page: ./c.md, sig: node, from: v1.35, to: v1.36}\n"
     with pytest.raises(ConfigError) as err:
         load_config(write_config(tmp_path, settings))
-    assert str(err.value) == f"{tmp_path / 'c.yaml'}: {message}"
+    assert str(err.value) == (
+        f"{tmp_path / 'c.yaml'}: coverage.page: 'c.md' is also digest.page; the coverage page is read-only for "
+        "kep-sync and the digest page is written, so they must be different files: name another page")
+
+
+#: A matrix page that is also the digest page; its section holds a stale KEP table, which is no row of the page.
+BOTH = ("---\ndate: 2026-01-15\n---\n\n| KEP | Status | Feature gates |\n|---|---|---|\n"
+        "| 4000-stable-one | {status} | `StableOne` |\n\n"
+        f"{digest_mod.BEGIN}\n| KEP | Status |\n|---|---|\n| 4000-stable-one | provisional / alpha |\n{digest_mod.END}\n"
+        "\nhuman\n")
+SECTION = ("## sig-node: KEPs by stage reached in v1.35..v1.36\n\n"
+           "1 stable, 0 beta, 0 alpha; from kep.yaml in `test` at `0123456789ab`.\n\n### Stable (1)\n\n"
+           "| KEP | Title | Milestone | Feature gates |\n|---|---|---|---|\n"
+           "| [4000](https://kep.k8s.io/4000) | KEP 4000 stable-one | v1.35 | `StableOne` |\n\n"
+           "### Beta (0)\n\nNone.\n\n### Alpha (0)\n\nNone.\n")
+STABLE = kep(4000, "stable-one", sig="sig-node", status="implemented", stage="stable", stable="v1.35",
+             gates=("StableOne",))
+
+
+def both_config(tmp_path, **settings) -> Config:
+    return Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]}, "feature_gates": "owned",
+                                  "front_matter": {"date_key": "date"},
+                                  "digest": {"page": "./m.md", "sig": "node", "from": "v1.35", "to": "v1.36"},
+                                  **settings})
+
+
+def both_page(status: str, section: str, date: str = "2026-01-15") -> str:
+    """:data:`BOTH` with the row's ``status``, the front matter ``date`` and ``section`` between the markers."""
+    page = BOTH.format(status=status).replace("2026-01-15", date)
+    return digest_mod.rewrite_section(page, section)
+
+
+def test_a_matrix_page_gets_its_rows_and_its_digest_section_in_one_write(tmp_path):
+    page = BOTH.format(status="implementable / beta")
+    plan = plan_sync(both_config(tmp_path), snapshot(STABLE), {"m.md": page.encode()}, today="2026-11-30")
+    assert plan.changed_pages() == {"m.md": both_page("implemented / stable", SECTION, "2026-11-30").encode()}
+    assert [(c.page, c.line, c.field, c.old, c.new) for c in plan.changes if c.applied] == [
+        ("m.md", 7, "status", "implementable", "implemented"), ("m.md", 7, "stage", "beta", "stable")]
+    assert (plan.problems, plan.generated) == ([], (("m.md", SECTION),))
+    assert plan.changelog.title == "Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 status change); update digest"
+    assert "### Digest\n\n- m.md: digest section regenerated from kep.yaml\n" in plan.changelog.body
+    assert "### Front matter\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in plan.changelog.body
+    assert plan.changelog.commit_message.split("\n")[2:5] == [
+        "- KEP-4000 status: implementable -> implemented", "- KEP-4000 stage: beta -> stable",
+        "- m.md: digest section regenerated"]
+    assert fingerprint(plan.changes, plan.generated) != fingerprint(plan.changes)
+
+
+def test_a_matrix_page_whose_rows_are_in_sync_gets_only_its_digest_section(tmp_path):
+    page = BOTH.format(status="implemented / stable")
+    plan = plan_sync(both_config(tmp_path), snapshot(STABLE), {"m.md": page.encode()}, today="2026-11-30")
+    # the date follows the rows: a digest alone leaves it
+    assert plan.changed_pages() == {"m.md": both_page("implemented / stable", SECTION).encode()}
+    assert ([c for c in plan.changes if c.applied], plan.problems, plan.generated) == ([], [], (("m.md", SECTION),))
+    assert plan.changelog.title == "KEP matrix: update digest"
+    assert "Front matter" not in plan.changelog.body
+
+
+def test_a_matrix_page_without_digest_markers_has_its_rows_synced_and_the_digest_reported(tmp_path):
+    page = "| KEP | Status |\n|---|---|\n| 4000-stable-one | implementable / beta |\n"
+    plan = plan_sync(both_config(tmp_path), snapshot(STABLE), {"m.md": page.encode()}, today="2026-11-30")
+    assert plan.changed_pages() == {"m.md": page.replace("implementable / beta", "implemented / stable").encode()}
+    assert plan.generated == ()
+    assert [(p.path, p.key, p.message) for p in plan.problems] == [
+        ("m.md", "digest.page", f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside code; digest not "
+                                "written, rows synced")]
+
+
+def test_a_matrix_page_with_its_digest_converges_and_is_written_once(tmp_path):
+    enh = write_keps(tmp_path / "enh", STABLE)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "m.md").write_text(BOTH.format(status="implementable / beta"), encoding="utf-8")
+    config = both_config(tmp_path / "wiki", enhancements=str(enh), publish="files")
+    first = run_sync(config, report_path=tmp_path / "r.json")
+    written = (tmp_path / "wiki" / "m.md").read_bytes()
+    assert json.loads((tmp_path / "r.json").read_text())["pages_written"] == ["m.md"]
+    assert first.written == ["m.md"]
+    assert digest_mod.section_text(written.decode()).startswith("## sig-node: KEPs by stage reached in v1.35..v1.36\n")
+    second = run_sync(config, report_path=tmp_path / "r.json")
+    assert (second.plan.changes, second.plan.problems, second.plan.generated, second.written) == ([], [], (), [])
+    assert second.plan.changelog.title == "KEP matrix: no changes"
+    assert json.loads((tmp_path / "r.json").read_text())["pages_written"] == []
+    assert (tmp_path / "wiki" / "m.md").read_bytes() == written
 
 
 def test_pages_that_are_one_file_through_a_link_are_refused(tmp_path):
@@ -143,6 +220,12 @@ def test_pages_that_are_one_file_through_a_link_are_refused(tmp_path):
     assert same_files(config) == [
         f"digest.page 'link.md': the same file as wiki.pages[0] 'm.md' ({str(tmp_path / 'm.md')!r}); the digest "
         "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
+    config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "./m.md"})})
+    assert same_files(config) == [  # by its own name, but wiki.pages[1] reaches that file through a link
+        f"digest.page './m.md': the same file as wiki.pages[1] 'link.md' ({str(tmp_path / 'm.md')!r}); the digest "
+        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
+    config = config.model_copy(update={"wiki": config.wiki.model_copy(update={"pages": ["m.md"]})})
+    assert same_files(config) == []
 
 
 @pytest.mark.parametrize("lines, found", [

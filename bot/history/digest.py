@@ -182,6 +182,24 @@ def rewrite_section(text: str, block: str) -> str | None:
     return text[:head_end + 1] + inner + text[end:]
 
 
+def matrix_page_why(why: str) -> str:
+    """``why`` (a :func:`section_span` reason) for a ``wiki.pages`` entry that is the digest page: its rows are
+    synced all the same, only the digest is not written."""
+    return why.removesuffix("page left as is") + "digest not written, rows synced"
+
+
+def blank_section(text: str) -> str:
+    """``text`` with every line between the digest marker lines emptied (the line count kept, so line numbers
+    still match ``text``); ``text`` itself when :func:`section_span` finds no single section. A matrix page
+    that is also the digest page is parsed this way: the generated tables are no matrix rows."""
+    span = section_span(text)
+    if isinstance(span, str):
+        return text
+    begin, end = span
+    head_end = text.find("\n", begin)
+    return text[:head_end + 1] + "\n" * text.count("\n", head_end + 1, end) + text[end:]
+
+
 def section_text(text: str) -> str:
     """The lines between the digest marker lines of ``text`` (``""`` when :func:`section_span` finds no single
     section): the bytes kep-sync generates on a digest page."""
