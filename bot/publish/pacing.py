@@ -65,8 +65,9 @@ def set_interval(seconds: float) -> None:
 def _paced(base: type) -> type:
     class Paced(base):
         def getresponse(self):
-            verb = self.verb
-            PACER.before(verb, getattr(_interval, "seconds", 0.0))
+            verb, interval = self.verb, getattr(_interval, "seconds", 0.0)
+            _interval.seconds = 0.0  # a client that does not set it (not kep-sync's) is not paced
+            PACER.before(verb, interval)
             try:
                 return super().getresponse()
             finally:
