@@ -202,7 +202,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if config.targets or args.target or args.shard:
             from bot.targets_cli import cmd_sync_targets
 
-            return cmd_sync_targets(args, config)
+            return cmd_sync_targets(args, config, _write)
         start = time.monotonic()
         if pending is not None and config.enhancements != args.enhancements:  # a guard: validation keeps it as given
             pending.close()
@@ -343,7 +343,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.list_targets or args.target or args.shard:
         from bot.targets_cli import cmd_targets
 
-        return cmd_targets(args)
+        return cmd_targets(args, checked.config, _write)
     print("ok")
     return EXIT_OK
 
@@ -361,6 +361,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     config = resolve_config(args)
     return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
+
+
+def cmd_list_targets(args: argparse.Namespace) -> int:
+    """Print the names of the config's targets as a JSON list (:func:`bot.targets_cli.cmd_targets`)."""
+    from bot.targets_cli import cmd_targets
+
+    return cmd_targets(args, resolve_config(args), _write)
 
 
 def cmd_health(args: argparse.Namespace) -> int:
@@ -461,10 +468,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         block_stop_signals()
     if args.command != "sync":  # cmd_sync configures the log itself, after starting its worker
         configure_logging()
-    from bot.targets_cli import cmd_targets
-
     handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
-               "history": cmd_history, "digest": cmd_digest, "targets": cmd_targets}[args.command]
+               "history": cmd_history, "digest": cmd_digest, "targets": cmd_list_targets}[args.command]
     # What is loaded by now (the modules, pydantic's validators) lives as long as the command: keep the
     # cyclic garbage collector from walking it again in every collection that the many short-lived
     # objects of a run (YAML nodes, rows) set off. A quarter of a dry run's CPU time went there.

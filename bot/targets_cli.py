@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,11 +53,9 @@ def _source(args: argparse.Namespace) -> str:
     return str(path) if path else "environment"
 
 
-def cmd_targets(args: argparse.Namespace) -> int:
-    """Print the selected target names as a JSON list on one line (a workflow matrix); exit 0."""
-    from bot.cli import _write, resolve_config
-
-    _write(json.dumps([t.name for t in chosen(args, resolve_config(args))]) + "\n", "the targets")
+def cmd_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
+    """``write`` the selected target names as a JSON list on one line (a workflow matrix); exit 0."""
+    write(json.dumps([t.name for t in chosen(args, config)]) + "\n", "the targets")
     return EXIT_OK
 
 
@@ -67,26 +66,25 @@ def state_root(args: argparse.Namespace) -> Path:
     return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
 
 
-def cmd_sync_targets(args: argparse.Namespace, config: Config) -> int:
+def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
     """``kep-sync sync`` of a config with ``targets:`` (or with ``--target``/``--shard``): every selected
     target in turn (:func:`bot.multi.run_targets`), then one summary line per target on stdout
-    (:func:`bot.multi.summary_lines`); exit 1 when any failed. Each target's changelog and report are in
+    (:func:`bot.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and report are in
     its state directory (``STATE_DIR/targets/NAME/last-run``)."""
-    from bot.cli import _write, configure_logging
     from bot.http import RequestCounter
-    from bot.log import get_logger
+    from bot.log import configure, get_logger
     from bot.multi import SharedSources, run_targets, summary_lines
 
     if args.report:
         raise UsageError("--report: with targets: each target's report is STATE_DIR/targets/NAME/last-run/"
                          "report.json (--state-dir); leave --report out")
     targets = chosen(args, config)
-    configure_logging()
+    configure()
     start, counter = time.monotonic(), RequestCounter()
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     shared = SharedSources(targets[0].config if targets else config, counter)
     results = run_targets(targets, state_root(args), shared, only=only)
-    _write("".join(line + "\n" for line in summary_lines(results)), "the summary")
+    write("".join(line + "\n" for line in summary_lines(results)), "the summary")
     failed = [r.name for r in results if r.result == "failed"]
     log = get_logger(command="sync")
     (log.error if failed else log.info)("targets finished", targets=len(results), failed=failed,
