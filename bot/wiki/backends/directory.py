@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.errors import WikiError
+from bot.errors import PublishError, WikiError
+from bot.log import get_logger
 from bot.publish.files import publish_files
 from bot.wiki.backends import Base, Landing, Replan, page_error
 
@@ -39,13 +40,34 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
 class DirectoryWiki:
     """:class:`~bot.wiki.backends.Wiki` over the directory ``wiki_dir`` and its ``pages`` (relative paths)."""
 
+    #: How often :meth:`land` plans again for pages that keep changing before it gives up.
+    MAX_REPLANS = 3
+
     def __init__(self, wiki_dir: Path, pages: list[str]):
         self.wiki_dir, self.pages = wiki_dir, pages
+        self.log = get_logger(component="publish", wiki=str(wiki_dir))
 
     def read(self) -> Base:
         """The pages as they are now (:func:`read_wiki_pages`); a directory has no base revision."""
-        return Base(read_wiki_pages(self.wiki_dir, self.pages))
+        self.base = Base(read_wiki_pages(self.wiki_dir, self.pages))
+        return self.base
 
     def land(self, plan: SyncPlan, replan: Replan) -> Landing:
-        """Rewrite the changed pages in place, all or none (:func:`bot.publish.files.publish_files`)."""
-        return Landing(plan, publish_files(self.wiki_dir, plan.changed_pages()))
+        """Rewrite the changed pages in place, all or none (:func:`bot.publish.files.publish_files`).
+
+        The pages are read again first: when any differs from what ``plan`` was made from (saved by a
+        human or another program meanwhile), ``replan`` plans again from the new bytes, up to
+        :data:`MAX_REPLANS` times. A page that changes between that check and the write raises
+        :class:`~bot.publish.files.PageChanged` naming it; nothing is written then.
+        """
+        for _ in range(self.MAX_REPLANS):
+            now = read_wiki_pages(self.wiki_dir, self.pages)
+            if now == self.base.pages:
+                break
+            changed = sorted(p for p in now if now[p] != self.base.pages.get(p))
+            self.log.info("a page changed while planning; planning again", pages=changed)
+            self.base = Base(now)
+            plan = replan(self.base)
+        else:
+            raise PublishError(f"{self.wiki_dir}: the pages kept changing while kep-sync planned; try again")
+        return Landing(plan, publish_files(self.wiki_dir, plan.changed_pages(), self.base.pages))
