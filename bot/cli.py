@@ -356,8 +356,10 @@ def cmd_health(args: argparse.Namespace) -> int:
 def _write(text: str, what: str = "") -> None:
     """``text`` on stdout, flushed; raises :class:`KepSyncError` ("cannot write WHAT to standard output")
     when stdout is closed or full."""
+    from bot.redact import redact_values
+
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(redact_values(text))
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write {what + ' ' if what else ''}to standard output: {exc.strerror or exc}"

@@ -30,7 +30,7 @@ import structlog
 from bot.config import Config
 from bot.errors import KepSyncError, PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
-from bot.redact import redact
+from bot.redact import redact, redact_values, without_userinfo
 from bot.log import get_logger
 from bot.sources.enhancements import current_revision
 from bot.sources.release_notes import current_etags
@@ -167,7 +167,7 @@ class LastRun:
         from bot.publish.files import write_files
 
         path = self.directory / "changelog.md"
-        write_files({path: text.encode("utf-8")}, must_exist=False)
+        write_files({path: redact_values(text).encode("utf-8")}, must_exist=False)
         self.written["changelog"] = str(path)
 
 
@@ -187,7 +187,8 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     A full run writes its changelog and report to ``last``."""
     from bot.sync import run_summary
 
-    same_source = state.source == config.enhancements
+    source = without_userinfo(config.enhancements)  # the state never keeps a credential of a source URL
+    same_source = state.source == source
     fingerprint = config_fingerprint(config)
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
         probe = current_revision(config.enhancements, client, api_url=config.github.api_url,
@@ -229,7 +230,7 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     summary = run_summary(run_report(config, outcome.plan.snapshot, outcome.plan, outcome))  # what the report says
     if outcome.blocked:  # the state keeps the last completed run, so the next poll is a full run
         return summary
-    state.source, state.revision, state.config = config.enhancements, synced, fingerprint
+    state.source, state.revision, state.config = source, synced, fingerprint
     state.revision_etag = probe.etag if synced == revision else ""
     state.release_notes_etags = notes or {}
     return summary

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.errors import KepSyncError
 from bot.publish.files import write_atomic
+from bot.redact import redact_values
 
 STATE_FILE = "state.json"
 LOCK_FILE = "lock"
@@ -191,10 +192,11 @@ def make_state_dir(state_dir: Path) -> None:
 def save_state(state_dir: Path, state: State) -> None:
     """Write ``state`` to ``state_dir/state.json`` atomically (temp file + rename).
 
+    Every known credential is redacted from the text (:func:`bot.redact.redact_values`).
     Raises :class:`StateError` naming the path when the directory cannot be written.
     """
     path = state_dir / STATE_FILE
-    data = (json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n").encode("utf-8")
+    data = redact_values(json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n").encode("utf-8")
     make_state_dir(state_dir)
     try:
         if not path.exists():
