@@ -157,7 +157,11 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                 log.info("stop requested", signal=name)
 
         def stopper() -> None:
-            stop(signal.sigwait(STOP_SIGNALS))
+            signo = signal.sigwait(STOP_SIGNALS)
+            try:
+                stop(signo)
+            except Exception:  # the scheduler must stop whatever the log does
+                runner.stop(), auditor.stop()
             # The signal can land before scheduler.start() runs: shutting down a scheduler that
             # is not running yet raises, so try again until it is.
             while True:
@@ -185,7 +189,10 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                     # a second signal meanwhile stays blocked: no effect
                     log.error("run still in progress after the shutdown timeout; exiting",
                               timeout_seconds=shutdown_timeout)
-                    sys.stderr.flush()
+                    try:
+                        sys.stderr.flush()
+                    except (OSError, ValueError):
+                        pass
                     os._exit(1)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)

@@ -286,7 +286,7 @@ def test_a_failed_publish_is_summed_up_as_its_report_says(tmp_path, github, monk
     config = load_config(write_setup(tmp_path, API))
     page = tmp_path / "wiki" / "matrix.md"
 
-    def read_only(wiki_dir, pages):
+    def read_only(wiki_dir, pages, read=None):
         raise PublishError(f"{page}: read-only; refusing to replace it")
 
     monkeypatch.setattr(directory, "publish_files", read_only)
