@@ -95,9 +95,18 @@ def default_state_dir() -> Path:
     return Path(base) / "kep-sync"
 
 
+class StateUnreadable(StateError):
+    """``state.json`` (or its directory) cannot be read: permission denied, a name too long, an I/O error.
+    The file may be fine, so it is never kept aside; ``path`` names it."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(f"{path}: state file cannot be read ({why})")
+        self.path = path
+
+
 class StateCorrupt(StateError):
-    """``state.json`` exists but cannot be read as a :class:`State` (not UTF-8, not JSON, wrong shape,
-    unreadable). ``path`` names it; the message says why."""
+    """``state.json`` was read but is not a :class:`State` (not UTF-8, not JSON, wrong shape).
+    ``path`` names it; the message says why."""
 
     def __init__(self, path: Path, why: str):
         super().__init__(f"{path}: state file is corrupt ({why})")
@@ -107,7 +116,8 @@ class StateCorrupt(StateError):
 def read_state(state_dir: Path) -> State:
     """The state in ``state_dir``; an empty :class:`State` when the file is missing or empty.
 
-    Raises :class:`StateCorrupt` when the file is there but unusable (``kep-sync health`` reports it).
+    Raises :class:`StateCorrupt` when the file was read but is unusable, :class:`StateUnreadable` when it
+    cannot be read (``kep-sync health`` reports either).
     """
     path = state_dir / STATE_FILE
     try:
@@ -115,7 +125,7 @@ def read_state(state_dir: Path) -> State:
     except FileNotFoundError:
         return State()
     except OSError as exc:
-        raise StateCorrupt(path, f"cannot be read: {exc.strerror or exc}") from None
+        raise StateUnreadable(path, exc.strerror or str(exc)) from None
     if not raw.strip():
         return State()
     try:
@@ -181,9 +191,10 @@ def make_state_dir(state_dir: Path) -> None:
 
     Raises :class:`StateError` naming it when it exists but is not a directory, or cannot be created.
     """
-    if state_dir.exists() and not state_dir.is_dir():
-        raise StateError(f"{state_dir}: not a directory (the state directory: --state-dir or $KEP_SYNC_STATE_DIR)")
     try:
+        if state_dir.exists() and not state_dir.is_dir():
+            raise StateError(f"{state_dir}: not a directory (the state directory: --state-dir or "
+                             "$KEP_SYNC_STATE_DIR)")
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StateError(f"{state_dir}: cannot create the state directory: {exc.strerror or exc}") from None

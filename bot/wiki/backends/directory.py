@@ -27,8 +27,11 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
         path = wiki_dir / rel
         if os.path.normpath(rel) in {os.path.normpath(p) for p in out}:
             continue
-        if not path.is_file():
-            what = "no such file" if not path.exists() else "not a file"
+        try:
+            what = "" if path.is_file() else "no such file" if not path.exists() else "not a file"
+        except OSError as exc:  # a name too long, a directory this user may not search
+            what = f"cannot be read ({exc.strerror or exc})"
+        if what:
             raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}")
         try:
             out[rel] = path.read_bytes()
