@@ -71,6 +71,8 @@ class State(BaseModel):
     - ``config``: fingerprint of the settings of that run (a new config means a full run);
     - ``release_notes_etags``: ``{url: ETag}`` of the release notes of that run;
     - ``service_started``: when the running service started (ISO 8601 UTC);
+    - ``service_process``: that service's :func:`bot.liveness.process_identity` (``""``: unknown);
+    - ``wiki``: :func:`bot.job.wiki_marker` of the wiki after the last successful full run;
     - ``last_run`` and ``last_success``: :class:`RunRecord` of the latest run and latest good run.
     """
 
@@ -83,6 +85,8 @@ class State(BaseModel):
     config: str = ""
     release_notes_etags: dict[str, str] = Field(default_factory=dict)
     service_started: str = ""
+    service_process: str = ""
+    wiki: str = ""
     last_run: RunRecord | None = None
     last_success: RunRecord | None = None
 
