@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import os
 import re
@@ -400,8 +401,10 @@ def cmd_health(args: argparse.Namespace) -> int:
 def _write(text: str, what: str = "") -> None:
     """``text`` on stdout, flushed; raises :class:`KepSyncError` ("cannot write WHAT to standard output")
     when stdout is closed or full."""
+    from bot.redact import redact_values
+
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(redact_values(text))
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write {what + ' ' if what else ''}to standard output: {exc.strerror or exc}"
@@ -449,6 +452,13 @@ def load_token_file() -> None:
         raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 
+def os_error_message(exc: OSError) -> str:
+    """``PATH: REASON`` for an ``OSError`` (``wiki/x.md: File name too long``); the reason alone when it names
+    no path."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename is not None else reason
+
+
 def print_error(exc: Exception) -> None:
     """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix."""
     for line in redact(str(exc)).split("\n"):
@@ -483,6 +493,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KepSyncError as exc:
         print_error(exc)
         return EXIT_FAILED
+    except OSError as exc:  # a path no check above named: one line naming it, never a traceback
+        print_error(KepSyncError(os_error_message(exc)))
+        return EXIT_USAGE if exc.errno == errno.ENAMETOOLONG and args.command != "health" else EXIT_FAILED
     except KeyboardInterrupt:
         print("kep-sync: interrupted", file=sys.stderr)
         return EXIT_FAILED

@@ -260,3 +260,55 @@ def test_an_unmoved_base_lands_the_plan_as_given(wiki):
     plan = plan_sync(cfg, keps(), base.pages, max_chars=base.max_chars)
     landing = backend.land(plan, lambda _: pytest.fail("replanned an unmoved base"))
     assert landing.plan is plan and show(wiki, BRANCH) == PROMOTED
+
+
+def test_a_bot_branch_checked_out_in_a_linked_worktree_is_refused_and_left_alone(wiki, tmp_path):
+    run(wiki)
+    head = git(wiki, "rev-parse", BRANCH)
+    git(wiki, "worktree", "add", "-q", str(tmp_path / "review"), BRANCH)
+    with pytest.raises(PublishError) as caught:
+        run(wiki, keps(beta_4671="v1.38"))
+    assert str(caught.value) == (f"{wiki}: the bot branch {BRANCH} is checked out in the worktree "
+                                 f"{tmp_path / 'review'}; switch that worktree to another branch (or remove it) "
+                                 "first")
+    assert git(wiki, "rev-parse", BRANCH) == head
+    assert git(tmp_path / "review", "status", "--porcelain") == ""
+
+
+def test_a_worktree_that_checks_the_bot_branch_out_while_planning_stops_the_landing(wiki, tmp_path):
+    run(wiki)
+    head = git(wiki, "rev-parse", BRANCH)
+    cfg = config()
+    backend = GitWiki(cfg, wiki)
+    base = backend.read()
+    plan = plan_sync(cfg, keps(beta_4671="v1.38"), base.pages, max_chars=base.max_chars)
+    git(wiki, "worktree", "add", "-q", str(tmp_path / "review"), BRANCH)
+    with pytest.raises(PublishError, match="is checked out in the worktree"):
+        backend.land(plan, lambda _: pytest.fail("the base did not move"))
+    assert git(wiki, "rev-parse", BRANCH) == head
+
+
+def test_a_bot_branch_checked_out_in_the_wiki_worktree_itself_keeps_its_message(wiki):
+    run(wiki)
+    git(wiki, "checkout", "-q", BRANCH)
+    with pytest.raises(PublishError) as caught:
+        run(wiki)
+    assert str(caught.value) == f"{wiki}: the bot branch {BRANCH} is checked out; switch to the base branch first"
+
+
+HOOK = "#!/bin/sh\necho hooked >> \"$(git rev-parse --absolute-git-dir)/hooks-ran\"\n{extra}\n"
+
+
+def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
+    hooks = wiki / ".git" / "hooks"
+    for name, extra in [("pre-commit", "exit 1"), ("prepare-commit-msg", "echo HOOKED >> \"$1\""),
+                        ("commit-msg", "echo HOOKED >> \"$1\""), ("post-commit", "")]:
+        (hooks / name).write_text(HOOK.format(extra=extra))
+        (hooks / name).chmod(0o755)
+    plan, written, _, _ = run(wiki)
+    message = git(wiki, "log", "-1", "--format=%B", BRANCH)
+    assert written == [PAGE_PATH] and show(wiki, BRANCH) == PROMOTED
+    assert message.startswith(plan.changelog.commit_message.strip()) and "HOOKED" not in message
+    assert git(wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", BRANCH) == (
+        "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>")
+    assert not (wiki / ".git" / "hooks-ran").exists()

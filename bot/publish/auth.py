@@ -30,7 +30,7 @@ from github import Auth, GithubException, GithubIntegration
 from bot.errors import ConfigError, PublishError
 from bot.publish import pacing
 from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait
-from bot.redact import redact
+from bot.redact import add_secret, header_problem, redact
 from bot.log import get_logger
 
 #: Attempts per API call (first try included).
@@ -187,15 +187,20 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
 
 def _private_key(env: Mapping[str, str]) -> str:
     if env.get("KEP_SYNC_APP_PRIVATE_KEY"):
+        add_secret(env["KEP_SYNC_APP_PRIVATE_KEY"])
         return env["KEP_SYNC_APP_PRIVATE_KEY"]
     path = env.get("KEP_SYNC_APP_PRIVATE_KEY_FILE", "")
     if not path:
         raise ConfigError("KEP_SYNC_APP_ID is set but neither KEP_SYNC_APP_PRIVATE_KEY nor "
                           "KEP_SYNC_APP_PRIVATE_KEY_FILE is")
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8")
+        key = Path(path).expanduser().read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {path}: not UTF-8 (at byte {exc.start})") from None
+    add_secret(key)
+    return key
 
 
 def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter: RequestCounter | None,
@@ -213,6 +218,10 @@ def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter:
         raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY: not a usable RSA private key ({type(exc).__name__})") from None
     grant = call_with_retry(f"create an installation token for {repo}", integration.get_access_token,
                             installation.id, sleep=sleep)
+    add_secret(grant.token)
+    if header_problem("the installation token", grant.token):
+        raise GitHubApiError(f"GitHub API: create an installation token for {repo}: "
+                             + header_problem("the installation token", grant.token))
     return grant.token
 
 
@@ -234,6 +243,9 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
         kind = "app"
     elif env.get("GITHUB_TOKEN"):
         token, kind = env["GITHUB_TOKEN"], "token"
+        add_secret(token)
+        if header_problem("GITHUB_TOKEN", token):
+            raise ConfigError(header_problem("GITHUB_TOKEN", token))
         if env.get("GITHUB_ACTIONS") == "true" and token.startswith("ghs_") and not read_only:
             get_logger(component="publish").warning(
                 "GITHUB_TOKEN looks like the GitHub Actions token: pull requests it opens or updates do not "

@@ -4,7 +4,9 @@
 default the checked-out branch), never from the working tree; the commit is
 built with git plumbing (``hash-object``, a temporary index, ``commit-tree``)
 and the bot branch is moved with a compare-and-swap ``update-ref``, so the
-working tree, the index and the checked-out branch are never touched. The
+working tree, the index and the checked-out branch are never touched, and no
+repository hook runs (plumbing runs none). A bot branch checked out in any
+worktree (``git worktree list``) is refused, never moved under it. The
 same rules as on GitHub hold: same proposal -> no commit; the same pages as
 the bot branch head (e.g. only the page set changed) -> no (empty) commit;
 a commit on the bot branch kep-sync did not make is never overwritten; the base already has
@@ -92,13 +94,24 @@ class GitWiki:
         if git_dir is None:
             raise PublishError(f"{self.wiki_dir}: not a git repository (--publish git needs a clone of the wiki)")
         checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
-        if checked_out == self.ref:
-            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out; "
-                               "switch to the base branch first")
+        self._refuse_checked_out()
         self.base_name = self.config.wiki.base or (checked_out or "").removeprefix("refs/heads/") or "HEAD"
         self.pr_file = Path(git_dir) / "kep-sync" / "pull-request.md"
         self.body = _read_pr_body(self.pr_file)
         return self._read_base(self._resolve_base())
+
+    def _refuse_checked_out(self) -> None:
+        """Raise :class:`PublishError` when the bot branch is checked out in any worktree of the clone
+        (``git worktree list --porcelain``): moving it would leave that worktree's index and files behind
+        its HEAD, and its next commit would revert kep-sync's."""
+        where = _worktree_of(self.git, self.ref)
+        if where is None:
+            return
+        if Path(where).resolve() == self.wiki_dir.resolve():
+            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out; "
+                               "switch to the base branch first")
+        raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out in the worktree "
+                           f"{where}; switch that worktree to another branch (or remove it) first")
 
     def _resolve_base(self) -> str:
         base = self.git.text("rev-parse", "--verify", "-q", "--end-of-options", f"{self.base_name}^{{commit}}",
@@ -168,10 +181,26 @@ class GitWiki:
             return Landing(plan, [], str(pr_file))
         fast_forward = head_state is not None and head_state.base == base
         new = _commit(git, plan, proposal, tree(), head if fast_forward else base)
+        self._refuse_checked_out()  # a worktree added while planning
         git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
         _write_pr_file(pr_file, title, body, plan, proposal._replace(head=new))
         log.info("bot branch updated", head=new, fast_forward=fast_forward)
         return Landing(plan, sorted(plan.changed_pages()), str(pr_file))
+
+
+def _worktree_of(git: _Git, ref: str) -> str | None:
+    """The path of the worktree that has ``ref`` (``refs/heads/NAME``) checked out, ``None`` when none has
+    (``git worktree list --porcelain``: blocks of ``worktree PATH`` then ``branch REF`` lines; ``-z`` keeps
+    paths with newlines whole)."""
+    out = git.run("worktree", "list", "--porcelain", "-z").decode("utf-8", "surrogateescape")
+    path = None
+    for line in out.split("\0"):
+        key, _, value = line.partition(" ")
+        if key == "worktree":
+            path = value
+        elif key == "branch" and value == ref:
+            return path
+    return None
 
 
 def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]
