@@ -37,7 +37,8 @@ _NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"
           "retargeted": ("retargeted", "retargeted"), "target-removed": ("target removed", "targets removed"),
           "added": ("new row", "new rows"),
           "gates": ("feature gate drift", "feature gate drifts"), "renamed": ("renamed", "renamed"),
-          "missing-upstream": ("missing upstream", "missing upstream")}
+          "missing-upstream": ("missing upstream", "missing upstream"),
+          "shipped": ("shipped cell", "shipped cells"), "pending": ("pending", "pending")}
 
 
 #: A body section: ``(header lines, rows, noun for the "N more ... left out" line)``.
@@ -135,7 +136,8 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
            involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
            max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None,
            callouts: Sequence[Section] = (), extra: Sequence[Section] = (), report_problems: int | None = None,
-           front_matter: Sequence[tuple[str, str, str, str]] = ()) -> Changelog:
+           front_matter: Sequence[tuple[str, str, str, str]] = (),
+           gate_findings: Sequence[Discrepancy] | None = None) -> Changelog:
     """Build the changelog for one run.
 
     ``changes``: every Change (applied and report-only); ``problems``: rows
@@ -151,7 +153,9 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     listed once each, sorted, with a line saying how many the JSON report holds
     (``report_problems``, when given), how many the table shows, how many are flags shown next to their
     changes and how many are in the report only (:func:`problems_intro`). ``front_matter``:
-    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed.
+    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed. ``gate_findings``: ``None``
+    without a feature-gate lifecycle, else its findings, listed under "Needs review", and each change gets a
+    Shipped cell (:func:`shipped_cell`).
     """
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     titles = {k.path: k.title for k in snapshot.all_keps()}
@@ -181,15 +185,23 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         rows = [_change_row(c, snapshot.revision, web_url, titles.get(c.kep_path, ""))
                 + (f" {upstream_cell(c.upstream, web_url)} |" if origin else "")
                 + (f" {_evidence_cell(c, prev)} |" if notes else "")
+                + (f" {shipped_cell(c)} |" if gate_findings is not None else "")
                 for prev, c in zip([None, *applied], applied)]
+        shipped = gate_findings is not None
         sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Upstream |" if origin
-                          else "") + (" Evidence |" if notes else ""),
-                          "|---|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")],
+                          else "") + (" Evidence |" if notes else "") + (" Shipped |" if shipped else ""),
+                          "|---|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
+                          + ("---|" if shipped else "")],
                          rows, "changes"))
     if discrepancies:
         sections.append((["### Needs review", "", "Release notes and kep.yaml disagree; nothing here was applied.", "",
                           "| KEP | Release | Finding | Release note |", "|---|---|---|---|"],
                          [_review_row(d) for d in discrepancies], "discrepancies"))
+    if gate_findings:
+        sections.append((["### Needs review: feature-gate lifecycle", "",
+                          "The feature-gate list and kep.yaml disagree; nothing here was applied.", "",
+                          "| KEP | Release | Finding |", "|---|---|---|"],
+                         [_gate_row(d) for d in gate_findings], "gate findings"))
     report_only = [c for c in changes if not c.applied]
     if report_only:
         rows = [_finding_row(c, web_url) for c in report_only]
@@ -308,6 +320,20 @@ def _evidence_cell(c: Change, prev: Change | None = None) -> str:
     return cell
 
 
+def shipped_cell(c: Change) -> str:
+    """The Shipped cell of a change: its mark (``✓``, ``⚠``, ``·``), the gate in a code span and what the list
+    shows (:class:`bot.evidence.gates.Mark`); ``·`` alone when the change has none."""
+    m = c.shipped
+    if m is None:
+        return "·"
+    gate = f" `{m.gate}`" if m.gate else ""
+    return f"{m.mark}{gate}: {_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
+
+
+def _gate_row(d: Discrepancy) -> str:
+    return f"| {_kep_link(d.kep)} | {d.release or '-'} | {d.kind}: {_cell(d.message)} |"
+
+
 def _review_row(d: Discrepancy) -> str:
     kep = _kep_link(d.kep) if d.kep else "-"
     note = f"{_note_link(d.pr, d.url)}: {_cell(d.excerpt)}" if d.pr else "-"
@@ -319,7 +345,10 @@ table_cell, kep_link = _cell, _kep_link
 
 
 def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
-    if c.kind == "missing-upstream":
+    if c.kind == "pending":
+        what = (f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}: pending {c.pending} "
+                f"(written once {c.pending} has shipped; `promote_when: released`)")
+    elif c.kind == "missing-upstream":
         what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
     elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
         by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
@@ -392,6 +421,12 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
             item["evidence"] = [e._asdict() for e in c.evidence if not e.ambiguous]
             item["ambiguous_evidence"] = [e._asdict() for e in c.evidence if e.ambiguous]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
+    if any(c.shipped is not None for c in changes):
+        for item, c in zip(out["changes"], changes):
+            item["shipped"] = c.shipped._asdict() if c.shipped is not None else None
+    for item, c in zip(out["changes"], changes):
+        if c.pending:
+            item["pending"] = c.pending
     if provenance is not None:
         for item, c in zip(out["changes"], changes):
             item["upstream"] = c.upstream.as_json() if c.upstream is not None else None

@@ -61,6 +61,8 @@ class ColumnsConfig(_Strict):
     beta: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["beta"]))
     stable: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["stable"]))
     feature_gates: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["feature_gates"]))
+    #: The Shipped column, written only with ``gate_lifecycle.column: true``.
+    shipped: list[str] = Field(default_factory=lambda: ["Shipped"])
 
 
 def _relative_page(page: str) -> str:
@@ -251,6 +253,30 @@ class ReleaseNotesConfig(_Strict):
     review: Literal["page", "all"] = "page"
 
 
+class GateLifecycleConfig(_Strict):
+    """The feature-gate lifecycle (``versioned_feature_list.yaml``): a file, a directory of lists named by
+    release (``1.33.yaml``), or ``github:kubernetes/kubernetes`` (each ``release-1.NN`` branch a run needs);
+    ``""`` (default) turns it off.
+
+    ``promote_when``: ``always`` (default) writes a stage promotion or a new milestone as soon as kep.yaml
+    says it; ``released`` only once the release that carries it has shipped (its gate list exists or, with
+    release notes read, its notes are final), listing it as "pending v1.NN" until then. ``column``: write the
+    owned Shipped column (header ``columns.shipped``, default ``Shipped``).
+    """
+
+    source: str = ""
+    promote_when: Literal["always", "released"] = "always"
+    column: bool = False
+
+    @field_validator("promote_when")
+    @classmethod
+    def _needs_source(cls, when: str, info: ValidationInfo) -> str:
+        if when == "released" and not info.data.get("source"):
+            raise PydanticCustomError("needs_source", "released needs gate_lifecycle.source (the gate lists tell "
+                                      "which releases shipped)", {})
+        return when
+
+
 class ProvenanceConfig(_Strict):
     """Upstream provenance of each change (the commit and pull request that set the new value).
 
@@ -315,6 +341,7 @@ class Config(_Strict):
     pull_request: PullRequestConfig = Field(default_factory=PullRequestConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     release_notes: ReleaseNotesConfig = Field(default_factory=ReleaseNotesConfig)
+    gate_lifecycle: GateLifecycleConfig = Field(default_factory=GateLifecycleConfig)
     audit: AuditConfig = Field(default_factory=AuditConfig)
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     renames: Literal["report", "apply"] = "report"
@@ -400,7 +427,12 @@ class Config(_Strict):
 
     def aliases(self) -> dict[str, tuple[str, ...]]:
         """Column aliases as ``{role: (header, ...)}`` for :func:`bot.wiki.matrix.parse_page`."""
-        return {role: tuple(names) for role, names in self.columns.model_dump().items()}
+        return {role: tuple(names) for role, names in self.columns.model_dump().items()
+                if role != "shipped" or self.shipped_column()}
+
+    def shipped_column(self) -> bool:
+        """True when the Shipped column is owned: ``gate_lifecycle.column`` with a ``gate_lifecycle.source``."""
+        return self.gate_lifecycle.column and bool(self.gate_lifecycle.source)
 
 
 #: Plain words for pydantic's error types (``err["type"]``); ``{got}`` is the value given.

@@ -27,7 +27,7 @@ on the change (``Change.flags``), report-only.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
 from bot.model import consistency
@@ -52,7 +52,7 @@ from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order; ``added`` is a new row appended by ``candidates.add_to`` (field ``row``).
 KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "added", "gates", "renamed",
-         "missing-upstream")
+         "missing-upstream", "shipped", "pending")
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 #: How a flag that marks a released milestone rewritten starts (:attr:`Change.flags`).
 RELEASED_FLAG = "rewrites a released milestone"
@@ -70,7 +70,10 @@ class Change(NamedTuple):
     ``evidence`` release-note entries; ``upstream`` the
     :class:`bot.history.provenance.Upstream` commit that set the new value (``None`` when unknown);
     ``flags`` report-only remarks a reviewer must see next to this change (a
-    released milestone rewritten, the kep.yaml contradicting itself), one line each.
+    released milestone rewritten, the kep.yaml contradicting itself), one line each;
+    ``shipped`` the feature-gate lifecycle's :class:`bot.evidence.gates.Mark` (``None`` without a gate
+    lifecycle); ``pending`` the release (``v1.36``) a promotion or new milestone waits for
+    (``promote_when: released``; kind ``pending``, not applied), else ``""``.
     """
 
     kep: str
@@ -85,6 +88,8 @@ class Change(NamedTuple):
     evidence: tuple = ()
     upstream: object = None
     flags: tuple[str, ...] = ()
+    shipped: object = None
+    pending: str = ""
 
 
 class PageDiff(NamedTuple):
@@ -112,14 +117,16 @@ def _row_id(row: MatrixRow) -> str:
 
 def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
               only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
-              apply_renames: bool = False) -> PageDiff:
+              apply_renames: bool = False, hold: Callable[[Kep, Change], str] | None = None) -> PageDiff:
     """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
 
     ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
     directories renamed upstream (:func:`bot.history.renames.renamed_dirs`); a
     row whose slug names the old directory of its KEP gets a ``renamed`` change
     (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
-    own style, and the row then synced) only with ``apply_renames``. Returns a
+    own style, and the row then synced) only with ``apply_renames``. ``hold(kep, change)``: the release an
+    applied change waits for (``""``: none); such a change is kept report-only, kind ``pending``, its cell
+    unchanged (:func:`bot.evidence.gates.pending_release`, ``promote_when: released``). Returns a
     :class:`PageDiff` whose ``lines`` equal ``page.lines`` except rewritten rows.
     """
     lines = list(page.lines)
@@ -167,6 +174,8 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
             continue
         involved[kep.path] = kep
         row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress)
+        if hold is not None:
+            row_changes, updates = held(row_changes, updates, kep, hold)
         changes.extend(row_changes)
         problems.extend(Problem(page.path, where, m) for m in row_problems)
         problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {field} shown as "
@@ -179,6 +188,20 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         if renamed and apply_renames:
             lines[row.line] = _rename_kep_cell(page.lines[row.line], lines[row.line], row, rename)
     return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
+
+
+def held(changes: list[Change], updates: dict[str, str], kep: Kep, hold: Callable[[Kep, Change], str]
+         ) -> tuple[list[Change], dict[str, str]]:
+    """One row's ``changes`` and cell ``updates`` with each applied change ``hold`` names a release for turned
+    into a report-only ``pending`` change (``Change.pending`` that release) and its update dropped."""
+    out, kept = [], dict(updates)
+    for c in changes:
+        release = hold(kep, c) if c.applied else ""
+        if release:
+            kept.pop(c.field, None)
+            c = c._replace(applied=False, kind="pending", pending=release)
+        out.append(c)
+    return out, kept
 
 
 def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -> str:

@@ -18,8 +18,10 @@ from bot.changelog import Changelog
 from bot.config import Config
 from bot.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
-from bot.evidence import Discrepancy, releases_needed
+from bot.evidence import Discrepancy, released, releases_needed
 from bot.evidence import review as review_notes
+from bot.evidence import gates as gates_mod
+from bot.model.gates import Lifecycle
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
 from bot.evidence.notes import ReleaseNotes, with_missing
@@ -110,7 +112,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
               history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False) -> SyncPlan:
+              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False,
+              gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
 
@@ -133,7 +136,11 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     The ``digest.page`` (when given in ``pages`` and not a ``wiki.pages`` entry)
     gets its digest section rewritten (:func:`digest_page`). ``review_rows``: the
     release-note review covers the KEP of every row, not only the changed ones
-    (``kep-sync audit``, :func:`bot.audit.plan_audit`).
+    (``kep-sync audit``, :func:`bot.audit.plan_audit`). ``gates``: the feature-gate lifecycle, or a loader
+    called once with the releases the pages' KEPs name (:func:`bot.sync.gate_lifecycle_loader`); each
+    change then carries its Shipped mark, the gate findings join "Needs review", ``promote_when: released``
+    holds promotions whose release has not shipped, and ``gate_lifecycle.column`` writes the Shipped
+    column (:mod:`bot.evidence.gates`); ``None``: none of that.
     """
     results: list[PageResult] = []
     changes: list[Change] = []
@@ -141,6 +148,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     numbers: set[int] = set()
     parsed: list[MatrixPage] = []
     dated: list[tuple[str, str, str, str]] = []  # front_matter.date_key updates: (page, key, old, new)
+    lifecycle = _gate_lifecycle(config, snapshot, pages, gates)
+    hold = _hold(config, lifecycle, release_notes)
     for path, data in pages.items():
         if path == config.digest.page and path not in config.wiki.pages:
             results.append(digest_page(config, snapshot, path, data, problems))
@@ -152,8 +161,11 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         numbers.update(row.number for row in page.rows)
         numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
-                         renames=renames, apply_renames=config.renames == "apply")
+                         renames=renames, apply_renames=config.renames == "apply", hold=hold)
         lines = diff.lines
+        if lifecycle is not None and config.shipped_column():
+            lines, column = gates_mod.shipped_column(page, lines, snapshot, lifecycle, snapshot.all_keps())
+            diff = diff._replace(changes=diff.changes + column, lines=lines)
         if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
             key = config.front_matter.date_key
             before = front_matter_value(lines, key)
@@ -182,6 +194,10 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                               scope=config.release_notes.review, page_keps=list(on_pages.values()))
         changes, found = review.changes, review.discrepancies
         problems += release_notes.problems
+    gate_found: list[Discrepancy] | None = None
+    if lifecycle is not None:
+        changes, gate_found = _review_gates(snapshot, results, changes, lifecycle, only, review_rows)
+        problems += lifecycle.problems
     origin: dict | None = None
     if history is not None:
         wanted: dict[str, set[str]] = {}
@@ -201,21 +217,75 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
     report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
                                   provenance=origin)
+    if lifecycle is not None:
+        report["gate_lifecycle"] = gate_report(lifecycle, gate_found or [])
     log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
                                web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars,
                                callouts=tracking_render.callouts(tracking),
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
                                                               config.candidates.limit),
-                               report_problems=len(report["problems"]), front_matter=dated)
+                               report_problems=len(report["problems"]), front_matter=dated,
+                               **({"gate_findings": gate_found} if lifecycle is not None else {}))
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
+
+
+def _gate_lifecycle(config: Config, snapshot: Snapshot, pages: dict[str, bytes],
+                    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None) -> Lifecycle | None:
+    """``gates``, or what its loader gives for the releases the milestones of the pages' KEPs name."""
+    if gates is None or isinstance(gates, Lifecycle):
+        return gates
+    numbers = set()
+    for path, data in pages.items():
+        if path in config.wiki.pages:
+            numbers |= {row.number for row in parse_page(path, decode_page(path, data), config.aliases()).rows}
+    return gates(releases_needed(k for k in snapshot.all_keps() if k.number in numbers))
+
+
+def _hold(config: Config, lifecycle: Lifecycle | None,
+          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable | None:
+    """The ``hold`` of :func:`bot.diff.diff_page` for ``promote_when: released``: releases shipped per the gate
+    lists, and per release notes already read (every release with notes but the newest); ``None`` otherwise."""
+    if lifecycle is None or config.gate_lifecycle.promote_when != "released":
+        return None
+    shipped = set(lifecycle.shipped)
+    if isinstance(notes, ReleaseNotes):
+        shipped |= released(notes.available)
+    return lambda kep, change: gates_mod.pending_release(kep, change, shipped)
+
+
+def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[Change], lifecycle: Lifecycle,
+                  only: Collection[int] | None, review_rows: bool) -> tuple[list[Change], list[Discrepancy]]:
+    """``changes`` with their Shipped marks, and the gate findings of the KEPs of every row (``review_rows``)
+    or of the changed ones."""
+    on_pages = {k.path: k for r in results for k in r.diff.keps}
+    js = gates_mod.joins(on_pages.values(), snapshot.all_keps(), lifecycle)
+    if review_rows:
+        scope = [k for k in on_pages.values() if only is None or k.number in only]
+    else:
+        scope = [on_pages[p] for p in dict.fromkeys(c.kep_path for c in changes if c.applied) if p in on_pages]
+    found = gates_mod.findings(scope, js, lifecycle, {k.path: kep_id(snapshot, k) for k in scope})
+    return gates_mod.attach_marks(changes, on_pages, js, lifecycle), found
+
+
+def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict:
+    """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
+    ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
+    ``message``)."""
+    return {"source": lifecycle.source,
+            "lists": [{"where": gl.where, "release": gl.release, "newest": gl.newest, "revision": gl.revision}
+                      for gl in lifecycle.lists],
+            "findings": [{k: d._asdict()[k] for k in ("kind", "kep", "kep_path", "release", "message")}
+                         for d in found]}
 
 
 def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
            results: list[PageResult], pages: dict[str, bytes], today: str | None,
            only: Collection[int] | None = None) -> Tracking:
     """The tracking stage (:func:`bot.tracking.track`) for this plan, with ``Tracking.lines`` turned into
-    page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set)."""
+    page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set). A
+    ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an earlier name for
+    the same file, :func:`bot.wiki.backends.directory.read_wiki_pages`) is a problem."""
     coverage = None
     if config.coverage.page:
         found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
@@ -223,6 +293,11 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
             coverage = (found, decode_page(found, pages[found], "coverage.page"))
     lines = {r.path: r.new.decode("utf-8").split("\n") for r in results}
     tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage, only)
+    add = config.candidates.add_to
+    if add and not any(posixpath.normpath(p) == posixpath.normpath(add.page) for p in pages):
+        tracking = tracking._replace(problems=[*tracking.problems, Problem(
+            add.page, "candidates.add_to.page", "the same file as an earlier wiki.pages entry, which is read and "
+            "written under that name; no rows added (name that entry in candidates.add_to.page)")])
     out = {}
     for path, new in tracking.lines.items():
         if config.front_matter.date_key and today and new != lines[path]:

@@ -50,7 +50,25 @@ def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]
             problems += _digest_problems(config)
     if config.release_notes.source and ok("release_notes.source"):
         problems += _notes_problems(config.release_notes.source)
+    if config.gate_lifecycle.source and ok("gate_lifecycle.source"):
+        problems += gate_problems(config.gate_lifecycle.source)
     return problems
+
+
+def gate_problems(value: str) -> list[str]:
+    """A local gate-lifecycle source read as a run reads it: the form, each list file (exists, UTF-8, YAML, a
+    list of gates; the error names the file and line), and every malformed entry (``file line N: why``).
+    A ``github:`` source is only parsed."""
+    from bot.sources.gate_lifecycle import load_gate_lifecycle, parse_gate_source
+
+    try:
+        if parse_gate_source(value).kind == "github":
+            return []
+        lc = load_gate_lifecycle(value, Path("."))
+    except KepSyncError as exc:
+        return [f"gate_lifecycle.source: {str(exc).removeprefix('gate_lifecycle.source (--gate-lifecycle) ')}"
+                .replace("--gate-lifecycle ", "", 1)]
+    return [f"gate_lifecycle.source: {p.path} {p.key}: {p.message}" for p in lc.problems]
 
 
 def _sigs_problems(config: Config) -> list[str]:

@@ -10,7 +10,7 @@ import pytest
 from bot.model.kep import Problem
 from bot.tracking import Options, render, track
 from bot.tracking.coverage import check_coverage, parse_groups
-from bot.tracking.rows import _reads_back, add_rows
+from bot.tracking.rows import add_rows
 from bot.wiki.matrix import DEFAULT_ALIASES, LeftRow, name_in_cell, parse_page
 from tests.test_tracking import kep, snap
 
@@ -64,12 +64,6 @@ def test_a_directory_name_with_a_pipe_gets_no_row_and_every_new_row_reads_back()
     assert t.lines["m.md"][5:] == ["| KEP-6201 | implementable / alpha | v1.37 / - / - |", ""]
     assert t.problems == [Problem("m.md", "candidates.add_to", "KEP 6200: directory name '6200-evil|x' is not a plain "
                                   "KEP name (digits, '-', letters, '_', '.'); no row added")]
-    header, delimiter = "| KEP | Status | Alpha / Beta / GA |", "|---|---|---|"
-    one = kep(6201, "fine")
-    assert _reads_back("| 6201-fine | implementable / alpha | - / - / - |", header, delimiter, snap(one).all_keps()[0],
-                       DEFAULT_ALIASES)
-    assert not _reads_back("| 6201-fine | implementable / alpha | - / - / - | x |", header, delimiter,
-                           snap(one).all_keps()[0], DEFAULT_ALIASES)
 
 
 def test_runs_converge_each_adds_up_to_count_rows_until_none_qualifies():

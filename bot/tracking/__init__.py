@@ -22,7 +22,7 @@ from bot.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, resolve
 from bot.tracking.candidates import Candidate, find_candidates
-from bot.tracking.coverage import DEFAULT_COVERAGE_ALIASES, Coverage, check_coverage
+from bot.tracking.coverage import DEFAULT_COVERAGE_ALIASES, Coverage, Group, check_coverage
 from bot.tracking.production import Finding, left_production, missing_tables, not_production
 from bot.tracking.rows import AddedRow, add_rows
 from bot.wiki.matrix import DEFAULT_ALIASES, MatrixPage, cell_gates
@@ -88,6 +88,20 @@ def options_from(config) -> Options:
                    web_url=config.links.enhancements, aliases=config.aliases())
 
 
+def listed_keps(snapshot: Snapshot, groups: Sequence[Group]) -> dict[str, tuple[str, ...]]:
+    """``{kep.yaml path: names of the design groups that list it}``, in page order. An item with a slug
+    lists only the KEP it picks where upstream uses the number twice; an item without one lists every KEP
+    with that number (:func:`bot.model.snapshot.resolve`)."""
+    out: dict[str, list[str]] = {}
+    for group in groups:
+        for number, slug in group.keps:
+            for kep in resolve(snapshot, number, slug):
+                names = out.setdefault(kep.path, [])
+                if group.name not in names:
+                    names.append(group.name)
+    return {path: tuple(names) for path, names in out.items()}
+
+
 def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Change],
           lines: Mapping[str, list[str]], options: Options, coverage_page: tuple[str, str] | None = None,
           only: Collection[int] | None = None) -> Tracking:
@@ -114,7 +128,7 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
         coverage = check_coverage(coverage_page[0], coverage_page[1], [n for n, _ in named],
                                   options.coverage_aliases)
         problems += coverage.problems
-    groups = {n: coverage.groups_of(n) for g in coverage.groups for n in g.numbers} if coverage else {}
+    groups = listed_keps(snapshot, coverage.groups) if coverage else {}
     candidates = find_candidates(snapshot, covered, sigs=sigs, shown_gates=shown, groups=groups,
                                  releases=options.releases, ignore=options.ignore)
     findings = [f for p in pages for f in not_production(p, snapshot, options.production_tables)]
@@ -129,7 +143,8 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
         production = any(same_heading(options.add_table, t) for t in options.production_tables)
         new_lines[target], added, more = add_rows(target, lines[target], options.add_table, addable,
                                                   options.add_count, options.aliases, options.web_url,
-                                                  options.add_reasons, production)
+                                                  options.add_reasons, production,
+                                                  shared={n for n, keps in snapshot.keps.items() if len(keps) > 1})
         problems += more
     row_changes = [Change(a.ident, a.page, a.line, "row", "", a.cell, "added", True, a.kep_path) for a in added]
     return Tracking(candidates, coverage, findings, left_production(changes), added, new_lines, row_changes, problems)

@@ -81,7 +81,7 @@ def window_start(keps: Iterable[Kep], releases: int) -> tuple[int, int] | None:
 
 
 def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Collection[str],
-                    shown_gates: Mapping[str, Collection[str]], groups: Mapping[int, Collection[str]] | None = None,
+                    shown_gates: Mapping[str, Collection[str]], groups: Mapping[str, Collection[str]] | None = None,
                     releases: int = 1, ignore: Collection[int] = ()) -> list[Candidate]:
     """Rank the KEPs worth a new row.
 
@@ -89,7 +89,8 @@ def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Coll
     number upstream uses twice counts as covered only for the KEP the row
     resolved to); ``sigs``: tracked owning SIGs (``sig-node`` or ``node``);
     ``shown_gates``: ``{gate: row ids that show it}`` from the rows' feature
-    gate cells; ``groups``: ``{KEP number: design group names}``; ``releases``:
+    gate cells; ``groups``: ``{kep.yaml path: design group names}``
+    (:func:`bot.tracking.listed_keps`); ``releases``:
     window size (>= 1); ``ignore``: KEP numbers never proposed. Ordered by
     score, then newest ``latest-milestone``, then KEP number descending.
     """
@@ -102,7 +103,7 @@ def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Coll
         if (kep.path in on_pages or kep.number in ignore or kep.status.casefold() in CLOSED_STATUSES
                 or kep.path in gone):
             continue
-        reasons: list[tuple[str, str]] = [("group", f'in design group "{name}"') for name in (groups or {}).get(kep.number, ())]
+        reasons: list[tuple[str, str]] = [("group", f'in design group "{name}"') for name in (groups or {}).get(kep.path, ())]
         if tracked_sig(kep.sig) in tracked:
             reasons += _activity(kep, start)
             for gate in kep.gates():

@@ -25,11 +25,14 @@ _TOKEN_SPLIT_RE = re.compile(r"[,，、;；\s]+")
 
 
 class Group(NamedTuple):
-    """One design group: its ``name`` (the group cell), its KEP ``numbers`` in page order and the 1-based ``line``."""
+    """One design group: its ``name`` (the group cell), its KEP ``numbers`` in page order, the 1-based ``line``
+    and ``keps``: each item as ``(number, slug)`` (slug ``""`` when the item shows none; where upstream uses a
+    number twice the slug picks the KEP, :func:`bot.model.snapshot.resolve`)."""
 
     name: str
     numbers: tuple[int, ...]
     line: int
+    keps: tuple[tuple[int, str], ...] = ()
 
 
 class Coverage(NamedTuple):
@@ -51,10 +54,6 @@ class Coverage(NamedTuple):
     in_several_groups: tuple[tuple[int, tuple[str, ...]], ...]
     problems: tuple[Problem, ...]
     checked: bool = True
-
-    def groups_of(self, number: int) -> tuple[str, ...]:
-        """Names of the groups that list ``number``, in page order."""
-        return tuple(g.name for g in self.groups if number in g.numbers)
 
     def as_report(self) -> dict:
         """The ``coverage`` object of the JSON report: ``{"page", "checked": true, "groups": [{"name", "keps"}],
@@ -100,15 +99,16 @@ def parse_groups(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DE
                 continue
             name = unescape_cell(cells[roles["group"]].text) if "group" in roles and roles["group"] < len(cells) \
                 else f"group {len(groups) + 1}"
-            numbers: list[int] = []
+            keps: list[tuple[int, str]] = []
             for item in split_items(cells[roles["keps"]].text):
                 key = parse_kep_cell(item)
                 if key is None:
                     problems.append(Problem(path, f"line {index + 1}", f"{item!r} in group {name!r} names no KEP; "
                                                                        "skipped"))
-                elif key[0] not in numbers:
-                    numbers.append(key[0])
-            groups.append(Group(name, tuple(numbers), index + 1))
+                elif key not in keps:
+                    keps.append(key)
+            numbers = tuple(dict.fromkeys(n for n, _ in keps))
+            groups.append(Group(name, numbers, index + 1, tuple(keps)))
     if not tables:
         names = ", ".join(repr(a) for a in aliases.get("keps", ()))
         problems.append(Problem(path, "", f"no design-group table (a column headed {names}); coverage not checked"))

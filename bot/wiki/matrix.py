@@ -55,6 +55,9 @@ BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 _KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
 _LEADING_KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?![0-9.])", re.IGNORECASE)
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
+#: A URL naming a KEP: its enhancements issue, its ``kep.k8s.io`` short link or its ``keps/<sig>/`` directory.
+_KEP_URL_RE = re.compile(r"(?:/enhancements/issues/|\bkep\.k8s\.io/|/keps/[^/\s)]+/)([0-9]{1,9})(?![0-9])"
+                         r"(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?")
 #: A composite cell's separator: ``/``, full-width ``／``, an escaped pipe ``\|`` or ``｜``, any spaces around;
 #: never the slash of the blank ``n/a``.
 _SEP_RE = re.compile(r"([\s\u200b]*(?:(?<!\bn)(?<!\bN)/(?![aA]\b)|／|\\\||｜)[\s\u200b]*)")
@@ -160,15 +163,25 @@ def parse_kep_cell(text: str) -> tuple[int, str] | None:
 
 
 def name_in_cell(text: str) -> tuple[int, str] | None:
-    """The KEP a row's KEP cell names even when kep-sync cannot use the row: :func:`parse_kep_cell`, else
-    the number the cell starts with (``6200-evil\\|x``, ``~~6202-x~~ (moved)`` -> ``(6200, "")``,
-    ``(6202, "")``; not ``1.35``); ``None`` when it starts with no number."""
+    """The KEP a row's KEP cell names even when kep-sync cannot use the row: :func:`parse_kep_cell` of the
+    cell, else of the cell without HTML tags (``<b>3000-x</b>``, ``<a name="k"></a>3000-x`` -> ``(3000, "x")``),
+    else the number the cell starts with after emphasis, ``#``, ``[`` and tags (``6200-evil\\|x``,
+    ``~~6202-x~~ (moved)``, ``#3100`` -> ``(6200, "")``, ``(6202, "")``, ``(3100, "")``; not ``1.35``), else the
+    KEP an enhancements issue, ``kep.k8s.io`` or ``keps/`` directory URL in the cell names
+    (``https://github.com/kubernetes/enhancements/issues/3100`` -> ``(3100, "")``,
+    ``.../keps/sig-node/4671-x`` -> ``(4671, "x")``); ``None`` when it names none of these."""
     key = parse_kep_cell(text)
     if key is not None:
         return key
-    text = text.strip().lstrip("*_`~[").strip()
-    m = _LEADING_KEP_RE.match(text)
-    return (int(m.group(1)), "") if m else None
+    bare = _TAG_RE.sub("", text).strip()
+    key = parse_kep_cell(bare)
+    if key is not None:
+        return key
+    m = _LEADING_KEP_RE.match(bare.lstrip("*_`~[#").strip())
+    if m:
+        return int(m.group(1)), ""
+    url = _KEP_URL_RE.search(text)
+    return (int(url.group(1)), url.group(2) or "") if url else None
 
 
 def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_ALIASES) -> MatrixPage:

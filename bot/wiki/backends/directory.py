@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,14 +15,17 @@ if TYPE_CHECKING:
     from bot.plan import SyncPlan
 
 
-def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
+def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()) -> dict[str, bytes]:
     """Read each page under ``wiki_dir`` (a page named twice is read once).
 
-    Raises :class:`ConfigError` (exit 2) naming ``wiki.pages`` / ``--page``
+    ``once``: names (``wiki.pages``) that are one page when they name one file: a later one whose
+    resolved path (symbolic links followed, ``./`` and ``a/../`` removed) is that of an earlier one is
+    not read, so the file is planned and written once, under the name listed first. Raises :class:`ConfigError` (exit 2) naming ``wiki.pages`` / ``--page``
     when a page does not exist or is not a file, :class:`WikiError` when it
     cannot be read.
     """
     out: dict[str, bytes] = {}
+    files: set[str] = set()
     for rel in pages:
         path = wiki_dir / rel
         if os.path.normpath(rel) in {os.path.normpath(p) for p in out}:
@@ -29,6 +33,10 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
         if not path.is_file():
             what = "no such file" if not path.exists() else "not a file"
             raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}")
+        if rel in once:
+            if os.path.realpath(path) in files:
+                continue
+            files.add(os.path.realpath(path))
         try:
             out[rel] = path.read_bytes()
         except OSError as exc:
@@ -39,12 +47,13 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str]) -> dict[str, bytes]:
 class DirectoryWiki:
     """:class:`~bot.wiki.backends.Wiki` over the directory ``wiki_dir`` and its ``pages`` (relative paths)."""
 
-    def __init__(self, wiki_dir: Path, pages: list[str]):
-        self.wiki_dir, self.pages = wiki_dir, pages
+    def __init__(self, wiki_dir: Path, pages: list[str], once: Collection[str] = ()):
+        self.wiki_dir, self.pages, self.once = wiki_dir, pages, once
 
     def read(self) -> Base:
-        """The pages as they are now (:func:`read_wiki_pages`); a directory has no base revision."""
-        return Base(read_wiki_pages(self.wiki_dir, self.pages))
+        """The pages as they are now (:func:`read_wiki_pages`, each of ``once`` read once per file); a
+        directory has no base revision."""
+        return Base(read_wiki_pages(self.wiki_dir, self.pages, self.once))
 
     def land(self, plan: SyncPlan, replan: Replan) -> Landing:
         """Rewrite the changed pages in place, all or none (:func:`bot.publish.files.publish_files`)."""
