@@ -229,12 +229,13 @@ def tables(draw, up: Upstream, heading: str) -> list[str]:
 
 
 @st.composite
-def pages(draw, up: Upstream, max_tables: int = 3) -> Page:
+def pages(draw, up: Upstream, max_tables: int = 3, fronts: tuple[str, ...] = tuple(sorted(FRONT))) -> Page:
     """A page of 1..``max_tables`` KEP tables with prose between them, a front matter variant,
-    LF or CRLF line ends, maybe a BOM, with or without a final newline."""
+    LF or CRLF line ends, maybe a BOM, with or without a final newline. ``fronts``: the keys of
+    :data:`FRONT` to draw the front matter from."""
     count = draw(st.integers(1, max_tables))
     headings = tuple(f"Table {i} 表" for i in range(count))
-    lines = list(FRONT[draw(st.sampled_from(sorted(FRONT)))])
+    lines = list(FRONT[draw(st.sampled_from(fronts))])
     lines += ["# 矩阵", "", "说明 | 这不是表格", "date: not the front matter", ""]
     for h in headings:
         lines += draw(tables(up, h))

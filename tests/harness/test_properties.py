@@ -10,19 +10,20 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from hypothesis import example, given, note
+import pytest
+from hypothesis import Phase, example, given, note, settings
 from hypothesis import strategies as st
 
 try:
     from tests.gitutil import git
     from tests.harness import invariants as inv
     from tests.harness.runner import CANARY, Run, Scenario, branch_exists, lay_out, run_cli, wiki_pages
-    from tests.harness.strategies import KepSpec, Upstream, digest_page, pages, upstreams
+    from tests.harness.strategies import FRONT, KepSpec, Upstream, digest_page, pages, upstreams
 except ImportError:  # pragma: no cover
     from gitutil import git
     from harness import invariants as inv
     from harness.runner import CANARY, Run, Scenario, branch_exists, lay_out, run_cli, wiki_pages
-    from harness.strategies import KepSpec, Upstream, digest_page, pages, upstreams
+    from harness.strategies import FRONT, KepSpec, Upstream, digest_page, pages, upstreams
 
 BRANCH = "kep-sync/matrix"
 DIGEST = "d.md"
@@ -46,17 +47,25 @@ LINK_USERINFO = (Upstream((_kep(4671, "gang"), _kep(5710, "new-kep", stage="alph
                  {"m.md": _TABLE}, {"links": {"enhancements": f"https://bot:{CANARY}@example.test/k/enh"}}, True,
                  {"GITHUB_TOKEN": CANARY})
 
-PINNED = (UNCLOSED_FRONT_MATTER, LINK_USERINFO)
+PINNED: tuple = ()
+#: Faults found and not fixed yet, each pinned below by an xfail(strict) test with its minimal input; the
+#: random draws leave these inputs out so the properties keep checking everything else. Empty it once
+#: they are fixed (the strict xfail tests fail then, as a reminder).
+KNOWN_FAULTS = {
+    "unclosed-front-matter": UNCLOSED_FRONT_MATTER,
+    "link-userinfo": LINK_USERINFO,
+}
 
 
 @st.composite
 def scenarios(draw) -> tuple[Upstream, dict[str, str], dict, bool, dict[str, str]]:
     """``(upstream, {page: text}, config options, git upstream?, environment)``."""
     up = draw(upstreams())
-    first = draw(pages(up))
+    fronts = tuple(f for f in sorted(FRONT) if not (f == "unclosed" and "unclosed-front-matter" in KNOWN_FAULTS))
+    first = draw(pages(up, fronts=fronts))
     texts = {"m.md": first.text}
     if draw(st.booleans()):
-        texts["sub/n.md"] = draw(pages(up, max_tables=1)).text
+        texts["sub/n.md"] = draw(pages(up, max_tables=1, fronts=fronts)).text
     opts: dict = {"renames": draw(st.sampled_from(["report", "apply"])),
                   "feature_gates": draw(st.sampled_from(["report", "owned"]))}
     if draw(st.booleans()):
@@ -67,7 +76,7 @@ def scenarios(draw) -> tuple[Upstream, dict[str, str], dict, bool, dict[str, str
     if draw(st.booleans()):
         texts[DIGEST] = digest_page(crlf=draw(st.booleans()))
         opts["digest"] = {"page": DIGEST, "sig": up.keps[0].sig.removeprefix("sig-"), "from": "v1.33", "to": "v1.38"}
-    if draw(st.booleans()):
+    if "link-userinfo" not in KNOWN_FAULTS and draw(st.booleans()):
         opts["links"] = {"enhancements": f"https://bot:{CANARY}@example.test/k/enh"}
     token = draw(st.sampled_from([CANARY, CANARY + "\n", f" {CANARY} "]))
     git_upstream = draw(st.booleans()) or up.renames
@@ -143,7 +152,8 @@ def test_publish_files_holds_every_invariant(scenario):
         assert sorted(inv.files_under(sc.wiki)) == sorted(sc.pages), "files appeared or vanished in the wiki"
         second = run_cli(argv, env, sc.report)
         _check_run(second, "second run")
-        assert inv.proposed(second.report) == [], "a second run proposes changes again"
+        again_proposed = [(c["kind"], c["page"], c["line"], c["old"], c["new"]) for c in inv.proposed(second.report)]
+        assert again_proposed == [], f"a second run proposes changes again: {again_proposed}"
         assert second.report["pages_written"] == [] and wiki_pages(sc) == after, "a second run wrote"
         _check_secret(sc, [first, second])
 
@@ -169,6 +179,22 @@ def test_publish_git_holds_every_invariant(scenario):
         git(sc.wiki, "merge", "-q", "--ff-only", BRANCH)
         merged = run_cli(argv, env, sc.report)
         _check_run(merged, "after the merge")
-        assert inv.proposed(merged.report) == [], "a run on the merged result proposes changes again"
+        again_proposed = [(c["kind"], c["page"], c["line"], c["old"], c["new"]) for c in inv.proposed(merged.report)]
+        assert again_proposed == [], f"a run on the merged result proposes changes again: {again_proposed}"
         log = git(sc.wiki, "log", "--all", "-p", "--format=%H %an %B")
         _check_secret(sc, [first, again, merged], [log])
+
+
+@pytest.mark.parametrize("publish", ["files", "git"])
+@pytest.mark.parametrize("name", [
+    pytest.param("unclosed-front-matter", marks=pytest.mark.xfail(strict=True, reason=(
+        "front_matter.date_key rewrites a 'date:' line in a block whose '---' is never closed (not front "
+        "matter), and lists no change for it"))),
+    pytest.param("link-userinfo", marks=pytest.mark.xfail(strict=True, reason=(
+        "the userinfo of links.enhancements is printed in the changelog's kep.yaml links (stdout, "
+        "pull-request.md, commit message)"))),
+])
+def test_known_fault_inputs_hold_every_invariant(name, publish):
+    """The minimal inputs of the faults in :data:`KNOWN_FAULTS`, through the same checks."""
+    prop = {"files": test_publish_files_holds_every_invariant, "git": test_publish_git_holds_every_invariant}[publish]
+    settings(phases=[Phase.explicit])(example(KNOWN_FAULTS[name])(prop))()
