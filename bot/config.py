@@ -290,7 +290,8 @@ class ProvenanceConfig(_Strict):
 
 class DigestConfig(_Strict):
     """Opt-in generated digest page: ``page`` (relative to the wiki) gets the KEPs of ``sig`` that reached a
-    stage within releases ``from``..``to``, rewritten between the digest markers on every sync."""
+    stage within releases ``from``..``to``, rewritten between the digest markers on every sync. ``page`` may
+    be one of ``wiki.pages``: its rows outside the section are synced too (:func:`bot.plan.plan_sync`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -397,6 +398,13 @@ class Config(_Strict):
             raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
                                       "page is read-only for kep-sync, name a page that is not synced",
                                       {"page": shown(coverage.page), "key": "coverage.page"})
+        digest = _sibling(info, "digest.page")
+        if coverage.page is not None and digest is not None and digest.page and same_page(coverage.page,
+                                                                                            [digest.page]):
+            raise PydanticCustomError("pages_overlap", "{page} is also digest.page; the coverage page is read-only "
+                                      "for kep-sync and the digest page is written, so they must be different "
+                                      "files: name another page",
+                                      {"page": shown(coverage.page), "key": "coverage.page"})
         return coverage
 
     @field_validator("publish")
@@ -498,7 +506,7 @@ def error_message(err: dict) -> str:
         return f"{got}: expected OWNER/NAME of a GitHub repository"
     msg = err["msg"].removeprefix("Value error, ")
     if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
-                "needs_coverage") or got in msg:
+                "needs_coverage", "pages_overlap") or got in msg:
         return msg
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")

@@ -43,11 +43,11 @@ from bot.model.kep import (
     normalize_milestone,
 )
 from bot.history.provenance import upstream_of
-from bot.history.renames import Rename, renamed_cell
+from bot.history.renames import Rename, renamed_cell, unplain_dir
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
 from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, known_word,
                              owned_value, page_reading, render_gates, render_row, same_value, spelled)
-from bot.wiki.tables import replace_cell, split_row
+from bot.wiki.tables import fill_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order; ``added`` is a new row appended by ``candidates.add_to`` (field ``row``).
@@ -56,6 +56,8 @@ KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 #: How a flag that marks a released milestone rewritten starts (:attr:`Change.flags`).
 RELEASED_FLAG = "rewrites a released milestone"
+#: How the flag of a ``renamed`` finding that ``renames: apply`` refused starts (:attr:`Change.flags`).
+RENAME_REFUSED_FLAG = "not applied"
 
 
 class Change(NamedTuple):
@@ -162,10 +164,13 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         rename = (renames or {}).get((row.number, row.slug.casefold())) if row.slug else None
         renamed = rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
         if renamed:
+            odd = unplain_dir(kep.path)
+            flags = (f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
+                     "'-', '_', '.'); KEP cell kept",) if odd and apply_renames else ()
             changes.append(Change(kep_id(snapshot, kep), page.path, row.line + 1, "kep", f"{row.number}-{row.slug}",
-                                  f"{kep.number}-{kep.slug}", "renamed", apply_renames, kep.path,
-                                  upstream=upstream_of(rename.commit)))
-            if not apply_renames:
+                                  f"{kep.number}-{kep.slug}", "renamed", apply_renames and not flags, kep.path,
+                                  upstream=upstream_of(rename.commit), flags=flags))
+            if not apply_renames or flags:
                 continue
         elif row.slug and not slug_matches(kep.slug, row.slug):
             problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
@@ -209,7 +214,8 @@ def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -
     column = [c.start for c in split_row(original)].index(row.cells["kep"].start)
     cell = split_row(line)[column]
     old_dir = rename.old.rsplit("/", 1)[0]
-    return replace_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path))
+    width, align = row.layout.get("kep", (None, "left"))
+    return fill_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path), width, align)
 
 
 def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None
