@@ -28,6 +28,7 @@ import tenacity
 from github import Auth, GithubException, GithubIntegration
 
 from bot.errors import ConfigError, PublishError
+from bot.publish import pacing
 from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait
 from bot.redact import redact
 from bot.log import get_logger
@@ -36,7 +37,8 @@ from bot.log import get_logger
 MAX_ATTEMPTS = 5
 #: Total seconds one API call may spend waiting between attempts.
 RETRY_BUDGET_SECONDS = 300.0
-#: Seconds between write requests (GitHub's advice against secondary rate limits).
+#: Seconds between write requests of the whole process (GitHub's advice against secondary rate limits;
+#: :mod:`bot.publish.pacing` paces the writes of every client of the process together).
 SECONDS_BETWEEN_WRITES = 1.0
 #: Page size for list calls (one request lists the bot's pull requests).
 PER_PAGE = 100
@@ -53,13 +55,16 @@ class GitHubApiError(PublishError):
 
 
 class _Counted:
-    """Mixin for a PyGithub :class:`~github.Auth.Auth`: counts every request it authenticates."""
+    """Mixin for a PyGithub :class:`~github.Auth.Auth`: counts every request it authenticates and tells the
+    process-wide write pacer (:mod:`bot.publish.pacing`) this client's ``pause`` (seconds between writes)."""
 
     counter: RequestCounter | None = None
+    pause: float = SECONDS_BETWEEN_WRITES
 
     def authentication(self, headers: dict) -> None:
         if self.counter is not None:
             self.counter(None)
+        pacing.set_interval(self.pause)
         super().authentication(headers)  # type: ignore[misc]
 
 
@@ -194,9 +199,10 @@ def _private_key(env: Mapping[str, str]) -> str:
 
 
 def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter: RequestCounter | None,
-                        sleep: Callable[[float], None]) -> str:
+                        sleep: Callable[[float], None], pause: float) -> str:
     app_auth = _CountedAppAuth(app_id, key)
-    app_auth.counter = counter
+    app_auth.counter, app_auth.pause = counter, pause
+    pacing.install()
     integration = GithubIntegration(auth=app_auth, base_url=api_url, user_agent=USER_AGENT, retry=None,
                                     seconds_between_requests=None, seconds_between_writes=None)
     owner, name = repo.split("/", 1)
@@ -223,7 +229,8 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
     pull requests it opens do not trigger other workflows.
     """
     if env.get("KEP_SYNC_APP_ID"):
-        token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep)
+        token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep,
+                                    seconds_between_writes)
         kind = "app"
     elif env.get("GITHUB_TOKEN"):
         token, kind = env["GITHUB_TOKEN"], "token"
@@ -237,8 +244,8 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
         raise ConfigError("--publish github needs credentials in the environment: GITHUB_TOKEN, or "
                           "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE")
     auth = _CountedToken(token) if token else _CountedAnonymous()
-    auth.counter = counter
+    auth.counter, auth.pause = counter, seconds_between_writes
+    pacing.install()  # writes are paced per process (pacing.PACER), not by each PyGithub client
     client = github.Github(auth=auth, base_url=api_url, user_agent=USER_AGENT, retry=None, per_page=PER_PAGE,
-                           seconds_between_requests=None, seconds_between_writes=seconds_between_writes or None,
-                           lazy=True)
+                           seconds_between_requests=None, seconds_between_writes=None, lazy=True)
     return GitHubSession(client, sleep, kind)
