@@ -218,3 +218,23 @@ def test_compare_file_lists_renames_limits_and_bad_entries():
     assert [listed_changes(x) for x in (many, keps, keps[:40][:1] + [{"filename": 1}], "files", None)] == [None] * 5
     assert listed_changes([{"filename": "keps/s/1-k/kep.yaml", "status": "modified", "sha": "HEAD"}]) is None
     assert len(listed_changes(keps[:40]).keps) == 40
+
+
+def test_targets_share_one_upstream_reader_and_its_cache(fake, tmp_path):
+    from bot.config import Config
+    from bot.multi import SharedSources
+
+    config = Config.model_validate({"enhancements": f"github:{REPO}@main", "cache_dir": str(tmp_path / "c"),
+                                    "github": {"api_url": fake.url}})
+    path = "keps/sig-a/1-first/kep.yaml"
+    head = fake.branch_sha(REPO, "main")
+    for run, expected in ((1, [f"{ENH}/commits/main", f"{ENH}/tarball/{head}",
+                               f"/_codeload/{REPO}/legacy.tar.gz/{head}", f"{ENH}/commits"]),
+                          (2, [f"{ENH}/commits/main"])):
+        fake.reset_counters()
+        shared = SharedSources(config)
+        assert shared.upstream() is shared.upstream()
+        for _target in range(3):  # each target asks; the process reads once
+            loader, _ = shared.history()
+            history = loader({path: ["stage"]}, [path])
+        assert ([p for _, p, _ in fake.requests], history.kind, sorted(history.last)) == (expected, "github", [path]), run
