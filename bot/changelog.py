@@ -200,6 +200,13 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
                           + (" Evidence |" if notes else "") + (" Shipped |" if gates else ""),
                           "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
                           + ("---|" if gates else "")], rows, "changes"))
+    # Every other byte the run writes is shown too, unfolded: a reviewer approves all of it.
+    if front_matter:
+        rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
+        sections.append((["### Front matter"], rows, "front matter updates"))
+    if generated:
+        sections.append((["### Digest"], [
+            f"- {_cell(page)}: digest section regenerated from kep.yaml" for page in generated], "digest pages"))
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (
@@ -232,12 +239,6 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         rows = [_finding_row(c, web_url) for c in report_only]
         sections.append((details("Report only (not applied)", len(report_only),
                                  ["| KEP | Page | Finding |", "|---|---|---|"]), rows, "findings"))
-    if front_matter:
-        rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
-        sections.append((details("Front matter", len(rows), []), rows, "front matter updates"))
-    if generated:
-        sections.append((details("Digest", len(generated), []), [
-            f"- {_cell(page)}: digest section regenerated from kep.yaml" for page in generated], "digest pages"))
     sections += [_collapsed(x) for x in extra]
     shown = _pr_problems(problems, involved_problems, changes)
     if shown:

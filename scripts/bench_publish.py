@@ -69,7 +69,7 @@ def single_runs():
     with FakeGitHub() as fake:
         cfg = fresh(fake, **FULL).model_copy(update={"wiki": fresh(fake).wiki.model_copy(update={"base": None})})
         run_github(fake, keps(), cfg)
-        yield "no change, wiki.base unset (default branch looked up)", run_github(fake, keps(), cfg), "no-change"
+        yield "no change, wiki.base unset (default branch from the listed PR)", run_github(fake, keps(), cfg), "no-change"
     with FakeGitHub() as fake:
         cfg = fresh(fake, **FULL)
         env = {"KEP_SYNC_APP_ID": "1", "KEP_SYNC_APP_PRIVATE_KEY": _pem()}

@@ -35,6 +35,7 @@ OPERATIONS = (
     ("post", "/app/installations/{installation_id}/access_tokens"),
     ("get", "/repos/{owner}/{repo}"),
     ("get", "/repos/{owner}/{repo}/installation"),
+    ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
     ("get", "/repos/{owner}/{repo}/branches/{branch}"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
     ("get", "/repos/{owner}/{repo}/commits"),

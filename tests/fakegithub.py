@@ -12,7 +12,8 @@ background thread.  Point the *real* PyGithub client at it::
 Git objects get real git SHA-1s; a fake clock (one second per event) keeps them deterministic.
 State is plain dicts/lists (guarded by ``lock``): ``repos[full_name]`` = {owner, name, id,
 default_branch, refs{"refs/heads/x": sha}, labels, pulls{number: pull}}; ``blobs``/``trees``/
-``commits`` by sha; ``comments`` by id; ``requests`` = [(method, path, status)]; ``exchanges`` = every
+``commits`` by sha; ``comments`` by id (``add_comment`` writes one as a human); ``repos[...]["roles"]``
+{login: role} for the collaborator permission endpoint (``set_role``); ``requests`` = [(method, path, status)]; ``exchanges`` = every
 answer as an :class:`Exchange`; ``auth_headers``.
 
 Answers are shaped as GitHub's REST description types them (tests/github_conformance.py checks each one
@@ -197,7 +198,7 @@ class FakeGitHub:
             if full_name not in self.repos:
                 owner, name = full_name.split("/")
                 self.repos[full_name] = dict(full_name=full_name, owner=owner, name=name, id=self._next_id(),
-                                             default_branch=branch, refs={}, labels={}, pulls={})
+                                             default_branch=branch, refs={}, labels={}, pulls={}, roles={})
             return self._commit_on(full_name, branch, files, "Initial commit", "human", parents=[])
 
     def commit_files(self, full_name: str, branch: str, files: dict[str, str | None],
@@ -205,6 +206,25 @@ class FakeGitHub:
         """Commit ``files`` (None deletes) on top of ``branch`` as a foreign user; returns the sha."""
         with self.lock:
             return self._commit_on(full_name, branch, files, message, author)
+
+    def set_role(self, full_name: str, login: str, role: str) -> None:
+        """Give ``login`` the repository role ``role`` (admin, maintain, write, triage, read)."""
+        with self.lock:
+            self.repos[full_name]["roles"][login] = role
+
+    def add_comment(self, number: int, body: str, user: str = "human", repo: str | None = None) -> int:
+        """A comment by ``user`` on pull request ``number`` (as the web page posts it); returns its id."""
+        with self.lock:
+            r = self._repo_for_pull(repo)
+            cid, now = self._next_id(), self._tick()
+            self.comments[cid] = dict(id=cid, repo=r["full_name"], number=number, body=body, user=user,
+                                      created_at=now, updated_at=now)
+            return cid
+
+    def edit_comment(self, cid: int, body: str) -> None:
+        """Edit comment ``cid`` as its author would: new body, new ``updated_at``."""
+        with self.lock:
+            self.comments[cid].update(body=body, updated_at=self._tick())
 
     def read_file(self, full_name: str, ref: str, path: str) -> str:
         """Decoded text of ``path`` at ``ref`` (branch, ref or sha); KeyError if missing."""
@@ -496,7 +516,7 @@ class FakeGitHub:
         return dict(id=c["id"], node_id=f"IC_{c['id']}", url=f"{api}/comments/{c['id']}", body=c["body"],
                     html_url=f"https://github.com/{r['full_name']}/pull/{c['number']}#issuecomment-{c['id']}",
                     issue_url=f"{api}/{c['number']}", user=self._user(c["user"]), author_association="MEMBER",
-                    created_at=_iso(c["created_at"]), updated_at=_iso(c["created_at"]))
+                    created_at=_iso(c["created_at"]), updated_at=_iso(c["updated_at"]))
 
     # ------------------------------------------------------------------ plumbing
     def _identity(self, req: Request) -> tuple[str, str | None]:
@@ -593,6 +613,17 @@ class FakeGitHub:
     @_route("GET", "{R}")
     def h_repo(self, r):
         return self._repo_json(r, full=True)
+
+    @_route("GET", "{R}/collaborators/<login>/permission")
+    def h_permission(self, r, login):
+        """The ``repository-collaborator-permission`` of ``login``: its role (``set_role``; a user without one
+        reads a public repository: ``read``) and the legacy ``permission`` (maintain -> write, triage -> read)."""
+        role = r["roles"].get(login, "read")
+        legacy = {"maintain": "write", "triage": "read"}.get(role, role)
+        flags = dict(admin=role == "admin", maintain=role in ("admin", "maintain"),
+                     push=role in ("admin", "maintain", "write"), triage=role != "read", pull=True)
+        user = dict(self._user(login), email=None, name=None, permissions=flags, role_name=role)
+        return dict(permission=legacy, role_name=role, user=user)
 
     @_route("GET", "{R}/installation")
     def h_installation(self, r):
@@ -895,16 +926,24 @@ class FakeGitHub:
 
     @_route("GET POST", "{R}/issues/<int:n>/comments")
     def h_comments(self, r, n):
+        """GET: oldest first; ``since`` (ISO 8601) keeps those updated at or after it. POST: a new comment."""
         self._pr(r, n)
         if self._req.method == "GET":
-            return [self._comment_json(r, c) for c in self.comments.values()
-                    if (c["repo"], c["number"]) == (r["full_name"], n)]
+            since = self._req.args.get("since")
+            if since:
+                try:
+                    since_ts = datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+                except ValueError:
+                    raise _invalid("IssueComment", field="since", code="invalid")
+            return [self._comment_json(r, c) for c in sorted(self.comments.values(), key=lambda c: c["id"])
+                    if (c["repo"], c["number"]) == (r["full_name"], n) and (not since or c["updated_at"] >= since_ts)]
         text = self._body().get("body")
         _need(text, 422, "Validation Failed", [dict(resource="IssueComment", field="body", code="missing")])
         self._check_body(text, "IssueComment")
         cid = self._next_id()
+        now = self._tick()
         self.comments[cid] = dict(id=cid, repo=r["full_name"], number=n, body=text, user=self._login,
-                                  created_at=self._tick())
+                                  created_at=now, updated_at=now)
         return 201, self._comment_json(r, self.comments[cid])
 
     @_route("GET POST PUT", "{R}/issues/<int:n>/labels")

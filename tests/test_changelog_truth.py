@@ -97,6 +97,6 @@ def test_a_front_matter_date_update_is_listed():
     plan = plan_sync(config, snap, {"m.md": page.encode()}, today="2026-11-30")
     assert b"date: 2026-11-30\n" in plan.pages[0].new
     body = plan.changelog.body
-    assert "<details><summary>Front matter (1)</summary>\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in body
+    assert "### Front matter\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in body
     unchanged = plan_sync(config, snap, {"m.md": plan.pages[0].new}, today="2026-11-30")
     assert "Front matter" not in unchanged.changelog.body  # no row changed, so no date written

@@ -22,6 +22,8 @@ from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
 
 R = f"/repos/{REPO}"
 READS = [("GET", f"{R}/pulls"), ("GET", f"{R}/branches/main"), ("GET", f"{R}/contents/{PAGE_PATH}")]
+#: With the bot's pull request open, a run also lists its comments (commands; ``since`` the last one read).
+READS_PR = READS + [("GET", f"{R}/issues/1/comments")]
 COMMIT = [("POST", f"{R}/git/blobs"), ("POST", f"{R}/git/trees"), ("POST", f"{R}/git/commits")]
 OPEN = COMMIT + [("POST", f"{R}/git/refs"), ("POST", f"{R}/pulls"), ("PATCH", f"{R}/issues/1"),
                  ("POST", f"{R}/pulls/1/requested_reviewers")]
@@ -77,7 +79,7 @@ def test_second_run_makes_zero_writes(gh, cfg):
     opened(gh, cfg)
     head, body = gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS and run.count == 3 and run.writes == 0
+    assert run.requests == READS_PR and run.count == 4 and run.writes == 0
     assert run.url.endswith("/pull/1") and (run.written, run.blocked) == ([], False)
     assert (gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]) == (head, body)
 
@@ -87,8 +89,8 @@ def test_a_changed_page_set_with_the_same_pages_makes_no_empty_commit(gh, cfg):
     head = gh.branch_sha(REPO, BRANCH)
     cfg = cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"pages": [PAGE_PATH, "README.md"]})})
     run = run_github(gh, keps(), cfg)  # a page with nothing to sync joined the page set
-    assert run.requests == READS + [("GET", f"{R}/contents/README.md"), ("GET", f"{R}/compare/{gh.base}...{head}"),
-                                    ("PATCH", f"{R}/pulls/1")]
+    assert run.requests == READS + [("GET", f"{R}/contents/README.md"), ("GET", f"{R}/issues/1/comments"),
+                                    ("GET", f"{R}/compare/{gh.base}...{head}"), ("PATCH", f"{R}/pulls/1")]
     assert (run.written, run.blocked, run.writes) == ([], False, 1)
     assert gh.branch_sha(REPO, BRANCH) == head and state(gh).head == head
     again = run_github(gh, keps(), cfg)
@@ -100,7 +102,7 @@ def test_upstream_change_updates_the_same_pull_request(gh, cfg):
     first = gh.branch_sha(REPO, BRANCH)
     gh.pull(1)["body"] = "Reviewer notes: check SIG Scheduling.\n\n" + gh.pull(1)["body"] + "\n\nThanks!"
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert run.requests == READS + UPDATE and run.count == 8 and run.writes == 5 and run.written == [PAGE_PATH]
+    assert run.requests == READS_PR + UPDATE and run.count == 9 and run.writes == 5 and run.written == [PAGE_PATH]
     assert sorted(gh.repos[REPO]["pulls"]) == [1]
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == page([(4671, "beta", "v1.36"), (5710, "alpha", "-")])
     head = gh.branch_sha(REPO, BRANCH)
@@ -119,11 +121,11 @@ def test_foreign_commit_is_not_clobbered_and_commented_once(gh, cfg):
     comments = [("GET", f"{R}/issues/1/comments"), ("POST", f"{R}/issues/1/comments")]
     # the head's identity (human) is compared with the recorded bot commit's
     heads = [("GET", f"{R}/git/commits/{foreign}"), ("GET", f"{R}/git/commits/{state(gh).head}")]
-    assert run.requests == READS + heads + comments and run.writes == 1
+    assert run.requests == READS_PR + heads + comments and run.writes == 1
     assert (run.blocked, run.written, run.url) == (True, [], f"https://github.com/{REPO}/pull/1")
     assert gh.branch_sha(REPO, BRANCH) == foreign
     again = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert again.requests == READS + heads + comments[:1] and again.writes == 0
+    assert again.requests == READS_PR + heads + comments[:1] and again.writes == 0
     assert (again.blocked, again.written) == (True, [])
     notes = [c["body"] for c in gh.comments.values()]
     assert len(notes) == 1 and prmod.FOREIGN_COMMENT_TAG in notes[0] and prmod.REGENERATE_LABEL in notes[0]
@@ -136,7 +138,7 @@ def test_regenerate_label_replaces_a_foreign_commit(gh, cfg):
     gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)
     recorded = state(gh).head
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS + [("GET", f"{R}/git/commits/{foreign}"), ("GET", f"{R}/git/commits/{recorded}")
+    assert run.requests == READS_PR + [("GET", f"{R}/git/commits/{foreign}"), ("GET", f"{R}/git/commits/{recorded}")
                                     ] + COMMIT + [
         ("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1"),
         ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
@@ -187,14 +189,14 @@ def test_an_open_pull_request_whose_branch_was_deleted_gets_the_branch_back(gh, 
     del gh.repos[REPO]["refs"][f"refs/heads/{BRANCH}"]  # deleted without closing the pull request
     assert gh.pull(1)["state"] == "open"
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert run.requests == READS + COMMIT + [("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("POST", f"{R}/git/refs"),
-                                             ("PATCH", f"{R}/pulls/1")]
-    assert run.statuses[6:] == [422, 201, 200] and (run.blocked, run.written) == (False, [PAGE_PATH])
+    assert run.requests == READS_PR + COMMIT + [("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("POST", f"{R}/git/refs"),
+                                                ("PATCH", f"{R}/pulls/1")]
+    assert run.statuses[7:] == [422, 201, 200] and (run.blocked, run.written) == (False, [PAGE_PATH])
     head = gh.branch_sha(REPO, BRANCH)
     assert state(gh).head == head and gh.read_file(REPO, BRANCH, PAGE_PATH) == page(
         [(4671, "beta", "v1.36"), (5710, "alpha", "-")])
     again = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert again.requests == READS and again.writes == 0
+    assert again.requests == READS_PR and again.writes == 0
 
 
 def test_bot_commit_left_by_a_failed_run_is_recognised(gh, cfg):
@@ -206,7 +208,7 @@ def test_bot_commit_left_by_a_failed_run_is_recognised(gh, cfg):
     assert recorded != moved
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
     # same identity as the recorded bot commit, and exactly this run's tree: the bot's own
-    assert run.requests == READS + [("GET", f"{R}/git/commits/{moved}"), ("GET", f"{R}/git/commits/{recorded}"),
+    assert run.requests == READS_PR + [("GET", f"{R}/git/commits/{moved}"), ("GET", f"{R}/git/commits/{recorded}"),
                                     ("GET", f"{R}/compare/{gh.base}...{moved}")] + UPDATE
     assert gh.commits[gh.branch_sha(REPO, BRANCH)]["parents"] == [moved] and state(gh).head == gh.branch_sha(
         REPO, BRANCH)
@@ -242,7 +244,7 @@ def test_base_moved_regenerates_from_the_new_base(gh, cfg):
     edited = page(note="groups (edited on main)")
     new_base = gh.commit_files(REPO, "main", {PAGE_PATH: edited})
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS + UPDATE and run.writes == 5
+    assert run.requests == READS_PR + UPDATE and run.writes == 5
     head = gh.branch_sha(REPO, BRANCH)
     assert gh.commits[head]["parents"] == [new_base]
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == page([(4671, "beta", "v1.37"), (5710, "alpha", "-")],
@@ -255,14 +257,14 @@ def test_base_moved_elsewhere_needs_no_update(gh, cfg):
     head = gh.branch_sha(REPO, BRANCH)
     gh.commit_files(REPO, "main", {"README.md": "wiki, edited\n"})
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS and run.writes == 0 and gh.branch_sha(REPO, BRANCH) == head
+    assert run.requests == READS_PR and run.writes == 0 and gh.branch_sha(REPO, BRANCH) == head
 
 
 def test_base_already_up_to_date_closes_the_pull_request(gh, cfg):
     opened(gh, cfg)
     gh.commit_files(REPO, "main", {PAGE_PATH: PROMOTED}, "hand edit")
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS + [("POST", f"{R}/issues/1/comments"), ("PATCH", f"{R}/pulls/1"),
+    assert run.requests == READS_PR + [("POST", f"{R}/issues/1/comments"), ("PATCH", f"{R}/pulls/1"),
                                     ("DELETE", f"{R}/git/refs/heads/{BRANCH}")]
     assert (run.url, run.written) == ("", []) and gh.pull(1)["state"] == "closed"
     assert gh.branch_sha(REPO, BRANCH) is None
@@ -342,7 +344,7 @@ def test_body_over_the_limit_is_cut_at_a_row_boundary(gh, cfg):
     assert f"\n\n_{601 - len(table)} more changes left out to keep this text short enough for a pull request; " \
            "see the JSON report._\n\n<details><summary>Report only (not applied) (1)</summary>\n\n_1 more " \
            "findings left out to keep this text short enough for a pull request; see the JSON report._\n\n" \
-           "</details>\n<details><summary>Controls</summary>\n\n_4 more controls left out" in body
+           "</details>\n<details><summary>Controls</summary>\n\n_5 more controls left out" in body
     # a collapsed section that lost all its rows keeps its summary line and its "left out" line
     assert [line for line in body.split("\n") if line.startswith("### ")] == ["### Graduations", "### Changes"]
     assert body.count("<details>") == body.count("</details>") == 2

@@ -342,11 +342,12 @@ def test_a_blocked_run_is_recorded_and_the_next_poll_sees_the_regenerate_label(t
     new_revision = commit(up, dict([kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.36")]))
     blocked, level, calls = job()
     reads = [("GET", f"{r}/pulls"), ("GET", f"{r}/branches/main"), ("GET", f"{r}/contents/{PAGE_PATH}"),
+             ("GET", f"{r}/issues/1/comments"),  # commands
              ("GET", f"{r}/git/commits/{foreign}"), ("GET", f"{r}/git/commits/{bot_head}"),
-             ("GET", f"{r}/issues/1/comments")]
+             ("GET", f"{r}/issues/1/comments")]  # the note about the foreign commit, once
     assert calls == reads + [("POST", f"{r}/issues/1/comments")]
     assert (blocked.result, blocked.revision, blocked.changes, blocked.http_requests, level) == (
-        "blocked", new_revision, 2, 7, "warning")
+        "blocked", new_revision, 2, 8, "warning")
     assert gh.branch_sha(REPO, BRANCH) == foreign and len(gh.comments) == 1
     state = load_state(st)
     assert (state.last_run.result, state.last_success.result) == ("blocked", "blocked")
@@ -357,7 +358,7 @@ def test_a_blocked_run_is_recorded_and_the_next_poll_sees_the_regenerate_label(t
 
     gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)  # upstream unchanged: the poll must still run in full
     fixed, level, calls = job()
-    assert calls == reads[:5] + [("POST", f"{r}/git/blobs"), ("POST", f"{r}/git/trees"), ("POST", f"{r}/git/commits"),
+    assert calls == reads[:6] + [("POST", f"{r}/git/blobs"), ("POST", f"{r}/git/trees"), ("POST", f"{r}/git/commits"),
                                  ("PATCH", f"{r}/git/refs/heads/{BRANCH}"), ("PATCH", f"{r}/pulls/1"),
                                  ("DELETE", f"{r}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
     assert (fixed.result, fixed.revision, level) == ("ok", new_revision, "info")

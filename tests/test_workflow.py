@@ -94,3 +94,48 @@ def test_a_run_stopped_by_the_validation_did_not_run_rather_than_failed():
     assert step_summary.summary(step_summary.Report({}, "no report was written"), "", "skipped") == (
         "**kep-sync sync did not run**: an earlier step failed (a configuration that does not validate stops the "
         "job there); see that step's log.\n\n_kep-sync sync printed no changelog._\n")
+
+
+class _Ctx:
+    """A GitHub Actions expression context over a dict: a missing key reads as null (``None``)."""
+
+    def __init__(self, data):
+        self._data = data
+
+    def __getattr__(self, key):
+        value = self._data.get(key) if isinstance(self._data, dict) else None
+        return _Ctx(value) if isinstance(value, dict) else value
+
+
+def _job_runs(event_name: str, event: dict) -> bool:
+    """The sync job's ``if:`` evaluated for one event (the expression uses only ==, &&, ||, startsWith)."""
+    expr = yaml.safe_load(WORKFLOW.read_text())["jobs"]["sync"]["if"]
+    code = expr.replace("&&", " and ").replace("||", " or ").replace("\n", " ")
+    starts = lambda text, prefix: (text or "").lower().startswith(prefix.lower())  # noqa: E731 (case-insensitive)
+    return bool(eval(code, {"__builtins__": {}}, {"github": _Ctx({"event_name": event_name, "event": event}),
+                                                  "startsWith": starts}))
+
+
+def test_comments_and_the_regenerate_label_run_it_and_nothing_else_does():
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    on = workflow[True]
+    assert set(on) == {"schedule", "workflow_dispatch", "issue_comment", "pull_request"}
+    assert (on["issue_comment"], on["pull_request"]) == ({"types": ["created"]}, {"types": ["labeled"]})
+    assert workflow["concurrency"] == {"group": "kep-sync", "cancel-in-progress": False}
+    on_pr = {"pull_request": {"url": "https://api.github.com/repos/acme/wiki/pulls/7"}}
+    assert _job_runs("schedule", {}) and _job_runs("workflow_dispatch", {"inputs": {}})
+    assert _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "/kep-sync ignore 4671 stable"}})
+    assert not _job_runs("issue_comment", {"issue": {}, "comment": {"body": "/kep-sync regenerate"}})  # an issue
+    assert not _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "LGTM /kep-sync"}})
+    assert _job_runs("pull_request", {"label": {"name": "kep-sync:regenerate"}})
+    assert not _job_runs("pull_request", {"label": {"name": "kep-sync"}})
+    assert not _job_runs("push", {})
+
+
+def test_no_event_text_reaches_a_shell_and_a_labeled_run_uses_the_default_branch():
+    for step in yaml.safe_load(WORKFLOW.read_text())["jobs"]["sync"]["steps"]:
+        text = json.dumps([step.get("run", ""), step.get("env", {})])
+        assert "github.event." not in text and "github.head_ref" not in text, step.get("name")
+    checkout = steps()["actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8"]
+    assert checkout["with"]["ref"] == ("${{ github.event_name == 'pull_request' && "
+                                       "github.event.repository.default_branch || '' }}")

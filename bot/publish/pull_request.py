@@ -53,7 +53,10 @@ class PrState(NamedTuple):
     ``pages``: :func:`pages_digest` of the page blobs at that base; ``head``:
     the bot's commit; ``status``: ``open`` or ``superseded`` (closed by kep-sync
     because the base already had the rows); ``follows``: number of the bot pull
-    request this one follows, which was closed without merge.
+    request this one follows, which was closed without merge. Commands in comments
+    (:mod:`bot.publish.commands`): ``seen``, the id of the newest comment read when
+    commands were last carried out; ``since``, its ``updated_at`` (:func:`~bot.publish.commands.compact_time`);
+    ``ignore``, the ignore commands carried out (:func:`~bot.publish.commands.encode_ignores`).
     """
 
     revision: str = ""
@@ -63,6 +66,9 @@ class PrState(NamedTuple):
     head: str = ""
     status: str = "open"
     follows: str = ""
+    seen: str = ""
+    since: str = ""
+    ignore: str = ""
 
 
 def fingerprint(changes: Iterable[Change], generated: Iterable[tuple[str, str]] = ()) -> str:
@@ -143,6 +149,17 @@ def render_section(changelog_body: str, state: PrState) -> str:
     follows = [f"Follows #{state.follows}, which was closed without merge."] if state.follows else []
     blocks = [BEGIN, changelog_body.rstrip("\n"), *follows, state_marker(state) + "\n" + END]
     return "\n\n".join(blocks)
+
+
+def with_state(body: str | None, state: PrState) -> str:
+    """``body`` with the state marker of its bot section replaced by ``state``'s (a section holding only the
+    marker is added when the body has no marker)."""
+    body = body or ""
+    span = _section_span(body)
+    found = list(_STATE_RE.finditer(body, span[0], span[1])) if span else []
+    if not found:
+        return merge_body(body, render_section("", state))
+    return body[:found[-1].start()] + state_marker(state) + body[found[-1].end():]
 
 
 def merge_body(existing: str | None, section: str) -> str:

@@ -10,8 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-import pytest
-from hypothesis import Phase, example, given, note, settings
+from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 try:
@@ -47,13 +46,7 @@ LINK_USERINFO = (Upstream((_kep(4671, "gang"), _kep(5710, "new-kep", stage="alph
                  {"m.md": _TABLE}, {"links": {"enhancements": f"https://bot:{CANARY}@example.test/k/enh"}}, True,
                  {"GITHUB_TOKEN": CANARY})
 
-PINNED = (UNCLOSED_FRONT_MATTER,)
-#: Faults found and not fixed yet, each pinned below by an xfail(strict) test with its minimal input; the
-#: random draws leave these inputs out so the properties keep checking everything else. Empty it once
-#: they are fixed (the strict xfail tests fail then, as a reminder).
-KNOWN_FAULTS = {
-    "link-userinfo": LINK_USERINFO,
-}
+PINNED = (UNCLOSED_FRONT_MATTER, LINK_USERINFO)
 
 
 @st.composite
@@ -74,7 +67,7 @@ def scenarios(draw) -> tuple[Upstream, dict[str, str], dict, bool, dict[str, str
     if draw(st.booleans()):
         texts[DIGEST] = digest_page(crlf=draw(st.booleans()))
         opts["digest"] = {"page": DIGEST, "sig": up.keps[0].sig.removeprefix("sig-"), "from": "v1.33", "to": "v1.38"}
-    if "link-userinfo" not in KNOWN_FAULTS and draw(st.booleans()):
+    if draw(st.booleans()):
         opts["links"] = {"enhancements": f"https://bot:{CANARY}@example.test/k/enh"}
     token = draw(st.sampled_from([CANARY, CANARY + "\n", f" {CANARY} "]))
     git_upstream = draw(st.booleans()) or up.renames
@@ -182,14 +175,3 @@ def test_publish_git_holds_every_invariant(scenario):
         log = git(sc.wiki, "log", "--all", "-p", "--format=%H %an %B")
         _check_secret(sc, [first, again, merged], [log])
 
-
-@pytest.mark.parametrize("publish", ["files", "git"])
-@pytest.mark.parametrize("name", [
-    pytest.param("link-userinfo", marks=pytest.mark.xfail(strict=True, reason=(
-        "the userinfo of links.enhancements is printed in the changelog's kep.yaml links (stdout, "
-        "pull-request.md, commit message)"))),
-])
-def test_known_fault_inputs_hold_every_invariant(name, publish):
-    """The minimal inputs of the faults in :data:`KNOWN_FAULTS`, through the same checks."""
-    prop = {"files": test_publish_files_holds_every_invariant, "git": test_publish_git_holds_every_invariant}[publish]
-    settings(phases=[Phase.explicit])(example(KNOWN_FAULTS[name])(prop))()

@@ -11,6 +11,15 @@ base branch head and the pages at it through the API (no clone);
 - the branch has a commit kep-sync did not make -> comment once and skip,
   unless the pull request has the label ``kep-sync:regenerate``.
 
+With a bot pull request open, :meth:`GitHubWiki.read` also lists its comments
+updated since the newest one read when commands were last carried out (one
+request; ``since`` from the hidden state marker) and checks the role of each
+author of a new ``/kep-sync`` command (one request per author):
+:mod:`bot.publish.commands`. The pages it returns carry the ignore markers of
+every ignore command carried out on this pull request (so the plan reads them,
+and the commit writes them); :meth:`GitHubWiki.land` then records the commands
+in the state marker and answers each with one reply comment.
+
 Without an open pull request a new one is opened, except when a bot pull
 request with the same fingerprint was closed without merge. Commits carry no
 custom author or committer, so GitHub App commits are verified. Writes are
@@ -25,6 +34,7 @@ after that is seen by the next run, which rebuilds the proposal from it.
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import os
 import time
@@ -33,17 +43,23 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from github import GitCommit, GithubException, GitRef, GitTree, InputGitTreeElement
+from github.IssueComment import IssueComment
+from github.PaginatedList import PaginatedList
 
 from bot.config import Config
 from bot.errors import ConfigError
 from bot.http import RequestCounter
 from bot.log import get_logger
+from bot.errors import KepSyncError
 from bot.publish import auth
+from bot.publish import commands as cmd
 from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError, GitHubSession, connect
+from bot.publish.controls import CONTROLS_SUMMARY
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.wiki.backends import Base, Landing, Replan, page_error
+from bot.wiki.marking import mark_kep
 
 if TYPE_CHECKING:
     from bot.plan import SyncPlan
@@ -63,10 +79,12 @@ class GitHubWiki:
     @classmethod
     def connect(cls, config: Config, counter: RequestCounter | None = None, env: Mapping[str, str] | None = None,
                 sleep: Callable[[float], None] = time.sleep, seconds_between_writes: float | None = None,
-                read_only: bool = False) -> GitHubWiki:
+                read_only: bool = False, explain: Callable[[int], str] | None = None) -> GitHubWiki:
         """A backend with an authenticated session. ``env`` (default ``os.environ``) holds the credentials;
         ``counter`` counts API requests; ``sleep`` (retry waits) and ``seconds_between_writes`` (default
-        :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests. Raises :class:`ConfigError` without
+        :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests; ``explain``: KEP number -> its field
+        history as ``kep-sync history N`` prints it, for ``/kep-sync explain`` (raises
+        :class:`~bot.errors.KepSyncError` when it cannot; ``None``: the command is answered as unavailable). Raises :class:`ConfigError` without
         ``wiki.repo`` or (unless ``read_only``) without credentials."""
         if not config.wiki.repo:
             raise ConfigError("wiki.repo: required for --publish github (OWNER/NAME of the wiki repository)")
@@ -74,10 +92,12 @@ class GitHubWiki:
             else seconds_between_writes
         return cls(config, connect(config.github.api_url, config.wiki.repo, os.environ if env is None else env,
                                    counter=counter, sleep=sleep, seconds_between_writes=pause, read_only=read_only),
-                   read_only)
+                   read_only, explain)
 
-    def __init__(self, config: Config, session: GitHubSession, read_only: bool = False):
+    def __init__(self, config: Config, session: GitHubSession, read_only: bool = False,
+                 explain: Callable[[int], str] | None = None):
         self.config, self.pr_config, self.call, self.read_only = config, config.pull_request, session.call, read_only
+        self.explain = explain
         self.repo: Repository = session.client.get_repo(config.wiki.repo)
         self.owner = config.wiki.repo.split("/", 1)[0]
         self.log = get_logger(component="publish", repo=config.wiki.repo, branch=config.pull_request.branch)
@@ -97,8 +117,13 @@ class GitHubWiki:
         self.base_name = self._base_name()
         self.open_pr = next((p for p in self.pulls if p.state == "open" and p.base.ref == self.base_name), None)
         self.base_sha, self.base_tree = self._base_head(self.base_name)
-        pages, self.blobs = self._read_pages(self.base_name, self.base_sha)
-        return Base(pages, self.base_sha, prmod.changelog_budget(self.open_pr.body if self.open_pr else None))
+        self.original, self.blobs = self._read_pages(self.base_name, self.base_sha)
+        self.commands, self.newest = [], (0, "")
+        if self.open_pr is not None:
+            self.commands, self.newest = self._read_commands(self.open_pr)
+        pages, self.ignores = self._mark(self.original, prmod.parse_state(self.open_pr.body if self.open_pr else ""))
+        budget = prmod.changelog_budget(self.open_pr.body if self.open_pr else None)
+        return Base(pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores)))
 
     def land(self, plan: SyncPlan, replan: Replan) -> Landing:
         """Open or update the bot pull request for ``plan`` (see the module docstring).
@@ -111,14 +136,130 @@ class GitHubWiki:
         """
         if self.read_only:
             raise ConfigError("--publish none: the GitHub wiki was opened read-only; nothing lands")
-        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated), self.base_sha,
-                           prmod.pages_digest(self.blobs))
-        if self.open_pr is not None:
-            return self._update(self.open_pr, plan, proposal, self.base_tree)
-        return self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
+        # Pages whose only change is an ignore marker a command added are changed pages too.
+        plan = plan._replace(pages=[p._replace(old=self.original.get(p.path, p.old)) for p in plan.pages])
+        marks = tuple((page, f"ignore {kep} {' '.join(fields)}") for (kep, fields), where in self.ignores.items()
+                      for page in sorted({w.rsplit(" line ", 1)[0] for w in where}))
+        if self.ignores:
+            plan = plan._replace(changelog=plan.changelog._replace(
+                body=_before_controls(plan.changelog.body, self._ignore_block()),
+                commit_message=plan.changelog.commit_message.rstrip("\n") + "\n\n" + "\n".join(
+                    f"Ignore marker added on request: KEP {kep} {' '.join(fields) or '(whole row)'}"
+                    for kep, fields in self.ignores) + "\n"))
+        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated + marks),
+                           self.base_sha, prmod.pages_digest(self.blobs), **self._commands_state())
+        if self.open_pr is None:
+            return self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
+        self.head_after = ""
+        landing = self._update(self.open_pr, plan, proposal, self.base_tree)
+        self._answer(self.open_pr, landing)
+        return landing
+
+    # -------------------------------------------------- commands in comments
+    def _read_commands(self, pr: PullRequest) -> tuple[list[cmd.Command], tuple[int, str]]:
+        """``(new commands, (highest comment id, latest updated_at) of the comments listed)``: the comments updated since the
+        state's ``since`` (one request), those after ``seen`` that are commands, each with ``error`` set when
+        its author may not give it (one request per author)."""
+        state = prmod.parse_state(pr.body) or PrState()
+        since, seen = cmd.since_query(state.since), int(state.seen) if state.seen.isdigit() else 0
+        comments = self.call(f"list comments of #{pr.number}", lambda: list(PaginatedList(
+            IssueComment, self.repo.requester, f"{pr.issue_url}/comments", {"since": since} if since else None)))
+        found, roles, top_id, top_time = [], {}, seen, ""
+        for c in comments:
+            updated = _iso(c.updated_at)
+            top_id, top_time = max(top_id, c.id), max(top_time, updated)
+            login = c.user.login if c.user else ""
+            command = cmd.parse_comment(c.id, login, updated, c.body) if c.id > seen else None
+            if command is None:
+                continue
+            if login not in roles:
+                roles[login] = self._role(login)
+            if not cmd.may_command(*roles[login]):
+                command = command._replace(error=cmd.refusal(login, *roles[login], self.config.wiki.repo))
+            found.append(command)
+        return found, (top_id, top_time)
+
+    def _role(self, login: str) -> tuple[str, str]:
+        """``(permission, role_name)`` of ``login`` on the wiki repository (``("", "")`` for no such user)."""
+        url = f"{self.repo.url}/collaborators/{quote(login, safe='')}/permission"
+        try:
+            _, data = self.call(f"read the role of @{login}", self.repo.requester.requestJsonAndCheck, "GET", url)
+        except GitHubApiError as exc:
+            if exc.status == 404:
+                return "", ""
+            raise
+        return str(data.get("permission") or ""), str(data.get("role_name") or "")
+
+    def _mark(self, pages: dict[str, bytes], state: PrState | None
+              ) -> tuple[dict[str, bytes], dict[tuple[int, tuple[str, ...]], list[str]]]:
+        """``(pages with the markers of every ignore command carried out, {(KEP, fields): ["page line N"]})``;
+        a new ignore command whose KEP is in no row gets its ``error``."""
+        rules = cmd.decode_ignores(state.ignore if state else "")
+        rules += [cmd.ignored_rule(c) for c in self.commands if c.verb == "ignore" and not c.error]
+        out, found = dict(pages), {}
+        for kep, fields in dict.fromkeys(rules):
+            for path in (p for p in self.config.wiki.pages if p in out):
+                try:
+                    text, lines = mark_kep(path, out[path].decode("utf-8"), self.config.aliases(), kep, fields)
+                except UnicodeDecodeError:
+                    continue  # planning names the page
+                out[path] = text.encode("utf-8")
+                found.setdefault((kep, fields), []).extend(f"{path} line {n + 1}" for n in lines)
+        found = {rule: where for rule, where in found.items() if where}
+        pages_named = ", ".join(self.config.wiki.pages)
+        self.commands = [c._replace(error=f"KEP {c.kep} is in no row of {pages_named}")
+                         if c.verb == "ignore" and not c.error and cmd.ignored_rule(c) not in found else c
+                         for c in self.commands]
+        return out, found
+
+    def _ignore_block(self) -> str:
+        """The body lines listing the ignore markers commands added (``""`` when none)."""
+        if not self.ignores:
+            return ""
+        lines = [f"- KEP {kep}: `{cmd.marker_text(fields)}` ({', '.join(where)})"
+                 for (kep, fields), where in self.ignores.items()]
+        return "**Ignore markers added by `/kep-sync ignore`**\n\n" + "\n".join(lines) + "\n\n"
+
+    def _commands_state(self) -> dict[str, str]:
+        """The ``seen``, ``since`` and ``ignore`` fields of the new state marker."""
+        old = (prmod.parse_state(self.open_pr.body) if self.open_pr else None) or PrState()
+        seen, since = old.seen, old.since
+        if self.commands:
+            seen, since = str(self.newest[0]), cmd.compact_time(self.newest[1]) or old.since
+        return dict(seen=seen, since=since, ignore=cmd.encode_ignores(self.ignores))
+
+    def _record(self, pr: PullRequest, state: PrState) -> None:
+        """Write ``state`` into the body's state marker when commands were read (one request)."""
+        if self.commands and state != prmod.parse_state(pr.body):
+            self.call(f"update pull request #{pr.number}", pr.edit, body=prmod.with_state(pr.body, state))
+
+    def _answer(self, pr: PullRequest, landing: Landing) -> None:
+        """One reply comment per command read this run."""
+        for command in self.commands:
+            self._comment(pr, self._reply(command, landing))
+
+    def _reply(self, c: cmd.Command, landing: Landing) -> str:
+        if c.error:
+            return cmd.not_done(c, c.error)
+        head = "" if landing.blocked else self.head_after
+        if c.verb == "ignore":
+            return cmd.ignore_done(c, self.ignores[cmd.ignored_rule(c)], head)
+        if c.verb == "regenerate":
+            return cmd.regenerate_done(c, head)
+        if self.explain is None:
+            return cmd.not_done(c, "this kep-sync run has no access to the KEP history")
+        try:
+            return cmd.explain_done(c, self.explain(c.kep))
+        except KepSyncError as exc:
+            return cmd.not_done(c, str(exc).rstrip("."))
 
     def _base_name(self) -> str:
-        return self.config.wiki.base or self.call("read the default branch", lambda: self.repo.default_branch)
+        """``wiki.base``, else the default branch: as a listed pull request's base repository gives it (no
+        request), else read from the repository (one request)."""
+        if self.config.wiki.base:
+            return self.config.wiki.base
+        listed = next((p.base.repo.default_branch for p in self.pulls if p.base.repo), None)
+        return listed or self.call("read the default branch", lambda: self.repo.default_branch)
 
     def _base_head(self, base_name: str) -> tuple[str, str]:
         """``(commit SHA, tree SHA)`` of the head of branch ``base_name``."""
@@ -150,17 +291,22 @@ class GitHubWiki:
     # --------------------------------------------------------- open pull request
     def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> Landing:
         state = prmod.parse_state(pr.body)
-        regenerate = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
+        labelled = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
+        regenerate = labelled or any(c.verb == "regenerate" and not c.error for c in self.commands)
         ours = state is not None and self._is_ours(pr.head.sha, state.head, self._identity_of(state.head),
                                                    proposal.base, plan)
+        recorded = (state or PrState())._replace(**self._commands_state())
         if not ours and not regenerate:
             self._note_foreign(pr)
+            self._record(pr, recorded)
             return Landing(plan, [], pr.html_url, blocked=True)
         if not plan.changed_pages():
-            self._close_superseded(pr, state or PrState(), proposal.base)
+            self._close_superseded(pr, recorded, proposal.base)
             return Landing(plan, [], "")
         if ours and not regenerate and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
             self.log.info("pull request is up to date", pull_request=pr.number)
+            self._record(pr, recorded)
+            self.head_after = pr.head.sha
             return Landing(plan, [], pr.html_url)
         fast_forward = ours and not regenerate and state.base == proposal.base
         if fast_forward and state.fingerprint == proposal.fingerprint and self._same_tree(proposal.base, pr.head.sha,
@@ -170,6 +316,7 @@ class GitHubWiki:
             body = prmod.merge_body(pr.body, prmod.render_section(plan.changelog.body, new_state))
             self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
             self.log.info("bot branch already has these pages; no commit", pull_request=pr.number)
+            self.head_after = pr.head.sha
             return Landing(plan, [], pr.html_url)
         parent = pr.head.sha if fast_forward else proposal.base
         new_head = self._commit(plan, proposal, base_tree, parent).sha
@@ -177,7 +324,8 @@ class GitHubWiki:
         new_state = proposal._replace(head=new_head, follows=state.follows if state else "")
         body = prmod.merge_body(pr.body, prmod.render_section(plan.changelog.body, new_state))
         self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
-        if regenerate:
+        self.head_after = new_head
+        if labelled:
             self.call("remove the regenerate label", pr.remove_from_labels, prmod.REGENERATE_LABEL,
                       recover=lambda: None if any(label.name == prmod.REGENERATE_LABEL for label in pr.get_labels())
                       else True)
@@ -377,6 +525,17 @@ class GitHubWiki:
 def _who(person) -> str:
     """``"Name <email>"`` of a PyGithub ``GitAuthor`` (``""`` when missing)."""
     return f"{person.name} <{person.email}>" if person is not None else ""
+
+
+def _before_controls(body: str, block: str) -> str:
+    """``body`` with ``block`` inserted before its Controls footer (appended when it has none)."""
+    at = body.find(CONTROLS_SUMMARY)
+    return body[:at] + block + body[at:] if at >= 0 else body.rstrip("\n") + "\n\n" + block
+
+
+def _iso(when) -> str:
+    """``2024-01-02T03:04:05Z`` for an aware ``datetime`` (``""`` for ``None``)."""
+    return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if when else ""
 
 
 def _blob_sha(data: bytes) -> str:

@@ -1,0 +1,169 @@
+"""Commands in comments on the bot's pull request: what they say, who may give them, the replies. Pure.
+
+A comment whose body starts with ``/kep-sync`` is a command (its first line; the rest is free text):
+
+- ``/kep-sync ignore <KEP> [fields...]``: add the in-page marker (:func:`bot.wiki.ignore.marker_text`) to the
+  KEP's rows in the bot's commit; fields as :data:`bot.wiki.ignore.IGNORABLE` names them (none: the whole row);
+- ``/kep-sync regenerate``: replace the bot branch with a fresh commit from the base (as the
+  :data:`bot.publish.labels.REGENERATE_LABEL` label does);
+- ``/kep-sync explain <KEP>``: reply with the KEP's field history (``kep-sync history N``).
+
+Only users whose role on the wiki repository is admin, maintain or write may give them (GitHub's
+collaborator permission API: ``role_name``, else the legacy ``permission``). What was carried out is kept in
+the pull request's hidden state marker (:class:`bot.publish.pull_request.PrState` ``seen``, ``since`` and
+``ignore``: :func:`encode_ignores`), so each command is carried out once.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from bot.wiki.ignore import IGNORABLE, field_name, marker_text
+
+PREFIX = "/kep-sync"
+#: Roles (``role_name``) and legacy permissions (``permission``) that may give commands.
+ALLOWED = frozenset({"admin", "maintain", "write"})
+USAGE = "`/kep-sync ignore <KEP> [fields...]`, `/kep-sync regenerate`, `/kep-sync explain <KEP>`"
+_KEP_RE = re.compile(r"(?:KEP-?)?#?(\d{1,6})", re.IGNORECASE)
+
+
+class Command(NamedTuple):
+    """One command comment: comment ``id``, its author ``user``, ``updated`` (ISO 8601, as GitHub gives
+    ``updated_at``), the command ``line`` as written, the ``verb`` (``ignore``, ``regenerate``, ``explain``;
+    ``""`` when unknown), the ``kep`` number (0: none), the ``fields`` named (:data:`IGNORABLE` order;
+    empty: the whole row) and ``error``: why it is not carried out (``""``: it may be)."""
+
+    id: int
+    user: str
+    updated: str
+    line: str
+    verb: str = ""
+    kep: int = 0
+    fields: tuple[str, ...] = ()
+    error: str = ""
+
+
+def parse_comment(cid: int, user: str, updated: str, body: str | None) -> Command | None:
+    """The :class:`Command` of a comment body, or ``None`` when the body does not start with ``/kep-sync``."""
+    body = (body or "").lstrip("\ufeff")
+    first = body.split("\n", 1)[0].strip()
+    words = first.split()
+    if not body.startswith(PREFIX) or words[0] != PREFIX:
+        return None
+    base = Command(cid, user, updated, first)
+    verb, args = (words[1].casefold(), words[2:]) if len(words) > 1 else ("", [])
+    if verb == "regenerate":
+        return base._replace(verb=verb, error=f"`regenerate` takes no arguments; got `{' '.join(args)}`"
+                             if args else "")
+    if verb not in ("ignore", "explain"):
+        what = f"unknown command `{_plain(verb)}`" if verb else "no command given"
+        return base._replace(error=f"{what}; the commands are {USAGE}")
+    match = _KEP_RE.fullmatch(args[0]) if args else None
+    if match is None:
+        return base._replace(verb=verb, error=f"`{verb}` needs a KEP number, e.g. `/kep-sync {verb} 4671`")
+    kep, rest = int(match.group(1)), args[1:]
+    if verb == "explain":
+        return base._replace(verb=verb, kep=kep, error=f"`explain` takes one KEP; got `{' '.join(rest)}` after it"
+                             if rest else "")
+    words = [w for part in rest for w in part.split(",") if w]
+    unknown = [w for w in words if not field_name(w)]
+    if unknown:
+        return base._replace(verb=verb, kep=kep, error=f"unknown field `{_plain(unknown[0])}`; fields: "
+                             + ", ".join(IGNORABLE))
+    named = {field_name(w) for w in words}
+    return base._replace(verb=verb, kep=kep, fields=tuple(f for f in IGNORABLE if f in named))
+
+
+def may_command(permission: str, role_name: str) -> bool:
+    """True when a user with this ``role_name`` / legacy ``permission`` on the wiki repository may give commands."""
+    return role_name in ALLOWED or permission in ALLOWED
+
+
+def refusal(user: str, permission: str, role_name: str, repo: str) -> str:
+    """Why ``user``'s command is not carried out (their role is not admin, maintain or write)."""
+    role = role_name or permission or "no"
+    return (f"@{user} has the `{role}` role on {repo}; commands need write, maintain or admin access "
+            "to the wiki repository")
+
+
+def ignored_rule(command: Command) -> tuple[int, tuple[str, ...]]:
+    """``(KEP, fields)`` an ignore command records."""
+    return command.kep, command.fields
+
+
+def encode_ignores(rules: Iterable[tuple[int, Sequence[str]]]) -> str:
+    """``4671.stable.beta-5598`` for ``[(4671, ("stable", "beta")), (5598, ())]`` (no field: the whole row);
+    rules in the order given, a repeated one once."""
+    return "-".join(dict.fromkeys(".".join([str(kep), *fields]) for kep, fields in rules))
+
+
+def decode_ignores(text: str) -> list[tuple[int, tuple[str, ...]]]:
+    """The rules of :func:`encode_ignores`; a part that is not ``KEP[.field...]`` with known fields is skipped."""
+    out = []
+    for part in filter(None, text.split("-")):
+        kep, *fields = part.split(".")
+        if kep.isdigit() and all(f in IGNORABLE for f in fields):
+            out.append((int(kep), tuple(fields)))
+    return out
+
+
+def compact_time(iso: str) -> str:
+    """``20240102T030405Z`` for ``2024-01-02T03:04:05Z`` (the state marker holds no ``:``); ``""`` for ``""``."""
+    return iso.replace("-", "").replace(":", "")
+
+
+def since_query(compact: str) -> str | None:
+    """The ``since`` query value for a :func:`compact_time` (one second earlier, so a comment updated in the
+    same second is never missed); ``None`` for ``""`` or a value that is no such time."""
+    try:
+        when = datetime.datetime.strptime(compact, "%Y%m%dT%H%M%SZ")
+    except ValueError:
+        return None
+    return (when - datetime.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def reply(command: Command, text: str) -> str:
+    """A reply comment: the command quoted (its first line, as code), then ``text``. Never starts with
+    ``/kep-sync``, so a reply is no command."""
+    return f"> `{_plain(command.line)[:200]}` (@{command.user})\n\n{text}"
+
+
+def not_done(command: Command, why: str) -> str:
+    """The reply to a command that was not carried out."""
+    return reply(command, f"**Not carried out**: {why}.")
+
+
+def ignore_done(command: Command, where: Sequence[str], head: str) -> str:
+    """The reply to an ignore command: the marker added to the rows ``where`` (``"page line N"``) in commit
+    ``head`` (``""``: not committed yet, the branch is blocked)."""
+    marker = marker_text(command.fields)
+    rows = ", ".join(where)
+    if not head:
+        return reply(command, f"**Recorded**: kep-sync adds `{marker}` to the row of KEP {command.kep} ({rows}) "
+                              "when it next updates this branch (a commit it did not make stops it now).")
+    return reply(command, f"**Done**: kep-sync added `{marker}` to the row of KEP {command.kep} ({rows}) in "
+                          f"commit `{head[:12]}`. The cell stays as the page has it, its drift is listed under "
+                          "\"Ignored\", and the marker lands in the page with this pull request.")
+
+
+def regenerate_done(command: Command, head: str) -> str:
+    """The reply to a regenerate command: the branch now points at ``head`` (``""``: no commit was needed)."""
+    if not head:
+        return reply(command, "**Done**: nothing to rebuild; the base branch already has every change, so "
+                              "kep-sync closed this pull request.")
+    return reply(command, f"**Done**: kep-sync replaced the branch with a fresh commit from the base: `{head[:12]}`.")
+
+
+def explain_done(command: Command, history: str) -> str:
+    """The reply to an explain command: ``history`` as ``kep-sync history N`` prints it, in a code block."""
+    fence = "````" if "```" in history else "```"
+    return reply(command, f"Field history of KEP {command.kep} (as `kep-sync history {command.kep}` prints it):\n\n"
+                          f"{fence}\n{history.rstrip()}\n{fence}")
+
+
+def _plain(text: str) -> str:
+    """``text`` safe inside inline code: backticks and line breaks become spaces-free stand-ins."""
+    return text.replace("`", "'").replace("\r", "").replace("\n", " ")
