@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.config import Config
-from bot.errors import PublishError
+from bot.errors import ConfigError, PublishError, relative_to
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish.ownership import is_own_head
@@ -69,8 +69,8 @@ class _Git:
 class GitWiki:
     """:class:`~bot.wiki.backends.Wiki` over the git clone at ``wiki_dir``, per ``config.wiki`` and ``config.pull_request``.
 
-    :meth:`read` raises :class:`PublishError` when ``wiki_dir`` is not a git work tree, the base cannot
-    be resolved or the bot branch is checked out; :class:`ConfigError` (exit 2, naming ``wiki.pages``)
+    :meth:`read` raises :class:`PublishError` when the base cannot be resolved or the bot branch is checked
+    out; :class:`ConfigError` (exit 2) naming ``wiki.dir`` when it is not a git work tree and ``wiki.pages``
     for a page that is not a regular file at the base. :meth:`land` moves the bot branch head only
     when it is kep-sync's own commit (:mod:`bot.publish.ownership`); commits are made as
     ``kep-sync <kep-sync@users.noreply.github.com>``.
@@ -90,7 +90,8 @@ class GitWiki:
         git = self.git
         git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
         if git_dir is None:
-            raise PublishError(f"{self.wiki_dir}: not a git repository (--publish git needs a clone of the wiki)")
+            raise ConfigError(f"wiki.dir {str(self.wiki_dir)!r}: not a git checkout{relative_to(self.wiki_dir)}; "
+                              "publish git commits in a clone of the wiki")
         checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
         if checked_out == self.ref:
             raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out; "

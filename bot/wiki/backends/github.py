@@ -114,8 +114,12 @@ class GitHubWiki:
         proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), self.base_sha,
                            prmod.pages_digest(self.blobs))
         if self.open_pr is not None:
-            return self._update(self.open_pr, plan, proposal, self.base_tree)
-        return self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
+            landing = self._update(self.open_pr, plan, proposal, self.base_tree)
+            operation = ("blocked" if landing.blocked else "closed" if not landing.url
+                         else "updated" if landing.written else "none")
+            return landing._replace(operation=operation)
+        landing = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
+        return landing._replace(operation="created" if landing.url else "none")
 
     def _base_name(self) -> str:
         return self.config.wiki.base or self.call("read the default branch", lambda: self.repo.default_branch)
