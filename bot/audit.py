@@ -24,6 +24,7 @@ from bot.evidence.notes import ReleaseNotes
 from bot.history.provenance import History
 from bot.history.renames import Rename
 from bot.model import consistency
+from bot.model.gates import Lifecycle
 from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.snapshot import Snapshot
 from bot.plan import PageResult, plan_sync
@@ -149,19 +150,21 @@ def _verdict(target: str, shipped: str, confirmed: bool, notes: bool) -> str:
 def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], notes: ReleaseNotes | None, *,
                only: Collection[int] | None = None,
                history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-               renames: Mapping[tuple[int, str], Rename] | None = None) -> AuditPlan:
+               renames: Mapping[tuple[int, str], Rename] | None = None,
+               gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None) -> AuditPlan:
     """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
 
     The sync's plan (:func:`bot.plan.plan_sync`, with the release-note review of
     every row's KEP, ``review_rows=True``) plus the stable verdicts. ``notes``: the
     release notes of every release the source has (``None``: no release notes;
     the stable verdicts are then ``unknown``). ``only``: KEP numbers to audit. ``history`` and
-    ``renames`` go to :func:`bot.plan.plan_sync` (upstream provenance of each change, as a sync's).
+    ``renames`` go to :func:`bot.plan.plan_sync` (upstream provenance of each change, as a sync's), and so does
+    ``gates`` (the feature-gate lifecycle: its findings on every row's KEP join the body and the report).
     The report is the plan's (:func:`bot.sync.run_report` adds what a run adds) with an ``audit`` object added:
     ``{"rows", "implementable_stable": [{kep, kep_path, stable, shipped, confirmed, verdict, evidence}]}``.
     """
     plan = plan_sync(config, snapshot, pages, only=only, release_notes=notes, max_chars=10**9, review_rows=True,
-                     history=history, renames=renames)
+                     history=history, renames=renames, gates=gates)
     wanted = None if only is None else set(only)
     on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if wanted is None or k.number in wanted}
     ids = {p: kep_id(snapshot, k) for p, k in on_pages.items()}

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
+from urllib.parse import quote
 
 from bot.diff import KINDS, RELEASED_FLAG, Change
 from bot.evidence import Discrepancy
@@ -29,6 +30,8 @@ DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
 _HANDLE_RE = re.compile(r"(?<![\w/`])@([A-Za-z0-9](?:[A-Za-z0-9-]|\.(?=[A-Za-z0-9]))*"
                         r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?)")
 _TICKS_RE = re.compile(r"`+")
+#: Characters that end a line in some renderer or are invisible controls: never written raw into a cell.
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 #: Zero-width space, the fallback where a code span cannot be opened safely (Renovate does the same).
 _ZWSP = "\u200b"
 #: ``kind: (singular, plural)`` for the summary line.
@@ -37,7 +40,8 @@ _NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"
           "retargeted": ("retargeted", "retargeted"), "target-removed": ("target removed", "targets removed"),
           "added": ("new row", "new rows"),
           "gates": ("feature gate drift", "feature gate drifts"), "renamed": ("renamed", "renamed"),
-          "missing-upstream": ("missing upstream", "missing upstream")}
+          "missing-upstream": ("missing upstream", "missing upstream"),
+          "shipped": ("shipped cell", "shipped cells"), "pending": ("pending", "pending")}
 
 
 #: A body section: ``(header lines, rows, noun for the "N more ... left out" line)``.
@@ -96,10 +100,14 @@ def _wrap_handles(segment: str) -> str:
 
 
 def _cell(text: str) -> str:
-    """Upstream text for one table cell: handles wrapped, ``|`` escaped, ``<``/``>``/``&`` as entities outside code."""
+    r"""Upstream text for one table cell (or one list line), inert: every line break and control character
+    (``\n``, a lone ``\r``, ``\t``, C0/C1 controls, U+2028/U+2029) becomes a space, handles are wrapped
+    (:func:`safe`), ``<``/``>``/``&`` become entities outside code spans (no HTML), ``|`` is escaped
+    (``\|``, also inside code spans, as GFM tables need). ``""`` -> ``-``. The one cell escaping of the
+    changelog, the pull request body and the digest section (:mod:`bot.history.digest`)."""
     if not text:
         return "-"
-    text = safe(text).replace("\n", " ")
+    text = safe(_CONTROL_RE.sub(" ", text))
     out, pos = [], 0
     for start, end in _code_spans(text):
         out += [html.escape(text[pos:start], quote=False), text[start:end]]
@@ -117,8 +125,10 @@ def _kep_link(ident: str) -> str:
 
 
 def kep_yaml_url(web_url: str, revision: str, path: str) -> str:
-    """Link to a kep.yaml at ``revision`` (a commit SHA); ``""`` when there is no revision or path."""
-    return f"{web_url.rstrip('/')}/blob/{revision}/{path}" if revision and path else ""
+    """Link to a kep.yaml at ``revision`` (a commit SHA); ``""`` when there is no revision or path. Both are
+    percent-encoded (``/`` kept), so an upstream directory name holding ``|``, a space or ``)`` cannot break
+    the link or the table it sits in."""
+    return f"{web_url.rstrip('/')}/blob/{quote(revision, safe='')}/{quote(path)}" if revision and path else ""
 
 
 def summary(changes: Sequence[Change]) -> str:
@@ -135,7 +145,8 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
            involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
            max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None,
            callouts: Sequence[Section] = (), extra: Sequence[Section] = (), report_problems: int | None = None,
-           front_matter: Sequence[tuple[str, str, str, str]] = ()) -> Changelog:
+           front_matter: Sequence[tuple[str, str, str, str]] = (), generated: Sequence[str] = (),
+           gate_findings: Sequence[Discrepancy] | None = None) -> Changelog:
     """Build the changelog for one run.
 
     ``changes``: every Change (applied and report-only); ``problems``: rows
@@ -151,14 +162,17 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     listed once each, sorted, with a line saying how many the JSON report holds
     (``report_problems``, when given), how many the table shows, how many are flags shown next to their
     changes and how many are in the report only (:func:`problems_intro`). ``front_matter``:
-    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed.
+    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed. ``generated``: the pages whose
+    digest section is rewritten, named in the title (:func:`title`), a "Digest" list and the commit message.
+    ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings, listed under "Needs
+    review", and each change gets a Shipped cell (:func:`shipped_cell`).
     """
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     titles = {k.path: k.title for k in snapshot.all_keps()}
     applied = [c for c in changes if c.applied]
     promoted = [c for c in applied if c.kind == "promoted"]
     demoted = [c for c in applied if c.kind == "demoted"]
-    title = f"Update KEP matrix: {summary(changes)}" if applied else "KEP matrix: no changes"
+    title = _title(changes, generated)
     head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
     sections: list[Section] = list(callouts)
     for heading, picked, noun in (("### Graduations", promoted, "graduations"), ("### Demotions", demoted, "demotions")):
@@ -181,15 +195,23 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         rows = [_change_row(c, snapshot.revision, web_url, titles.get(c.kep_path, ""))
                 + (f" {upstream_cell(c.upstream, web_url)} |" if origin else "")
                 + (f" {_evidence_cell(c, prev)} |" if notes else "")
+                + (f" {shipped_cell(c)} |" if gate_findings is not None else "")
                 for prev, c in zip([None, *applied], applied)]
+        shipped = gate_findings is not None
         sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Upstream |" if origin
-                          else "") + (" Evidence |" if notes else ""),
-                          "|---|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")],
+                          else "") + (" Evidence |" if notes else "") + (" Shipped |" if shipped else ""),
+                          "|---|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
+                          + ("---|" if shipped else "")],
                          rows, "changes"))
     if discrepancies:
         sections.append((["### Needs review", "", "Release notes and kep.yaml disagree; nothing here was applied.", "",
                           "| KEP | Release | Finding | Release note |", "|---|---|---|---|"],
                          [_review_row(d) for d in discrepancies], "discrepancies"))
+    if gate_findings:
+        sections.append((["### Needs review: feature-gate lifecycle", "",
+                          "The feature-gate list and kep.yaml disagree; nothing here was applied.", "",
+                          "| KEP | Release | Finding |", "|---|---|---|"],
+                         [_gate_row(d) for d in gate_findings], "gate findings"))
     report_only = [c for c in changes if not c.applied]
     if report_only:
         rows = [_finding_row(c, web_url) for c in report_only]
@@ -198,6 +220,9 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     if front_matter:
         rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
         sections.append((["### Front matter", ""], rows, "front matter updates"))
+    if generated:
+        sections.append((["### Digest", ""], [f"- {_cell(page)}: digest section regenerated from kep.yaml"
+                                              for page in generated], "digest pages"))
     sections += extra
     shown = sorted(set(problems) | set(involved_problems), key=lambda p: (p.path, p.key, p.message))
     if shown:
@@ -208,10 +233,20 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         sections.append((["### Problems", "", *intro, "| Where | Key | Problem |", "|---|---|---|"], rows, "problems"))
     body = _fit(head, sections, max_chars)
     message = title + "\n\n" + "\n".join(
-        f"- KEP-{c.kep} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied) + (
+        [f"- KEP-{c.kep} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied]
+        + [f"- {page}: digest section regenerated" for page in generated]) + (
         f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n" if snapshot.revision
         else "\n")
     return Changelog(title, body, safe(message))
+
+
+def _title(changes: Sequence[Change], generated: Sequence[str]) -> str:
+    """The pull request and commit title: the applied changes (:func:`summary`) and the digest when its
+    section is rewritten (``KEP matrix: update digest``); ``KEP matrix: no changes`` only when neither."""
+    digest = "update digest" if generated else ""
+    if any(c.applied for c in changes):
+        return f"Update KEP matrix: {summary(changes)}" + (f"; {digest}" if digest else "")
+    return f"KEP matrix: {digest or 'no changes'}"
 
 
 def problems_intro(total: int, shown: int, flags: int) -> str:
@@ -308,6 +343,20 @@ def _evidence_cell(c: Change, prev: Change | None = None) -> str:
     return cell
 
 
+def shipped_cell(c: Change) -> str:
+    """The Shipped cell of a change: its mark (``✓``, ``⚠``, ``·``), the gate in a code span and what the list
+    shows (:class:`bot.evidence.gates.Mark`); ``·`` alone when the change has none."""
+    m = c.shipped
+    if m is None:
+        return "·"
+    gate = f" `{m.gate}`" if m.gate else ""
+    return f"{m.mark}{gate}: {_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
+
+
+def _gate_row(d: Discrepancy) -> str:
+    return f"| {_kep_link(d.kep)} | {d.release or '-'} | {d.kind}: {_cell(d.message)} |"
+
+
 def _review_row(d: Discrepancy) -> str:
     kep = _kep_link(d.kep) if d.kep else "-"
     note = f"{_note_link(d.pr, d.url)}: {_cell(d.excerpt)}" if d.pr else "-"
@@ -319,12 +368,15 @@ table_cell, kep_link = _cell, _kep_link
 
 
 def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
-    if c.kind == "missing-upstream":
+    if c.kind == "pending":
+        what = (f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}: pending {c.pending} "
+                f"(written once {c.pending} has shipped; `promote_when: released`)")
+    elif c.kind == "missing-upstream":
         what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
     elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
         by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
-        what = (f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**{by}; row left as is "
-                "(`renames: apply` rewrites the KEP cell)")
+        why = "; ".join(_cell(f) for f in c.flags) or "`renames: apply` rewrites the KEP cell"
+        what = f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**{by}; row left as is ({why})"
     else:
         what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}{_flags(c)}"
     return f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {what} |"
@@ -392,6 +444,12 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
             item["evidence"] = [e._asdict() for e in c.evidence if not e.ambiguous]
             item["ambiguous_evidence"] = [e._asdict() for e in c.evidence if e.ambiguous]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
+    if any(c.shipped is not None for c in changes):
+        for item, c in zip(out["changes"], changes):
+            item["shipped"] = c.shipped._asdict() if c.shipped is not None else None
+    for item, c in zip(out["changes"], changes):
+        if c.pending:
+            item["pending"] = c.pending
     if provenance is not None:
         for item, c in zip(out["changes"], changes):
             item["upstream"] = c.upstream.as_json() if c.upstream is not None else None

@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--release-notes", metavar="SRC",
                          help="release notes as evidence: a directory of release-notes-1.NN.json or "
                               "github:OWNER/REPO@REF (overrides release_notes.source)")
+        cmd.add_argument("--gate-lifecycle", metavar="SRC",
+                         help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
+                              "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)")
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -157,6 +160,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
         data["publish"] = args.publish
     if getattr(args, "release_notes", None) is not None:
         data.setdefault("release_notes", {})["source"] = args.release_notes
+    if getattr(args, "gate_lifecycle", None) is not None:
+        data.setdefault("gate_lifecycle", {})["source"] = args.gate_lifecycle
     if getattr(args, "wiki", None) is not None:
         if not args.wiki.strip():
             raise UsageError("--wiki '': empty; name the wiki directory")

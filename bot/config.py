@@ -71,6 +71,8 @@ class ColumnsConfig(_Strict):
     beta: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["beta"]))
     stable: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["stable"]))
     feature_gates: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["feature_gates"]))
+    #: The Shipped column, written only with ``gate_lifecycle.column: true``.
+    shipped: list[str] = Field(default_factory=lambda: ["Shipped"])
 
 
 def _relative_page(page: str) -> str:
@@ -261,6 +263,30 @@ class ReleaseNotesConfig(_Strict):
     review: Literal["page", "all"] = "page"
 
 
+class GateLifecycleConfig(_Strict):
+    """The feature-gate lifecycle (``versioned_feature_list.yaml``): a file, a directory of lists named by
+    release (``1.33.yaml``), or ``github:kubernetes/kubernetes`` (each ``release-1.NN`` branch a run needs);
+    ``""`` (default) turns it off.
+
+    ``promote_when``: ``always`` (default) writes a stage promotion or a new milestone as soon as kep.yaml
+    says it; ``released`` only once the release that carries it has shipped (its gate list exists or, with
+    release notes read, its notes are final), listing it as "pending v1.NN" until then. ``column``: write the
+    owned Shipped column (header ``columns.shipped``, default ``Shipped``).
+    """
+
+    source: str = ""
+    promote_when: Literal["always", "released"] = "always"
+    column: bool = False
+
+    @field_validator("promote_when")
+    @classmethod
+    def _needs_source(cls, when: str, info: ValidationInfo) -> str:
+        if when == "released" and not info.data.get("source"):
+            raise PydanticCustomError("needs_source", "released needs gate_lifecycle.source (the gate lists tell "
+                                      "which releases shipped)", {})
+        return when
+
+
 class ProvenanceConfig(_Strict):
     """Upstream provenance of each change (the commit and pull request that set the new value).
 
@@ -274,7 +300,8 @@ class ProvenanceConfig(_Strict):
 
 class DigestConfig(_Strict):
     """Opt-in generated digest page: ``page`` (relative to the wiki) gets the KEPs of ``sig`` that reached a
-    stage within releases ``from``..``to``, rewritten between the digest markers on every sync."""
+    stage within releases ``from``..``to``, rewritten between the digest markers on every sync. ``page`` may
+    be one of ``wiki.pages``: its rows outside the section are synced too (:func:`bot.plan.plan_sync`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -325,6 +352,7 @@ class Config(_Strict):
     pull_request: PullRequestConfig = Field(default_factory=PullRequestConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     release_notes: ReleaseNotesConfig = Field(default_factory=ReleaseNotesConfig)
+    gate_lifecycle: GateLifecycleConfig = Field(default_factory=GateLifecycleConfig)
     audit: AuditConfig = Field(default_factory=AuditConfig)
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     renames: Literal["report", "apply"] = "report"
@@ -380,6 +408,13 @@ class Config(_Strict):
             raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
                                       "page is read-only for kep-sync, name a page that is not synced",
                                       {"page": shown(coverage.page), "key": "coverage.page"})
+        digest = _sibling(info, "digest.page")
+        if coverage.page is not None and digest is not None and digest.page and same_page(coverage.page,
+                                                                                            [digest.page]):
+            raise PydanticCustomError("pages_overlap", "{page} is also digest.page; the coverage page is read-only "
+                                      "for kep-sync and the digest page is written, so they must be different "
+                                      "files: name another page",
+                                      {"page": shown(coverage.page), "key": "coverage.page"})
         return coverage
 
     @field_validator("publish")
@@ -410,7 +445,12 @@ class Config(_Strict):
 
     def aliases(self) -> dict[str, tuple[str, ...]]:
         """Column aliases as ``{role: (header, ...)}`` for :func:`bot.wiki.matrix.parse_page`."""
-        return {role: tuple(names) for role, names in self.columns.model_dump().items()}
+        return {role: tuple(names) for role, names in self.columns.model_dump().items()
+                if role != "shipped" or self.shipped_column()}
+
+    def shipped_column(self) -> bool:
+        """True when the Shipped column is owned: ``gate_lifecycle.column`` with a ``gate_lifecycle.source``."""
+        return self.gate_lifecycle.column and bool(self.gate_lifecycle.source)
 
 
 #: Plain words for pydantic's error types (``err["type"]``); ``{got}`` is the value given.
@@ -476,7 +516,7 @@ def error_message(err: dict) -> str:
         return f"{got}: expected OWNER/NAME of a GitHub repository"
     msg = err["msg"].removeprefix("Value error, ")
     if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
-                "needs_coverage") or got in msg:
+                "needs_coverage", "pages_overlap") or got in msg:
         return msg
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")

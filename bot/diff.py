@@ -27,7 +27,7 @@ on the change (``Change.flags``), report-only.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
 from bot.model import consistency
@@ -43,19 +43,21 @@ from bot.model.kep import (
     normalize_milestone,
 )
 from bot.history.provenance import upstream_of
-from bot.history.renames import Rename, renamed_cell
+from bot.history.renames import Rename, renamed_cell, unplain_dir
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
 from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, known_word,
                              owned_value, page_reading, render_gates, render_row, same_value, spelled)
-from bot.wiki.tables import replace_cell, split_row
+from bot.wiki.tables import fill_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order; ``added`` is a new row appended by ``candidates.add_to`` (field ``row``).
 KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "added", "gates", "renamed",
-         "missing-upstream")
+         "missing-upstream", "shipped", "pending")
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 #: How a flag that marks a released milestone rewritten starts (:attr:`Change.flags`).
 RELEASED_FLAG = "rewrites a released milestone"
+#: How the flag of a ``renamed`` finding that ``renames: apply`` refused starts (:attr:`Change.flags`).
+RENAME_REFUSED_FLAG = "not applied"
 
 
 class Change(NamedTuple):
@@ -70,7 +72,10 @@ class Change(NamedTuple):
     ``evidence`` release-note entries; ``upstream`` the
     :class:`bot.history.provenance.Upstream` commit that set the new value (``None`` when unknown);
     ``flags`` report-only remarks a reviewer must see next to this change (a
-    released milestone rewritten, the kep.yaml contradicting itself), one line each.
+    released milestone rewritten, the kep.yaml contradicting itself), one line each;
+    ``shipped`` the feature-gate lifecycle's :class:`bot.evidence.gates.Mark` (``None`` without a gate
+    lifecycle); ``pending`` the release (``v1.36``) a promotion or new milestone waits for
+    (``promote_when: released``; kind ``pending``, not applied), else ``""``.
     """
 
     kep: str
@@ -85,6 +90,8 @@ class Change(NamedTuple):
     evidence: tuple = ()
     upstream: object = None
     flags: tuple[str, ...] = ()
+    shipped: object = None
+    pending: str = ""
 
 
 class PageDiff(NamedTuple):
@@ -112,14 +119,16 @@ def _row_id(row: MatrixRow) -> str:
 
 def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
               only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
-              apply_renames: bool = False) -> PageDiff:
+              apply_renames: bool = False, hold: Callable[[Kep, Change], str] | None = None) -> PageDiff:
     """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
 
     ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
     directories renamed upstream (:func:`bot.history.renames.renamed_dirs`); a
     row whose slug names the old directory of its KEP gets a ``renamed`` change
     (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
-    own style, and the row then synced) only with ``apply_renames``. Returns a
+    own style, and the row then synced) only with ``apply_renames``. ``hold(kep, change)``: the release an
+    applied change waits for (``""``: none); such a change is kept report-only, kind ``pending``, its cell
+    unchanged (:func:`bot.evidence.gates.pending_release`, ``promote_when: released``). Returns a
     :class:`PageDiff` whose ``lines`` equal ``page.lines`` except rewritten rows.
     """
     lines = list(page.lines)
@@ -155,10 +164,13 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         rename = (renames or {}).get((row.number, row.slug.casefold())) if row.slug else None
         renamed = rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
         if renamed:
+            odd = unplain_dir(kep.path)
+            flags = (f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
+                     "'-', '_', '.'); KEP cell kept",) if odd and apply_renames else ()
             changes.append(Change(kep_id(snapshot, kep), page.path, row.line + 1, "kep", f"{row.number}-{row.slug}",
-                                  f"{kep.number}-{kep.slug}", "renamed", apply_renames, kep.path,
-                                  upstream=upstream_of(rename.commit)))
-            if not apply_renames:
+                                  f"{kep.number}-{kep.slug}", "renamed", apply_renames and not flags, kep.path,
+                                  upstream=upstream_of(rename.commit), flags=flags))
+            if not apply_renames or flags:
                 continue
         elif row.slug and not slug_matches(kep.slug, row.slug):
             problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
@@ -167,6 +179,8 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
             continue
         involved[kep.path] = kep
         row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress)
+        if hold is not None:
+            row_changes, updates = held(row_changes, updates, kep, hold)
         changes.extend(row_changes)
         problems.extend(Problem(page.path, where, m) for m in row_problems)
         problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {field} shown as "
@@ -181,12 +195,27 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
     return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
 
 
+def held(changes: list[Change], updates: dict[str, str], kep: Kep, hold: Callable[[Kep, Change], str]
+         ) -> tuple[list[Change], dict[str, str]]:
+    """One row's ``changes`` and cell ``updates`` with each applied change ``hold`` names a release for turned
+    into a report-only ``pending`` change (``Change.pending`` that release) and its update dropped."""
+    out, kept = [], dict(updates)
+    for c in changes:
+        release = hold(kep, c) if c.applied else ""
+        if release:
+            kept.pop(c.field, None)
+            c = c._replace(applied=False, kind="pending", pending=release)
+        out.append(c)
+    return out, kept
+
+
 def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -> str:
     """``line`` (the row, maybe already rewritten) with its KEP cell pointing at the renamed directory."""
     column = [c.start for c in split_row(original)].index(row.cells["kep"].start)
     cell = split_row(line)[column]
     old_dir = rename.old.rsplit("/", 1)[0]
-    return replace_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path))
+    width, align = row.layout.get("kep", (None, "left"))
+    return fill_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path), width, align)
 
 
 def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None

@@ -15,11 +15,13 @@ from typing import NamedTuple
 
 from bot import changelog as changelog_mod
 from bot.changelog import Changelog
-from bot.config import Config
+from bot.config import Config, same_page
 from bot.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
-from bot.evidence import Discrepancy, releases_needed
+from bot.evidence import Discrepancy, released, releases_needed
 from bot.evidence import review as review_notes
+from bot.evidence import gates as gates_mod
+from bot.model.gates import Lifecycle
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
 from bot.evidence.notes import ReleaseNotes, with_missing
@@ -29,6 +31,7 @@ from bot.history.provenance import History, attach, change_field, shallow_proble
 from bot.history.renames import Rename
 from bot.tracking import Tracking, options_from, track
 from bot.tracking import render as tracking_render
+from bot.wiki import frontmatter
 from bot.wiki.matrix import MatrixPage, parse_page
 
 
@@ -48,7 +51,9 @@ class PageResult(NamedTuple):
 
 class SyncPlan(NamedTuple):
     """Everything one run decided: the ``snapshot``, each page's result, all ``changes``,
-    the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``."""
+    the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``;
+    ``generated``: ``(page, section text)`` of each digest section this plan rewrites (bytes no
+    :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them)."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -57,6 +62,7 @@ class SyncPlan(NamedTuple):
     changelog: Changelog
     report: dict
     discrepancies: tuple[Discrepancy, ...] = ()
+    generated: tuple[tuple[str, str], ...] = ()
 
     def changed_pages(self) -> dict[str, bytes]:
         """``{path: new bytes}`` of the pages whose bytes differ."""
@@ -76,41 +82,13 @@ def decode_page(path: str, data: bytes, key: str = "") -> str:
         raise WikiError(f"{path}: {why}; page not touched") from None
 
 
-def front_matter_value(lines: list[str], key: str) -> str | None:
-    """The value of ``key:`` in a leading ``---`` front matter block (stripped, ``\\r`` dropped); ``None``
-    when there is no block or no such key (then :func:`set_front_matter_date` changes nothing)."""
-    if not lines or lines[0].rstrip("\r") != "---":
-        return None
-    for line in lines[1:]:
-        bare = line.rstrip("\r")
-        if bare == "---":
-            return None
-        if bare.startswith(f"{key}:"):
-            return bare[len(key) + 1:].strip()
-    return None
-
-
-def set_front_matter_date(lines: list[str], key: str, today: str) -> list[str]:
-    """Set ``key: today`` inside a leading ``---`` front matter block, keeping ``\\r``; no block, no change."""
-    if not lines or lines[0].rstrip("\r") != "---":
-        return lines
-    out = list(lines)
-    for i in range(1, len(out)):
-        bare = out[i].rstrip("\r")
-        if bare == "---":
-            break
-        if bare.startswith(f"{key}:"):
-            out[i] = f"{key}: {today}" + ("\r" if out[i].endswith("\r") else "")
-            break
-    return out
-
-
 def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               only: Collection[int] | None = None, today: str | None = None,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
               history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False) -> SyncPlan:
+              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False,
+              gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
 
@@ -130,37 +108,43 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     ``upstream`` and the report a ``provenance`` block; ``None``: no provenance.
     ``renames``: KEP directories renamed upstream
     (:func:`bot.history.renames.renamed_dirs`), applied per ``config.renames``.
-    The ``digest.page`` (when given in ``pages`` and not a ``wiki.pages`` entry)
-    gets its digest section rewritten (:func:`digest_page`). ``review_rows``: the
+    The ``digest.page`` (when given in ``pages``) gets its digest section rewritten (:func:`digest_page`);
+    when it is also a ``wiki.pages`` entry, its rows outside the section are synced as on any matrix page
+    and the section is rewritten last, in the same bytes (:func:`_with_digest`). ``review_rows``: the
     release-note review covers the KEP of every row, not only the changed ones
-    (``kep-sync audit``, :func:`bot.audit.plan_audit`).
+    (``kep-sync audit``, :func:`bot.audit.plan_audit`). ``gates``: the feature-gate lifecycle, or a loader
+    called once with the releases the pages' KEPs name (:func:`bot.sync.gate_lifecycle_loader`); each
+    change then carries its Shipped mark, the gate findings join "Needs review", ``promote_when: released``
+    holds promotions whose release has not shipped, and ``gate_lifecycle.column`` writes the Shipped
+    column (:mod:`bot.evidence.gates`); ``None``: none of that.
     """
     results: list[PageResult] = []
     changes: list[Change] = []
     problems: list[Problem] = []
     numbers: set[int] = set()
     parsed: list[MatrixPage] = []
-    dated: list[tuple[str, str, str, str]] = []  # front_matter.date_key updates: (page, key, old, new)
+    lifecycle = _gate_lifecycle(config, snapshot, pages, gates)
+    hold = _hold(config, lifecycle, release_notes)
     for path, data in pages.items():
-        if path == config.digest.page and path not in config.wiki.pages:
+        digest = _is_digest(config, path)
+        if digest and not same_page(path, config.wiki.pages):
             results.append(digest_page(config, snapshot, path, data, problems))
             continue
-        if config.coverage.page and posixpath.normpath(path) == posixpath.normpath(config.coverage.page):
+        if config.coverage.page and same_page(path, [config.coverage.page]):
             continue  # the read-only coverage page: input of the tracking stage only, never a page to write
-        page = parse_page(path, decode_page(path, data), config.aliases())
+        # Every stage below reads the matrix page as _matrix_text gives it (old bytes too, so "changed"
+        # means rows); on the digest page, _with_digest fills the emptied section last.
+        text = _matrix_text(config, path, data)
+        page = parse_page(path, text, config.aliases())
         parsed.append(page)
         numbers.update(row.number for row in page.rows)
         numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
-                         renames=renames, apply_renames=config.renames == "apply")
-        lines = diff.lines
-        if config.front_matter.date_key and today and any(c.applied for c in diff.changes):
-            key = config.front_matter.date_key
-            before = front_matter_value(lines, key)
-            lines = set_front_matter_date(lines, key, today)
-            if before is not None and before != today:
-                dated.append((path, key, before, today))
-        results.append(PageResult(path, data, "\n".join(lines).encode("utf-8"), diff))
+                         renames=renames, apply_renames=config.renames == "apply", hold=hold)
+        if lifecycle is not None and config.shipped_column():
+            lines, column = gates_mod.shipped_column(page, diff.lines, snapshot, lifecycle, snapshot.all_keps())
+            diff = diff._replace(changes=diff.changes + column, lines=lines)
+        results.append(PageResult(path, text.encode("utf-8"), "\n".join(diff.lines).encode("utf-8"), diff))
         changes += diff.changes
         problems += diff.problems
     if only is not None:
@@ -182,6 +166,10 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                               scope=config.release_notes.review, page_keps=list(on_pages.values()))
         changes, found = review.changes, review.discrepancies
         problems += release_notes.problems
+    gate_found: list[Discrepancy] | None = None
+    if lifecycle is not None:
+        changes, gate_found = _review_gates(snapshot, results, changes, lifecycle, only, review_rows)
+        problems += lifecycle.problems
     origin: dict | None = None
     if history is not None:
         wanted: dict[str, set[str]] = {}
@@ -193,31 +181,87 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         changes, origin = attach(changes, history(wanted, proposed) if callable(history) else history, current)
         if origin.get("shallow"):
             problems = problems + [shallow_problem(origin["shallow"])]
-    tracking = _track(config, snapshot, parsed, changes, results, pages, today, only)
+    tracking = _track(config, snapshot, parsed, changes, results, pages, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
+    matrix = {p.path for p in parsed}
+    results, dated = _date_pages(config, results, matrix, today, problems)
+    results = [_with_digest(config, snapshot, r, pages[r.path], problems)
+               if r.path in matrix and _is_digest(config, r.path) else r for r in results]
     changes = changes + tracking.changes
     problems = problems + tracking.problems
+    generated = _generated(config, results)
     touched = {c.kep_path for c in changes}
     involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
     report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
                                   provenance=origin)
+    if lifecycle is not None:
+        report["gate_lifecycle"] = gate_report(lifecycle, gate_found or [])
     log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
                                web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars,
                                callouts=tracking_render.callouts(tracking),
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
                                                               config.candidates.limit),
-                               report_problems=len(report["problems"]), front_matter=dated)
+                               report_problems=len(report["problems"]), front_matter=dated,
+                               generated=[page for page, _ in generated],
+                               **({"gate_findings": gate_found} if lifecycle is not None else {}))
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
-    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()))
+    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
+
+
+def _gate_lifecycle(config: Config, snapshot: Snapshot, pages: dict[str, bytes],
+                    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None) -> Lifecycle | None:
+    """``gates``, or what its loader gives for the releases the milestones of the pages' KEPs name."""
+    if gates is None or isinstance(gates, Lifecycle):
+        return gates
+    numbers = set()
+    for path, data in pages.items():
+        if path in config.wiki.pages:
+            numbers |= {row.number for row in parse_page(path, _matrix_text(config, path, data), config.aliases()).rows}
+    return gates(releases_needed(k for k in snapshot.all_keps() if k.number in numbers))
+
+
+def _hold(config: Config, lifecycle: Lifecycle | None,
+          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable | None:
+    """The ``hold`` of :func:`bot.diff.diff_page` for ``promote_when: released``: releases shipped per the gate
+    lists, and per release notes already read (every release with notes but the newest); ``None`` otherwise."""
+    if lifecycle is None or config.gate_lifecycle.promote_when != "released":
+        return None
+    shipped = set(lifecycle.shipped)
+    if isinstance(notes, ReleaseNotes):
+        shipped |= released(notes.available)
+    return lambda kep, change: gates_mod.pending_release(kep, change, shipped)
+
+
+def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[Change], lifecycle: Lifecycle,
+                  only: Collection[int] | None, review_rows: bool) -> tuple[list[Change], list[Discrepancy]]:
+    """``changes`` with their Shipped marks, and the gate findings of the KEPs of every row (``review_rows``)
+    or of the changed ones."""
+    on_pages = {k.path: k for r in results for k in r.diff.keps}
+    js = gates_mod.joins(on_pages.values(), snapshot.all_keps(), lifecycle)
+    if review_rows:
+        scope = [k for k in on_pages.values() if only is None or k.number in only]
+    else:
+        scope = [on_pages[p] for p in dict.fromkeys(c.kep_path for c in changes if c.applied) if p in on_pages]
+    found = gates_mod.findings(scope, js, lifecycle, {k.path: kep_id(snapshot, k) for k in scope})
+    return gates_mod.attach_marks(changes, on_pages, js, lifecycle), found
+
+
+def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict:
+    """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
+    ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
+    ``message``)."""
+    return {"source": lifecycle.source,
+            "lists": [{"where": gl.where, "release": gl.release, "newest": gl.newest, "revision": gl.revision}
+                      for gl in lifecycle.lists],
+            "findings": [{k: d._asdict()[k] for k in ("kind", "kep", "kep_path", "release", "message")}
+                         for d in found]}
 
 
 def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
-           results: list[PageResult], pages: dict[str, bytes], today: str | None,
-           only: Collection[int] | None = None) -> Tracking:
+           results: list[PageResult], pages: dict[str, bytes], only: Collection[int] | None = None) -> Tracking:
     """The tracking stage (:func:`bot.tracking.track`) for this plan, with ``Tracking.lines`` turned into
-    page bytes (front matter date set when rows were added and ``front_matter.date_key`` is set). A
-    ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an earlier name for
-    the same file, :func:`bot.wiki.backends.directory.read_wiki_pages`) is a problem."""
+    page bytes. A ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an
+    earlier name for the same file, :func:`bot.wiki.backends.directory.read_wiki_pages`) is a problem."""
     coverage = None
     if config.coverage.page:
         found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
@@ -230,24 +274,82 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
         tracking = tracking._replace(problems=[*tracking.problems, Problem(
             add.page, "candidates.add_to.page", "the same file as an earlier wiki.pages entry, which is read and "
             "written under that name; no rows added (name that entry in candidates.add_to.page)")])
-    out = {}
-    for path, new in tracking.lines.items():
-        if config.front_matter.date_key and today and new != lines[path]:
-            new = set_front_matter_date(new, config.front_matter.date_key, today)
-        out[path] = "\n".join(new).encode("utf-8")
-    return tracking._replace(lines=out)
+    return tracking._replace(lines={path: "\n".join(new).encode("utf-8") for path, new in tracking.lines.items()})
+
+
+def _date_pages(config: Config, results: list[PageResult], matrix: Collection[str], today: str | None,
+                problems: list[Problem]) -> tuple[list[PageResult], list[tuple[str, str, str, str]]]:
+    """``results`` with ``front_matter.date_key`` set to ``today`` on each ``matrix`` page whose bytes this
+    run changed (rows rewritten or added), and ``(page, key, old, new)`` of each date written; a date
+    kept because its format is unknown (:func:`bot.wiki.frontmatter.set_date`) is added to ``problems``."""
+    key = config.front_matter.date_key
+    if not key or not today:
+        return results, []
+    out, dated = [], []
+    for r in results:
+        if r.path in matrix and r.changed:
+            update = frontmatter.set_date(r.new.decode("utf-8").split("\n"), key, today)
+            if update.problem:
+                problems.append(Problem(r.path, "front_matter.date_key", update.problem))
+            if update.new:
+                dated.append((r.path, key, update.old, update.new))
+                r = r._replace(new="\n".join(update.lines).encode("utf-8"))
+        out.append(r)
+    return out, dated
+
+
+def _matrix_text(config: Config, path: str, data: bytes) -> str:
+    """A matrix page's bytes ``data`` as the text its rows are read from: on the ``digest.page`` the lines of
+    the digest section are emptied (:func:`bot.history.digest.blank_section`), as its generated tables are
+    no rows of the page. Raises :class:`WikiError` when ``data`` is not UTF-8."""
+    text = decode_page(path, data)
+    return digest_mod.blank_section(text) if _is_digest(config, path) else text
+
+
+def _is_digest(config: Config, path: str) -> bool:
+    """True when the wiki-relative ``path`` is the ``digest.page`` (``./d.md`` is ``d.md``)."""
+    return bool(config.digest.page) and same_page(path, [config.digest.page])
+
+
+def _generated(config: Config, results: list[PageResult]) -> tuple[tuple[str, str], ...]:
+    """``(page, section text)`` of the digest page when this plan changes its digest section
+    (:attr:`SyncPlan.generated`); ``()`` when it keeps it."""
+    def section(data: bytes) -> str:
+        return digest_mod.section_text(data.decode("utf-8"))
+
+    return tuple((r.path, section(r.new)) for r in results
+                 if _is_digest(config, r.path) and section(r.old) != section(r.new))
 
 
 def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
-    """The ``digest.page`` with its section rewritten (:func:`bot.history.digest.rewrite_section`) from
-    ``snapshot``; a page without one pair of markers outside code is reported in ``problems`` and kept
-    byte-identical."""
-    d = config.digest
+    """The ``digest.page`` with its section rewritten (:func:`_rewritten_digest`); a page without one pair
+    of markers outside code is reported in ``problems`` and kept byte-identical."""
     text = decode_page(path, data)
-    block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
-                                       snapshot.revision, config.links.enhancements, snapshot.source)
-    new = digest_mod.rewrite_section(text, block)
+    new = _rewritten_digest(config, snapshot, text)
     if new is None:
         problems.append(Problem(path, "digest.page", str(digest_mod.section_span(text))))
         new = text
     return PageResult(path, data, new.encode("utf-8"), PageDiff([], [], [], new.split("\n")))
+
+
+def _with_digest(config: Config, snapshot: Snapshot, result: PageResult, data: bytes,
+                 problems: list[Problem]) -> PageResult:
+    """A matrix page's ``result`` (read with its digest section emptied) with the section rewritten in its
+    new bytes (:func:`_rewritten_digest`) and ``data``, the page as read, put back as its old bytes. A page
+    without one pair of markers outside code (never emptied) keeps its synced rows; ``problems`` gets why."""
+    text = result.new.decode("utf-8")
+    new = _rewritten_digest(config, snapshot, text)
+    if new is None:
+        why = digest_mod.matrix_page_why(str(digest_mod.section_span(text)))
+        problems.append(Problem(result.path, "digest.page", why))
+        new = text
+    return result._replace(old=data, new=new.encode("utf-8"))
+
+
+def _rewritten_digest(config: Config, snapshot: Snapshot, text: str) -> str | None:
+    """``text`` with its digest section rewritten (:func:`bot.history.digest.rewrite_section`) from
+    ``snapshot`` per ``config.digest``; ``None`` when it has no one pair of markers outside code."""
+    d = config.digest
+    block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
+                                       snapshot.revision, config.links.enhancements, snapshot.source)
+    return digest_mod.rewrite_section(text, block)

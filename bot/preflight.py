@@ -48,9 +48,29 @@ def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]
             problems += wiki or _tracking_problems(config, ok)  # the tracking checks read every page
         if ok("digest", "wiki.pages"):
             problems += _digest_problems(config)
+        if ok("wiki.pages", "coverage", "digest"):
+            problems += same_files(config)
     if config.release_notes.source and ok("release_notes.source"):
         problems += _notes_problems(config.release_notes.source)
+    if config.gate_lifecycle.source and ok("gate_lifecycle.source"):
+        problems += gate_problems(config.gate_lifecycle.source)
     return problems
+
+
+def gate_problems(value: str) -> list[str]:
+    """A local gate-lifecycle source read as a run reads it: the form, each list file (exists, UTF-8, YAML, a
+    list of gates; the error names the file and line), and every malformed entry (``file line N: why``).
+    A ``github:`` source is only parsed."""
+    from bot.sources.gate_lifecycle import load_gate_lifecycle, parse_gate_source
+
+    try:
+        if parse_gate_source(value).kind == "github":
+            return []
+        lc = load_gate_lifecycle(value, Path("."))
+    except KepSyncError as exc:
+        return [f"gate_lifecycle.source: {str(exc).removeprefix('gate_lifecycle.source (--gate-lifecycle) ')}"
+                .replace("--gate-lifecycle ", "", 1)]
+    return [f"gate_lifecycle.source: {p.path} {p.key}: {p.message}" for p in lc.problems]
 
 
 def _sigs_problems(config: Config) -> list[str]:
@@ -152,18 +172,60 @@ def _tracking_problems(config: Config, ok=lambda *keys: True) -> list[str]:
 
 
 def _digest_problems(config: Config) -> list[str]:
-    """``digest.page`` (when set and not one of ``wiki.pages``) exists, is UTF-8 and has one pair of digest
+    """``digest.page`` (when set; a ``wiki.pages`` entry too) exists, is UTF-8 and has one pair of digest
     markers outside code."""
-    from bot.history.digest import section_span
+    from bot.history.digest import matrix_page_why, section_span
 
     page = config.digest.page
-    if not page or same_page(page, config.wiki.pages):
+    if not page:
         return []
     text, why = _read_text(Path(config.wiki.dir).expanduser() / page)
     span = section_span(text) if not why else ()
     if isinstance(span, str):
-        why = span
+        why = matrix_page_why(span) if same_page(page, config.wiki.pages) else span
     return [f"digest.page {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"] if why else []
+
+
+def same_files(config: Config) -> list[str]:
+    """One line per setting naming a file under ``wiki.dir`` (symbolic links resolved) that an earlier
+    setting names in a way kep-sync cannot share (``[]`` when none): ``coverage.page`` (read-only) is no
+    other page; ``digest.page`` (rewritten between its markers) may be a ``wiki.pages`` entry only by its
+    own name (``./m.md`` is ``m.md``), not through a link, as one page is read and written once. Two
+    ``wiki.pages`` entries may name one file. Paths that cannot be resolved are left to the other checks."""
+    root = Path(config.wiki.dir).expanduser()
+    named = [(f"wiki.pages[{i}]", page) for i, page in enumerate(config.wiki.pages)]
+    named += [(key, page) for key, page in (("coverage.page", config.coverage.page),
+                                             ("digest.page", config.digest.page)) if page]
+    seen: dict[Path, list[tuple[str, str]]] = {}
+    problems = []
+    for key, page in named:
+        try:
+            real = (root / page).resolve()
+        except (OSError, RuntimeError):  # a loop of links, a name too long: reported where the page is read
+            continue
+        earlier = seen.setdefault(real, [])
+        clash = next((other for other in earlier if not _may_share((key, page), other)), None)
+        if clash is not None:
+            problems.append(f"{key} {shown(page)}: the same file as {clash[0]} {shown(clash[1])} ({shown(str(real))}); "
+                            f"{_ROLES[_role(key)]} and {_ROLES[_role(clash[0])]}, so name two different files")
+        earlier.append((key, page))
+    return problems
+
+
+def _may_share(one: tuple[str, str], other: tuple[str, str]) -> bool:
+    """True when two ``(key, page)`` settings naming one file are fine: two ``wiki.pages`` entries, or a
+    ``wiki.pages`` entry and ``digest.page`` naming the page by the same path."""
+    roles = {_role(one[0]), _role(other[0])}
+    return roles == {"wiki.pages"} or (roles == {"wiki.pages", "digest.page"} and same_page(one[1], [other[1]]))
+
+
+#: What kep-sync does with each kind of page, for :func:`same_files`.
+_ROLES = {"wiki.pages": "the rows of wiki.pages are synced", "coverage.page": "the coverage page is read-only",
+          "digest.page": "the digest page is rewritten between its markers"}
+
+
+def _role(key: str) -> str:
+    return key.split("[", 1)[0]
 
 
 def _read_text(path: Path) -> tuple[str, str]:

@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 
 try:  # works whether or not ``tests`` is importable as a package
+    from tests import fakegithub, github_conformance
     from tests.fakegithub import FakeGitHub
 except ImportError:  # pragma: no cover
+    import fakegithub
+    import github_conformance
     from fakegithub import FakeGitHub
+
+#: Answers of the fake GitHub checked against GitHub's description this session (printed at the end).
+CONFORMANCE = {"answers": 0}
 
 
 @pytest.fixture
@@ -18,6 +24,27 @@ def fake_github():
     """A running FakeGitHub server on 127.0.0.1 (stopped after the test)."""
     with FakeGitHub() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def github_conformance_check():
+    """Every exchange of every FakeGitHub started by the test matches GitHub's description
+    (tests/github_conformance.py): the test errors in teardown, listing the first 20 faults."""
+    first = len(fakegithub.STARTED)
+    yield
+    servers = fakegithub.STARTED[first:]
+    del fakegithub.STARTED[first:]
+    exchanges = [e for server in servers for e in server.exchanges]
+    CONFORMANCE["answers"] += len(exchanges)
+    faults = github_conformance.problems(exchanges)
+    assert not faults, f"{len(faults)} answers of the fake GitHub differ from GitHub's description:\n" + "\n".join(
+        faults[:20])
+
+
+def pytest_terminal_summary(terminalreporter):
+    if CONFORMANCE["answers"]:
+        terminalreporter.write_line(f"fake GitHub: {CONFORMANCE['answers']} answers checked against "
+                                    f"{github_conformance.SUBSET.relative_to(github_conformance.SUBSET.parents[2])}")
 
 
 @pytest.fixture

@@ -12,7 +12,11 @@ background thread.  Point the *real* PyGithub client at it::
 Git objects get real git SHA-1s; a fake clock (one second per event) keeps them deterministic.
 State is plain dicts/lists (guarded by ``lock``): ``repos[full_name]`` = {owner, name, id,
 default_branch, refs{"refs/heads/x": sha}, labels, pulls{number: pull}}; ``blobs``/``trees``/
-``commits`` by sha; ``comments`` by id; ``requests`` = [(method, path, status)]; ``auth_headers``.
+``commits`` by sha; ``comments`` by id; ``requests`` = [(method, path, status)]; ``exchanges`` = every
+answer as an :class:`Exchange`; ``auth_headers``.
+
+Answers are shaped as GitHub's REST description types them (tests/github_conformance.py checks each one
+in every test): lists carry the list schema (``pull-request-simple``, not ``pull-request``).
 
 Auth: any unknown token is the user ``user_login``; tokens minted by ``POST /app/installations/
 {id}/access_tokens`` act as ``<app_slug>[bot]`` and their commits are ``verification.verified``;
@@ -27,6 +31,7 @@ import json
 import re
 import threading
 from datetime import datetime, timedelta, timezone
+from typing import NamedTuple
 
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Map, Rule
@@ -34,14 +39,41 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 _EPOCH = 1_700_000_000
+_DOCS = "https://docs.github.com/rest"
 _MODES = {"100644", "100755", "040000", "160000", "120000"}
-_ROUTES: list[tuple[str, str, str]] = []  # (methods, rule, handler name), filled by @_route
+ROUTES: list[tuple[str, str, str]] = []  # (methods, rule, handler name), filled by @_route
+STARTED: list[FakeGitHub] = []  # every server started in this process, in order (tests/conftest.py checks them)
+
+
+class Exchange(NamedTuple):
+    """One request and the fake's answer; ``body``: the answer decoded from JSON (None when empty or not JSON)."""
+
+    method: str
+    path: str
+    status: int
+    body: object
+
+
+_USER_LINKS = dict(followers="followers", following="following{/other_user}", gists="gists{/gist_id}",
+                   starred="starred{/owner}{/repo}", subscriptions="subscriptions", organizations="orgs",
+                   repos="repos", events="events{/privacy}", received_events="received_events")
+_REPO_LINKS = dict(
+    forks="forks", keys="keys{/key_id}", collaborators="collaborators{/collaborator}", teams="teams", hooks="hooks",
+    issue_events="issues/events{/number}", events="events", assignees="assignees{/user}",
+    branches="branches{/branch}", tags="tags", blobs="git/blobs{/sha}", git_tags="git/tags{/sha}",
+    git_refs="git/refs{/sha}", trees="git/trees{/sha}", statuses="statuses/{sha}", languages="languages",
+    stargazers="stargazers", contributors="contributors", subscribers="subscribers", subscription="subscription",
+    commits="commits{/sha}", git_commits="git/commits{/sha}", comments="comments{/number}",
+    issue_comment="issues/comments{/number}", contents="contents/{+path}", compare="compare/{base}...{head}",
+    merges="merges", archive="{archive_format}{/ref}", downloads="downloads", issues="issues{/number}",
+    pulls="pulls{/number}", milestones="milestones{/number}", notifications="notifications{?since,all,participating}",
+    labels="labels{/name}", releases="releases{/id}", deployments="deployments")
 
 
 def _route(methods: str, rule: str):
     """Register a handler; ``{R}`` expands to ``/repos/<owner>/<name>``."""
     def deco(fn):
-        _ROUTES.append((methods, rule.replace("{R}", "/repos/<owner>/<name>"), fn.__name__))
+        ROUTES.append((methods, rule.replace("{R}", "/repos/<owner>/<name>"), fn.__name__))
         return fn
     return deco
 
@@ -76,6 +108,12 @@ def _stable_id(text: str) -> int:
     return int(hashlib.md5(text.encode()).hexdigest()[:7], 16)
 
 
+def _json_body(resp: Response) -> object:
+    """The answer's JSON body decoded (None when it is empty or not JSON)."""
+    data = resp.get_data()
+    return json.loads(data) if data and resp.mimetype == "application/json" else None
+
+
 class _QuietHandler(WSGIRequestHandler):
     def log_request(self, *args, **kwargs):  # keep test output clean
         pass
@@ -94,13 +132,14 @@ class FakeGitHub:
         self.trees: dict[str, dict[str, tuple[str, str, str]]] = {}  # name -> (mode, type, sha)
         self.commits, self.comments = {}, {}  # sha -> commit record; id -> comment record
         self.requests: list[tuple[str, str, int]] = []
+        self.exchanges: list[Exchange] = []  # every answer, for tests/github_conformance.py
         self.auth_headers: list[str | None] = []  # never printed; tests may assert on it
         self.jwt_claims: list[dict] = []  # decoded (unverified) payloads of app JWTs seen
         self.installation_tokens: set[str] = set()
         self._faults: list[dict] = []
         self._clock, self._ids = _EPOCH, 1000
         self._server = self._thread = None
-        self._map = Map([Rule(rule, methods=m.split(), endpoint=h) for m, rule, h in _ROUTES], strict_slashes=False)
+        self._map = Map([Rule(rule, methods=m.split(), endpoint=h) for m, rule, h in ROUTES], strict_slashes=False)
         self.url = ""
 
     # ------------------------------------------------------------------ lifecycle
@@ -110,6 +149,7 @@ class FakeGitHub:
         self.url = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
+        STARTED.append(self)
         return self
 
     def stop(self) -> None:
@@ -301,11 +341,14 @@ class FakeGitHub:
         merge_base = next((c for c in head_anc if c in bs), None)
         return dict(status=status, ahead=ahead, behind=behind, merge_base=merge_base)
 
-    def _diff(self, old_tree: str | None, new_tree: str) -> list[dict]:
-        """Changed files between two trees, shaped like GitHub's ``files`` entries (no line stats)."""
+    def _diff(self, r: dict, old_tree: str | None, new_tree: str, ref: str) -> list[dict]:
+        """Changed files between two trees, shaped like GitHub's ``diff-entry`` (no line stats) at commit ``ref``."""
         old, new = self._flatten(old_tree) if old_tree else {}, self._flatten(new_tree)
+        api, web = f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}"
         return [dict(filename=p, sha=(new.get(p) or old[p])[2], additions=0, deletions=0, changes=0,
-                     status="added" if p not in old else "removed" if p not in new else "modified")
+                     status="added" if p not in old else "removed" if p not in new else "modified",
+                     blob_url=f"{web}/blob/{ref}/{p}", raw_url=f"{web}/raw/{ref}/{p}",
+                     contents_url=f"{api}/contents/{p}?ref={ref}")
                 for p in sorted(set(old) | set(new)) if old.get(p) != new.get(p)]
 
     def _head_sha(self, repo: dict, pr: dict) -> str:
@@ -318,35 +361,56 @@ class FakeGitHub:
 
     # ---------------------------------------------------------------- JSON views
     def _user(self, login: str | None) -> dict | None:
-        uid = _stable_id(login or "")
-        return login and dict(login=login, id=uid, node_id=f"U_{uid}", site_admin=False,
-                              type="Bot" if login.endswith("[bot]") else "User",
-                              url=f"{self.url}/users/{login}", html_url=f"https://github.com/{login}")
+        """A ``simple-user`` (None for no login)."""
+        if not login:
+            return None
+        uid, api = _stable_id(login), f"{self.url}/users/{login}"
+        return dict(login=login, id=uid, node_id=f"U_{uid}", gravatar_id="",
+                    avatar_url=f"https://avatars.githubusercontent.com/u/{uid}", url=api, html_url=f"https://github.com/{login}",
+                    type="Bot" if login.endswith("[bot]") else "User", site_admin=False,
+                    **{f"{key}_url": f"{api}/{tail}" for key, tail in _USER_LINKS.items()})
 
-    def _repo_json(self, r: dict) -> dict:
-        return dict(id=r["id"], node_id=f"R_{r['id']}", name=r["name"], full_name=r["full_name"], private=False,
-                    owner=self._user(r["owner"]), fork=False, archived=False, default_branch=r["default_branch"],
-                    url=f"{self.url}/repos/{r['full_name']}", html_url=f"https://github.com/{r['full_name']}",
-                    permissions=dict(admin=False, maintain=False, push=True, triage=True, pull=True))
+    def _repo_json(self, r: dict, full: bool = False) -> dict:
+        """A ``repository`` (``full``: a ``full-repository``, as ``GET /repos/{owner}/{repo}`` answers)."""
+        api, web, host = f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}", "github.com"
+        opened = sum(1 for p in r["pulls"].values() if p["state"] == "open")
+        out = dict(id=r["id"], node_id=f"R_{r['id']}", name=r["name"], full_name=r["full_name"], private=False,
+                   owner=self._user(r["owner"]), html_url=web, description=None, fork=False, url=api,
+                   **{f"{key}_url": f"{api}/{tail}" for key, tail in _REPO_LINKS.items()},
+                   git_url=f"git://{host}/{r['full_name']}.git", ssh_url=f"git@{host}:{r['full_name']}.git",
+                   clone_url=f"{web}.git", svn_url=web, mirror_url=None, homepage=None, language=None,
+                   forks_count=0, forks=0, stargazers_count=0, watchers_count=0, watchers=0, size=0,
+                   default_branch=r["default_branch"], open_issues_count=opened, open_issues=opened,
+                   has_issues=True, has_projects=True, has_wiki=True, has_pages=False, has_downloads=True,
+                   archived=False, disabled=False, license=None, visibility="public", pushed_at=_iso(self._clock),
+                   created_at=_iso(_EPOCH), updated_at=_iso(self._clock),
+                   permissions=dict(admin=False, maintain=False, push=True, triage=True, pull=True))
+        return dict(out, has_discussions=False, network_count=0, subscribers_count=0) if full else out
 
     def _git_commit_json(self, r: dict, sha: str) -> dict:
+        """A ``git-commit``."""
         c, api = self.commits[sha], f"{self.url}/repos/{r['full_name']}/git"
+        web = f"https://github.com/{r['full_name']}/commit"
         return dict(sha=sha, node_id=f"C_{sha[:12]}", url=f"{api}/commits/{sha}", message=c["message"],
-                    html_url=f"https://github.com/{r['full_name']}/commit/{sha}", author=c["author"],
-                    committer=c["committer"], comment_count=0,
+                    html_url=f"{web}/{sha}", author=c["author"], committer=c["committer"],
                     tree=dict(sha=c["tree"], url=f"{api}/trees/{c['tree']}"),
-                    parents=[dict(sha=p, url=f"{api}/commits/{p}") for p in c["parents"]],
+                    parents=[dict(sha=p, url=f"{api}/commits/{p}", html_url=f"{web}/{p}") for p in c["parents"]],
                     verification=dict(verified=c["verified"], reason="valid" if c["verified"] else "unsigned",
                                       signature=None, payload=None, verified_at=None))
 
     def _commit_json(self, r: dict, sha: str, files: bool = False) -> dict:
-        c, api = self.commits[sha], f"{self.url}/repos/{r['full_name']}"
-        out = dict(sha=sha, node_id=f"C_{sha[:12]}", url=f"{api}/commits/{sha}",
-                   html_url=f"https://github.com/{r['full_name']}/commit/{sha}", commit=self._git_commit_json(r, sha),
+        """A ``commit`` (``files``: with the ``diff-entry`` list against the first parent)."""
+        c, api, web = self.commits[sha], f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}"
+        git = self._git_commit_json(r, sha)
+        out = dict(sha=sha, node_id=f"C_{sha[:12]}", url=f"{api}/commits/{sha}", html_url=f"{web}/commit/{sha}",
+                   comments_url=f"{api}/commits/{sha}/comments",
+                   commit=dict(url=git["url"], author=git["author"], committer=git["committer"], message=git["message"],
+                               tree=git["tree"], comment_count=0, verification=git["verification"]),
                    author=self._user(c["login"]), committer=self._user(c["login"]),
-                   parents=[dict(sha=p, url=f"{api}/commits/{p}") for p in c["parents"]])
+                   parents=[dict(sha=p, url=f"{api}/commits/{p}", html_url=f"{web}/commit/{p}") for p in c["parents"]])
         if files:
-            out["files"] = self._diff(self.commits[c["parents"][0]]["tree"] if c["parents"] else None, c["tree"])
+            parent_tree = self.commits[c["parents"][0]]["tree"] if c["parents"] else None
+            out["files"] = self._diff(r, parent_tree, c["tree"], sha)
         return out
 
     def _ref_json(self, r: dict, ref: str) -> dict:
@@ -355,42 +419,73 @@ class FakeGitHub:
                     object=dict(sha=sha, type="commit", url=f"{api}/commits/{sha}"))
 
     def _label_json(self, r: dict, name: str) -> dict:
-        """Labels are created on first use, like GitHub does when adding an unknown label to an issue."""
-        lab = r["labels"].setdefault(name, dict(id=self._next_id(), name=name, color="ededed", description=None))
+        """Labels are created on first use, like GitHub does when adding an unknown label to an issue; their
+        ``description`` is "" (GitHub answers null, but its description types a listed pull request's label
+        ``description`` as a string)."""
+        lab = r["labels"].setdefault(name, dict(id=self._next_id(), name=name, color="ededed", description=""))
         return dict(lab, node_id=f"L_{lab['id']}", default=False,
                     url=f"{self.url}/repos/{r['full_name']}/labels/{name}")
 
-    def _pull_json(self, r: dict, pr: dict) -> dict:
+    def _pull_json(self, r: dict, pr: dict, full: bool = True) -> dict:
+        """A ``pull-request``; ``full=False``: a ``pull-request-simple``, as lists carry them (no ``merged``,
+        ``mergeable``, ``comments``, ``commits``, line counts...)."""
         n, api, web = pr["number"], f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}"
         head_sha, base_sha = self._head_sha(r, pr), r["refs"].get(f"refs/heads/{pr['base_ref']}", "")
-        cmp = self._compare(base_sha, head_sha) if base_sha else dict(ahead=[], merge_base=None)
-        mb = cmp["merge_base"]
         part = lambda ref, sha: dict(label=f"{r['owner']}:{ref}", ref=ref, sha=sha,  # noqa: E731
                                      user=self._user(r["owner"]), repo=self._repo_json(r))
-        return dict(
-            url=f"{api}/pulls/{n}", id=pr["id"], node_id=f"PR_{pr['id']}", number=n, html_url=f"{web}/pull/{n}",
-            diff_url=f"{web}/pull/{n}.diff", issue_url=f"{api}/issues/{n}", commits_url=f"{api}/pulls/{n}/commits",
-            comments_url=f"{api}/issues/{n}/comments", state=pr["state"], locked=False, title=pr["title"],
-            body=pr["body"], user=self._user(pr["user"]), draft=pr["draft"], merged=pr["merged"],
-            mergeable=pr["state"] == "open", mergeable_state="clean", merge_commit_sha=pr["merge_commit_sha"],
-            created_at=_iso(pr["created_at"]), updated_at=_iso(pr["updated_at"]), closed_at=_iso(pr["closed_at"]),
-            merged_at=_iso(pr["merged_at"]), labels=[self._label_json(r, lab) for lab in pr["labels"]],
+        links = dict(self=f"{api}/pulls/{n}", html=f"{web}/pull/{n}", issue=f"{api}/issues/{n}",
+                     comments=f"{api}/issues/{n}/comments", review_comments=f"{api}/pulls/{n}/comments",
+                     review_comment=f"{api}/pulls/comments{{/number}}", commits=f"{api}/pulls/{n}/commits",
+                     statuses=f"{api}/statuses/{head_sha}")
+        out = dict(
+            url=links["self"], id=pr["id"], node_id=f"PR_{pr['id']}", html_url=links["html"],
+            diff_url=f"{web}/pull/{n}.diff", patch_url=f"{web}/pull/{n}.patch", issue_url=links["issue"],
+            commits_url=links["commits"], review_comments_url=links["review_comments"],
+            review_comment_url=links["review_comment"], comments_url=links["comments"],
+            statuses_url=links["statuses"], number=n, state=pr["state"], locked=False, title=pr["title"],
+            user=self._user(pr["user"]), body=pr["body"], labels=[self._label_json(r, lab) for lab in pr["labels"]],
+            milestone=None, active_lock_reason=None, created_at=_iso(pr["created_at"]),
+            updated_at=_iso(pr["updated_at"]), closed_at=_iso(pr["closed_at"]), merged_at=_iso(pr["merged_at"]),
+            merge_commit_sha=pr["merge_commit_sha"],
             assignee=self._user(pr["assignees"][0]) if pr["assignees"] else None,
             assignees=[self._user(a) for a in pr["assignees"]],
             requested_reviewers=[self._user(u) for u in pr["reviewers"]],
-            requested_teams=[dict(name=t, slug=t, id=_stable_id(t)) for t in pr["teams"]],
-            head=part(pr["head_ref"], head_sha), base=part(pr["base_ref"], base_sha), commits=len(cmp["ahead"]),
-            changed_files=len(self._diff(self.commits[mb]["tree"], self.commits[head_sha]["tree"])) if mb else 0,
-            comments=sum(1 for c in self.comments.values() if (c["repo"], c["number"]) == (r["full_name"], n)),
-            maintainer_can_modify=False, auto_merge=None)
+            requested_teams=[dict(self._team(r, t), **({} if full else {"parent": None})) for t in pr["teams"]],
+            head=part(pr["head_ref"], head_sha), base=part(pr["base_ref"], base_sha),
+            _links={key: dict(href=url) for key, url in links.items()}, author_association="MEMBER",
+            auto_merge=None, draft=pr["draft"])
+        return dict(out, **self._pull_counts(r, pr, head_sha, base_sha)) if full else out
+
+    def _pull_counts(self, r: dict, pr: dict, head_sha: str, base_sha: str) -> dict:
+        """The fields only a single ``pull-request`` carries."""
+        cmp = self._compare(base_sha, head_sha) if base_sha else dict(ahead=[], merge_base=None)
+        mb, open_ = cmp["merge_base"], pr["state"] == "open"
+        changed = self._diff(r, self.commits[mb]["tree"], self.commits[head_sha]["tree"], head_sha) if mb else []
+        return dict(merged=pr["merged"], mergeable=open_, mergeable_state="clean",
+                    merged_by=self._user("human") if pr["merged"] else None,
+                    comments=sum(1 for c in self.comments.values() if (c["repo"], c["number"]) == (r["full_name"],
+                                                                                                   pr["number"])),
+                    review_comments=0, maintainer_can_modify=False, commits=len(cmp["ahead"]), additions=0,
+                    deletions=0, changed_files=len(changed))
+
+    def _team(self, r: dict, slug: str) -> dict:
+        """A ``team-simple`` of the repository's owner."""
+        tid, api = _stable_id(slug), f"{self.url}/organizations/{_stable_id(r['owner'])}/team/{_stable_id(slug)}"
+        return dict(id=tid, node_id=f"T_{tid}", url=api, members_url=f"{api}/members{{/member}}", name=slug,
+                    description=None, permission="pull", html_url=f"https://github.com/orgs/{r['owner']}/teams/{slug}",
+                    repositories_url=f"{api}/repos", slug=slug, type="organization")
 
     def _issue_json(self, r: dict, pr: dict) -> dict:
-        p = self._pull_json(r, pr)
-        keys = ("id", "number", "title", "body", "state", "locked", "user", "labels", "assignee", "assignees",
-                "comments", "created_at", "updated_at", "closed_at", "html_url")
+        """An ``issue`` (the pull request seen as an issue)."""
+        p, api = self._pull_json(r, pr), f"{self.url}/repos/{r['full_name']}/issues/{pr['number']}"
+        keys = ("id", "number", "title", "body", "state", "locked", "active_lock_reason", "user", "labels",
+                "assignee", "assignees", "milestone", "comments", "created_at", "updated_at", "closed_at", "html_url",
+                "author_association", "draft")
         return dict({k: p[k] for k in keys}, url=p["issue_url"], node_id=f"I_{pr['id']}",
-                    repository_url=f"{self.url}/repos/{r['full_name']}",
-                    pull_request=dict(url=p["url"], html_url=p["html_url"], merged_at=p["merged_at"]))
+                    repository_url=f"{self.url}/repos/{r['full_name']}", labels_url=f"{api}/labels{{/name}}",
+                    comments_url=f"{api}/comments", events_url=f"{api}/events", timeline_url=f"{api}/timeline",
+                    pull_request=dict(url=p["url"], html_url=p["html_url"], diff_url=p["diff_url"],
+                                      patch_url=p["patch_url"], merged_at=p["merged_at"]))
 
     def _comment_json(self, r: dict, c: dict) -> dict:
         api = f"{self.url}/repos/{r['full_name']}/issues"
@@ -420,6 +515,7 @@ class FakeGitHub:
             self.auth_headers.append(req.headers.get("Authorization"))
             resp = self._dispatch(req)
             self.requests.append((req.method, req.path, resp.status_code))
+            self.exchanges.append(Exchange(req.method, req.path, resp.status_code, _json_body(resp)))
         return resp(environ, start_response)
 
     def _dispatch(self, req: Request) -> Response:
@@ -430,7 +526,8 @@ class FakeGitHub:
                     self._faults.remove(fault)
                 if fault["applied"]:
                     self._handle(req)  # done, but the answer is lost
-                return self._json({"message": fault["message"]}, fault["status"], fault["headers"])
+                return self._json(dict(message=fault["message"], documentation_url=_DOCS), fault["status"],
+                                  fault["headers"])
         return self._handle(req)
 
     def _handle(self, req: Request) -> Response:
@@ -452,7 +549,7 @@ class FakeGitHub:
             status, body = result if isinstance(result, tuple) else (200, result)
             return self._json(body, status)
         except ApiError as e:
-            body = dict(message=e.message, documentation_url="https://docs.github.com/rest")
+            body = dict(message=e.message, documentation_url=_DOCS)
             return self._json(dict(body, errors=e.errors) if e.errors else body, e.status)
         except HTTPException as e:
             return self._json({"message": "Not Found" if e.code == 404 else e.name}, e.code or 500)
@@ -483,18 +580,26 @@ class FakeGitHub:
     @_route("GET", "/user")
     def h_user(self):
         _need(self._kind != "installation", 403, "Resource not accessible by integration")
-        return self._user(self._login)
+        user = self._user(self._login)
+        return dict(user, name=None, company=None, blog="", location=None, email=None, hireable=None, bio=None,
+                    public_repos=0, public_gists=0, followers=0, following=0, created_at=_iso(_EPOCH),
+                    updated_at=_iso(_EPOCH))
 
     @_route("GET", "{R}")
     def h_repo(self, r):
-        return self._repo_json(r)
+        return self._repo_json(r, full=True)
 
     @_route("GET", "{R}/installation")
     def h_installation(self, r):
         iid = self.installation_id
-        return dict(id=iid, app_id=1, app_slug=self.app_slug, account=self._user(r["owner"]),
+        account = self._user(r["owner"])
+        return dict(id=iid, app_id=1, app_slug=self.app_slug, client_id="Iv1.fake", account=account,
                     access_tokens_url=f"{self.url}/app/installations/{iid}/access_tokens",
-                    target_type="Organization", permissions=dict(contents="write", pull_requests="write"))
+                    repositories_url=f"{self.url}/installation/repositories",
+                    html_url=f"https://github.com/organizations/{r['owner']}/settings/installations/{iid}",
+                    target_id=account["id"], target_type="Organization", repository_selection="selected",
+                    permissions=dict(contents="write", pull_requests="write"), events=[], single_file_name=None,
+                    created_at=_iso(_EPOCH), updated_at=_iso(_EPOCH), suspended_by=None, suspended_at=None)
 
     @_route("POST", "/app/installations/<int:iid>/access_tokens")
     def h_access_token(self, iid):
@@ -510,11 +615,13 @@ class FakeGitHub:
         sha = r["refs"].get(f"refs/heads/{branch}")
         _need(sha, 404, "Branch not found")
         url = f"{self.url}/repos/{r['full_name']}/branches/{branch}"
-        return dict(name=branch, commit=self._commit_json(r, sha), protected=False, url=url,
-                    protection_url=f"{url}/protection")
+        checks = dict(enforcement_level="off", contexts=[], checks=[])
+        return dict(name=branch, commit=self._commit_json(r, sha), protected=False, protection_url=f"{url}/protection",
+                    protection=dict(enabled=False, required_status_checks=checks),
+                    _links=dict(self=url, html=f"https://github.com/{r['full_name']}/tree/{branch}"))
 
     @_route("GET", "{R}/git/ref/<path:ref>")
-    @_route("GET PATCH DELETE", "{R}/git/refs/<path:ref>")
+    @_route("PATCH DELETE", "{R}/git/refs/<path:ref>")
     def h_ref(self, r, ref):
         """GET one ref (exact match), PATCH it (fast-forward unless ``force``), or DELETE it."""
         full = f"refs/{ref}"
@@ -558,10 +665,12 @@ class FakeGitHub:
         api = f"{self.url}/repos/{r['full_name']}"
 
         def item(p: str, e: tuple) -> dict:
+            links = dict(self=f"{api}/contents/{p}?ref={ref}", git=f"{api}/git/{e[1]}s/{e[2]}",
+                         html=f"https://github.com/{r['full_name']}/blob/{ref}/{p}")
+            raw = f"https://raw.githubusercontent.com/{r['full_name']}/{ref}/{p}" if e[1] == "blob" else None
             return dict(type={"tree": "dir", "commit": "submodule"}.get(e[1], "file"), name=p.rsplit("/", 1)[-1],
-                        path=p, sha=e[2], size=len(self.blobs[e[2]]) if e[1] == "blob" else 0,
-                        url=f"{api}/contents/{p}?ref={ref}", git_url=f"{api}/git/{e[1]}s/{e[2]}",
-                        html_url=f"https://github.com/{r['full_name']}/blob/{ref}/{p}", download_url=None)
+                        path=p, sha=e[2], size=len(self.blobs[e[2]]) if e[1] == "blob" else 0, url=links["self"],
+                        git_url=links["git"], html_url=links["html"], download_url=raw, _links=links)
         if entry[1] == "tree":
             return [item(f"{path}/{n}".lstrip("/"), e) for n, e in sorted(self.trees[entry[2]].items())]
         return dict(item(path, entry), content=base64.encodebytes(self.blobs[entry[2]]).decode(), encoding="base64")
@@ -648,13 +757,15 @@ class FakeGitHub:
         _need(base and head, 404, "Not Found")
         cmp = self._compare(base, head)
         _need(cmp["merge_base"], 404, f"No common ancestor between {base_ref} and {head_ref}.")
+        web = f"https://github.com/{r['full_name']}/compare"
         return dict(url=f"{self.url}/repos/{r['full_name']}/compare/{spec}", status=cmp["status"],
-                    html_url=f"https://github.com/{r['full_name']}/compare/{spec}", ahead_by=len(cmp["ahead"]),
-                    behind_by=len(cmp["behind"]), total_commits=len(cmp["ahead"]),
+                    html_url=f"{web}/{spec}", diff_url=f"{web}/{spec}.diff", patch_url=f"{web}/{spec}.patch",
+                    permalink_url=f"{web}/{r['owner']}:{base[:7]}...{r['owner']}:{head[:7]}",
+                    ahead_by=len(cmp["ahead"]), behind_by=len(cmp["behind"]), total_commits=len(cmp["ahead"]),
                     base_commit=self._commit_json(r, base),
                     merge_base_commit=self._commit_json(r, cmp["merge_base"]),
                     commits=[self._commit_json(r, c) for c in cmp["ahead"]],
-                    files=self._diff(self.commits[cmp["merge_base"]]["tree"], self.commits[head]["tree"]))
+                    files=self._diff(r, self.commits[cmp["merge_base"]]["tree"], self.commits[head]["tree"], head))
 
     @_route("GET", "{R}/pulls")
     def h_list_pulls(self, r):
@@ -665,7 +776,7 @@ class FakeGitHub:
         pulls = [p for p in pulls if state == "all" or p["state"] == state]
         if head and ":" in head:  # like GitHub, a bare branch name (no "owner:") is silently ignored
             pulls = [p for p in pulls if head == f"{r['owner']}:{p['head_ref']}"]
-        return [self._pull_json(r, p) for p in pulls if not base or p["base_ref"] == base]
+        return [self._pull_json(r, p, full=False) for p in pulls if not base or p["base_ref"] == base]
 
     @_route("POST", "{R}/pulls")
     def h_create_pull(self, r):
@@ -724,7 +835,7 @@ class FakeGitHub:
               "Review cannot be requested from pull request author.")
         pr["reviewers"] += [u for u in body.get("reviewers", []) if u not in pr["reviewers"]]
         pr["teams"] += [t for t in body.get("team_reviewers", []) if t not in pr["teams"]]
-        return 201, self._pull_json(r, pr)
+        return 201, self._pull_json(r, pr, full=False)
 
     @_route("GET POST", "{R}/issues/<int:n>/comments")
     def h_comments(self, r, n):

@@ -103,12 +103,12 @@ def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
     graph = import_graph()
     pure = ["bot.model.kep", "bot.model.snapshot", "bot.model.consistency", "bot.model.lineage", "bot.model.yamlload", "bot.wiki.tables",
             "bot.wiki.matrix", "bot.diff", "bot.changelog", "bot.plan", "bot.audit", "bot.evidence", "bot.evidence.index", "bot.evidence.review", "bot.evidence.sentences",
-            "bot.evidence.notes",
+            "bot.evidence.notes", "bot.model.gates", "bot.evidence.gates",
             "bot.wiki.sections", "bot.tracking", "bot.tracking.candidates", "bot.tracking.coverage",
             "bot.tracking.production", "bot.tracking.rows", "bot.tracking.render",
             "bot.history", "bot.history.log", "bot.history.fields", "bot.history.provenance", "bot.history.timeline",
             "bot.history.digest", "bot.history.renames"]
-    io = {"bot.sync", "bot.http", "bot.sources.release_notes", "bot.sources.enhancements",
+    io = {"bot.sync", "bot.http", "bot.sources.release_notes", "bot.sources.enhancements", "bot.sources.gate_lifecycle",
           "bot.wiki.backends", "bot.wiki.backends.directory", "bot.wiki.backends.git",
           "bot.wiki.backends.github", "bot.publish.auth", "bot.publish.files"}
 
@@ -134,6 +134,7 @@ def test_pure_stages_import_only_their_own_or_earlier_stages():
     backwards = sorted((src, dst) for src, deps in graph.items() for dst in deps
                        if stage_of(src) is not None and stage_of(dst) is not None and stage_of(dst) > stage_of(src))
     assert backwards == []
-    assert sorted(m for m in graph if stage_of(m) == 1) == ["bot.model", "bot.model.consistency", "bot.model.kep",
+    assert sorted(m for m in graph if stage_of(m) == 1) == ["bot.model", "bot.model.consistency", "bot.model.gates",
+                                                            "bot.model.kep",
                                                             "bot.model.lineage", "bot.model.snapshot",
                                                             "bot.model.yamlload"]

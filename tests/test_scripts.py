@@ -6,7 +6,8 @@ module-level imports of ``bot`` run), and the benchmark and check scripts whose 
 given on the command line run their ``main`` on a tiny git repository written by hand
 (``--runs 1``): ``bench_history.py``, ``bench_release_notes.py``, ``check_digest.py``,
 ``check_coverage.py``. The rest have their own tests (``make_snapshot.py``: test_offline,
-``check_page_edit.py``: test_page_fidelity, ``step_summary.py``: test_workflow) or only run on
+``check_page_edit.py``: test_page_fidelity, ``step_summary.py``: test_workflow,
+``refresh_github_openapi.py``: test_github_conformance) or only run on
 the real data in ../shared as many new processes (``benchmark.py``, ``bench_evidence.py``,
 ``eval_evidence.py``, ``bench_publish.py``): those are imported here, and skipped beyond that.
 Timing figures are printed by the scripts, never asserted.

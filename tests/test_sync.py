@@ -14,7 +14,7 @@ import pytest
 from bot.config import Config
 from bot.errors import ConfigError, PublishError, WikiError
 from bot.publish.files import publish_files, write_atomic
-from bot.plan import plan_sync, set_front_matter_date
+from bot.plan import plan_sync
 from bot.sync import run_sync
 from bot.wiki.backends.directory import read_wiki_pages
 
@@ -78,13 +78,6 @@ def test_front_matter_is_untouched_by_default_and_the_date_is_opt_in():
     assert dated == PAGE_SYNCED.replace("date: 2026-03-01", "date: 2026-07-07").replace("\n", "\r\n").encode()
     # No applied change, no new date.
     assert plan(PAGE_SYNCED.encode(), front_matter={"date_key": "date"}).pages[0].new == PAGE_SYNCED.encode()
-
-
-def test_set_front_matter_date_only_inside_the_block():
-    assert set_front_matter_date(["---", "date: x\r", "---", "date: y"], "date", "D") == \
-        ["---", "date: D\r", "---", "date: y"]
-    assert set_front_matter_date(["# t", "date: x"], "date", "D") == ["# t", "date: x"]
-    assert set_front_matter_date(["---", "title: t", "---"], "date", "D") == ["---", "title: t", "---"]
 
 
 def test_page_that_is_not_utf8_is_an_error_naming_it():

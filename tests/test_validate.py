@@ -10,6 +10,7 @@ import structlog
 
 from bot.cli import main
 from bot.config import Config, load_config
+from bot.history.digest import BEGIN, END
 
 try:
     from tests.servehelp import FakeApi
@@ -223,8 +224,11 @@ def test_candidates_sigs_any_case_and_a_sig_no_local_kep_yaml_has(work, capsys):
 
 
 @pytest.mark.parametrize("page", ["m.md", "./m.md"])
-def test_a_digest_page_that_is_one_of_the_pages_is_no_digest_page_to_check(work, capsys, page):
-    # a sync never rewrites a digest section on a wiki.pages entry (config.pages_to_read, plan_sync), so
-    # validate does not ask it for digest markers, however the path is spelled
+def test_a_digest_page_that_is_one_of_the_pages_needs_its_markers(work, capsys, page):
+    # a matrix page may carry the digest section: validate asks it for the markers like any digest page
     digest = {"page": page, "sig": "node", "from": "v1.33", "to": "v1.35"}
+    assert validate(work, capsys, {**GOOD, "digest": digest}) == (2, [
+        f"kep-sync: error: c.yaml: digest.page {page!r}: no {BEGIN!r} ... {END!r} section outside code; digest not "
+        "written, rows synced (under the wiki directory 'wiki')"])
+    (work / "wiki" / "m.md").write_text(PAGE + f"\n{BEGIN}\nold\n{END}\n", encoding="utf-8")
     assert validate(work, capsys, {**GOOD, "digest": digest}) == (0, [])

@@ -105,13 +105,25 @@ class Evidence(NamedTuple):
     ambiguous: bool
 
 
+#: Statuses of a KEP that no longer speaks for its gates when a live KEP declares the same gate.
+DEAD_STATUSES = ("withdrawn", "replaced")
+
+
 def gate_owners(keps: Iterable[Kep]) -> dict[str, tuple[str, ...]]:
-    """``{feature gate name: (kep.yaml path, ...)}`` from ``feature-gates[].name``, junk names left out."""
-    owners: dict[str, list[str]] = {}
+    """``{feature gate name: (kep.yaml path, ...)}`` from ``feature-gates[].name``, junk names left out.
+
+    A gate declared by live KEPs and by withdrawn or replaced ones (:data:`DEAD_STATUSES`) belongs to the
+    live ones only: the withdrawn KEP did not ship it (``DynamicResourceAllocation``: 4381, not withdrawn
+    3063). A gate only dead KEPs declare stays theirs."""
+    owners: dict[str, list[Kep]] = {}
     for kep in keps:
         for gate in kep.gates():
-            owners.setdefault(gate, []).append(kep.path)
-    return {g: tuple(sorted(set(p))) for g, p in owners.items()}
+            owners.setdefault(gate, []).append(kep)
+    out = {}
+    for gate, declared in owners.items():
+        live = [k for k in declared if k.status not in DEAD_STATUSES]
+        out[gate] = tuple(sorted({k.path for k in (live or declared)}))
+    return out
 
 
 def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep]) -> NotesIndex:

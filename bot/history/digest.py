@@ -117,10 +117,8 @@ def render_markdown(result: dict[str, list[DigestEntry]], sig: str, first: str, 
     ``revision`` (a commit SHA). A KEP whose kep.yaml stage is still below the stage it is listed under (the
     milestone was a plan) gets ``(kep.yaml stage: beta)`` after its milestone, and the counts say how many
     are planned: ``### Stable (25, of which 8 planned: kep.yaml stage still alpha/beta at that revision)``."""
-    from bot.changelog import safe, source_name
-
-    def cell(text: str) -> str:
-        return safe(text).replace("|", "\\|").replace("\n", " ") or "-"
+    from bot.changelog import source_name
+    from bot.changelog import table_cell as cell
 
     def planned(stage: str) -> int:
         return sum(not e.reached(stage) for e in result[stage])
@@ -182,3 +180,30 @@ def rewrite_section(text: str, block: str) -> str | None:
     nl = "\r\n" if text[head_end - 1:head_end] == "\r" else "\n"
     inner = "".join(line + nl for line in block.strip("\n").split("\n"))
     return text[:head_end + 1] + inner + text[end:]
+
+
+def matrix_page_why(why: str) -> str:
+    """``why`` (a :func:`section_span` reason) for a ``wiki.pages`` entry that is the digest page: its rows are
+    synced all the same, only the digest is not written."""
+    return why.removesuffix("page left as is") + "digest not written, rows synced"
+
+
+def blank_section(text: str) -> str:
+    """``text`` with every line between the digest marker lines emptied (the line count kept, so line numbers
+    still match ``text``); ``text`` itself when :func:`section_span` finds no single section. A matrix page
+    that is also the digest page is parsed this way: the generated tables are no matrix rows."""
+    span = section_span(text)
+    if isinstance(span, str):
+        return text
+    begin, end = span
+    head_end = text.find("\n", begin)
+    return text[:head_end + 1] + "\n" * text.count("\n", head_end + 1, end) + text[end:]
+
+
+def section_text(text: str) -> str:
+    """The lines between the digest marker lines of ``text`` (``""`` when :func:`section_span` finds no single
+    section): the bytes kep-sync generates on a digest page."""
+    span = section_span(text)
+    if isinstance(span, str):
+        return ""
+    return text[text.find("\n", span[0]) + 1:span[1]]

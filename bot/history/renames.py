@@ -8,6 +8,7 @@ rule). Chains are followed (``a -> b -> c`` maps both ``a`` and ``b`` to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -54,23 +55,31 @@ def renamed_dirs(log: Sequence[Commit]) -> dict[tuple[int, str], Rename]:
     return {key: r for key, r in out.items() if slug_of(r.path).casefold() != key[1]}
 
 
+#: A path segment kep-sync writes into a table cell: letters, digits, ``-``, ``_`` and ``.`` only (no ``|``,
+#: space, backtick or control character that would break the table or the link).
+_PLAIN_SEGMENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: Where a name starts: not inside a longer word or number; after ``KEP-`` / ``KEP `` it may start.
+_START = r"(?:(?<![\w.-])|(?<=\bKEP[- ]))"
+_STOP = r"(?![\w.-])"
+
+
+def unplain_dir(path: str) -> str:
+    """``""`` when every directory of the kep.yaml ``path`` is a plain name (:data:`_PLAIN_SEGMENT_RE`), else
+    the first one that is not (``5573-remove|cgroup v1``): such a name is never written into a table cell."""
+    return next((part for part in path.split("/")[:-1] if not _PLAIN_SEGMENT_RE.match(part)), "")
+
+
 def renamed_cell(text: str, number: int, old_slug: str, old_dir: str, new_path: str) -> str:
     """A KEP cell rewritten to the new directory, in its own style: ``4815-old`` -> ``4815-new`` in the text
     (and in a link target, where the old ``keps/sig-x/4815-old`` path becomes the new one first).
 
     ``old_slug`` is the slug as the cell writes it; ``old_dir`` the old
-    ``keps/<sig>/NNNN-slug`` path or ``""`` when unknown.
+    ``keps/<sig>/NNNN-slug`` path or ``""`` when unknown. Only whole names are
+    rewritten: ``14815-old``, ``4815-old-2`` and ``xkeps/sig-x/4815-old`` are kept. ``new_path``'s
+    directories must be plain names (:func:`unplain_dir`); the caller refuses others.
     """
     new_dir = new_path.rsplit("/", 1)[0]
     if old_dir:
-        text = text.replace(old_dir, new_dir)
-    written = f"{number}-{old_slug}"
+        text = re.sub(_START + re.escape(old_dir) + _STOP, lambda _: new_dir, text)
     new_name = new_dir.rsplit("/", 1)[-1]
-    pos = text.casefold().find(written.casefold())
-    while pos >= 0:
-        end = pos + len(written)
-        if end >= len(text) or not (text[end].isalnum() or text[end] in "-_."):
-            text = text[:pos] + new_name + text[end:]
-            end = pos + len(new_name)
-        pos = text.casefold().find(written.casefold(), end)
-    return text
+    return re.sub(_START + re.escape(f"{number}-{old_slug}") + _STOP, lambda _: new_name, text, flags=re.IGNORECASE)

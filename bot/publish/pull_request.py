@@ -65,14 +65,19 @@ class PrState(NamedTuple):
     follows: str = ""
 
 
-def fingerprint(changes: Iterable[Change]) -> str:
-    """16 hex digits identifying the proposed content: applied changes as (page, KEP, field, new value).
+def fingerprint(changes: Iterable[Change], generated: Iterable[tuple[str, str]] = ()) -> str:
+    """16 hex digits identifying the proposed content: applied changes as (page, KEP, field, new value) and
+    ``generated``, ``(page, text)`` of each generated section written (:attr:`bot.plan.SyncPlan.generated`:
+    the digest), byte for byte.
 
     Independent of line numbers, old values and unrelated page text, so the
-    same proposal keeps its fingerprint when the base branch moves.
+    same proposal keeps its fingerprint when the base branch moves. The
+    ``front_matter.date_key`` date is left out: it follows the rows (written
+    only with them), and a new day alone is no new proposal.
     """
     items = sorted({(c.page, c.kep, c.field, c.new) for c in changes if c.applied})
-    return hashlib.sha256(repr(items).encode("utf-8")).hexdigest()[:16]
+    sections = sorted(set(generated))
+    return hashlib.sha256(repr((items, sections) if sections else items).encode("utf-8")).hexdigest()[:16]
 
 
 def pages_digest(blobs: Mapping[str, str]) -> str:

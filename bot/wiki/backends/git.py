@@ -133,7 +133,8 @@ class GitWiki:
     def _land(self, plan: SyncPlan) -> Landing:
         git, ref, log, base, modes, body, pr_file = (self.git, self.ref, self.log, self.base, self.modes, self.body,
                                                      self.pr_file)
-        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), base, prmod.pages_digest(self.blobs))
+        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated), base,
+                           prmod.pages_digest(self.blobs))
         head = git.text("rev-parse", "--verify", "-q", ref, check=False)
         # Each built or read once: the ownership test and the empty-commit test both compare them.
         tree = functools.cache(lambda: _tree(git, plan, modes, base))

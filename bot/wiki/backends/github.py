@@ -111,7 +111,7 @@ class GitHubWiki:
         """
         if self.read_only:
             raise ConfigError("--publish none: the GitHub wiki was opened read-only; nothing lands")
-        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), self.base_sha,
+        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated), self.base_sha,
                            prmod.pages_digest(self.blobs))
         if self.open_pr is not None:
             landing = self._update(self.open_pr, plan, proposal, self.base_tree)

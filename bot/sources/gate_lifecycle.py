@@ -1,0 +1,206 @@
+"""Fetch the feature-gate lifecycle (``versioned_feature_list.yaml``) of each release.
+
+``gate_lifecycle.source`` / ``--gate-lifecycle SRC`` forms (see :func:`parse_gate_source`):
+
+1. a file: one list (its newest version is taken as the release being made);
+2. a directory of lists, one per release, named by it: ``1.33.yaml``, ``v1.33.yaml`` or
+   ``versioned_feature_list-1.33.yaml`` (each list says its release shipped);
+3. ``github:OWNER/REPO`` (``github:kubernetes/kubernetes``): the list at each ``release-1.NN`` branch a run
+   needs (:func:`wanted_branches`), read with GitHub REST "Get repository content",
+   ``GET /repos/{owner}/{repo}/contents/{path}?ref=release-1.NN`` (base64 content and the blob SHA, the
+   list's revision), at ``test/compatibility_lifecycle/reference/versioned_feature_list.yaml`` on
+   ``release-1.33`` and later and ``test/featuregates_linter/test_data/versioned_feature_list.yaml`` on
+   ``release-1.32`` (no list before). Every request goes to ``github.api_url`` only, ETag-conditional,
+   cached under ``CACHE_DIR/gate-lifecycle/`` (:mod:`bot.sources.etag_cache`): an unchanged list costs a
+   ``304``; a 404 means that branch (or list) does not exist yet.
+
+A source that cannot be used at all is a :class:`ConfigError` naming the file (and line); a ``github:``
+source that cannot be reached without a cached copy is a :class:`SourceError`. Malformed entries are
+problems, kept in :attr:`bot.model.gates.Lifecycle.problems`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Collection
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import quote
+
+from bot.errors import ConfigError, SourceError, UsageError
+from bot.http import RequestCounter, make_client
+from bot.model.gates import GateList, Lifecycle, ListError, lifecycle, parse_gate_list, release_key
+from bot.model.kep import Problem
+from bot.sources import parse_github_spec
+from bot.sources.etag_cache import EtagCache, fetch_cached
+
+if TYPE_CHECKING:
+    import httpx
+
+#: Where the list lives on ``release-1.33`` and later, and on ``release-1.32`` (kubernetes/kubernetes).
+LIST_PATH = "test/compatibility_lifecycle/reference/versioned_feature_list.yaml"
+OLD_LIST_PATH = "test/featuregates_linter/test_data/versioned_feature_list.yaml"
+#: The first release branch that carries a list.
+FIRST_RELEASE = (1, 32)
+#: Largest list accepted, bytes (the real ones are ~50 KB).
+MAX_LIST_BYTES = 8 * 1024 * 1024
+#: Most release branches probed past the newest wanted one (the probe stops at the first 404).
+PROBE_AHEAD = 12
+_NAME_RE = re.compile(r"^(?:versioned_feature_list[-_.])?v?([0-9]{1,3})\.([0-9]{1,4})\.ya?ml$")
+KEY = "gate_lifecycle.source (--gate-lifecycle)"
+
+
+class GateSource(NamedTuple):
+    """A parsed source: ``kind`` ``file``, ``dir`` or ``github`` (``location`` ``OWNER/REPO``)."""
+
+    kind: str
+    location: str
+
+
+def parse_gate_source(value: str) -> GateSource:
+    """Classify a ``--gate-lifecycle`` value; raises :class:`UsageError` for anything else."""
+    if value.startswith("github:") and "@" in value:
+        raise UsageError(f"--gate-lifecycle {value!r}: name no @REF; the list is read at each release-1.NN branch")
+    spec = parse_github_spec(value, "--gate-lifecycle", "HEAD")
+    if spec:
+        return GateSource("github", spec[0])
+    path = Path(value).expanduser()
+    if path.is_dir():
+        return GateSource("dir", str(path))
+    if path.is_file():
+        return GateSource("file", str(path))
+    raise UsageError(f"--gate-lifecycle {value!r}: no such file or directory, and not github:OWNER/REPO")
+
+
+def list_path(release: str) -> str | None:
+    """The list's path on the ``release-1.NN`` branch of ``release`` (``v1.33``); ``None`` before v1.32."""
+    key = release_key(release)
+    if key < FIRST_RELEASE:
+        return None
+    return OLD_LIST_PATH if key == FIRST_RELEASE else LIST_PATH
+
+
+def wanted_branches(wanted: Collection[str]) -> list[str]:
+    """Releases whose branch is read for ``wanted`` releases: each at v1.32 or later, v1.32 for older ones
+    (its list is back-filled to each gate's first release), oldest first."""
+    out = {r if release_key(r) >= FIRST_RELEASE else f"v{FIRST_RELEASE[0]}.{FIRST_RELEASE[1]}"
+           for r in wanted if release_key(r) != (0, 0)}
+    return sorted(out, key=release_key)
+
+
+def load_gate_lifecycle(value: str, cache_dir: Path, wanted: Collection[str] = (), *,
+                        api_url: str = "https://api.github.com", token: str | None = None,
+                        client: httpx.Client | None = None, counter: RequestCounter | None = None) -> Lifecycle:
+    """Read the lists named by ``value``; ``wanted``: releases (``v1.33``) a ``github:`` source must read.
+
+    Raises :class:`UsageError` for an unknown form, :class:`ConfigError` for a list that cannot be used
+    (naming the file and line) or a source with no list at all, :class:`SourceError` when a ``github:``
+    source cannot be reached and nothing is cached.
+    """
+    source = parse_gate_source(value)
+    if source.kind == "file":
+        return read_file_list(Path(source.location))
+    if source.kind == "dir":
+        return read_directory(Path(source.location))
+    own = client is None
+    client = client or make_client(token, counter=counter)
+    try:
+        cache = cache_dir / "gate-lifecycle" / hashlib.sha256(value.encode()).hexdigest()[:16]
+        return _load_github(client, cache, source, wanted, api_url.rstrip("/"))
+    finally:
+        if own:
+            client.close()
+
+
+def _parse(where: str, data: bytes, release: str = "") -> tuple[GateList, list[Problem]]:
+    try:
+        return parse_gate_list(where, data, release)
+    except ListError as exc:
+        raise ConfigError(f"{KEY} {exc}") from None
+
+
+def _read(path: Path) -> bytes:
+    try:
+        if path.stat().st_size > MAX_LIST_BYTES:
+            raise OSError(f"larger than {MAX_LIST_BYTES} bytes, refused")
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{KEY} {str(path)!r}: cannot read: {exc.strerror or exc}") from None
+
+
+def read_file_list(path: Path) -> Lifecycle:
+    """One list from a file (no release of its own)."""
+    gl, problems = _parse(str(path), _read(path))
+    return lifecycle(str(path), [gl], problems)
+
+
+def release_of(name: str) -> str:
+    """``v1.33`` for a list file named ``1.33.yaml``, ``v1.33.yml`` or ``versioned_feature_list-1.33.yaml``;
+    ``""`` otherwise."""
+    m = _NAME_RE.match(name)
+    return f"v{int(m.group(1))}.{int(m.group(2))}" if m else ""
+
+
+def read_directory(root: Path) -> Lifecycle:
+    """Every list named by its release in ``root``; :class:`ConfigError` when there is none."""
+    try:
+        files = sorted((release_of(p.name), p) for p in root.iterdir() if release_of(p.name))
+    except OSError as exc:
+        raise ConfigError(f"{KEY} {str(root)!r}: cannot list: {exc.strerror or exc}") from None
+    if not files:
+        raise ConfigError(f"{KEY} {str(root)!r}: no list named by its release (1.33.yaml or "
+                          "versioned_feature_list-1.33.yaml) in the directory")
+    lists, problems = [], []
+    for release, path in files:
+        gl, found = _parse(str(path), _read(path), release)
+        lists.append(gl)
+        problems += found
+    return lifecycle(str(root), lists, problems)
+
+
+def _contents_url(api_url: str, repo: str, path: str, release: str) -> str:
+    return f"{api_url}/repos/{repo}/contents/{path}?ref={quote('release-' + release[1:], safe='')}"
+
+
+def _content(body: bytes) -> tuple[bytes, str] | None:
+    """``(file bytes, blob SHA)`` from a contents API file object; ``None`` when it is not one."""
+    try:
+        doc = json.loads(body)
+        if isinstance(doc, dict) and doc.get("encoding") == "base64" and isinstance(doc.get("content"), str):
+            return base64.b64decode(doc["content"]), str(doc.get("sha", ""))
+    except (ValueError, RecursionError, binascii.Error):
+        pass
+    return None
+
+
+def _load_github(client: httpx.Client, cache_root: Path, source: GateSource, wanted: Collection[str],
+                 api_url: str) -> Lifecycle:
+    problems: list[Problem] = []
+    cache = EtagCache(cache_root, problems)
+    lists: list[GateList] = []
+    branches = wanted_branches(wanted)
+    newest = release_key(branches[-1]) if branches else FIRST_RELEASE
+    ahead = [f"v{newest[0]}.{newest[1] + i}" for i in range(1, PROBE_AHEAD + 1)]
+    for release in branches + ahead:
+        path = list_path(release) or LIST_PATH
+        url = _contents_url(api_url, source.location, path, release)
+        body = fetch_cached(client, cache, f"release-{release[1:]}", url, problems, max_bytes=MAX_LIST_BYTES,
+                            headers={"Accept": "application/vnd.github+json"}, usable=lambda b: _content(b) is not None)
+        if body is None:  # no such branch (a release not cut yet) or no list on it
+            if release in ahead:
+                break
+            continue
+        decoded = _content(body)
+        if decoded is None:
+            raise SourceError(f"GET {url}: not a contents API file object")
+        gl, found = _parse(f"{source.location}@release-{release[1:]}:{path}", decoded[0], release)
+        lists.append(gl._replace(revision=decoded[1] or gl.revision))
+        problems += found
+    if not lists:
+        raise ConfigError(f"{KEY} github:{source.location}: no release-1.NN branch with a feature-gate list among "
+                          f"{', '.join(branches + ahead[:1])}")
+    return lifecycle(f"github:{source.location}", lists, problems)
