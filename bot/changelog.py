@@ -146,7 +146,8 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
            max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None,
            callouts: Sequence[Section] = (), extra: Sequence[Section] = (), report_problems: int | None = None,
            front_matter: Sequence[tuple[str, str, str, str]] = (), generated: Sequence[str] = (),
-           gate_findings: Sequence[Discrepancy] | None = None) -> Changelog:
+           gate_findings: Sequence[Discrepancy] | None = None, page_url: str = "",
+           controls: Sequence[str] = ()) -> Changelog:
     """Build the changelog for one run.
 
     ``changes``: every Change (applied and report-only); ``problems``: rows
@@ -159,16 +160,24 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     stays within ``max_chars`` characters, with a line saying how many rows
     were left out. The header names the source as it is (:func:`source_name`); each
     row of the Changes table names the KEP's title (from its kep.yaml). Problems are
-    listed once each, sorted, with a line saying how many the JSON report holds
-    (``report_problems``, when given), how many the table shows, how many are flags shown next to their
-    changes and how many are in the report only (:func:`problems_intro`). ``front_matter``:
+    listed once each, sorted (``report_problems`` is accepted and not shown: a reviewer has no report).
+    ``front_matter``:
     ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed. ``generated``: the pages whose
-    digest section is rewritten, named in the title (:func:`title`), a "Digest" list and the commit message.
-    ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings, listed under "Needs
-    review", and each change gets a Shipped cell (:func:`shipped_cell`).
+    digest section is rewritten, named in the title (:func:`_title`), a "Digest" list and the commit message.
+    ``gate_findings``: ``None``
+    without a feature-gate lifecycle, else its findings, listed under "Needs review: feature-gate lifecycle",
+    and each page row gets a Shipped cell (:func:`shipped_cell` per change).
+
+    Layout for the approver: the summary line, Graduations and the Changes table (one row per page row:
+    each field linked to its line in the kep.yaml, the upstream pull request with its subject, release-note
+    evidence and counter-evidence marked ⚠) come first; every other section is a collapsed ``<details>``
+    block with its count in the summary line (:func:`details`). Problems shown are those about the
+    changed rows, the pages and the inputs of this run (:func:`_pr_problems`). ``page_url``: the page's
+    web address at the base revision (``https://github.com/O/R/blob/SHA/``), so page locations link to
+    their line; ``controls``: lines of the collapsed "Controls" footer.
     """
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
-    titles = {k.path: k.title for k in snapshot.all_keps()}
+    keps = {k.path: k for k in snapshot.all_keps()}
     applied = [c for c in changes if c.applied]
     promoted = [c for c in applied if c.kind == "promoted"]
     demoted = [c for c in applied if c.kind == "demoted"]
@@ -177,60 +186,68 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     sections: list[Section] = list(callouts)
     for heading, picked, noun in (("### Graduations", promoted, "graduations"), ("### Demotions", demoted, "demotions")):
         if picked:
-            sections.append(([heading, ""], graduation_lines(picked), noun))
+            sections.append(([heading], grouped_graduations(picked), noun))
+    links = Links(web_url, snapshot.revision, page_url)
+    if applied:
+        shipped = _shipped(snapshot)
+        notes = discrepancies is not None
+        origin = any(c.upstream is not None for c in applied)
+        gates = gate_findings is not None
+        rows = [_row_line(group, keps, links, origin, notes, shipped)
+                + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
+                for group in _by_row(applied)]
+        sections.append((["### Changes", "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "")
+                          + (" Evidence |" if notes else "") + (" Shipped |" if gates else ""),
+                          "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
+                          + ("---|" if gates else "")], rows, "changes"))
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (
-            ("### Targets removed upstream", "kep.yaml no longer names a milestone for these stages; the cell is "
+            ("Targets removed upstream", "kep.yaml no longer names a milestone for these stages; the cell is "
              "cleared.", removed, "removed targets"),
-            ("### Released milestones rewritten", "The page showed a milestone that is already released; kep.yaml "
-             "now names another. Check that the page was wrong, not the kep.yaml.", released, "rewrites")):
+            ("Released milestones rewritten", "The page showed a milestone that is already released; kep.yaml "
+             "now names another. The history of the kep.yaml value is given; check that the page was wrong.",
+             released, "rewrites")):
         if picked:
             rows = [f"- KEP {_kep_link(c.kep)} {c.field}: {_cell(c.old)} → **{_cell(c.new)}** "
-                    f"({_cell(c.page)}:{c.line})" for c in picked]
-            sections.append(([heading, "", intro, ""], rows, noun))
-    if applied:
-        notes = discrepancies is not None
-        origin = any(c.upstream is not None for c in applied)
-        rows = [_change_row(c, snapshot.revision, web_url, titles.get(c.kep_path, ""))
-                + (f" {upstream_cell(c.upstream, web_url)} |" if origin else "")
-                + (f" {_evidence_cell(c, prev)} |" if notes else "")
-                + (f" {shipped_cell(c)} |" if gate_findings is not None else "")
-                for prev, c in zip([None, *applied], applied)]
-        shipped = gate_findings is not None
-        sections.append((["### Changes", "", "| KEP | Page | Field | Old → New | kep.yaml |" + (" Upstream |" if origin
-                          else "") + (" Evidence |" if notes else "") + (" Shipped |" if shipped else ""),
-                          "|---|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
-                          + ("---|" if shipped else "")],
-                         rows, "changes"))
+                    f"({links.page(c.page, c.line)}){_history_text(c, web_url)}" for c in picked]
+            sections.append((details(heading, len(picked), [intro, ""]), rows, noun))
     if discrepancies:
-        sections.append((["### Needs review", "", "Release notes and kep.yaml disagree; nothing here was applied.", "",
-                          "| KEP | Release | Finding | Release note |", "|---|---|---|---|"],
+        sections.append((details("Needs review", len(discrepancies), [
+            "Release notes and kep.yaml disagree; nothing here was applied.", "",
+            "| KEP | Release | Finding | Release note |", "|---|---|---|---|"]),
                          [_review_row(d) for d in discrepancies], "discrepancies"))
     if gate_findings:
-        sections.append((["### Needs review: feature-gate lifecycle", "",
-                          "The feature-gate list and kep.yaml disagree; nothing here was applied.", "",
-                          "| KEP | Release | Finding |", "|---|---|---|"],
-                         [_gate_row(d) for d in gate_findings], "gate findings"))
-    report_only = [c for c in changes if not c.applied]
+        sections.append((details("Needs review: feature-gate lifecycle", len(gate_findings), [
+            "The feature-gate list and kep.yaml disagree; nothing here was applied.", "",
+            "| KEP | Release | Finding |", "|---|---|---|"]), [_gate_row(d) for d in gate_findings], "gate findings"))
+    ignored = [c for c in changes if c.ignored]
+    if ignored:
+        sections.append((details("Ignored", len(ignored), [
+            "Kept by an ignore rule (a `<!-- kep-sync: ignore -->` marker in the row, or `ignore:` in the "
+            "config); still compared, not applied.", "", "| KEP | Page | Field | Page → kep.yaml | Rule |",
+            "|---|---|---|---|---|"]), [_ignored_row(c, links) for c in ignored], "ignored"))
+    report_only = [c for c in changes if not c.applied and not c.ignored]
     if report_only:
         rows = [_finding_row(c, web_url) for c in report_only]
-        sections.append((["### Report only (not applied)", "", "| KEP | Page | Finding |", "|---|---|---|"],
-                         rows, "findings"))
+        sections.append((details("Report only (not applied)", len(report_only),
+                                 ["| KEP | Page | Finding |", "|---|---|---|"]), rows, "findings"))
     if front_matter:
         rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
-        sections.append((["### Front matter", ""], rows, "front matter updates"))
+        sections.append((details("Front matter", len(rows), []), rows, "front matter updates"))
     if generated:
-        sections.append((["### Digest", ""], [f"- {_cell(page)}: digest section regenerated from kep.yaml"
-                                              for page in generated], "digest pages"))
-    sections += extra
-    shown = sorted(set(problems) | set(involved_problems), key=lambda p: (p.path, p.key, p.message))
+        sections.append((details("Digest", len(generated), []), [
+            f"- {_cell(page)}: digest section regenerated from kep.yaml" for page in generated], "digest pages"))
+    sections += [_collapsed(x) for x in extra]
+    shown = _pr_problems(problems, involved_problems, changes)
     if shown:
-        intro = []
-        if report_problems is not None:
-            intro = [problems_intro(report_problems, len(shown), sum(len(c.flags) for c in changes)), ""]
         rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in shown]
-        sections.append((["### Problems", "", *intro, "| Where | Key | Problem |", "|---|---|---|"], rows, "problems"))
+        intro = ["About the rows and inputs of this pull request; the run's JSON report lists every problem "
+                 "of the source.", ""]
+        sections.append((details("Problems", len(shown), [*intro, "| Where | Key | Problem |", "|---|---|---|"]),
+                         rows, "problems"))
+    if controls:
+        sections.append((details("Controls", None, []), list(controls), "controls"))
     body = _fit(head, sections, max_chars)
     message = title + "\n\n" + "\n".join(
         [f"- KEP-{c.kep} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied]
@@ -249,38 +266,6 @@ def _title(changes: Sequence[Change], generated: Sequence[str]) -> str:
     return f"KEP matrix: {digest or 'no changes'}"
 
 
-def problems_intro(total: int, shown: int, flags: int) -> str:
-    """The line opening the Problems section: how the report's ``total`` problems split into the ``shown`` rows
-    of the table, the ``flags`` shown next to their changes (they come first in the report) and the rest,
-    listed in the report only (kep.yaml problems of KEPs with no change or finding). The parts add up to
-    ``total``."""
-    def count(n: int) -> str:
-        return f"{n} problem" if n == 1 else f"{n} problems"
-
-    parts = [f"{shown} in the table below (these pages and their rows, the inputs of this run, and the kep.yaml "
-             "files of the KEPs with a change or finding)"]
-    if flags:
-        parts.append(f"{flags} flagged on the changes above, next to each")
-    rest = max(total - shown - flags, 0)
-    if rest:
-        parts.append(f"{rest} about the rest of the source (kep.yaml files of other KEPs), in the report only")
-    return f"The JSON report holds {count(total)}: " + "; ".join(parts) + "."
-
-
-def graduation_lines(changes: Sequence[Change]) -> list[str]:
-    """One line per KEP and stage move, in kep.yaml's words on both sides (``GA``, ``BETA``, ``ＧＡ`` read as
-    ``stable``, ``beta``), with every row it moved listed once: ``- KEP [1010](...): alpha → **beta**
-    (p.md:5, p.md:11)``. ``changes``: promoted or demoted stage changes, in changelog order."""
-    where: dict[tuple[str, str, str], list[str]] = {}
-    for c in changes:
-        spot = f"{c.page}:{c.line}"
-        spots = where.setdefault((c.kep, stage_word(c.old), stage_word(c.new)), [])
-        if spot not in spots:
-            spots.append(spot)
-    return [f"- KEP {_kep_link(kep)}: {_cell(old)} → **{_cell(new)}** ({', '.join(_cell(s) for s in spots)})"
-            for (kep, old, new), spots in where.items()]
-
-
 def source_name(source: str, *, code: bool = True) -> str:
     """How the changelog names ``Snapshot.source``: ``OWNER/REPO`` for ``github:OWNER/REPO@REF``, else the
     path or URL as given (a local clone, tarball or directory), in a code span when ``code``."""
@@ -295,13 +280,6 @@ def source_name(source: str, *, code: bool = True) -> str:
 MAX_TITLE_CHARS = 60
 
 
-def _change_row(c: Change, revision: str, web_url: str, title: str = "") -> str:
-    url = kep_yaml_url(web_url, revision, c.kep_path)
-    link = f"[kep.yaml]({url})" if url else _cell(c.kep_path)
-    title = title if len(title) <= MAX_TITLE_CHARS else title[:MAX_TITLE_CHARS - 1].rstrip() + "…"
-    kep = f"{_kep_link(c.kep)} {_cell(title)}" if title else _kep_link(c.kep)
-    return (f"| {kep} | {_cell(c.page)}:{c.line} | {c.field} | "
-            f"{_cell(c.old)} → {_cell(c.new)}{_flags(c)} | {link} |")
 
 
 def _flags(c: Change) -> str:
@@ -310,13 +288,17 @@ def _flags(c: Change) -> str:
 
 
 def upstream_cell(upstream, web_url: str = DEFAULT_WEB_URL) -> str:
-    """The Upstream cell of a change: ``[#6182](WEB/pull/6182)`` (or the commit, ``[0123456789ab](WEB/commit/SHA)``,
+    """The Upstream cell of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
+    ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; or the commit, ``[0123456789ab](WEB/commit/SHA)``,
     when the subject names no pull request) and the date; ``-`` when unknown. ``upstream`` is a
     :class:`bot.history.provenance.Upstream`; an inexact one (the last commit touching the kep.yaml) says so."""
     if upstream is None:
         return "-"
     base = web_url.rstrip("/")
-    link = (f"[#{upstream.pr}]({base}/pull/{upstream.pr})" if upstream.pr
+    subject = _short(re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""),
+                     MAX_SUBJECT_CHARS)
+    text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
+    link = (f"[{_cell(text)}]({base}/pull/{upstream.pr})" if upstream.pr
             else f"[{_cell(upstream.commit[:12])}]({base}/commit/{_cell(upstream.commit)})")
     return f"{link} {_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
 
@@ -327,20 +309,6 @@ def _note_link(pr: int, url: str) -> str:
     return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
 
 
-def _evidence_cell(c: Change, prev: Change | None = None) -> str:
-    """``v1.36 [#123](url): excerpt`` per release note (``<br>``-joined); ``none found`` when no note is
-    surely about the KEP; ambiguous notes (a gate several KEPs declare) follow apart, after
-    ``ambiguous, not evidence:``; ``same as above`` when the previous row is the same KEP row with the same
-    evidence."""
-    if prev is not None and c.evidence and (prev.kep, prev.page, prev.line, prev.evidence) == (
-            c.kep, c.page, c.line, c.evidence):
-        return "same as above"
-    sure = [f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}" for e in c.evidence if not e.ambiguous]
-    maybe = [f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}" for e in c.evidence if e.ambiguous]
-    cell = "<br>".join(sure) or "none found"
-    if maybe:
-        cell += "<br>ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe)
-    return cell
 
 
 def shipped_cell(c: Change) -> str:
@@ -397,7 +365,7 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
         return sum(len(x) + 1 for x in block)
 
     # Worst case per section: header, "", the note, then the blank line after the section.
-    worst = [lines(h) + len(note(len(r), n)) + 3 for h, r, n in sections]
+    worst = [lines(h) + len(note(len(r), n)) + 3 + len("\n</details>\n") for h, r, n in sections]
     out, size, cut = list(head), lines(head), False
     for i, (header, rows, noun) in enumerate(sections):
         block = list(header)
@@ -409,9 +377,19 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
         if kept < len(rows):
             cut = True
             block = block + ["", note(len(rows) - kept, noun)] if kept else [note(len(rows) - kept, noun)]
-        out += block + [""]
+        if header and header[0].startswith("<details>"):  # no blank line after: the next block starts at once
+            out += ([] if block[0] == header[0] else [header[0], ""]) + block + ["", "</details>"]
+        else:
+            out += block + [""]
         size += lines(block) + 1
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _note_json(e) -> dict:
+    """An :class:`~bot.evidence.Evidence` for the report: ``{release, pr, url, excerpt, stage, ambiguous}``."""
+    out = e._asdict()
+    out.pop("counter", None)
+    return out
 
 
 def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
@@ -425,7 +403,8 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     With release notes (``discrepancies`` not ``None``) each change also has
     ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` (notes surely about the KEP,
     ``ambiguous`` always false) and ``ambiguous_evidence`` (the same shape, ``ambiguous`` true: a gate
-    several KEPs declare and nothing in the note picks this one), and the object a
+    several KEPs declare and nothing in the note picks this one), ``counter_evidence`` (the same shape, only
+    when some note announces another stage for the change's release), and the object a
     top-level ``discrepancies: [{kind, kep, kep_path, release, message, pr, url, excerpt}]``.
     With provenance (``provenance`` not ``None``: the source has history) each change also has
     ``upstream: {commit, date, pr, subject}`` (``null`` when unknown; ``"exact": false`` when only the last
@@ -441,8 +420,10 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     }
     if discrepancies is not None:
         for item, c in zip(out["changes"], changes):
-            item["evidence"] = [e._asdict() for e in c.evidence if not e.ambiguous]
-            item["ambiguous_evidence"] = [e._asdict() for e in c.evidence if e.ambiguous]
+            item["evidence"] = [_note_json(e) for e in c.evidence if not e.ambiguous and not e.counter]
+            item["ambiguous_evidence"] = [_note_json(e) for e in c.evidence if e.ambiguous and not e.counter]
+            if any(e.counter for e in c.evidence):
+                item["counter_evidence"] = [_note_json(e) for e in c.evidence if e.counter]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
     if any(c.shipped is not None for c in changes):
         for item, c in zip(out["changes"], changes):
@@ -455,3 +436,163 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
             item["upstream"] = c.upstream.as_json() if c.upstream is not None else None
         out["provenance"] = provenance
     return out
+
+
+# ---------------------------------------------------------------- the approver's layout
+class Links(NamedTuple):
+    """Where links land: ``web_url`` of the enhancements repository, its ``revision`` (commit SHA) and
+    ``page_url`` (the wiki's web address of the pages at the base revision, ending in ``/``; ``""``
+    when the wiki is not on GitHub)."""
+
+    web_url: str
+    revision: str
+    page_url: str = ""
+
+    def page(self, page: str, line: int) -> str:
+        """``[page:line](PAGE_URL/page#Lline)``, or ``page:line`` as text without a ``page_url``."""
+        spot = f"{_cell(page)}:{line}"
+        return f"[{spot}]({self.page_url}{quote(page)}#L{line})" if self.page_url else spot
+
+    def kep_yaml(self, kep_path: str, line: int = 0) -> str:
+        """The kep.yaml at the revision, ending in ``#L<line>`` when ``line``; ``""`` without revision or path."""
+        url = kep_yaml_url(self.web_url, self.revision, kep_path)
+        return f"{url}#L{line}" if url and line else url
+
+
+def details(title: str, count: int | None, header: list[str]) -> list[str]:
+    """Section header lines for a collapsed block: ``<details><summary>TITLE (COUNT)</summary>`` then
+    ``header``; :func:`_fit` closes it with ``</details>``."""
+    shown = f"{title} ({count})" if count is not None else title
+    return [f"<details><summary>{html.escape(shown, quote=False)}</summary>", "", *header]
+
+
+def _collapsed(section: Section) -> Section:
+    """An extra section (``### Title``, intro, rows) as a collapsed block; its count is the number its intro
+    starts with (``36 KEPs upstream ...``), else its rows."""
+    header, rows, noun = section
+    heading = bool(header) and header[0].startswith("#")
+    title = header[0].lstrip("#").strip() if heading else noun.capitalize()
+    rest = list(header[1:] if heading else header)
+    while rest and not rest[0]:
+        rest.pop(0)
+    first = re.match(r"(\d+) ", rest[0]) if rest else None
+    count = int(first.group(1)) if first else sum(1 for r in rows if r.startswith(("|", "-")))
+    return details(title, count, rest), rows, noun
+
+
+def grouped_graduations(changes: Sequence[Change]) -> list[str]:
+    """One line per stage move, its KEPs listed: ``- alpha → **beta**: [4671](...), [5710](...)``.
+    ``changes``: promoted or demoted stage changes, in changelog order."""
+    moves: dict[tuple[str, str], list[str]] = {}
+    for c in changes:
+        keps = moves.setdefault((stage_word(c.old), stage_word(c.new)), [])
+        if c.kep not in keps:
+            keps.append(c.kep)
+    return [f"- {_cell(old)} → **{_cell(new)}**: {', '.join(_kep_link(k) for k in keps)}"
+            for (old, new), keps in moves.items()]
+
+
+def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
+    """``changes`` grouped by page row (page, line), in order of first appearance."""
+    groups: dict[tuple[str, int], list[Change]] = {}
+    for c in changes:
+        groups.setdefault((c.page, c.line), []).append(c)
+    return list(groups.values())
+
+
+def _shipped(snapshot: Snapshot):
+    """``release -> bool``: True for a milestone no newer than the release in progress (its release notes
+    can exist), False for a later one (nothing can be said of a release that has not shipped)."""
+    from bot.model.consistency import milestone_key, release_in_progress
+
+    in_progress = release_in_progress(snapshot.all_keps())
+
+    def shipped(value: str) -> bool:
+        key = milestone_key(value)
+        return key is None or in_progress is None or key <= in_progress
+    return shipped
+
+
+#: Longest upstream pull request subject shown in a link, characters.
+MAX_SUBJECT_CHARS = 50
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _row_line(group: list[Change], keps: dict, links: Links, origin: bool, notes: bool, shipped) -> str:
+    """One Changes table row for the changes of one page row."""
+    first = group[0]
+    kep = keps.get(first.kep_path)
+    title = _short(kep.title, MAX_TITLE_CHARS) if kep is not None else ""
+    where = dict(kep.key_lines) if kep is not None else {}
+    fields = "<br>".join(f"{c.field}: {_cell(c.old)} → **{_cell(c.new)}**{_flags(c)}" for c in group)
+    yaml_links = " ".join(f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
+                          for c in group if c.field in where and links.kep_yaml(c.kep_path))
+    url = links.kep_yaml(first.kep_path)
+    yaml = (f"[kep.yaml]({url})" + (f" {yaml_links}" if yaml_links else "")) if url else _cell(first.kep_path)
+    cells = [f"{_kep_link(first.kep)} {_cell(title)}" if title else _kep_link(first.kep), links.page(first.page, first.line), fields, yaml]
+    if origin:
+        ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
+        cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
+    if notes:
+        cells.append(_row_evidence(group, shipped))
+    return "| " + " | ".join(cells) + " |"
+
+
+def _row_evidence(group: list[Change], shipped) -> str:
+    """Evidence for one page row: each release note once, counter-evidence marked ``⚠``; ``none found``
+    only when some change is about a release that has shipped, else ``-`` (no notes can exist yet)."""
+    seen, sure, maybe, counter = set(), [], [], []
+    for c in group:
+        for e in c.evidence:
+            if (e.release, e.pr) in seen:
+                continue
+            seen.add((e.release, e.pr))
+            text = f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}"
+            (counter if getattr(e, "counter", False) else maybe if e.ambiguous else sure).append(text)
+    out = sure or (["none found"] if any(shipped(c.new) for c in group if c.new) else [
+        "- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"])
+    if maybe:
+        out.append("ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe))
+    out += [f"⚠ counter-evidence: {t}" for t in counter]
+    return "<br>".join(out)
+
+
+def _history_text(c: Change, web_url: str) -> str:
+    """``; kep.yaml said v1.36 until [#6125 subject](...) 2026-06-05`` from the change's upstream, ``""``
+    when unknown."""
+    up = c.upstream
+    if up is None:
+        return ""
+    before = getattr(up, "before", None)
+    said = f"kep.yaml said {_cell(before) if before else 'nothing'} until " if before is not None else "set in "
+    return f"; {said}{upstream_cell(up, web_url)}"
+
+
+def _ignored_row(c: Change, links: Links) -> str:
+    rule = "row marker" if c.ignored == "page" else "config `ignore`"
+    return (f"| {_kep_link(c.kep)} | {links.page(c.page, c.line)} | {c.field} | {_cell(c.old)} → {_cell(c.new)} "
+            f"| {rule} |")
+
+
+def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem], changes: Sequence[Change]
+                 ) -> list[Problem]:
+    """The problems a reviewer of this pull request can act on: those about a changed row (``line N`` of its
+    page), about a page or an input as a whole (no line), and the kep.yaml problems of changed KEPs."""
+    rows = {(c.page, f"line {c.line}") for c in changes}
+    mine = {p for p in (*problems, *involved) if not p.key.startswith("line ") or (p.path, p.key) in rows}
+    return sorted(mine, key=lambda p: (p.path, p.key, p.message))
+
+
+def visible_lines(body: str) -> int:
+    """Lines of ``body`` a reader sees with every ``<details>`` block collapsed: lines outside the blocks,
+    plus each block's opening ``<details><summary>`` line."""
+    count, depth = 0, 0
+    for line in body.split("\n"):
+        opening = line.startswith("<details>")
+        if depth == 0:
+            count += 1
+        depth += opening - (line.strip() == "</details>")
+    return count - (body.endswith("\n"))

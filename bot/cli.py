@@ -1,8 +1,9 @@
-"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|init`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
+"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import os
 import re
@@ -80,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--gate-lifecycle", metavar="SRC",
                          help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
                               "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)")
+    from bot.targets_cli import add_target_options
+
+    add_target_options(sync)
+    sync.add_argument("--state-dir", metavar="DIR",
+                      help="with targets: each target's state, changelog and report go to DIR/targets/NAME "
+                           "(default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)")
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -87,12 +94,19 @@ def build_parser() -> argparse.ArgumentParser:
                           help="validate as the sync will run with this --publish")
     validate.add_argument("--online", action="store_true",
                           help="also resolve github: refs, git URLs and the wiki repository (one request each)")
+    validate.add_argument("--list-targets", action="store_true",
+                          help="print the target names as a JSON list instead of ok (as kep-sync targets)")
+    add_target_options(validate)
+    targets = sub.add_parser("targets", help="print the names of the config's targets as a JSON list")
+    targets.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    add_target_options(targets)
 
     state_help = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
     serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM, SIGINT or SIGHUP")
     serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
     serve.add_argument("--state-dir", metavar="DIR", help=state_help)
     serve.add_argument("--run-now", action="store_true", help="run once at start, then on the schedule")
+    add_target_options(serve)
 
     history = sub.add_parser("history", help="timeline of one KEP from the enhancements git history")
     history.add_argument("number", type=_kep_number, metavar="N", help="KEP number (4671 or KEP-4671)")
@@ -116,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     health = sub.add_parser("health", help="exit 0 when the last run succeeded within the schedule, else 1")
     health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
     health.add_argument("--state-dir", metavar="DIR", help=state_help)
+    add_target_options(health)
 
     init = sub.add_parser("init", help="write a first config from the KEP tables of a wiki; works offline")
     init.add_argument("--wiki", metavar="DIR", help="wiki directory: every *.md page under it is read")
@@ -202,6 +217,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
     pending = start_snapshot(args.enhancements) if args.enhancements else None
     try:
         config = resolve_config(args)
+        if config.targets or args.target or args.shard:
+            from bot.targets_cli import cmd_sync_targets
+
+            return cmd_sync_targets(args, config, _write)
         start = time.monotonic()
         if pending is not None and config.enhancements != args.enhancements:  # a guard: validation keeps it as given
             pending.close()
@@ -354,11 +373,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
             problems = preflight.online_problems(checked.config, client, failures)
+    if checked.config is not None and not checked.errors:
+        from bot.targets_cli import target_errors
+
+        problems += [line.removeprefix(f"{source}: ") for line in target_errors(checked.config, source)]
     lines = checked.errors + [f"{source}: {p}" for p in problems + failures]
     if checked.errors or problems:
         raise ConfigError("\n".join(lines))
     if failures:  # the network did not answer: the run failed, the settings may be right (exit 1)
         raise KepSyncError("\n".join(lines + ["could not check online; try again, or check the network"]))
+    if args.list_targets or args.target or args.shard:
+        from bot.targets_cli import cmd_targets
+
+        return cmd_targets(args, checked.config, _write)
     print("ok")
     return EXIT_OK
 
@@ -382,8 +409,17 @@ def _state_dir(args: argparse.Namespace) -> Path:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the scheduler service (``bot.scheduler.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
     from bot.scheduler import serve
+    from bot.targets_cli import serve_job
 
-    return serve(resolve_config(args), _state_dir(args), run_now=args.run_now)
+    config = resolve_config(args)
+    return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
+
+
+def cmd_list_targets(args: argparse.Namespace) -> int:
+    """Print the names of the config's targets as a JSON list (:func:`bot.targets_cli.cmd_targets`)."""
+    from bot.targets_cli import cmd_targets
+
+    return cmd_targets(args, resolve_config(args), _write)
 
 
 def cmd_health(args: argparse.Namespace) -> int:
@@ -397,6 +433,10 @@ def cmd_health(args: argparse.Namespace) -> int:
 
     try:
         config = resolve_config(args)
+        if config.targets:
+            from bot.targets_cli import cmd_health_targets
+
+            return cmd_health_targets(args, config)
         verdict = check_health(read_state(_state_dir(args)),
                                parse_crontab(config.schedule.cron, config.schedule.timezone),
                                datetime.datetime.now(datetime.timezone.utc))
@@ -412,8 +452,10 @@ def cmd_health(args: argparse.Namespace) -> int:
 def _write(text: str, what: str = "") -> None:
     """``text`` on stdout, flushed; raises :class:`KepSyncError` ("cannot write WHAT to standard output")
     when stdout is closed or full."""
+    from bot.redact import redact_values
+
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(redact_values(text))
         sys.stdout.flush()
     except OSError as exc:
         raise KepSyncError(f"cannot write {what + ' ' if what else ''}to standard output: {exc.strerror or exc}"
@@ -462,6 +504,13 @@ def load_token_file() -> None:
         raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 
+def os_error_message(exc: OSError) -> str:
+    """``PATH: REASON`` for an ``OSError`` (``wiki/x.md: File name too long``); the reason alone when it names
+    no path."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename is not None else reason
+
+
 def print_error(exc: Exception) -> None:
     """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix."""
     for line in redact(str(exc)).split("\n"):
@@ -482,7 +531,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command != "sync":  # cmd_sync configures the log itself, after starting its worker
         configure_logging(getattr(args, "log_format", None))
     handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
-               "history": cmd_history, "digest": cmd_digest, "init": cmd_init}[args.command]
+               "history": cmd_history, "digest": cmd_digest, "targets": cmd_list_targets, "init": cmd_init
+               }[args.command]
     # What is loaded by now (the modules, pydantic's validators) lives as long as the command: keep the
     # cyclic garbage collector from walking it again in every collection that the many short-lived
     # objects of a run (YAML nodes, rows) set off. A quarter of a dry run's CPU time went there.
@@ -496,6 +546,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KepSyncError as exc:
         print_error(exc)
         return EXIT_FAILED
+    except OSError as exc:  # a path no check above named: one line naming it, never a traceback
+        print_error(KepSyncError(os_error_message(exc)))
+        return EXIT_USAGE if exc.errno == errno.ENAMETOOLONG and args.command != "health" else EXIT_FAILED
     except KeyboardInterrupt:
         print("kep-sync: interrupted", file=sys.stderr)
         return EXIT_FAILED

@@ -21,9 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import PydanticCustomError
 
 from bot.errors import ConfigError, relative_to
+from bot.model.kep import normalize_milestone
 from bot.publish.labels import REGENERATE_LABEL
 from bot.sources import ref_name_problem
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
+from bot.wiki.ignore import IGNORABLE, field_name
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
 DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")
@@ -96,6 +98,30 @@ class AddToConfig(_Strict):
     @classmethod
     def _relative(cls, page: str) -> str:
         return _relative_page(page)
+
+
+class IgnoreRule(_Strict):
+    """One ``ignore`` entry: KEP number ``kep``; ``fields`` (:data:`bot.wiki.ignore.IGNORABLE`; empty: every
+    field); ``value``: only this proposed value is ignored (a later, different upstream value is proposed)."""
+
+    kep: int = Field(ge=0)
+    fields: list[str] = Field(default_factory=list)
+    value: str = ""
+
+    @field_validator("fields")
+    @classmethod
+    def _known_fields(cls, fields: list[str]) -> list[str]:
+        for name in fields:
+            if not field_name(name):
+                raise ValueError(f"{shown(name)} is not a field kep-sync writes ({', '.join(IGNORABLE)})")
+        return [field_name(name) for name in fields]
+
+    def matches(self, number: int, field: str, new: str) -> bool:
+        """True when this rule ignores the proposal of ``new`` for ``field`` of KEP ``number``."""
+        if number != self.kep or (self.fields and field not in self.fields):
+            return False
+        want = self.value.strip()
+        return not want or want == new.strip() or normalize_milestone(want) == normalize_milestone(new) is not None
 
 
 class CandidatesConfig(_Strict):
@@ -333,6 +359,37 @@ class DigestConfig(_Strict):
         return last
 
 
+#: A target name: a directory name under the state directory and a job name in a workflow matrix.
+TARGET_NAME = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
+#: The name of the one target of a config without ``targets:``.
+DEFAULT_TARGET = "default"
+
+
+class TargetConfig(_Strict):
+    """One wiki of a deployment with many (``targets:``): its ``name`` plus the per-wiki sections below,
+    each merged key by key over the top-level section of the same name (a list or a plain value replaces
+    it). Sources and their caches (``enhancements``, ``cache_dir``, ``release_notes``, ``gate_lifecycle``,
+    ``provenance``, ``github``, ``links``) and the ``schedule`` are shared: set them at the top level."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    name: str = Field(pattern=TARGET_NAME)
+    wiki: WikiConfig | None = None
+    columns: ColumnsConfig | None = None
+    pull_request: PullRequestConfig | None = None
+    feature_gates: Literal["report", "owned"] | None = None
+    front_matter: FrontMatterConfig | None = None
+    renames: Literal["report", "apply"] | None = None
+    digest: DigestConfig | None = None
+    candidates: CandidatesConfig | None = None
+    production_tables: list[str] | None = None
+    coverage: CoverageConfig | None = None
+
+    def settings(self) -> dict:
+        """The sections this target sets, as written (``{"wiki": {"repo": ...}}``), without ``name``."""
+        return self.model_dump(exclude_unset=True, exclude={"name"}, by_alias=True)
+
+
 class Config(_Strict):
     """All settings of one kep-sync deployment.
 
@@ -340,6 +397,10 @@ class Config(_Strict):
     the config file > ``$KEP_SYNC_CACHE_DIR`` / ``$GITHUB_API_URL`` > the built-in default.
     """
 
+    #: Many wikis from one deployment (:mod:`bot.targets`); excluded from dumps, so a config without them
+    #: fingerprints as it always did.
+    targets: list[TargetConfig] = Field(default_factory=list, exclude=True)
+    targets_from: Literal["", "app-installations"] = Field(default="", exclude=True)
     enhancements: str = Field(default="github:kubernetes/enhancements@master", min_length=1)
     cache_dir: str = Field(default_factory=lambda: os.environ.get("KEP_SYNC_CACHE_DIR") or "~/.cache/kep-sync")
     wiki: WikiConfig = Field(default_factory=WikiConfig)
@@ -356,7 +417,21 @@ class Config(_Strict):
     audit: AuditConfig = Field(default_factory=AuditConfig)
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     renames: Literal["report", "apply"] = "report"
+    ignore: list[IgnoreRule] = Field(default_factory=list)
     digest: DigestConfig = Field(default_factory=DigestConfig)
+
+    @field_validator("targets")
+    @classmethod
+    def _unique_names(cls, targets: list[TargetConfig]) -> list[TargetConfig]:
+        seen: dict[str, int] = {}
+        for i, target in enumerate(targets):
+            if target.name in seen:
+                raise PydanticCustomError("duplicate_target", "{name} is also the name of targets[{first}]; "
+                                          "target names must be unique",
+                                          {"name": shown(target.name), "first": seen[target.name],
+                                           "key": f"targets[{i}].name"})
+            seen[target.name] = i
+        return targets
 
     @field_validator("digest")
     @classmethod
@@ -421,7 +496,7 @@ class Config(_Strict):
     @classmethod
     def _repo_for_github(cls, publish: str, info: ValidationInfo) -> str:
         wiki = _sibling(info, "wiki.repo")  # absent when wiki itself is invalid (reported there)
-        if publish == "github" and wiki is not None and not wiki.repo:
+        if publish == "github" and wiki is not None and not wiki.repo and not info.data.get("targets"):
             raise PydanticCustomError("missing_for_publish", "required when publish is github (OWNER/NAME of the "
                                       "wiki repository)", {"key": "wiki.repo"})
         return publish
@@ -514,9 +589,11 @@ def error_message(err: dict) -> str:
         return f"{got} is not one of {ctx.get('expected', '')}"
     if kind == "string_pattern_mismatch" and err["loc"][-1:] == ("repo",):
         return f"{got}: expected OWNER/NAME of a GitHub repository"
+    if kind == "string_pattern_mismatch" and err["loc"][:1] == ("targets",) and err["loc"][-1:] == ("name",):
+        return f"{got}: expected a target name: lower-case letters, digits, '.', '_' and '-', at most 63"
     msg = err["msg"].removeprefix("Value error, ")
     if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
-                "needs_coverage", "pages_overlap") or got in msg:
+                "needs_coverage", "pages_overlap", "duplicate_target") or got in msg:
         return msg
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")
@@ -664,11 +741,11 @@ def collect_config(data: dict, source: str) -> Checked:
             return Checked(Config.model_validate(work, context={"dropped": frozenset(dropped)}), errors,
                            frozenset(dropped))
         except ValidationError as exc:
-            before = len(dropped)
+            before, earlier = len(dropped), frozenset(dropped)  # errors of one round are all new
             for err, line in zip(exc.errors(), config_errors(exc, source)):
                 path = tuple(itertools.takewhile(lambda part: isinstance(part, str), err["loc"]))
                 named = (err.get("ctx") or {}).get("key") or ".".join(path)
-                stale = any(_within(".".join(path), d) or _within(named, d) for d in dropped)
+                stale = any(_within(".".join(path), d) or _within(named, d) for d in earlier)
                 if not stale and line not in errors:
                     errors.append(line)
                 target = path[:-1] if stale else path

@@ -42,6 +42,8 @@ def canonical_zone(name: str) -> str:
         return name
     except (ZoneInfoNotFoundError, ValueError):
         pass
+    except OSError as exc:  # a name too long for the file system
+        raise ValueError(f"unknown time zone {name!r} ({exc.strerror or exc})") from None
     match = _zones_by_folded_name().get(name.strip().casefold())
     if match is None:
         raise ValueError(f"unknown time zone {name!r} (expected an IANA name such as UTC or Europe/Berlin)")

@@ -27,7 +27,7 @@ on the change (``Change.flags``), report-only.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model import consistency
@@ -73,6 +73,8 @@ class Change(NamedTuple):
     :class:`bot.history.provenance.Upstream` commit that set the new value (``None`` when unknown);
     ``flags`` report-only remarks a reviewer must see next to this change (a
     released milestone rewritten, the kep.yaml contradicting itself), one line each;
+    ``ignored``: why an ignore rule kept the cell (``"page"``: a marker in the row, ``"config"``: an
+    ``ignore`` entry), ``""`` when none did (an ignored change is never applied).
     ``shipped`` the feature-gate lifecycle's :class:`bot.evidence.gates.Mark` (``None`` without a gate
     lifecycle); ``pending`` the release (``v1.36``) a promotion or new milestone waits for
     (``promote_when: released``; kind ``pending``, not applied), else ``""``.
@@ -90,6 +92,7 @@ class Change(NamedTuple):
     evidence: tuple = ()
     upstream: object = None
     flags: tuple[str, ...] = ()
+    ignored: str = ""
     shipped: object = None
     pending: str = ""
 
@@ -119,7 +122,8 @@ def _row_id(row: MatrixRow) -> str:
 
 def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
               only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
-              apply_renames: bool = False, hold: Callable[[Kep, Change], str] | None = None) -> PageDiff:
+              apply_renames: bool = False, hold: Callable[[Kep, Change], str] | None = None,
+              ignores: Mapping[int, Collection[str]] | None = None, rules: Sequence = ()) -> PageDiff:
     """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
 
     ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
@@ -128,7 +132,10 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
     (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
     own style, and the row then synced) only with ``apply_renames``. ``hold(kep, change)``: the release an
     applied change waits for (``""``: none); such a change is kept report-only, kind ``pending``, its cell
-    unchanged (:func:`bot.evidence.gates.pending_release`, ``promote_when: released``). Returns a
+    unchanged (:func:`bot.evidence.gates.pending_release`, ``promote_when: released``). ``ignores``: ``{0-based line:
+    fields}`` the row's ignore markers name (:mod:`bot.wiki.ignore`); ``rules``: the config's ``ignore`` entries
+    (:class:`bot.config.IgnoreRule`); a field either ignores is still compared, its change kept with
+    ``applied`` False and ``ignored`` saying which. Returns a
     :class:`PageDiff` whose ``lines`` equal ``page.lines`` except rewritten rows.
     """
     lines = list(page.lines)
@@ -178,7 +185,13 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
                                                       "fix the number or the slug"))
             continue
         involved[kep.path] = kep
-        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress)
+        marked = frozenset((ignores or {}).get(row.line, ()))
+
+        def skip(field: str, new: str, number: int = kep.number, marked: frozenset = marked) -> str:
+            return "page" if field in marked else "config" if any(r.matches(number, field, new) for r in rules) else ""
+
+        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress,
+                                                       skip)
         if hold is not None:
             row_changes, updates = held(row_changes, updates, kep, hold)
         changes.extend(row_changes)
@@ -218,8 +231,8 @@ def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -
     return fill_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path), width, align)
 
 
-def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None
-              ) -> tuple[list[Change], list[str], dict[str, str]]:
+def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None,
+              skip: Callable[[str, str], str] = lambda field, new: "") -> tuple[list[Change], list[str], dict[str, str]]:
     changes: list[Change] = []
     problems: list[str] = []
     updates: dict[str, str] = {}
@@ -231,7 +244,10 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
         flags = ()
         if field in STAGES and in_progress is not None and consistency.is_released(old, in_progress):
             flags = (f"{RELEASED_FLAG}: {old} (the release in progress is v{in_progress[0]}.{in_progress[1]})",)
-        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags))
+        ignored = skip(field, new)
+        applied = applied and not ignored
+        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags,
+                              ignored=ignored))
         if applied:
             updates[field] = new if written is None else written
 

@@ -1,6 +1,7 @@
 """``kep-sync health``: is the service keeping up with its schedule? (The container HEALTHCHECK.)
 
-Healthy when the latest run did not fail and no scheduled run has become
+Healthy when the service that recorded the state is still running (same pid, start time and boot), the
+latest run did not fail and no scheduled run has become
 overdue since the later of the last good run and the service start. A run is
 overdue :data:`LATE_ALLOWANCE` after its fire time (the misfire grace plus
 time for the run itself). Facts come from the state directory only.
@@ -13,6 +14,7 @@ from typing import NamedTuple
 
 from apscheduler.triggers.base import BaseTrigger
 
+from bot.liveness import still_running
 from bot.scheduler import MISFIRE_GRACE_SECONDS
 from bot.state import State
 
@@ -44,6 +46,9 @@ def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> 
     """Judge ``state`` against the schedule ``trigger`` at ``now`` (timezone-aware). Every time in the
     reason is in UTC, whatever ``schedule.timezone`` is. A recorded time more than
     :data:`CLOCK_SKEW_ALLOWANCE` after ``now`` is unhealthy (it would hide every overdue run)."""
+    if still_running(state.service_process) is False:
+        return Health(False, f"the service that recorded this state (pid {state.service_process.partition(':')[0]}, "
+                             f"started {utc_text(state.service_started)}) is no longer running")
     last = state.last_run
     if last is not None and not last.ok:
         return Health(False, f"last run {last.run_id} failed at {utc_text(last.finished)}: {last.error}")

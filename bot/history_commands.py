@@ -87,11 +87,12 @@ def _snapshot(enhancements: str, cache_dir: Path, at: str, revision: str):
         from bot.sources.enhancements import load_snapshot
 
         return load_snapshot(enhancements, cache_dir)
+    day = _date(at) if at else ""  # a usage error before any clone
     history = require_history(enhancements, cache_dir, "--at/--revision")
     if revision:
         commit = resolve_revision(history, revision)
     else:
-        found = history.commit_at(_date(at))
+        found = history.commit_at(day)
         if found is None:
             raise UsageError(f"--at {at}: the history has no kep.yaml commit on or before that date")
         commit = found.sha
@@ -99,9 +100,16 @@ def _snapshot(enhancements: str, cache_dir: Path, at: str, revision: str):
 
 
 def _date(value: str) -> str:
+    """``value`` when it is a calendar date written ``YYYY-MM-DD`` whose whole day (up to the next midnight,
+    UTC) can be compared with commit times; else :class:`UsageError` (exit 2)."""
     import datetime
+    import re
 
     try:
-        return datetime.date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise UsageError(f"--at {value!r}: expected a date YYYY-MM-DD") from None
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+            raise ValueError(value)
+        day = datetime.date.fromisoformat(value)
+        day + datetime.timedelta(days=1)  # 9999-12-31 has no next midnight to compare with
+    except (ValueError, OverflowError):
+        raise UsageError(f"--at {value!r}: expected a date YYYY-MM-DD from 0001-01-01 to 9999-12-30") from None
+    return day.isoformat()

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot import __version__
-from bot.redact import redact
+from bot.errors import ConfigError
+from bot.redact import header_problem, redact
 
 if TYPE_CHECKING:  # httpx and tenacity load on first use: a run without a network source never needs them
     import httpx
@@ -57,12 +58,15 @@ def make_client(token: str | None = None, *, counter: RequestCounter | None = No
                 transport: httpx.BaseTransport | None = None) -> httpx.Client:
     """An ``httpx.Client`` with kep-sync's user agent, timeouts and redirects followed.
 
-    ``token`` (from the environment only) is sent as ``Authorization: Bearer``;
-    ``transport`` is for tests (respx or ``httpx.MockTransport``).
+    ``token`` (``GITHUB_TOKEN``, from the environment only) is sent as ``Authorization: Bearer``;
+    ``transport`` is for tests (respx or ``httpx.MockTransport``). Raises :class:`ConfigError` (without the
+    token) before any request when the token cannot go in a header (:func:`bot.redact.header_problem`).
     """
     import httpx
 
     headers = {"User-Agent": USER_AGENT}
+    if token and header_problem("GITHUB_TOKEN", token):
+        raise ConfigError(header_problem("GITHUB_TOKEN", token))
     if token:
         headers["Authorization"] = f"Bearer {token}"
     hooks = {"request": [counter]} if counter is not None else {}

@@ -3,9 +3,11 @@
 The poll asks each source for its current revision with one conditional
 request (:func:`bot.sources.enhancements.current_revision`, and the release
 notes, :func:`release_notes_etags`). When the enhancements revision, the
-release notes ETags and the settings all equal those of the last successful
-full run (kept in the state directory, :mod:`bot.state`), the run is skipped:
-no wiki and no GitHub calls. A run whose publish was ``blocked`` (a commit
+release notes ETags, the settings and the wiki (:func:`wiki_marker`: its base
+revision, or the bytes of its pages for a plain directory) all equal those of
+the last successful full run (kept in the state directory, :mod:`bot.state`),
+the run is skipped: no GitHub calls. A run asked for (``force``: ``serve
+--run-now``) is never skipped. A run whose publish was ``blocked`` (a commit
 kep-sync did not make on the bot branch) does not count as a completed full
 run, so the next poll is a full run again and sees a ``kep-sync:regenerate``
 label added meanwhile. Every run logs JSON lines bound to a ``run_id`` and
@@ -30,7 +32,7 @@ import structlog
 from bot.config import Config
 from bot.errors import KepSyncError, PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
-from bot.redact import redact
+from bot.redact import redact, redact_values, without_userinfo
 from bot.log import get_logger
 from bot.sources.enhancements import current_revision
 from bot.sources.release_notes import current_etags
@@ -59,10 +61,37 @@ def release_notes_etags(config: Config, client: httpx.Client, known: dict[str, s
     return current_etags(config.release_notes.source, client, known, api_url=config.github.api_url)
 
 
+def wiki_marker(config: Config) -> str:
+    """What the wiki looks like now, cheaply: for ``publish: git``, ``git:`` and the commit SHA of the base
+    (``wiki.base``, else ``HEAD``) in ``wiki.dir``; for pages read from ``wiki.dir`` otherwise, ``sha256:``
+    and the hash of every configured page's path and bytes (a missing or unreadable page counts as such);
+    ``""`` when the wiki is a GitHub repository (its pull request state is checked by the full run)."""
+    from bot.preflight import pages_on_disk
+
+    if not pages_on_disk(config):
+        return ""
+    root = Path(config.wiki.dir).expanduser()
+    if config.publish == "git":
+        import subprocess
+
+        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q",
+                               f"{config.wiki.base or 'HEAD'}^{{commit}}"], capture_output=True, check=False)
+        return f"git:{proc.stdout.decode('ascii', 'replace').strip()}" if proc.returncode == 0 else "git:?"
+    digest = hashlib.sha256()
+    for page in config.pages_to_read():
+        try:
+            data = (root / page).read_bytes()
+        except OSError as exc:
+            data = f"\0unreadable: {exc.errno}".encode()
+        digest.update(f"{len(page)}:{page}{len(data)}:".encode() + data)
+    return f"sha256:{digest.hexdigest()}"
+
+
 def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
             now: Callable[[], datetime.datetime] = utcnow,
-            transport: httpx.BaseTransport | None = None) -> RunRecord:
+            transport: httpx.BaseTransport | None = None, force: bool = False) -> RunRecord:
     """Poll, sync if needed, record the outcome in ``state_dir``; never raises for a failed run.
+    ``force``: a full run even when nothing changed (a run the user asked for).
 
     ``sync`` defaults to :func:`bot.sync.run_sync` (called as ``sync(config, counter=...)``);
     ``transport`` is for tests (respx). Returns the :class:`RunRecord` stored as ``last_run``.
@@ -81,7 +110,7 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         log.info("run started", source=config.enhancements, known_revision=state.revision)
         last = LastRun(state_dir / LAST_RUN_DIR)
         try:
-            summary = _poll_or_sync(config, state, sync, counter, transport, log, last)
+            summary = _poll_or_sync(config, state, sync, counter, transport, log, last, force)
         except Exception as exc:  # one failed run must not stop the service
             # our errors read as `kep-sync: error:` prints them; anything else names its class
             error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
@@ -167,7 +196,7 @@ class LastRun:
         from bot.publish.files import write_files
 
         path = self.directory / "changelog.md"
-        write_files({path: text.encode("utf-8")}, must_exist=False)
+        write_files({path: redact_values(text).encode("utf-8")}, must_exist=False)
         self.written["changelog"] = str(path)
 
 
@@ -181,13 +210,14 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _poll_or_sync(config: Config, state: State, sync: Callable, counter: RequestCounter,
-                  transport: httpx.BaseTransport | None, log, last: LastRun) -> dict:
+                  transport: httpx.BaseTransport | None, log, last: LastRun, force: bool = False) -> dict:
     """The poll, then the full sync when needed; returns the run's :func:`bot.sync.run_summary` (``result``
     ``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked.
     A full run writes its changelog and report to ``last``."""
     from bot.sync import run_summary
 
-    same_source = state.source == config.enhancements
+    source = without_userinfo(config.enhancements)  # the state never keeps a credential of a source URL
+    same_source = state.source == source
     fingerprint = config_fingerprint(config)
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
         probe = current_revision(config.enhancements, client, api_url=config.github.api_url,
@@ -195,9 +225,10 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
         notes = release_notes_etags(config, client, state.release_notes_etags if same_source else {})
     revision = state.revision if probe.not_modified else probe.revision
     blocked_before = state.last_run is not None and state.last_run.result == "blocked"
-    if (revision and same_source and revision == state.revision and state.config == fingerprint
-            and notes is not None and notes == state.release_notes_etags and not blocked_before):
-        log.info("no upstream change; run skipped", revision=revision)
+    if (not force and revision and same_source and revision == state.revision and state.config == fingerprint
+            and notes is not None and notes == state.release_notes_etags and not blocked_before
+            and state.wiki == wiki_marker(config)):
+        log.info("no upstream or wiki change; run skipped", revision=revision)
         return run_summary({"result": "skipped", "revision": revision, "changes": [], "pages_written": [],
                             "pull_request": None})
     try:
@@ -229,9 +260,10 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     summary = run_summary(run_report(config, outcome.plan.snapshot, outcome.plan, outcome))  # what the report says
     if outcome.blocked:  # the state keeps the last completed run, so the next poll is a full run
         return summary
-    state.source, state.revision, state.config = config.enhancements, synced, fingerprint
+    state.source, state.revision, state.config = source, synced, fingerprint
     state.revision_etag = probe.etag if synced == revision else ""
     state.release_notes_etags = notes or {}
+    state.wiki = wiki_marker(config)  # after the run: the pages as it left them
     return summary
 
 

@@ -29,9 +29,11 @@ from bot.history import digest as digest_mod
 from bot.history.fields import kep_fields
 from bot.history.provenance import History, attach, change_field, shallow_problem
 from bot.history.renames import Rename
+from bot.publish.controls import controls
 from bot.tracking import Tracking, options_from, track
 from bot.tracking import render as tracking_render
 from bot.wiki import frontmatter
+from bot.wiki.ignore import mask_page, row_ignores, unmask
 from bot.wiki.matrix import MatrixPage, parse_page
 
 
@@ -88,7 +90,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
               history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
               renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False,
-              gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None) -> SyncPlan:
+              gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+              page_url: str = "") -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
     is a loader).
 
@@ -117,6 +120,9 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     change then carries its Shipped mark, the gate findings join "Needs review", ``promote_when: released``
     holds promotions whose release has not shipped, and ``gate_lifecycle.column`` writes the Shipped
     column (:mod:`bot.evidence.gates`); ``None``: none of that.
+    ``page_url``: the pages' web address at the base revision (:func:`page_url`), so the changelog links
+    page locations to their line. The changelog of a pull request (``publish`` git or github) ends with
+    the Controls footer (:mod:`bot.publish.controls`).
     """
     results: list[PageResult] = []
     changes: list[Change] = []
@@ -135,15 +141,19 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         # Every stage below reads the matrix page as _matrix_text gives it (old bytes too, so "changed"
         # means rows); on the digest page, _with_digest fills the emptied section last.
         text = _matrix_text(config, path, data)
-        page = parse_page(path, text, config.aliases())
+        masked_text, masked = mask_page(text)
+        page = parse_page(path, masked_text, config.aliases())
         parsed.append(page)
         numbers.update(row.number for row in page.rows)
         numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
         diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
-                         renames=renames, apply_renames=config.renames == "apply", hold=hold)
+                         renames=renames, apply_renames=config.renames == "apply", hold=hold,
+                         ignores=row_ignores(masked), rules=config.ignore)
+        lines = diff.lines
         if lifecycle is not None and config.shipped_column():
-            lines, column = gates_mod.shipped_column(page, diff.lines, snapshot, lifecycle, snapshot.all_keps())
-            diff = diff._replace(changes=diff.changes + column, lines=lines)
+            lines, column = gates_mod.shipped_column(page, lines, snapshot, lifecycle, snapshot.all_keps())
+            diff = diff._replace(changes=diff.changes + column)
+        diff = diff._replace(lines=unmask(lines, masked))
         results.append(PageResult(path, text.encode("utf-8"), "\n".join(diff.lines).encode("utf-8"), diff))
         changes += diff.changes
         problems += diff.problems
@@ -201,11 +211,23 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                                callouts=tracking_render.callouts(tracking),
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
                                                               config.candidates.limit),
-                               report_problems=len(report["problems"]), front_matter=dated,
+                               report_problems=len(report["problems"]), front_matter=dated, page_url=page_url,
+                               controls=controls(config) if config.publish in ("git", "github") else (),
                                generated=[page for page, _ in generated],
                                **({"gate_findings": gate_found} if lifecycle is not None else {}))
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
+
+
+def page_url(config: Config, base_revision: str) -> str:
+    """``https://HOST/OWNER/REPO/blob/SHA/`` for a wiki on GitHub (``wiki.repo`` set and ``publish: github``)
+    read at ``base_revision``; ``""`` otherwise. HOST is ``github.com`` for the public API, else the
+    ``github.api_url`` host (GitHub Enterprise Server serves the web pages there)."""
+    if not (config.wiki.repo and config.publish == "github" and base_revision):
+        return ""
+    api = config.github.api_url.rstrip("/")
+    host = "https://github.com" if api == "https://api.github.com" else api.removesuffix("/api/v3")
+    return f"{host}/{config.wiki.repo}/blob/{base_revision}/"
 
 
 def _gate_lifecycle(config: Config, snapshot: Snapshot, pages: dict[str, bytes],

@@ -230,9 +230,9 @@ def _role(key: str) -> str:
 
 def _read_text(path: Path) -> tuple[str, str]:
     """``(text, "")``, or ``("", why)`` when ``path`` is missing, not a file, unreadable or not UTF-8."""
-    if not path.is_file():
-        return "", "no such file" if not path.exists() else "not a file"
     try:
+        if not path.is_file():
+            return "", "no such file" if not path.exists() else "not a file"
         return path.read_bytes().decode("utf-8"), ""
     except OSError as exc:
         return "", f"cannot be read: {exc.strerror or exc}"

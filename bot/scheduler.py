@@ -33,6 +33,7 @@ from apscheduler.triggers.base import BaseTrigger
 
 from bot.config import Config
 from bot.cron import parse_crontab, timezone
+from bot.liveness import process_identity
 from bot.log import get_logger
 from bot.state import InstanceLock, load_state, save_state
 from bot.stopsignals import STOP_SIGNALS
@@ -134,8 +135,14 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
     with InstanceLock(state_dir):
         state = load_state(state_dir, log=log)
         state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        state.service_process = process_identity()
         save_state(state_dir, state)
-        runner = Runner(job or (lambda: run_job(config, state_dir)))
+        asked = [run_now]  # the run --run-now asks for is never skipped; scheduled ones may be
+
+        def scheduled_run() -> object:
+            return run_job(config, state_dir, force=asked.pop() if asked else False)
+
+        runner = Runner(job or scheduled_run)
         auditor = Runner(audit_job or (lambda: run_audit_job(config, state_dir)))
         audit = (auditor, parse_crontab(config.audit.cron, config.schedule.timezone)) if config.audit.cron.strip() \
             else None
@@ -157,7 +164,11 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                 log.info("stop requested", signal=name)
 
         def stopper() -> None:
-            stop(signal.sigwait(STOP_SIGNALS))
+            signo = signal.sigwait(STOP_SIGNALS)
+            try:
+                stop(signo)
+            except Exception:  # the scheduler must stop whatever the log does
+                runner.stop(), auditor.stop()
             # The signal can land before scheduler.start() runs: shutting down a scheduler that
             # is not running yet raises, so try again until it is.
             while True:
@@ -185,7 +196,10 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
                     # a second signal meanwhile stays blocked: no effect
                     log.error("run still in progress after the shutdown timeout; exiting",
                               timeout_seconds=shutdown_timeout)
-                    sys.stderr.flush()
+                    try:
+                        sys.stderr.flush()
+                    except (OSError, ValueError):
+                        pass
                     os._exit(1)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)

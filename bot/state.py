@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.errors import KepSyncError
 from bot.publish.files import write_atomic
+from bot.redact import redact_values
 
 STATE_FILE = "state.json"
 LOCK_FILE = "lock"
@@ -70,6 +71,8 @@ class State(BaseModel):
     - ``config``: fingerprint of the settings of that run (a new config means a full run);
     - ``release_notes_etags``: ``{url: ETag}`` of the release notes of that run;
     - ``service_started``: when the running service started (ISO 8601 UTC);
+    - ``service_process``: that service's :func:`bot.liveness.process_identity` (``""``: unknown);
+    - ``wiki``: :func:`bot.job.wiki_marker` of the wiki after the last successful full run;
     - ``last_run`` and ``last_success``: :class:`RunRecord` of the latest run and latest good run.
     """
 
@@ -82,6 +85,8 @@ class State(BaseModel):
     config: str = ""
     release_notes_etags: dict[str, str] = Field(default_factory=dict)
     service_started: str = ""
+    service_process: str = ""
+    wiki: str = ""
     last_run: RunRecord | None = None
     last_success: RunRecord | None = None
 
@@ -94,9 +99,18 @@ def default_state_dir() -> Path:
     return Path(base) / "kep-sync"
 
 
+class StateUnreadable(StateError):
+    """``state.json`` (or its directory) cannot be read: permission denied, a name too long, an I/O error.
+    The file may be fine, so it is never kept aside; ``path`` names it."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(f"{path}: state file cannot be read ({why})")
+        self.path = path
+
+
 class StateCorrupt(StateError):
-    """``state.json`` exists but cannot be read as a :class:`State` (not UTF-8, not JSON, wrong shape,
-    unreadable). ``path`` names it; the message says why."""
+    """``state.json`` was read but is not a :class:`State` (not UTF-8, not JSON, wrong shape).
+    ``path`` names it; the message says why."""
 
     def __init__(self, path: Path, why: str):
         super().__init__(f"{path}: state file is corrupt ({why})")
@@ -106,7 +120,8 @@ class StateCorrupt(StateError):
 def read_state(state_dir: Path) -> State:
     """The state in ``state_dir``; an empty :class:`State` when the file is missing or empty.
 
-    Raises :class:`StateCorrupt` when the file is there but unusable (``kep-sync health`` reports it).
+    Raises :class:`StateCorrupt` when the file was read but is unusable, :class:`StateUnreadable` when it
+    cannot be read (``kep-sync health`` reports either).
     """
     path = state_dir / STATE_FILE
     try:
@@ -114,7 +129,7 @@ def read_state(state_dir: Path) -> State:
     except FileNotFoundError:
         return State()
     except OSError as exc:
-        raise StateCorrupt(path, f"cannot be read: {exc.strerror or exc}") from None
+        raise StateUnreadable(path, exc.strerror or str(exc)) from None
     if not raw.strip():
         return State()
     try:
@@ -180,9 +195,10 @@ def make_state_dir(state_dir: Path) -> None:
 
     Raises :class:`StateError` naming it when it exists but is not a directory, or cannot be created.
     """
-    if state_dir.exists() and not state_dir.is_dir():
-        raise StateError(f"{state_dir}: not a directory (the state directory: --state-dir or $KEP_SYNC_STATE_DIR)")
     try:
+        if state_dir.exists() and not state_dir.is_dir():
+            raise StateError(f"{state_dir}: not a directory (the state directory: --state-dir or "
+                             "$KEP_SYNC_STATE_DIR)")
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StateError(f"{state_dir}: cannot create the state directory: {exc.strerror or exc}") from None
@@ -191,10 +207,11 @@ def make_state_dir(state_dir: Path) -> None:
 def save_state(state_dir: Path, state: State) -> None:
     """Write ``state`` to ``state_dir/state.json`` atomically (temp file + rename).
 
+    Every known credential is redacted from the text (:func:`bot.redact.redact_values`).
     Raises :class:`StateError` naming the path when the directory cannot be written.
     """
     path = state_dir / STATE_FILE
-    data = (json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n").encode("utf-8")
+    data = redact_values(json.dumps(state.model_dump(), indent=2, sort_keys=True) + "\n").encode("utf-8")
     make_state_dir(state_dir)
     try:
         if not path.exists():

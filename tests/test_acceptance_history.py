@@ -103,4 +103,6 @@ def test_provenance_on_the_2026_03_01_page(clone, tmp_path):
     assert (len(applied), [c.kep for c in applied if c.upstream is None]) == (32, [])
     got = {(c.kep, c.field): (c.upstream.commit, c.upstream.pr) for c in plan.changes if (c.kep, c.field) in BY_HAND}
     assert got == BY_HAND
-    assert "| [#6134](https://github.com/kubernetes/enhancements/pull/6134) 2026-06-11 |" in plan.changelog.body
+    # the link carries the pull request's subject (a squash commit's; a merge commit's names none)
+    assert ("| [#6134 KEP-5732: Update Topology-aware workload scheduli…](https://github.com/kubernetes/enhancements/"
+            "pull/6134) 2026-06-11 |") in plan.changelog.body

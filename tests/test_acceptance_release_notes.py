@@ -148,7 +148,7 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     assert [p.new for p in with_notes.pages] == [p.new for p in plain.pages]
     hit = {(c.kep, c.field): c.evidence[0].pr for c in with_notes.changes if c.evidence}
     assert hit[("4951", "stage")] == 140107  # "Promoted the `HPAConfigurableTolerance` feature gate to GA."
-    assert "### Needs review" in with_notes.changelog.body
+    assert "<details><summary>Needs review (" in with_notes.changelog.body
     # Re-measured on the 2026-03-01 page with bare gate names, reading 10 of the 13 releases the changed KEPs name
     # (v1.16 is not in the source, v1.38 and v1.39 are not made yet): 34 changes, 16 with evidence. Needs review
     # covers the KEPs this run changes (23), not every row: 6 not-in-notes, 1 stage-mismatch (127), no
@@ -157,7 +157,11 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
                       "v1.37", "v1.38", "v1.39"]]
     # Issue 9: evidence only from the release kep.yaml names for the stage; 18 changes have some, all sure; Needs
     # review is about the page's KEPs only (the 15 undeclared gates of 1.36/1.37 are gone; 3695's typo is in).
-    assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 18)
+    assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 19)
+    # Counter-evidence: one v1.37 note calls 5732's gate Alpha while kep.yaml moves 5732 to beta in v1.37.
+    counter = [(c.kep, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter]
+    assert counter == [("5732", "stage", "v1.37", 138274, "alpha")]
+    assert sum(1 for c in with_notes.changes if any(not e.counter for e in c.evidence)) == 18
     assert [e for c in with_notes.changes for e in c.evidence if e.ambiguous] == []
     assert Counter(d.kind for d in with_notes.discrepancies) == {"not-in-notes": 6, "stage-mismatch": 1,
                                                                   "gate-typo": 1}
@@ -165,3 +169,43 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     assert [p for p in with_notes.problems if p.path == str(NOTES_DIR)] == [Problem(
         str(NOTES_DIR), "", f"release notes for v1.16 are not available from {NOTES_DIR}; "
                             "evidence and checks for v1.16 were skipped")]
+
+
+def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request, tmp_path):
+    """The 2026-03-01 page against the bundle HEAD, with release notes and history, as the bot's pull request
+    body on a GitHub wiki: at most 45 lines outside collapsed ``<details>`` blocks."""
+    from bot.changelog import visible_lines
+    from bot.plan import page_url
+    from bot.sync import history_loader
+
+    snapshot, _, _ = data
+    clone = request.getfixturevalue("bundle_clone")
+    config = Config.model_validate({"enhancements": str(clone), "cache_dir": str(tmp_path / "cache"),
+                                    "publish": "github", "wiki": {"repo": "acme/wiki", "pages": ["matrix.md"]}})
+    base = "b" * 40
+    plan = plan_sync(config, snapshot, {"matrix.md": PAGE_2026_03.read_bytes()},
+                     release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp_path / "cache", wanted),
+                     history=history_loader(config, snapshot)[0], page_url=page_url(config, base))
+    body = plan.changelog.body
+    assert visible_lines(body) == 40 <= 45  # summary 2, Graduations 5, Changes 27 (23 rows), 6 summary lines
+    assert [line for line in body.splitlines() if line.startswith("<details>")] == [
+        "<details><summary>Released milestones rewritten (8)</summary>", "<details><summary>Needs review (8)</summary>",
+        "<details><summary>Report only (not applied) (2)</summary>",
+        "<details><summary>New KEPs to consider (36)</summary>", "<details><summary>Problems (4)</summary>",
+        "<details><summary>Controls</summary>"]
+    assert "JSON report holds" not in body
+    rows = {line.split(" ", 2)[1]: line for line in body.splitlines() if line.startswith("| [")}
+    # 5598 moves to v1.38, which has not shipped: no "none found"
+    assert rows["[5598](https://kep.k8s.io/5598)"].endswith("| - (v1.38 not released yet) |")
+    # 5732: the v1.37 note calling its gate Alpha is shown as counter-evidence
+    assert "none found<br>⚠ counter-evidence: v1.37 [#138274](https://github.com/kubernetes/kubernetes/pull/138274)" \
+        in rows["[5732](https://kep.k8s.io/5732)"]
+    # links land on the fact: the page line at the base revision, the kep.yaml key at the revision
+    assert f"[matrix.md:78](https://github.com/acme/wiki/blob/{base}/matrix.md#L78)" in rows[
+        "[5732](https://kep.k8s.io/5732)"]
+    assert (f"[L25](https://github.com/kubernetes/enhancements/blob/{snapshot.revision}/keps/sig-scheduling/"
+            "5732-topology-aware-workload-scheduling/kep.yaml#L25)") in rows["[5732](https://kep.k8s.io/5732)"]
+    # a rewritten released milestone: the value kep.yaml gave before and the pull request that changed it
+    assert ("- KEP [2033](https://kep.k8s.io/2033) beta: v1.35 → **v1.37** "
+            f"([matrix.md:55](https://github.com/acme/wiki/blob/{base}/matrix.md#L55)); kep.yaml said v1.35 until "
+            "[#5694](https://github.com/kubernetes/enhancements/pull/5694) 2026-04-07") in body

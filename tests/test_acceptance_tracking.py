@@ -95,7 +95,7 @@ def test_candidates_for_the_2026_03_01_page_find_the_rows_the_maintainers_added(
     by_kep = {c["kep"]: c for c in candidates}
     assert by_kep["5517"]["reasons"] == ["active in v1.37"]
     assert "5832" not in by_kep and "583" not in by_kep
-    assert "### New KEPs to consider" in plan.changelog.body
+    assert "<details><summary>New KEPs to consider (36)</summary>" in plan.changelog.body
     assert "_26 more in the JSON report (`candidates`)._" in plan.changelog.body
 
 
@@ -115,7 +115,8 @@ def test_coverage_lists_on_the_current_pages_are_exactly_the_hand_computed_ones(
         "in_several_groups": [{"kep": 5030, "groups": ["DRA / device resource model",
                                                        "HPA / metrics / scale from zero"]}],
     }
-    section = plan.changelog.body.split("### Design-group coverage (coverage.md)\n\n", 1)[1].split("\n\n", 1)[0]
+    section = plan.changelog.body.split("<details><summary>Design-group coverage (coverage.md) (3)</summary>\n\n",
+                                        1)[1].split("\n\n", 1)[0]
     assert section.rstrip("\n").split("\n") == [
         "- Rows in no design group (17): " + ", ".join(map(str, NOT_IN_ANY_GROUP)),
         "- In a design group, no row (5): 583, 1258, 3022, 3094, 5832",

@@ -96,7 +96,7 @@ def test_plan_audit_checks_every_row_and_reports_in_the_sync_shape():
         "# KEP audit: 2 rows, 1 implementable with their GA milestone shipped (1 confirmed by the release notes)")
     assert "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the " \
            "`DoneGate` feature gate to GA. | GA shipped in v1.35" in audit.markdown
-    assert "### Needs review" in audit.markdown
+    assert "<details><summary>Needs review (" in audit.markdown
 
 
 

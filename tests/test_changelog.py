@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from bot.changelog import kep_yaml_url, render, report, safe, summary
+from bot.changelog import kep_yaml_url, render, report, safe, summary, visible_lines
 from bot.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
@@ -44,39 +44,44 @@ def test_body_layout():
         f"**kep-sync**: {summary(CHANGES)}, from kubernetes/enhancements at `0123456789ab`.",
         "",
         "### Graduations",
-        "",
-        "- KEP [4671](https://kep.k8s.io/4671): alpha → **beta** (m.md:32)",
+        "- alpha → **beta**: [4671](https://kep.k8s.io/4671)",
         "",
         "### Demotions",
-        "",
-        "- KEP [5055](https://kep.k8s.io/5055): stable → **beta** (m.md:75)",
+        "- stable → **beta**: [5055](https://kep.k8s.io/5055)",
         "",
         "### Changes",
+        "| KEP | Page | Change | kep.yaml |",
+        "|---|---|---|---|",
     ]
-    assert f"| [4671](https://kep.k8s.io/4671) | m.md:32 | beta | - → v1.37 | [kep.yaml]({url}) |" in log.body
+    # one table row per page row, its fields together
+    assert f"| [4671](https://kep.k8s.io/4671) | m.md:32 | stage: alpha → **beta**<br>beta: - → **v1.37** | " \
+           f"[kep.yaml]({url}) |" in log.body
     assert "| [2837](https://kep.k8s.io/2837) | m.md:86 | feature_gates: page shows A, kep.yaml says A, B |" in log.body
     assert ("| [9999-gone](https://kep.k8s.io/9999) | m.md:90 | no kep.yaml upstream has this number (row shows status implemented); row kept |"
             in log.body)
     assert f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |" in log.body
-    sections = [line for line in log.body.splitlines() if line.startswith("### ")]
-    assert sections == ["### Graduations", "### Demotions", "### Changes", "### Report only (not applied)", "### Problems"]
-    assert log.body.endswith("|\n") and "\n\n\n" not in log.body
+    assert "line 40" not in log.body  # a problem about a row this pull request does not change: report only
+    assert [line for line in log.body.splitlines() if line.startswith(("### ", "<details>"))] == [
+        "### Graduations", "### Demotions", "### Changes", "<details><summary>Report only (not applied) (2)</summary>",
+        "<details><summary>Problems (1)</summary>"]
+    assert log.body.count("</details>") == 2 and log.body.endswith("</details>\n") and "\n\n\n" not in log.body
+    assert visible_lines(log.body) == 17
 
 
-def test_a_kep_with_two_rows_gets_one_graduation_line_in_kep_yaml_words():
+def test_a_kep_with_two_rows_gets_one_graduation_line_per_stage_move_in_kep_yaml_words():
     k = "keps/sig-x/1010-x/kep.yaml"
     changes = [Change("1010", "page.md", 5, "stage", "BETA", "stable", "promoted", True, k),
                Change("1010", "page.md", 11, "stage", "ＧＡ", "beta", "demoted", True, k),
                Change("1010", "page.md", 11, "stable", "v1.30", "", "target-removed", True, k),
                Change("1010", "page.md", 13, "stage", "Beta", "stable", "promoted", True, k),
                Change("1010", "other.md", 2, "stage", "beta", "stable", "promoted", True, k),
-               Change("7", "page.md", 20, "stage", "GA", "beta", "demoted", True, "keps/sig-x/7-y/kep.yaml")]
+               Change("7", "page.md", 20, "stage", "GA", "beta", "demoted", True, "keps/sig-x/7-y/kep.yaml"),
+               Change("8", "page.md", 21, "stage", "alpha", "beta", "promoted", True, "keps/sig-x/8-y/kep.yaml")]
     body = render(SNAP, changes, []).body
-    assert body.split("### Graduations\n\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
-        "- KEP [1010](https://kep.k8s.io/1010): beta → **stable** (page.md:5, page.md:13, other.md:2)"]
-    assert body.split("### Demotions\n\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
-        "- KEP [1010](https://kep.k8s.io/1010): stable → **beta** (page.md:11)",
-        "- KEP [7](https://kep.k8s.io/7): stable → **beta** (page.md:20)"]
+    assert body.split("### Graduations\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
+        "- beta → **stable**: [1010](https://kep.k8s.io/1010)", "- alpha → **beta**: [8](https://kep.k8s.io/8)"]
+    assert body.split("### Demotions\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
+        "- stable → **beta**: [1010](https://kep.k8s.io/1010), [7](https://kep.k8s.io/7)"]
 
 
 def test_commit_message():
@@ -138,10 +143,10 @@ def test_pipes_and_newlines_are_escaped_in_table_cells():
     change = Change("1", "a|b.md", 3, "status", "x | y", "implemented", "status", True, "k")
     problem = Problem("p|q", "k|ey", "bad\nvalue | here")
     body = render(SNAP._replace(revision=""), [change], [problem]).body
-    assert "| [1](https://kep.k8s.io/1) | a\\|b.md:3 | status | x \\| y → implemented | k |" in body
+    assert "| [1](https://kep.k8s.io/1) | a\\|b.md:3 | status: x \\| y → **implemented** | k |" in body
     assert "| p\\|q | k\\|ey | bad value \\| here |" in body
     rows = [line for line in body.splitlines() if line.startswith("| ")]  # column count kept
-    assert all(len(re.findall(r"(?<!\\)\|", r)) in (4, 6) for r in rows), rows
+    assert [len(re.findall(r"(?<!\\)\|", r)) for r in rows] == [5, 5, 4, 4], rows
 
 
 def _many(n: int) -> list[Change]:
@@ -160,12 +165,12 @@ def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
     assert notes, "something must have been left out"
     assert notes[0].endswith("short enough for a pull request; see the JSON report._")
     # Every kept row is whole: each graduation and table row ends as rendered.
-    assert all(line.endswith(")") for line in lines if line.startswith("- KEP "))
     assert all(line.endswith("|") for line in lines if line.startswith("| "))
-    # Counts add up: kept + left out == total, per section.
+    # Counts add up: kept + left out == total, per section (the one graduation line lists all 100 KEPs).
     left = {m.group(2): int(m.group(1)) for m in (re.match(r"_(\d+) more (\w+)", n) for n in notes)}
-    kept_grads = sum(1 for line in lines if line.startswith("- KEP "))
-    assert kept_grads + left.get("graduations", 0) == 100
+    kept = sum(1 for line in lines if line.startswith("| [1"))
+    assert kept + left.get("changes", 0) == 100
+    assert body.count("<details>") == body.count("</details>")
 
 
 def test_body_that_fits_is_not_cut():
@@ -195,20 +200,32 @@ def test_kep_yaml_url():
 def test_html_from_upstream_is_escaped_outside_code_and_kep_0000_has_no_link():
     change = Change("0000-kep-process", "m.md", 3, "beta", "v1.31", "v1.31 <img src=x>", "retargeted", True, "k")
     body = render(SNAP._replace(revision=""), [change], [Problem("k", "beta", "'<b>' and `<i>` & @x")]).body
-    assert "| 0000-kep-process | m.md:3 | beta | v1.31 → v1.31 &lt;img src=x&gt; | k |" in body
+    assert "| 0000-kep-process | m.md:3 | beta: v1.31 → **v1.31 &lt;img src=x&gt;** | k |" in body
     assert "| k | beta | '&lt;b&gt;' and `<i>` &amp; `@x` |" in body
 
 
-def test_evidence_repeated_on_the_same_row_says_same_as_above():
+def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_releases():
     from bot.evidence import Evidence
+    from tests.syncutil import kep, snapshot
 
     ev = (Evidence("v1.36", 7, "https://github.com/kubernetes/kubernetes/pull/7", "Promoted `G` to beta.", "beta",
                    False),)
+    counter = Evidence("v1.36", 8, "https://github.com/kubernetes/kubernetes/pull/8", "Added `G` as alpha.", "alpha",
+                       False, True)
     a = Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True, "k", ev)
     b = a._replace(field="beta", old="", new="v1.36", kind="retargeted")
     c = b._replace(line=4, kep="2")
-    rows = [line for line in render(SNAP, [a, b, c], [], discrepancies=[]).body.splitlines() if "| m.md:" in line]
+    d = b._replace(line=5, kep="3", evidence=(), new="v1.40")
+    e = d._replace(line=6, kep="4", new="v1.35")
+    f = b._replace(line=7, kep="5", evidence=ev + (counter,))
+    snap = snapshot(*(kep(100 + i, f"k{i}", latest="v1.36") for i in range(3)))  # v1.36 is the release in progress
+    rows = [line for line in render(snap, [a, b, c, d, e, f], [], discrepancies=[]).body.splitlines()
+            if "| m.md:" in line]
     assert [r.rsplit("|", 2)[-2].strip() for r in rows] == [
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.", "same as above",
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta."]
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
+        "- (v1.40 not released yet)",
+        "none found",
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.<br>⚠ counter-evidence: "
+        "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha."]
 

@@ -3,7 +3,7 @@ report's count, and a front_matter.date_key update (bot/changelog.py, bot/plan.p
 
 from __future__ import annotations
 
-from bot.changelog import problems_intro, render, source_name
+from bot.changelog import render, source_name
 from bot.config import Config
 from bot.diff import Change
 from bot.model.kep import Problem
@@ -34,7 +34,7 @@ def test_the_changes_table_names_the_kep_title():
     snap = snapshot(*PAGE_KEPS, revision=REV)
     (kep,) = [k for k in snap.all_keps() if k.path == K1]
     row = next(line for line in render(snap, [CHANGE], []).body.splitlines() if line.startswith("| [4671]"))
-    assert row.startswith(f"| [4671](https://kep.k8s.io/4671) {kep.title} | m.md:18 | stage | alpha → beta |")
+    assert row.startswith(f"| [4671](https://kep.k8s.io/4671) {kep.title} | m.md:18 | stage: alpha → **beta** |")
     long = snap._replace(keps={4671: (kep._replace(title="A" * 70),)})
     row = next(line for line in render(long, [CHANGE], []).body.splitlines() if line.startswith("| [4671]"))
     assert row.startswith(f"| [4671](https://kep.k8s.io/4671) {'A' * 59}… | m.md:18 |")
@@ -45,15 +45,16 @@ def test_problems_are_listed_once_sorted_with_the_reports_count():
     dated = Problem(K1, "creation-date", "'2025-30-01' is not a valid date (YYYY-MM-DD)")
     row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
     body = render(snap, [CHANGE], [row, dated], involved_problems=[dated, row], report_problems=12).body
-    section = body[body.index("### Problems"):]
+    section = body[body.index("<details><summary>Problems"):]
+    # the row problem is about line 40, a row this pull request does not change: report only
     assert section.splitlines() == [
-        "### Problems", "",
-        "The JSON report holds 12 problems: 2 in the table below (these pages and their rows, the inputs of this "
-        "run, and the kep.yaml files of the KEPs with a change or finding); 10 about the rest of the source "
-        "(kep.yaml files of other KEPs), in the report only.", "",
-        "| Where | Key | Problem |", "|---|---|---|",
-        f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |",
-        "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |"]
+        "<details><summary>Problems (1)</summary>", "",
+        "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
+        "", "| Where | Key | Problem |", "|---|---|---|",
+        f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |", "", "</details>"]
+    on_row = Problem("m.md", "line 18", "odd cell")
+    body = render(snap, [CHANGE], [on_row, Problem("m.md", "", "page-wide")], report_problems=12).body
+    assert "| m.md | line 18 | odd cell |" in body and "| m.md | - | page-wide |" in body
 
 
 def test_the_problems_line_counts_the_flags_shown_next_to_their_changes():
@@ -61,13 +62,8 @@ def test_the_problems_line_counts_the_flags_shown_next_to_their_changes():
     flagged = CHANGE._replace(flags=("a released milestone is rewritten", "kep.yaml contradicts itself"))
     row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
     body = render(snap, [flagged], [row], report_problems=3).body
-    assert body[body.index("### Problems"):].splitlines()[2] == (
-        "The JSON report holds 3 problems: 1 in the table below (these pages and their rows, the inputs of this "
-        "run, and the kep.yaml files of the KEPs with a change or finding); 2 flagged on the changes above, next "
-        "to each.")
-    assert problems_intro(1, 1, 0) == ("The JSON report holds 1 problem: 1 in the table below (these pages and "
-                                       "their rows, the inputs of this run, and the kep.yaml files of the KEPs "
-                                       "with a change or finding).")
+    assert "Problems" not in body and "JSON report holds" not in body  # the flags are next to the change
+    assert "alpha → **beta**<br>⚠ a released milestone is rewritten<br>⚠ kep.yaml contradicts itself |" in body
 
 
 def test_the_demo_shows_the_same_problems_every_run_and_counts_the_report():
@@ -84,12 +80,10 @@ def test_the_demo_shows_the_same_problems_every_run_and_counts_the_report():
     assert first.changelog.body == second.changelog.body
     assert len(first.report["problems"]) == 270
     body = first.changelog.body
-    assert body[body.index("### Problems"):].splitlines() == [
-        "### Problems", "",
-        "The JSON report holds 270 problems: 1 in the table below (these pages and their rows, the inputs of this "
-        "run, and the kep.yaml files of the KEPs with a change or finding); 269 about the rest of the source "
-        "(kep.yaml files of other KEPs), in the report only.", "",
-        "| Where | Key | Problem |", "|---|---|---|",
+    assert body[body.index("<details><summary>Problems"):].splitlines()[:7] == [
+        "<details><summary>Problems (1)</summary>", "",
+        "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
+        "", "| Where | Key | Problem |", "|---|---|---|",
         "| keps/sig-autoscaling/2021-scale-from-zero/kep.yaml | milestone.stable | 'x.y' is not a release milestone "
         "(vMAJOR.MINOR) |"]
     assert body.startswith(f"**kep-sync**: 9 changes in 4 KEPs (4 promoted, 2 status changes, 3 retargeted), from "
@@ -103,6 +97,6 @@ def test_a_front_matter_date_update_is_listed():
     plan = plan_sync(config, snap, {"m.md": page.encode()}, today="2026-11-30")
     assert b"date: 2026-11-30\n" in plan.pages[0].new
     body = plan.changelog.body
-    assert "### Front matter\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in body
+    assert "<details><summary>Front matter (1)</summary>\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in body
     unchanged = plan_sync(config, snap, {"m.md": plan.pages[0].new}, today="2026-11-30")
-    assert "### Front matter" not in unchanged.changelog.body  # no row changed, so no date written
+    assert "Front matter" not in unchanged.changelog.body  # no row changed, so no date written

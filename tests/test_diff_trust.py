@@ -145,13 +145,14 @@ def test_changelog_and_report_call_out_removed_targets_released_rewrites_and_fla
                Change("1", "p.md", 3, "stable", "v1.39", "", "target-removed", True, path)]
     log = changelog.render(snap, changes, [])
     assert log.title == "Update KEP matrix: 2 changes in 1 KEP (1 retargeted, 1 target removed)"
-    assert ("### Targets removed upstream\n\nkep.yaml no longer names a milestone for these stages; the cell is "
-            "cleared.\n\n- KEP [1](https://kep.k8s.io/1) stable: v1.39 → **-** (p.md:3)\n") in log.body
-    assert ("### Released milestones rewritten\n\nThe page showed a milestone that is already released; kep.yaml now "
-            "names another. Check that the page was wrong, not the kep.yaml.\n\n"
-            "- KEP [1](https://kep.k8s.io/1) alpha: v1.33 → **v1.37** (p.md:3)\n") in log.body
-    assert ("| alpha | v1.33 → v1.37<br>⚠ rewrites a released milestone: v1.33 (the release in progress is v1.37) |"
-            in log.body)
+    assert ("<details><summary>Targets removed upstream (1)</summary>\n\nkep.yaml no longer names a milestone for "
+            "these stages; the cell is cleared.\n\n- KEP [1](https://kep.k8s.io/1) stable: v1.39 → **-** (p.md:3)\n"
+            ) in log.body
+    assert ("<details><summary>Released milestones rewritten (1)</summary>\n\nThe page showed a milestone that is "
+            "already released; kep.yaml now names another. The history of the kep.yaml value is given; check that "
+            "the page was wrong.\n\n- KEP [1](https://kep.k8s.io/1) alpha: v1.33 → **v1.37** (p.md:3)\n") in log.body
+    assert ("| alpha: v1.33 → **v1.37**<br>⚠ rewrites a released milestone: v1.33 (the release in progress is v1.37)"
+            "<br>stable: v1.39 → **-** |" in log.body)
     report = changelog.report(snap, changes, [])
     assert report["problems"] == [{"path": "p.md:3", "message": "KEP 1 alpha v1.33 -> v1.37: rewrites a released "
                                                                 "milestone: v1.33 (the release in progress is v1.37)"}]
@@ -190,7 +191,7 @@ def test_one_run_keeps_what_upstream_does_not_say_and_flags_what_it_contradicts(
                                            {"path": "m.md", "message": f"line 3: {kept}"},
                                            {"path": "m.md", "message": f"line 6: {unreadable}"}]
     assert "no kep.yaml upstream has this number" not in plan.changelog.body
-    assert f"| - → v1.34<br>⚠ {lag} |" in plan.changelog.body
+    assert f"beta: - → **v1.34**<br>⚠ {lag} |" in plan.changelog.body
 
 
 def test_owned_feature_gates_are_kept_when_kep_yaml_has_no_feature_gates_list():

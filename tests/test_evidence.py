@@ -203,7 +203,10 @@ def test_evidence_for_a_change_prefers_the_declared_release_and_flags_ambiguity(
     gone = Change("999", "m.md", 9, "status", "implementable", "", "missing-upstream", False, "")
     out = attach_evidence([stage, gone], index, keps.values())
     assert out[0].evidence == (Evidence("v1.36", 9101, URL + "9101", "Promoted the `WidgetGate` feature gate to "
-                                        "Beta, enabled by default.", "beta", False),)
+                                        "Beta, enabled by default.", "beta", False),
+                               # the same release's GA note contradicts beta in v1.36: counter-evidence
+                               Evidence("v1.36", 9105, URL + "9105", "Promoted the `MysteryGate` and `WidgetGate` "
+                                        "feature gates to GA.", "stable", False, True))
     assert out[1] == gone
 
 
@@ -255,11 +258,12 @@ def test_render_adds_evidence_column_and_needs_review(index):
     snap = fixture_snapshot()
     found = find_discrepancies(index, fixture_keps(), released=released(index.releases), undeclared_sigs={"node"})
     body = changelog.render(snap, _changes(index), [], discrepancies=found).body
-    assert "| KEP | Page | Field | Old → New | kep.yaml | Evidence |" in body
+    assert "| KEP | Page | Change | kep.yaml | Evidence |" in body
     assert ("| v1.36 [#9101](https://github.com/kubernetes/kubernetes/pull/9101): Promoted the `WidgetGate` feature "
-            "gate to Beta, enabled by default. |") in body
-    assert "/keps/sig-node/400-quiet/kep.yaml) | none found |" in body
-    assert "### Needs review" in body
+            "gate to Beta, enabled by default.<br>⚠ counter-evidence: v1.36 [#9105](https://github.com/kubernetes/"
+            "kubernetes/pull/9105): Promoted the `MysteryGate` and `WidgetGate` feature gates to GA. |") in body
+    assert "/keps/sig-node/400-quiet/kep.yaml#L5) | none found |" in body
+    assert f"<details><summary>Needs review ({len(found)})</summary>" in body
     assert ("| - | v1.36 | undeclared-gate: feature gate MysteryGate is announced (stable) but no kep.yaml declares "
             "it | [#9105](https://github.com/kubernetes/kubernetes/pull/9105): Promoted the `MysteryGate` and "
             "`WidgetGate` feature gates to GA. |") in body
@@ -317,11 +321,12 @@ def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
     plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE}, release_notes=loader)
     assert asked == [["v1.35", "v1.36"]]  # KEP 100 changed; KEP 400's row already agrees
     assert [(c.kep, c.field, [e.pr for e in c.evidence]) for c in plan.changes] == [
-        ("100", "stage", [9101]), ("100", "beta", [9101])]
+        ("100", "stage", [9101, 9105]), ("100", "beta", [9101, 9105])]  # 9105 (GA in v1.36) is counter-evidence
+    assert [e.counter for e in plan.changes[0].evidence] == [False, True]
     assert [(d.kind, d.kep) for d in plan.discrepancies] == [  # KEP 400's row is not changed: not reviewed
         ("stage-mismatch", "100")]  # the undeclared MysteryGate is no business of this page by default
     assert plan.report["changes"][1]["evidence"][0]["pr"] == 9101
-    assert "### Needs review" in plan.changelog.body
+    assert "<details><summary>Needs review (1)</summary>" in plan.changelog.body
     wide = plan_sync(Config.model_validate({"release_notes": {"review": "all"}}), fixture_snapshot(),
                      {"m.md": PAGE}, release_notes=loader)
     assert [(d.kind, d.kep, d.message) for d in wide.discrepancies] == [

@@ -260,7 +260,7 @@ def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
 def test_without_the_source_a_sync_is_unchanged():
     snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"))
     plain = plan_sync(validate_config({}, "t"), snap, {"p.md": PAGE.encode()})
-    assert "Shipped |" not in plain.changelog.body.split("### Changes")[1].split("\n")[2]
+    assert "Shipped |" not in plain.changelog.body.split("### Changes")[1].split("\n")[1]  # the header line
     assert "gate_lifecycle" not in plain.report
     assert all(c.shipped is None for c in plain.changes)
 
@@ -303,7 +303,7 @@ def test_the_audit_lists_gate_findings_of_every_row(tmp_path):
                        gates=S.load_gate_lifecycle(str(list_file), tmp_path))
     assert [(f["kind"], f["kep"], f["release"]) for f in audit.report["gate_lifecycle"]["findings"]] == [
         ("gate-stage-mismatch", "100", "v1.32")]
-    assert "### Needs review: feature-gate lifecycle" in audit.markdown
+    assert "<details><summary>Needs review: feature-gate lifecycle (" in audit.markdown
 
 
 # ---- the second reading ----

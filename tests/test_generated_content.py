@@ -101,7 +101,7 @@ def test_a_digest_rewritten_without_row_changes_is_a_proposal_with_its_own_finge
     assert (one.changes, list(one.changed_pages())) == ([], ["d.md"])
     assert one.changelog.title == "KEP matrix: update digest"
     assert one.changelog.commit_message.startswith("KEP matrix: update digest\n\n- d.md: digest section regenerated\n")
-    assert "### Digest\n\n- d.md: digest section regenerated from kep.yaml\n" in one.changelog.body
+    assert "<details><summary>Digest (1)</summary>\n\n- d.md: digest section regenerated from kep.yaml\n" in one.changelog.body
     assert [page for page, _ in one.generated] == ["d.md"]
     assert one.generated[0][1] == digest_mod.section_text(one.changed_pages()["d.md"].decode())
     assert fingerprint(one.changes, one.generated) != fingerprint(two.changes, two.generated)
@@ -164,8 +164,8 @@ def test_a_matrix_page_gets_its_rows_and_its_digest_section_in_one_write(tmp_pat
         ("m.md", 7, "status", "implementable", "implemented"), ("m.md", 7, "stage", "beta", "stable")]
     assert (plan.problems, plan.generated) == ([], (("m.md", SECTION),))
     assert plan.changelog.title == "Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 status change); update digest"
-    assert "### Digest\n\n- m.md: digest section regenerated from kep.yaml\n" in plan.changelog.body
-    assert "### Front matter\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in plan.changelog.body
+    assert "<details><summary>Digest (1)</summary>\n\n- m.md: digest section regenerated from kep.yaml\n" in plan.changelog.body
+    assert "<details><summary>Front matter (1)</summary>\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in plan.changelog.body
     assert plan.changelog.commit_message.split("\n")[2:5] == [
         "- KEP-4000 status: implementable -> implemented", "- KEP-4000 stage: beta -> stable",
         "- m.md: digest section regenerated"]
@@ -279,4 +279,4 @@ def test_a_date_change_is_listed_when_only_rows_were_added(tmp_path):
     plan = plan_sync(config, snapshot(kep(4000, "a"), kep(4001, "b")), {"m.md": page.encode()}, today="2026-11-30")
     assert [(c.kep, c.kind) for c in plan.changes if c.applied] == [("4001", "added")]
     assert plan.changed_pages()["m.md"].decode().startswith("---\ndate: 2026-11-30\n---\n")
-    assert "### Front matter\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in plan.changelog.body
+    assert "<details><summary>Front matter (1)</summary>\n\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in plan.changelog.body

@@ -77,8 +77,9 @@ def test_provenance_is_the_commit_that_set_the_value_not_the_last_touch(repo, tm
                Change("100", "m.md", 3, "alpha", "", "v1.30", "retargeted", True, NEW),
                Change("100", "m.md", 3, "status", "x", "", "missing-upstream", False, "")]
     out = with_provenance(changes, {NEW: found})
-    assert out[0].upstream == Upstream(shas[3], "2026-01-02T03:04:05+00:00", 13, "Merge pull request #13 from a/beta")
-    assert out[1].upstream.pr == 10 and out[2].upstream is None
+    assert out[0].upstream == Upstream(shas[3], "2026-01-02T03:04:05+00:00", 13, "Merge pull request #13 from a/beta",
+                                       before="alpha")  # the stage kep.yaml gave before #13
+    assert out[1].upstream.pr == 10 and out[1].upstream.before == "" and out[2].upstream is None
     assert out[0].upstream.as_json() == {"commit": shas[3], "date": "2026-01-02T03:04:05+00:00", "pr": 13,
                                          "subject": "Merge pull request #13 from a/beta"}
     assert coverage(out) == (2, 2)

@@ -81,9 +81,9 @@ def test_each_change_names_the_commit_that_set_its_value(tmp_path, upstream):
                                                 "subject": "Merge pull request #4 from a/promote"}
     assert report["provenance"] == {"source": "git", "requests": 0, "proposed": 2, "with_upstream": 2}
     body = outcome.plan.changelog.body
-    assert "| KEP | Page | Field | Old → New | kep.yaml | Upstream |" in body
-    assert "| [#4](https://example.test/k/enh/pull/4) 2026-01-02 |" in body
-    assert "| [#2](https://example.test/k/enh/pull/2) 2026-01-02 |" in body
+    assert "| KEP | Page | Change | kep.yaml | Upstream |" in body
+    # one row, two fields set by two pull requests (a merge commit's subject names no title: the link is bare)
+    assert "| [#4](https://example.test/k/enh/pull/4) 2026-01-02<br>[#2](https://example.test/k/enh/pull/2) 2026-01-02 |" in body
 
 
 def test_an_audit_report_has_the_sync_report_shape_with_provenance(tmp_path, upstream):
@@ -128,7 +128,7 @@ def test_a_renamed_directory_is_reported_with_its_new_slug(tmp_path, upstream):
     assert not any(c.kep == "5710" and c.kind == "gates" for c in plan.changes)  # the row is left as is
     assert "5710-old-preemption" in plan.pages[0].new.decode()
     assert ("| [5710](https://kep.k8s.io/5710) | m.md:19 | upstream renamed 5710-old-preemption to "
-            "**5710-workload-aware-preemption** in [#3](https://github.com/kubernetes/enhancements/pull/3) 2026-01-02; "
+            "**5710-workload-aware-preemption** in [#3 KEP-5710: rename the directory](https://github.com/kubernetes/enhancements/pull/3) 2026-01-02; "
             "row left as is (`renames: apply` rewrites the KEP cell) |"
             ) in plan.changelog.body
 

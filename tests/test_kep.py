@@ -76,6 +76,7 @@ def test_clean_kep_parses_every_field_raw_with_no_problems():
         feature_gates=("DRAConsumableCapacity",),
         problems=(),
         declared_number="5075",
+        key_lines=(("status", 4), ("stage", 7), ("alpha", 10), ("beta", 11), ("feature_gates", 12)),
     )
     assert kep.milestone("alpha") == "v1.34"
     assert kep.milestone("beta") == "v1.35"

@@ -181,7 +181,7 @@ def test_readme_first_command_prints_a_real_changelog_with_no_network(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# Update KEP matrix: 9 changes in 4 KEPs (4 promoted, 2 status changes, "
                                   "3 retargeted)\n")
-    assert "| beta | x.y → v1.37 |" in proc.stdout
+    assert "beta: x.y → **v1.37**" in proc.stdout
     finished = json.loads(proc.stderr.splitlines()[-1])
     assert (finished["event"], finished["http_requests"], finished["revision"][:7]) == \
         ("sync finished", 0, SNAPSHOTS[0].name[-14:-7])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,76 @@ def test_an_unmoved_base_lands_the_plan_as_given(wiki):
     plan = plan_sync(cfg, keps(), base.pages, max_chars=base.max_chars)
     landing = backend.land(plan, lambda _: pytest.fail("replanned an unmoved base"))
     assert landing.plan is plan and show(wiki, BRANCH) == PROMOTED
+
+
+def test_a_clean_linked_worktree_on_the_bot_branch_moves_with_it(wiki, tmp_path):
+    run(wiki)
+    review = tmp_path / "review"
+    git(wiki, "worktree", "add", "-q", str(review), BRANCH)
+    (review / "hooks-would-see-this").write_text("untracked file of the reviewer\n")
+    run(wiki, keps(beta_4671="v1.38"))
+    new = git(wiki, "rev-parse", BRANCH)
+    assert git(review, "rev-parse", "HEAD") == new
+    assert git(review, "status", "--porcelain", "--untracked-files=no") == ""
+    blob = subprocess.run(["git", "-C", str(wiki), "cat-file", "blob", f"{BRANCH}:{PAGE_PATH}"],
+                          capture_output=True, check=True).stdout
+    assert (review / PAGE_PATH).read_bytes() == blob
+    assert (review / "hooks-would-see-this").read_text() == "untracked file of the reviewer\n"
+    (review / "NOTE.md").write_text("reviewed\n")
+    git(review, "add", "NOTE.md")
+    git(review, "-c", "user.name=r", "-c", "user.email=r@x", "commit", "-qm", "note")
+    assert show(wiki, BRANCH) == show(wiki, new)
+    assert git(wiki, "log", "-1", "--format=%s", BRANCH) == "note"
+
+
+def test_a_linked_worktree_with_changes_of_its_own_is_refused_and_left_alone(wiki, tmp_path):
+    run(wiki)
+    head = git(wiki, "rev-parse", BRANCH)
+    review = tmp_path / "review"
+    git(wiki, "worktree", "add", "-q", str(review), BRANCH)
+    (review / PAGE_PATH).write_text("a reviewer's edit\n")
+    with pytest.raises(PublishError) as caught:
+        run(wiki, keps(beta_4671="v1.38"))
+    assert str(caught.value) == (f"{wiki}: the bot branch {BRANCH} is checked out in the worktree {review}, which "
+                                 "has changes of its own; commit or discard them, or switch that worktree to "
+                                 "another branch, then run again")
+    assert git(wiki, "rev-parse", BRANCH) == head
+    assert (review / PAGE_PATH).read_text() == "a reviewer's edit\n"
+
+
+def test_a_worktree_that_checks_the_bot_branch_out_while_planning_moves_with_it(wiki, tmp_path):
+    run(wiki)
+    cfg = config()
+    backend = GitWiki(cfg, wiki)
+    base = backend.read()
+    plan = plan_sync(cfg, keps(beta_4671="v1.38"), base.pages, max_chars=base.max_chars)
+    git(wiki, "worktree", "add", "-q", str(tmp_path / "review"), BRANCH)
+    backend.land(plan, lambda _: pytest.fail("the base did not move"))
+    assert git(tmp_path / "review", "rev-parse", "HEAD") == git(wiki, "rev-parse", BRANCH)
+    assert git(tmp_path / "review", "status", "--porcelain") == ""
+
+
+def test_a_bot_branch_checked_out_in_the_wiki_worktree_itself_keeps_its_message(wiki):
+    run(wiki)
+    git(wiki, "checkout", "-q", BRANCH)
+    with pytest.raises(PublishError) as caught:
+        run(wiki)
+    assert str(caught.value) == f"{wiki}: the bot branch {BRANCH} is checked out; switch to the base branch first"
+
+
+HOOK = "#!/bin/sh\necho hooked >> \"$(git rev-parse --absolute-git-dir)/hooks-ran\"\n{extra}\n"
+
+
+def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
+    hooks = wiki / ".git" / "hooks"
+    for name, extra in [("pre-commit", "exit 1"), ("prepare-commit-msg", "echo HOOKED >> \"$1\""),
+                        ("commit-msg", "echo HOOKED >> \"$1\""), ("post-commit", "")]:
+        (hooks / name).write_text(HOOK.format(extra=extra))
+        (hooks / name).chmod(0o755)
+    plan, written, _, _, _ = run(wiki)
+    message = git(wiki, "log", "-1", "--format=%B", BRANCH)
+    assert written == [PAGE_PATH] and show(wiki, BRANCH) == PROMOTED
+    assert message.startswith(plan.changelog.commit_message.strip()) and "HOOKED" not in message
+    assert git(wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", BRANCH) == (
+        "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>")
+    assert not (wiki / ".git" / "hooks-ran").exists()

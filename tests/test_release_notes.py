@@ -449,7 +449,7 @@ def test_cli_sync_with_a_release_notes_directory_end_to_end(tmp_path, monkeypatc
                "--release-notes", str(notes_dir(tmp_path)), "--report", str(report)])
     assert rc == 0
     out = capsys.readouterr().out
-    assert "| Evidence |" in out and "### Needs review" in out
+    assert "| Evidence |" in out and "<details><summary>Needs review (" in out
     data = json.loads(report.read_text())
     assert [e["pr"] for c in data["changes"] for e in c["evidence"]] == [9101, 9101]
     assert [d["kind"] for d in data["discrepancies"]] == ["stage-mismatch"]  # MysteryGate: not this page's

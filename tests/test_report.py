@@ -42,7 +42,7 @@ def test_publish_files_applies_the_changes_of_the_pages_it_wrote(work, capsys):
 
 
 def test_a_run_that_fails_while_landing_writes_its_report_and_applies_nothing(work, capsys, monkeypatch):
-    def full_disk(wiki_dir, pages):
+    def full_disk(wiki_dir, pages, read=None):
         raise PublishError("wiki/m.md: cannot write: No space left on device")
 
     monkeypatch.setattr(directory, "publish_files", full_disk)

@@ -152,15 +152,14 @@ def github(tmp_path):
         yield mock, state
 
 
-def test_an_unchanged_poll_makes_one_conditional_request_and_no_wiki_or_github_calls(tmp_path, github):
+def test_an_unchanged_poll_makes_one_conditional_request_and_no_github_calls(tmp_path, github):
     mock, upstream = github
     config = load_config(write_setup(tmp_path, API))
     first = run_job(config, tmp_path / "st")
     assert (first.result, first.revision, first.changes, first.http_requests) == ("ok", SHA, 2, 3)
     assert len(mock.calls) == 3  # poll + the sync's own revision lookup + tarball
 
-    (tmp_path / "wiki" / "matrix.md").unlink()  # a wiki read would now fail the run
-    second = run_job(config, tmp_path / "st")
+    second = run_job(config, tmp_path / "st")  # the page is as the first run left it
     assert (second.result, second.revision, second.http_requests) == ("skipped", SHA, 1)
     assert (second.changes, second.applied, second.pull_request, second.error) == (0, 0, None, "")
     assert len(mock.calls) == 4

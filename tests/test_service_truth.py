@@ -286,7 +286,7 @@ def test_a_failed_publish_is_summed_up_as_its_report_says(tmp_path, github, monk
     config = load_config(write_setup(tmp_path, API))
     page = tmp_path / "wiki" / "matrix.md"
 
-    def read_only(wiki_dir, pages):
+    def read_only(wiki_dir, pages, read=None):
         raise PublishError(f"{page}: read-only; refusing to replace it")
 
     monkeypatch.setattr(directory, "publish_files", read_only)
@@ -339,3 +339,98 @@ def test_make_snapshot_names_a_missing_source_in_one_line(tmp_path):
     assert proc.stderr == (f"make_snapshot.py: error: git clone {tmp_path / 'nonexistent'} failed: fatal: repository "
                            f"'{tmp_path / 'nonexistent'}' does not exist\n")
     assert not (tmp_path / "out").exists()
+
+
+# -- a poll is skipped only when neither upstream nor the wiki changed; asked-for runs never skip ------------
+
+def test_a_page_put_back_to_a_stale_state_is_synced_on_the_next_poll(tmp_path, github):  # noqa: F811
+    config = load_config(write_setup(tmp_path, API))
+    page = tmp_path / "wiki" / "matrix.md"
+    assert run_job(config, tmp_path / "st").result == "ok"
+    assert page.read_text() == PAGE_SYNCED
+    assert run_job(config, tmp_path / "st").result == "skipped"
+    page.write_text(PAGE)  # a human (or a restore from backup) puts the stale cells back; upstream is unchanged
+    again = run_job(config, tmp_path / "st")
+    assert (again.result, again.revision, again.changes, again.applied) == ("ok", SHA, 2, 2)
+    assert page.read_text() == PAGE_SYNCED
+    assert run_job(config, tmp_path / "st").result == "skipped"
+
+
+def test_the_git_wiki_marker_is_the_base_commit_and_moves_with_it(tmp_path):
+    from bot.config import Config
+    from bot.job import wiki_marker
+    from tests.gitutil import commit, make_repo
+
+    first = make_repo(tmp_path / "wiki", {"matrix.md": PAGE})
+    config = Config.model_validate({"publish": "git", "wiki": {"dir": str(tmp_path / "wiki"), "pages": ["matrix.md"]}})
+    assert wiki_marker(config) == f"git:{first}"
+    second = commit(tmp_path / "wiki", {"matrix.md": PAGE_SYNCED}, "a human edit on the base")
+    assert wiki_marker(config) == f"git:{second}"
+    github_wiki = Config.model_validate({"publish": "github", "wiki": {"repo": "o/wiki", "pages": ["matrix.md"]}})
+    assert wiki_marker(github_wiki) == ""
+
+
+def test_a_run_asked_for_is_never_skipped(tmp_path, github):  # noqa: F811
+    config = load_config(write_setup(tmp_path, API))
+    assert run_job(config, tmp_path / "st").result == "ok"
+    assert run_job(config, tmp_path / "st").result == "skipped"
+    forced = run_job(config, tmp_path / "st", force=True)
+    assert (forced.result, forced.revision, forced.changes, forced.http_requests) == ("ok", SHA, 0, 3)
+
+
+# -- health: the service that recorded the state must still be running --------------------------------------
+
+def test_health_is_unhealthy_when_the_recording_service_is_gone():
+    from bot.liveness import process_identity, still_running
+
+    me = process_identity()
+    assert me.startswith(f"{__import__('os').getpid()}:") and still_running(me) is True
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone = process_identity(child.pid)
+    child.wait()
+    assert gone and still_running(gone) is False
+    assert still_running("") is None
+    now = datetime.datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    trigger = parse_crontab("0 6 * * *", "UTC")
+    state = State(service_started="2026-03-02T11:00:00+00:00", service_process=gone)
+    assert check_health(state, trigger, now) == (False, f"the service that recorded this state (pid {child.pid}, "
+                                                        "started 2026-03-02T11:00:00+00:00) is no longer running")
+    alive = state.model_copy(update={"service_process": me})
+    assert check_health(alive, trigger, now) == (True, "service started at 2026-03-02T11:00:00+00:00; no run due yet")
+    reused = state.model_copy(update={"service_process": me.replace(":", ":1", 1)})  # same pid, other start time
+    assert check_health(reused, trigger, now).ok is False
+
+
+def test_serve_records_its_process_and_health_sees_it_stop(tmp_path, capsys):
+    import signal
+
+    from tests.servehelp import ServeProcess
+
+    config = write_setup(tmp_path, "http://127.0.0.1:9")
+    serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), tmp=tmp_path)
+    serve.wait_for("service started")
+    recorded = read_state(tmp_path / "st").service_process
+    assert recorded.startswith(f"{serve.proc.pid}:")
+    assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 0
+    assert capsys.readouterr().out.startswith("healthy: service started at ")
+    serve.proc.send_signal(signal.SIGTERM)
+    assert serve.finish() == 0
+    assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 1
+    assert capsys.readouterr().out.startswith(f"unhealthy: the service that recorded this state (pid {serve.proc.pid}, ")
+
+
+def test_serve_run_now_is_a_full_run_even_when_nothing_changed(tmp_path):
+    import signal
+
+    from tests.servehelp import FakeApi, ServeProcess
+
+    results = []
+    with FakeApi() as api:
+        config = write_setup(tmp_path, api.url)
+        for _ in range(2):
+            serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now",
+                                 tmp=tmp_path)
+            results.append(serve.wait_for("run finished")["result"])
+            serve.proc.send_signal(signal.SIGTERM)
+            assert serve.finish() == 0
+    assert results == ["ok", "ok"]

@@ -49,7 +49,7 @@ def test_git_backend_reads_the_coverage_page_at_the_base_and_commits_the_new_row
     page = git(wiki, "show", f"{BRANCH}:{PAGE_PATH}").split("\n")
     assert page[8] == NEW_ROW
     assert git(wiki, "show", f"{BRANCH}:{COVERAGE_PATH}") + "\n" == COVERAGE
-    assert "| [6000](https://kep.k8s.io/6000) KEP 6000 kep-6000 | docs/matrix.md:9 | row | - → 6000-kep-6000 |" in \
+    assert "| [6000](https://kep.k8s.io/6000) KEP 6000 kep-6000 | docs/matrix.md:9 | row: - → **6000-kep-6000** |" in \
         outcome.plan.changelog.body
     again = sync_snapshot(cfg, snap(), GitWiki(cfg, wiki))  # same proposal: no new commit
     assert again.written == []
@@ -177,7 +177,7 @@ def test_a_coverage_page_with_no_group_table_syncs_and_says_coverage_was_not_che
     (work / "wiki" / "c.md").write_text("# Groups\n\nnone yet\n")
     code, out, err = _sync(work, capsys, "  pages: [m.md]\ncoverage:\n  page: c.md\n")
     assert (code, err) == (0, [])
-    assert ("### Design-group coverage (c.md)\n\n- **Not checked**: the page lists no design group (see Problems); "
+    assert ("<details><summary>Design-group coverage (c.md) (1)</summary>\n\n- **Not checked**: the page lists no design group (see Problems); "
             "nothing is known about coverage\n") in out
     assert "Rows in no design group" not in out
     assert ("| c.md | - | no design-group table (a column headed '代表 KEP', 'Representative KEPs', 'Representative "

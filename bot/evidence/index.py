@@ -95,7 +95,8 @@ class NotesIndex(NamedTuple):
 
 class Evidence(NamedTuple):
     """A release-note sentence shown next to a change: ``release``, ``pr``, ``url``, ``excerpt``,
-    the ``stage`` it announces and whether the link to the KEP is ``ambiguous``."""
+    the ``stage`` it announces, whether the link to the KEP is ``ambiguous`` and whether it is ``counter``
+    evidence (it announces another stage for the release the change is about)."""
 
     release: str
     pr: int
@@ -103,6 +104,7 @@ class Evidence(NamedTuple):
     excerpt: str
     stage: str
     ambiguous: bool
+    counter: bool = False
 
 
 #: Statuses of a KEP that no longer speaks for its gates when a live KEP declares the same gate.
@@ -318,7 +320,9 @@ def evidence_for(index: NotesIndex, change: Change, kep: Kep) -> tuple[Evidence,
     kep.yaml's milestone for that stage count: a note from another release is
     a stage-mismatch finding, never support. One item per pull request. Sure links first, at most
     :data:`MAX_EVIDENCE`; then, apart, at most :data:`MAX_EVIDENCE` ambiguous
-    ones (``ambiguous=True``: a gate several KEPs declare, no link to pick one).
+    ones (``ambiguous=True``: a gate several KEPs declare, no link to pick one). Last, at most
+    :data:`MAX_EVIDENCE` sentences surely about the KEP that announce another stage for that release
+    (``counter=True``: "added as alpha" in the release kep.yaml names for beta).
     """
     stage = _stage_for(change, kep)
     target = normalize_milestone(kep.milestone(stage)) if stage else None
@@ -334,8 +338,21 @@ def evidence_for(index: NotesIndex, change: Change, kep: Kep) -> tuple[Evidence,
     hits.sort(key=lambda m: (m.release != target, m.pr))
     sure = [m for m in hits if kep.path in m.links][:MAX_EVIDENCE]
     maybe = [m for m in hits if kep.path not in m.links][:MAX_EVIDENCE]
-    return tuple(Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, kep.path not in m.links)
-                 for m in sure + maybe)
+    found = tuple(Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, kep.path not in m.links)
+                  for m in sure + maybe)
+    return found + _counter_evidence(index, kep, stage, target, {(e.release, e.pr) for e in found})
+
+
+def _counter_evidence(index: NotesIndex, kep: Kep, stage: str, target: str,
+                      seen: set[tuple[str, int]]) -> tuple[Evidence, ...]:
+    """Sentences surely about ``kep`` whose release is ``target`` and whose announced stage is another than
+    ``stage``, one per pull request not in ``seen``, at most :data:`MAX_EVIDENCE`."""
+    out: dict[tuple[str, int], Evidence] = {}
+    for m in index.for_kep(kep.path):
+        key = (m.release, m.pr)
+        if m.when == target and m.stage and m.stage != stage and kep.path in m.links and key not in seen:
+            out.setdefault(key, Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, False, True))
+    return tuple(sorted(out.values(), key=lambda e: e.pr))[:MAX_EVIDENCE]
 
 
 def attach_evidence(changes: Iterable[Change], index: NotesIndex, keps: Iterable[Kep]) -> list[Change]:

@@ -30,6 +30,7 @@ class Upstream(NamedTuple):
     pr: int
     subject: str
     exact: bool = True
+    before: str | None = None
 
     def as_json(self) -> dict:
         """``{"commit", "date", "pr", "subject"}`` plus ``"exact": false`` when approximate."""
@@ -84,8 +85,23 @@ def with_provenance(changes: Sequence[Change], timelines: Mapping[str, Sequence[
         if origin is not None and current is not None and c.kep_path in current and \
                 current[c.kep_path].get(field, "") != (timeline[-1][1] or {}).get(field, ""):
             origin = None
-        out.append(c._replace(upstream=upstream_of(origin)) if origin is not None else c)
+        out.append(c._replace(upstream=upstream_of(origin)._replace(before=value_before(timeline, field, origin)))
+                   if origin is not None else c)
     return out
+
+
+def value_before(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], field: str,
+                 origin: Commit) -> str | None:
+    """``field``'s value in the readable version just before ``origin`` (``""`` when the file did not
+    exist), ``None`` when that version is unreadable."""
+    previous = None
+    for version, fields in timeline:
+        if version.commit.sha == origin.sha:
+            if previous is None:
+                return ""
+            return None if previous[1] is None else previous[1].get(field, "")
+        previous = (version, fields)
+    return None
 
 
 def with_last_commits(changes: Sequence[Change], last: Mapping[str, Upstream]) -> list[Change]:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import yaml
 
 from bot.model import yamlload
+from bot.model.keylines import key_lines
 
 #: Valid ``status`` values (kubernetes/enhancements api/proposal.go).
 STATUSES = ("provisional", "implementable", "implemented", "deferred", "rejected", "withdrawn", "replaced")
@@ -106,6 +107,8 @@ class Kep(NamedTuple):
       value to trust for (field names as :data:`TRUST_FIELDS`, plus
       ``latest_milestone``): no ``milestone`` mapping, a key given twice, a
       template copy; the diff never writes them, the checks never read them.
+    - ``key_lines``: ``((field, 1-based line), ...)`` where the file writes status, stage,
+      feature-gates and each stage's milestone (:func:`bot.model.keylines.key_lines`), for links.
     """
 
     number: int
@@ -123,6 +126,7 @@ class Kep(NamedTuple):
     untrusted: tuple[tuple[str, str], ...] = ()
     replaces: tuple[str, ...] = ()
     superseded_by: tuple[str, ...] = ()
+    key_lines: tuple[tuple[str, int], ...] = ()
 
     def distrust(self, field: str) -> str:
         """Why ``field`` (one of :data:`TRUST_FIELDS`) must not be written, ``""`` when it may be."""
@@ -259,144 +263,177 @@ def parse_kep(path: str, data: bytes) -> Kep:
 
     ``path`` is repository-relative; ``data`` the raw bytes. Never raises for
     odd values: each is kept raw and recorded in ``Kep.problems``. Raises
-    :class:`KepFileError` only when the file is not a YAML mapping.
+    :class:`KepFileError` only when the file is not a YAML mapping or names no KEP number.
 
     Fields left :attr:`Kep.untrusted` (never written by the diff): a key given
     twice (the value is ambiguous); no ``milestone`` mapping, or one that is not
     a mapping (the file says nothing about milestones); a milestone that is not
     a string; no ``feature-gates`` list (absent or null; ``[]`` says "none"),
-    one that is not a list or has an entry with no name; a record that is a template copy or whose status and stage are
-    both unusable (:func:`template_markers`): every field.
+    one that is not a list or has an entry with no name; a record that is a template copy or whose status and
+    stage are both unusable (:func:`template_markers`): every field.
     """
     doc, duplicates = _load(path, data, MODEL_KEYS)
-    problems: list[Problem] = []
-    untrusted: dict[str, str] = {}
-
-    def distrust(fields: tuple[str, ...] | str, why: str) -> None:
-        for field in (fields,) if isinstance(fields, str) else fields:
-            untrusted.setdefault(field, why)
-
-    for dup in duplicates:
-        fields = _DUPLICATE_FIELDS.get(dup.key, ("feature_gates",) if dup.key.startswith("feature-gates[") else None)
-        what = f"given twice (lines {dup.first} and {dup.again})"
-        if fields is None:
-            problems.append(Problem(path, dup.key, f"{what}; YAML requires unique keys, the last value is read"))
-            continue
-        written = [f for f in fields if f in TRUST_FIELDS]
-        problems.append(Problem(path, dup.key, f"{what}; the value is ambiguous"
-                                + (f", so {', '.join(written)} is not written" if written else ", so it is not used")))
-        distrust(fields, f"{dup.key} is given twice in kep.yaml (lines {dup.first} and {dup.again})")
-
-    def text(key: str, mapping: dict = doc, where: str = "") -> str:
-        value = mapping.get(key)
-        if _is_null(value):
-            return ""
-        if isinstance(value, str):
-            return value.strip()
-        problems.append(Problem(path, where + key, f"expected a string, found a {type(value).__name__}"))
-        if where == "milestone." and key in STAGES:
-            distrust(key, f"milestone.{key} in kep.yaml is a {type(value).__name__}, not a milestone")
-        return ""
-
-    dirname = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
-    m = _DIR_RE.match(dirname)
-    declared = text("kep-number")
-    if m:
-        number, slug = int(m.group(1)), m.group(2)
-        if declared and (not _NUMBER_RE.match(declared) or int(declared) != number):
-            problems.append(Problem(path, "kep-number", f"declares {quote(declared)} but the directory says {m.group(1)}"))
-    elif _NUMBER_RE.match(declared):
-        number, slug = int(declared), dirname
-    else:
-        raise KepFileError(Problem(path, "kep-number", f"no KEP number in the directory name or kep-number ({quote(declared)})"))
-
-    status = text("status")
-    stage = text("stage")
-    latest = text("latest-milestone")
-    if not status:
-        problems.append(Problem(path, "status", "missing or empty"))
-    elif status not in STATUSES:
-        problems.append(Problem(path, "status", f"{quote(status)} is not a valid status ({', '.join(STATUSES)})"))
-    if not stage:
-        problems.append(Problem(path, "stage", "missing or empty"))
-    elif stage not in STAGES + DEPRECATION_STAGES:
-        valid = ", ".join(STAGES + DEPRECATION_STAGES)
-        problems.append(Problem(path, "stage", f"{quote(stage)} is not a valid stage ({valid})"))
-
-    for key in ("creation-date", "last-updated"):
-        value = text(key)
-        if value and not _valid_date(value):
-            problems.append(Problem(path, key, f"{quote(value)} is not a valid date (YYYY-MM-DD)"))
-
-    _check_milestone(problems, path, "latest-milestone", latest)
-    milestones: list[tuple[str, str]] = []
-    raw_ms = doc.get("milestone")
-    if isinstance(raw_ms, dict):
-        for key in MILESTONE_KEYS:
-            if key in raw_ms:
-                value = text(key, raw_ms, "milestone.")
-                milestones.append((key, value))
-                _check_milestone(problems, path, f"milestone.{key}", value)
-        for key in raw_ms:
-            meant = _MILESTONE_KEY_ALIASES.get(str(key).strip().casefold())
-            if meant and key != meant:
-                problems.append(Problem(path, f"milestone.{key}", f"is not a milestone key; did you mean {meant!r}? "
-                                        f"{meant} is not written"))
-                distrust(meant, f"kep.yaml spells milestone.{meant} as {quote(key)}")
-    else:
-        if _is_null(raw_ms):
-            why = f"kep.yaml has no milestone mapping{_spelled_as(doc, 'milestone')}, {SAYS_NOTHING} milestones"
-        else:
-            why = "kep.yaml's milestone is not a mapping"
-            problems.append(Problem(path, "milestone", f"expected a mapping, found {quote(raw_ms)}"))
-        distrust(STAGES, why)
-
-    markers = template_markers(doc)
-    if markers or not (status in STATUSES or stage in STAGES + DEPRECATION_STAGES):
-        why = (f"kep.yaml is a copy of the KEP template ({', '.join(markers)})" if markers
-               else "kep.yaml's status and stage are both unusable")
-        problems.insert(0, Problem(path, "", f"{why}: none of its fields is written"))
-        untrusted = {}
-        distrust(TRUST_FIELDS, why)
-
-    gates: list[str] = []
-    raw_gates = doc.get("feature-gates")
-    if isinstance(raw_gates, list):
-        for i, item in enumerate(raw_gates):
-            name = item.get("name") if isinstance(item, dict) else None
-            if not isinstance(name, str):
-                problems.append(Problem(path, f"feature-gates[{i}]", f"entry has no name: {quote(item)}"))
-                distrust("feature_gates", f"feature-gates[{i}] in kep.yaml has no name, so the list is incomplete")
-                continue
-            gates.append(name.strip())
-            if name.strip().lower() in JUNK_GATE_NAMES:
-                problems.append(Problem(path, f"feature-gates[{i}].name", f"{quote(name)} is a placeholder, not a gate"))
-            elif not is_gate_name(name.strip()):
-                problems.append(Problem(path, f"feature-gates[{i}].name", f"{quote(name)} is not a feature gate name"))
-    elif not _is_null(raw_gates):
-        problems.append(Problem(path, "feature-gates", f"expected a list, found {quote(raw_gates)}"))
-        distrust("feature_gates", "kep.yaml's feature-gates is not a list")
-    else:  # 255 kep.yaml files at the bundle HEAD have none (most predate the field); `[]` says "none"
-        distrust("feature_gates", f"kep.yaml has no feature-gates list{_spelled_as(doc, 'feature-gates')}, "
-                                  f"{SAYS_NOTHING} feature gates")
-
+    read = _Reading(path, doc)
+    read.duplicates(duplicates)
+    number, slug, declared = read.identity()
+    status, stage, latest = read.status_and_stage()
+    milestones = read.milestones()
+    read.template_copy(status, stage)
+    gates = read.feature_gates()
     return Kep(
         number=number,
         slug=slug,
         path=path,
-        title=text("title"),
-        sig=text("owning-sig"),
+        title=read.text("title"),
+        sig=read.text("owning-sig"),
         status=status,
         stage=stage,
         latest_milestone=latest,
         milestones=tuple(milestones),
         feature_gates=tuple(gates),
-        problems=tuple(problems),
+        problems=tuple(read.problems),
         declared_number=declared,
-        untrusted=tuple((f, untrusted[f]) for f in (*TRUST_FIELDS, "latest_milestone") if f in untrusted),
+        untrusted=tuple((f, read.untrusted[f]) for f in (*TRUST_FIELDS, "latest_milestone") if f in read.untrusted),
         replaces=_entries(doc.get("replaces")),
         superseded_by=_entries(doc.get("superseded-by")),
+        key_lines=key_lines(data),
     )
+
+
+class _Reading:
+    """One kep.yaml being read: its mapping, the problems found so far and the fields not to trust.
+
+    Each method reads one part of the file in the order :func:`parse_kep` calls them, which is the
+    order of ``Kep.problems``.
+    """
+
+    def __init__(self, path: str, doc: dict):
+        self.path, self.doc = path, doc
+        self.problems: list[Problem] = []
+        self.untrusted: dict[str, str] = {}
+
+    def problem(self, key: str, message: str) -> None:
+        self.problems.append(Problem(self.path, key, message))
+
+    def distrust(self, fields: tuple[str, ...] | str, why: str) -> None:
+        for field in (fields,) if isinstance(fields, str) else fields:
+            self.untrusted.setdefault(field, why)
+
+    def text(self, key: str, mapping: dict | None = None, where: str = "") -> str:
+        """The stripped string at ``key`` (``""`` when null or absent); any other type is a problem."""
+        value = (self.doc if mapping is None else mapping).get(key)
+        if _is_null(value):
+            return ""
+        if isinstance(value, str):
+            return value.strip()
+        self.problem(where + key, f"expected a string, found a {type(value).__name__}")
+        if where == "milestone." and key in STAGES:
+            self.distrust(key, f"milestone.{key} in kep.yaml is a {type(value).__name__}, not a milestone")
+        return ""
+
+    def duplicates(self, duplicates: list) -> None:
+        """A key given twice: a problem naming both lines; the fields it feeds are not trusted."""
+        for dup in duplicates:
+            fields = _DUPLICATE_FIELDS.get(dup.key, ("feature_gates",) if dup.key.startswith("feature-gates[") else None)
+            what = f"given twice (lines {dup.first} and {dup.again})"
+            if fields is None:
+                self.problem(dup.key, f"{what}; YAML requires unique keys, the last value is read")
+                continue
+            written = [f for f in fields if f in TRUST_FIELDS]
+            self.problem(dup.key, f"{what}; the value is ambiguous"
+                         + (f", so {', '.join(written)} is not written" if written else ", so it is not used"))
+            self.distrust(fields, f"{dup.key} is given twice in kep.yaml (lines {dup.first} and {dup.again})")
+
+    def identity(self) -> tuple[int, str, str]:
+        """``(number, slug, declared kep-number)``: the directory name wins; raises :class:`KepFileError`."""
+        dirname = self.path.rsplit("/", 2)[-2] if self.path.count("/") >= 1 else ""
+        m = _DIR_RE.match(dirname)
+        declared = self.text("kep-number")
+        if m:
+            if declared and (not _NUMBER_RE.match(declared) or int(declared) != int(m.group(1))):
+                self.problem("kep-number", f"declares {quote(declared)} but the directory says {m.group(1)}")
+            return int(m.group(1)), m.group(2), declared
+        if _NUMBER_RE.match(declared):
+            return int(declared), dirname, declared
+        raise KepFileError(Problem(self.path, "kep-number",
+                                   f"no KEP number in the directory name or kep-number ({quote(declared)})"))
+
+    def status_and_stage(self) -> tuple[str, str, str]:
+        """``(status, stage, latest-milestone)`` as written; invalid values and dates are problems."""
+        status, stage, latest = self.text("status"), self.text("stage"), self.text("latest-milestone")
+        if not status:
+            self.problem("status", "missing or empty")
+        elif status not in STATUSES:
+            self.problem("status", f"{quote(status)} is not a valid status ({', '.join(STATUSES)})")
+        if not stage:
+            self.problem("stage", "missing or empty")
+        elif stage not in STAGES + DEPRECATION_STAGES:
+            self.problem("stage", f"{quote(stage)} is not a valid stage ({', '.join(STAGES + DEPRECATION_STAGES)})")
+        for key in ("creation-date", "last-updated"):
+            value = self.text(key)
+            if value and not _valid_date(value):
+                self.problem(key, f"{quote(value)} is not a valid date (YYYY-MM-DD)")
+        _check_milestone(self.problems, self.path, "latest-milestone", latest)
+        return status, stage, latest
+
+    def milestones(self) -> list[tuple[str, str]]:
+        """``[(stage key, milestone)]`` in :data:`MILESTONE_KEYS` order; no mapping distrusts every stage."""
+        milestones: list[tuple[str, str]] = []
+        raw_ms = self.doc.get("milestone")
+        if not isinstance(raw_ms, dict):
+            if _is_null(raw_ms):
+                why = f"kep.yaml has no milestone mapping{_spelled_as(self.doc, 'milestone')}, {SAYS_NOTHING} milestones"
+            else:
+                why = "kep.yaml's milestone is not a mapping"
+                self.problem("milestone", f"expected a mapping, found {quote(raw_ms)}")
+            self.distrust(STAGES, why)
+            return milestones
+        for key in MILESTONE_KEYS:
+            if key in raw_ms:
+                value = self.text(key, raw_ms, "milestone.")
+                milestones.append((key, value))
+                _check_milestone(self.problems, self.path, f"milestone.{key}", value)
+        for key in raw_ms:
+            meant = _MILESTONE_KEY_ALIASES.get(str(key).strip().casefold())
+            if meant and key != meant:
+                self.problem(f"milestone.{key}", f"is not a milestone key; did you mean {meant!r}? {meant} is not written")
+                self.distrust(meant, f"kep.yaml spells milestone.{meant} as {quote(key)}")
+        return milestones
+
+    def template_copy(self, status: str, stage: str) -> None:
+        """A template copy, or a file whose status and stage are both unusable: no field is trusted."""
+        markers = template_markers(self.doc)
+        if markers or not (status in STATUSES or stage in STAGES + DEPRECATION_STAGES):
+            why = (f"kep.yaml is a copy of the KEP template ({', '.join(markers)})" if markers
+                   else "kep.yaml's status and stage are both unusable")
+            self.problems.insert(0, Problem(self.path, "", f"{why}: none of its fields is written"))
+            self.untrusted = {}
+            self.distrust(TRUST_FIELDS, why)
+
+    def feature_gates(self) -> list[str]:
+        """The gate names of ``feature-gates[].name``; an absent list says nothing, ``[]`` says none."""
+        gates: list[str] = []
+        raw_gates = self.doc.get("feature-gates")
+        if _is_null(raw_gates):  # 255 kep.yaml files at the bundle HEAD have none (most predate the field)
+            self.distrust("feature_gates", f"kep.yaml has no feature-gates list{_spelled_as(self.doc, 'feature-gates')}, "
+                                           f"{SAYS_NOTHING} feature gates")
+            return gates
+        if not isinstance(raw_gates, list):
+            self.problem("feature-gates", f"expected a list, found {quote(raw_gates)}")
+            self.distrust("feature_gates", "kep.yaml's feature-gates is not a list")
+            return gates
+        for i, item in enumerate(raw_gates):
+            name = item.get("name") if isinstance(item, dict) else None
+            if not isinstance(name, str):
+                self.problem(f"feature-gates[{i}]", f"entry has no name: {quote(item)}")
+                self.distrust("feature_gates", f"feature-gates[{i}] in kep.yaml has no name, so the list is incomplete")
+                continue
+            gates.append(name.strip())
+            if name.strip().lower() in JUNK_GATE_NAMES:
+                self.problem(f"feature-gates[{i}].name", f"{quote(name)} is a placeholder, not a gate")
+            elif not is_gate_name(name.strip()):
+                self.problem(f"feature-gates[{i}].name", f"{quote(name)} is not a feature gate name")
+        return gates
 
 
 def _entries(value: object) -> tuple[str, ...]:

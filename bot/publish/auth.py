@@ -28,15 +28,17 @@ import tenacity
 from github import Auth, GithubException, GithubIntegration
 
 from bot.errors import ConfigError, PublishError
+from bot.publish import pacing
 from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait
-from bot.redact import redact
+from bot.redact import add_secret, header_problem, redact
 from bot.log import get_logger
 
 #: Attempts per API call (first try included).
 MAX_ATTEMPTS = 5
 #: Total seconds one API call may spend waiting between attempts.
 RETRY_BUDGET_SECONDS = 300.0
-#: Seconds between write requests (GitHub's advice against secondary rate limits).
+#: Seconds between write requests of the whole process (GitHub's advice against secondary rate limits;
+#: :mod:`bot.publish.pacing` paces the writes of every client of the process together).
 SECONDS_BETWEEN_WRITES = 1.0
 #: Page size for list calls (one request lists the bot's pull requests).
 PER_PAGE = 100
@@ -53,13 +55,16 @@ class GitHubApiError(PublishError):
 
 
 class _Counted:
-    """Mixin for a PyGithub :class:`~github.Auth.Auth`: counts every request it authenticates."""
+    """Mixin for a PyGithub :class:`~github.Auth.Auth`: counts every request it authenticates and tells the
+    process-wide write pacer (:mod:`bot.publish.pacing`) this client's ``pause`` (seconds between writes)."""
 
     counter: RequestCounter | None = None
+    pause: float = SECONDS_BETWEEN_WRITES
 
     def authentication(self, headers: dict) -> None:
         if self.counter is not None:
             self.counter(None)
+        pacing.set_interval(self.pause)
         super().authentication(headers)  # type: ignore[misc]
 
 
@@ -182,21 +187,27 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
 
 def _private_key(env: Mapping[str, str]) -> str:
     if env.get("KEP_SYNC_APP_PRIVATE_KEY"):
+        add_secret(env["KEP_SYNC_APP_PRIVATE_KEY"])
         return env["KEP_SYNC_APP_PRIVATE_KEY"]
     path = env.get("KEP_SYNC_APP_PRIVATE_KEY_FILE", "")
     if not path:
         raise ConfigError("KEP_SYNC_APP_ID is set but neither KEP_SYNC_APP_PRIVATE_KEY nor "
                           "KEP_SYNC_APP_PRIVATE_KEY_FILE is")
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8")
+        key = Path(path).expanduser().read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {path}: not UTF-8 (at byte {exc.start})") from None
+    add_secret(key)
+    return key
 
 
 def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter: RequestCounter | None,
-                        sleep: Callable[[float], None]) -> str:
+                        sleep: Callable[[float], None], pause: float) -> str:
     app_auth = _CountedAppAuth(app_id, key)
-    app_auth.counter = counter
+    app_auth.counter, app_auth.pause = counter, pause
+    pacing.install()
     integration = GithubIntegration(auth=app_auth, base_url=api_url, user_agent=USER_AGENT, retry=None,
                                     seconds_between_requests=None, seconds_between_writes=None)
     owner, name = repo.split("/", 1)
@@ -207,6 +218,10 @@ def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter:
         raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY: not a usable RSA private key ({type(exc).__name__})") from None
     grant = call_with_retry(f"create an installation token for {repo}", integration.get_access_token,
                             installation.id, sleep=sleep)
+    add_secret(grant.token)
+    if header_problem("the installation token", grant.token):
+        raise GitHubApiError(f"GitHub API: create an installation token for {repo}: "
+                             + header_problem("the installation token", grant.token))
     return grant.token
 
 
@@ -223,10 +238,14 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
     pull requests it opens do not trigger other workflows.
     """
     if env.get("KEP_SYNC_APP_ID"):
-        token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep)
+        token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep,
+                                    seconds_between_writes)
         kind = "app"
     elif env.get("GITHUB_TOKEN"):
         token, kind = env["GITHUB_TOKEN"], "token"
+        add_secret(token)
+        if header_problem("GITHUB_TOKEN", token):
+            raise ConfigError(header_problem("GITHUB_TOKEN", token))
         if env.get("GITHUB_ACTIONS") == "true" and token.startswith("ghs_") and not read_only:
             get_logger(component="publish").warning(
                 "GITHUB_TOKEN looks like the GitHub Actions token: pull requests it opens or updates do not "
@@ -237,8 +256,8 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
         raise ConfigError("--publish github needs credentials in the environment: GITHUB_TOKEN, or "
                           "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE")
     auth = _CountedToken(token) if token else _CountedAnonymous()
-    auth.counter = counter
+    auth.counter, auth.pause = counter, seconds_between_writes
+    pacing.install()  # writes are paced per process (pacing.PACER), not by each PyGithub client
     client = github.Github(auth=auth, base_url=api_url, user_agent=USER_AGENT, retry=None, per_page=PER_PAGE,
-                           seconds_between_requests=None, seconds_between_writes=seconds_between_writes or None,
-                           lazy=True)
+                           seconds_between_requests=None, seconds_between_writes=None, lazy=True)
     return GitHubSession(client, sleep, kind)

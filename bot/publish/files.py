@@ -9,7 +9,13 @@ this process may not replace is refused before anything is written.
 "May replace" follows the operating system, as ``sed -i`` and editors'
 atomic save do: write permission on the file and on its directory
 (``os.access``), so root may replace a mode 0444 file. The replaced file keeps
-its mode bits.
+its mode bits, and its owner and group when this process may set them (root,
+as ``sed -i`` does with ``fchown``).
+
+With ``expected`` (``{path: bytes read when planning}``), every page is read
+again after staging and just before the first move: a page whose bytes differ
+(someone saved it meanwhile) stops the write with :class:`PageChanged`,
+naming the page, and nothing is replaced.
 """
 
 from __future__ import annotations
@@ -20,6 +26,15 @@ import tempfile
 from pathlib import Path
 
 from bot.errors import PublishError
+
+
+class PageChanged(PublishError):
+    """A page's bytes on disk are no longer those the plan was made from; ``path`` names it. Exit code 1."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"{path}: changed on disk while kep-sync was planning; nothing was written "
+                         "(run again to plan from the new page)")
+        self.path = path
 
 
 def writable_target(path: Path, *, must_exist: bool = True) -> Path:
@@ -57,24 +72,60 @@ def _directory_writable(path: Path, target: Path) -> Path:
 
 
 def _stage(target: Path, data: bytes) -> str:
-    """Write ``data`` to a temporary file beside ``target`` (same mode); returns its path."""
-    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+    """Write ``data`` to a temporary file beside ``target`` (same mode; same owner and group when this
+    process may set them); returns its path."""
+    try:
+        st: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        st = None
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".kep-sync", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+            if st is not None:
+                _keep_owner(fh.fileno(), st)
+        os.chmod(tmp, st.st_mode & 0o7777 if st is not None else 0o644)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return tmp
 
 
-def write_files(files: dict[Path, bytes], *, must_exist: bool = True) -> None:
+def _keep_owner(fd: int, st: os.stat_result) -> None:
+    """Give the open file ``fd`` the owner and group of ``st`` when they differ and this process may set
+    them (root, or a group the owner belongs to); a refusal leaves this process's own, as ``sed -i`` does."""
+    if (st.st_uid, st.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except PermissionError:
+        try:
+            os.fchown(fd, -1, st.st_gid)
+        except PermissionError:
+            pass
+
+
+def _check_unchanged(expected: dict[Path, bytes]) -> None:
+    """Raise :class:`PageChanged` for the first ``{path: bytes}`` whose file no longer holds those bytes."""
+    for path, data in expected.items():
+        try:
+            now = path.read_bytes()
+        except FileNotFoundError:
+            now = None
+        except OSError as exc:
+            raise PublishError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        if now != data:
+            raise PageChanged(path)
+
+
+def write_files(files: dict[Path, bytes], *, must_exist: bool = True,
+                expected: dict[Path, bytes] | None = None) -> None:
     """Replace every ``{path: bytes}`` or, on any failure before the first move, none of them.
 
+    ``expected``: ``{path: bytes}`` each path must still hold just before the first move (the bytes a
+    plan was made from); else :class:`PageChanged` names the first that differs and nothing is replaced.
     Raises :class:`PublishError` naming the path; temporary files are removed.
     """
     targets = [(path, writable_target(path, must_exist=must_exist), data) for path, data in files.items()]
@@ -85,6 +136,7 @@ def write_files(files: dict[Path, bytes], *, must_exist: bool = True) -> None:
                 staged.append((_stage(target, data), target))
             except OSError as exc:
                 raise PublishError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        _check_unchanged(expected or {})
         for tmp, target in staged:
             os.replace(tmp, target)
     finally:
@@ -97,10 +149,12 @@ def write_atomic(path: Path, data: bytes) -> None:
     write_files({path: data})
 
 
-def publish_files(wiki_dir: Path, pages: dict[str, bytes]) -> list[str]:
+def publish_files(wiki_dir: Path, pages: dict[str, bytes], read: dict[str, bytes] | None = None) -> list[str]:
     """Write each changed page (``{relative path: new bytes}``) under ``wiki_dir``, all or none.
 
-    Returns the relative paths written, sorted.
+    ``read``: ``{relative path: bytes}`` the plan was made from; a page that no longer holds them raises
+    :class:`PageChanged` and nothing is written. Returns the relative paths written, sorted.
     """
-    write_files({wiki_dir / rel: data for rel, data in sorted(pages.items())})
+    write_files({wiki_dir / rel: data for rel, data in sorted(pages.items())},
+                expected={wiki_dir / rel: data for rel, data in (read or {}).items()})
     return sorted(pages)

@@ -76,7 +76,14 @@ def parse_source(value: str) -> Source:
         return Source("github", *spec)
     if re.match(r"^(https?|file|ssh|git)://", value):
         return Source("git", value)
-    path = Path(value).expanduser()
+    try:
+        return _local_source(value, Path(value).expanduser())
+    except OSError as exc:  # e.g. a name too long, a directory this user may not search
+        raise UsageError(f"--enhancements {value!r}: cannot be read: {exc.strerror or exc}") from None
+
+
+def _local_source(value: str, path: Path) -> Source:
+    """:func:`parse_source` for a path on this machine; ``OSError`` from the checks propagates."""
     if path.is_dir() and (path / "keps").is_dir():
         return Source("dir", str(path))
     if path.is_file() and is_tarball_path(path):

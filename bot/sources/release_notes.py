@@ -83,7 +83,11 @@ def parse_notes_source(value: str) -> NotesSource:
     if spec:
         return NotesSource("github", *spec)
     path = Path(value).expanduser()
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError as exc:  # e.g. a name too long, a directory this user may not search
+        raise UsageError(f"--release-notes {value!r}: cannot be read: {exc.strerror or exc}") from None
+    if is_dir:
         return NotesSource("dir", str(path))
     raise UsageError(f"--release-notes {value!r}: not a directory of release-notes-1.NN.json files "
                      "nor github:OWNER/REPO@REF")

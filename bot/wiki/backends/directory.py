@@ -7,7 +7,8 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.errors import WikiError
+from bot.errors import PublishError, WikiError
+from bot.log import get_logger
 from bot.publish.files import publish_files
 from bot.wiki.backends import Base, Landing, Replan, page_error
 
@@ -30,8 +31,11 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
         path = wiki_dir / rel
         if os.path.normpath(rel) in {os.path.normpath(p) for p in out}:
             continue
-        if not path.is_file():
-            what = "no such file" if not path.exists() else "not a file"
+        try:
+            what = "" if path.is_file() else "no such file" if not path.exists() else "not a file"
+        except OSError as exc:  # a name too long, a directory this user may not search
+            what = f"cannot be read ({exc.strerror or exc})"
+        if what:
             raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}")
         if rel in once:
             if os.path.realpath(path) in files:
@@ -47,14 +51,35 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
 class DirectoryWiki:
     """:class:`~bot.wiki.backends.Wiki` over the directory ``wiki_dir`` and its ``pages`` (relative paths)."""
 
+    #: How often :meth:`land` plans again for pages that keep changing before it gives up.
+    MAX_REPLANS = 3
+
     def __init__(self, wiki_dir: Path, pages: list[str], once: Collection[str] = ()):
         self.wiki_dir, self.pages, self.once = wiki_dir, pages, once
+        self.log = get_logger(component="publish", wiki=str(wiki_dir))
 
     def read(self) -> Base:
         """The pages as they are now (:func:`read_wiki_pages`, each of ``once`` read once per file); a
         directory has no base revision."""
-        return Base(read_wiki_pages(self.wiki_dir, self.pages, self.once))
+        self.base = Base(read_wiki_pages(self.wiki_dir, self.pages, self.once))
+        return self.base
 
     def land(self, plan: SyncPlan, replan: Replan) -> Landing:
-        """Rewrite the changed pages in place, all or none (:func:`bot.publish.files.publish_files`)."""
-        return Landing(plan, publish_files(self.wiki_dir, plan.changed_pages()))
+        """Rewrite the changed pages in place, all or none (:func:`bot.publish.files.publish_files`).
+
+        The pages are read again first: when any differs from what ``plan`` was made from (saved by a
+        human or another program meanwhile), ``replan`` plans again from the new bytes, up to
+        :data:`MAX_REPLANS` times. A page that changes between that check and the write raises
+        :class:`~bot.publish.files.PageChanged` naming it; nothing is written then.
+        """
+        for _ in range(self.MAX_REPLANS):
+            now = read_wiki_pages(self.wiki_dir, self.pages, self.once)
+            if now == self.base.pages:
+                break
+            changed = sorted(p for p in now if now[p] != self.base.pages.get(p))
+            self.log.info("a page changed while planning; planning again", pages=changed)
+            self.base = Base(now)
+            plan = replan(self.base)
+        else:
+            raise PublishError(f"{self.wiki_dir}: the pages kept changing while kep-sync planned; try again")
+        return Landing(plan, publish_files(self.wiki_dir, plan.changed_pages(), self.base.pages))

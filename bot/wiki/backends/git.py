@@ -4,7 +4,10 @@
 default the checked-out branch), never from the working tree; the commit is
 built with git plumbing (``hash-object``, a temporary index, ``commit-tree``)
 and the bot branch is moved with a compare-and-swap ``update-ref``, so the
-working tree, the index and the checked-out branch are never touched. The
+working tree, the index and the checked-out branch are never touched, and no
+repository hook runs (plumbing runs none). A bot branch checked out in any
+worktree is never moved under it: a linked worktree that is clean is moved
+with it (``read-tree -m -u``, as a fast-forward would), any other is refused. The
 same rules as on GitHub hold: same proposal -> no commit; the same pages as
 the bot branch head (e.g. only the page set changed) -> no (empty) commit;
 a commit on the bot branch kep-sync did not make is never overwritten; the base already has
@@ -93,13 +96,42 @@ class GitWiki:
             raise ConfigError(f"wiki.dir {str(self.wiki_dir)!r}: not a git checkout{relative_to(self.wiki_dir)}; "
                               "publish git commits in a clone of the wiki")
         checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
-        if checked_out == self.ref:
-            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out; "
-                               "switch to the base branch first")
+        self._refuse_checked_out()
         self.base_name = self.config.wiki.base or (checked_out or "").removeprefix("refs/heads/") or "HEAD"
         self.pr_file = Path(git_dir) / "kep-sync" / "pull-request.md"
         self.body = _read_pr_body(self.pr_file)
         return self._read_base(self._resolve_base())
+
+    def _refuse_checked_out(self) -> str | None:
+        """The linked worktree that has the bot branch checked out (``None`` when none has); raises
+        :class:`PublishError` when it is the wiki's own worktree (``git worktree list --porcelain``)."""
+        where = _worktree_of(self.git, self.ref)
+        if where is not None and Path(where).resolve() == self.wiki_dir.resolve():
+            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out; "
+                               "switch to the base branch first")
+        return where
+
+    def _move_branch(self, new: str, head: str | None) -> None:
+        """Move the bot branch from ``head`` to ``new`` (compare-and-swap). A linked worktree that has it
+        checked out moves with it: its index and files follow (``read-tree -m -u``, no hook runs) when it
+        is clean and at ``head``; otherwise :class:`PublishError` names it and nothing moves, since moving
+        the branch alone would leave its files behind and its next commit would revert kep-sync's."""
+        where = self._refuse_checked_out()
+        if where is None:
+            self.git.run("update-ref", "-m", "kep-sync: update bot branch", self.ref, new, head or _ZERO)
+            return
+        tree = _Git(Path(where))
+        dirty = tree.text("status", "--porcelain", "--untracked-files=no", check=False)
+        at = tree.text("rev-parse", "--verify", "-q", "HEAD", check=False)
+        if dirty or dirty is None or at != head or tree.run("read-tree", "-m", "-u", at, new, check=False) is None:
+            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out in the worktree "
+                               f"{where}, which has changes of its own; commit or discard them, or switch that "
+                               "worktree to another branch, then run again")
+        if self.git.run("update-ref", "-m", "kep-sync: update bot branch", self.ref, new, head, check=False) is None:
+            tree.run("read-tree", "-m", "-u", new, at, check=False)  # the branch moved meanwhile: put the files back
+            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} moved while kep-sync updated it; "
+                               "run again")
+        self.log.info("worktree moved with the bot branch", worktree=where)
 
     def _resolve_base(self) -> str:
         base = self.git.text("rev-parse", "--verify", "-q", "--end-of-options", f"{self.base_name}^{{commit}}",
@@ -151,7 +183,10 @@ class GitWiki:
                 return Landing(plan, [], "", blocked=True)
             head_state = prmod.parse_trailers(message)
         if not plan.changed_pages():
-            if head:
+            if head and self._refuse_checked_out():
+                log.info("the base already has these rows; the bot branch is checked out in a worktree, so it "
+                         "stays", base=base)
+            elif head:
                 git.run("update-ref", "-d", ref, head)
                 pr_file.unlink(missing_ok=True)
                 log.info("the base already has these rows; bot branch deleted", base=base)
@@ -169,10 +204,25 @@ class GitWiki:
             return Landing(plan, [], str(pr_file))
         fast_forward = head_state is not None and head_state.base == base
         new = _commit(git, plan, proposal, tree(), head if fast_forward else base)
-        git.run("update-ref", "-m", "kep-sync: update bot branch", ref, new, head or _ZERO)
+        self._move_branch(new, head)
         _write_pr_file(pr_file, title, body, plan, proposal._replace(head=new))
         log.info("bot branch updated", head=new, fast_forward=fast_forward)
         return Landing(plan, sorted(plan.changed_pages()), str(pr_file))
+
+
+def _worktree_of(git: _Git, ref: str) -> str | None:
+    """The path of the worktree that has ``ref`` (``refs/heads/NAME``) checked out, ``None`` when none has
+    (``git worktree list --porcelain``: blocks of ``worktree PATH`` then ``branch REF`` lines; ``-z`` keeps
+    paths with newlines whole)."""
+    out = git.run("worktree", "list", "--porcelain", "-z").decode("utf-8", "surrogateescape")
+    path = None
+    for line in out.split("\0"):
+        key, _, value = line.partition(" ")
+        if key == "worktree":
+            path = value
+        elif key == "branch" and value == ref:
+            return path
+    return None
 
 
 def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]

@@ -1,0 +1,25 @@
+"""The "Controls" footer of the bot's pull request: how a maintainer steers kep-sync. Pure.
+
+Lines of markdown from the config: when the bot runs (``schedule.cron``), what it does when the pull
+request is closed or its branch is edited, the regenerate label, and where ignore rules live.
+"""
+
+from __future__ import annotations
+
+from bot.config import Config
+from bot.publish.labels import REGENERATE_LABEL
+
+def controls(config: Config) -> list[str]:
+    """The footer lines (a markdown list), for :func:`bot.changelog.render`'s ``controls``."""
+    cron = config.schedule.cron
+    when = (f"on its schedule: `{cron}` ({config.schedule.timezone or 'UTC'}) under `kep-sync serve`, or its "
+            "workflow's cron in GitHub Actions")
+    return [
+        f"- **Runs** {when}; each run rebuilds this pull request from the base branch and upstream.",
+        "- **Closed without merge**: the same proposal is not opened again; a different one is.",
+        f"- **Edited branch**: a commit kep-sync did not make on `{config.pull_request.branch}` stops it "
+        f"(one comment says so); add the label `{REGENERATE_LABEL}` to replace the branch with a fresh commit.",
+        "- **Ignore rules**: `<!-- kep-sync: ignore -->` or `<!-- kep-sync: ignore stable -->` in a row of "
+        "the page (merged with the page), or `ignore:` in the kep-sync config "
+        "(`{kep: 5598, fields: [stable], value: v1.38}`); ignored cells are listed under \"Ignored\".",
+    ]

@@ -1,0 +1,105 @@
+"""Many wikis from one deployment: the targets of a config, and which of them a process runs.
+
+A config without ``targets:`` has one target, ``default``, whose settings are the config itself. With
+``targets:`` each entry (:class:`bot.config.TargetConfig`) is merged over the top-level settings
+(:func:`expand`): a mapping section key by key, a list or plain value replacing the top-level one.
+
+A process runs all targets, those named with ``--target NAME`` (repeatable), or a stable share of them
+with ``--shard I/N``: the targets whose :func:`shard_of` is ``I``, that is the first 8 bytes of the
+SHA-256 of the name, big-endian, modulo ``N``. The share depends only on the name, so adding or
+removing a target never moves another one to a different shard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from bot.config import DEFAULT_TARGET, Config, collect_config
+from bot.errors import ConfigError, UsageError
+
+
+class Target(NamedTuple):
+    """One wiki: its ``name``, the settings a sync of it runs with (``targets`` empty) and ``own_dir``: True
+    for a target of ``targets:`` (its state lives in a directory of its own, :func:`state_dir_of`)."""
+
+    name: str
+    config: Config
+    own_dir: bool = False
+
+
+class Shard(NamedTuple):
+    """``--shard I/N``: this process runs share ``index`` (0-based) of ``count``."""
+
+    index: int
+    count: int
+
+
+def parse_shard(text: str) -> Shard:
+    """``"2/5"`` -> ``Shard(2, 5)``. Raises :class:`ValueError` unless ``0 <= I < N`` (argparse: exit 2)."""
+    left, sep, right = text.partition("/")
+    if not (sep and left.strip().isdigit() and right.strip().isdigit()):
+        raise ValueError(f"{text!r}: expected I/N such as 0/4 (share I of N, counted from 0)")
+    shard = Shard(int(left), int(right))
+    if not 0 <= shard.index < shard.count:
+        raise ValueError(f"{text!r}: I must be at least 0 and less than N (0/{shard.count or 1} .. "
+                         f"{max(shard.count - 1, 0)}/{shard.count or 1})")
+    return shard
+
+
+def shard_of(name: str, count: int) -> int:
+    """The share (``0 .. count-1``) of the target ``name``: SHA-256 of its UTF-8 bytes, first 8 bytes as a
+    big-endian integer, modulo ``count``."""
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") % count
+
+
+def expand(config: Config, source: str) -> list[Target]:
+    """The targets of ``config`` in the order written; ``[Target("default", config)]`` without ``targets:``.
+
+    Raises :class:`ConfigError` with every problem of every target, one ``SOURCE: targets[I].key: what is
+    wrong`` per line (a problem of the merged settings, such as ``publish: github`` without a ``wiki.repo``,
+    is named under the target too).
+    """
+    if not config.targets:
+        return [Target(DEFAULT_TARGET, config)]
+    top = config.model_dump(by_alias=True)
+    targets, errors = [], []
+    for i, entry in enumerate(config.targets):
+        checked = collect_config(merge(top, entry.settings()), source)
+        errors += [line.replace(f"{source}: ", f"{source}: targets[{i}].", 1) for line in checked.errors]
+        if checked.config is not None and not checked.errors:
+            targets.append(Target(entry.name, checked.config, own_dir=True))
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return targets
+
+
+def merge(top: dict, own: dict) -> dict:
+    """``own`` over ``top``: a mapping in both is merged key by key (one level), anything else replaces."""
+    out = dict(top)
+    for key, value in own.items():
+        out[key] = {**top[key], **value} if isinstance(value, dict) and isinstance(top.get(key), dict) else value
+    return out
+
+
+def select(targets: Sequence[Target], names: Collection[str] = (), shard: Shard | None = None) -> list[Target]:
+    """The targets this process runs, in config order: those ``names`` (all when empty), then the ``shard``.
+
+    Raises :class:`UsageError` naming an unknown target and the known ones.
+    """
+    known = [t.name for t in targets]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"--target {unknown[0]!r}: no such target; the config has: {', '.join(known)}")
+    chosen = [t for t in targets if not names or t.name in names]
+    if shard is not None:
+        chosen = [t for t in chosen if shard_of(t.name, shard.count) == shard.index]
+    return chosen
+
+
+def state_dir_of(root: Path, target: Target) -> Path:
+    """The state directory of ``target``: ``root`` itself for the one target of a config without
+    ``targets:`` (as before targets existed), else ``root/targets/NAME``."""
+    return root / "targets" / target.name if target.own_dir else root
