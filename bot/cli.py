@@ -1,4 +1,4 @@
-"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
+"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
@@ -129,7 +129,24 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
     health.add_argument("--state-dir", metavar="DIR", help=state_help)
     add_target_options(health)
+
+    init = sub.add_parser("init", help="write a first config from the KEP tables of a wiki; works offline")
+    init.add_argument("--wiki", metavar="DIR", help="wiki directory: every *.md page under it is read")
+    init.add_argument("--page", metavar="FILE", action="append", default=[],
+                      help="a page to read (repeatable); relative to --wiki when given, else a file path")
+    init.add_argument("--output", metavar="PATH", default="kep-sync.yaml",
+                      help="config file to write (default: kep-sync.yaml); an existing file is never overwritten")
+    init.add_argument("--enhancements", metavar="SRC", help="write this enhancements source into the config")
+    _log_format_option(parser, argparse.SUPPRESS)
+    for cmd in sub.choices.values():  # after the command too: kep-sync sync --log-format json
+        _log_format_option(cmd, argparse.SUPPRESS)
     return parser
+
+
+def _log_format_option(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument("--log-format", choices=["auto", "json", "text"], default=default,
+                        help="log lines on stderr: readable text or JSON lines (default auto: text on a terminal, "
+                             "else JSON)")
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
@@ -221,10 +238,30 @@ def cmd_sync(args: argparse.Namespace) -> int:
     level = log.warning if outcome.blocked else log.info
     level("sync finished", **summary, findings=sum(not c.applied for c in plan.changes), blocked=outcome.blocked,
           http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+    tell_what_landed(args, config, outcome, log)
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
         raise KepSyncError(f"the publish succeeded ({landed}), but the report could not be written: {unreported}")
     return EXIT_OK
+
+
+def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> None:
+    """After a sync (:mod:`bot.next_steps`): the pages written (``files``), the branch, commit and commands to
+    open the pull request (``git``), as lines on stderr with ``--log-format text``, else one ``published`` log
+    event; under GitHub Actions the step outputs (``$GITHUB_OUTPUT``) and a ``::warning::`` for a blocked run."""
+    from bot import next_steps
+    from bot.progress import log_format
+
+    lines = (next_steps.files_lines(outcome, config.wiki.dir) if config.publish == "files" else
+             next_steps.git_lines(config, outcome) if config.publish == "git" else [])
+    if lines and log_format(getattr(args, "log_format", None)) == "text":
+        print("\n".join(redact(line) for line in lines), file=sys.stderr)
+    elif lines:
+        log.info("published", publish=config.publish, lines=lines)
+    if os.environ.get("GITHUB_OUTPUT"):
+        next_steps.write_outputs(os.environ["GITHUB_OUTPUT"], next_steps.action_outputs(outcome))
+    if os.environ.get("GITHUB_ACTIONS") == "true" and outcome.blocked:
+        print(next_steps.blocked_annotation(config.pull_request.branch), file=sys.stderr)
 
 
 def report_path(args: argparse.Namespace, config: Config) -> Path | None:
@@ -263,7 +300,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Print ``ok``, or every problem on stderr (``kep-sync: error: FILE: key: what is wrong``, one per line);
-    exit 0 or 2. Checks the settings (all of them, :func:`bot.config.collect_config`), then what can be
+    exit 0, 2 (a setting is wrong) or 1 (``--online`` could not reach the network for a check). Checks the settings (all of them, :func:`bot.config.collect_config`), then what can be
     checked on disk for the settings that are valid (:mod:`bot.preflight`), then, when nothing was found,
     with ``--online`` what needs the network."""
     from bot import preflight
@@ -279,22 +316,36 @@ def cmd_validate(args: argparse.Namespace) -> int:
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
     source = str(path or "built-in defaults")
     problems = preflight.offline_problems(checked.config, checked.dropped) if checked.config is not None else []
+    failures: list[str] = []
     if args.online and not problems and not checked.errors:
         from bot.http import make_client
 
         with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
-            problems = preflight.online_problems(checked.config, client)
+            problems = preflight.online_problems(checked.config, client, failures)
     if checked.config is not None and not checked.errors:
         from bot.targets_cli import target_errors
 
         problems += [line.removeprefix(f"{source}: ") for line in target_errors(checked.config, source)]
+    lines = checked.errors + [f"{source}: {p}" for p in problems + failures]
     if checked.errors or problems:
-        raise ConfigError("\n".join(checked.errors + [f"{source}: {p}" for p in problems]))
+        raise ConfigError("\n".join(lines))
+    if failures:  # the network did not answer: the run failed, the settings may be right (exit 1)
+        raise KepSyncError("\n".join(lines + ["could not check online; try again, or check the network"]))
     if args.list_targets or args.target or args.shard:
         from bot.targets_cli import cmd_targets
 
         return cmd_targets(args, checked.config, _write)
     print("ok")
+    return EXIT_OK
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """Write a first config from the wiki's KEP tables (:func:`bot.initconfig.init_config`); print what it
+    found and the next command."""
+    from bot.initconfig import init_config, summary_lines
+
+    done = init_config(args.output, wiki=args.wiki, pages=args.page, enhancements=args.enhancements, cwd=Path.cwd())
+    _write("\n".join(summary_lines(done)) + "\n", "the summary")
     return EXIT_OK
 
 
@@ -380,11 +431,12 @@ def cmd_digest(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def configure_logging() -> None:
-    """JSON-lines logs on stderr (:func:`bot.log.configure`); structlog is imported here, on first use."""
+def configure_logging(fmt: str | None = None) -> None:
+    """Logs on stderr in the format ``fmt`` (``--log-format``; :func:`bot.log.configure`); structlog is
+    imported here, on first use."""
     from bot.log import configure
 
-    configure()
+    configure(fmt=fmt)
 
 
 def load_token_file() -> None:
@@ -425,9 +477,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     if args.command == "serve":
         block_stop_signals()
-    configure_logging()
+    configure_logging(getattr(args, "log_format", None))
     handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
-               "history": cmd_history, "digest": cmd_digest, "targets": cmd_list_targets}[args.command]
+               "history": cmd_history, "digest": cmd_digest, "targets": cmd_list_targets, "init": cmd_init
+               }[args.command]
     # What is loaded by now (the modules, pydantic's validators) lives as long as the command: keep the
     # cyclic garbage collector from walking it again in every collection that the many short-lived
     # objects of a run (YAML nodes, rows) set off. A quarter of a dry run's CPU time went there.

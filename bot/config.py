@@ -20,7 +20,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, relative_to
+from bot.redact import without_userinfo
 from bot.model.kep import normalize_milestone
 from bot.publish.labels import REGENERATE_LABEL
 from bot.sources import ref_name_problem
@@ -35,12 +36,22 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def actions_repository() -> str | None:
+    """``$GITHUB_REPOSITORY`` (``OWNER/NAME``) when running under GitHub Actions (``$GITHUB_ACTIONS`` is
+    ``true``), else ``None``: the default of ``wiki.repo``, so a workflow syncs the wiki of its own repository."""
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        return os.environ.get("GITHUB_REPOSITORY") or None
+    return None
+
+
 class WikiConfig(_Strict):
-    """Where the matrix pages are: a local ``dir`` and/or a GitHub ``repo`` (``OWNER/NAME``) at ``base``."""
+    """Where the matrix pages are: a local ``dir`` and/or a GitHub ``repo`` (``OWNER/NAME``) at ``base``.
+    ``repo`` unset under GitHub Actions: the repository the workflow runs in (:func:`actions_repository`)."""
 
     dir: str = "examples/wiki"
     pages: list[str] = Field(default_factory=lambda: ["kubernetes-keps-implementation-matrix.md"], min_length=1)
-    repo: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    repo: str | None = Field(default_factory=actions_repository, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",
+                             validate_default=True)
     base: str | None = None
 
     @field_validator("pages")
@@ -160,7 +171,9 @@ class FrontMatterConfig(_Strict):
 
 
 class LinksConfig(_Strict):
-    """Web URL of the enhancements repository, for kep.yaml links at the exact revision: an http(s) URL."""
+    """Web URL of the enhancements repository, for kep.yaml links at the exact revision: an http(s) URL.
+
+    Links are published in pull requests, so user-info (``https://user:token@host``) is dropped from it."""
 
     enhancements: str = "https://github.com/kubernetes/enhancements"
 
@@ -169,7 +182,7 @@ class LinksConfig(_Strict):
     def _http_url(cls, url: str) -> str:
         if not is_http_url(url):
             raise ValueError(f"{shown(url)}: expected an http(s) URL such as https://github.com/kubernetes/enhancements")
-        return url
+        return without_userinfo(url)
 
 
 def is_http_url(url: str) -> bool:
@@ -606,8 +619,41 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
             key, message = error_key(err["loc"][:-1]), f"the key {shown(err['input'])} is not a name (setting names are text)"
         else:
             key, message = (err.get("ctx") or {}).get("key") or error_key(err["loc"]), error_message(err)
+            if err["type"] == "extra_forbidden":
+                message += did_you_mean(err["loc"])
         lines.append(f"{source}: {shown_key(key)}: {message}")
     return lines
+
+
+def known_keys(loc: tuple) -> list[str]:
+    """The setting names allowed beside the last part of ``loc`` (a pydantic error location): the fields
+    (and their aliases, ``digest.from``) of the section it lies in; ``[]`` when that is no section."""
+    import typing
+
+    model: type[BaseModel] | None = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
+        if field is None:
+            return []
+        kinds = [t for t in (field.annotation, *typing.get_args(field.annotation))
+                 if isinstance(t, type) and issubclass(t, BaseModel)]
+        model = kinds[0] if kinds else None
+    if model is None:
+        return []
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def did_you_mean(loc: tuple) -> str:
+    """``"; did you mean 'pages'?"`` when the unknown key at the end of ``loc`` is close to a known one
+    (:func:`difflib.get_close_matches`, case ignored), else ``""``."""
+    import difflib
+
+    if not loc or not isinstance(loc[-1], str):
+        return ""
+    known = known_keys(tuple(loc))
+    close = difflib.get_close_matches(loc[-1].casefold(), [k.casefold() for k in known], n=1, cutoff=0.6)
+    match = next((k for k in known if close and k.casefold() == close[0]), None)
+    return f"; did you mean {match!r}?" if match else ""
 
 
 def find_config_path(explicit: str | None) -> Path | None:
@@ -642,7 +688,7 @@ def read_config_data(path: Path | None) -> dict:
     except ConfigYamlError as exc:
         raise ConfigError(f"{path}: {shown_key(exc.key)}: {exc.problem}") from None
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
+        raise ConfigError(f"{path}: no such config file{relative_to(path)}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:

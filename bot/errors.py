@@ -6,6 +6,17 @@ Messages never contain secrets: tokens are redacted before they get here.
 """
 
 
+def relative_to(path) -> str:
+    """``" (relative to CWD)"`` for a relative ``path`` (``str`` or ``os.PathLike``), naming the working directory
+    it was resolved against; ``""`` for an absolute one, ``~/...`` or a URL. For error messages about configured paths."""
+    import os
+
+    text = os.fspath(path)
+    if os.path.isabs(text) or text.startswith("~") or "://" in text:
+        return ""
+    return f" (relative to {os.getcwd()})"
+
+
 class KepSyncError(Exception):
     """Base class of every error kep-sync raises on purpose."""
 

@@ -1,13 +1,20 @@
-"""JSON-lines logging on stderr (structlog), with secrets redacted from every event."""
+"""Logging on stderr (structlog), with secrets redacted from every event and from every rendered line.
+
+Two formats: ``json`` (one JSON object per line, for machines: the default when stderr is not a terminal)
+and ``text`` (one readable line per event, structlog's ConsoleRenderer: the default on a terminal; colors
+only on a terminal and when ``$NO_COLOR`` is unset, https://no-color.org).
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 
 import structlog
 
+from bot.progress import is_terminal, log_format
 from bot.redact import redact
 
 
@@ -35,15 +42,31 @@ class LineLogger:
     log = debug = info = warn = warning = err = error = critical = exception = fatal = failure = msg
 
 
-def configure(level: str = "info") -> None:
-    """Send structlog events to stderr as one JSON object per line: ``{"event", "level", "timestamp", ...}``."""
+def _redacted(renderer):
+    """``renderer`` whose rendered line is redacted as a whole (values inside lists and mappings included)."""
+    def render(logger, name, event):
+        return redact(renderer(logger, name, event))
+
+    return render
+
+
+def _renderer(fmt: str):
+    if fmt == "text":
+        colors = is_terminal(sys.stderr) and "NO_COLOR" not in os.environ
+        return structlog.dev.ConsoleRenderer(colors=colors, exception_formatter=structlog.dev.plain_traceback)
+    return structlog.processors.JSONRenderer(sort_keys=True)
+
+
+def configure(level: str = "info", fmt: str | None = None) -> None:
+    """Send structlog events to stderr, one line each, in the format :func:`log_format` picks for ``fmt``:
+    a JSON object ``{"event", "level", "timestamp", ...}`` or a readable ``TIME [level] event key=value`` line."""
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             _redact,
-            structlog.processors.JSONRenderer(sort_keys=True),
+            _redacted(_renderer(log_format(fmt))),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
         # Look sys.stderr up per write, not once: tests and daemons may swap it.

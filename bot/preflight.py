@@ -19,7 +19,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from bot.config import Config, overlaps, same_page, shown
-from bot.errors import KepSyncError
+from bot.errors import KepSyncError, relative_to
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
 
@@ -125,10 +125,11 @@ def _wiki_problems(config: Config) -> list[str]:
         return [f"wiki.dir {shown(config.wiki.dir)}: cannot be read: {exc.strerror or exc}"]
     if not is_dir:
         what = "no such directory" if not exists else "not a directory"
-        return [f"wiki.dir {shown(config.wiki.dir)}: {what}"]
+        return [f"wiki.dir {shown(config.wiki.dir)}: {what}{relative_to(config.wiki.dir)}"]
     problems = []
     if config.publish == "git" and not (root / ".git").exists():
-        problems.append(f"wiki.dir {shown(config.wiki.dir)}: not a git checkout (publish git commits in a clone)")
+        problems.append(f"wiki.dir {shown(config.wiki.dir)}: not a git checkout{relative_to(config.wiki.dir)}; "
+                        "publish git commits in a clone of the wiki")
     for i, page in enumerate(config.wiki.pages):
         why = page_problem(root / page, config.aliases())
         if why:
@@ -273,10 +274,12 @@ def _notes_problems(value: str) -> list[str]:
     return []
 
 
-def online_problems(config: Config, client) -> list[str]:
+def online_problems(config: Config, client, failures: list[str] | None = None) -> list[str]:
     """Problems only the network shows, one request per source (``client``: an ``httpx.Client``).
 
-    Run after :func:`offline_problems` found none. The token, if any, is the client's.
+    Run after :func:`offline_problems` found none. The token, if any, is the client's. With ``failures``
+    (a list), a check the network could not answer (:func:`network_failure`: no connection, a timeout, an
+    HTTP status other than 404 or 422) is appended there instead: the settings may be right.
     """
     from bot.sources.enhancements import parse_source, remote_head
     from bot.sources.github_tarball import probe_github_ref
@@ -304,5 +307,16 @@ def online_problems(config: Config, client) -> list[str]:
         try:
             check()
         except KepSyncError as exc:
-            problems.append(f"{key} {shown(value)}: {exc}")
+            target = failures if failures is not None and network_failure(exc) else problems
+            target.append(f"{key} {shown(value)}: {exc}")
     return problems
+
+
+def network_failure(exc: KepSyncError) -> bool:
+    """True when ``exc`` (from a check of :func:`online_problems`) says the network could not answer, not that
+    the setting names nothing: a :class:`~bot.errors.SourceError` other than GitHub's ``HTTP 404`` / ``HTTP 422``
+    (no such repository or ref); ``git ls-remote`` failures count as the network's."""
+    from bot.errors import SourceError
+    from bot.sources.enhancements import unreachable
+
+    return isinstance(exc, SourceError) and unreachable(exc)

@@ -87,3 +87,11 @@ def _reset_structlog():
     import structlog
 
     structlog.reset_defaults()
+
+
+@pytest.fixture(autouse=True)
+def _not_under_github_actions(monkeypatch):
+    """Tests run as on a workstation, also in CI: under Actions ``wiki.repo`` defaults to ``$GITHUB_REPOSITORY``
+    and kep-sync writes ``$GITHUB_OUTPUT``; tests that want that set the variables themselves."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)

@@ -66,7 +66,7 @@ def test_revision_is_the_bundle_head(snapshots, checkout):
     assert snapshots["bundle"].revision == REVISION
     assert snapshots["file-url"].revision == REVISION
     assert snapshots["dir"].revision == REVISION  # the directory is a checkout
-    assert snapshots["bundle"].source == str(BUNDLE.resolve())
+    assert snapshots["bundle"].source == str(BUNDLE)  # as given, never the resolved path
     assert snapshots["dir"].source == str(checkout)
 
 

@@ -106,7 +106,8 @@ def _error(capsys) -> str:
 def test_bad_config_key_exits_2_naming_file_and_key(work, capsys):
     (work / "c.yaml").write_text("feature_gate: owned\n")
     assert main([*SYNC, "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: error: c.yaml: feature_gate: unknown key (value 'owned')"
+    assert _error(capsys) == ("kep-sync: error: c.yaml: feature_gate: unknown key (value 'owned'); "
+                              "did you mean 'feature_gates'?")
 
 
 def test_bad_config_value_exits_2(work, capsys):
@@ -117,7 +118,7 @@ def test_bad_config_value_exits_2(work, capsys):
 
 def test_missing_config_file_exits_2(work, capsys):
     assert main([*SYNC, "--config", "nope.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: error: nope.yaml: no such config file"
+    assert _error(capsys) == f"kep-sync: error: nope.yaml: no such config file (relative to {work})"
 
 
 def test_missing_page_exits_2_naming_it(work, capsys):
@@ -131,7 +132,7 @@ def test_missing_page_exits_2_naming_it(work, capsys):
 def test_bad_enhancements_exits_2(work, capsys):
     assert main(["sync", "--enhancements", "no/such/dir", "--wiki", "wiki", "--page", "m.md"]) == 2
     assert _error(capsys) == ("kep-sync: error: --enhancements 'no/such/dir': not a directory with keps/, a .tar.gz "
-                              "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF")
+                              f"snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF (relative to {work})")
     assert main(["sync", "--enhancements", "github:nope", "--wiki", "wiki", "--page", "m.md"]) == 2
     assert _error(capsys) == "kep-sync: error: --enhancements 'github:nope': expected github:OWNER/REPO@REF"
 
@@ -166,7 +167,8 @@ def test_module_entry_point_exit_codes(work):
     assert ok.stdout.startswith("# Update KEP matrix: 2 changes")
     bad = subprocess.run([sys.executable, "-m", "bot.cli", *SYNC, "--config", "nope.yaml"], capture_output=True,
                          text=True, cwd=work, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(work)})
-    assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", "kep-sync: error: nope.yaml: no such config file\n")
+    assert (bad.returncode, bad.stdout, bad.stderr) == (2, "", "kep-sync: error: nope.yaml: no such config file "
+                                                                 f"(relative to {work})\n")
 
 
 def test_a_dry_run_from_directories_imports_no_network_or_scheduler_library(work):
@@ -299,14 +301,16 @@ def test_validate_refuses_the_regenerate_label_and_empty_labels(work, capsys, la
     assert main(["validate", "--config", "c.yaml"]) == 2
     # every error at once: the settings, then the on-disk checks of the valid ones (the default wiki.dir)
     assert capsys.readouterr().err.splitlines() == [f"kep-sync: error: c.yaml: pull_request.labels: {why}",
-                                                    "kep-sync: error: c.yaml: wiki.dir 'examples/wiki': no such directory"]
+                                                    "kep-sync: error: c.yaml: wiki.dir 'examples/wiki': no such directory "
+                                                    f"(relative to {work})"]
 
 
 def test_validate_refuses_an_empty_enhancements_source(work, capsys):
     (work / "c.yaml").write_text('enhancements: ""\n')
     assert main(["validate", "--config", "c.yaml"]) == 2
     assert capsys.readouterr().err.splitlines() == ["kep-sync: error: c.yaml: enhancements: must not be empty",
-                                                    "kep-sync: error: c.yaml: wiki.dir 'examples/wiki': no such directory"]
+                                                    "kep-sync: error: c.yaml: wiki.dir 'examples/wiki': no such directory "
+                                                    f"(relative to {work})"]
 
 
 

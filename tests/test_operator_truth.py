@@ -443,4 +443,4 @@ def test_validate_cuts_a_long_value_in_its_on_disk_checks(work, capsys):
     assert _error(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w' * 79}…: cannot be read: File name too long"
     (work / "c.yaml").write_text(f"publish: none\nenhancements: enh\nwiki:\n  dir: {'w/' * 100}\n  pages: [m.md]\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w/' * 39}w…: no such directory"
+    assert _error(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w/' * 39}w…: no such directory (relative to {work})"

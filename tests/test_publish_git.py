@@ -47,7 +47,7 @@ def show(wiki: Path, rev: str, path: str = PAGE_PATH) -> str:
 
 def test_commits_on_the_bot_branch_from_the_base_head(wiki):
     base = git(wiki, "rev-parse", "main")
-    plan, written, url, blocked = run(wiki)
+    plan, written, url, blocked, _ = run(wiki)
     assert (url, written, blocked) == (str(pr_file(wiki)), [PAGE_PATH], False)
     head = git(wiki, "rev-parse", BRANCH)
     assert git(wiki, "rev-parse", f"{head}^") == base and show(wiki, BRANCH) == PROMOTED
@@ -75,7 +75,7 @@ def test_a_changed_page_set_with_the_same_pages_makes_no_empty_commit(wiki):
     head = git(wiki, "rev-parse", BRANCH)
     cfg = config(pages=[PAGE_PATH, "README.md"])  # a page with nothing to sync joins the page set
     for _ in range(2):  # the head's trailers keep the old page set: every later run must still see no change
-        plan, written, url, blocked = run(wiki, cfg=cfg)
+        plan, written, url, blocked, _ = run(wiki, cfg=cfg)
         assert (written, url, blocked) == ([], str(pr_file(wiki)), False) and plan.changed_pages()
         assert git(wiki, "rev-parse", BRANCH) == head and git(wiki, "rev-list", "--count", BRANCH) == "2"
     assert prmod.parse_state(pr_file(wiki).read_text()).head == head
@@ -99,7 +99,7 @@ def test_foreign_commit_is_never_clobbered(wiki):
     git(wiki, "checkout", "-q", BRANCH)
     foreign = commit(wiki, {"notes.md": "mine\n"}, "human work")
     git(wiki, "checkout", "-q", "main")
-    plan, written, url, blocked = run(wiki, keps(beta_4671="v1.36"))
+    plan, written, url, blocked, _ = run(wiki, keps(beta_4671="v1.36"))
     assert (url, written, blocked) == ("", [], True) and git(wiki, "rev-parse", BRANCH) == foreign
     assert plan.changed_pages()  # the plan is still reported
     # the README's recovery: delete the bot branch; the next run starts it afresh from the base
@@ -122,7 +122,7 @@ def test_base_moved_regenerates_from_the_new_base(wiki):
 def test_base_already_up_to_date_deletes_the_bot_branch(wiki):
     run(wiki)
     commit(wiki, {PAGE_PATH: PROMOTED}, "hand edit")
-    plan, written, url, blocked = run(wiki)
+    plan, written, url, blocked, _ = run(wiki)
     assert (url, written, blocked) == ("", [], False) and not plan.changed_pages()
     assert git(wiki, "branch", "--list", BRANCH) == "" and not pr_file(wiki).exists()
 
@@ -136,8 +136,9 @@ def test_base_option_and_other_checkout(wiki):
 
 
 def test_errors(wiki, tmp_path):
-    with pytest.raises(PublishError, match="not a git repository"):
+    with pytest.raises(ConfigError) as err:  # a configured path that is not what the setting needs: exit 2
         run(tmp_path)
+    assert str(err.value) == f"wiki.dir {str(tmp_path)!r}: not a git checkout; publish git commits in a clone of the wiki"
     with pytest.raises(PublishError, match="wiki.base 'nope' is not a branch or commit"):
         run(wiki, cfg=config(base="nope"))
     with pytest.raises(ConfigError) as err:
@@ -207,7 +208,7 @@ def test_a_human_amend_of_the_bot_commit_without_a_record_is_foreign(wiki, files
     pr_file(wiki).unlink()  # no record: only identity and tree can tell
     amended = _amend_as_human(wiki, files)
     assert "Kep-Sync-Fingerprint: " in git(wiki, "log", "-1", "--format=%B", amended)
-    plan, written, url, blocked = run(wiki, keps(beta_4671="v1.36"))
+    plan, written, url, blocked, _ = run(wiki, keps(beta_4671="v1.36"))
     assert (url, written, blocked) == ("", [], True)
     assert git(wiki, "rev-parse", BRANCH) == amended and not pr_file(wiki).exists()
 
@@ -327,7 +328,7 @@ def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
                         ("commit-msg", "echo HOOKED >> \"$1\""), ("post-commit", "")]:
         (hooks / name).write_text(HOOK.format(extra=extra))
         (hooks / name).chmod(0o755)
-    plan, written, _, _ = run(wiki)
+    plan, written, _, _, _ = run(wiki)
     message = git(wiki, "log", "-1", "--format=%B", BRANCH)
     assert written == [PAGE_PATH] and show(wiki, BRANCH) == PROMOTED
     assert message.startswith(plan.changelog.commit_message.strip()) and "HOOKED" not in message

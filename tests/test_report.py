@@ -91,7 +91,8 @@ def test_git_commit_applies_and_a_blocked_run_applies_nothing(tmp_path):
 
 def test_the_sync_finished_line_says_what_the_report_says(work, capsys):
     assert main([*SYNC, "--publish", "files"]) == 0
-    (line,) = capsys.readouterr().err.splitlines()
+    line, published = capsys.readouterr().err.splitlines()  # then the pages written, for people
+    assert json.loads(published)["lines"] == ["kep-sync: wrote wiki/m.md: 1 row changed, 0 added"]
     event = json.loads(line)
     assert {k: event[k] for k in ("result", "revision", "changes", "applied", "pages_written", "pull_request",
                                   "pull_request_file", "findings")} == {

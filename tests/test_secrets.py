@@ -140,3 +140,10 @@ def test_the_state_keeps_a_source_url_without_its_credentials(tmp_path, monkeypa
     assert read_state(tmp_path / "st").source == "https://127.0.0.1:9/enh.git"
     assert CLASSIC not in (tmp_path / "st" / "state.json").read_text()
     assert run_job(cfg, tmp_path / "st", sync=local_sync).result in ("ok", "skipped")
+
+
+def test_links_enhancements_drops_its_userinfo_since_links_are_published():
+    from bot.config import LinksConfig
+
+    assert LinksConfig(enhancements="https://bot:s3cr3t-value@example.test/k/enh").enhancements == (
+        "https://example.test/k/enh")

@@ -113,7 +113,7 @@ def test_validate_prints_every_error_and_exits_2(tmp_path, capsys):
         f"kep-sync: error: {bad}: schedule.cron: '0 6 * * 1-8': day of week value '8' is out of range 0-7",
         f"kep-sync: error: {bad}: schedule.timezone: unknown time zone 'Mars/Olympus' (expected an IANA name such "
         "as UTC or Europe/Berlin)",
-        f"kep-sync: error: {bad}: colour: unknown key (value 'blue')",
+        f"kep-sync: error: {bad}: colour: unknown key (value 'blue'); did you mean 'columns'?",
     ]
     assert main(["validate", "--config", str(REPO_ROOT / "config" / "kep-sync.yaml")]) == 0
     assert capsys.readouterr().out == "ok\n"

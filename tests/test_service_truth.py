@@ -188,7 +188,7 @@ def test_health_exits_1_not_2_for_a_bad_config(tmp_path, capsys):
     assert capsys.readouterr().out == (
         f"unhealthy: configuration error: {bad}: schedule.cron: '0 6 * *': expected 5 fields (minute hour "
         f"day-of-month month day-of-week) or a macro such as @daily, got 4 field(s); {bad}: colour: unknown key "
-        "(value 'blue')\n")
+        "(value 'blue'); did you mean 'columns'?\n")
     assert main(["health", "--config", str(tmp_path / "missing.yaml")]) == 1
     assert capsys.readouterr().out == f"unhealthy: configuration error: {tmp_path / 'missing.yaml'}: no such config " \
                                       "file\n"

@@ -62,12 +62,12 @@ def test_missing_sources_wiki_and_pages_are_named_with_their_values(work, capsys
     assert code == 2
     assert err == [
         "kep-sync: error: c.yaml: enhancements: 'no/such/dir': not a directory with keps/, a .tar.gz snapshot, "
-        "a git repository, a bundle, a URL or github:OWNER/REPO@REF",
+        f"a git repository, a bundle, a URL or github:OWNER/REPO@REF (relative to {work})",
         "kep-sync: error: c.yaml: wiki.pages[1] 'gone.md': no such file (under the wiki directory 'wiki')",
         "kep-sync: error: c.yaml: wiki.pages[2] 'sub': not a file (under the wiki directory 'wiki')",
     ]
     code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "nowiki"}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.dir 'nowiki': no such directory"])
+    assert (code, err) == (2, [f"kep-sync: error: c.yaml: wiki.dir 'nowiki': no such directory (relative to {work})"])
 
 
 def test_pages_must_be_utf8_and_hold_a_kep_table(work, capsys):
@@ -91,8 +91,8 @@ def test_pages_read_from_the_wiki_repository_are_not_looked_for_on_disk(work, ca
 
 def test_publish_git_needs_a_git_checkout(work, capsys):
     code, err = validate(work, capsys, {**GOOD, "publish": "git"})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.dir 'wiki': not a git checkout (publish git commits "
-                               "in a clone)"])
+    assert (code, err) == (2, [f"kep-sync: error: c.yaml: wiki.dir 'wiki': not a git checkout (relative to {work}); "
+                               "publish git commits in a clone of the wiki"])
 
 
 def test_tarball_source_must_be_readable(work, capsys):

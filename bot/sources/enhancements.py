@@ -25,8 +25,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from bot.errors import SourceError, UsageError
+from bot.errors import SourceError, UsageError, relative_to
 from bot.http import RequestCounter, make_client
+from bot import progress
 from bot.redact import redact
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
@@ -94,7 +95,19 @@ def _local_source(value: str, path: Path) -> Source:
     if path.is_file() or (path.is_dir() and ((path / "HEAD").is_file() or (path / ".git").exists())):
         return Source("git", str(path.resolve()))
     raise UsageError(f"--enhancements {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
-                     "repository, a bundle, a URL or github:OWNER/REPO@REF")
+                     f"repository, a bundle, a URL or github:OWNER/REPO@REF{relative_to(value)}")
+
+
+#: Said when a ``github:`` source cannot be read: how to run from a copy on this machine.
+OFFLINE_HINT = ("offline, or GitHub unreachable? read the KEPs from a copy on this machine with --enhancements PATH: "
+                "a clone of kubernetes/enhancements, a git bundle, or a snapshot tarball such as "
+                "examples/enhancements-*.tar.gz in the kep-sync repository")
+
+
+def unreachable(exc: SourceError) -> bool:
+    """True when ``exc`` says the network could not answer (no connection, a timeout, a server error), not that
+    what was asked for does not exist (GitHub's ``HTTP 404`` or ``HTTP 422``)."""
+    return not re.search(r"\bHTTP (404|422)\b", str(exc))
 
 
 #: First line of a git bundle (git-bundle(5): format v2 and v3).
@@ -124,10 +137,10 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
     if source.kind == "dir":
         root = Path(source.location)
         files, problems = scan_directory(root)
-        return with_problems(build_snapshot(files, text_path(str(root)), worktree_head(root)), problems)
+        return with_problems(build_snapshot(files, text_path(value), worktree_head(root)), problems)
     if source.kind == "tarball":
         files, problems, revision = read_local_tarball(Path(source.location))
-        return with_problems(build_snapshot(files, text_path(source.location), revision), problems)
+        return with_problems(build_snapshot(files, text_path(value), revision), problems)
     if source.kind == "git":
         repo = sync_git_cache(source.location, cache_dir)
         revision = run_git(repo, "rev-parse", "HEAD").strip()
@@ -135,12 +148,17 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
             raise SourceError(f"{text_path(redact(source.location))}: no keps/ folder at revision {revision}; "
                               "refused, not read as every KEP gone")
         files, problems = scan_git_tree(repo, revision)
-        return with_problems(build_snapshot(files, text_path(redact(source.location)), revision), problems)
+        return with_problems(build_snapshot(files, text_path(redact(value)), revision), problems)
     own = client is None
     client = client or make_client(token, counter=counter)
     try:
         revision = resolve_github_ref(client, api_url, source.location, source.ref)
-        files, problems = read_tarball(client, api_url, source.location, revision)
+        with progress.step(f"downloading {source.location}@{revision[:12]}"):
+            files, problems = read_tarball(client, api_url, source.location, revision)
+    except SourceError as exc:
+        if not unreachable(exc):
+            raise
+        raise SourceError(f"{exc}\n{OFFLINE_HINT}") from None
     finally:
         if own:
             client.close()

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 from bot.errors import SourceError
+from bot import progress
 from bot.redact import redact
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
@@ -61,14 +62,16 @@ def sync_git_cache(url: str, cache_dir: Path) -> Path:
     repo = git_cache_path(url, cache_dir)
     if not (repo / "HEAD").is_file():
         repo.parent.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(["git", "clone", "--bare", "--quiet", url, str(repo)],
-                              capture_output=True, check=False)
+        with progress.step(f"cloning {url}", "a first clone of kubernetes/enhancements takes about a minute"):
+            proc = subprocess.run(["git", "clone", "--bare", "--quiet", url, str(repo)],
+                                  capture_output=True, check=False)
         if proc.returncode != 0:
             raise SourceError(f"git clone {redact(url)} failed: {redact(proc.stderr.decode(errors='replace').strip())}")
         # Later fetches name the URL each time; do not keep credentials from it in the cache's config.
         run_git(repo, "remote", "remove", "origin")
     else:
-        run_git(repo, "fetch", "--quiet", "--prune", url, "+refs/heads/*:refs/heads/*")
+        with progress.step(f"fetching {url}"):
+            run_git(repo, "fetch", "--quiet", "--prune", url, "+refs/heads/*:refs/heads/*")
     _ensure_head(repo, url)
     return repo
 

@@ -17,6 +17,7 @@ import os
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
+from bot import progress
 from bot.errors import SourceError, UsageError
 from bot.history.fields import blob_fields
 from bot.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
@@ -139,7 +140,8 @@ class GitHistory:
         if old and _on_first_parent_line(self.repo, old[0].sha, self.head):
             commits = parse_log(_git_log(self.repo, f"{old[0].sha}..{self.head}")) + old
         if commits is None:
-            commits = parse_log(_git_log(self.repo, self.head))
+            with progress.step("reading the kep.yaml history", "the first run reads every commit; later runs only new ones"):
+                commits = parse_log(_git_log(self.repo, self.head))
         if self.cache is not None:
             _write_json(self.cache / "log.json", {"version": CACHE_VERSION, "head": self.head,
                                                   "shallow": list(self.shallow),

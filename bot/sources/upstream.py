@@ -88,7 +88,19 @@ class GitHubUpstream:
 
     def snapshot(self) -> Snapshot:
         """The :class:`Snapshot` at the ref's revision (read once per process). Raises
-        :class:`~bot.errors.SourceError` when upstream cannot be read."""
+        :class:`~bot.errors.SourceError` when upstream cannot be read (with
+        :data:`~bot.sources.enhancements.OFFLINE_HINT` when the network could not answer)."""
+        from bot.errors import SourceError
+        from bot.sources.enhancements import OFFLINE_HINT, unreachable
+
+        try:
+            return self._read_snapshot()
+        except SourceError as exc:
+            if not unreachable(exc):
+                raise
+            raise SourceError(f"{exc}\n{OFFLINE_HINT}") from None
+
+    def _read_snapshot(self) -> Snapshot:
         if self._snapshot is None:
             head = self.probe().revision
             files = self.cache.files(head)

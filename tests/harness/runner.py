@@ -3,9 +3,8 @@
     sc = lay_out(root, up, {"m.md": text}, options)   # upstream (directory or git), wiki, config file
     run = run_cli(["sync", "--config", str(sc.config), "--report", str(sc.report)], env)
 
-A :class:`Run` keeps the exit code, stdout, stderr and the JSON report. Everything runs in-process
-(``KEP_SYNC_WORKER=0``: no forked reader), with the environment and the standard streams swapped for
-the call only.
+A :class:`Run` keeps the exit code, stdout, stderr and the JSON report. Everything runs in-process,
+with the environment and the standard streams swapped for the call only.
 """
 
 from __future__ import annotations
@@ -61,7 +60,7 @@ def run_cli(argv: list[str], env: dict[str, str], report: Path | None = None) ->
     out, err = io.StringIO(), io.StringIO()
     if report is not None and report.exists():
         report.unlink()
-    with mock.patch.dict(os.environ, {"KEP_SYNC_WORKER": "0", **env}), \
+    with mock.patch.dict(os.environ, env), \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(argv)

@@ -37,12 +37,14 @@ class Landing(NamedTuple):
     """What :meth:`Wiki.land` did: the ``plan`` it landed (a new one when the base moved), the pages
     ``written`` (files rewritten, or pages in the commit made this run; ``[]`` when none), the pull request
     ``url`` (or ``pull-request.md`` path; ``""`` when none) and ``blocked``: True when a commit kep-sync did
-    not make on the bot branch stopped the update (a human must act)."""
+    not make on the bot branch stopped the update (a human must act). ``operation``: what happened to the
+    pull request, ``created``, ``updated``, ``closed``, ``blocked`` or ``none`` (``""``: not a GitHub landing)."""
 
     plan: SyncPlan
     written: list[str]
     url: str = ""
     blocked: bool = False
+    operation: str = ""
 
 
 #: Re-plan against a base that moved while landing: ``Base -> SyncPlan`` (a callback from :mod:`bot.sync`).

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.config import Config
-from bot.errors import PublishError
+from bot.errors import ConfigError, PublishError, relative_to
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish.ownership import is_own_head
@@ -72,8 +72,8 @@ class _Git:
 class GitWiki:
     """:class:`~bot.wiki.backends.Wiki` over the git clone at ``wiki_dir``, per ``config.wiki`` and ``config.pull_request``.
 
-    :meth:`read` raises :class:`PublishError` when ``wiki_dir`` is not a git work tree, the base cannot
-    be resolved or the bot branch is checked out; :class:`ConfigError` (exit 2, naming ``wiki.pages``)
+    :meth:`read` raises :class:`PublishError` when the base cannot be resolved or the bot branch is checked
+    out; :class:`ConfigError` (exit 2) naming ``wiki.dir`` when it is not a git work tree and ``wiki.pages``
     for a page that is not a regular file at the base. :meth:`land` moves the bot branch head only
     when it is kep-sync's own commit (:mod:`bot.publish.ownership`); commits are made as
     ``kep-sync <kep-sync@users.noreply.github.com>``.
@@ -93,7 +93,8 @@ class GitWiki:
         git = self.git
         git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
         if git_dir is None:
-            raise PublishError(f"{self.wiki_dir}: not a git repository (--publish git needs a clone of the wiki)")
+            raise ConfigError(f"wiki.dir {str(self.wiki_dir)!r}: not a git checkout{relative_to(self.wiki_dir)}; "
+                              "publish git commits in a clone of the wiki")
         checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
         self._refuse_checked_out()
         self.base_name = self.config.wiki.base or (checked_out or "").removeprefix("refs/heads/") or "HEAD"
@@ -289,7 +290,7 @@ def _read_pr_body(path: Path) -> str | None:
 
 
 def _write_pr_file(path: Path, title: str, body: str | None, plan: SyncPlan, state: PrState) -> None:
-    text = f"{title}\n\n" + prmod.merge_body(body, prmod.render_section(plan.changelog.body, state))
+    text = redact(f"{title}\n\n" + prmod.merge_body(body, prmod.render_section(plan.changelog.body, state)))
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return
     try:

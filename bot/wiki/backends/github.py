@@ -149,11 +149,14 @@ class GitHubWiki:
         proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated + marks),
                            self.base_sha, prmod.pages_digest(self.blobs), **self._commands_state())
         if self.open_pr is None:
-            return self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
+            landing = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
+            return landing._replace(operation="created" if landing.url else "none")
         self.head_after = ""
         landing = self._update(self.open_pr, plan, proposal, self.base_tree)
         self._answer(self.open_pr, landing)
-        return landing
+        operation = ("blocked" if landing.blocked else "closed" if not landing.url
+                     else "updated" if landing.written else "none")
+        return landing._replace(operation=operation)
 
     # -------------------------------------------------- commands in comments
     def _read_commands(self, pr: PullRequest) -> tuple[list[cmd.Command], tuple[int, str]]:
