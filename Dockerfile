@@ -41,7 +41,7 @@ VOLUME ["/var/lib/kep-sync"]
 WORKDIR /var/lib/kep-sync
 USER 10001:10001
 
-# Unhealthy when the last run failed or a scheduled run is overdue (see bot/health.py).
+# Unhealthy when the last run failed or a scheduled run is overdue (see bot/service/health.py).
 HEALTHCHECK --interval=5m --timeout=30s --start-period=1m --retries=1 CMD ["kep-sync", "health"]
 ENTRYPOINT ["/usr/bin/tini", "--", "kep-sync"]
 CMD ["serve"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.stopsignals import block_stop_signals
+from bot.service.stopsignals import block_stop_signals
 
 # ``kep-sync serve`` (console script or ``python -m bot.cli``): block them before the slow imports below.
 if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", "cli.py"):
@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--gate-lifecycle", metavar="SRC",
                          help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
                               "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)")
-    from bot.targets_cli import add_target_options
+    from bot.cli_targets import add_target_options
 
     add_target_options(sync)
     sync.add_argument("--state-dir", metavar="DIR",
@@ -211,12 +211,12 @@ def cmd_sync(args: argparse.Namespace) -> int:
     run was blocked (``result: blocked``)."""
     config = resolve_config(args)
     if config.targets or args.target or args.shard:
-        from bot.targets_cli import cmd_sync_targets
+        from bot.cli_targets import cmd_sync_targets
 
         return cmd_sync_targets(args, config, _write)
     start = time.monotonic()
     from bot.log import get_logger
-    from bot.sync import run_sync
+    from bot.commands.sync import run_sync
 
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     counter = RequestCounter()
@@ -231,7 +231,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
             "kep-sync did not make (see the log); below is what this run would have published.\n\n"
             if outcome.blocked else "")
     _write(f"{note}# {plan.changelog.title}\n\n{plan.changelog.body}", "the changelog")
-    from bot.sync import run_report, run_summary
+    from bot.commands.sync import run_report, run_summary
 
     summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
     del summary["error"]  # a run that got here did not fail
@@ -246,10 +246,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> None:
-    """After a sync (:mod:`bot.next_steps`): the pages written (``files``), the branch, commit and commands to
+    """After a sync (:mod:`bot.commands.next_steps`): the pages written (``files``), the branch, commit and commands to
     open the pull request (``git``), as lines on stderr with ``--log-format text``, else one ``published`` log
     event; under GitHub Actions the step outputs (``$GITHUB_OUTPUT``) and a ``::warning::`` for a blocked run."""
-    from bot import next_steps
+    from bot.commands import next_steps
     from bot.progress import log_format
 
     lines = (next_steps.files_lines(outcome, config.wiki.dir) if config.publish == "files" else
@@ -281,8 +281,8 @@ def report_path(args: argparse.Namespace, config: Config) -> Path | None:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Audit every row (:func:`bot.sync.run_audit`); print the markdown audit on stdout; exit 0."""
-    from bot.sync import run_audit
+    """Audit every row (:func:`bot.commands.sync.run_audit`); print the markdown audit on stdout; exit 0."""
+    from bot.commands.sync import run_audit
 
     config = resolve_config(args)
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
@@ -290,7 +290,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     start = time.monotonic()
     audit = run_audit(config, only=only, report_path=report_path(args, config), counter=counter)
     _write(audit.markdown, "the audit")
-    from bot.audit import log_fields
+    from bot.commands.audit import log_fields
     from bot.log import get_logger
 
     get_logger(command="audit").info("audit finished", **log_fields(audit), http_requests=counter.count,
@@ -301,9 +301,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Print ``ok``, or every problem on stderr (``kep-sync: error: FILE: key: what is wrong``, one per line);
     exit 0, 2 (a setting is wrong) or 1 (``--online`` could not reach the network for a check). Checks the settings (all of them, :func:`bot.config.collect_config`), then what can be
-    checked on disk for the settings that are valid (:mod:`bot.preflight`), then, when nothing was found,
+    checked on disk for the settings that are valid (:mod:`bot.commands.validate`), then, when nothing was found,
     with ``--online`` what needs the network."""
-    from bot import preflight
+    from bot.commands import validate as preflight
     from bot.config import collect_config, find_config_path, read_config_data
 
     path = find_config_path(args.config)
@@ -323,7 +323,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
             problems = preflight.online_problems(checked.config, client, failures)
     if checked.config is not None and not checked.errors:
-        from bot.targets_cli import target_errors
+        from bot.cli_targets import target_errors
 
         problems += [line.removeprefix(f"{source}: ") for line in target_errors(checked.config, source)]
     lines = checked.errors + [f"{source}: {p}" for p in problems + failures]
@@ -332,7 +332,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if failures:  # the network did not answer: the run failed, the settings may be right (exit 1)
         raise KepSyncError("\n".join(lines + ["could not check online; try again, or check the network"]))
     if args.list_targets or args.target or args.shard:
-        from bot.targets_cli import cmd_targets
+        from bot.cli_targets import cmd_targets
 
         return cmd_targets(args, checked.config, _write)
     print("ok")
@@ -340,9 +340,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    """Write a first config from the wiki's KEP tables (:func:`bot.initconfig.init_config`); print what it
+    """Write a first config from the wiki's KEP tables (:func:`bot.commands.init.init_config`); print what it
     found and the next command."""
-    from bot.initconfig import init_config, summary_lines
+    from bot.commands.init import init_config, summary_lines
 
     done = init_config(args.output, wiki=args.wiki, pages=args.page, enhancements=args.enhancements, cwd=Path.cwd())
     _write("\n".join(summary_lines(done)) + "\n", "the summary")
@@ -350,23 +350,23 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def _state_dir(args: argparse.Namespace) -> Path:
-    from bot.state import default_state_dir
+    from bot.service.state import default_state_dir
 
     return Path(args.state_dir) if args.state_dir else default_state_dir()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the scheduler service (``bot.scheduler.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
-    from bot.scheduler import serve
-    from bot.targets_cli import serve_job
+    """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
+    from bot.service.serve import serve
+    from bot.cli_targets import serve_job
 
     config = resolve_config(args)
     return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
 
 
 def cmd_list_targets(args: argparse.Namespace) -> int:
-    """Print the names of the config's targets as a JSON list (:func:`bot.targets_cli.cmd_targets`)."""
-    from bot.targets_cli import cmd_targets
+    """Print the names of the config's targets as a JSON list (:func:`bot.cli_targets.cmd_targets`)."""
+    from bot.cli_targets import cmd_targets
 
     return cmd_targets(args, resolve_config(args), _write)
 
@@ -377,13 +377,13 @@ def cmd_health(args: argparse.Namespace) -> int:
     import datetime
 
     from bot.cron import parse_crontab
-    from bot.health import Health, check_health
-    from bot.state import StateError, read_state
+    from bot.service.health import Health, check_health
+    from bot.service.state import StateError, read_state
 
     try:
         config = resolve_config(args)
         if config.targets:
-            from bot.targets_cli import cmd_health_targets
+            from bot.cli_targets import cmd_health_targets
 
             return cmd_health_targets(args, config)
         verdict = check_health(read_state(_state_dir(args)),
@@ -412,8 +412,8 @@ def _write(text: str, what: str = "") -> None:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    """Print the timeline of one KEP (``bot.history_commands.history_text``)."""
-    from bot.history_commands import history_text
+    """Print the timeline of one KEP (``bot.commands.history.history_text``)."""
+    from bot.commands.history import history_text
 
     config = resolve_config(args)
     _write(history_text(config.enhancements, Path(config.cache_dir).expanduser(), args.number, args.format))
@@ -421,8 +421,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
-    """Print the digest of one SIG for a release range (``bot.history_commands.digest_text``)."""
-    from bot.history_commands import digest_text
+    """Print the digest of one SIG for a release range (``bot.commands.history.digest_text``)."""
+    from bot.commands.history import digest_text
 
     config = resolve_config(args)
     _write(digest_text(config.enhancements, Path(config.cache_dir).expanduser(), args.sig, args.first, args.last,

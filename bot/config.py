@@ -126,7 +126,7 @@ class IgnoreRule(_Strict):
 
 
 class CandidatesConfig(_Strict):
-    """New KEP candidates (``bot/tracking/candidates.py``): tracked ``sigs`` (default: the SIGs of the KEPs on
+    """New KEP candidates (``bot/plan/tracking/candidates.py``): tracked ``sigs`` (default: the SIGs of the KEPs on
     the pages), the window of ``releases``, how many the changelog shows (``limit``), KEP numbers to ``ignore``,
     and the opt-in ``add_to``."""
 
@@ -146,7 +146,7 @@ class CandidatesConfig(_Strict):
 
 
 class CoverageColumnsConfig(_Strict):
-    """Header aliases of the coverage page's design-group table (``bot/tracking/coverage.py``)."""
+    """Header aliases of the coverage page's design-group table (``bot/plan/tracking/coverage.py``)."""
 
     group: list[str] = Field(default_factory=lambda: list(DEFAULT_COVERAGE_ALIASES["group"]))
     keps: list[str] = Field(default_factory=lambda: list(DEFAULT_COVERAGE_ALIASES["keps"]), min_length=1)
@@ -330,7 +330,7 @@ class ProvenanceConfig(_Strict):
 class DigestConfig(_Strict):
     """Opt-in generated digest page: ``page`` (relative to the wiki) gets the KEPs of ``sig`` that reached a
     stage within releases ``from``..``to``, rewritten between the digest markers on every sync. ``page`` may
-    be one of ``wiki.pages``: its rows outside the section are synced too (:func:`bot.plan.plan_sync`)."""
+    be one of ``wiki.pages``: its rows outside the section are synced too (:func:`bot.plan.planner.plan_sync`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -347,14 +347,14 @@ class DigestConfig(_Strict):
     @field_validator("sig")
     @classmethod
     def _sig(cls, sig: str) -> str:
-        from bot.history.digest import sig_name
+        from bot.plan.digest import sig_name
 
         return sig_name(sig) if sig else sig
 
     @field_validator("last")
     @classmethod
     def _range(cls, last: str, info: ValidationInfo) -> str:
-        from bot.history.digest import digest_range
+        from bot.plan.digest import digest_range
 
         first = info.data.get("first", "")
         if first or last:
@@ -400,7 +400,7 @@ class Config(_Strict):
     the config file > ``$KEP_SYNC_CACHE_DIR`` / ``$GITHUB_API_URL`` > the built-in default.
     """
 
-    #: Many wikis from one deployment (:mod:`bot.targets`); excluded from dumps, so a config without them
+    #: Many wikis from one deployment (:mod:`bot.commands.targets`); excluded from dumps, so a config without them
     #: fingerprints as it always did.
     targets: list[TargetConfig] = Field(default_factory=list, exclude=True)
     targets_from: Literal["", "app-installations"] = Field(default="", exclude=True)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.evidence import build_index  # noqa: E402
+from bot.plan.evidence import build_index  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
 from bot.sources.release_notes import load_release_notes  # noqa: E402
 from scripts._bench import SHARED, bench_parser, clone_bundle  # noqa: E402

@@ -76,20 +76,20 @@ def one_kep_commit(repo: Path, line: list[str]) -> int:
 
 def run(fake, config, cached: bool) -> Figures:
     """One ``run_sync`` against ``fake``; ``cached`` False reads upstream as before the cache (the tarball)."""
-    import bot.sync
+    import bot.commands.sync
     from bot.http import RequestCounter
     from tests.fakegithub import CODELOAD
 
     fake.reset_counters()
     fake.sizes.clear()
-    opener = bot.sync.open_upstream
+    opener = bot.commands.sync.open_upstream
     if not cached:
-        bot.sync.open_upstream = lambda config, counter=None: None
+        bot.commands.sync.open_upstream = lambda config, counter=None: None
     start = time.perf_counter()
     try:
-        bot.sync.run_sync(config, counter=RequestCounter())
+        bot.commands.sync.run_sync(config, counter=RequestCounter())
     finally:
-        bot.sync.open_upstream = opener
+        bot.commands.sync.open_upstream = opener
     seconds = time.perf_counter() - start
     ours = (f"/repos/{UPSTREAM}/", f"{CODELOAD}/{UPSTREAM}/")  # the API, and the archive host it redirects to
     up = [size for path, size in fake.sizes if path.startswith(ours)]
@@ -100,7 +100,7 @@ def run(fake, config, cached: bool) -> Figures:
 
 def scenario(bundle: str, cached: bool) -> list[tuple[str, Figures]]:
     """The three runs (first, no change, one kep.yaml changed) on a fresh fake and an empty ``cache_dir``."""
-    import bot.sync
+    import bot.commands.sync
     from bot.config import Config
     from tests.fakeupstream import load_git_repo, move_branch
 
@@ -116,15 +116,15 @@ def scenario(bundle: str, cached: bool) -> list[tuple[str, Figures]]:
             "enhancements": f"github:{UPSTREAM}@master", "cache_dir": str(tmp / "cache"), "publish": "github",
             "github": {"api_url": fake.url}, "wiki": {"repo": WIKI, "base": "main", "pages": [PAGE_PATH]},
             "pull_request": {"branch": "kep-sync/matrix"}})
-        wiki = bot.sync.open_wiki
-        bot.sync.open_wiki = lambda config, counter=None: wiki(config, counter, seconds_between_writes=0)
+        wiki = bot.commands.sync.open_wiki
+        bot.commands.sync.open_wiki = lambda config, counter=None: wiki(config, counter, seconds_between_writes=0)
         try:
             rows = [("first run (empty cache_dir)", run(fake, config, cached)),
                     ("no change", run(fake, config, cached))]
             move_branch(fake, UPSTREAM, "master", line[h1])
             rows.append(("one kep.yaml changed", run(fake, config, cached)))
         finally:
-            bot.sync.open_wiki = wiki
+            bot.commands.sync.open_wiki = wiki
     return rows
 
 

@@ -9,7 +9,7 @@ each by plain line and string handling, and prints:
   name the gate in, rows claiming an alpha in v1.36 or earlier whose gates are in no list and no release
   note, KEPs of the whole source at ``implementable`` + ``stable`` with a declared gate GA and locked;
 - the findings kep-sync should report (``gate-stage-mismatch``, ``not-shipped``,
-  ``shipped-not-implemented``: one gate speaking for the KEP, as ``bot/evidence/gates.py`` documents);
+  ``shipped-not-implemented``: one gate speaking for the KEP, as ``bot/plan/evidence/gates.py`` documents);
 - with ``--audit-report FILE`` (the JSON report of ``kep-sync audit --gate-lifecycle``): the findings on
   which the two readings disagree, and exit 1 when there are any.
 

@@ -28,7 +28,7 @@ PACKAGE = "@octokit/openapi"
 MEMBER = "package/generated/api.github.com.json"
 OUT = Path(__file__).resolve().parent.parent / "tests" / "github-openapi" / "subset.json"
 
-#: (method, path template) of every request kep-sync sends (bot/publish/auth.py, bot/wiki/backends/github.py
+#: (method, path template) of every request kep-sync sends (bot/publish/auth.py, bot/publish/github.py
 #: through PyGithub) and every route tests/fakegithub.py serves.
 OPERATIONS = (
     ("get", "/user"),

@@ -3,7 +3,7 @@
 :func:`problems` takes the fake's :class:`~tests.fakegithub.Exchange` records and returns one line per
 fault: a request whose method and path match no operation of the subset, an answer that its
 operation's schema rejects (request bodies are not checked: PyGithub's ``add_to_labels`` and
-``set_labels``, which tests/test_fakegithub.py drives, send a bare JSON array the description no longer
+``set_labels``, which tests/publish/test_fakegithub.py drives, send a bare JSON array the description no longer
 documents). An answer is checked against the schema documented for its status
 (an undocumented error status against ``basic-error``; a 2xx status must be documented). Schemas are
 the subset's, read as OpenAPI 3.0 (``nullable``) and made closed: an object schema that lists its

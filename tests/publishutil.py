@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - run from tests/ or scripts/
 from bot.config import Config
 from bot.http import RequestCounter
 from bot.model.snapshot import Snapshot
-from bot.sync import open_wiki, sync_snapshot
+from bot.commands.sync import open_wiki, sync_snapshot
 
 __all__ = ["BRANCH", "ENV", "PAGE", "PAGE_PATH", "REPO", "Run", "fresh_logging", "github_config", "keps", "page",
            "run_github", "run_preview"]
@@ -91,7 +91,7 @@ class Run(NamedTuple):
 
 
 def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
-    """One :func:`bot.sync.sync_snapshot` on the GitHub backend against ``fake``, counters reset, no real sleeps."""
+    """One :func:`bot.commands.sync.sync_snapshot` on the GitHub backend against ``fake``, counters reset, no real sleeps."""
     return _measure(fake, lambda counter, sleeps: sync_snapshot(config, snap, open_wiki(
         config, counter, env=ENV if env is None else env, sleep=sleeps.append, seconds_between_writes=0)))
 

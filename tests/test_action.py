@@ -1,5 +1,5 @@
 """The composite action (action.yml): its inputs reach kep-sync through env only, its outputs are the ones
-kep-sync writes to ``$GITHUB_OUTPUT`` (bot/next_steps.py). actionlint checks workflows, not action.yml."""
+kep-sync writes to ``$GITHUB_OUTPUT`` (bot/commands/next_steps.py). actionlint checks workflows, not action.yml."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.next_steps import action_outputs
+from bot.commands.next_steps import action_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))

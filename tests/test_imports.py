@@ -1,5 +1,6 @@
 """The pipeline runs one way: no import cycles in ``bot/`` (every import counts, also inside functions and
-``TYPE_CHECKING`` blocks), only the entry points import the orchestrator, and pure stages do no I/O imports."""
+``TYPE_CHECKING`` blocks), no stage imports a later one (:data:`STAGES`), no module imports another's private names,
+and the pure stages (model, wiki, plan) import no I/O."""
 
 from __future__ import annotations
 
@@ -88,54 +89,95 @@ def test_the_cycle_finder_finds_a_function_level_cycle(tmp_path):
     assert cycles(graph) == [["bot.a", "bot.c", "bot.sub.b"]]
 
 
-def test_only_the_entry_points_import_the_orchestrator():
+# The pipeline, left to right: a module imports only its own stage and stages to its left.
+# The model is the vocabulary every stage shares (a source parses kep.yaml into it); the config is
+# read by the commands and the service, which hand each stage the values it needs.
+STAGES = (
+    ("plumbing", ("bot", "bot.errors", "bot.redact", "bot.http", "bot.log", "bot.cron", "bot.progress")),
+    ("model", ("bot.model",)),
+    ("sources", ("bot.sources",)),
+    ("wiki", ("bot.wiki",)),
+    ("plan", ("bot.plan",)),
+    ("publish", ("bot.publish",)),
+    ("config", ("bot.config", "bot.configyaml")),
+    ("commands", ("bot.commands",)),
+    ("service", ("bot.service",)),
+    ("cli", ("bot.cli", "bot.cli_targets")),
+)
+PURE = ("model", "wiki", "plan")
+IO_MODULES = {"subprocess", "socket", "httpx", "github", "urllib.request", "shutil", "tempfile", "fcntl",
+              "apscheduler", "signal", "threading"}
+
+
+def stage_of(module: str) -> int:
+    """Index in :data:`STAGES` of ``module`` (the longest package prefix that names it)."""
+    best = max(((len(prefix), i) for i, (_, prefixes) in enumerate(STAGES) for prefix in prefixes
+                if module == prefix or (module.startswith(prefix + ".") and prefix != "bot")), default=None)
+    if best is None:
+        raise AssertionError(f"{module} is in no stage: add its package to STAGES")
+    return best[1]
+
+
+def test_every_module_belongs_to_a_stage():
     graph = import_graph()
-    # bot.multi runs the syncs of many targets in one process
-    assert sorted(m for m, deps in graph.items() if "bot.sync" in deps) == ["bot.cli", "bot.job", "bot.multi"]
+    assert sorted(m for m in graph if m != "bot" and stage_of(m) == 0) == [
+        "bot.cron", "bot.errors", "bot.http", "bot.log", "bot.progress", "bot.redact"]
+
+
+def test_no_stage_imports_a_later_one():
+    graph = import_graph()
+    backwards = sorted((src, dst) for src, deps in graph.items() for dst in deps if stage_of(dst) > stage_of(src))
+    assert backwards == []
+
+
+def test_the_stage_check_catches_a_backward_import(tmp_path):
+    pkg = tmp_path / "bot"
+    (pkg / "plan").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "plan" / "__init__.py").write_text("")
+    (pkg / "config.py").write_text("")
+    (pkg / "plan" / "diff.py").write_text("from bot.config import Config\n")
+    graph = import_graph(pkg)
+    assert [(s, d) for s, deps in graph.items() for d in deps if stage_of(d) > stage_of(s)] == [
+        ("bot.plan.diff", "bot.config")]
+
+
+def private_imports(root: Path = BOT) -> list[str]:
+    """``["importer: module.name"]`` for every ``from bot... import _name`` under ``root``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bot"):
+                found += [f"{module_name(path, root)}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    assert private_imports() == []
+
+
+def test_the_private_name_check_finds_one(tmp_path):
+    pkg = tmp_path / "bot"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("from bot.b import _hidden, public\n")
+    assert private_imports(pkg) == ["bot.a: bot.b._hidden"]
+
+
+def test_pure_stages_import_no_io():
+    found = []
+    for path in sorted(BOT.rglob("*.py")):
+        name = module_name(path)
+        if STAGES[stage_of(name)][0] not in PURE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{name}: {n}" for n in names if n.split(".")[0] in IO_MODULES or n in IO_MODULES]
+    assert found == []
 
 
 def test_neither_http_nor_log_imports_the_other_both_import_redaction():
     graph = import_graph()
     assert ("bot.log" in graph["bot.http"], "bot.http" in graph["bot.log"]) == (False, False)
     assert {"bot.redact"} <= graph["bot.http"] & graph["bot.log"]
-
-
-def test_pure_stages_reach_no_backend_publisher_or_orchestrator():
-    graph = import_graph()
-    pure = ["bot.model.kep", "bot.model.snapshot", "bot.model.consistency", "bot.model.lineage", "bot.model.yamlload", "bot.wiki.tables",
-            "bot.wiki.matrix", "bot.diff", "bot.changelog", "bot.plan", "bot.audit", "bot.evidence", "bot.evidence.index", "bot.evidence.review", "bot.evidence.sentences",
-            "bot.evidence.notes", "bot.model.gates", "bot.evidence.gates",
-            "bot.wiki.sections", "bot.tracking", "bot.tracking.candidates", "bot.tracking.coverage",
-            "bot.tracking.production", "bot.tracking.rows", "bot.tracking.render",
-            "bot.history", "bot.history.log", "bot.history.fields", "bot.history.provenance", "bot.history.timeline",
-            "bot.history.digest", "bot.history.renames"]
-    io = {"bot.sync", "bot.http", "bot.sources.release_notes", "bot.sources.enhancements", "bot.sources.gate_lifecycle",
-          "bot.wiki.backends", "bot.wiki.backends.directory", "bot.wiki.backends.git",
-          "bot.wiki.backends.github", "bot.publish.auth", "bot.publish.files"}
-
-    def reach(start: str) -> set[str]:
-        seen, todo = set(), [start]
-        while todo:
-            for nxt in graph[todo.pop()] - seen:
-                seen.add(nxt)
-                todo.append(nxt)
-        return seen
-
-    assert {m: sorted(reach(m) & io) for m in pure} == {m: [] for m in pure}
-
-
-def test_pure_stages_import_only_their_own_or_earlier_stages():
-    stage = {"bot.wiki.backends": None, "bot.model": 1, "bot.wiki": 2, "bot.diff": 3, "bot.evidence": 3,
-             "bot.changelog": 4, "bot.tracking": 4, "bot.plan": 5, "bot.audit": 6}  # the backends are I/O, not the page stage
-
-    def stage_of(module: str) -> int | None:
-        return next((n for prefix, n in stage.items() if module == prefix or module.startswith(prefix + ".")), None)
-
-    graph = import_graph()
-    backwards = sorted((src, dst) for src, deps in graph.items() for dst in deps
-                       if stage_of(src) is not None and stage_of(dst) is not None and stage_of(dst) > stage_of(src))
-    assert backwards == []
-    assert sorted(m for m in graph if stage_of(m) == 1) == ["bot.model", "bot.model.consistency", "bot.model.gates",
-                                                            "bot.model.kep", "bot.model.keylines",
-                                                            "bot.model.lineage", "bot.model.snapshot",
-                                                            "bot.model.yamlload"]

@@ -20,7 +20,7 @@ read with PyYAML's string-only loader (every scalar a string, as written). ``pre
   of R when there is one (:meth:`Lifecycle.gate`), and a gate missing from a later list is not
   "never shipped";
 - gates shared by several KEPs and names misspelled in kep.yaml are the join's business
-  (:mod:`bot.evidence.gates`).
+  (:mod:`bot.plan.evidence.gates`).
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     The parser asks the resolver for the tag of every node (libyaml calls back into Python for
     each one). The string-only ``BaseResolver`` has no implicit and no path resolvers, so its
     answer is always the default tag of the node's kind: :meth:`resolve` gives that directly and
-    the path bookkeeping is skipped (``tests/test_yamlload.py`` checks both agree).
+    the path bookkeeping is skipped (``tests/model/test_yamlload.py`` checks both agree).
     """
 
     _DEFAULT_TAGS = {ScalarNode: yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG,

@@ -2,7 +2,7 @@
 
 Lines of markdown from the config: when the bot runs (``schedule.cron``), what it does when the pull
 request is closed or its branch is edited, the regenerate label, the commands in comments (``publish:
-github`` only: :mod:`bot.publish.commands`) and where ignore rules live.
+github`` only: :mod:`bot.publish.comment_commands`) and where ignore rules live.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from bot.config import Config
 from bot.publish.labels import REGENERATE_LABEL
 
-#: The summary line that opens the footer (:func:`bot.changelog.details`).
+#: The summary line that opens the footer (:func:`bot.plan.changelog.details`).
 CONTROLS_SUMMARY = "<details><summary>Controls</summary>"
 
 
 def controls(config: Config) -> list[str]:
-    """The footer lines (a markdown list), for :func:`bot.changelog.render`'s ``controls``."""
+    """The footer lines (a markdown list), for :func:`bot.plan.changelog.render`'s ``controls``."""
     cron = config.schedule.cron
     when = (f"on its schedule: `{cron}` ({config.schedule.timezone or 'UTC'}) under `kep-sync serve`, or its "
             "workflow's cron in GitHub Actions")

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from bot.changelog import DEFAULT_MAX_BODY_CHARS
-from bot.diff import Change
+from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
+from bot.plan.diff import Change
 from bot.errors import PublishError
 from bot.publish.labels import REGENERATE_LABEL
 
@@ -54,9 +54,9 @@ class PrState(NamedTuple):
     the bot's commit; ``status``: ``open`` or ``superseded`` (closed by kep-sync
     because the base already had the rows); ``follows``: number of the bot pull
     request this one follows, which was closed without merge. Commands in comments
-    (:mod:`bot.publish.commands`): ``seen``, the id of the newest comment read when
-    commands were last carried out; ``since``, its ``updated_at`` (:func:`~bot.publish.commands.compact_time`);
-    ``ignore``, the ignore commands carried out (:func:`~bot.publish.commands.encode_ignores`).
+    (:mod:`bot.publish.comment_commands`): ``seen``, the id of the newest comment read when
+    commands were last carried out; ``since``, its ``updated_at`` (:func:`~bot.publish.comment_commands.compact_time`);
+    ``ignore``, the ignore commands carried out (:func:`~bot.publish.comment_commands.encode_ignores`).
     """
 
     revision: str = ""
@@ -73,7 +73,7 @@ class PrState(NamedTuple):
 
 def fingerprint(changes: Iterable[Change], generated: Iterable[tuple[str, str]] = ()) -> str:
     """16 hex digits identifying the proposed content: applied changes as (page, KEP, field, new value) and
-    ``generated``, ``(page, text)`` of each generated section written (:attr:`bot.plan.SyncPlan.generated`:
+    ``generated``, ``(page, text)`` of each generated section written (:attr:`bot.plan.planner.SyncPlan.generated`:
     the digest), byte for byte.
 
     Independent of line numbers, old values and unrelated page text, so the

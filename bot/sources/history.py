@@ -19,8 +19,8 @@ from pathlib import Path
 
 from bot import progress
 from bot.errors import SourceError, UsageError
-from bot.history.fields import blob_fields
-from bot.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
+from bot.model.history.fields import blob_fields
+from bot.model.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
 from bot.sources.git import cat_file_batch, git_cache_path, run_git, sync_git_cache, try_git, worktree_head
 
 #: Bumped when the cache layout or the tracked fields change; older caches are ignored.
@@ -35,7 +35,7 @@ class GitHistory:
     ``repo``: the repository path; ``head``: the commit whose first-parent line
     is read; ``cache``: the directory for this cache (``None``: no cache).
     ``shallow``: the boundary commits of a shallow clone (git's ``shallow`` file), sorted; empty for a
-    full clone. Their log entries get ``parent`` :data:`~bot.history.log.SHALLOW`.
+    full clone. Their log entries get ``parent`` :data:`~bot.model.history.log.SHALLOW`.
     Raises :class:`SourceError` when git fails.
     """
 
@@ -60,11 +60,11 @@ class GitHistory:
 
     def boundary(self) -> tuple[str, ...]:
         """The shallow boundary commits on the first-parent line (those the log marks
-        :data:`~bot.history.log.SHALLOW`); ``()`` for a full clone. A merged branch's boundary is not listed."""
+        :data:`~bot.model.history.log.SHALLOW`); ``()`` for a full clone. A merged branch's boundary is not listed."""
         return tuple(c.sha for c in self.log() if c.parent == SHALLOW) if self.shallow else ()
 
     def fields(self, blob: str) -> dict | None:
-        """Tracked fields of one blob (:func:`bot.history.fields.blob_fields`), cached by blob id."""
+        """Tracked fields of one blob (:func:`bot.model.history.fields.blob_fields`), cached by blob id."""
         if blob not in self._fields:
             self.prefetch([blob])
         return self._fields.get(blob)
@@ -85,7 +85,7 @@ class GitHistory:
 
     def timelines(self, paths: Iterable[str]) -> dict[str, list[tuple[Version, dict | None]]]:
         """``{path: [(version, tracked fields or None), ...]}`` oldest first, renames followed, for each kep.yaml
-        path at ``head`` (:func:`bot.history.log.versions`); every blob read with one ``git cat-file``."""
+        path at ``head`` (:func:`bot.model.history.log.versions`); every blob read with one ``git cat-file``."""
         found = {p: versions(self.log(), p) for p in sorted(set(paths))}
         self._read(found, {p: len(vs) for p, vs in found.items()})
         return {p: [(v, self._fields.get(v.blob)) for v in vs] for p, vs in found.items()}
@@ -96,10 +96,10 @@ class GitHistory:
         ``wanted``: ``{kep.yaml path: tracked fields}``. Reads the newest 4
         versions of each path, then 4x more of a path while a wanted field still
         holds its current value at the oldest version read
-        (:func:`bot.history.provenance.field_origin`), so the suffix returned
+        (:func:`bot.model.history.provenance.field_origin`), so the suffix returned
         always reaches the version before the change (or the file's first version).
         """
-        from bot.history.provenance import field_origin
+        from bot.model.history.provenance import field_origin
 
         found = {p: versions(self.log(), p) for p in sorted(wanted)}
         depth = {p: min(4, len(vs)) for p, vs in found.items()}
@@ -177,11 +177,11 @@ def _shallow_commits(repo: Path) -> tuple[str, ...]:
 def _parser_stamp() -> str:
     """A fingerprint of the code that turns a blob into fields (the kep.yaml loader and the field list):
     cached fields parsed by another version of it are not reused."""
-    import bot.history.fields
+    import bot.model.history.fields
     import bot.model.kep
 
     digest = hashlib.sha256()
-    for module in (bot.model.kep, bot.history.fields):
+    for module in (bot.model.kep, bot.model.history.fields):
         try:
             digest.update(Path(module.__file__).read_bytes())
         except (OSError, TypeError):
@@ -246,7 +246,7 @@ def _commits_of(cached: dict) -> list[Commit]:
 def _blobs_of(cached: dict) -> dict[str, dict | None]:
     """The blob fields of a ``blobs.json`` cache; raises ValueError naming the first value of the wrong shape
     (each blob: ``null`` or every tracked field as a string)."""
-    from bot.history.fields import TRACKED
+    from bot.model.history.fields import TRACKED
 
     blobs = cached.get("blobs")
     if not isinstance(blobs, dict):

@@ -37,7 +37,7 @@ from bot.sources.upstream_cache import Files, UpstreamCache, blob_id, files_of
 if TYPE_CHECKING:
     import httpx
 
-    from bot.history.log import Commit
+    from bot.model.history.log import Commit
     from bot.http import RequestCounter
 
 #: A compare listing this many files may be cut short by GitHub (its documented limit): read the tarball.

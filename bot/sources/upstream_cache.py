@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.history.log import Commit
+from bot.model.history.log import Commit
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
 from bot.sources.tarball import SHA_RE
@@ -219,7 +219,7 @@ def _files_from(revision: str, data: dict) -> Files:
 
 def _commits_from(data: dict) -> dict[str, Commit]:
     """The answers of a ``commits-SHA.json`` object; raises ValueError when one has the wrong shape."""
-    from bot.history.log import pr_number
+    from bot.model.history.log import pr_number
 
     rows = data.get("commits")
     if not isinstance(rows, dict):

@@ -49,7 +49,7 @@ def accounted_lines(report: dict, page: str) -> tuple[set[int], set[int]]:
 
 
 def _digest_span(lines: list[str]) -> tuple[int, int]:
-    from bot.history import digest
+    from bot.plan import digest
 
     begin = next(i for i, line in enumerate(lines) if line.rstrip("\r").startswith(digest.BEGIN[:25]))
     end = next(i for i, line in enumerate(lines) if line.rstrip("\r") == digest.END)

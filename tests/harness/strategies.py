@@ -250,8 +250,8 @@ def pages(draw, up: Upstream, max_tables: int = 3, fronts: tuple[str, ...] = tup
 
 
 def digest_page(crlf: bool = False) -> str:
-    """A digest page: text around one pair of digest markers (bot/history/digest.py)."""
-    from bot.history import digest
+    """A digest page: text around one pair of digest markers (bot/plan/digest.py)."""
+    from bot.plan import digest
 
     text = f"# This year\n\nintro\n\n{digest.BEGIN}\nold text\n{digest.END}\n\nkept | by hand\n"
     return text.replace("\n", "\r\n") if crlf else text

@@ -1,0 +1,160 @@
+"""The command line of many targets: ``--target``/``--shard``, ``kep-sync targets`` and the runs of a config
+with ``targets:`` (:mod:`bot.commands.targets`, :mod:`bot.service.multi`). A config without ``targets:`` keeps the
+single-target commands of :mod:`bot.cli` unchanged."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.errors import KepSyncError, UsageError
+
+if TYPE_CHECKING:
+    from bot.config import Config
+    from bot.commands.targets import Target
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def _shard(text: str):
+    from bot.commands.targets import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_target_options(cmd: argparse.ArgumentParser) -> None:
+    """``--target NAME`` (repeatable) and ``--shard I/N`` on ``cmd``."""
+    cmd.add_argument("--target", metavar="NAME", action="append", default=[],
+                     help="only this target of the config's targets: (repeatable)")
+    cmd.add_argument("--shard", metavar="I/N", type=_shard,
+                     help="only share I of N of the targets (0-based; by a hash of the target name)")
+
+
+def chosen(args: argparse.Namespace, config: Config) -> list[Target]:
+    """The targets ``--target`` and ``--shard`` select from ``config`` (every one without them).
+    Raises :class:`~bot.errors.ConfigError` for an invalid target, :class:`UsageError` for an unknown name."""
+    from bot.commands.targets import expand, select
+
+    return select(expand(config, _source(args)), getattr(args, "target", None) or (),
+                  getattr(args, "shard", None))
+
+
+def _source(args: argparse.Namespace) -> str:
+    from bot.config import find_config_path
+
+    path = find_config_path(getattr(args, "config", None))
+    return str(path) if path else "environment"
+
+
+def cmd_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
+    """``write`` the selected target names as a JSON list on one line (a workflow matrix); exit 0."""
+    write(json.dumps([t.name for t in chosen(args, config)]) + "\n", "the targets")
+    return EXIT_OK
+
+
+def state_root(args: argparse.Namespace) -> Path:
+    """``--state-dir``, else :func:`bot.service.state.default_state_dir`."""
+    from bot.service.state import default_state_dir
+
+    return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
+
+
+def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
+    """``kep-sync sync`` of a config with ``targets:`` (or with ``--target``/``--shard``): every selected
+    target in turn (:func:`bot.service.multi.run_targets`), then one summary line per target on stdout
+    (:func:`bot.service.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and report are in
+    its state directory (``STATE_DIR/targets/NAME/last-run``)."""
+    from bot.http import RequestCounter
+    from bot.log import configure, get_logger
+    from bot.service.multi import SharedSources, run_targets, summary_lines
+
+    if args.report:
+        raise UsageError("--report: with targets: each target's report is STATE_DIR/targets/NAME/last-run/"
+                         "report.json (--state-dir); leave --report out")
+    targets = chosen(args, config)
+    configure()
+    start, counter = time.monotonic(), RequestCounter()
+    only = sorted({n for group in args.kep for n in group}) if args.kep else None
+    shared = SharedSources(targets[0].config if targets else config, counter)
+    results = run_targets(targets, state_root(args), shared, only=only)
+    write("".join(line + "\n" for line in summary_lines(results)), "the summary")
+    failed = [r.name for r in results if r.result == "failed"]
+    log = get_logger(command="sync")
+    (log.error if failed else log.info)("targets finished", targets=len(results), failed=failed,
+                                        http_requests=counter.count,
+                                        duration_seconds=round(time.monotonic() - start, 3))
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def serve_job(args: argparse.Namespace, config: Config):
+    """The scheduled job of ``kep-sync serve`` with ``targets:``: :func:`bot.service.job.run_job` for each selected
+    target in its own state directory, holding that directory's lock, on one :class:`bot.service.multi.SharedSources`
+    per run. ``None`` for a config without ``targets:`` (the single-target job)."""
+    if not config.targets:
+        return None
+    targets = chosen(args, config)
+    root = state_root(args)
+
+    def job() -> None:
+        from bot.http import RequestCounter
+        from bot.service.job import run_job
+        from bot.service.multi import SharedSources, run_targets, sync_target
+        from bot.service.state import InstanceLock, make_state_dir
+
+        shared = SharedSources(targets[0].config if targets else config, RequestCounter())
+
+        def one(target: Target, state_dir: Path) -> dict:
+            make_state_dir(state_dir)
+            with InstanceLock(state_dir):
+                record = run_job(target.config, state_dir, upstream=shared.upstream(),
+                                 sync=lambda cfg, counter, report_path, upstream=None: sync_target(
+                                     cfg, shared, report_path=report_path))
+            return {"result": record.result, "pull_request": record.pull_request, "error": record.error}
+
+        run_targets(targets, root, shared, run=one)
+
+    return job
+
+
+def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
+    """``kep-sync health`` of a config with ``targets:``: one ``NAME: healthy|unhealthy: reason`` line per
+    selected target; exit 0 when all are healthy, else 1."""
+    import datetime
+
+    from bot.cron import parse_crontab
+    from bot.service.health import check_health
+    from bot.redact import redact
+    from bot.service.state import StateError, read_state
+    from bot.commands.targets import state_dir_of
+
+    trigger = parse_crontab(config.schedule.cron, config.schedule.timezone)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    healthy = True
+    for target in chosen(args, config):
+        try:
+            verdict = check_health(read_state(state_dir_of(state_root(args), target)), trigger, now)
+            ok, reason = verdict.ok, verdict.reason
+        except StateError as exc:
+            ok, reason = False, str(exc)
+        healthy = healthy and ok
+        print(f"{target.name}: {'healthy' if ok else 'unhealthy'}: " + redact(reason).replace("\n", "; "))
+    return EXIT_OK if healthy else EXIT_FAILED
+
+
+def target_errors(config: Config, source: str) -> list[str]:
+    """Every problem of the targets of a valid ``config`` (:func:`bot.commands.targets.expand`), one per line."""
+    from bot.commands.targets import expand
+
+    try:
+        expand(config, source)
+    except KepSyncError as exc:
+        return str(exc).split("\n")
+    return []
+

@@ -1,0 +1,1 @@
+"""The commands: each wires one ``kep-sync`` command from a ``Config``."""

@@ -1,0 +1,153 @@
+"""What a sync that published tells the person or the workflow that ran it, after the changelog.
+
+- ``--publish files``: the pages written and how many rows changed and were added (:func:`files_lines`);
+- ``--publish git``: the branch, the commit and the commands that push it and open the pull request, with
+  the body in a file (:func:`git_lines`); the ``pull_request`` settings only ``--publish github`` applies;
+- under GitHub Actions: the step outputs written to ``$GITHUB_OUTPUT`` (:func:`action_outputs`, the names
+  of ``action.yml``) and a ``::warning::`` workflow command for a blocked run (:func:`blocked_annotation`).
+
+Workflow commands and step outputs: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bot.redact import redact
+from bot.errors import PublishError
+from bot.publish.labels import REGENERATE_LABEL
+
+if TYPE_CHECKING:
+    from bot.config import Config
+    from bot.publish.backend import Landing
+
+#: The ``pull_request`` settings kep-sync applies only when it opens the pull request (``--publish github``),
+#: with the ``gh pr create`` option that does the same.
+GITHUB_ONLY = (("labels", "--label"), ("reviewers", "--reviewer"), ("team_reviewers", "--reviewer"),
+               ("assignees", "--assignee"), ("draft", "--draft"))
+#: Name of the pull request body file written next to ``pull-request.md`` for ``gh pr create --body-file``.
+BODY_FILE = "pull-request-body.md"
+
+
+def row_counts(landing: Landing) -> dict[str, tuple[int, int]]:
+    """``{page: (rows changed, rows added)}`` for the pages ``landing`` wrote: a changed row is one line with
+    an applied change (several fields count once), an added row one applied ``added`` change."""
+    counts: dict[str, tuple[set[int], int]] = {page: (set(), 0) for page in landing.written}
+    for change in landing.plan.changes:
+        if change.applied and change.page in counts:
+            lines, added = counts[change.page]
+            if change.kind == "added":
+                counts[change.page] = (lines, added + 1)
+            else:
+                lines.add(change.line)
+    return {page: (len(lines), added) for page, (lines, added) in counts.items()}
+
+
+def files_lines(landing: Landing, wiki_dir: str) -> list[str]:
+    """``wrote PAGE: N rows changed, M added`` per page written under ``wiki_dir``, or that none was."""
+    if not landing.written:
+        return [f"kep-sync: no page written under {wiki_dir}: the pages already match"]
+    return [f"kep-sync: wrote {Path(wiki_dir, page)}: {_rows(changed, added)}"
+            for page, (changed, added) in row_counts(landing).items()]
+
+
+def _rows(changed: int, added: int) -> str:
+    return f"{changed} row{'s' if changed != 1 else ''} changed, {added} added"
+
+
+def git_lines(config: Config, landing: Landing) -> list[str]:
+    """The branch, the commit and the commands to push it and open the pull request (run in ``wiki.dir``);
+    the pull request body goes to :data:`BODY_FILE` beside ``pull-request.md``. Nothing to push (no
+    ``pull-request.md``) or a blocked run: one line saying so. Raises :class:`PublishError` when the body
+    file cannot be written."""
+    wiki, branch = config.wiki.dir, config.pull_request.branch
+    if landing.blocked:
+        return [f"kep-sync: blocked: the branch {branch} in {wiki} has commits kep-sync did not make; nothing was "
+                "committed (delete the branch to let kep-sync start it afresh)"]
+    if not landing.url:
+        return [f"kep-sync: nothing to commit: the base of {wiki} already has these rows (no branch {branch})"]
+    pr_file = Path(landing.url)
+    title, _, body = pr_file.read_text(encoding="utf-8").partition("\n\n")
+    body_file = pr_file.with_name(BODY_FILE)
+    try:
+        body_file.write_text(redact(body), encoding="utf-8")
+    except OSError as exc:
+        raise PublishError(f"{body_file}: cannot write: {exc.strerror or exc}") from None
+    commit = _branch_head(wiki, branch)
+    what = f"{len(landing.written)} page(s) committed" if landing.written else "already up to date"
+    create = ["gh", "pr", "create", "--head", branch, "--title", title, "--body-file", str(body_file)]
+    if config.wiki.base:
+        create += ["--base", config.wiki.base]
+    lines = [f"kep-sync: branch {branch} in {wiki} at commit {commit} ({what})",
+             "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
+             "before: kep-sync rebuilds it on a new base):",
+             f"  cd {shlex.quote(wiki)}",
+             f"  git push origin {shlex.quote(branch)}",
+             f"  {shlex.join(create + gh_options(config))}"]
+    settings = github_only(config)
+    if settings:
+        lines.append(f"kep-sync applies pull_request.{', pull_request.'.join(settings)} only with --publish github; "
+                     "the gh command above sets them")
+    return lines
+
+
+def _branch_head(wiki: str, branch: str) -> str:
+    proc = subprocess.run(["git", "-C", wiki, "rev-parse", "--verify", "-q", f"refs/heads/{branch}"],
+                          capture_output=True, text=True, check=False)
+    return proc.stdout.strip() or "(unknown)"
+
+
+def github_only(config: Config) -> list[str]:
+    """The ``pull_request`` settings set (not at their defaults) that only ``--publish github`` applies."""
+    pr = config.pull_request
+    return [name for name, _ in GITHUB_ONLY if getattr(pr, name)]
+
+
+def gh_options(config: Config) -> list[str]:
+    """``gh pr create`` options for the settings of :func:`github_only` (``--label L``, ``--reviewer R``,
+    ``--reviewer ORG/TEAM``, ``--assignee A``, ``--draft``)."""
+    pr, out = config.pull_request, []
+    for name, option in GITHUB_ONLY:
+        value = getattr(pr, name)
+        if name == "draft":
+            out += [option] if value else []
+            continue
+        owner = config.wiki.repo.split("/")[0] if config.wiki.repo else "ORG"
+        out += [part for item in value for part in (option, f"{owner}/{item}" if name == "team_reviewers"
+                                                     and "/" not in item else item)]
+    return out
+
+
+def action_outputs(landing: Landing | None, failed: bool = False) -> dict[str, str]:
+    """The step outputs of ``action.yml``: ``pull-request-number`` and ``pull-request-url`` (``""`` when there
+    is none) and ``pull-request-operation`` (``created``, ``updated``, ``closed``, ``blocked`` or ``none``)."""
+    if landing is None or failed:
+        return {"pull-request-number": "", "pull-request-url": "", "pull-request-operation": "none"}
+    url = landing.url if re.match(r"^https?://", landing.url or "") else ""
+    number = re.search(r"/pull/([0-9]+)$", url)
+    operation = landing.operation or ("blocked" if landing.blocked else "none")
+    return {"pull-request-number": number.group(1) if number else "", "pull-request-url": url,
+            "pull-request-operation": operation}
+
+
+def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
+    """Append ``name=value`` lines to the ``$GITHUB_OUTPUT`` file ``path``. Raises :class:`PublishError`
+    naming the file when it cannot be written."""
+    text = "".join(f"{name}={value}\n" for name, value in outputs.items() if "\n" not in value)
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise PublishError(f"GITHUB_OUTPUT {path}: cannot write: {exc.strerror or exc}") from None
+
+
+def blocked_annotation(branch: str) -> str:
+    """The ``::warning::`` workflow command for a blocked run (one line; ``%``, CR, LF escaped)."""
+    message = (f"kep-sync was blocked: the bot branch {branch} has commits kep-sync did not make, so nothing was "
+               f"published. Add the label {REGENERATE_LABEL} to the pull request, or delete the branch.")
+    return "::warning title=kep-sync blocked::" + message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

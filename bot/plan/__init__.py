@@ -1,0 +1,1 @@
+"""Planning, pure: rows vs KEPs -> changes, evidence, findings, tracking, changelog."""

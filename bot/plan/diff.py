@@ -1,0 +1,373 @@
+"""The sync rules: compare matrix rows with KEPs, decide :class:`Change` records, rewrite owned cells.
+
+Pure. One source of truth per fact: status, stage and milestones come from
+kep.yaml; the page only says what it showed before. Owned cells are status,
+stage and the milestones; the feature gate cell is report-only unless
+``gates_owned`` is set. A value upstream that cannot be trusted (an invalid
+status, an empty stage, a milestone like ``"v1.21, v1.37"``) never
+overwrites a cell: the row keeps it and a problem says why. Neither does a
+field the kep.yaml leaves untrusted (:meth:`bot.model.kep.Kep.distrust`: no
+``milestone`` mapping, a key given twice, a template copy), and a row whose
+kep.yaml cannot be read is kept and reported as such, not as missing.
+
+A milestone cleared upstream (absent or empty inside a real ``milestone``
+mapping) is kind ``target-removed``, except for a stage the KEP has reached
+(stage ``beta`` and no alpha or beta milestone): that is data lost upstream,
+so the cell is kept and the row's problem says so. A placeholder (``TBD``,
+``x.y``, the template's ``0.0``) is neither a target nor a removal: the cell
+is kept and a problem says so. A field the kep.yaml gives
+a value for that is not used (:meth:`bot.model.kep.Kep.withholds`: a key given
+twice, a template copy) is reported on every row that shows it, even where the
+cell equals the value read; a retarget that rewrites a released
+milestone (older than :func:`bot.model.consistency.release_in_progress`) and the
+kep.yaml's own inconsistencies (:func:`bot.model.consistency.check`) are flagged
+on the change (``Change.flags``), report-only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from bot.model import consistency
+from bot.model.kep import (
+    DEPRECATION_STAGES,
+    MILESTONE_PLACEHOLDERS,
+    STAGES,
+    STATUSES,
+    Kep,
+    Problem,
+    is_placeholder_milestone,
+    is_unset_milestone,
+    normalize_milestone,
+)
+from bot.model.history.provenance import upstream_of
+from bot.model.history.renames import Rename, renamed_cell, unplain_dir
+from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
+from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, known_word,
+                             owned_value, page_reading, render_gates, render_row, same_value, spelled)
+from bot.wiki.tables import fill_cell, split_row
+from bot.wiki.vocabulary import stage_word
+
+#: Change kinds, in changelog order; ``added`` is a new row appended by ``candidates.add_to`` (field ``row``).
+KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "added", "gates", "renamed",
+         "missing-upstream", "shipped", "pending")
+_GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
+#: How a flag that marks a released milestone rewritten starts (:attr:`Change.flags`).
+RELEASED_FLAG = "rewrites a released milestone"
+#: How the flag of a ``renamed`` finding that ``renames: apply`` refused starts (:attr:`Change.flags`).
+RENAME_REFUSED_FLAG = "not applied"
+
+
+class Change(NamedTuple):
+    """One field of one row that differs from kep.yaml.
+
+    ``kep`` is the KEP id (``"4671"``, or ``"2133-kubelet-credential-providers"``
+    when upstream uses the number twice); ``page`` the page path; ``line``
+    1-based; ``field`` one of :data:`bot.wiki.matrix.FIELDS`; ``old``/``new``
+    the values as the page shows them and as kep.yaml says them (``""`` for
+    none); ``kind`` one of :data:`KINDS`; ``applied`` whether the row was
+    rewritten (False for report-only findings); ``kep_path`` the kep.yaml;
+    ``evidence`` release-note entries; ``upstream`` the
+    :class:`bot.model.history.provenance.Upstream` commit that set the new value (``None`` when unknown);
+    ``flags`` report-only remarks a reviewer must see next to this change (a
+    released milestone rewritten, the kep.yaml contradicting itself), one line each;
+    ``ignored``: why an ignore rule kept the cell (``"page"``: a marker in the row, ``"config"``: an
+    ``ignore`` entry), ``""`` when none did (an ignored change is never applied).
+    ``shipped`` the feature-gate lifecycle's :class:`bot.plan.evidence.gates.Mark` (``None`` without a gate
+    lifecycle); ``pending`` the release (``v1.36``) a promotion or new milestone waits for
+    (``promote_when: released``; kind ``pending``, not applied), else ``""``.
+    """
+
+    kep: str
+    page: str
+    line: int
+    field: str
+    old: str
+    new: str
+    kind: str
+    applied: bool
+    kep_path: str
+    evidence: tuple = ()
+    upstream: object = None
+    flags: tuple[str, ...] = ()
+    ignored: str = ""
+    shipped: object = None
+    pending: str = ""
+
+
+class PageDiff(NamedTuple):
+    """Result for one page: ``changes``, ``problems`` (rows left as is, untrusted values),
+    the KEPs its rows resolved to (``keps``), and the page's new ``lines``."""
+
+    changes: list[Change]
+    problems: list[Problem]
+    keps: list[Kep]
+    lines: list[str]
+
+
+def kep_id(snapshot: Snapshot, kep: Kep) -> str:
+    """``"4671"``, or the directory name (``"0000-kep-process"``) when the number is shared upstream (0000, 2133)."""
+    if len(snapshot.keps.get(kep.number, ())) <= 1:
+        return str(kep.number)
+    return kep.path.rsplit("/", 2)[-2] if kep.path.count("/") >= 2 else f"{kep.number}-{kep.slug}"
+
+
+def _row_id(row: MatrixRow) -> str:
+    """The KEP as the row's cell writes it (``"0000-kep-process"``, ``"4671"``), for rows with no KEP upstream."""
+    m = re.search(r"\d+(?:-[A-Za-z0-9][\w.-]*)?", row.cells["kep"].text)
+    return m.group(0) if m else str(row.number)
+
+
+def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
+              only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
+              apply_renames: bool = False, hold: Callable[[Kep, Change], str] | None = None,
+              ignores: Mapping[int, Collection[str]] | None = None, rules: Sequence = ()) -> PageDiff:
+    """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
+
+    ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
+    directories renamed upstream (:func:`bot.model.history.renames.renamed_dirs`); a
+    row whose slug names the old directory of its KEP gets a ``renamed`` change
+    (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
+    own style, and the row then synced) only with ``apply_renames``. ``hold(kep, change)``: the release an
+    applied change waits for (``""``: none); such a change is kept report-only, kind ``pending``, its cell
+    unchanged (:func:`bot.plan.evidence.gates.pending_release`, ``promote_when: released``). ``ignores``: ``{0-based line:
+    fields}`` the row's ignore markers name (:mod:`bot.wiki.ignore`); ``rules``: the config's ``ignore`` entries
+    (:class:`bot.config.IgnoreRule`); a field either ignores is still compared, its change kept with
+    ``applied`` False and ``ignored`` saying which. Returns a
+    :class:`PageDiff` whose ``lines`` equal ``page.lines`` except rewritten rows.
+    """
+    lines = list(page.lines)
+    changes: list[Change] = []
+    problems: list[Problem] = list(page.problems)
+    involved: dict[str, Kep] = {}
+    in_progress = consistency.release_in_progress(snapshot.all_keps())
+    for row in page.rows:
+        if only is not None and row.number not in only:
+            continue
+        where = f"line {row.line + 1}"
+        candidates = resolve(snapshot, row.number, row.slug)
+        broken = unreadable(snapshot, row.number, row.slug)
+        if broken and not any(slug_matches(k.slug, row.slug) for k in candidates):
+            problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {p.path} cannot be read ({p.message}); "
+                                                      "row kept") for p in broken)
+            continue
+        if not candidates:
+            old = row.value("status") or ""
+            changes.append(Change(_row_id(row), page.path, row.line + 1,
+                                  "status", cell_value(old), "", "missing-upstream", False, ""))
+            problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {hint}")
+                            for hint in number_hints(snapshot, row.number))
+            continue
+        if len(candidates) > 1:
+            paths = ", ".join(k.path for k in candidates)
+            fix = (f"the slug {row.slug!r} matches none of them" if row.slug
+                   else "add the slug to the KEP cell")
+            problems.append(Problem(page.path, where, f"KEP {_row_id(row)} is ambiguous upstream ({paths}); "
+                                                      f"{fix}; left as is"))
+            continue
+        kep = candidates[0]
+        rename = (renames or {}).get((row.number, row.slug.casefold())) if row.slug else None
+        renamed = rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
+        if renamed:
+            odd = unplain_dir(kep.path)
+            flags = (f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
+                     "'-', '_', '.'); KEP cell kept",) if odd and apply_renames else ()
+            changes.append(Change(kep_id(snapshot, kep), page.path, row.line + 1, "kep", f"{row.number}-{row.slug}",
+                                  f"{kep.number}-{kep.slug}", "renamed", apply_renames and not flags, kep.path,
+                                  upstream=upstream_of(rename.commit), flags=flags))
+            if not apply_renames or flags:
+                continue
+        elif row.slug and not slug_matches(kep.slug, row.slug):
+            problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
+                                                      f"{kep.number}-{kep.slug} ({kep.path}); left as is: "
+                                                      "fix the number or the slug"))
+            continue
+        involved[kep.path] = kep
+        marked = frozenset((ignores or {}).get(row.line, ()))
+
+        def skip(field: str, new: str, number: int = kep.number, marked: frozenset = marked) -> str:
+            return "page" if field in marked else "config" if any(r.matches(number, field, new) for r in rules) else ""
+
+        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress,
+                                                       skip)
+        if hold is not None:
+            row_changes, updates = held(row_changes, updates, kep, hold)
+        changes.extend(row_changes)
+        problems.extend(Problem(page.path, where, m) for m in row_problems)
+        problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {field} shown as "
+                                                  f"{' and '.join(repr(v) for v in shown)} in one row; kep.yaml "
+                                                  "gives no value to write, so the row is kept as it is")
+                        for field, shown in disagreements(row)
+                        if field not in updates and all(known_word(field, v) for v in row.values(field)))
+        if updates:
+            lines[row.line] = render_row(lines[row.line], row, updates)
+        if renamed and apply_renames:
+            lines[row.line] = _rename_kep_cell(page.lines[row.line], lines[row.line], row, rename)
+    return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
+
+
+def held(changes: list[Change], updates: dict[str, str], kep: Kep, hold: Callable[[Kep, Change], str]
+         ) -> tuple[list[Change], dict[str, str]]:
+    """One row's ``changes`` and cell ``updates`` with each applied change ``hold`` names a release for turned
+    into a report-only ``pending`` change (``Change.pending`` that release) and its update dropped."""
+    out, kept = [], dict(updates)
+    for c in changes:
+        release = hold(kep, c) if c.applied else ""
+        if release:
+            kept.pop(c.field, None)
+            c = c._replace(applied=False, kind="pending", pending=release)
+        out.append(c)
+    return out, kept
+
+
+def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -> str:
+    """``line`` (the row, maybe already rewritten) with its KEP cell pointing at the renamed directory."""
+    column = [c.start for c in split_row(original)].index(row.cells["kep"].start)
+    cell = split_row(line)[column]
+    old_dir = rename.old.rsplit("/", 1)[0]
+    width, align = row.layout.get("kep", (None, "left"))
+    return fill_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path), width, align)
+
+
+def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None,
+              skip: Callable[[str, str], str] = lambda field, new: "") -> tuple[list[Change], list[str], dict[str, str]]:
+    changes: list[Change] = []
+    problems: list[str] = []
+    updates: dict[str, str] = {}
+    kept: dict[str, list[str]] = {}  # reason the kep.yaml is not trusted -> fields whose cells it kept
+
+    def add(field: str, old: str, new: str, kind: str, applied: bool, written: str | None = None) -> None:
+        if refuse(field, ""):
+            return
+        flags = ()
+        if field in STAGES and in_progress is not None and consistency.is_released(old, in_progress):
+            flags = (f"{RELEASED_FLAG}: {old} (the release in progress is v{in_progress[0]}.{in_progress[1]})",)
+        ignored = skip(field, new)
+        applied = applied and not ignored
+        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags,
+                              ignored=ignored))
+        if applied:
+            updates[field] = new if written is None else written
+
+    def refuse(field: str, problem: str) -> bool:
+        """Keep the cell: the kep.yaml leaves ``field`` untrusted, or ``problem`` says why not."""
+        why = kep.distrust(field)
+        if why:
+            kept.setdefault(why, []).append(field)
+        elif problem:
+            problems.append(problem)
+        return bool(why or problem)
+
+    for field in FIELDS:
+        shown = row.values(field)
+        if not shown:
+            continue
+        if kep.withholds(field):  # reported even where the cell equals the value read: that value is not trusted
+            refuse(field, "")
+            continue
+        unknown = [owned_value(s) for s in shown if not known_word(field, s)]
+        if unknown:
+            problems.append(f"KEP {_row_id(row)}: {field} {unknown[0]!r} is not a {field} word kep-sync knows; "
+                            f"{field} kept (kep.yaml says {getattr(kep, field)!r})")
+            continue
+        odd = [(s, why) for s in shown if field != "feature_gates"
+               and not same_value(field, s, _expected(kep, field)) and (why := page_reading(field, s)[1])]
+        if odd:  # rewriting would delete the marks (or a value it cannot read): kept whatever kep.yaml says
+            part, why = odd[0]
+            refuse(field, f"{field} cell {part.strip()!r} {why}; kep.yaml says {_expected(kep, field)!r}; "
+                          f"{field} cell kept ({kep.path})")
+            continue
+        if field == "status":
+            new = kep.status
+            old = _stale(field, shown, new)
+            if old is not None:
+                if new in STATUSES:
+                    add(field, old, new, "status", True)
+                else:
+                    refuse(field, f"kep.yaml status {new!r} is not a valid status; status cell kept ({kep.path})")
+        elif field == "stage":
+            new = kep.stage
+            old = _stale(field, shown, new)
+            if old is not None:
+                if new in STAGES or new in DEPRECATION_STAGES:
+                    add(field, old, new, _stage_kind(old, new), True)
+                else:
+                    refuse(field, f"kep.yaml stage {new!r} is not a valid stage; stage cell kept ({kep.path})")
+        elif field == "feature_gates":
+            page_gates, kep_gates = cell_gates(cell_value(shown[0])), kep.gates()
+            if page_gates != kep_gates:
+                add(field, ", ".join(page_gates), ", ".join(kep_gates), "gates", gates_owned, render_gates(kep_gates))
+        else:
+            new = kep.milestone(field)
+            old = _stale(field, shown, new)
+            if old is None:
+                continue
+            if is_placeholder_milestone(new):
+                refuse(field, f"kep.yaml milestone.{field} {new!r} is a placeholder, not a milestone; {field} cell "
+                              f"kept ({kep.path})")
+                continue
+            if is_unset_milestone(new) and _reached(kep, field) and not kep.distrust(field):
+                kept.setdefault(f"kep.yaml says stage {kep.stage} but names no milestone for a stage it has "
+                                "reached: lost upstream, not a target removed", []).append(field)
+                continue
+            written = _render_milestone(new)
+            if written is None:
+                refuse(field, f"kep.yaml milestone.{field} {new!r} is not a milestone; {field} cell kept ({kep.path})")
+            else:
+                kind = "target-removed" if not written else "retargeted"
+                add(field, old, spelled(row, field, written), kind, True, written)
+    problems.extend(f"{', '.join(fields)} kept: {why} ({kep.path})" for why, fields in kept.items())
+    return _flag(changes, consistency.check(kep)), problems, updates
+
+
+def _reached(kep: Kep, field: str) -> bool:
+    """True when ``field`` (``alpha``/``beta``/``stable``) is a stage the KEP's trusted ``stage`` has reached."""
+    return (field in STAGES and kep.stage in STAGES and not kep.distrust("stage")
+            and STAGES.index(field) <= STAGES.index(kep.stage))
+
+
+def _expected(kep: Kep, field: str) -> str:
+    """kep.yaml's raw value for an owned field (status, stage, a stage's milestone)."""
+    return kep.status if field == "status" else kep.stage if field == "stage" else kep.milestone(field)
+
+
+def _flag(changes: list[Change], findings: list[consistency.Finding]) -> list[Change]:
+    """``changes`` (one row's) with each finding added to ``flags`` of the first change of a field it concerns,
+    else of the row's first change; a row with no change gets none (its kep.yaml is not this run's business)."""
+    out = list(changes)
+    for finding in findings:
+        at = next((i for i, c in enumerate(out) if c.field in finding.fields), 0 if out else None)
+        if at is not None:
+            out[at] = out[at]._replace(flags=out[at].flags + (finding.message,))
+    return out
+
+
+def _stale(field: str, shown: list[str], new: str) -> str | None:
+    """The first of the cells showing ``field`` that does not already say ``new`` (as a comparable
+    value), or ``None`` when every cell says it in the page's words (``GA`` for ``stable``, ``1.30``)."""
+    return next((owned_value(s) for s in shown if not same_value(field, s, new)), None)
+
+
+def _stage_kind(old: str, new: str) -> str:
+    old, new = stage_word(old), stage_word(new)
+    if old in _GRADUATION and new in _GRADUATION:
+        return "promoted" if _GRADUATION[new] > _GRADUATION[old] else "demoted"
+    return "stage"
+
+
+def _render_milestone(value: str) -> str | None:
+    """An upstream milestone as ``vMAJOR.MINOR``, ``""`` (none) or a placeholder, or ``None`` when it
+    is not trustworthy; the cells spell it in the page's style (:func:`bot.wiki.matrix.spelled`)."""
+    norm = normalize_milestone(value)
+    if norm is not None:
+        return norm
+    v = value.strip()
+    if v in ("", "0.0"):
+        return ""
+    return v if v.casefold() in MILESTONE_PLACEHOLDERS else None
+
+
+#: Public name for new rows (``bot.plan.tracking.rows``): the same rule, so a new row never disagrees with the diff.
+render_milestone = _render_milestone

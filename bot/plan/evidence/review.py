@@ -1,0 +1,191 @@
+"""Discrepancies between kep.yaml and the release notes (the "Needs review" list); never applied.
+
+Pure. See :func:`find_discrepancies` for the kinds (issue 5 (a)-(d), issue 9's gate typos).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from bot.plan.diff import Change
+from bot.plan.evidence.index import Mention, NotesIndex, attach_evidence, build_index
+from bot.model.note_text import release_order
+from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
+
+#: Discrepancy kinds (issue 5 (a)-(d), issue 9 ``gate-typo``), in report order.
+DISCREPANCY_KINDS = ("not-in-notes", "stage-mismatch", "ready-to-implement", "gate-typo", "undeclared-gate")
+
+
+class Discrepancy(NamedTuple):
+    """Something kep.yaml and the release notes disagree on; listed under "Needs review", never applied.
+
+    ``kind``: one of :data:`DISCREPANCY_KINDS`; ``kep``: KEP id (``""`` for an
+    undeclared gate); ``kep_path``; ``release``: ``vMAJOR.MINOR`` concerned;
+    ``message``: one line; ``pr``/``url``/``excerpt``: the note behind it (``0``/``""``
+    when the finding is an absence). Ambiguous links raise no finding.
+    """
+
+    kind: str
+    kep: str
+    kep_path: str
+    release: str
+    message: str
+    pr: int = 0
+    url: str = ""
+    excerpt: str = ""
+
+
+def released(available: Sequence[str]) -> frozenset[str]:
+    """Releases that are out: every release with notes except the newest, whose notes are a draft in progress.
+
+    (sig-release opens ``releases/release-1.NN`` when that cycle starts, so the
+    newest directory is the release being made.)
+    """
+    ordered = sorted(available, key=release_order)
+    return frozenset(ordered[:-1])
+
+
+def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Collection[str],
+                       ids: Mapping[str, str] | None = None,
+                       undeclared_in: Collection[str] | None = None,
+                       undeclared_sigs: Collection[str] | None = None) -> list[Discrepancy]:
+    """Discrepancies (a)-(d) between ``keps`` and the indexed release notes, in a stable order.
+
+    (a) ``not-in-notes``: a kep.yaml milestone (alpha/beta/stable) names a
+    released, indexed release whose notes never name the KEP's number or any of
+    its gates (a feature described only in words, "prioritized list", is not
+    seen: the message asks the reviewer to check the prose);
+    (b) ``stage-mismatch``: a sentence announces the KEP reaching a stage in
+    release N (transition) or being at it (state) while kep.yaml's milestone for
+    that stage is another release (transition) or later / absent (state); a note
+    linked to the KEP by number counts like one naming its gate ("Added alpha
+    support for ..." in the v1.26 notes, kep.yaml alpha v1.29);
+    (c) ``ready-to-implement``: status ``implementable`` with a released stable
+    milestone; ``gate-typo``: the notes name a feature gate that differs from
+    one the KEP declares by a typo (likely a typo in kep.yaml);
+    (d) ``undeclared-gate``: a stage sentence names a feature gate no kep.yaml
+    declares, reported only when ``undeclared_sigs`` is given and the entry's
+    ``sigs`` meet it (``review: all``: the SIGs of the page's KEPs), so by default
+    nothing is said about a gate unrelated to the page. ``released``: releases
+    that are out (see :func:`released`); ``ids``: kep.yaml path -> KEP id for
+    display (default: the number); ``undeclared_in``: releases whose undeclared
+    gates are reported (default: all indexed).
+    """
+    ids = ids or {}
+    out: list[Discrepancy] = []
+    indexed = set(index.releases)
+    newest_out = max((release_order(r) for r in released), default=(0, 0))
+    for kep in keps:
+        ident = ids.get(kep.path, str(kep.number))
+        mentions = index.for_kep(kep.path)
+        seen = {m.release for m in mentions}
+        for stage in STAGES:
+            rel = normalize_milestone(kep.milestone(stage))
+            if rel and rel in indexed and rel in released and rel not in seen:
+                what = f"gates {', '.join(kep.gates())}" if kep.gates() else "no feature gate declared"
+                out.append(Discrepancy("not-in-notes", ident, kep.path, rel,
+                                       f"kep.yaml says {stage} in {rel}, but the {rel} release notes never name "
+                                       f"KEP-{kep.number} or its gates ({what}); check their prose, which may "
+                                       "describe the feature in words only"))
+        out += _stage_mismatches(kep, ident, mentions)
+        out += _gate_typos(kep, ident, mentions)
+        stable = milestone_key(kep.milestone("stable"))
+        if kep.status == "implementable" and stable and stable <= newest_out:
+            rel = normalize_milestone(kep.milestone("stable")) or ""
+            question = ("ready to mark implemented?" if kep.stage == "stable" else
+                        f"stage is still {kep.stage or 'unset'}: graduation missed, or the stable milestone stale?")
+            out.append(Discrepancy("ready-to-implement", ident, kep.path, rel,
+                                   f"status implementable, but the stable milestone {rel} is released: {question}"))
+    seen_gates: set[tuple[str, str]] = set()
+    sigs = {_sig_name(s) for s in undeclared_sigs or ()}
+    for m in index.mentions if undeclared_sigs is not None else ():
+        for gate in m.undeclared:
+            if m.stage in STAGES and (m.release, gate) not in seen_gates and (
+                    undeclared_in is None or m.release in undeclared_in) and sigs & {_sig_name(s) for s in m.sigs}:
+                seen_gates.add((m.release, gate))
+                out.append(Discrepancy("undeclared-gate", "", "", m.release,
+                                       f"feature gate {gate} is announced ({m.stage}) but no kep.yaml declares it",
+                                       m.pr, m.url, m.excerpt))
+    order = {k: i for i, k in enumerate(DISCREPANCY_KINDS)}
+    out.sort(key=lambda d: (order[d.kind], d.kep_path, release_order(d.release), d.pr, d.message))
+    return out
+
+
+def _sig_name(sig: str) -> str:
+    """``sig-node`` and ``node`` -> ``node`` (kep.yaml's owning-sig vs the notes' ``sigs``)."""
+    return sig.lower().removeprefix("sig-")
+
+
+def _about_kep(m: Mention, kep: Kep) -> bool:
+    """The sentence names one of the KEP's gates (or a near miss of one), or, in an entry that links the KEP by
+    number, names a gate nobody declares or announces a transition ("Added alpha support for ...")."""
+    gates = set(kep.gates())
+    return bool(set(m.gates) & gates) or any(d in gates for _, d in m.near) or (
+        kep.number in m.refs and (bool(m.undeclared) or m.exact))
+
+
+def _gate_typos(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Discrepancy]:
+    out: dict[tuple[str, str], Discrepancy] = {}
+    for m in mentions:
+        for said, declared in m.near:
+            if declared in kep.gates() and kep.path in m.links:
+                out.setdefault((said, declared), Discrepancy(
+                    "gate-typo", ident, kep.path, m.release,
+                    f"the {m.release} notes name feature gate {said}; kep.yaml declares {declared}: likely a typo "
+                    "in kep.yaml (the notes are linked to this KEP as a near match)", m.pr, m.url, m.excerpt))
+    return list(out.values())
+
+
+def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Discrepancy]:
+    out: dict[tuple[str, str], Discrepancy] = {}
+    for m in mentions:
+        if m.stage not in STAGES or kep.path not in m.links or not _about_kep(m, kep):
+            continue  # an ambiguous link is never grounds for a finding
+        declared = kep.milestone(m.stage)
+        have = milestone_key(declared)
+        when = release_order(m.when)
+        if m.exact:
+            ok, says = have == when, "reached in"
+        else:
+            reached = [milestone_key(kep.milestone(s)) for s in STAGES[STAGES.index(m.stage):]]
+            ok, says = any(r is not None and r <= when for r in reached), "reached by"
+        if ok:
+            continue
+        message = (f"{m.release} notes say {m.stage} {says} {m.when}; kep.yaml milestone.{m.stage} is "
+                   f"{declared or 'not set'}")
+        out.setdefault((m.release, message), Discrepancy("stage-mismatch", ident, kep.path, m.release, message,
+                                                         m.pr, m.url, m.excerpt))
+    return list(out.values())
+
+
+class NotesReview(NamedTuple):
+    """What release notes add to one run: ``changes`` with evidence, the ``discrepancies``,
+    the ``releases`` whose notes were indexed and the ``index`` itself."""
+
+    changes: list[Change]
+    discrepancies: list[Discrepancy]
+    releases: tuple[str, ...]
+    index: NotesIndex | None = None
+
+
+def review(changes: Sequence[Change], involved: Sequence[Kep], all_keps: Sequence[Kep],
+           notes: Mapping[str, Mapping[str, Mapping]], available: Sequence[str],
+           ids: Mapping[str, str] | None = None, *, scope: str = "page",
+           page_keps: Sequence[Kep] = ()) -> NotesReview:
+    """Attach evidence to ``changes`` and find the discrepancies of the ``involved`` KEPs (the pages' rows).
+
+    ``all_keps``: every KEP of the snapshot (for the gate and number index);
+    ``notes``: ``{release: {pr: entry}}`` as read; ``available``: every release
+    the source has (the newest is taken as not yet out, see :func:`released`).
+    ``scope``: ``"page"`` (default) reports nothing about gates no kep.yaml
+    declares; ``"all"`` (``release_notes.review: all``) adds those announced in
+    the newest two releases by entries of the SIGs of ``page_keps`` (default:
+    ``involved``); older releases are history.
+    """
+    index = build_index(notes, all_keps)
+    newest = sorted(available, key=release_order)[-2:]
+    sigs = {k.sig for k in (page_keps or involved) if k.sig} if scope == "all" else None
+    found = find_discrepancies(index, involved, released=released(available), ids=ids, undeclared_in=newest,
+                               undeclared_sigs=sigs)
+    return NotesReview(attach_evidence(changes, index, all_keps), found, index.releases, index)

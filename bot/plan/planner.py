@@ -1,0 +1,377 @@
+"""Planning, the pure core of a run: KEPs and page bytes in; new page bytes, changes, changelog and report out.
+
+:func:`plan_sync` parses each page (:mod:`bot.wiki.matrix`), diffs it against
+the snapshot (:mod:`bot.plan.diff`), reviews the proposed changes against release
+notes when given (:mod:`bot.plan.evidence`) and renders the changelog and JSON report
+(:mod:`bot.plan.changelog`). No I/O here except a release-notes loader the caller
+passes in; :mod:`bot.commands.sync` does the reading and the landing.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Collection, Mapping
+from typing import NamedTuple
+
+from bot.plan import changelog as changelog_mod
+from bot.plan.changelog import Changelog
+from bot.config import Config, same_page
+from bot.plan.diff import Change, PageDiff, diff_page, kep_id
+from bot.errors import ConfigError, WikiError
+from bot.plan.evidence import Discrepancy, released, releases_needed
+from bot.plan.evidence import review as review_notes
+from bot.plan.evidence import gates as gates_mod
+from bot.model.gates import Lifecycle
+from bot.model.kep import Problem
+from bot.model.snapshot import Snapshot
+from bot.model.notes import ReleaseNotes, with_missing
+from bot.plan import digest as digest_mod
+from bot.model.history.fields import kep_fields
+from bot.model.history.provenance import History, attach, change_field, shallow_problem
+from bot.model.history.renames import Rename
+from bot.publish.controls import controls
+from bot.plan.tracking import Tracking, options_from, track
+from bot.plan.tracking import render as tracking_render
+from bot.wiki import frontmatter
+from bot.wiki.ignore import mask_page, row_ignores, unmask
+from bot.wiki.matrix import MatrixPage, parse_page
+
+
+class PageResult(NamedTuple):
+    """One page: its ``path`` (relative to the wiki), ``old`` and ``new`` bytes, and the :class:`PageDiff`."""
+
+    path: str
+    old: bytes
+    new: bytes
+    diff: PageDiff
+
+    @property
+    def changed(self) -> bool:
+        """True when the new bytes differ from the old (the page needs writing)."""
+        return self.old != self.new
+
+
+class SyncPlan(NamedTuple):
+    """Everything one run decided: the ``snapshot``, each page's result, all ``changes``,
+    the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``;
+    ``generated``: ``(page, section text)`` of each digest section this plan rewrites (bytes no
+    :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them)."""
+
+    snapshot: Snapshot
+    pages: list[PageResult]
+    changes: list[Change]
+    problems: list[Problem]
+    changelog: Changelog
+    report: dict
+    discrepancies: tuple[Discrepancy, ...] = ()
+    generated: tuple[tuple[str, str], ...] = ()
+
+    def changed_pages(self) -> dict[str, bytes]:
+        """``{path: new bytes}`` of the pages whose bytes differ."""
+        return {p.path: p.new for p in self.pages if p.changed}
+
+
+def decode_page(path: str, data: bytes, key: str = "") -> str:
+    """Page bytes as text; raises :class:`WikiError` naming the page and byte offset when not UTF-8, or
+    with ``key`` (``"coverage.page"``: a page kep-sync only reads, named by a setting) a
+    :class:`ConfigError` naming that key, as for a missing page."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        why = f"not UTF-8 ({exc.reason} at byte {exc.start})"
+        if key:
+            raise ConfigError(f"{key} {path!r}: {why}") from None
+        raise WikiError(f"{path}: {why}; page not touched") from None
+
+
+def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
+              only: Collection[int] | None = None, today: str | None = None,
+              release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
+              max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
+              history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
+              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False,
+              gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+              page_url: str = "") -> SyncPlan:
+    """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
+    is a loader).
+
+    ``pages``: ``{relative path: bytes}`` in the configured order (the read-only ``coverage.page``
+    among them when set: read by the tracking stage, never written); ``only``:
+    KEP numbers to consider; ``today`` (``YYYY-MM-DD``) is used only when
+    ``front_matter.date_key`` is set. ``release_notes``: notes already read, or
+    a loader called once with the releases the changed KEPs' milestones name
+    (:func:`bot.commands.sync.release_notes_loader` makes one from the config); ``None``:
+    the plan carries no evidence. A needed
+    release the source has no notes for becomes a problem (``with_missing``). Raises
+    :class:`WikiError` for a page that is not UTF-8 (:class:`ConfigError` for the
+    ``coverage.page``). ``max_chars`` caps the changelog body (characters), cut at a table row boundary. ``history``: the
+    upstream history of the changed kep.yaml files, or a loader called once with
+    ``{kep.yaml path: tracked fields}`` of the changes and the set of paths of the
+    proposed ones (:func:`bot.commands.sync.history_loader`); each change then carries
+    ``upstream`` and the report a ``provenance`` block; ``None``: no provenance.
+    ``renames``: KEP directories renamed upstream
+    (:func:`bot.model.history.renames.renamed_dirs`), applied per ``config.renames``.
+    The ``digest.page`` (when given in ``pages``) gets its digest section rewritten (:func:`digest_page`);
+    when it is also a ``wiki.pages`` entry, its rows outside the section are synced as on any matrix page
+    and the section is rewritten last, in the same bytes (:func:`_with_digest`). ``review_rows``: the
+    release-note review covers the KEP of every row, not only the changed ones
+    (``kep-sync audit``, :func:`bot.commands.audit.plan_audit`). ``gates``: the feature-gate lifecycle, or a loader
+    called once with the releases the pages' KEPs name (:func:`bot.commands.sync.gate_lifecycle_loader`); each
+    change then carries its Shipped mark, the gate findings join "Needs review", ``promote_when: released``
+    holds promotions whose release has not shipped, and ``gate_lifecycle.column`` writes the Shipped
+    column (:mod:`bot.plan.evidence.gates`); ``None``: none of that.
+    ``page_url``: the pages' web address at the base revision (:func:`page_url`), so the changelog links
+    page locations to their line. The changelog of a pull request (``publish`` git or github) ends with
+    the Controls footer (:mod:`bot.publish.controls`).
+    """
+    results: list[PageResult] = []
+    changes: list[Change] = []
+    problems: list[Problem] = []
+    numbers: set[int] = set()
+    parsed: list[MatrixPage] = []
+    lifecycle = _gate_lifecycle(config, snapshot, pages, gates)
+    hold = _hold(config, lifecycle, release_notes)
+    for path, data in pages.items():
+        digest = _is_digest(config, path)
+        if digest and not same_page(path, config.wiki.pages):
+            results.append(digest_page(config, snapshot, path, data, problems))
+            continue
+        if config.coverage.page and same_page(path, [config.coverage.page]):
+            continue  # the read-only coverage page: input of the tracking stage only, never a page to write
+        # Every stage below reads the matrix page as _matrix_text gives it (old bytes too, so "changed"
+        # means rows); on the digest page, _with_digest fills the emptied section last.
+        text = _matrix_text(config, path, data)
+        masked_text, masked = mask_page(text)
+        page = parse_page(path, masked_text, config.aliases())
+        parsed.append(page)
+        numbers.update(row.number for row in page.rows)
+        numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
+        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
+                         renames=renames, apply_renames=config.renames == "apply", hold=hold,
+                         ignores=row_ignores(masked), rules=config.ignore)
+        lines = diff.lines
+        if lifecycle is not None and config.shipped_column():
+            lines, column = gates_mod.shipped_column(page, lines, snapshot, lifecycle, snapshot.all_keps())
+            diff = diff._replace(changes=diff.changes + column)
+        diff = diff._replace(lines=unmask(lines, masked))
+        results.append(PageResult(path, text.encode("utf-8"), "\n".join(diff.lines).encode("utf-8"), diff))
+        changes += diff.changes
+        problems += diff.problems
+    if only is not None:
+        problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
+                     for n in sorted(set(only) - numbers)]
+    found: list[Discrepancy] | None = None
+    if release_notes is not None:
+        # The check is about what this run proposes: the KEPs of applied changes, not every row
+        # (the audit, review_rows: every row's KEP).
+        on_pages = {k.path: k for r in results for k in r.diff.keps}
+        if review_rows:
+            proposed = {p: k for p, k in on_pages.items() if only is None or k.number in only}
+        else:
+            proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
+        needed = releases_needed(proposed.values())
+        release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
+        review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), release_notes.notes,
+                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()},
+                              scope=config.release_notes.review, page_keps=list(on_pages.values()))
+        changes, found = review.changes, review.discrepancies
+        problems += release_notes.problems
+    gate_found: list[Discrepancy] | None = None
+    if lifecycle is not None:
+        changes, gate_found = _review_gates(snapshot, results, changes, lifecycle, only, review_rows)
+        problems += lifecycle.problems
+    origin: dict | None = None
+    if history is not None:
+        wanted: dict[str, set[str]] = {}
+        for c in changes:
+            if c.kep_path and change_field(c.field):
+                wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
+        current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
+        proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
+        changes, origin = attach(changes, history(wanted, proposed) if callable(history) else history, current)
+        if origin.get("shallow"):
+            problems = problems + [shallow_problem(origin["shallow"])]
+    tracking = _track(config, snapshot, parsed, changes, results, pages, only)
+    results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
+    matrix = {p.path for p in parsed}
+    results, dated = _date_pages(config, results, matrix, today, problems)
+    results = [_with_digest(config, snapshot, r, pages[r.path], problems)
+               if r.path in matrix and _is_digest(config, r.path) else r for r in results]
+    changes = changes + tracking.changes
+    problems = problems + tracking.problems
+    generated = _generated(config, results)
+    touched = {c.kep_path for c in changes}
+    involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
+    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
+                                  provenance=origin)
+    if lifecycle is not None:
+        report["gate_lifecycle"] = gate_report(lifecycle, gate_found or [])
+    log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
+                               web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars,
+                               callouts=tracking_render.callouts(tracking),
+                               extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
+                                                              config.candidates.limit),
+                               report_problems=len(report["problems"]), front_matter=dated, page_url=page_url,
+                               controls=controls(config) if config.publish in ("git", "github") else (),
+                               generated=[page for page, _ in generated],
+                               **({"gate_findings": gate_found} if lifecycle is not None else {}))
+    report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
+    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
+
+
+def page_url(config: Config, base_revision: str) -> str:
+    """``https://HOST/OWNER/REPO/blob/SHA/`` for a wiki on GitHub (``wiki.repo`` set and ``publish: github``)
+    read at ``base_revision``; ``""`` otherwise. HOST is ``github.com`` for the public API, else the
+    ``github.api_url`` host (GitHub Enterprise Server serves the web pages there)."""
+    if not (config.wiki.repo and config.publish == "github" and base_revision):
+        return ""
+    api = config.github.api_url.rstrip("/")
+    host = "https://github.com" if api == "https://api.github.com" else api.removesuffix("/api/v3")
+    return f"{host}/{config.wiki.repo}/blob/{base_revision}/"
+
+
+def _gate_lifecycle(config: Config, snapshot: Snapshot, pages: dict[str, bytes],
+                    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None) -> Lifecycle | None:
+    """``gates``, or what its loader gives for the releases the milestones of the pages' KEPs name."""
+    if gates is None or isinstance(gates, Lifecycle):
+        return gates
+    numbers = set()
+    for path, data in pages.items():
+        if path in config.wiki.pages:
+            numbers |= {row.number for row in parse_page(path, _matrix_text(config, path, data), config.aliases()).rows}
+    return gates(releases_needed(k for k in snapshot.all_keps() if k.number in numbers))
+
+
+def _hold(config: Config, lifecycle: Lifecycle | None,
+          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable | None:
+    """The ``hold`` of :func:`bot.plan.diff.diff_page` for ``promote_when: released``: releases shipped per the gate
+    lists, and per release notes already read (every release with notes but the newest); ``None`` otherwise."""
+    if lifecycle is None or config.gate_lifecycle.promote_when != "released":
+        return None
+    shipped = set(lifecycle.shipped)
+    if isinstance(notes, ReleaseNotes):
+        shipped |= released(notes.available)
+    return lambda kep, change: gates_mod.pending_release(kep, change, shipped)
+
+
+def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[Change], lifecycle: Lifecycle,
+                  only: Collection[int] | None, review_rows: bool) -> tuple[list[Change], list[Discrepancy]]:
+    """``changes`` with their Shipped marks, and the gate findings of the KEPs of every row (``review_rows``)
+    or of the changed ones."""
+    on_pages = {k.path: k for r in results for k in r.diff.keps}
+    js = gates_mod.joins(on_pages.values(), snapshot.all_keps(), lifecycle)
+    if review_rows:
+        scope = [k for k in on_pages.values() if only is None or k.number in only]
+    else:
+        scope = [on_pages[p] for p in dict.fromkeys(c.kep_path for c in changes if c.applied) if p in on_pages]
+    found = gates_mod.findings(scope, js, lifecycle, {k.path: kep_id(snapshot, k) for k in scope})
+    return gates_mod.attach_marks(changes, on_pages, js, lifecycle), found
+
+
+def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict:
+    """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
+    ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
+    ``message``)."""
+    return {"source": lifecycle.source,
+            "lists": [{"where": gl.where, "release": gl.release, "newest": gl.newest, "revision": gl.revision}
+                      for gl in lifecycle.lists],
+            "findings": [{k: d._asdict()[k] for k in ("kind", "kep", "kep_path", "release", "message")}
+                         for d in found]}
+
+
+def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
+           results: list[PageResult], pages: dict[str, bytes], only: Collection[int] | None = None) -> Tracking:
+    """The tracking stage (:func:`bot.plan.tracking.track`) for this plan, with ``Tracking.lines`` turned into
+    page bytes. A ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an
+    earlier name for the same file, :func:`bot.publish.directory.read_wiki_pages`) is a problem."""
+    coverage = None
+    if config.coverage.page:
+        found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
+        if found is not None:
+            coverage = (found, decode_page(found, pages[found], "coverage.page"))
+    lines = {r.path: r.new.decode("utf-8").split("\n") for r in results}
+    tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage, only)
+    add = config.candidates.add_to
+    if add and not any(posixpath.normpath(p) == posixpath.normpath(add.page) for p in pages):
+        tracking = tracking._replace(problems=[*tracking.problems, Problem(
+            add.page, "candidates.add_to.page", "the same file as an earlier wiki.pages entry, which is read and "
+            "written under that name; no rows added (name that entry in candidates.add_to.page)")])
+    return tracking._replace(lines={path: "\n".join(new).encode("utf-8") for path, new in tracking.lines.items()})
+
+
+def _date_pages(config: Config, results: list[PageResult], matrix: Collection[str], today: str | None,
+                problems: list[Problem]) -> tuple[list[PageResult], list[tuple[str, str, str, str]]]:
+    """``results`` with ``front_matter.date_key`` set to ``today`` on each ``matrix`` page whose bytes this
+    run changed (rows rewritten or added), and ``(page, key, old, new)`` of each date written; a date
+    kept because its format is unknown (:func:`bot.wiki.frontmatter.set_date`) is added to ``problems``."""
+    key = config.front_matter.date_key
+    if not key or not today:
+        return results, []
+    out, dated = [], []
+    for r in results:
+        if r.path in matrix and r.changed:
+            update = frontmatter.set_date(r.new.decode("utf-8").split("\n"), key, today)
+            if update.problem:
+                problems.append(Problem(r.path, "front_matter.date_key", update.problem))
+            if update.new:
+                dated.append((r.path, key, update.old, update.new))
+                r = r._replace(new="\n".join(update.lines).encode("utf-8"))
+        out.append(r)
+    return out, dated
+
+
+def _matrix_text(config: Config, path: str, data: bytes) -> str:
+    """A matrix page's bytes ``data`` as the text its rows are read from: on the ``digest.page`` the lines of
+    the digest section are emptied (:func:`bot.plan.digest.blank_section`), as its generated tables are
+    no rows of the page. Raises :class:`WikiError` when ``data`` is not UTF-8."""
+    text = decode_page(path, data)
+    return digest_mod.blank_section(text) if _is_digest(config, path) else text
+
+
+def _is_digest(config: Config, path: str) -> bool:
+    """True when the wiki-relative ``path`` is the ``digest.page`` (``./d.md`` is ``d.md``)."""
+    return bool(config.digest.page) and same_page(path, [config.digest.page])
+
+
+def _generated(config: Config, results: list[PageResult]) -> tuple[tuple[str, str], ...]:
+    """``(page, section text)`` of the digest page when this plan changes its digest section
+    (:attr:`SyncPlan.generated`); ``()`` when it keeps it."""
+    def section(data: bytes) -> str:
+        return digest_mod.section_text(data.decode("utf-8"))
+
+    return tuple((r.path, section(r.new)) for r in results
+                 if _is_digest(config, r.path) and section(r.old) != section(r.new))
+
+
+def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
+    """The ``digest.page`` with its section rewritten (:func:`_rewritten_digest`); a page without one pair
+    of markers outside code is reported in ``problems`` and kept byte-identical."""
+    text = decode_page(path, data)
+    new = _rewritten_digest(config, snapshot, text)
+    if new is None:
+        problems.append(Problem(path, "digest.page", str(digest_mod.section_span(text))))
+        new = text
+    return PageResult(path, data, new.encode("utf-8"), PageDiff([], [], [], new.split("\n")))
+
+
+def _with_digest(config: Config, snapshot: Snapshot, result: PageResult, data: bytes,
+                 problems: list[Problem]) -> PageResult:
+    """A matrix page's ``result`` (read with its digest section emptied) with the section rewritten in its
+    new bytes (:func:`_rewritten_digest`) and ``data``, the page as read, put back as its old bytes. A page
+    without one pair of markers outside code (never emptied) keeps its synced rows; ``problems`` gets why."""
+    text = result.new.decode("utf-8")
+    new = _rewritten_digest(config, snapshot, text)
+    if new is None:
+        why = digest_mod.matrix_page_why(str(digest_mod.section_span(text)))
+        problems.append(Problem(result.path, "digest.page", why))
+        new = text
+    return result._replace(old=data, new=new.encode("utf-8"))
+
+
+def _rewritten_digest(config: Config, snapshot: Snapshot, text: str) -> str | None:
+    """``text`` with its digest section rewritten (:func:`bot.plan.digest.rewrite_section`) from
+    ``snapshot`` per ``config.digest``; ``None`` when it has no one pair of markers outside code."""
+    d = config.digest
+    block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
+                                       snapshot.revision, config.links.enhancements, snapshot.source)
+    return digest_mod.rewrite_section(text, block)

@@ -1,0 +1,1 @@
+"""``kep-sync serve``: the scheduler, one job, its state directory and ``kep-sync health``."""

@@ -1,0 +1,129 @@
+"""``kep-sync init``: a first config written from the KEP tables of a wiki (bot/commands/init.py), offline."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cli import main
+from bot.config import load_config, read_config_data
+from bot.commands.init import guess_role
+
+EN = """# Matrix
+
+## P1 Foundation
+
+| KEP | Status | GA release | Notes |
+|---|---|---|---|
+| 4671-gang-scheduling | implementable / beta | v1.39 | first |
+| 5710-workload-aware-preemption | implementable / alpha | - | |
+"""
+CJK = """# 矩阵
+
+| 编号 | 状态 | 里程碑 (Alpha / Beta / GA) |
+|---|---|---|
+| KEP-4671 | implementable / beta | v1.35 / v1.37 / - |
+| 5710 | implementable / alpha | v1.36 / - / - |
+"""
+PROSE = "# Notes\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+pytestmark = pytest.mark.usefixtures("_reset_structlog")
+
+
+@pytest.fixture
+def wiki(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "my-wiki"
+    (root / "sub").mkdir(parents=True)
+    (root / "en.md").write_text(EN, encoding="utf-8")
+    (root / "sub" / "cjk.md").write_text(CJK, encoding="utf-8")
+    (root / "notes.md").write_text(PROSE, encoding="utf-8")
+    (root / ".git").mkdir()
+    (root / ".git" / "x.md").write_text(EN, encoding="utf-8")  # never read: under a dot directory
+    return root
+
+
+def test_init_writes_a_config_with_the_pages_and_the_guessed_column_aliases(wiki, tmp_path, capsys):
+    assert main(["init", "--wiki", "my-wiki"]) == 0
+    out = capsys.readouterr().out
+    config = load_config(tmp_path / "kep-sync.yaml")
+    assert (config.wiki.dir, config.wiki.pages, config.publish) == ("my-wiki", ["en.md", "sub/cjk.md"], "none")
+    assert config.columns.kep == ["KEP", "编号"]
+    assert config.columns.milestones == ["Alpha / Beta / GA", "Alpha / Beta / Stable", "里程碑 (Alpha / Beta / GA)"]
+    assert config.columns.stable == ["GA", "Stable", "GA release"]
+    assert config.columns.status == ["状态", "Status"]  # known headers keep the defaults
+    assert out.splitlines()[0] == "Wrote kep-sync.yaml: 2 page(s), 2 KEP table(s), 4 KEP rows."
+    assert ("Guessed (check them in the config): 'GA release' -> columns.stable; '编号' -> columns.kep; "
+            "'里程碑 (Alpha / Beta / GA)' -> columns.milestones") in out.splitlines()
+    assert "Pages without a KEP table, left out: notes.md (no KEP table)" in out.splitlines()
+    assert out.splitlines()[-5:] == [
+        "Next, a dry run (prints the changelog, writes nothing):",
+        "  kep-sync sync --config kep-sync.yaml",
+        "It reads the KEPs from github:kubernetes/enhancements@master. Offline, add --enhancements PATH:",
+        "a clone of kubernetes/enhancements, a git bundle or a snapshot tarball:",
+        "  kep-sync sync --config kep-sync.yaml --enhancements PATH",
+    ]
+    assert main(["validate", "--config", "kep-sync.yaml"]) == 0
+
+
+def test_the_written_config_syncs_both_tables_offline(wiki, tmp_path, capsys):
+    from tests.syncutil import kep, write_keps
+
+    write_keps(tmp_path / "enh", kep(4671, "gang-scheduling", stage="stable", alpha="v1.35", beta="v1.37",
+                                     stable="v1.39", status="implemented"),
+               kep(5710, "workload-aware-preemption", alpha="v1.36"))
+    assert main(["init", "--wiki", "my-wiki", "--enhancements", "enh", "--output", "conf/k.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-2:] == ["Next, a dry run (prints the changelog, writes nothing):",
+                                     "  kep-sync sync --config conf/k.yaml"]
+    assert main(["sync", "--config", "conf/k.yaml", "--publish", "files"]) == 0
+    capsys.readouterr()
+    cjk = (wiki / "sub" / "cjk.md").read_text(encoding="utf-8")
+    assert "| KEP-4671 | implemented / stable | v1.35 / v1.37 / v1.39 |" in cjk  # the guessed columns are synced
+    assert "| 4671-gang-scheduling | implemented / stable | v1.39 | first |" in (wiki / "en.md").read_text()
+
+
+def test_init_refuses_to_overwrite_a_config(wiki, tmp_path, capsys):
+    (tmp_path / "kep-sync.yaml").write_text("publish: none\n")
+    assert main(["init", "--wiki", "my-wiki"]) == 2
+    assert capsys.readouterr().err == ("kep-sync: error: kep-sync.yaml: exists; kep-sync init never overwrites a "
+                                       "config (remove it, or write another with --output PATH)\n")
+    assert (tmp_path / "kep-sync.yaml").read_text() == "publish: none\n"
+
+
+def test_a_wiki_without_a_kep_table_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "notes.md").write_text(PROSE)
+    assert main(["init", "--wiki", "w"]) == 2
+    assert capsys.readouterr().err == (
+        "kep-sync: error: w: no KEP table found in 1 page(s) read: notes.md (no KEP table); a KEP table is a "
+        "markdown table with a column named 'KEP' or whose cells are KEPs (4671-gang-scheduling, KEP-4671)\n")
+    assert not (tmp_path / "kep-sync.yaml").exists()
+
+
+def test_pages_named_as_files_make_their_directory_the_wiki(wiki, tmp_path, capsys):
+    assert main(["init", "--page", "my-wiki/sub/cjk.md", "--output", "c.yaml"]) == 0
+    config = load_config(tmp_path / "c.yaml")
+    assert (config.wiki.dir, config.wiki.pages) == ("my-wiki/sub", ["cjk.md"])
+    assert read_config_data(tmp_path / "c.yaml")["columns"] == {
+        "kep": ["KEP", "编号"], "milestones": ["Alpha / Beta / GA", "Alpha / Beta / Stable", "里程碑 (Alpha / Beta / GA)"]}
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    ([], "name the wiki: --wiki DIR (every *.md page under it) or --page FILE (repeatable)"),
+    (["--wiki", "nowhere"], "--wiki 'nowhere': no such directory (relative to {cwd})"),
+    (["--wiki", "my-wiki", "--page", "gone.md"], "--page 'gone.md': no such file (relative to {cwd}/my-wiki)"),
+])
+def test_usage_errors_exit_2(wiki, tmp_path, capsys, args, error):
+    assert main(["init", *args]) == 2
+    assert capsys.readouterr().err == f"kep-sync: error: {error.format(cwd=tmp_path)}\n"
+
+
+@pytest.mark.parametrize(("header", "role"), [
+    ("里程碑 (Alpha / Beta / GA)", "milestones"), ("GA release", "stable"), ("Alpha milestone", "alpha"),
+    ("Target Beta release", "beta"), ("Feature gates in k8s", "feature_gates"),
+    ("Notes", ""), ("GA owner", ""), ("Release", ""), ("KEP", ""), ("Beta testers", ""),
+])
+def test_only_plain_role_names_are_guessed(header, role):
+    assert guess_role(header) == role

@@ -1,0 +1,175 @@
+"""What a run tells people and workflows: readable or JSON log lines, progress on a terminal, the pages written
+(``--publish files``), the commands that open the pull request (``--publish git``), the GitHub Actions step
+outputs and the ``::warning::`` of a blocked run; secrets redacted in every form."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import structlog
+
+from bot import progress
+from bot.cli import main
+from bot.config import Config
+from bot.log import configure, get_logger
+
+try:
+    from tests.syncutil import write_keps
+    from tests.commands.test_cli import work  # noqa: F401  (fixture: enh/ and wiki/m.md in the working directory)
+except ImportError:  # pragma: no cover
+    from syncutil import write_keps
+    from test_cli import work  # noqa: F401
+
+TOKEN = "ghp_" + "s" * 36
+
+
+@pytest.fixture(autouse=True)
+def _reset():
+    yield
+    structlog.reset_defaults()
+    progress.enable("json")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd,
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_every_renderer_redacts_secrets_even_inside_lists(capsys, fmt):
+    configure(fmt=fmt)
+    get_logger(command="t").info("token seen", url=f"https://x:{TOKEN}@github.com/o/r", tokens=[TOKEN], n=1)
+    err = capsys.readouterr().err
+    assert TOKEN not in err and err.count("***") >= 2
+    if fmt == "json":
+        event = json.loads(err)
+        assert (event["event"], event["tokens"], event["url"]) == ("token seen", ["***"], "https://***@github.com/o/r")
+    else:
+        assert re.fullmatch(r"\S+ \[info\s*\] token seen\s+command=t n=1 tokens=\['\*\*\*'\] "
+                            r"url=https://\*\*\*@github.com/o/r\n", err), err
+
+
+def test_the_log_is_json_when_stderr_is_no_terminal_and_text_on_request(work, capsys):
+    assert main(["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md"]) == 0
+    assert json.loads(capsys.readouterr().err)["event"] == "sync finished"
+    assert main(["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md", "--log-format", "text"]) == 0
+    err = capsys.readouterr().err
+    assert re.match(r"\S+ \[info\s*\] sync finished\s+applied=0 blocked=False changes=2 command=sync", err), err
+    assert main(["--log-format", "json", "validate", "--config", "nope.yaml"]) == 2  # before the command too
+
+
+def test_progress_says_what_a_slow_step_does_only_when_enabled(capsys, monkeypatch):
+    with progress.step("cloning https://x:secret@example.com/e.git", "takes a minute"):
+        pass
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(progress, "_enabled", True)
+    with progress.step("cloning https://x:secret@example.com/e.git", "takes a minute"):
+        pass
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "kep-sync: cloning https://***@example.com/e.git (takes a minute) ..."
+    assert re.fullmatch(r"kep-sync: cloning https://\*\*\*@example.com/e.git: done in [0-9]+\.[0-9] s", lines[1])
+    with pytest.raises(RuntimeError), progress.step("downloading o/r@abc"):
+        raise RuntimeError("boom")
+    assert re.fullmatch(r"kep-sync: downloading o/r@abc: failed after [0-9]+\.[0-9] s",
+                        capsys.readouterr().err.splitlines()[1])
+
+
+def test_publish_files_says_which_pages_it_wrote_and_how_many_rows(work, capsys):
+    args = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md", "--publish", "files"]
+    assert main([*args, "--log-format", "text"]) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == "kep-sync: wrote wiki/m.md: 1 row changed, 0 added"
+    assert main([*args, "--log-format", "text"]) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == "kep-sync: no page written under wiki: the pages already match"
+
+
+def test_publish_files_in_json_is_one_published_event(work, capsys):
+    assert main(["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md", "--publish", "files"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert [(e["event"], e.get("lines")) for e in events if e["event"] == "published"] == [
+        ("published", ["kep-sync: wrote wiki/m.md: 1 row changed, 0 added"])]
+
+
+def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_request(work, capsys):
+    wiki = work / "wiki"
+    git(wiki, "init", "-q", "-b", "main")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "wiki")
+    (work / "c.yaml").write_text(json.dumps({
+        "enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"], "repo": "acme/wiki"},
+        "pull_request": {"labels": ["kep"], "reviewers": ["alice"], "team_reviewers": ["sig-arch"], "draft": True}}))
+    assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
+    out, err = capsys.readouterr()
+    head = git(wiki, "rev-parse", "kep-sync/matrix")
+    pr_file = wiki / ".git" / "kep-sync" / "pull-request.md"
+    title, _, body = pr_file.read_text().partition("\n\n")
+    body_file = pr_file.with_name("pull-request-body.md")
+    assert body_file.read_text() == body and title == out.splitlines()[0].removeprefix("# ")
+    assert err.splitlines()[-6:] == [
+        f"kep-sync: branch kep-sync/matrix in wiki at commit {head} (1 page(s) committed)",
+        "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
+        "before: kep-sync rebuilds it on a new base):",
+        "  cd wiki",
+        "  git push origin kep-sync/matrix",
+        f"  gh pr create --head kep-sync/matrix --title '{title}' --body-file {body_file} --label kep "
+        "--reviewer alice --reviewer acme/sig-arch --draft",
+        "kep-sync applies pull_request.labels, pull_request.reviewers, pull_request.team_reviewers, "
+        "pull_request.draft only with --publish github; the gh command above sets them",
+    ]
+
+
+def test_a_local_git_source_is_named_as_configured_never_by_its_resolved_path(work, capsys):
+    git(work / "enh", "init", "-q", "-b", "main")
+    git(work / "enh", "add", "-A")
+    git(work / "enh", "commit", "-qm", "keps")
+    assert main(["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md"]) == 0
+    out = capsys.readouterr().out
+    assert "from `enh` at `" in out and str(work) not in out
+
+
+def test_wiki_repo_defaults_to_the_workflow_repository_under_actions(monkeypatch):
+    assert Config().wiki.repo is None
+    monkeypatch.setenv("GITHUB_REPOSITORY", "fork/kep-sync")
+    assert Config().wiki.repo is None  # not under Actions
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert Config().wiki.repo == "fork/kep-sync"
+    assert Config.model_validate({"wiki": {"repo": "acme/wiki"}}).wiki.repo == "acme/wiki"
+    assert Config.model_validate({"publish": "github"}).wiki.repo == "fork/kep-sync"  # validates without wiki.repo
+
+
+def test_actions_outputs_and_the_blocked_warning(fake_github, tmp_path, monkeypatch, capsys):
+    from bot.publish import auth
+    from tests.publishutil import BRANCH, PAGE as WIKI_PAGE, PAGE_PATH, REPO
+    from tests.syncutil import kep
+
+    fake_github.seed_repo(REPO, {PAGE_PATH: WIKI_PAGE})
+    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+               kep(5710, "kep-5710", stage="alpha", alpha="v1.35"))
+    (tmp_path / "c.yaml").write_text(f"enhancements: {tmp_path / 'up'}\nwiki:\n  pages: [{PAGE_PATH}]\n"
+                                     f"github:\n  api_url: {fake_github.url}\npublish: github\n")
+    outputs = tmp_path / "github-output"
+    for name, value in (("GITHUB_TOKEN", TOKEN), ("GITHUB_ACTIONS", "true"), ("GITHUB_REPOSITORY", REPO),
+                        ("GITHUB_OUTPUT", str(outputs))):
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(auth, "SECONDS_BETWEEN_WRITES", 0)
+
+    def run() -> tuple[list[str], str]:
+        outputs.write_text("")
+        assert main(["sync", "--config", str(tmp_path / "c.yaml")]) == 0
+        return outputs.read_text().splitlines(), capsys.readouterr().err
+
+    url = f"https://github.com/{REPO}/pull/1"
+    lines, err = run()
+    assert lines == ["pull-request-number=1", f"pull-request-url={url}", "pull-request-operation=created"]
+    assert "::warning" not in err
+    assert run()[0] == ["pull-request-number=1", f"pull-request-url={url}", "pull-request-operation=none"]
+    fake_github.commit_files(REPO, BRANCH, {"notes.md": "human\n"}, "human fix")
+    lines, err = run()
+    assert lines == ["pull-request-number=1", f"pull-request-url={url}", "pull-request-operation=blocked"]
+    assert err.splitlines()[-1] == (
+        "::warning title=kep-sync blocked::kep-sync was blocked: the bot branch kep-sync/matrix has commits "
+        "kep-sync did not make, so nothing was published. Add the label kep-sync:regenerate to the pull request, "
+        "or delete the branch.")

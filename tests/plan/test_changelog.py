@@ -1,0 +1,231 @@
+"""Changelog markdown, commit message and JSON report (bot/plan/changelog.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from markdown_it import MarkdownIt
+
+from bot.plan.changelog import kep_yaml_url, render, report, safe, summary, visible_lines
+from bot.plan.diff import Change
+from bot.model.kep import Problem
+from bot.model.snapshot import Snapshot
+
+REV = "0123456789abcdef0123456789abcdef01234567"
+SNAP = Snapshot("github:kubernetes/enhancements@master", REV, {}, {}, ())
+K1 = "keps/sig-scheduling/4671-gang-scheduling/kep.yaml"
+CHANGES = [
+    Change("4671", "m.md", 32, "stage", "alpha", "beta", "promoted", True, K1),
+    Change("4671", "m.md", 32, "beta", "", "v1.37", "retargeted", True, K1),
+    Change("5055", "m.md", 75, "stage", "stable", "beta", "demoted", True, "keps/sig-scheduling/5055-x/kep.yaml"),
+    Change("3695", "m.md", 89, "status", "implementable", "implemented", "status", True, "keps/sig-node/3695-y/kep.yaml"),
+    Change("2837", "m.md", 86, "feature_gates", "A", "A, B", "gates", False, "keps/sig-node/2837-z/kep.yaml"),
+    Change("9999-gone", "m.md", 90, "status", "implemented", "", "missing-upstream", False, ""),
+]
+PROBLEMS = [Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")]
+INVOLVED = [Problem(K1, "creation-date", "'2025-30-01' is not a valid date (YYYY-MM-DD)")]
+MD = MarkdownIt("commonmark").enable("table")
+
+
+def test_summary_counts_applied_changes_by_kind_in_order():
+    assert summary(CHANGES) == "4 changes in 3 KEPs (1 promoted, 1 demoted, 1 status change, 1 retargeted)"
+    assert summary(CHANGES[:1]) == "1 change in 1 KEP (1 promoted)"
+    assert summary([]) == "0 changes in 0 KEPs"
+
+
+def test_body_layout():
+    log = render(SNAP, CHANGES, PROBLEMS, involved_problems=INVOLVED)
+    assert log.title == ("Update KEP matrix: 4 changes in 3 KEPs "
+                         "(1 promoted, 1 demoted, 1 status change, 1 retargeted)")
+    url = f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
+    assert log.body.splitlines()[:11] == [
+        f"**kep-sync**: {summary(CHANGES)}, from kubernetes/enhancements at `0123456789ab`.",
+        "",
+        "### Graduations",
+        "- alpha → **beta**: [4671](https://kep.k8s.io/4671)",
+        "",
+        "### Demotions",
+        "- stable → **beta**: [5055](https://kep.k8s.io/5055)",
+        "",
+        "### Changes",
+        "| KEP | Page | Change | kep.yaml |",
+        "|---|---|---|---|",
+    ]
+    # one table row per page row, its fields together
+    assert f"| [4671](https://kep.k8s.io/4671) | m.md:32 | stage: alpha → **beta**<br>beta: - → **v1.37** | " \
+           f"[kep.yaml]({url}) |" in log.body
+    assert "| [2837](https://kep.k8s.io/2837) | m.md:86 | feature_gates: page shows A, kep.yaml says A, B |" in log.body
+    assert ("| [9999-gone](https://kep.k8s.io/9999) | m.md:90 | no kep.yaml upstream has this number (row shows status implemented); row kept |"
+            in log.body)
+    assert f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |" in log.body
+    assert "line 40" not in log.body  # a problem about a row this pull request does not change: report only
+    assert [line for line in log.body.splitlines() if line.startswith(("### ", "<details>"))] == [
+        "### Graduations", "### Demotions", "### Changes", "<details><summary>Report only (not applied) (2)</summary>",
+        "<details><summary>Problems (1)</summary>"]
+    assert log.body.count("</details>") == 2 and log.body.endswith("</details>\n") and "\n\n\n" not in log.body
+    assert visible_lines(log.body) == 17
+
+
+def test_a_kep_with_two_rows_gets_one_graduation_line_per_stage_move_in_kep_yaml_words():
+    k = "keps/sig-x/1010-x/kep.yaml"
+    changes = [Change("1010", "page.md", 5, "stage", "BETA", "stable", "promoted", True, k),
+               Change("1010", "page.md", 11, "stage", "ＧＡ", "beta", "demoted", True, k),
+               Change("1010", "page.md", 11, "stable", "v1.30", "", "target-removed", True, k),
+               Change("1010", "page.md", 13, "stage", "Beta", "stable", "promoted", True, k),
+               Change("1010", "other.md", 2, "stage", "beta", "stable", "promoted", True, k),
+               Change("7", "page.md", 20, "stage", "GA", "beta", "demoted", True, "keps/sig-x/7-y/kep.yaml"),
+               Change("8", "page.md", 21, "stage", "alpha", "beta", "promoted", True, "keps/sig-x/8-y/kep.yaml")]
+    body = render(SNAP, changes, []).body
+    assert body.split("### Graduations\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
+        "- beta → **stable**: [1010](https://kep.k8s.io/1010)", "- alpha → **beta**: [8](https://kep.k8s.io/8)"]
+    assert body.split("### Demotions\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
+        "- stable → **beta**: [1010](https://kep.k8s.io/1010), [7](https://kep.k8s.io/7)"]
+
+
+def test_commit_message():
+    msg = render(SNAP, CHANGES, []).commit_message
+    assert msg.splitlines()[2:4] == ["- KEP-4671 stage: alpha -> beta", "- KEP-4671 beta: - -> v1.37"]
+    assert msg.endswith(f"\n\nSource: kubernetes/enhancements@{REV}\n")
+
+
+def test_no_changes():
+    log = render(SNAP, [], [])
+    assert log.title == "KEP matrix: no changes"
+    assert log.body == "**kep-sync**: 0 changes in 0 KEPs, from kubernetes/enhancements at `0123456789ab`.\n"
+    assert render(SNAP._replace(revision=""), [], []).body.endswith("at `working tree`.\n")
+
+
+def test_same_input_same_bytes():
+    a = render(SNAP, CHANGES, PROBLEMS, involved_problems=INVOLVED)
+    b = render(SNAP, list(CHANGES), list(PROBLEMS), involved_problems=list(INVOLVED))
+    assert a == b
+    assert json.dumps(report(SNAP, CHANGES, PROBLEMS)) == json.dumps(report(SNAP, CHANGES, PROBLEMS))
+
+
+def _text_outside_code(markdown: str) -> list[str]:
+    """Every text run GitHub would scan for @mentions (code spans and code blocks excluded)."""
+    out = []
+    for tok in MD.parse(markdown):
+        for child in tok.children or ():
+            if child.type == "text":
+                out.append(child.content)
+    return out
+
+
+@pytest.mark.parametrize("value", ["@alice", "hi @org/team", "`x @bob`", "``@carol``", "(@dave)", "**@erin**"])
+def test_handles_are_never_emitted_raw(value):
+    change = Change("1", f"p{value}.md", 3, "status", value, "implemented", "status", True, "keps/sig-x/1-a/kep.yaml")
+    problem = Problem("keps/sig-x/1-a/kep.yaml", "status", f"{value!r} is not a valid status")
+    log = render(SNAP, [change], [problem])
+    for text in (log.body, log.commit_message):
+        assert not [t for t in _text_outside_code(text) if re.search(r"(?<![\w/])@[A-Za-z0-9]", t)], text
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("@alice", "`@alice`"),
+    ("hi @org/team!", "hi `@org/team`!"),
+    ("(@dave) and **@erin**", "(`@dave`) and **`@erin`**"),
+    ("`x @bob` stays in its span", "`x @bob` stays in its span"),
+    ("``a ` @c`` then @d", "``a ` @c`` then `@d`"),
+    ("stray ` tick @bob", "stray ` tick @\u200bbob"),
+    ("mail a@b.example", "mail a@b.example"),
+    ("authors: @jane.doe, @a-b.c", "authors: `@jane.doe`, `@a-b.c`"),
+    ("thanks @jane.", "thanks `@jane`."),
+    ("see @org/team.name.", "see `@org/team.name`."),
+])
+def test_safe_wraps_handles_in_code_spans(raw, expected):
+    assert safe(raw) == expected
+
+
+def test_pipes_and_newlines_are_escaped_in_table_cells():
+    change = Change("1", "a|b.md", 3, "status", "x | y", "implemented", "status", True, "k")
+    problem = Problem("p|q", "k|ey", "bad\nvalue | here")
+    body = render(SNAP._replace(revision=""), [change], [problem]).body
+    assert "| [1](https://kep.k8s.io/1) | a\\|b.md:3 | status: x \\| y → **implemented** | k |" in body
+    assert "| p\\|q | k\\|ey | bad value \\| here |" in body
+    rows = [line for line in body.splitlines() if line.startswith("| ")]  # column count kept
+    assert [len(re.findall(r"(?<!\\)\|", r)) for r in rows] == [5, 5, 4, 4], rows
+
+
+def _many(n: int) -> list[Change]:
+    return [Change(str(1000 + i), "m.md", i, "stage", "alpha", "beta", "promoted", True,
+                   f"keps/sig-x/{1000 + i}-x/kep.yaml") for i in range(n)]
+
+
+@pytest.mark.parametrize("max_chars", [2000, 5000, 9999, 20000])
+def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
+    changes = _many(100) + [c._replace(kind="gates", applied=False) for c in _many(40)]
+    problems = [Problem(f"keps/x/{i}/kep.yaml", "status", "odd " * 10) for i in range(60)]
+    body = render(SNAP, changes, problems, max_chars=max_chars).body
+    assert len(body) <= max_chars
+    lines = body.splitlines()
+    notes = [line for line in lines if "left out to keep this text short enough" in line]
+    assert notes, "something must have been left out"
+    assert notes[0].endswith("short enough for a pull request; see the JSON report._")
+    # Every kept row is whole: each graduation and table row ends as rendered.
+    assert all(line.endswith("|") for line in lines if line.startswith("| "))
+    # Counts add up: kept + left out == total, per section (the one graduation line lists all 100 KEPs).
+    left = {m.group(2): int(m.group(1)) for m in (re.match(r"_(\d+) more (\w+)", n) for n in notes)}
+    kept = sum(1 for line in lines if line.startswith("| [1"))
+    assert kept + left.get("changes", 0) == 100
+    assert body.count("<details>") == body.count("</details>")
+
+
+def test_body_that_fits_is_not_cut():
+    body = render(SNAP, _many(10), [], max_chars=60_000).body
+    assert "left out" not in body
+    assert sum(1 for line in body.splitlines() if line.startswith("| [10")) == 10
+
+
+def test_report_shape():
+    data = report(SNAP, CHANGES[:1], [Problem("keps/a/kep.yaml", "status", "bad"), Problem("keps/b", "", "gone")])
+    assert set(data) == {"revision", "changes", "problems"}
+    assert data["revision"] == REV
+    assert data["changes"] == [{"kep": "4671", "page": "m.md", "line": 32, "field": "stage", "old": "alpha",
+                                "new": "beta", "kind": "promoted", "applied": True, "kep_path": K1}]
+    assert data["problems"] == [{"path": "keps/a/kep.yaml", "message": "status: bad"},
+                                {"path": "keps/b", "message": "gone"}]
+    json.dumps(data)  # serialisable
+
+
+def test_kep_yaml_url():
+    assert kep_yaml_url("https://github.com/kubernetes/enhancements/", REV, K1) == \
+        f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
+    assert kep_yaml_url("https://x", "", K1) == ""
+    assert kep_yaml_url("https://x", REV, "") == ""
+
+
+def test_html_from_upstream_is_escaped_outside_code_and_kep_0000_has_no_link():
+    change = Change("0000-kep-process", "m.md", 3, "beta", "v1.31", "v1.31 <img src=x>", "retargeted", True, "k")
+    body = render(SNAP._replace(revision=""), [change], [Problem("k", "beta", "'<b>' and `<i>` & @x")]).body
+    assert "| 0000-kep-process | m.md:3 | beta: v1.31 → **v1.31 &lt;img src=x&gt;** | k |" in body
+    assert "| k | beta | '&lt;b&gt;' and `<i>` &amp; `@x` |" in body
+
+
+def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_releases():
+    from bot.plan.evidence import Evidence
+    from tests.syncutil import kep, snapshot
+
+    ev = (Evidence("v1.36", 7, "https://github.com/kubernetes/kubernetes/pull/7", "Promoted `G` to beta.", "beta",
+                   False),)
+    counter = Evidence("v1.36", 8, "https://github.com/kubernetes/kubernetes/pull/8", "Added `G` as alpha.", "alpha",
+                       False, True)
+    a = Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True, "k", ev)
+    b = a._replace(field="beta", old="", new="v1.36", kind="retargeted")
+    c = b._replace(line=4, kep="2")
+    d = b._replace(line=5, kep="3", evidence=(), new="v1.40")
+    e = d._replace(line=6, kep="4", new="v1.35")
+    f = b._replace(line=7, kep="5", evidence=ev + (counter,))
+    snap = snapshot(*(kep(100 + i, f"k{i}", latest="v1.36") for i in range(3)))  # v1.36 is the release in progress
+    rows = [line for line in render(snap, [a, b, c, d, e, f], [], discrepancies=[]).body.splitlines()
+            if "| m.md:" in line]
+    assert [r.rsplit("|", 2)[-2].strip() for r in rows] == [
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
+        "- (v1.40 not released yet)",
+        "none found",
+        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.<br>⚠ counter-evidence: "
+        "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha."]
+

@@ -1,0 +1,352 @@
+"""The feature-gate lifecycle: the list model, its sources, the join, marks, findings, promote_when, the Shipped
+column and the second reading (scripts/check_gates.py). Small hand-written lists and KEPs only."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import respx
+
+from bot.config import validate_config
+from bot.errors import ConfigError
+from bot.plan.evidence import build_index, gates as G
+from bot.plan.evidence.index import gate_owners
+from bot.model.gates import ListError, Spec, blob_sha, lifecycle, parse_gate_list, shipped_text
+from bot.plan.planner import plan_sync
+from bot.commands.audit import plan_audit
+from bot.sources import gate_lifecycle as S
+from tests.syncutil import kep, snapshot
+
+ROOT = Path(__file__).resolve().parents[2]
+
+LIST = b"""# generated
+- name: Alpha1
+  versionedSpecs:
+  - default: false
+    lockToDefault: false
+    preRelease: Alpha
+    version: "1.33"
+  - default: true
+    lockToDefault: false
+    preRelease: Beta
+    version: "1.35"
+- name: Old
+  versionedSpecs:
+  - default: true
+    lockToDefault: false
+    preRelease: GA
+    version: "1.0"
+  - default: true
+    lockToDefault: true
+    preRelease: Deprecated
+    version: "1.34"
+- name: Locked
+  versionedSpecs:
+  - default: false
+    lockToDefault: false
+    preRelease: Beta
+    version: "1.30"
+  - default: true
+    lockToDefault: false
+    preRelease: GA
+    version: "1.33"
+  - default: true
+    lockToDefault: true
+    preRelease: GA
+    version: "1.34"
+- name: Later
+  versionedSpecs:
+  - default: false
+    lockToDefault: false
+    preRelease: Alpha
+    version: "1.36"
+"""
+
+
+def one(data: bytes = LIST, where: str = "list.yaml"):
+    gl, problems = parse_gate_list(where, data)
+    return lifecycle(where, [gl], problems)
+
+
+def test_the_list_is_read_with_synthetic_ga_and_deprecation():
+    gl, problems = parse_gate_list("l.yaml", LIST)
+    assert problems == []
+    assert gl.newest == "v1.36" and gl.revision == blob_sha(LIST)
+    assert gl.gates["Old"].specs == (Spec("", "stable", True, False), Spec("v1.34", "deprecated", True, True))
+    assert gl.gates["Alpha1"].reached("beta") == Spec("v1.35", "beta", True, False)
+    assert gl.gates["Alpha1"].at("v1.34") == Spec("v1.33", "alpha", False, False)
+    assert gl.gates["Alpha1"].at("v1.32") is None
+
+
+def test_a_single_list_ships_every_version_but_its_newest():
+    assert sorted(one().shipped) == ["v1.30", "v1.33", "v1.34", "v1.35"]
+
+
+def test_bad_entries_are_problems_naming_the_line_and_bad_yaml_names_the_line():
+    gl, problems = parse_gate_list("l.yaml", b"- name: X\n  versionedSpecs:\n  - {version: '1.3x', preRelease: Alpha,"
+                                             b" default: false}\n- versionedSpecs: []\n")
+    assert [(p.key, p.message) for p in problems] == [
+        ("line 3", "gate X: version '1.3x' is not MAJOR.MINOR; spec skipped"),
+        ("line 4", "entry without a gate name (name: SomeGate); skipped")]
+    with pytest.raises(ListError, match=r"^l.yaml: line 3: not YAML: did not find expected node content$"):
+        parse_gate_list("l.yaml", b"- name: X\n  versionedSpecs: [\n")
+    with pytest.raises(ListError, match=r"^l.yaml: line 1: expected a list of gates"):
+        parse_gate_list("l.yaml", b"name: X\n")
+
+
+def test_shipped_text():
+    gates = one().lists[0].gates
+    assert shipped_text(gates["Alpha1"]) == "alpha v1.33, beta v1.35 (on)"
+    assert shipped_text(gates["Locked"]) == "beta v1.30, GA v1.33 (on), locked v1.34"
+    assert shipped_text(gates["Old"]) == "GA before the versioned list (on), deprecated v1.34 (locked)"
+
+
+def test_a_directory_of_lists_named_by_release(tmp_path):
+    (tmp_path / "1.33.yaml").write_bytes(LIST.replace(b'"1.35"', b'"1.33"').replace(b'"1.36"', b'"1.33"'))
+    (tmp_path / "versioned_feature_list-1.36.yaml").write_bytes(LIST)
+    (tmp_path / "notes.txt").write_text("x")
+    lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
+    assert [gl.release for gl in lc.lists] == ["v1.33", "v1.36"]
+    assert "v1.36" in lc.shipped
+    assert lc.gate("Alpha1", "v1.33")[1].release == "v1.33"  # the list of the release in question
+    assert lc.gate("Alpha1")[1].release == "v1.36"
+
+
+def test_a_broken_list_is_a_config_error_naming_file_and_line(tmp_path):
+    bad = tmp_path / "l.yaml"
+    bad.write_bytes(b"- name: [\n")
+    with pytest.raises(ConfigError, match=r"^gate_lifecycle.source \(--gate-lifecycle\) .*l.yaml: line 2: not YAML"):
+        S.load_gate_lifecycle(str(bad), tmp_path)
+
+
+def _contents(data: bytes) -> dict:
+    return {"type": "file", "encoding": "base64", "content": base64.encodebytes(data).decode(), "sha": blob_sha(data)}
+
+
+@respx.mock
+def test_github_reads_each_needed_release_branch_with_etags(tmp_path):
+    api = "https://api.example.test"
+    seen = []
+
+    def answer(request):
+        seen.append((request.url.path, request.url.params["ref"], request.headers.get("if-none-match")))
+        ref = request.url.params["ref"]
+        if ref not in ("release-1.32", "release-1.35", "release-1.36"):
+            return httpx.Response(404)
+        if request.headers.get("if-none-match") == f'"{ref}"':
+            return httpx.Response(304)
+        return httpx.Response(200, json=_contents(LIST), headers={"ETag": f'"{ref}"'})
+
+    respx.get(url__startswith=f"{api}/repos/kubernetes/kubernetes/contents/").mock(side_effect=answer)
+    lc = S.load_gate_lifecycle("github:kubernetes/kubernetes", tmp_path, {"v1.30", "v1.35"}, api_url=api)
+    assert seen == [("/repos/kubernetes/kubernetes/contents/" + S.OLD_LIST_PATH, "release-1.32", None),
+                    ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.35", None),
+                    ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.36", None),
+                    ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.37", None)]
+    assert [gl.release for gl in lc.lists] == ["v1.32", "v1.35", "v1.36"]
+    assert lc.lists[0].revision == blob_sha(LIST) and lc.source == "github:kubernetes/kubernetes"
+    seen.clear()
+    S.load_gate_lifecycle("github:kubernetes/kubernetes", tmp_path, {"v1.30", "v1.35"}, api_url=api)
+    assert [s[2] for s in seen] == ['"release-1.32"', '"release-1.35"', '"release-1.36"', None]
+
+
+def test_github_refuses_a_ref():
+    from bot.errors import UsageError
+
+    with pytest.raises(UsageError, match="name no @REF"):
+        S.parse_gate_source("github:kubernetes/kubernetes@master")
+
+
+# ---- the join ----
+
+def _keps():
+    return snapshot(
+        kep(100, "live", gates=("Alpha1",), alpha="v1.33", beta="v1.35"),
+        kep(101, "withdrawn", status="withdrawn", gates=("Alpha1",)),
+        kep(200, "shared-a", gates=("Locked",), stage="stable", beta="v1.30", stable="v1.33"),
+        kep(201, "shared-b", gates=("Locked",)),
+        kep(300, "two", gates=("Old", "Later")),
+        kep(400, "typo", gates=("LongGateNameTypo",)),
+        kep(500, "absent", gates=("NowhereGate",), alpha="v1.34"),
+        kep(600, "locked", gates=("LockedToo",), stage="stable", stable="v1.33"),
+    )
+
+
+def test_which_gate_speaks_for_a_kep():
+    snap = _keps()
+    lc = one(LIST + b"- name: LockedToo\n  versionedSpecs:\n  - {default: true, lockToDefault: true, preRelease: GA,"
+                    b" version: '1.33'}\n- name: LongGateNameTypos\n  versionedSpecs: []\n")
+    js = G.joins(snap.all_keps(), snap.all_keps(), lc)
+    by = {p.split("/")[2]: j for p, j in js.items()}
+    assert by["100-live"].gate == "Alpha1"  # the withdrawn KEP's claim on Alpha1 does not count
+    assert by["101-withdrawn"].note == "Alpha1 belongs to live KEP(s) keps/sig-scheduling/100-live/kep.yaml"
+    assert by["200-shared-a"].gate == "" and by["200-shared-a"].note == (
+        "Locked is also declared by live KEP(s) keps/sig-scheduling/201-shared-b/kep.yaml: not picked")
+    assert by["300-two"].note == "several gates in the list (Later, Old): none is picked"
+    assert by["400-typo"].gate == "LongGateNameTypos" and by["400-typo"].typos == (("LongGateNameTypo", "LongGateNameTypos"),)
+    assert by["500-absent"].note == "NowhereGate: in no feature-gate list"
+
+
+def test_release_note_evidence_uses_the_live_kep_of_a_gate_a_withdrawn_one_shares():
+    snap = _keps()
+    assert gate_owners(snap.all_keps())["Alpha1"] == ("keps/sig-scheduling/100-live/kep.yaml",)
+    notes = {"v1.35": {"1": {"text": "The `Alpha1` feature gate graduated to beta.", "pr_number": 1}}}
+    index = build_index(notes, snap.all_keps())
+    assert (index.mentions[0].links, index.mentions[0].ambiguous) == (("keps/sig-scheduling/100-live/kep.yaml",), ())
+
+
+def test_findings_name_gate_releases_and_list():
+    snap = snapshot(kep(100, "live", gates=("Alpha1",), alpha="v1.32", beta="v1.35"),
+                    kep(600, "locked", gates=("Locked",), stage="stable", beta="v1.30", stable="v1.33"),
+                    kep(700, "notyet", gates=("Later",), alpha="v1.35"),
+                    kep(500, "absent", gates=("NowhereGate",), alpha="v1.34"))
+    lc = one()
+    keps = snap.all_keps()
+    found = G.findings(keps, G.joins(keps, keps, lc), lc)
+    where = f"list.yaml (blob {blob_sha(LIST)[:12]})"
+    assert [(d.kind, d.kep, d.release, d.message) for d in found] == [
+        ("gate-stage-mismatch", "100", "v1.32", f"kep.yaml milestone.alpha is v1.32; feature gate Alpha1 reached alpha "
+                                                f"in v1.33 ({where})"),
+        ("gate-stage-mismatch", "700", "v1.35", f"kep.yaml milestone.alpha is v1.35; feature gate Later reached alpha "
+                                                f"in v1.36 ({where})"),
+        ("not-shipped", "500", "v1.34", f"kep.yaml says alpha in v1.34 (released), but its feature gate(s) NowhereGate "
+                                        f"are in no feature-gate list ({where})"),
+        ("shipped-not-implemented", "600", "v1.34", f"status implementable, but feature gate Locked is GA since v1.33 "
+                                                    f"and locked to its default since v1.34 ({where}): done in the code,"
+                                                    " not marked implemented"),
+    ]
+
+
+PAGE = """# Matrix
+
+| KEP | Status | Alpha / Beta / GA | Shipped |
+|---|---|---|---|
+| 100-live | implementable / alpha | v1.33 / - / - | old text |
+| 700-notyet | implementable / alpha | v1.35 / - / - | - |
+"""
+
+
+def _config(tmp_path, **gates):
+    list_file = tmp_path / "list.yaml"
+    list_file.write_bytes(LIST)
+    return validate_config({"gate_lifecycle": {"source": str(list_file), **gates}}, "test"), list_file
+
+
+def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
+    snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
+                    kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"))
+    config, list_file = _config(tmp_path)
+    plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
+    marks = {(c.kep, c.field): (c.shipped.mark, c.shipped.detail) for c in plan.changes}
+    where = f"{list_file} (blob {blob_sha(LIST)[:12]})"
+    assert marks[("100", "beta")] == ("✓", f"beta in v1.35 ({where})")
+    assert marks[("700", "beta")] == ("⚠", f"the list shows alpha in v1.36, beta never ({where})")
+    assert "| Shipped |" in plan.changelog.body and "| ✓ `Alpha1`: beta in v1.35" in plan.changelog.body
+    assert "| [700](https://kep.k8s.io/700) | v1.35 | gate-stage-mismatch: kep.yaml milestone.alpha is v1.35; " \
+           "feature gate Later reached alpha in v1.36" in plan.changelog.body
+    item = next(i for i in plan.report["changes"] if i["kep"] == "100" and i["field"] == "beta")
+    assert item["shipped"] == {"mark": "✓", "gate": "Alpha1", "release": "v1.35", "detail": f"beta in v1.35 ({where})"}
+    assert plan.report["gate_lifecycle"]["lists"] == [{"where": str(list_file), "release": "", "newest": "v1.36",
+                                                       "revision": blob_sha(LIST)}]
+    assert "Shipped" not in PAGE.replace("| Shipped |", "") and b"old text" in plan.pages[0].new  # column not owned
+
+
+def test_without_the_source_a_sync_is_unchanged():
+    snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"))
+    plain = plan_sync(validate_config({}, "t"), snap, {"p.md": PAGE.encode()})
+    assert "Shipped |" not in plain.changelog.body.split("### Changes")[1].split("\n")[1]  # the header line
+    assert "gate_lifecycle" not in plain.report
+    assert all(c.shipped is None for c in plain.changes)
+
+
+def test_promote_when_released_holds_a_promotion_to_an_unshipped_release(tmp_path):
+    snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
+                    kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"))
+    config, list_file = _config(tmp_path, promote_when="released")
+    plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
+    held = [(c.kep, c.field, c.kind, c.applied, c.pending) for c in plan.changes if c.kep == "700"]
+    assert held == [("700", "stage", "pending", False, "v1.36"), ("700", "beta", "pending", False, "v1.36")]
+    assert plan.pages[0].new.decode().split("\n")[5] == "| 700-notyet | implementable / alpha | v1.35 / - / - | - |"
+    assert "| 100-live | implementable / beta | v1.33 / v1.35 / - |" in plan.pages[0].new.decode()
+    assert "stage: page shows alpha, kep.yaml says beta: pending v1.36 (written once v1.36 has shipped" \
+        in plan.changelog.body
+
+
+def test_promote_when_released_needs_the_source():
+    with pytest.raises(ConfigError, match="gate_lifecycle.promote_when: released needs gate_lifecycle.source"):
+        validate_config({"gate_lifecycle": {"promote_when": "released"}}, "t")
+
+
+def test_the_shipped_column_is_written_when_owned(tmp_path):
+    snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
+                    kep(700, "notyet", gates=("Later",), alpha="v1.36"))
+    config, list_file = _config(tmp_path, column=True)
+    lc = S.load_gate_lifecycle(str(list_file), tmp_path)
+    plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=lc)
+    lines = plan.pages[0].new.decode().split("\n")
+    assert lines[4] == "| 100-live | implementable / beta | v1.33 / v1.35 / - | alpha v1.33, beta v1.35 (on) |"
+    assert lines[5] == "| 700-notyet | implementable / alpha | v1.36 / - / - | alpha v1.36 |"
+    again = plan_sync(config, snap, {"p.md": plan.pages[0].new}, gates=lc)
+    assert again.pages[0].new == plan.pages[0].new and not [c for c in again.changes if c.applied]
+
+
+def test_the_audit_lists_gate_findings_of_every_row(tmp_path):
+    snap = snapshot(kep(100, "live", gates=("Alpha1",), alpha="v1.32"))
+    config, list_file = _config(tmp_path)
+    audit = plan_audit(config, snap, {"p.md": PAGE.replace("v1.33 / -", "v1.32 / -").encode()}, None,
+                       gates=S.load_gate_lifecycle(str(list_file), tmp_path))
+    assert [(f["kind"], f["kep"], f["release"]) for f in audit.report["gate_lifecycle"]["findings"]] == [
+        ("gate-stage-mismatch", "100", "v1.32")]
+    assert "<details><summary>Needs review: feature-gate lifecycle (" in audit.markdown
+
+
+# ---- the second reading ----
+
+def test_check_gates_agrees_with_the_audit_on_tiny_fixtures(tmp_path):
+    files = [kep(100, "live", gates=("Alpha1",), alpha="v1.32"), kep(101, "gone", status="withdrawn", gates=("Alpha1",)),
+             kep(600, "locked", gates=("Locked",), stage="stable", beta="v1.30", stable="v1.33"),
+             kep(500, "absent", gates=("NowhereGate",), alpha="v1.34")]
+    root = tmp_path / "enh"
+    for path, data in files:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+    page = PAGE + "| 600-locked | implementable / stable | - / v1.30 / v1.33 | - |\n" \
+                  "| 500-absent | implementable / alpha | v1.34 / - / - | - |\n"
+    (tmp_path / "p.md").write_text(page.replace("v1.33 / -", "v1.32 / -"))
+    config, list_file = _config(tmp_path)
+    audit = plan_audit(config, snapshot(*files), {"p.md": (tmp_path / "p.md").read_bytes()}, None,
+                       gates=S.load_gate_lifecycle(str(list_file), tmp_path))
+    (tmp_path / "audit.json").write_text(json.dumps(audit.report))
+    run = subprocess.run([sys.executable, str(ROOT / "scripts/check_gates.py"), "--enhancements", str(root),
+                          "--page", str(tmp_path / "p.md"), "--gates", str(list_file),
+                          "--audit-report", str(tmp_path / "audit.json")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert [line for line in run.stdout.splitlines() if line.startswith(("finding", "agree"))] == [
+        "finding: gate-stage-mismatch KEP 100 v1.32",
+        "finding: not-shipped KEP 500 v1.34",
+        "finding: shipped-not-implemented KEP 600 v1.34",
+        "agree on 3 findings; 0 differ"]
+
+
+def test_validate_checks_the_gate_list(tmp_path):
+    from bot.commands.validate import gate_problems
+
+    good = tmp_path / "l.yaml"
+    good.write_bytes(LIST)
+    assert gate_problems(str(good)) == []
+    good.write_bytes(LIST + b"- name: Bad\n  versionedSpecs:\n  - {version: '1.36', preRelease: Gamma, default: true}\n")
+    assert gate_problems(str(good)) == [
+        f"gate_lifecycle.source: {good} line 44: gate Bad: preRelease 'Gamma' is not one of Alpha, Beta, GA, "
+        "Deprecated; spec skipped"]
+    good.write_bytes(b"- name: [\n")
+    assert gate_problems(str(good)) == [f"gate_lifecycle.source: {good}: line 2: not YAML: did not find expected node "
+                                        "content"]
+    assert gate_problems(str(tmp_path / "missing.yaml")) == [
+        f"gate_lifecycle.source: '{tmp_path / 'missing.yaml'}': no such file or directory, and not github:OWNER/REPO"]
+    assert gate_problems("github:kubernetes/kubernetes") == []

@@ -1,0 +1,110 @@
+"""``--publish files``: a page saved during the run is never overwritten; owner, group and mode are kept."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config
+from bot.errors import PublishError
+from bot.plan.planner import plan_sync
+from bot.publish.files import PageChanged, write_files
+from bot.publish.directory import DirectoryWiki
+from tests.publishutil import PAGE, PAGE_PATH, keps, page
+from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+
+PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
+HUMAN = "| 9999-new-idea | x | provisional / - | - / - / - | saved by a human meanwhile |\n"
+
+
+@pytest.fixture
+def wiki(tmp_path) -> Path:
+    (tmp_path / "wiki" / "docs").mkdir(parents=True)
+    (tmp_path / "wiki" / PAGE_PATH).write_text(PAGE)
+    return tmp_path / "wiki"
+
+
+def config() -> Config:
+    return Config.model_validate({"publish": "files", "wiki": {"pages": [PAGE_PATH]}})
+
+
+def plan_for(cfg: Config, pages: dict[str, bytes]):
+    return plan_sync(cfg, keps(), pages)
+
+
+def test_a_page_saved_while_planning_is_planned_again_and_keeps_the_edit(wiki):
+    cfg = config()
+    backend = DirectoryWiki(wiki, [PAGE_PATH])
+    first = plan_for(cfg, backend.read().pages)
+    edited = PAGE.replace("\nEnd.\n", HUMAN + "\nEnd.\n")
+    (wiki / PAGE_PATH).write_text(edited)
+    seen = []
+
+    def replan(base):
+        seen.append(base.pages[PAGE_PATH])
+        return plan_for(cfg, base.pages)
+
+    landing = backend.land(first, replan)
+    assert seen == [edited.encode()]
+    assert landing.written == [PAGE_PATH]
+    assert (wiki / PAGE_PATH).read_text() == PROMOTED.replace("\nEnd.\n", HUMAN + "\nEnd.\n")
+
+
+def test_an_unchanged_page_lands_the_plan_as_given(wiki):
+    cfg = config()
+    backend = DirectoryWiki(wiki, [PAGE_PATH])
+    plan = plan_for(cfg, backend.read().pages)
+    landing = backend.land(plan, lambda _: pytest.fail("replanned an unchanged page"))
+    assert landing.plan is plan and (wiki / PAGE_PATH).read_text() == PROMOTED
+
+
+def test_a_page_that_keeps_changing_stops_the_run_without_writing(wiki):
+    cfg = config()
+    backend = DirectoryWiki(wiki, [PAGE_PATH])
+    plan = plan_for(cfg, backend.read().pages)
+    edits = iter(range(10))
+
+    def replan(base):
+        (wiki / PAGE_PATH).write_text(PAGE + f"edit {next(edits)}\n")
+        return plan_for(cfg, base.pages)
+
+    (wiki / PAGE_PATH).write_text(PAGE + "first edit\n")
+    with pytest.raises(PublishError) as caught:
+        backend.land(plan, replan)
+    assert str(caught.value) == f"{wiki}: the pages kept changing while kep-sync planned; try again"
+    assert (wiki / PAGE_PATH).read_text() == PAGE + "edit 2\n"
+
+
+def test_write_files_compares_the_bytes_just_before_replacing(tmp_path):
+    one, two = tmp_path / "one.md", tmp_path / "two.md"
+    one.write_bytes(b"one\n")
+    two.write_bytes(b"two, saved meanwhile\n")
+    with pytest.raises(PageChanged) as caught:
+        write_files({one: b"ONE\n", two: b"TWO\n"}, expected={one: b"one\n", two: b"two\n"})
+    assert str(caught.value) == (f"{two}: changed on disk while kep-sync was planning; nothing was written "
+                                 "(run again to plan from the new page)")
+    assert caught.value.path == two
+    assert (one.read_bytes(), two.read_bytes()) == (b"one\n", b"two, saved meanwhile\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.md", "two.md"]  # no temporary file left
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a file to another user")
+def test_root_keeps_the_owner_group_and_mode_of_a_replaced_page(tmp_path):
+    path = tmp_path / "page.md"
+    path.write_bytes(b"old\n")
+    os.chown(path, 65534, 65533)
+    os.chmod(path, 0o664)
+    write_files({path: b"new\n"}, expected={path: b"old\n"})
+    st = path.stat()
+    assert (path.read_bytes(), st.st_uid, st.st_gid, st.st_mode & 0o7777) == (b"new\n", 65534, 65533, 0o664)
+
+
+def test_an_ordinary_user_keeps_the_mode_and_its_own_owner(tmp_path):
+    path = tmp_path / "page.md"
+    path.write_bytes(b"old\n")
+    os.chmod(path, 0o640)
+    write_files({path: b"new\n"})
+    st = path.stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == (os.geteuid(), os.getegid(), 0o640)
