@@ -43,7 +43,7 @@ class PublishError(KepSyncError):
 
 class ReportNotWritten(PublishError):
     """The pages landed (written, committed or pull request opened) but the final ``--report`` could not be
-    written. ``outcome``: the :class:`~bot.publish.backend.Landing` that landed, so the caller can still print
+    written. ``outcome``: the :class:`~bot.publish.backend.Publication` that landed, so the caller can still print
     the changelog and pull request and must not call the publish failed. Exit code 1."""
 
     def __init__(self, message: str, outcome):

@@ -24,7 +24,7 @@ from bot.publish.labels import REGENERATE_LABEL
 
 if TYPE_CHECKING:
     from bot.config import Config
-    from bot.publish.backend import Landing
+    from bot.publish.backend import Publication
 
 #: The ``pull_request`` settings kep-sync applies only when it opens the pull request (``--publish github``),
 #: with the ``gh pr create`` option that does the same.
@@ -34,11 +34,11 @@ GITHUB_ONLY = (("labels", "--label"), ("reviewers", "--reviewer"), ("team_review
 BODY_FILE = "pull-request-body.md"
 
 
-def row_counts(landing: Landing) -> dict[str, tuple[int, int]]:
-    """``{page: (rows changed, rows added)}`` for the pages ``landing`` wrote: a changed row is one line with
+def row_counts(publication: Publication) -> dict[str, tuple[int, int]]:
+    """``{page: (rows changed, rows added)}`` for the pages ``publication`` wrote: a changed row is one line with
     an applied change (several fields count once), an added row one applied ``added`` change."""
-    counts: dict[str, tuple[set[int], int]] = {page: (set(), 0) for page in landing.written}
-    for change in landing.plan.changes:
+    counts: dict[str, tuple[set[int], int]] = {page: (set(), 0) for page in publication.written}
+    for change in publication.plan.changes:
         if change.applied and change.page in counts:
             lines, added = counts[change.page]
             if change.kind == "added":
@@ -48,30 +48,30 @@ def row_counts(landing: Landing) -> dict[str, tuple[int, int]]:
     return {page: (len(lines), added) for page, (lines, added) in counts.items()}
 
 
-def files_lines(landing: Landing, wiki_dir: str) -> list[str]:
+def files_lines(publication: Publication, wiki_dir: str) -> list[str]:
     """``wrote PAGE: N rows changed, M added`` per page written under ``wiki_dir``, or that none was."""
-    if not landing.written:
+    if not publication.written:
         return [f"kep-sync: no page written under {wiki_dir}: the pages already match"]
     return [f"kep-sync: wrote {Path(wiki_dir, page)}: {_rows(changed, added)}"
-            for page, (changed, added) in row_counts(landing).items()]
+            for page, (changed, added) in row_counts(publication).items()]
 
 
 def _rows(changed: int, added: int) -> str:
     return f"{changed} row{'s' if changed != 1 else ''} changed, {added} added"
 
 
-def git_lines(config: Config, landing: Landing) -> list[str]:
+def git_lines(config: Config, publication: Publication) -> list[str]:
     """The branch, the commit and the commands to push it and open the pull request (run in ``wiki.dir``);
     the pull request body goes to :data:`BODY_FILE` beside ``pull-request.md``. Nothing to push (no
     ``pull-request.md``) or a blocked run: one line saying so. Raises :class:`PublishError` when the body
     file cannot be written."""
     wiki, branch = config.wiki.dir, config.pull_request.branch
-    if landing.blocked:
+    if publication.blocked:
         return [f"kep-sync: blocked: the branch {branch} in {wiki} has commits kep-sync did not make; nothing was "
                 "committed (delete the branch to let kep-sync start it afresh)"]
-    if not landing.url:
+    if not publication.url:
         return [f"kep-sync: nothing to commit: the base of {wiki} already has these rows (no branch {branch})"]
-    pr_file = Path(landing.url)
+    pr_file = Path(publication.url)
     title, _, body = pr_file.read_text(encoding="utf-8").partition("\n\n")
     body_file = pr_file.with_name(BODY_FILE)
     try:
@@ -79,7 +79,7 @@ def git_lines(config: Config, landing: Landing) -> list[str]:
     except OSError as exc:
         raise PublishError(f"{body_file}: cannot write: {exc.strerror or exc}") from None
     commit = _branch_head(wiki, branch)
-    what = f"{len(landing.written)} page(s) committed" if landing.written else "already up to date"
+    what = f"{len(publication.written)} page(s) committed" if publication.written else "already up to date"
     create = ["gh", "pr", "create", "--head", branch, "--title", title, "--body-file", str(body_file)]
     if config.wiki.base:
         create += ["--base", config.wiki.base]
@@ -123,14 +123,14 @@ def gh_options(config: Config) -> list[str]:
     return out
 
 
-def action_outputs(landing: Landing | None, failed: bool = False) -> dict[str, str]:
+def action_outputs(publication: Publication | None, failed: bool = False) -> dict[str, str]:
     """The step outputs of ``action.yml``: ``pull-request-number`` and ``pull-request-url`` (``""`` when there
     is none) and ``pull-request-operation`` (``created``, ``updated``, ``closed``, ``blocked`` or ``none``)."""
-    if landing is None or failed:
+    if publication is None or failed:
         return {"pull-request-number": "", "pull-request-url": "", "pull-request-operation": "none"}
-    url = landing.url if re.match(r"^https?://", landing.url or "") else ""
+    url = publication.url if re.match(r"^https?://", publication.url or "") else ""
     number = re.search(r"/pull/([0-9]+)$", url)
-    operation = landing.operation or ("blocked" if landing.blocked else "none")
+    operation = publication.operation or ("blocked" if publication.blocked else "none")
     return {"pull-request-number": number.group(1) if number else "", "pull-request-url": url,
             "pull-request-operation": operation}
 

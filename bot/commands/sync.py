@@ -4,7 +4,7 @@
     wiki = open_wiki(config)                         # a wiki backend: directory | git clone | GitHub
     base = wiki.read()                               # the pages at the base
     plan = plan_sync(config, snapshot, base.pages)   # wiki -> diff / evidence -> changelog (pure)
-    landing = wiki.land(plan, replan)                # publish; replan: for a base that moved
+    publication = wiki.publish(plan, replan)                # publish; replan: for a base that moved
 
 Nothing below imports this module; :mod:`bot.cli` and :mod:`bot.service.job` call :func:`run_sync`.
 """
@@ -24,7 +24,7 @@ from bot.errors import ConfigError, KepSyncError, PublishError, ReportNotWritten
 from bot.plan.planner import SyncPlan, page_url, plan_sync
 from bot.publish.files import write_files
 from bot.sources.enhancements import load_snapshot
-from bot.publish.backend import Base, Landing, Wiki
+from bot.publish.backend import Base, Publication, Wiki
 from bot.publish.directory import DirectoryWiki
 
 if TYPE_CHECKING:
@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from bot.model.gates import Lifecycle
 
 
-#: What :func:`run_sync` did: the plan that landed, the pages ``written``, the pull request ``url`` and
-#: ``blocked`` (see :class:`~bot.publish.backend.Landing`); for ``--publish none`` the plan and nothing else.
-SyncOutcome = Landing
+#: What :func:`run_sync` did: the plan that was published, the pages ``written``, the pull request ``url`` and
+#: ``blocked`` (see :class:`~bot.publish.backend.Publication`); for ``--publish none`` the plan and nothing else.
+SyncOutcome = Publication
 
 
 def release_notes_loader(config: Config, counter: RequestCounter | None = None
@@ -193,14 +193,14 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
                   history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
                   renames: Mapping[tuple[int, str], Rename] | None = None,
                   gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None) -> SyncOutcome:
-    """Read the pages from ``wiki``, plan against ``snapshot`` and, unless ``config.publish`` is ``none``, land.
+    """Read the pages from ``wiki``, plan against ``snapshot`` and, unless ``config.publish`` is ``none``, publish.
 
     ``only``, ``today``, ``release_notes``, ``history``, ``renames`` and ``gates`` go to
     :func:`bot.plan.planner.plan_sync`.
-    The JSON report (:func:`run_report`) goes to ``report_path`` when given, after landing, from the plan
-    that landed; in every publishing mode a first report saying nothing was written yet goes there before
+    The JSON report (:func:`run_report`) goes to ``report_path`` when given, after publication, from the plan
+    that was published; in every publishing mode a first report saying nothing was written yet goes there before
     any page is written or committed (so a bad ``--report`` lands nothing). When the final report cannot
-    be written after a landing, :class:`ReportNotWritten` carries the landed outcome. A failed run still writes its report
+    be written after a publication, :class:`ReportNotWritten` carries the published outcome. A failed run still writes its report
     (``result: failed``, ``error``) when it can, then raises. Raises a
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
@@ -214,20 +214,20 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
     try:
         plan = replan(_read(wiki, config))
         if config.publish == "none":
-            landing = SyncOutcome(plan, [], "")
+            publication = SyncOutcome(plan, [], "")
         else:
             # Every mode: a report path that cannot be written stops the run before anything lands.
             verb = "written" if config.publish == "files" else "committed"
             _write_report(report_path, run_report(config, snapshot, plan, None,
                                                   error=f"stopped before the pages were {verb}"))
-            landing = wiki.land(plan, replan)
+            publication = wiki.publish(plan, replan)
     except KepSyncError as exc:
         if not isinstance(exc, _ReportError):
             write_failure_report(report_path, config, snapshot, plan, exc)
         raise
-    outcome = SyncOutcome(landing.plan, landing.written, landing.url, landing.blocked, landing.operation)
+    outcome = SyncOutcome(publication.plan, publication.written, publication.url, publication.blocked, publication.operation)
     try:
-        _write_report(report_path, run_report(config, snapshot, landing.plan, landing))
+        _write_report(report_path, run_report(config, snapshot, publication.plan, publication))
     except _ReportError as exc:
         raise ReportNotWritten(str(exc).removeprefix("report "), outcome) from None
     return outcome
@@ -311,13 +311,13 @@ def run_audit(config: Config, *, only: Collection[int] | None = None, report_pat
 
 
 def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | AuditPlan | None,
-               landing: Landing | None, *, error: str = "") -> dict:
+               publication: Publication | None, *, error: str = "") -> dict:
     """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.report` of the ``plan`` plus what happened.
 
     ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is read).
 
-    - ``publish``: the mode; ``result``: ``ok``, ``blocked`` (``landing.blocked``) or ``failed`` (``error``
-      given, or no ``landing``); ``error`` only on failure; ``pull_request``: the URL or ``null``;
+    - ``publish``: the mode; ``result``: ``ok``, ``blocked`` (``publication.blocked``) or ``failed`` (``error``
+      given, or no ``publication``); ``error`` only on failure; ``pull_request``: the URL or ``null``;
     - ``pull_request_file``: for ``git``, the path of the ``pull-request.md`` written, else ``null``;
     - ``pages_written``: the pages this run wrote (``files``) or committed (``git``, ``github``), sorted;
     - each change: ``proposed`` (the plan changes this row: ``Change.applied``) and ``applied``, true only
@@ -334,14 +334,14 @@ def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | Audit
         base = changelog.report(snapshot, [], snapshot.all_problems())
     else:
         base = {"revision": "", "changes": [], "problems": []}
-    failed = bool(error) or landing is None
-    written = sorted(landing.written) if landing is not None and not failed and not landing.blocked else []
-    result = "failed" if failed else "blocked" if landing.blocked else "ok"
+    failed = bool(error) or publication is None
+    written = sorted(publication.written) if publication is not None and not failed and not publication.blocked else []
+    result = "failed" if failed else "blocked" if publication.blocked else "ok"
     out = {**base, "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written}
                                for c in base["changes"]],
            "publish": config.publish, "result": result, "pages_written": written,
-           "pull_request": (landing.url or None) if landing is not None and config.publish == "github" else None,
-           "pull_request_file": (landing.url or None) if landing is not None and config.publish == "git" else None}
+           "pull_request": (publication.url or None) if publication is not None and config.publish == "github" else None,
+           "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git" else None}
     if failed:
         out["error"] = error or "the run did not finish"
     return out

@@ -4,7 +4,7 @@
 the snapshot (:mod:`bot.plan.diff`), reviews the proposed changes against release
 notes when given (:mod:`bot.plan.evidence`) and renders the changelog and JSON report
 (:mod:`bot.plan.changelog`). No I/O here except a release-notes loader the caller
-passes in; :mod:`bot.commands.sync` does the reading and the landing.
+passes in; :mod:`bot.commands.sync` does the reading and the publication.
 """
 
 from __future__ import annotations

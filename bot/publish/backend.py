@@ -1,11 +1,11 @@
-"""Wiki backends: where the pages are read at a base and where a proposal lands.
+"""Wiki backends: where the pages are read at a base and where a proposal is published.
 
 Every backend has the two jobs of :class:`Wiki` and nothing else; :mod:`bot.commands.sync`
-drives them (read, plan, land) and nothing here plans or imports :mod:`bot.commands.sync`.
+drives them (read, plan, publish) and nothing here plans or imports :mod:`bot.commands.sync`.
 
-- :mod:`bot.publish.directory`: pages in a directory; land = rewrite the files (all or none).
-- :mod:`bot.publish.git`: a local clone; land = one commit on the bot branch + ``pull-request.md``.
-- :mod:`bot.publish.github`: a GitHub repository through the API; land = one commit + a pull request.
+- :mod:`bot.publish.directory`: pages in a directory; publish = rewrite the files (all or none).
+- :mod:`bot.publish.git`: a local clone; publish = one commit on the bot branch + ``pull-request.md``.
+- :mod:`bot.publish.github`: a GitHub repository through the API; publish = one commit + a pull request.
 
 The pull request body, its state marker, fingerprints and the ownership rule of the
 bot branch live in :mod:`bot.publish`, which the git and GitHub backends use.
@@ -33,12 +33,12 @@ class Base(NamedTuple):
     max_chars: int = DEFAULT_MAX_BODY_CHARS
 
 
-class Landing(NamedTuple):
-    """What :meth:`Wiki.land` did: the ``plan`` it landed (a new one when the base moved), the pages
+class Publication(NamedTuple):
+    """What :meth:`Wiki.publish` did: the ``plan`` it published (a new one when the base moved), the pages
     ``written`` (files rewritten, or pages in the commit made this run; ``[]`` when none), the pull request
     ``url`` (or ``pull-request.md`` path; ``""`` when none) and ``blocked``: True when a commit kep-sync did
     not make on the bot branch stopped the update (a human must act). ``operation``: what happened to the
-    pull request, ``created``, ``updated``, ``closed``, ``blocked`` or ``none`` (``""``: not a GitHub landing)."""
+    pull request, ``created``, ``updated``, ``closed``, ``blocked`` or ``none`` (``""``: not a GitHub publication)."""
 
     plan: SyncPlan
     written: list[str]
@@ -47,19 +47,19 @@ class Landing(NamedTuple):
     operation: str = ""
 
 
-#: Re-plan against a base that moved while landing: ``Base -> SyncPlan`` (a callback from :mod:`bot.commands.sync`).
+#: Re-plan against a base that moved while publication: ``Base -> SyncPlan`` (a callback from :mod:`bot.commands.sync`).
 Replan = Callable[[Base], "SyncPlan"]
 
 
 class Wiki(Protocol):
-    """A wiki backend for one run: :meth:`read`, then at most one :meth:`land`."""
+    """A wiki backend for one run: :meth:`read`, then at most one :meth:`publish`."""
 
     def read(self) -> Base:
         """The configured pages at the base. Raises :class:`~bot.errors.ConfigError` (exit 2) naming
         ``wiki.pages`` for a page that does not exist or is not a file, a
         :class:`~bot.errors.KepSyncError` subclass when the wiki cannot be read."""
 
-    def land(self, plan: SyncPlan, replan: Replan) -> Landing:
+    def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
         """Land ``plan`` (made from :meth:`read`'s pages); ``replan`` rebuilds it when the base moved.
         Raises :class:`~bot.errors.PublishError` on failure, leaving the wiki untouched."""
 

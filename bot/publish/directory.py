@@ -1,4 +1,4 @@
-"""The wiki as a directory of pages: read them as they are; land = rewrite the changed ones, all or none."""
+"""The wiki as a directory of pages: read them as they are; publish = rewrite the changed ones, all or none."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from bot.errors import PublishError, WikiError
 from bot.log import get_logger
 from bot.publish.files import publish_files
-from bot.publish.backend import Base, Landing, Replan, page_error
+from bot.publish.backend import Base, Publication, Replan, page_error
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
@@ -51,7 +51,7 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
 class DirectoryWiki:
     """:class:`~bot.publish.backend.Wiki` over the directory ``wiki_dir`` and its ``pages`` (relative paths)."""
 
-    #: How often :meth:`land` plans again for pages that keep changing before it gives up.
+    #: How often :meth:`publish` plans again for pages that keep changing before it gives up.
     MAX_REPLANS = 3
 
     def __init__(self, wiki_dir: Path, pages: list[str], once: Collection[str] = ()):
@@ -64,7 +64,7 @@ class DirectoryWiki:
         self.base = Base(read_wiki_pages(self.wiki_dir, self.pages, self.once))
         return self.base
 
-    def land(self, plan: SyncPlan, replan: Replan) -> Landing:
+    def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
         """Rewrite the changed pages in place, all or none (:func:`bot.publish.files.publish_files`).
 
         The pages are read again first: when any differs from what ``plan`` was made from (saved by a
@@ -82,4 +82,4 @@ class DirectoryWiki:
             plan = replan(self.base)
         else:
             raise PublishError(f"{self.wiki_dir}: the pages kept changing while kep-sync planned; try again")
-        return Landing(plan, publish_files(self.wiki_dir, plan.changed_pages(), self.base.pages))
+        return Publication(plan, publish_files(self.wiki_dir, plan.changed_pages(), self.base.pages))

@@ -1,4 +1,4 @@
-"""The wiki as a local git clone: read the pages at the base; land = one commit on the bot branch + the PR text.
+"""The wiki as a local git clone: read the pages at the base; publish = one commit on the bot branch + the PR text.
 
 ``--publish git --wiki DIR``: the pages are read at the base head (``wiki.base``,
 default the checked-out branch), never from the working tree; the commit is
@@ -15,7 +15,7 @@ the rows -> the bot branch is deleted. The pull request title and body go to
 ``<git dir>/kep-sync/pull-request.md``: the title on the first line, a blank
 line, then the body (bot section with the hidden state marker; text written
 outside the section survives). When the base moved between reading and
-landing, the pages are read again and the orchestrator's ``replan`` callback
+publication, the pages are read again and the orchestrator's ``replan`` callback
 rebuilds the plan before anything is committed.
 """
 
@@ -35,7 +35,7 @@ from bot.publish import pull_request as prmod
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.redact import redact
-from bot.publish.backend import Base, Landing, Replan, page_error
+from bot.publish.backend import Base, Publication, Replan, page_error
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
@@ -74,12 +74,12 @@ class GitWiki:
 
     :meth:`read` raises :class:`PublishError` when the base cannot be resolved or the bot branch is checked
     out; :class:`ConfigError` (exit 2) naming ``wiki.dir`` when it is not a git work tree and ``wiki.pages``
-    for a page that is not a regular file at the base. :meth:`land` moves the bot branch head only
+    for a page that is not a regular file at the base. :meth:`publish` moves the bot branch head only
     when it is kep-sync's own commit (:mod:`bot.publish.ownership`); commits are made as
     ``kep-sync <kep-sync@users.noreply.github.com>``.
     """
 
-    #: How often :meth:`land` follows a base that keeps moving before it gives up.
+    #: How often :meth:`publish` follows a base that keeps moving before it gives up.
     MAX_REPLANS = 3
 
     def __init__(self, config: Config, wiki_dir: Path):
@@ -145,10 +145,10 @@ class GitWiki:
         self.modes, self.blobs, pages = _read_pages(self.git, base, self.base_name, self.config.pages_to_read())
         return Base(pages, base, prmod.changelog_budget(self.body))
 
-    def land(self, plan: SyncPlan, replan: Replan) -> Landing:
+    def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
         """Commit ``plan``'s pages on the bot branch and write ``pull-request.md``.
 
-        Returns a :class:`~bot.publish.backend.Landing` whose ``url`` is the path of pull-request.md
+        Returns a :class:`~bot.publish.backend.Publication` whose ``url`` is the path of pull-request.md
         (``""`` when nothing is proposed or a foreign commit blocks the branch; then ``blocked`` is
         True) and ``written`` the pages in the commit made by this run (``[]`` when none).
         """
@@ -160,9 +160,9 @@ class GitWiki:
             plan = replan(self._read_base(moved))
         else:
             raise PublishError(f"{self.wiki_dir}: wiki.base {self.base_name!r} kept moving; try again")
-        return self._land(plan)
+        return self._publish(plan)
 
-    def _land(self, plan: SyncPlan) -> Landing:
+    def _publish(self, plan: SyncPlan) -> Publication:
         git, ref, log, base, modes, body, pr_file = (self.git, self.ref, self.log, self.base, self.modes, self.body,
                                                      self.pr_file)
         proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated), base,
@@ -180,7 +180,7 @@ class GitWiki:
                                lambda: head_tree() == tree()):
                 log.warning("the bot branch has commits kep-sync did not make; not updating it (delete the branch "
                             "to let kep-sync start it afresh)", head=head)
-                return Landing(plan, [], "", blocked=True)
+                return Publication(plan, [], "", blocked=True)
             head_state = prmod.parse_trailers(message)
         if not plan.changed_pages():
             if head and self._refuse_checked_out():
@@ -190,24 +190,24 @@ class GitWiki:
                 git.run("update-ref", "-d", ref, head)
                 pr_file.unlink(missing_ok=True)
                 log.info("the base already has these rows; bot branch deleted", base=base)
-            return Landing(plan, [], "")
+            return Publication(plan, [], "")
         title = self.config.pull_request.title or plan.changelog.title
         if head_state is not None and (head_state.fingerprint, head_state.pages) == (proposal.fingerprint,
                                                                                      proposal.pages):
             _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
             log.info("bot branch is up to date", head=head)
-            return Landing(plan, [], str(pr_file))
+            return Publication(plan, [], str(pr_file))
         if head and head_tree() == tree():
             # Same pages as the head (e.g. only the page set changed): a commit would be empty.
             _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
             log.info("bot branch already has these pages; no commit", head=head)
-            return Landing(plan, [], str(pr_file))
+            return Publication(plan, [], str(pr_file))
         fast_forward = head_state is not None and head_state.base == base
         new = _commit(git, plan, proposal, tree(), head if fast_forward else base)
         self._move_branch(new, head)
         _write_pr_file(pr_file, title, body, plan, proposal._replace(head=new))
         log.info("bot branch updated", head=new, fast_forward=fast_forward)
-        return Landing(plan, sorted(plan.changed_pages()), str(pr_file))
+        return Publication(plan, sorted(plan.changed_pages()), str(pr_file))
 
 
 def _worktree_of(git: _Git, ref: str) -> str | None:

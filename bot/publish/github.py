@@ -1,8 +1,8 @@
-"""The wiki as a GitHub repository (PyGithub): read the pages at the base; land = one commit + one pull request.
+"""The wiki as a GitHub repository (PyGithub): read the pages at the base; publish = one commit + one pull request.
 
 :meth:`GitHubWiki.read` lists the bot's pull requests (one request), reads the
 base branch head and the pages at it through the API (no clone);
-:meth:`GitHubWiki.land` then acts on the open bot pull request, if any:
+:meth:`GitHubWiki.publish` then acts on the open bot pull request, if any:
 
 - same proposal on the same page blobs -> nothing (zero writes);
 - new proposal or a page changed on the base -> one commit with all changed
@@ -17,7 +17,7 @@ request; ``since`` from the hidden state marker) and checks the role of each
 author of a new ``/kep-sync`` command (one request per author):
 :mod:`bot.publish.comment_commands`. The pages it returns carry the ignore markers of
 every ignore command carried out on this pull request (so the plan reads them,
-and the commit writes them); :meth:`GitHubWiki.land` then records the commands
+and the commit writes them); :meth:`GitHubWiki.publish` then records the commands
 in the state marker and answers each with one reply comment.
 
 Without an open pull request a new one is opened, except when a bot pull
@@ -58,7 +58,7 @@ from bot.publish.auth import GitHubApiError, GitHubSession, connect
 from bot.publish.controls import CONTROLS_SUMMARY
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
-from bot.publish.backend import Base, Landing, Replan, page_error
+from bot.publish.backend import Base, Publication, Replan, page_error
 from bot.wiki.marking import mark_kep
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class GitHubWiki:
     Make it with :meth:`connect`. ``read_only`` (the dry run): :meth:`read` makes only the reads
     of the pages (the default branch when ``wiki.base`` is unset (1), the base branch (1), each
     page (1, 2 over 1 MB)) and credentials are optional (anonymous reads work for a public
-    repository); :meth:`land` is then refused.
+    repository); :meth:`publish` is then refused.
     """
 
     @classmethod
@@ -125,10 +125,10 @@ class GitHubWiki:
         budget = prmod.changelog_budget(self.open_pr.body if self.open_pr else None)
         return Base(pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores)))
 
-    def land(self, plan: SyncPlan, replan: Replan) -> Landing:
+    def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
         """Open or update the bot pull request for ``plan`` (see the module docstring).
 
-        Returns a :class:`~bot.publish.backend.Landing`: ``written`` lists the pages in the commit made
+        Returns a :class:`~bot.publish.backend.Publication`: ``written`` lists the pages in the commit made
         by this run (``[]`` when none), ``url`` the pull request (``""`` when there is none),
         ``blocked`` is True when a foreign commit on the bot branch stopped the update. Raises
         :class:`~bot.errors.PublishError` when the API keeps failing (the branch never points at a
@@ -149,14 +149,14 @@ class GitHubWiki:
         proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated + marks),
                            self.base_sha, prmod.pages_digest(self.blobs), **self._commands_state())
         if self.open_pr is None:
-            landing = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
-            return landing._replace(operation="created" if landing.url else "none")
+            publication = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
+            return publication._replace(operation="created" if publication.url else "none")
         self.head_after = ""
-        landing = self._update(self.open_pr, plan, proposal, self.base_tree)
-        self._answer(self.open_pr, landing)
-        operation = ("blocked" if landing.blocked else "closed" if not landing.url
-                     else "updated" if landing.written else "none")
-        return landing._replace(operation=operation)
+        publication = self._update(self.open_pr, plan, proposal, self.base_tree)
+        self._answer(self.open_pr, publication)
+        operation = ("blocked" if publication.blocked else "closed" if not publication.url
+                     else "updated" if publication.written else "none")
+        return publication._replace(operation=operation)
 
     # -------------------------------------------------- commands in comments
     def _read_commands(self, pr: PullRequest) -> tuple[list[cmd.Command], tuple[int, str]]:
@@ -236,15 +236,15 @@ class GitHubWiki:
         if self.commands and state != prmod.parse_state(pr.body):
             self.call(f"update pull request #{pr.number}", pr.edit, body=prmod.with_state(pr.body, state))
 
-    def _answer(self, pr: PullRequest, landing: Landing) -> None:
+    def _answer(self, pr: PullRequest, publication: Publication) -> None:
         """One reply comment per command read this run."""
         for command in self.commands:
-            self._comment(pr, self._reply(command, landing))
+            self._comment(pr, self._reply(command, publication))
 
-    def _reply(self, c: cmd.Command, landing: Landing) -> str:
+    def _reply(self, c: cmd.Command, publication: Publication) -> str:
         if c.error:
             return cmd.not_done(c, c.error)
-        head = "" if landing.blocked else self.head_after
+        head = "" if publication.blocked else self.head_after
         if c.verb == "ignore":
             return cmd.ignore_done(c, self.ignores[cmd.ignored_rule(c)], head)
         if c.verb == "regenerate":
@@ -292,7 +292,7 @@ class GitHubWiki:
         return pages, blobs
 
     # --------------------------------------------------------- open pull request
-    def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> Landing:
+    def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> Publication:
         state = prmod.parse_state(pr.body)
         labelled = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
         regenerate = labelled or any(c.verb == "regenerate" and not c.error for c in self.commands)
@@ -302,15 +302,15 @@ class GitHubWiki:
         if not ours and not regenerate:
             self._note_foreign(pr)
             self._record(pr, recorded)
-            return Landing(plan, [], pr.html_url, blocked=True)
+            return Publication(plan, [], pr.html_url, blocked=True)
         if not plan.changed_pages():
             self._close_superseded(pr, recorded, proposal.base)
-            return Landing(plan, [], "")
+            return Publication(plan, [], "")
         if ours and not regenerate and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
             self.log.info("pull request is up to date", pull_request=pr.number)
             self._record(pr, recorded)
             self.head_after = pr.head.sha
-            return Landing(plan, [], pr.html_url)
+            return Publication(plan, [], pr.html_url)
         fast_forward = ours and not regenerate and state.base == proposal.base
         if fast_forward and state.fingerprint == proposal.fingerprint and self._same_tree(proposal.base, pr.head.sha,
                                                                                            plan):
@@ -320,7 +320,7 @@ class GitHubWiki:
             self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
             self.log.info("bot branch already has these pages; no commit", pull_request=pr.number)
             self.head_after = pr.head.sha
-            return Landing(plan, [], pr.html_url)
+            return Publication(plan, [], pr.html_url)
         parent = pr.head.sha if fast_forward else proposal.base
         new_head = self._commit(plan, proposal, base_tree, parent).sha
         self._move_branch(new_head, force=not fast_forward)
@@ -333,7 +333,7 @@ class GitHubWiki:
                       recover=lambda: None if any(label.name == prmod.REGENERATE_LABEL for label in pr.get_labels())
                       else True)
         self.log.info("pull request updated", pull_request=pr.number, head=new_head, fast_forward=fast_forward)
-        return Landing(plan, sorted(plan.changed_pages()), pr.html_url)
+        return Publication(plan, sorted(plan.changed_pages()), pr.html_url)
 
     def _is_ours(self, head: str, recorded: str, bot_identity: Callable[[], str], base: str, plan: SyncPlan) -> bool:
         """True when branch head ``head`` is the bot's commit (:mod:`bot.publish.ownership`).
@@ -412,17 +412,17 @@ class GitHubWiki:
 
     # ---------------------------------------------------------- new pull request
     def _open(self, pulls: list[PullRequest], plan: SyncPlan, proposal: PrState, base_name: str,
-              base_tree: str) -> Landing:
+              base_tree: str) -> Publication:
         if not plan.changed_pages():
             self.log.info("wiki is up to date; no pull request needed")
-            return Landing(plan, [], "")
+            return Publication(plan, [], "")
         closed = [(p, prmod.parse_state(p.body)) for p in pulls if p.state == "closed" and p.merged_at is None]
         rejected = [(p, s) for p, s in closed if s is not None and s.status != "superseded"]
         same = next((p for p, s in rejected if s.fingerprint == proposal.fingerprint), None)
         if same is not None:
             self.log.warning("this proposal was closed without merge; not reopening it", pull_request=same.number,
                              fingerprint=proposal.fingerprint)
-            return Landing(plan, [], "")
+            return Publication(plan, [], "")
         made = self._commit(plan, proposal, base_tree, proposal.base)
         new_head = made.sha
         self._create_branch(new_head, {s.head for _, s in closed if s is not None}, _who(made.committer), plan,
@@ -434,7 +434,7 @@ class GitHubWiki:
                        recover=lambda: self._open_pull(base_name, new_head))
         self._decorate(pr)
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
-        return Landing(plan, sorted(plan.changed_pages()), pr.html_url)
+        return Publication(plan, sorted(plan.changed_pages()), pr.html_url)
 
     def _create_branch(self, sha: str, known_heads: set[str], identity: str, plan: SyncPlan, base: str) -> None:
         """Create the bot branch at ``sha``; a leftover branch is moved only when its head is the bot's.

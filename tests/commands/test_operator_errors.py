@@ -93,15 +93,15 @@ def test_a_report_lost_after_the_commit_says_the_publish_succeeded(tmp_path, cap
 
     wiki, argv = _git_wiki(tmp_path)
     report = tmp_path / "r.json"
-    land = GitWiki.land
+    publish = GitWiki.publish
 
-    def land_then_lose_the_report(self, plan, replan):
-        landing = land(self, plan, replan)
+    def publish_then_lose_the_report(self, plan, replan):
+        publication = publish(self, plan, replan)
         report.unlink()
         report.mkdir()  # the report path becomes unwritable after the commit
-        return landing
+        return publication
 
-    monkeypatch.setattr(GitWiki, "land", land_then_lose_the_report)
+    monkeypatch.setattr(GitWiki, "publish", publish_then_lose_the_report)
     assert main([*argv, "--report", str(report)]) == 1
     out, err = capsys.readouterr()
     assert out.startswith("# Update KEP matrix: 2 changes in 1 KEP")
@@ -411,19 +411,19 @@ def test_serve_keeps_a_landed_sync_ok_when_its_report_is_lost_after_landing(tmp_
     def sync_then_lose_the_report(config, counter=None, report_path=None, upstream=None):
         import bot.publish.directory as directory
 
-        real = directory.DirectoryWiki.land
+        real = directory.DirectoryWiki.publish
 
-        def land(self, plan, replan):
-            landing = real(self, plan, replan)
+        def publish(self, plan, replan):
+            publication = real(self, plan, replan)
             report_path.unlink()
             report_path.mkdir()  # the report cannot be replaced after the pages were written
-            return landing
+            return publication
 
-        directory.DirectoryWiki.land = land
+        directory.DirectoryWiki.publish = publish
         try:
             return run_sync(config, counter=counter, report_path=report_path)
         finally:
-            directory.DirectoryWiki.land = real
+            directory.DirectoryWiki.publish = real
 
     config = load_config(write_setup(tmp_path, API))
     last = tmp_path / "st" / "last-run"

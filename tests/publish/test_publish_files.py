@@ -46,9 +46,9 @@ def test_a_page_saved_while_planning_is_planned_again_and_keeps_the_edit(wiki):
         seen.append(base.pages[PAGE_PATH])
         return plan_for(cfg, base.pages)
 
-    landing = backend.land(first, replan)
+    publication = backend.publish(first, replan)
     assert seen == [edited.encode()]
-    assert landing.written == [PAGE_PATH]
+    assert publication.written == [PAGE_PATH]
     assert (wiki / PAGE_PATH).read_text() == PROMOTED.replace("\nEnd.\n", HUMAN + "\nEnd.\n")
 
 
@@ -56,8 +56,8 @@ def test_an_unchanged_page_lands_the_plan_as_given(wiki):
     cfg = config()
     backend = DirectoryWiki(wiki, [PAGE_PATH])
     plan = plan_for(cfg, backend.read().pages)
-    landing = backend.land(plan, lambda _: pytest.fail("replanned an unchanged page"))
-    assert landing.plan is plan and (wiki / PAGE_PATH).read_text() == PROMOTED
+    publication = backend.publish(plan, lambda _: pytest.fail("replanned an unchanged page"))
+    assert publication.plan is plan and (wiki / PAGE_PATH).read_text() == PROMOTED
 
 
 def test_a_page_that_keeps_changing_stops_the_run_without_writing(wiki):
@@ -72,7 +72,7 @@ def test_a_page_that_keeps_changing_stops_the_run_without_writing(wiki):
 
     (wiki / PAGE_PATH).write_text(PAGE + "first edit\n")
     with pytest.raises(PublishError) as caught:
-        backend.land(plan, replan)
+        backend.publish(plan, replan)
     assert str(caught.value) == f"{wiki}: the pages kept changing while kep-sync planned; try again"
     assert (wiki / PAGE_PATH).read_text() == PAGE + "edit 2\n"
 

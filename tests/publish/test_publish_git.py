@@ -248,9 +248,9 @@ def test_a_base_that_moves_before_landing_is_read_again_and_replanned(wiki):
         seen.append((new_base.revision, new_base.pages[PAGE_PATH]))
         return plan_sync(cfg, keps(), new_base.pages, max_chars=new_base.max_chars)
 
-    landing = backend.land(first, replan)
+    publication = backend.publish(first, replan)
     assert seen == [(moved, PAGE.replace("End.", "Ended.").encode())]
-    assert landing.plan is not first and (landing.written, landing.blocked) == ([PAGE_PATH], False)
+    assert publication.plan is not first and (publication.written, publication.blocked) == ([PAGE_PATH], False)
     assert git(wiki, "rev-parse", f"{BRANCH}^") == moved
     assert show(wiki, BRANCH) == PROMOTED.replace("End.", "Ended.")
 
@@ -260,8 +260,8 @@ def test_an_unmoved_base_lands_the_plan_as_given(wiki):
     backend = GitWiki(cfg, wiki)
     base = backend.read()
     plan = plan_sync(cfg, keps(), base.pages, max_chars=base.max_chars)
-    landing = backend.land(plan, lambda _: pytest.fail("replanned an unmoved base"))
-    assert landing.plan is plan and show(wiki, BRANCH) == PROMOTED
+    publication = backend.publish(plan, lambda _: pytest.fail("replanned an unmoved base"))
+    assert publication.plan is plan and show(wiki, BRANCH) == PROMOTED
 
 
 def test_a_clean_linked_worktree_on_the_bot_branch_moves_with_it(wiki, tmp_path):
@@ -306,7 +306,7 @@ def test_a_worktree_that_checks_the_bot_branch_out_while_planning_moves_with_it(
     base = backend.read()
     plan = plan_sync(cfg, keps(beta_4671="v1.38"), base.pages, max_chars=base.max_chars)
     git(wiki, "worktree", "add", "-q", str(tmp_path / "review"), BRANCH)
-    backend.land(plan, lambda _: pytest.fail("the base did not move"))
+    backend.publish(plan, lambda _: pytest.fail("the base did not move"))
     assert git(tmp_path / "review", "rev-parse", "HEAD") == git(wiki, "rev-parse", BRANCH)
     assert git(tmp_path / "review", "status", "--porcelain") == ""
 
