@@ -24,7 +24,7 @@ from bot.errors import ConfigError, KepSyncError, PublishError, ReportNotWritten
 from bot.plan.planner import SyncPlan, page_url, plan_sync
 from bot.publish.files import write_files
 from bot.sources.enhancements import load_snapshot
-from bot.publish.backend import Base, Publication, Wiki
+from bot.publish.backend import PagesAtBase, Publication, Wiki
 from bot.publish.directory import DirectoryWiki
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
 
-    def replan(base: Base) -> SyncPlan:
+    def replan(base: PagesAtBase) -> SyncPlan:
         return plan_sync(config, snapshot, base.pages, only=only, today=today, release_notes=release_notes,
                          max_chars=base.max_chars, history=history, renames=renames, gates=gates,
                          page_url=page_url(config, base.revision))
@@ -259,7 +259,7 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
                          history=history, renames=renames, gates=gate_lifecycle_loader(config, counter))
 
 
-def _read(wiki: Wiki, config: Config) -> Base:
+def _read(wiki: Wiki, config: Config) -> PagesAtBase:
     """``wiki.read()``; a missing coverage or digest page is named as ``coverage.page`` / ``digest.page``,
     not ``wiki.pages``. A directory wiki whose settings name one file for two kinds of page (a symbolic
     link: :func:`bot.commands.validate.same_files`) raises :class:`ConfigError` before anything is read."""

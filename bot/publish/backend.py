@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
 
 
-class Base(NamedTuple):
+class PagesAtBase(NamedTuple):
     """The configured pages as they stand at the base: ``pages`` ``{relative path: bytes}`` in the configured
     order, the base ``revision`` (a commit SHA; ``""`` for a plain directory) and ``max_chars``, the
     changelog budget in characters that the pull request body leaves (text outside the bot's section counts)."""
@@ -47,14 +47,14 @@ class Publication(NamedTuple):
     operation: str = ""
 
 
-#: Re-plan against a base that moved while publication: ``Base -> SyncPlan`` (a callback from :mod:`bot.commands.sync`).
-Replan = Callable[[Base], "SyncPlan"]
+#: Re-plan against a base that moved while publication: ``PagesAtBase -> SyncPlan`` (a callback from :mod:`bot.commands.sync`).
+Replan = Callable[[PagesAtBase], "SyncPlan"]
 
 
 class Wiki(Protocol):
     """A wiki backend for one run: :meth:`read`, then at most one :meth:`publish`."""
 
-    def read(self) -> Base:
+    def read(self) -> PagesAtBase:
         """The configured pages at the base. Raises :class:`~bot.errors.ConfigError` (exit 2) naming
         ``wiki.pages`` for a page that does not exist or is not a file, a
         :class:`~bot.errors.KepSyncError` subclass when the wiki cannot be read."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from bot.errors import PublishError, WikiError
 from bot.log import get_logger
 from bot.publish.files import publish_files
-from bot.publish.backend import Base, Publication, Replan, page_error
+from bot.publish.backend import PagesAtBase, Publication, Replan, page_error
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
@@ -58,10 +58,10 @@ class DirectoryWiki:
         self.wiki_dir, self.pages, self.once = wiki_dir, pages, once
         self.log = get_logger(component="publish", wiki=str(wiki_dir))
 
-    def read(self) -> Base:
+    def read(self) -> PagesAtBase:
         """The pages as they are now (:func:`read_wiki_pages`, each of ``once`` read once per file); a
         directory has no base revision."""
-        self.base = Base(read_wiki_pages(self.wiki_dir, self.pages, self.once))
+        self.base = PagesAtBase(read_wiki_pages(self.wiki_dir, self.pages, self.once))
         return self.base
 
     def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
@@ -78,7 +78,7 @@ class DirectoryWiki:
                 break
             changed = sorted(p for p in now if now[p] != self.base.pages.get(p))
             self.log.info("a page changed while planning; planning again", pages=changed)
-            self.base = Base(now)
+            self.base = PagesAtBase(now)
             plan = replan(self.base)
         else:
             raise PublishError(f"{self.wiki_dir}: the pages kept changing while kep-sync planned; try again")

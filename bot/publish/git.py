@@ -35,7 +35,7 @@ from bot.publish import pull_request as prmod
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.redact import redact
-from bot.publish.backend import Base, Publication, Replan, page_error
+from bot.publish.backend import PagesAtBase, Publication, Replan, page_error
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
@@ -88,7 +88,7 @@ class GitWiki:
         self.ref = f"refs/heads/{self.branch}"
         self.log = get_logger(component="publish", wiki=str(wiki_dir), branch=self.branch)
 
-    def read(self) -> Base:
+    def read(self) -> PagesAtBase:
         """The pages at the head of ``wiki.base`` (default: the checked-out branch), and the PR budget."""
         git = self.git
         git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
@@ -140,10 +140,10 @@ class GitWiki:
             raise PublishError(f"{self.wiki_dir}: wiki.base {self.base_name!r} is not a branch or commit")
         return base
 
-    def _read_base(self, base: str) -> Base:
+    def _read_base(self, base: str) -> PagesAtBase:
         self.base = base
         self.modes, self.blobs, pages = _read_pages(self.git, base, self.base_name, self.config.pages_to_read())
-        return Base(pages, base, prmod.changelog_budget(self.body))
+        return PagesAtBase(pages, base, prmod.changelog_budget(self.body))
 
     def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
         """Commit ``plan``'s pages on the bot branch and write ``pull-request.md``.

@@ -58,7 +58,7 @@ from bot.publish.auth import GitHubApiError, GitHubSession, connect
 from bot.publish.controls import CONTROLS_SUMMARY
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
-from bot.publish.backend import Base, Publication, Replan, page_error
+from bot.publish.backend import PagesAtBase, Publication, Replan, page_error
 from bot.wiki.marking import mark_kep
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class GitHubWiki:
         self.log = get_logger(component="publish", repo=config.wiki.repo, branch=config.pull_request.branch)
 
     # ------------------------------------------------------------------ one run
-    def read(self) -> Base:
+    def read(self) -> PagesAtBase:
         """The pages at the head of ``wiki.base`` (default: the repository's default branch).
 
         Raises :class:`ConfigError` for a page that is not a file at the base (naming ``wiki.pages``),
@@ -123,7 +123,7 @@ class GitHubWiki:
             self.commands, self.newest = self._read_commands(self.open_pr)
         pages, self.ignores = self._mark(self.original, prmod.parse_state(self.open_pr.body if self.open_pr else ""))
         budget = prmod.changelog_budget(self.open_pr.body if self.open_pr else None)
-        return Base(pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores)))
+        return PagesAtBase(pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores)))
 
     def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
         """Open or update the bot pull request for ``plan`` (see the module docstring).
