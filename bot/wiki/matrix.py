@@ -33,7 +33,7 @@ from bot.model.kep import (DEPRECATION_STAGES, STAGES, STATUSES, Problem, is_gat
 from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
                              find_tables, split_row, unescape_cell)
-from bot.wiki.vocabulary import Vocab, fold, learn, milestone_bareness, spell_milestone, spell_word, stage_word
+from bot.wiki.vocabulary import Spelling, fold, learn, milestone_bareness, spell_milestone, spell_word, stage_word
 
 #: Fields the bot compares, in report order (the JSON report's ``field`` values).
 FIELDS = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
@@ -91,7 +91,7 @@ class MatrixRow(NamedTuple):
     slug: str
     cells: dict[str, Cell]
     layout: Mapping[str, tuple[int | None, str]] = {}
-    vocab: Mapping[str, Vocab] = {}
+    vocab: Mapping[str, Spelling] = {}
 
     def value(self, field: str) -> str | None:
         """The field's text as the page writes it in its first cell (``None`` when this table has no such cell)."""
@@ -368,7 +368,7 @@ def spelled(row: MatrixRow, field: str, value: str, key: str | None = None, old:
             return value
         key, old = located[0], located[2][located[1]]
     old = _unwrap(old)[1]
-    vocab = row.vocab.get(key, Vocab())
+    vocab = row.vocab.get(key, Spelling())
     if not value:
         return ""
     if field in ("status", "stage"):
@@ -415,7 +415,7 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
             text = spelled(row, field, value, key, old)
             marks = _unwrap(old)[0] if field != "feature_gates" else ""
             pieces[index] = f"{marks}{escape_cell(text)}{marks[::-1]}" if text else \
-                row.vocab.get(key, Vocab()).blank or "-"
+                row.vocab.get(key, Spelling()).blank or "-"
             if not old.strip():
                 _fill_gap(pieces, index)
             if row.layout.get(key, (None, ""))[0] is not None:

@@ -25,7 +25,7 @@ _CASED_WORDS = frozenset(STAGES + DEPRECATION_STAGES + STATUSES)
 _BARE_RE = re.compile(r"^[0-9]+\.[0-9]+$")
 
 
-class Vocab(NamedTuple):
+class Spelling(NamedTuple):
     """A column's (or page's) spelling habits; ``None`` where it shows none.
 
     ``case``: ``"lower"``, ``"title"`` or ``"upper"`` for status and stage words;
@@ -39,9 +39,9 @@ class Vocab(NamedTuple):
     blank: str | None = None
     bare: bool | None = None
 
-    def over(self, fallback: Vocab) -> Vocab:
+    def over(self, fallback: Spelling) -> Spelling:
         """This vocabulary with its gaps filled from ``fallback``."""
-        return Vocab(*(mine if mine is not None else theirs for mine, theirs in zip(self, fallback)))
+        return Spelling(*(mine if mine is not None else theirs for mine, theirs in zip(self, fallback)))
 
 
 def fold(text: str) -> str:
@@ -72,7 +72,7 @@ def milestone_bareness(texts: Iterable[str]) -> bool | None:
     return all(_BARE_RE.match(t) for t in shown)
 
 
-def learn(values: Iterable[tuple[str, str]], blanks: frozenset[str]) -> Vocab:
+def learn(values: Iterable[tuple[str, str]], blanks: frozenset[str]) -> Spelling:
     """The habits shown by ``(field, cell text)`` pairs (one column, or a whole page).
 
     ``blanks``: the case-folded texts that mean "none". Ties go to the first seen.
@@ -93,14 +93,14 @@ def learn(values: Iterable[tuple[str, str]], blanks: frozenset[str]) -> Vocab:
                 cases[case] += 1
         elif field in ("alpha", "beta", "stable"):
             milestones.append(text)
-    return Vocab(_most(cases), _most(stables), _most(empties), milestone_bareness(milestones))
+    return Spelling(_most(cases), _most(stables), _most(empties), milestone_bareness(milestones))
 
 
 def _most(counter: Counter[str]) -> str | None:
     return counter.most_common(1)[0][0] if counter else None
 
 
-def spell_word(field: str, value: str, old: str, vocab: Vocab) -> str:
+def spell_word(field: str, value: str, old: str, vocab: Spelling) -> str:
     """``value`` (a status or stage as kep.yaml writes it) spelled as the cell (``old``) or ``vocab`` would.
 
     The stable stage is written ``GA`` (as the column spells it) where the column

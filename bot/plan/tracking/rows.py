@@ -31,7 +31,7 @@ from bot.plan.tracking.production import NOT_PRODUCTION
 from bot.wiki.matrix import (FIELD_CELLS, OWNED_ROLES, MatrixPage, MatrixRow, column_keys, column_roles, locate_all,
                              parse_kep_cell, parse_page, render_gates, render_row)
 from bot.wiki.sections import find_headings, heading_above, same_heading
-from bot.wiki.vocabulary import Vocab
+from bot.wiki.vocabulary import Spelling
 from bot.wiki.tables import (Table, column_alignments, column_widths, escape_cell, fill_cell, find_tables,
                              split_row)
 
@@ -256,7 +256,7 @@ def _blank(line: str, sample: MatrixRow, keys: Mapping[str, int]) -> tuple[str, 
     pieces_of: dict[str, list[str]] = {}
     for field in FIELD_CELLS:
         for key, index, pieces in locate_all(sample, field):
-            pieces_of.setdefault(key, pieces)[index] = sample.vocab.get(key, Vocab()).blank or "-"
+            pieces_of.setdefault(key, pieces)[index] = sample.vocab.get(key, Spelling()).blank or "-"
     for key in sorted(pieces_of, key=lambda k: sample.cells[k].start, reverse=True):
         width, align = sample.layout.get(key, (None, "left"))
         line = fill_cell(line, sample.cells[key], "".join(pieces_of[key]), width, align)
