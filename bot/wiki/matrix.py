@@ -103,7 +103,7 @@ class MatrixRow(NamedTuple):
         return [pieces[index] for _, index, pieces in locate_all(self, field)]
 
 
-class LeftRow(NamedTuple):
+class ProblemRow(NamedTuple):
     """A row of a KEP table left as is (a problem says why) whose KEP cell still names a KEP
     (:func:`name_in_cell`): 0-based ``line``, KEP ``number`` and ``slug`` (``""`` when unsure).
     The KEP has a row on the page all the same: it is no new KEP candidate and gets no second row."""
@@ -115,13 +115,13 @@ class LeftRow(NamedTuple):
 
 class MatrixPage(NamedTuple):
     """A parsed page: its ``lines`` (split on ``\\n``), KEP ``rows``, ``problems`` (rows left as is) and
-    ``left``: the rows left as is that still name a KEP (:class:`LeftRow`)."""
+    ``left``: the rows left as is that still name a KEP (:class:`ProblemRow`)."""
 
     path: str
     lines: list[str]
     rows: list[MatrixRow]
     problems: list[Problem]
-    left: tuple[LeftRow, ...] = ()
+    left: tuple[ProblemRow, ...] = ()
 
 
 def column_roles(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> dict[str, int]:
@@ -197,7 +197,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     lines = text.split("\n")
     tables: list[list[MatrixRow]] = []
     problems: list[Problem] = []
-    left: list[LeftRow] = []
+    left: list[ProblemRow] = []
     for table in find_tables(text):
         header = [c.text for c in split_row(lines[table.header])]
         keys = column_keys(header, aliases)
@@ -220,7 +220,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             where, who = f"line {index + 1}", f"KEP cell {kep_text!r}"
             named = name_in_cell(kep_text)
             if named is not None and (len(cells) != len(header) or parse_kep_cell(kep_text) is None):
-                left.append(LeftRow(index, *named))
+                left.append(ProblemRow(index, *named))
             if len(cells) != len(header):
                 problems.append(Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; "
                                                      "left as is"))
@@ -232,7 +232,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             row = MatrixRow(path, index, key[0], key[1], {k: cells[i] for k, i in keys.items()}, layout)
             bad = [k for k in row.cells if _role(k) in OWNED_ROLES and _parts(row.cells[k].text, _role(k)) is None]
             if bad:
-                left.append(LeftRow(index, key[0], key[1]))
+                left.append(ProblemRow(index, key[0], key[1]))
                 cell = row.cells[bad[0]]
                 why = ("has a struck-through part (history, not a value)" if "~~" in cell.text
                        else "is not in the expected format")

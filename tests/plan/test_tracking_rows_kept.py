@@ -11,7 +11,7 @@ from bot.model.kep import Problem
 from bot.plan.tracking import Options, render, track
 from bot.plan.tracking.coverage import check_coverage, parse_groups
 from bot.plan.tracking.rows import add_rows
-from bot.wiki.matrix import DEFAULT_ALIASES, LeftRow, name_in_cell, parse_page
+from bot.wiki.matrix import DEFAULT_ALIASES, ProblemRow, name_in_cell, parse_page
 from tests.plan.test_tracking import kep, snap
 
 PAGE = """## Main
@@ -40,8 +40,8 @@ def test_name_in_cell(cell, expected):
 def test_a_row_left_as_is_still_names_its_kep():
     page = parse_page("m.md", PAGE)
     assert [r.number for r in page.rows] == [100]
-    assert page.left == (LeftRow(5, 101, "note"), LeftRow(6, 102, "extra"), LeftRow(7, 103, ""),
-                         LeftRow(8, 104, ""))
+    assert page.left == (ProblemRow(5, 101, "note"), ProblemRow(6, 102, "extra"), ProblemRow(7, 103, ""),
+                         ProblemRow(8, 104, ""))
     assert len(page.problems) == 5  # each row left as is is still reported
 
 
