@@ -75,7 +75,7 @@ def main() -> int:
                 plan = plan_sync(config, snapshot, pages, release_notes=None, history=timed, renames=renames)
                 bucket.append(spent[0])
         applied = [c for c in plan.changes if c.applied]
-        stale = len({c.kep for c in applied})
+        stale = len({c.kep_id for c in applied})
         print(f"stale rows={stale} applied changes={len(applied)} with upstream="
               f"{sum(c.upstream is not None for c in applied)} ({plan.report['provenance']}) "
               f"plain plan changes={len(plain.changes)}")

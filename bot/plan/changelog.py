@@ -136,7 +136,7 @@ def summary(changes: Sequence[Change]) -> str:
     applied = [c for c in changes if c.applied]
     kinds = Counter(c.kind for c in applied)
     parts = ", ".join(f"{kinds[k]} {_NOUNS[k][kinds[k] != 1]}" for k in KINDS if kinds[k])
-    keps = len({c.kep for c in applied})
+    keps = len({c.kep_id for c in applied})
     noun = "change" if len(applied) == 1 else "changes"
     return f"{len(applied)} {noun} in {keps} KEP{'s' if keps != 1 else ''}" + (f" ({parts})" if parts else "")
 
@@ -216,7 +216,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
              "now names another. The history of the kep.yaml value is given; check that the page was wrong.",
              released, "rewrites")):
         if picked:
-            rows = [f"- KEP {_kep_link(c.kep)} {c.field}: {_cell(c.old)} → **{_cell(c.new)}** "
+            rows = [f"- KEP {_kep_link(c.kep_id)} {c.field}: {_cell(c.old)} → **{_cell(c.new)}** "
                     f"({links.page(c.page, c.line)}){_history_text(c, web_url)}" for c in picked]
             sections.append((details(heading, len(picked), [intro, ""]), rows, noun))
     if discrepancies:
@@ -251,7 +251,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         sections.append((details("Controls", None, []), list(controls), "controls"))
     body = _fit(head, sections, max_chars)
     message = title + "\n\n" + "\n".join(
-        [f"- KEP-{c.kep} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied]
+        [f"- KEP-{c.kep_id} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied]
         + [f"- {page}: digest section regenerated" for page in generated]) + (
         f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n" if snapshot.revision
         else "\n")
@@ -348,7 +348,7 @@ def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
         what = f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**{by}; row left as is ({why})"
     else:
         what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}{_flags(c)}"
-    return f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {what} |"
+    return f"| {_kep_link(c.kep_id)} | {_cell(c.page)}:{c.line} | {what} |"
 
 
 def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_chars: int) -> str:
@@ -413,9 +413,9 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     """
     out = {
         "revision": snapshot.revision,
-        "changes": [{"kep": c.kep, "page": c.page, "line": c.line, "field": c.field, "old": c.old, "new": c.new,
+        "changes": [{"kep": c.kep_id, "page": c.page, "line": c.line, "field": c.field, "old": c.old, "new": c.new,
                      "kind": c.kind, "applied": c.applied, "kep_path": c.kep_path} for c in changes],
-        "problems": [{"path": f"{c.page}:{c.line}", "message": f"KEP {c.kep} {c.field} {c.old or '-'} -> "
+        "problems": [{"path": f"{c.page}:{c.line}", "message": f"KEP {c.kep_id} {c.field} {c.old or '-'} -> "
                       f"{c.new or '-'}: {flag}"} for c in changes for flag in c.flags]
         + [{"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in problems],
     }
@@ -487,8 +487,8 @@ def grouped_graduations(changes: Sequence[Change]) -> list[str]:
     moves: dict[tuple[str, str], list[str]] = {}
     for c in changes:
         keps = moves.setdefault((stage_word(c.old), stage_word(c.new)), [])
-        if c.kep not in keps:
-            keps.append(c.kep)
+        if c.kep_id not in keps:
+            keps.append(c.kep_id)
     return [f"- {_cell(old)} → **{_cell(new)}**: {', '.join(_kep_link(k) for k in keps)}"
             for (old, new), keps in moves.items()]
 
@@ -533,7 +533,7 @@ def _row_line(group: list[Change], keps: dict, links: Links, origin: bool, notes
                           for c in group if c.field in where and links.kep_yaml(c.kep_path))
     url = links.kep_yaml(first.kep_path)
     yaml = (f"[kep.yaml]({url})" + (f" {yaml_links}" if yaml_links else "")) if url else _cell(first.kep_path)
-    cells = [f"{_kep_link(first.kep)} {_cell(title)}" if title else _kep_link(first.kep), links.page(first.page, first.line), fields, yaml]
+    cells = [f"{_kep_link(first.kep_id)} {_cell(title)}" if title else _kep_link(first.kep_id), links.page(first.page, first.line), fields, yaml]
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
@@ -574,7 +574,7 @@ def _history_text(c: Change, web_url: str) -> str:
 
 def _ignored_row(c: Change, links: Links) -> str:
     rule = "row marker" if c.ignored == "page" else "config `ignore`"
-    return (f"| {_kep_link(c.kep)} | {links.page(c.page, c.line)} | {c.field} | {_cell(c.old)} → {_cell(c.new)} "
+    return (f"| {_kep_link(c.kep_id)} | {links.page(c.page, c.line)} | {c.field} | {_cell(c.old)} → {_cell(c.new)} "
             f"| {rule} |")
 
 

@@ -63,7 +63,7 @@ RENAME_REFUSED_FLAG = "not applied"
 class Change(NamedTuple):
     """One field of one row that differs from kep.yaml.
 
-    ``kep`` is the KEP id (``"4671"``, or ``"2133-kubelet-credential-providers"``
+    ``kep_id`` is the KEP id (:func:`kep_id`: ``"4671"``, or ``"2133-kubelet-credential-providers"``
     when upstream uses the number twice); ``page`` the page path; ``line``
     1-based; ``field`` one of :data:`bot.wiki.matrix.FIELDS`; ``old``/``new``
     the values as the page shows them and as kep.yaml says them (``""`` for
@@ -80,7 +80,7 @@ class Change(NamedTuple):
     (``promote_when: released``; kind ``pending``, not applied), else ``""``.
     """
 
-    kep: str
+    kep_id: str
     page: str
     line: int
     field: str

@@ -81,7 +81,7 @@ def fingerprint(changes: Iterable[Change], generated: Iterable[tuple[str, str]] 
     ``front_matter.date_key`` date is left out: it follows the rows (written
     only with them), and a new day alone is no new proposal.
     """
-    items = sorted({(c.page, c.kep, c.field, c.new) for c in changes if c.applied})
+    items = sorted({(c.page, c.kep_id, c.field, c.new) for c in changes if c.applied})
     sections = sorted(set(generated))
     return hashlib.sha256(repr((items, sections) if sections else items).encode("utf-8")).hexdigest()[:16]
 

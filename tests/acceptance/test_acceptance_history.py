@@ -100,8 +100,8 @@ def test_provenance_on_the_2026_03_01_page(clone, tmp_path):
     plan = run_sync(config).plan
     applied = [c for c in plan.changes if c.applied]
     assert plan.report["provenance"] == {"source": "git", "requests": 0, "proposed": 32, "with_upstream": 32}
-    assert (len(applied), [c.kep for c in applied if c.upstream is None]) == (32, [])
-    got = {(c.kep, c.field): (c.upstream.commit, c.upstream.pr) for c in plan.changes if (c.kep, c.field) in BY_HAND}
+    assert (len(applied), [c.kep_id for c in applied if c.upstream is None]) == (32, [])
+    got = {(c.kep_id, c.field): (c.upstream.commit, c.upstream.pr) for c in plan.changes if (c.kep_id, c.field) in BY_HAND}
     assert got == BY_HAND
     # the link carries the pull request's subject (a squash commit's; a merge commit's names none)
     assert ("| [#6134 KEP-5732: Update Topology-aware workload scheduli…](https://github.com/kubernetes/enhancements/"

@@ -146,7 +146,7 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     with_notes = plan_sync(Config(), snapshot, pages, release_notes=loader)
     assert [c._replace(evidence=()) for c in with_notes.changes] == plain.changes
     assert [p.new for p in with_notes.pages] == [p.new for p in plain.pages]
-    hit = {(c.kep, c.field): c.evidence[0].pr for c in with_notes.changes if c.evidence}
+    hit = {(c.kep_id, c.field): c.evidence[0].pr for c in with_notes.changes if c.evidence}
     assert hit[("4951", "stage")] == 140107  # "Promoted the `HPAConfigurableTolerance` feature gate to GA."
     assert "<details><summary>Needs review (" in with_notes.changelog.body
     # Re-measured on the 2026-03-01 page with bare gate names, reading 10 of the 13 releases the changed KEPs name
@@ -159,7 +159,7 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     # review is about the page's KEPs only (the 15 undeclared gates of 1.36/1.37 are gone; 3695's typo is in).
     assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 19)
     # Counter-evidence: one v1.37 note calls 5732's gate Alpha while kep.yaml moves 5732 to beta in v1.37.
-    counter = [(c.kep, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter]
+    counter = [(c.kep_id, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter]
     assert counter == [("5732", "stage", "v1.37", 138274, "alpha")]
     assert sum(1 for c in with_notes.changes if any(not e.counter for e in c.evidence)) == 18
     assert [e for c in with_notes.changes for e in c.evidence if e.ambiguous] == []

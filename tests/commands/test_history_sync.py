@@ -123,9 +123,9 @@ def test_a_renamed_directory_is_reported_with_its_new_slug(tmp_path, upstream):
     config = _config(tmp_path, enh, PAGE_OLD_SLUG)
     plan = run_sync(config).plan
     renamed = [c for c in plan.changes if c.kind == "renamed"]
-    assert [(c.kep, c.field, c.old, c.new, c.applied, c.upstream.pr) for c in renamed] == [
+    assert [(c.kep_id, c.field, c.old, c.new, c.applied, c.upstream.pr) for c in renamed] == [
         ("5710", "kep", "5710-old-preemption", "5710-workload-aware-preemption", False, 3)]
-    assert not any(c.kep == "5710" and c.kind == "gates" for c in plan.changes)  # the row is left as is
+    assert not any(c.kep_id == "5710" and c.kind == "gates" for c in plan.changes)  # the row is left as is
     assert "5710-old-preemption" in plan.pages[0].new.decode()
     assert ("| [5710](https://kep.k8s.io/5710) | m.md:19 | upstream renamed 5710-old-preemption to "
             "**5710-workload-aware-preemption** in [#3 KEP-5710: rename the directory](https://github.com/kubernetes/enhancements/pull/3) 2026-01-02; "
@@ -382,7 +382,7 @@ def test_an_uncommitted_edit_in_a_checkout_has_no_upstream(tmp_path, upstream):
     (enh / P4671).write_text(text)  # the working tree differs from HEAD
     config = _config(tmp_path, enh, PAGE)
     plan = run_sync(config).plan
-    got = {(c.kep, c.field): (c.new, c.upstream and c.upstream.pr) for c in plan.changes if c.kep == "4671"}
+    got = {(c.kep_id, c.field): (c.new, c.upstream and c.upstream.pr) for c in plan.changes if c.kep_id == "4671"}
     assert got == {("4671", "stage"): ("beta", 4), ("4671", "beta"): ("v1.38", None)}
 
 

@@ -56,7 +56,7 @@ def test_second_run_changes_nothing(variant):
 
 def test_plan_lists_changes_findings_and_report():
     p = plan(PAGE.encode())
-    assert [(c.kep, c.field, c.kind, c.applied) for c in p.changes] == [
+    assert [(c.kep_id, c.field, c.kind, c.applied) for c in p.changes] == [
         ("4671", "stage", "promoted", True), ("4671", "beta", "retargeted", True),
         ("5710", "feature_gates", "gates", False)]
     assert p.changed_pages() == {"m.md": PAGE_SYNCED.encode()}
@@ -67,7 +67,7 @@ def test_plan_lists_changes_findings_and_report():
 def test_feature_gates_owned_rewrites_the_gate_cell():
     p = plan(PAGE.encode(), feature_gates="owned")
     assert "| `GenericWorkload`, `WorkloadPreemption` | 抢占 |" in p.pages[0].new.decode()
-    assert [(c.kep, c.field, c.old, c.new, c.applied) for c in p.changes] == [
+    assert [(c.kep_id, c.field, c.old, c.new, c.applied) for c in p.changes] == [
         ("4671", "stage", "alpha", "beta", True), ("4671", "beta", "", "v1.37", True),
         ("5710", "feature_gates", "GenericWorkload", "GenericWorkload, WorkloadPreemption", True)]
 

@@ -214,10 +214,10 @@ def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_relea
                        False, True)
     a = Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True, "k", ev)
     b = a._replace(field="beta", old="", new="v1.36", kind="retargeted")
-    c = b._replace(line=4, kep="2")
-    d = b._replace(line=5, kep="3", evidence=(), new="v1.40")
-    e = d._replace(line=6, kep="4", new="v1.35")
-    f = b._replace(line=7, kep="5", evidence=ev + (counter,))
+    c = b._replace(line=4, kep_id="2")
+    d = b._replace(line=5, kep_id="3", evidence=(), new="v1.40")
+    e = d._replace(line=6, kep_id="4", new="v1.35")
+    f = b._replace(line=7, kep_id="5", evidence=ev + (counter,))
     snap = snapshot(*(kep(100 + i, f"k{i}", latest="v1.36") for i in range(3)))  # v1.36 is the release in progress
     rows = [line for line in render(snap, [a, b, c, d, e, f], [], discrepancies=[]).body.splitlines()
             if "| m.md:" in line]

@@ -67,7 +67,7 @@ def test_milestones_compare_after_normalisation_and_keep_the_page_style():
             "| 2 | implementable / alpha | 1.29 / - / - | - | x |\n"
             "| 3 | implementable / alpha | v1.29 / - / - | - | x |\n")
     diff, old = run(rows, kep(1, "a", alpha="v1.30"), kep(2, "b", alpha="v1.30"), kep(3, "c", alpha="1.30"))
-    assert [(c.kep, c.field, c.old, c.new) for c in diff.changes] == \
+    assert [(c.kep_id, c.field, c.old, c.new) for c in diff.changes] == \
         [("2", "alpha", "1.29", "1.30"), ("3", "alpha", "v1.29", "v1.30")]  # new: as the cell will show it
     assert changed_lines(diff, old) == {3: "| 2 | implementable / alpha | 1.30 / - / - | - | x |",
                                         4: "| 3 | implementable / alpha | v1.30 / - / - | - | x |"}
@@ -141,7 +141,7 @@ def test_duplicate_numbers_resolved_by_slug():
     rows = ("| 2133-kubelet-credential-providers | implementable / alpha | v1.35 / - / - | - | x |\n"
             "| [0000-kep-process](https://x) | implementable / alpha | v1.35 / - / - | - | x |\n")
     diff, old = run(rows, *keps)
-    assert [(c.kep, c.field, c.new, c.kep_path) for c in diff.changes] == [
+    assert [(c.kep_id, c.field, c.new, c.kep_path) for c in diff.changes] == [
         ("2133-kubelet-credential-providers", "stage", "stable",
          "keps/sig-node/2133-kubelet-credential-providers/kep.yaml"),
         ("0000-kep-process", "status", "implemented", "keps/sig-architecture/0000-kep-process/kep.yaml"),
@@ -185,7 +185,7 @@ def test_a_missing_kep_says_why_when_upstream_has_a_clue():
     page = parse_page("p.md", HEADER + "| 1884 | implementable / alpha | v1.35 / - / - | - | x |\n"
                                        "| 9003-baz | implementable / alpha | v1.35 / - / - | - | x |\n")
     diff = diff_page(page, snap)
-    assert [(c.kep, c.kind, c.applied) for c in diff.changes] == [("1884", "missing-upstream", False)]
+    assert [(c.kep_id, c.kind, c.applied) for c in diff.changes] == [("1884", "missing-upstream", False)]
     assert diff.problems == [
         Problem("p.md", "line 3", "KEP 1884: keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml declares "
                                   "kep-number 1884 (its directory says 2043)"),
@@ -202,7 +202,7 @@ def test_kep_id():
 def test_only_limits_the_rows_considered():
     rows = "| 1 | implementable / alpha | v1.35 / - / - | - | x |\n| 2 | implementable / alpha | v1.35 / - / - | - | x |\n"
     diff, _ = run(rows, kep(1, "a", stage="beta"), kep(2, "b", stage="beta"), only={2})
-    assert [c.kep for c in diff.changes] == ["2"]
+    assert [c.kep_id for c in diff.changes] == ["2"]
 
 
 def test_unparseable_rows_pass_through_as_problems():

@@ -110,7 +110,7 @@ def test_an_unreadable_kep_yaml_sharing_its_number_is_picked_by_the_slug():
     snap_files = (("keps/sig-x/2133-broken/kep.yaml", b"a: [\n"), kep(2133, "fine", alpha="v1.30"))
     diff, _ = run("| 2133-broken | implementable / alpha | v1.29 / - / - |\n"
                   "| 2133-fine | implementable / alpha | v1.29 / - / - |\n", *snap_files)
-    assert [(c.kep, c.line, c.field, c.new) for c in diff.changes] == [("2133", 4, "alpha", "v1.30")]
+    assert [(c.kep_id, c.line, c.field, c.new) for c in diff.changes] == [("2133", 4, "alpha", "v1.30")]
     assert [p.message.split(" cannot be read")[0] for p in diff.problems] == \
         ["KEP 2133-broken: keps/sig-x/2133-broken/kep.yaml"]
 
@@ -134,7 +134,7 @@ def test_a_consistency_finding_is_flagged_on_the_change_it_concerns_only():
                   kep(2, "b", alpha="v1.31", beta="v1.34", latest="v1.34"))
     flag = ("kep.yaml says stage alpha but milestone.beta v1.34 is not after latest-milestone v1.34; the stage may not "
             "have been updated")
-    assert [(c.kep, c.field, c.flags) for c in diff.changes] == [("1", "beta", (flag,))]  # row 2: no change, no flag
+    assert [(c.kep_id, c.field, c.flags) for c in diff.changes] == [("1", "beta", (flag,))]  # row 2: no change, no flag
 
 
 def test_changelog_and_report_call_out_removed_targets_released_rewrites_and_flags():
@@ -269,7 +269,7 @@ def test_a_status_or_stage_word_kep_sync_does_not_know_is_kept_and_reported_the_
                               "| 3014 | **IMPLEMENTABLE** / ＡＬＰＨＡ | - | v1.35 / - / - |\n")
     k = {n: kep(n, f"k{n}", stage="beta", alpha="v1.35", beta="v1.37", latest="v1.37") for n in (3012, 3013, 3014)}
     diff = diff_page(page, snapshot(*k.values()))
-    assert [(c.kep, c.field, c.old, c.new) for c in diff.changes] == [
+    assert [(c.kep_id, c.field, c.old, c.new) for c in diff.changes] == [
         ("3012", "stage", "alpha", "beta"), ("3012", "beta", "", "v1.37"),
         ("3013", "beta", "", "v1.37"),
         ("3014", "stage", "ＡＬＰＨＡ", "beta"), ("3014", "beta", "", "v1.37")]

@@ -320,7 +320,7 @@ def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
 
     plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE}, release_notes=loader)
     assert asked == [["v1.35", "v1.36"]]  # KEP 100 changed; KEP 400's row already agrees
-    assert [(c.kep, c.field, [e.pr for e in c.evidence]) for c in plan.changes] == [
+    assert [(c.kep_id, c.field, [e.pr for e in c.evidence]) for c in plan.changes] == [
         ("100", "stage", [9101, 9105]), ("100", "beta", [9101, 9105])]  # 9105 (GA in v1.36) is counter-evidence
     assert [e.counter for e in plan.changes[0].evidence] == [False, True]
     assert [(d.kind, d.kep) for d in plan.discrepancies] == [  # KEP 400's row is not changed: not reviewed
@@ -348,7 +348,7 @@ def test_plan_sync_without_release_notes_is_unchanged():
     plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE})
     assert plan.discrepancies == ()
     assert "discrepancies" not in plan.report
-    assert [(c.kep, c.field, c.evidence) for c in plan.changes] == [("100", "stage", ()), ("100", "beta", ())]
+    assert [(c.kep_id, c.field, c.evidence) for c in plan.changes] == [("100", "stage", ()), ("100", "beta", ())]
 
 
 # -- untrusted entries: skipped or read without the bad field, never a crash ------------------------------------

@@ -243,7 +243,7 @@ def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
                     kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"))
     config, list_file = _config(tmp_path)
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
-    marks = {(c.kep, c.field): (c.shipped.mark, c.shipped.detail) for c in plan.changes}
+    marks = {(c.kep_id, c.field): (c.shipped.mark, c.shipped.detail) for c in plan.changes}
     where = f"{list_file} (blob {blob_sha(LIST)[:12]})"
     assert marks[("100", "beta")] == ("✓", f"beta in v1.35 ({where})")
     assert marks[("700", "beta")] == ("⚠", f"the list shows alpha in v1.36, beta never ({where})")
@@ -270,7 +270,7 @@ def test_promote_when_released_holds_a_promotion_to_an_unshipped_release(tmp_pat
                     kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"))
     config, list_file = _config(tmp_path, promote_when="released")
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
-    held = [(c.kep, c.field, c.kind, c.applied, c.pending) for c in plan.changes if c.kep == "700"]
+    held = [(c.kep_id, c.field, c.kind, c.applied, c.pending) for c in plan.changes if c.kep_id == "700"]
     assert held == [("700", "stage", "pending", False, "v1.36"), ("700", "beta", "pending", False, "v1.36")]
     assert plan.pages[0].new.decode().split("\n")[5] == "| 700-notyet | implementable / alpha | v1.35 / - / - | - |"
     assert "| 100-live | implementable / beta | v1.33 / v1.35 / - |" in plan.pages[0].new.decode()

@@ -277,6 +277,6 @@ def test_a_date_change_is_listed_when_only_rows_were_added(tmp_path):
                                                    "add_to": {"page": "m.md", "table": "KEP matrix",
                                                               "reasons": ["new"]}}})
     plan = plan_sync(config, snapshot(kep(4000, "a"), kep(4001, "b")), {"m.md": page.encode()}, today="2026-11-30")
-    assert [(c.kep, c.kind) for c in plan.changes if c.applied] == [("4001", "added")]
+    assert [(c.kep_id, c.kind) for c in plan.changes if c.applied] == [("4001", "added")]
     assert plan.changed_pages()["m.md"].decode().startswith("---\ndate: 2026-11-30\n---\n")
     assert "### Front matter\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in plan.changelog.body

@@ -219,7 +219,7 @@ def test_add_rows_fills_owned_cells_in_the_table_style():
     # the new rows parse as rows and agree with kep.yaml: a second diff changes nothing
     from bot.plan.diff import diff_page
     diff = diff_page(parse_page("m.md", "\n".join(out)), s, gates_owned=True)
-    assert [c for c in diff.changes if c.kep in ("200", "201")] == []
+    assert [c for c in diff.changes if c.kep_id in ("200", "201")] == []
 
 
 @pytest.mark.parametrize("cell, expected", [
@@ -320,7 +320,7 @@ def test_with_only_rows_are_added_for_those_keps_only():
     opts = Options(add_page="m.md", add_table="P0 Landmark KEPs", add_count=5)
     t = track(s, [page], [], {"m.md": page.lines}, opts, ("c.md", COVERAGE), only={301})
     assert [c.ident for c in t.candidates] == ["301", "300"]
-    assert [c.kep for c in t.changes] == ["301"]
+    assert [c.kep_id for c in t.changes] == ["301"]
 
 
 def test_limit_0_leaves_the_candidates_to_the_report():

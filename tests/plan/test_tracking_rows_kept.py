@@ -51,7 +51,7 @@ def test_a_kep_whose_row_cannot_be_used_is_no_candidate_and_gets_no_second_row()
     t = track(snap(*KEPS), [page], [], {"m.md": page.lines}, opts, ("c.md", COVERAGE))
     assert [c.ident for c in t.candidates] == ["200"]
     assert (t.coverage.not_on_matrix, t.coverage.not_in_any_group) == ((300,), (100,))
-    assert [(c.kep, c.new) for c in t.changes] == [("200", "200-new-one")]
+    assert [(c.kep_id, c.new) for c in t.changes] == [("200", "200-new-one")]
     assert t.lines["m.md"] == page.lines[:10] + ["| 200-new-one | implementable / alpha | v1.37 / - / - |  |", ""]
 
 
@@ -74,7 +74,7 @@ def test_runs_converge_each_adds_up_to_count_rows_until_none_qualifies():
         page = parse_page("m.md", text)
         t = track(s, [page], [], {"m.md": page.lines},
                   Options(add_page="m.md", add_table="T", add_count=2, add_reasons=("new",)))
-        added.append([c.kep for c in t.changes])
+        added.append([c.kep_id for c in t.changes])
         text = "\n".join(t.lines.get("m.md", page.lines))
     assert added == [["12", "11"], ["10"], []]
 
@@ -88,11 +88,11 @@ def test_a_production_table_gets_no_provisional_row():
     groups = ("c.md", "| Design group | 代表 KEP |\n|---|---|\n| G | 20 |\n")  # ranks 20 first
     t = track(s, [page], [], {"m.md": page.lines}, opts, groups)
     assert [c.ident for c in t.candidates] == ["20", "10"]
-    assert [c.kep for c in t.changes] == ["10"]  # the provisional one does not use up the count
+    assert [c.kep_id for c in t.changes] == ["10"]  # the provisional one does not use up the count
     assert t.problems == [Problem("m.md", "candidates.add_to", "KEP 20: kep.yaml status 'provisional' is not "
                                   "production capability and 'P0' is in production_tables (rule 3); no row added")]
     t = track(s, [page], [], {"m.md": page.lines}, opts._replace(production_tables=()), groups)
-    assert ([c.kep for c in t.changes], t.problems) == (["20"], [])
+    assert ([c.kep_id for c in t.changes], t.problems) == (["20"], [])
 
 
 @pytest.mark.parametrize(("end", "expected"), [

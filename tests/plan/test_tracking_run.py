@@ -44,7 +44,7 @@ def test_git_backend_reads_the_coverage_page_at_the_base_and_commits_the_new_row
     outcome = sync_snapshot(cfg, snap(), GitWiki(cfg, wiki))
     assert outcome.written == [PAGE_PATH]
     assert outcome.plan.report["coverage"]["not_on_matrix"] == [6000]
-    assert [(c.kep, c.kind, c.new) for c in outcome.plan.changes if c.applied] == [
+    assert [(c.kep_id, c.kind, c.new) for c in outcome.plan.changes if c.applied] == [
         ("4671", "promoted", "beta"), ("4671", "retargeted", "v1.37"), ("6000", "added", "6000-kep-6000")]
     page = git(wiki, "show", f"{BRANCH}:{PAGE_PATH}").split("\n")
     assert page[8] == NEW_ROW

@@ -196,7 +196,7 @@ def test_an_ignore_marker_merged_keeps_ignoring_a_new_upstream_value(gh, cfg, fi
     assert f"<!-- kep-sync: ignore{fields} -->" in merged
     run = run_github(gh, keps(beta_4671="v1.38"), cfg)  # upstream moves the beta target again
     assert (run.url, run.written, run.writes) == ("", [], 0) and sorted(gh.repos[REPO]["pulls"]) == [1]
-    beta = [c for c in run.plan.changes if (c.kep, c.field) == ("4671", "beta")]
+    beta = [c for c in run.plan.changes if (c.kep_id, c.field) == ("4671", "beta")]
     assert [(c.new, c.applied, c.ignored) for c in beta] == [("v1.38", False, "page")]
     assert gh.read_file(REPO, "main", PAGE_PATH) == merged
 

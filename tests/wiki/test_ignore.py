@@ -32,7 +32,7 @@ def test_a_field_marker_in_a_cell_keeps_that_field_and_the_row_keeps_its_marker(
     marked = ROW_4671.replace("v1.35 / - / - |", "v1.35 / - / - <!-- kep-sync: ignore stable --> |")
     page = PAGE.replace(ROW_4671, marked)
     plan = _plan(page)
-    got = [(c.kep, c.field, c.new, c.applied, c.ignored) for c in plan.changes if c.kep == "4671"]
+    got = [(c.kep_id, c.field, c.new, c.applied, c.ignored) for c in plan.changes if c.kep_id == "4671"]
     assert got == [("4671", "stage", "beta", True, ""), ("4671", "beta", "v1.37", True, ""),
                    ("4671", "stable", "v1.38", False, "page")]
     assert _changed_lines(page, plan)[0][1] == marked.replace("implementable / alpha", "implementable / beta").replace(
@@ -45,7 +45,7 @@ def test_a_field_marker_in_a_cell_keeps_that_field_and_the_row_keeps_its_marker(
 def test_a_whole_row_marker_keeps_every_field_and_lists_the_drift():
     page = PAGE.replace(ROW_5710, ROW_5710.replace("| scheduling |", "| scheduling <!-- kep-sync: ignore --> |"))
     plan = _plan(page)
-    got = [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep == "5710"]
+    got = [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep_id == "5710"]
     assert got == [("stage", False, "page"), ("stable", False, "page")]
     assert [a for a, _ in _changed_lines(page, plan)] == [ROW_4671]  # the 5710 row is byte for byte the same
     assert "<details><summary>Ignored (2)</summary>" in plan.changelog.body
@@ -54,14 +54,14 @@ def test_a_whole_row_marker_keeps_every_field_and_lists_the_drift():
 def test_a_config_rule_with_a_value_ignores_only_that_value():
     config = Config.model_validate({"ignore": [{"kep": 4671}, {"kep": 5710, "fields": ["stable"], "value": "v1.40"}]})
     plan = _plan(PAGE, config)
-    assert [(c.kep, c.field, c.applied, c.ignored) for c in plan.changes if c.kind != "missing-upstream"
+    assert [(c.kep_id, c.field, c.applied, c.ignored) for c in plan.changes if c.kind != "missing-upstream"
             and c.field != "feature_gates"] == [
         ("4671", "stage", False, "config"), ("4671", "beta", False, "config"), ("4671", "stable", False, "config"),
         ("5710", "stage", True, ""), ("5710", "stable", False, "config")]
     assert "| config `ignore` |" in plan.changelog.body
     # upstream moves 5710's stable target again: the new value is proposed
     later = _plan(PAGE, config, _snap(stable_5710="v1.41"))
-    assert [(c.field, c.new, c.applied) for c in later.changes if c.kep == "5710" and c.field == "stable"] == [
+    assert [(c.field, c.new, c.applied) for c in later.changes if c.kep_id == "5710" and c.field == "stable"] == [
         ("stable", "v1.41", True)]
 
 
@@ -74,7 +74,7 @@ def test_a_merged_marker_outlasts_a_new_upstream_value_and_a_second_run_proposes
     again = _plan(merged)
     assert [c for c in again.changes if c.applied] == [] and not again.pages[0].changed
     newer = _plan(merged, snap=_snap(stable_4671="v1.39"))  # a new upstream value: still kept, still listed
-    assert [(c.field, c.new, c.applied, c.ignored) for c in newer.changes if c.kep == "4671"
+    assert [(c.field, c.new, c.applied, c.ignored) for c in newer.changes if c.kep_id == "4671"
             and c.field == "stable"] == [("stable", "v1.39", False, "page")]
     assert not newer.pages[0].changed
 

@@ -83,7 +83,7 @@ def test_emphasis_around_a_part_is_kept_and_not_read_as_a_change():
             "| 2-b | **`implemented`** / **GA** | **1.20** / `v1.21` / ~~1.22~~ |\n")
     diff, changed = sync(HEADER + rows)
     assert changed == {2: "| 1-a | implementable / **beta** | _v1.31_ / v1.33 / - |"}
-    assert [(c.kep, c.field, c.old, c.new, c.kind) for c in diff.changes] == [
+    assert [(c.kep_id, c.field, c.old, c.new, c.kind) for c in diff.changes] == [
         ("1", "stage", "alpha", "beta", "promoted"), ("1", "beta", "", "v1.33", "retargeted")]
 
 
@@ -144,7 +144,7 @@ def test_without_a_word_in_its_column_the_page_decides_and_ga_to_beta_is_a_demot
             "| KEP | Status |\n|---|---|\n| 2 | implementable / beta |\n")
     diff, changed = sync(page, *KEPS, kep(9, "z", stage="stable"))
     assert changed == {3: "| 1 | beta |", 7: "| 2 | implemented / GA |"}
-    assert [(c.kep, c.field, c.old, c.new, c.kind) for c in diff.changes] == [
+    assert [(c.kep_id, c.field, c.old, c.new, c.kind) for c in diff.changes] == [
         ("1", "stage", "GA", "beta", "demoted"),
         ("2", "status", "implementable", "implemented", "status"), ("2", "stage", "beta", "stable", "promoted")]
 

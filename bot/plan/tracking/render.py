@@ -21,7 +21,7 @@ def callouts(tracking: Tracking) -> list[Section]:
     """Sections for the top of the body: rows whose KEP became provisional or withdrawn upstream."""
     if not tracking.left_production:
         return []
-    rows = [f"- KEP {kep_link(c.kep)} ({table_cell(c.page)}:{c.line}): status {table_cell(c.old)} → "
+    rows = [f"- KEP {kep_link(c.kep_id)} ({table_cell(c.page)}:{c.line}): status {table_cell(c.old)} → "
             f"**{table_cell(c.new)}**{'' if c.applied else ' (not applied)'}; rule 3: no longer production capability"
             for c in tracking.left_production]
     return [(["### Now provisional or withdrawn", ""], rows, "status callouts")]
