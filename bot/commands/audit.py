@@ -19,7 +19,8 @@ from typing import NamedTuple
 from bot.plan.changelog import _cell, _kep_link, _note_link, source_name
 from bot.config import Config
 from bot.plan.diff import Change, kep_id
-from bot.plan.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
+from bot.model.finding import Finding
+from bot.plan.evidence import Evidence, NotesIndex, build_index, release_order
 from bot.model.notes import ReleaseNotes
 from bot.model.history.provenance import History
 from bot.model.history.renames import Rename
@@ -54,16 +55,6 @@ class StableVerdict(NamedTuple):
     verdict: str
 
 
-class Consistency(NamedTuple):
-    """A kep.yaml of a row that contradicts itself (:func:`bot.model.consistency.check`): ``kep`` id,
-    ``kep_path``, the ``fields`` concerned and the ``message``; listed for every row, changed or not."""
-
-    kep: str
-    kep_path: str
-    fields: tuple[str, ...]
-    message: str
-
-
 class AuditPlan(NamedTuple):
     """What one audit found: ``pages`` (as a sync would rewrite them; never written), every ``change`` a sync
     would propose (with evidence), ``problems``, ``discrepancies`` of every row's KEP, the ``stable``
@@ -74,12 +65,12 @@ class AuditPlan(NamedTuple):
     pages: list[PageResult]
     changes: list[Change]
     problems: list[Problem]
-    discrepancies: tuple[Discrepancy, ...]
+    discrepancies: tuple[Finding, ...]
     stable: tuple[StableVerdict, ...]
     rows: int
     markdown: str
     report: dict
-    consistency: tuple[Consistency, ...] = ()
+    consistency: tuple[Finding, ...] = ()
 
 
 def log_fields(audit: AuditPlan) -> dict:
@@ -171,13 +162,13 @@ def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], note
     index = build_index(notes.notes, snapshot.all_keps()) if notes is not None else None
     stable = stable_verdicts(list(on_pages.values()), index, notes.available if notes else (), ids)
     rows = sum(len(r.diff.keps) for r in plan.pages)
-    checks = [Consistency(ids[k.path], k.path, f.fields, f.message) for k in on_pages.values()
+    checks = [f._replace(kep_id=ids[k.path]) for k in on_pages.values()
               for f in consistency.check(k)]
     report = dict(plan.report)
     report["audit"] = {"rows": rows, "implementable_stable": [
         {"kep": v.kep, "kep_path": v.kep_path, "stable": v.stable, "shipped": v.shipped, "confirmed": v.confirmed,
          "verdict": v.verdict, "evidence": [e._asdict() for e in v.evidence]} for v in stable],
-        "consistency": [{"kep": c.kep, "kep_path": c.kep_path, "fields": list(c.fields), "message": c.message}
+        "consistency": [{"kep": c.kep_id, "kep_path": c.kep_path, "fields": list(c.fields), "message": c.message}
                         for c in checks]}
     markdown = render_audit(snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks)
     return AuditPlan(snapshot, plan.pages, plan.changes, plan.problems, plan.discrepancies, tuple(stable), rows,
@@ -185,7 +176,7 @@ def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], note
 
 
 def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, stable: Sequence[StableVerdict],
-                 notes: ReleaseNotes | None, body: str, checks: Sequence[Consistency] = ()) -> str:
+                 notes: ReleaseNotes | None, body: str, checks: Sequence[Finding] = ()) -> str:
     """The audit as markdown: a title, what was read, the implementable + stable table, the kep.yaml
     consistency findings of every row, then ``body`` (the sync's changelog body: changes a sync would
     propose, Needs review, report-only findings, problems)."""
@@ -211,7 +202,7 @@ def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, sta
         out.append("")
     if checks:
         out += ["### kep.yaml contradicts itself (every row)", "", "| KEP | Fields | Finding |", "|---|---|---|"]
-        out += [f"| {_kep_link(c.kep)} | {', '.join(c.fields)} | {_cell(c.message)} |" for c in checks]
+        out += [f"| {_kep_link(c.kep_id)} | {', '.join(c.fields)} | {_cell(c.message)} |" for c in checks]
         out.append("")
     out.append("".join(body.split("\n", 2)[2:]) if body.startswith("**kep-sync**") else body)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from typing import NamedTuple
 
+from bot.model.finding import Finding
 from bot.model.kep import STAGES, Kep, milestone_key
 
 #: A release is "in progress" once at least this share of the KEPs naming a latest-milestone
@@ -28,16 +28,18 @@ from bot.model.kep import STAGES, Kep, milestone_key
 RELEASE_SHARE = 0.01
 
 
-class Finding(NamedTuple):
-    """One inconsistency in a kep.yaml: ``fields`` it concerns (wiki field names: ``stage``,
-    ``beta``, ...; the first is where it is shown) and a one-line ``message`` quoting the values."""
+#: :attr:`Finding.kind` of every finding :func:`check` returns.
+KIND = "inconsistent"
 
-    fields: tuple[str, ...]
-    message: str
+
+def _finding(kep: Kep, fields: tuple[str, ...], message: str) -> Finding:
+    """A finding of :func:`check` on ``kep``: its number as ``kep_id``, the ``fields`` concerned, the ``message``."""
+    return Finding(KIND, str(kep.number), kep.path, "", message, fields=fields)
 
 
 def check(kep: Kep) -> list[Finding]:
-    """The inconsistencies between ``kep``'s status, stage, latest-milestone and milestones.
+    """The inconsistencies between ``kep``'s status, stage, latest-milestone and milestones, as findings
+    of kind :data:`KIND` whose ``kep_id`` is the KEP's number and whose ``fields`` are the wiki fields concerned.
 
     Only well-formed milestones are compared (``v1.30`` / ``1.30``); fields the
     file leaves untrusted (:meth:`Kep.distrust`) are not checked. In order:
@@ -59,24 +61,24 @@ def check(kep: Kep) -> list[Finding]:
     if latest and reached in (0, 1):
         for higher in STAGES[reached + 1:]:
             if ms[higher] and ms[higher] <= latest:
-                out.append(Finding(("stage", higher), f"kep.yaml says stage {kep.stage} but milestone.{higher} "
+                out.append(_finding(kep, ("stage", higher), f"kep.yaml says stage {kep.stage} but milestone.{higher} "
                                    f"{_v(ms[higher])} is not after latest-milestone {_v(latest)}; "
                                    "the stage may not have been updated"))
                 break
     if reached >= 0 and not kep.distrust(kep.stage) and not ms[kep.stage]:
-        out.append(Finding(("stage", kep.stage), f"kep.yaml says stage {kep.stage} but gives no {kep.stage} "
+        out.append(_finding(kep, ("stage", kep.stage), f"kep.yaml says stage {kep.stage} but gives no {kep.stage} "
                                                  "milestone"))
     if kep.status == "implemented" and reached in (0, 1):
-        out.append(Finding(("status", "stage"), f"kep.yaml says status implemented but stage {kep.stage}"))
+        out.append(_finding(kep, ("status", "stage"), f"kep.yaml says status implemented but stage {kep.stage}"))
     for i, low in enumerate(STAGES):
         for high in STAGES[i + 1:]:
             if ms[low] and ms[high] and ms[low] > ms[high]:
-                out.append(Finding((low, high), f"kep.yaml's milestone.{low} {_v(ms[low])} is later than "
+                out.append(_finding(kep, (low, high), f"kep.yaml's milestone.{low} {_v(ms[low])} is later than "
                                    f"milestone.{high} {_v(ms[high])}"))
     if latest:
         for stage in STAGES[: reached + 1]:
             if ms[stage] and ms[stage] > latest:
-                out.append(Finding((stage,), f"kep.yaml's milestone.{stage} {_v(ms[stage])} is later than "
+                out.append(_finding(kep, (stage,), f"kep.yaml's milestone.{stage} {_v(ms[stage])} is later than "
                                    f"latest-milestone {_v(latest)} although the stage is {kep.stage}"))
     return out
 

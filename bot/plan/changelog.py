@@ -16,7 +16,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from bot.plan.diff import KINDS, RELEASED_FLAG, Change
-from bot.plan.evidence import Discrepancy
+from bot.model.finding import NOTE_KEYS, Finding
 from bot.plan.evidence.index import pr_url
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
@@ -143,10 +143,10 @@ def summary(changes: Sequence[Change]) -> str:
 
 def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
            involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
-           max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Discrepancy] | None = None,
+           max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Finding] | None = None,
            callouts: Sequence[Section] = (), extra: Sequence[Section] = (), report_problems: int | None = None,
            front_matter: Sequence[tuple[str, str, str, str]] = (), generated: Sequence[str] = (),
-           gate_findings: Sequence[Discrepancy] | None = None, page_url: str = "",
+           gate_findings: Sequence[Finding] | None = None, page_url: str = "",
            controls: Sequence[str] = ()) -> Changelog:
     """Build the changelog for one run.
 
@@ -322,12 +322,12 @@ def shipped_cell(c: Change) -> str:
     return f"{m.mark}{gate}: {_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
 
 
-def _gate_row(d: Discrepancy) -> str:
-    return f"| {_kep_link(d.kep)} | {d.release or '-'} | {d.kind}: {_cell(d.message)} |"
+def _gate_row(d: Finding) -> str:
+    return f"| {_kep_link(d.kep_id)} | {d.release or '-'} | {d.kind}: {_cell(d.message)} |"
 
 
-def _review_row(d: Discrepancy) -> str:
-    kep = _kep_link(d.kep) if d.kep else "-"
+def _review_row(d: Finding) -> str:
+    kep = _kep_link(d.kep_id) if d.kep_id else "-"
     note = f"{_note_link(d.pr, d.url)}: {_cell(d.excerpt)}" if d.pr else "-"
     return f"| {kep} | {d.release or '-'} | {d.kind}: {_cell(d.message)} | {note} |"
 
@@ -394,7 +394,7 @@ def _note_json(e) -> dict:
 
 
 def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
-           discrepancies: Sequence[Discrepancy] | None = None, provenance: dict | None = None) -> dict:
+           discrepancies: Sequence[Finding] | None = None, provenance: dict | None = None) -> dict:
     """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
     Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
@@ -425,7 +425,7 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
             item["ambiguous_evidence"] = [_note_json(e) for e in c.evidence if e.ambiguous and not e.counter]
             if any(e.counter for e in c.evidence):
                 item["counter_evidence"] = [_note_json(e) for e in c.evidence if e.counter]
-        out["discrepancies"] = [d._asdict() for d in discrepancies]
+        out["discrepancies"] = [d.as_report(NOTE_KEYS) for d in discrepancies]
     if any(c.shipped is not None for c in changes):
         for item, c in zip(out["changes"], changes):
             item["shipped"] = c.shipped._asdict() if c.shipped is not None else None

@@ -31,6 +31,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model import consistency
+from bot.model.finding import Finding
 from bot.model.kep import (
     DEPRECATION_STAGES,
     MILESTONE_PLACEHOLDERS,
@@ -333,7 +334,7 @@ def _expected(kep: Kep, field: str) -> str:
     return kep.status if field == "status" else kep.stage if field == "stage" else kep.milestone(field)
 
 
-def _flag(changes: list[Change], findings: list[consistency.Finding]) -> list[Change]:
+def _flag(changes: list[Change], findings: list[Finding]) -> list[Change]:
     """``changes`` (one row's) with each finding added to ``flags`` of the first change of a field it concerns,
     else of the row's first change; a row with no change gets none (its kep.yaml is not this run's business)."""
     out = list(changes)

@@ -18,7 +18,8 @@ from bot.plan.changelog import Changelog
 from bot.config import Config, same_page
 from bot.plan.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
-from bot.plan.evidence import Discrepancy, released, releases_needed
+from bot.model.finding import GATE_KEYS, Finding
+from bot.plan.evidence import released, releases_needed
 from bot.plan.evidence import review as review_notes
 from bot.plan.evidence import gates as gates_mod
 from bot.model.gates import Lifecycle
@@ -63,7 +64,7 @@ class SyncPlan(NamedTuple):
     problems: list[Problem]
     changelog: Changelog
     report: dict
-    discrepancies: tuple[Discrepancy, ...] = ()
+    discrepancies: tuple[Finding, ...] = ()
     generated: tuple[tuple[str, str], ...] = ()
 
     def changed_pages(self) -> dict[str, bytes]:
@@ -160,7 +161,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     if only is not None:
         problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
                      for n in sorted(set(only) - numbers)]
-    found: list[Discrepancy] | None = None
+    found: list[Finding] | None = None
     if release_notes is not None:
         # The check is about what this run proposes: the KEPs of applied changes, not every row
         # (the audit, review_rows: every row's KEP).
@@ -176,7 +177,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                               scope=config.release_notes.review, page_keps=list(on_pages.values()))
         changes, found = review.changes, review.discrepancies
         problems += release_notes.problems
-    gate_found: list[Discrepancy] | None = None
+    gate_found: list[Finding] | None = None
     if lifecycle is not None:
         changes, gate_found = _review_gates(snapshot, results, changes, lifecycle, only, review_rows)
         problems += lifecycle.problems
@@ -255,7 +256,7 @@ def _hold(config: Config, lifecycle: Lifecycle | None,
 
 
 def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[Change], lifecycle: Lifecycle,
-                  only: Collection[int] | None, review_rows: bool) -> tuple[list[Change], list[Discrepancy]]:
+                  only: Collection[int] | None, review_rows: bool) -> tuple[list[Change], list[Finding]]:
     """``changes`` with their Shipped marks, and the gate findings of the KEPs of every row (``review_rows``)
     or of the changed ones."""
     on_pages = {k.path: k for r in results for k in r.diff.keps}
@@ -268,15 +269,14 @@ def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[C
     return gates_mod.attach_marks(changes, on_pages, js, lifecycle), found
 
 
-def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict:
+def gate_report(lifecycle: Lifecycle, found: list[Finding]) -> dict:
     """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
     ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
     ``message``)."""
     return {"source": lifecycle.source,
             "lists": [{"where": gl.where, "release": gl.release, "newest": gl.newest, "revision": gl.revision}
                       for gl in lifecycle.lists],
-            "findings": [{k: d._asdict()[k] for k in ("kind", "kep", "kep_path", "release", "message")}
-                         for d in found]}
+            "findings": [d.as_report(GATE_KEYS) for d in found]}
 
 
 def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],

@@ -105,7 +105,7 @@ def test_a_gate_declared_by_several_keps_is_shown_as_ambiguous(data):
 def test_hand_checked_discrepancies_are_found(data):
     snapshot, notes, index = data
     found = find_discrepancies(index, snapshot.all_keps(), released=released(notes.available))
-    got = {(d.kind, d.kep, d.release, d.pr): d.message for d in found}
+    got = {(d.kind, d.kep_id, d.release, d.pr): d.message for d in found}
     assert got[("gate-typo", "3695", "v1.34", 132940)] == (  # issue 9, kind 9: the first release naming it
         "the v1.34 notes name feature gate KubeletPodResourcesDynamicResources; kep.yaml declares "
         "KubeletPodResourcesDynamicResource: likely a typo in kep.yaml (the notes are linked to this KEP as a near "

@@ -79,7 +79,7 @@ def test_plan_audit_checks_every_row_and_reports_in_the_sync_shape():
     assert [p.changed for p in audit.pages] == [False]  # in sync: a sync would change nothing
     assert audit.rows == 2
     # both rows are reviewed although neither changes (a sync reviews only the KEPs it changes)
-    assert [(d.kind, d.kep, d.release) for d in audit.discrepancies] == [
+    assert [(d.kind, d.kep_id, d.release) for d in audit.discrepancies] == [
         ("stage-mismatch", "100", "v1.36"), ("ready-to-implement", "500", "v1.35")]
     assert [(v.kep, v.shipped, v.confirmed, [e.pr for e in v.evidence]) for v in audit.stable] == [
         ("500", "shipped", True, [9001])]
@@ -239,7 +239,7 @@ def test_a_row_in_sync_still_gets_its_kep_yaml_consistency_checked():
             "| [700](https://kep.k8s.io/700) | implemented / beta | v1.35 | v1.36 | - |\n")
     audit = plan_audit(Config(), snap, {"m.md": page.encode()}, None)
     assert audit.changes == []  # a sync has nothing to say about this row
-    assert [(c.kep, c.fields, c.message) for c in audit.consistency] == [
+    assert [(c.kep_id, c.fields, c.message) for c in audit.consistency] == [
         ("700", ("status", "stage"), "kep.yaml says status implemented but stage beta")]
     assert audit.report["audit"]["consistency"] == [
         {"kep": "700", "kep_path": path, "fields": ["status", "stage"],

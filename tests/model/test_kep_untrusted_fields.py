@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from bot.model.consistency import Finding, check, is_released, release_in_progress
+from bot.model.consistency import check, is_released, release_in_progress
 from bot.model.kep import TRUST_FIELDS, KepFileError, Problem, parse_kep
 
 PATH = "keps/sig-apps/1050-merge/kep.yaml"
 HEAD = "title: t\nkep-number: 1050\nstatus: implementable\nstage: beta\nlatest-milestone: v1.35\nfeature-gates: []\n"
 NO_MAPPING = "kep.yaml has no milestone mapping, so it says nothing about milestones"
+
+
+def _checked(kep):
+    """``check(kep)`` as ``(fields, message)`` pairs; every finding has kind ``inconsistent``, the KEP's number
+    as ``kep_id``, its kep.yaml path and no release."""
+    found = check(kep)
+    assert [(f.kind, f.kep_id, f.kep_path, f.release) for f in found] == \
+        [("inconsistent", str(kep.number), kep.path, "")] * len(found)
+    return [(f.fields, f.message) for f in found]
 
 
 def parse(text: str):
@@ -116,8 +125,8 @@ def test_a_key_given_twice_that_writes_nothing_is_still_reported():
         Problem(PATH, "title", "given twice (lines 1 and 10); YAML requires unique keys, the last value is read"),
         Problem(PATH, "latest-milestone", "given twice (lines 5 and 11); the value is ambiguous, so it is not used"),
     )
-    assert check(kep) == []  # stage beta, milestone.beta v1.36 after latest-milestone: not judged on an ambiguous one
-    assert check(parse(HEAD + "milestone:\n  alpha: v1.30\n  beta: v1.36\n")) == [Finding(
+    assert _checked(kep) == []  # stage beta, milestone.beta v1.36 after latest-milestone: not judged on an ambiguous one
+    assert _checked(parse(HEAD + "milestone:\n  alpha: v1.30\n  beta: v1.36\n")) == [(
         ("beta",), "kep.yaml's milestone.beta v1.36 is later than latest-milestone v1.35 although the stage is beta")]
     assert release_in_progress([kep, kep, kep]) is None
 
@@ -184,51 +193,51 @@ def kep_with(status="implementable", stage="alpha", latest="v1.34", **milestones
 
 
 def test_a_consistent_kep_with_planned_later_stages_has_no_finding():
-    assert check(kep_with(alpha="v1.33", beta="v1.35", stable="v1.37")) == []
+    assert _checked(kep_with(alpha="v1.33", beta="v1.35", stable="v1.37")) == []
 
 
 @pytest.mark.parametrize("beta", ["v1.34", "v1.33"])
 def test_stage_alpha_while_beta_is_not_after_latest_milestone(beta):
-    assert check(kep_with(alpha="v1.31", beta=beta)) == [Finding(
+    assert _checked(kep_with(alpha="v1.31", beta=beta)) == [(
         ("stage", "beta"), f"kep.yaml says stage alpha but milestone.beta {beta} is not after latest-milestone "
                            "v1.34; the stage may not have been updated")]
 
 
 def test_stage_beta_while_stable_is_not_after_latest_milestone():
-    assert check(kep_with(stage="beta", latest="v1.36", alpha="v1.30", beta="v1.32", stable="v1.36")) == [Finding(
+    assert _checked(kep_with(stage="beta", latest="v1.36", alpha="v1.30", beta="v1.32", stable="v1.36")) == [(
         ("stage", "stable"), "kep.yaml says stage beta but milestone.stable v1.36 is not after latest-milestone "
                              "v1.36; the stage may not have been updated")]
 
 
 def test_stage_stable_with_no_stable_milestone():
-    assert check(kep_with(status="implemented", stage="stable", alpha="v1.30", beta="v1.32")) == [
-        Finding(("stage", "stable"), "kep.yaml says stage stable but gives no stable milestone")]
+    assert _checked(kep_with(status="implemented", stage="stable", alpha="v1.30", beta="v1.32")) == [
+        (("stage", "stable"), "kep.yaml says stage stable but gives no stable milestone")]
 
 
 def test_stage_stable_without_a_milestone_mapping_is_left_to_the_mapping_problem():
-    assert check(parse("kep-number: 1050\nstatus: implemented\nstage: stable\nlatest-milestone: v1.16\n")) == []
+    assert _checked(parse("kep-number: 1050\nstatus: implemented\nstage: stable\nlatest-milestone: v1.16\n")) == []
 
 
 def test_implemented_with_stage_beta():
-    assert check(kep_with(status="implemented", stage="beta", alpha="v1.30", beta="v1.32")) == [
-        Finding(("status", "stage"), "kep.yaml says status implemented but stage beta")]
+    assert _checked(kep_with(status="implemented", stage="beta", alpha="v1.30", beta="v1.32")) == [
+        (("status", "stage"), "kep.yaml says status implemented but stage beta")]
 
 
 def test_a_milestone_later_than_a_higher_stages():
-    assert check(kep_with(alpha="v1.34", beta="v1.33", latest="v1.35")) == [
-        Finding(("stage", "beta"), "kep.yaml says stage alpha but milestone.beta v1.33 is not after latest-milestone "
+    assert _checked(kep_with(alpha="v1.34", beta="v1.33", latest="v1.35")) == [
+        (("stage", "beta"), "kep.yaml says stage alpha but milestone.beta v1.33 is not after latest-milestone "
                                    "v1.35; the stage may not have been updated"),
-        Finding(("alpha", "beta"), "kep.yaml's milestone.alpha v1.34 is later than milestone.beta v1.33")]
+        (("alpha", "beta"), "kep.yaml's milestone.alpha v1.34 is later than milestone.beta v1.33")]
 
 
 def test_a_reached_stage_milestone_after_latest_milestone():
-    assert check(kep_with(stage="beta", latest="v1.34", alpha="v1.33", beta="v1.35")) == [
-        Finding(("beta",), "kep.yaml's milestone.beta v1.35 is later than latest-milestone v1.34 although the "
+    assert _checked(kep_with(stage="beta", latest="v1.34", alpha="v1.33", beta="v1.35")) == [
+        (("beta",), "kep.yaml's milestone.beta v1.35 is later than latest-milestone v1.34 although the "
                            "stage is beta")]
 
 
 def test_untrusted_records_are_not_checked():
-    assert check(parse(TEMPLATE_COPY)) == []
+    assert _checked(parse(TEMPLATE_COPY)) == []
 
 
 def test_release_in_progress_needs_two_kep_yaml_files_and_one_percent():

@@ -237,11 +237,13 @@ def test_stage_with_no_milestone_for_it_is_flagged_next_to_the_change():
     diff, _ = run("| 8-b | implementable / alpha | v1.30 / - / - |\n", beta)
     assert [(c.field, c.new, c.flags) for c in diff.changes] == [
         ("stage", "beta", ("kep.yaml says stage beta but gives no beta milestone",))]
+    from bot.model.finding import Finding
     from bot.model.kep import parse_kep
 
     tbd = parse_kep(*kep(9, "a", stage="alpha", alpha="TBD"))
-    assert consistency.check(tbd) == [consistency.Finding(("stage", "alpha"),
-                                                          "kep.yaml says stage alpha but gives no alpha milestone")]
+    assert consistency.check(tbd) == [Finding("inconsistent", "9", tbd.path, "",
+                                              "kep.yaml says stage alpha but gives no alpha milestone",
+                                              fields=("stage", "alpha"))]
     assert consistency.check(parse_kep(*kep(9, "a", stage="alpha", alpha="v1.36"))) == []
 
 

@@ -6,11 +6,11 @@ import pytest
 
 from bot.plan import changelog
 from bot.config import Config
+from bot.model.finding import Finding
 from bot.plan.diff import Change
 from bot.plan.evidence import (
     MAX_ENTRY_CHARS,
     MAX_PR,
-    Discrepancy,
     Evidence,
     announced_stage,
     attach_evidence,
@@ -142,7 +142,7 @@ def test_a_bare_gate_name_links_evidence_and_clears_not_in_notes():
         Evidence("v1.36", 9301, URL + "9301", "Now the feature flag (QuietGate) is enabled by default.", "beta",
                  False),)
     found = find_discrepancies(idx, [keps[3]], released=released(idx.releases))
-    assert found == [Discrepancy("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 "
+    assert found == [Finding("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 "
                                  "release notes never name KEP-400 or its gates (gates QuietGate); " + PROSE)]
 
 
@@ -214,18 +214,18 @@ def test_discrepancies_a_to_d(index):
     found = find_discrepancies(index, fixture_keps(), released=released(index.releases), ids={P100: "100-widgets"},
                                undeclared_sigs={"sig-node"})
     assert found == [
-        Discrepancy("not-in-notes", "300", P300, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
+        Finding("not-in-notes", "300", P300, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
                     "never name KEP-300 or its gates (gates OtherGate, SharedGate); " + PROSE),
-        Discrepancy("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
+        Finding("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
                     "never name KEP-400 or its gates (gates QuietGate); " + PROSE),
-        Discrepancy("not-in-notes", "400", P400, "v1.36", "kep.yaml says beta in v1.36, but the v1.36 release notes "
+        Finding("not-in-notes", "400", P400, "v1.36", "kep.yaml says beta in v1.36, but the v1.36 release notes "
                     "never name KEP-400 or its gates (gates QuietGate); " + PROSE),
-        Discrepancy("stage-mismatch", "100-widgets", P100, "v1.36", "v1.36 notes say stable reached in v1.36; "
+        Finding("stage-mismatch", "100-widgets", P100, "v1.36", "v1.36 notes say stable reached in v1.36; "
                     "kep.yaml milestone.stable is not set", 9105, URL + "9105",
                     "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
-        Discrepancy("ready-to-implement", "500", P500, "v1.35", "status implementable, but the stable milestone "
+        Finding("ready-to-implement", "500", P500, "v1.35", "status implementable, but the stable milestone "
                     "v1.35 is released: ready to mark implemented?"),
-        Discrepancy("undeclared-gate", "", "", "v1.36", "feature gate MysteryGate is announced (stable) but no "
+        Finding("undeclared-gate", "", "", "v1.36", "feature gate MysteryGate is announced (stable) but no "
                     "kep.yaml declares it", 9105, URL + "9105",
                     "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
     ]
@@ -235,7 +235,7 @@ def test_the_newest_release_is_not_out_and_unindexed_releases_are_not_judged(ind
     assert released(["v1.37", "v1.35", "v1.36"]) == {"v1.35", "v1.36"}
     only_135 = build_index({"1.35": notes_135()}, fixture_keps())
     found = find_discrepancies(only_135, fixture_keps(), released={"v1.35"})
-    assert [(d.kind, d.kep, d.release) for d in found] == [
+    assert [(d.kind, d.kep_id, d.release) for d in found] == [
         ("not-in-notes", "300", "v1.35"), ("not-in-notes", "400", "v1.35"), ("ready-to-implement", "500", "v1.35")]
 
 
@@ -323,13 +323,13 @@ def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
     assert [(c.kep_id, c.field, [e.pr for e in c.evidence]) for c in plan.changes] == [
         ("100", "stage", [9101, 9105]), ("100", "beta", [9101, 9105])]  # 9105 (GA in v1.36) is counter-evidence
     assert [e.counter for e in plan.changes[0].evidence] == [False, True]
-    assert [(d.kind, d.kep) for d in plan.discrepancies] == [  # KEP 400's row is not changed: not reviewed
+    assert [(d.kind, d.kep_id) for d in plan.discrepancies] == [  # KEP 400's row is not changed: not reviewed
         ("stage-mismatch", "100")]  # the undeclared MysteryGate is no business of this page by default
     assert plan.report["changes"][1]["evidence"][0]["pr"] == 9101
     assert "<details><summary>Needs review (1)</summary>" in plan.changelog.body
     wide = plan_sync(Config.model_validate({"release_notes": {"review": "all"}}), fixture_snapshot(),
                      {"m.md": PAGE}, release_notes=loader)
-    assert [(d.kind, d.kep, d.message) for d in wide.discrepancies] == [
+    assert [(d.kind, d.kep_id, d.message) for d in wide.discrepancies] == [
         ("stage-mismatch", "100", "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is not set"),
         ("undeclared-gate", "", "feature gate MysteryGate is announced (stable) but no kep.yaml declares it")]
 

@@ -9,7 +9,8 @@ of "Needs review". (Kind 8, a source without notes, is in tests/sources/test_rel
 from __future__ import annotations
 
 from bot.plan.diff import Change
-from bot.plan.evidence import Discrepancy, Evidence, build_index, evidence_for, find_discrepancies, review
+from bot.model.finding import Finding
+from bot.plan.evidence import Evidence, build_index, evidence_for, find_discrepancies, review
 from bot.model.kep import parse_kep
 
 try:
@@ -130,10 +131,10 @@ def test_an_earlier_release_is_a_stage_mismatch_not_support():  # kind 7
     index = build_index(notes, KEPS)
     assert _ev(index, E, "alpha") == []
     assert find_discrepancies(index, [E], released={"v1.34", "v1.36"}) == [
-        Discrepancy("not-in-notes", "50", E.path, "v1.36", "kep.yaml says alpha in v1.36, but the v1.36 release "
+        Finding("not-in-notes", "50", E.path, "v1.36", "kep.yaml says alpha in v1.36, but the v1.36 release "
                     "notes never name KEP-50 or its gates (no feature gate declared); check their prose, which may "
                     "describe the feature in words only"),
-        Discrepancy("stage-mismatch", "50", E.path, "v1.34", "v1.34 notes say alpha reached in v1.34; kep.yaml "
+        Finding("stage-mismatch", "50", E.path, "v1.34", "v1.34 notes say alpha reached in v1.34; kep.yaml "
                     "milestone.alpha is v1.36", 9, URL + "9", "Added alpha support for early widgets.")]
 
 
@@ -143,7 +144,7 @@ def test_a_near_match_gate_is_linked_and_reported_as_a_likely_kep_yaml_typo():  
     assert _ev(index, T, "stable") == [("v1.36", 5, False)]
     m = index.for_kep(T.path)[0]
     assert (m.undeclared, m.near) == ((), (("PodResourcesDynamicResources", "PodResourcesDynamicResource"),))
-    assert find_discrepancies(index, [T], released={"v1.36"}) == [Discrepancy(
+    assert find_discrepancies(index, [T], released={"v1.36"}) == [Finding(
         "gate-typo", "60", T.path, "v1.36", "the v1.36 notes name feature gate PodResourcesDynamicResources; "
         "kep.yaml declares PodResourcesDynamicResource: likely a typo in kep.yaml (the notes are linked to this KEP "
         "as a near match)", 5, URL + "5", "Promoted the `PodResourcesDynamicResources` feature gate to GA.")]

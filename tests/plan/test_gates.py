@@ -210,7 +210,7 @@ def test_findings_name_gate_releases_and_list():
     keps = snap.all_keps()
     found = G.findings(keps, G.joins(keps, keps, lc), lc)
     where = f"list.yaml (blob {blob_sha(LIST)[:12]})"
-    assert [(d.kind, d.kep, d.release, d.message) for d in found] == [
+    assert [(d.kind, d.kep_id, d.release, d.message) for d in found] == [
         ("gate-stage-mismatch", "100", "v1.32", f"kep.yaml milestone.alpha is v1.32; feature gate Alpha1 reached alpha "
                                                 f"in v1.33 ({where})"),
         ("gate-stage-mismatch", "700", "v1.35", f"kep.yaml milestone.alpha is v1.35; feature gate Later reached alpha "

@@ -12,7 +12,8 @@ from bot.model.snapshot import build_snapshot
 from bot.plan.tracking import Options, track
 from bot.plan.tracking.candidates import find_candidates, window_start
 from bot.plan.tracking.coverage import check_coverage, parse_groups, split_items
-from bot.plan.tracking.production import Finding, left_production, not_production
+from bot.model.finding import Finding
+from bot.plan.tracking.production import left_production, not_production
 from bot.plan.tracking.rows import add_rows
 from bot.plan.diff import Change
 from bot.wiki.matrix import DEFAULT_ALIASES, parse_page
@@ -180,11 +181,11 @@ def test_not_production_only_in_configured_tables_with_upstream_status():
     page = parse_page("m.md", PAGE)
     assert not_production(page, s, ()) == []
     assert not_production(page, s, ("p0 landmark keps",)) == [
-        Finding("not-production", "101-withdrawn-one", "m.md", 8, "P0 Landmark KEPs", "withdrawn",
-                "keps/sig-node/101-withdrawn-one/kep.yaml")]
+        Finding("not-production", "101-withdrawn-one", "keps/sig-node/101-withdrawn-one/kep.yaml", "", "",
+                page="m.md", line=8, table="P0 Landmark KEPs", status="withdrawn")]
     # upstream status wins over the cell: 100 withdrawn upstream, the row still says implementable
     s2 = snap(kep(100, "on-page", status="withdrawn"), *ON_PAGE[1:])
-    assert [f.kep for f in not_production(page, s2, ("P0 Landmark KEPs", "P1 Foundation KEPs"))] == \
+    assert [f.kep_id for f in not_production(page, s2, ("P0 Landmark KEPs", "P1 Foundation KEPs"))] == \
         ["100-on-page", "101-withdrawn-one", "102-provisional-one"]
 
 
@@ -272,7 +273,7 @@ def test_track_puts_it_together():
     assert [c.ident for c in t.candidates] == ["300", "200"]
     assert t.candidates[0].reasons == ('in design group "Cross | group"',)
     assert t.coverage.not_on_matrix == (300, 301) and t.coverage.not_in_any_group == (102,)
-    assert [f.kep for f in t.findings] == ["101-withdrawn-one"]
+    assert [f.kep_id for f in t.findings] == ["101-withdrawn-one"]
     assert t.left_production == changes
     assert t.changes == [Change("300", "m.md", 9, "row", "", "300-grouped", "added", True,
                                 "keps/sig-apps/300-grouped/kep.yaml")]

@@ -44,7 +44,7 @@ from bot.plan.evidence.index import (
     gate_owners,
     releases_needed,
 )
-from bot.plan.evidence.review import DISCREPANCY_KINDS, Discrepancy, NotesReview, find_discrepancies, released, review
+from bot.plan.evidence.review import DISCREPANCY_KINDS, NotesReview, find_discrepancies, released, review
 from bot.model.note_text import (
     MAX_ENTRY_CHARS,
     MAX_EXCERPT,
@@ -59,7 +59,7 @@ from bot.model.note_text import (
 )
 
 __all__ = [
-    "DISCREPANCY_KINDS", "MAX_ENTRY_CHARS", "MAX_EVIDENCE", "MAX_EXCERPT", "MAX_PR", "Discrepancy", "Evidence",
+    "DISCREPANCY_KINDS", "MAX_ENTRY_CHARS", "MAX_EVIDENCE", "MAX_EXCERPT", "MAX_PR", "Evidence",
     "Mention", "NotesIndex", "NotesReview", "announced_stage", "attach_evidence", "build_index", "evidence_for",
     "field_text", "find_discrepancies",
     "gate_names", "gate_owners", "kep_refs", "named_release", "release_name", "release_order", "released",

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from bot.model.finding import Finding
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence.index import gate_owners, near_gate
-from bot.plan.evidence.review import Discrepancy
 from bot.model.gates import RANK, Gate, GateList, Lifecycle, release_key, shipped_text
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
@@ -147,7 +147,7 @@ def attach_marks(changes: Sequence[Change], keps: Mapping[str, Kep], js: Mapping
 
 
 def findings(keps: Sequence[Kep], js: Mapping[str, Join], lc: Lifecycle,
-             ids: Mapping[str, str] | None = None) -> list[Discrepancy]:
+             ids: Mapping[str, str] | None = None) -> list[Finding]:
     """The gate findings of ``keps``, each naming the gate, the releases and the list:
 
     - ``gate-stage-mismatch``: kep.yaml's milestone for a stage differs from the release in which the
@@ -161,7 +161,7 @@ def findings(keps: Sequence[Kep], js: Mapping[str, Join], lc: Lifecycle,
     """
     ids = ids or {}
     last = max((release_key(r) for r in lc.shipped), default=(0, 0))
-    out: list[Discrepancy] = []
+    out: list[Finding] = []
     for kep in keps:
         j = js.get(kep.path)
         if j is None:
@@ -180,7 +180,7 @@ def _released(release: str, last: tuple[int, int]) -> bool:
     return release_key(release) != (0, 0) and release_key(release) <= last
 
 
-def _gate_findings(kep: Kep, ident: str, name: str, lc: Lifecycle, last: tuple[int, int]) -> list[Discrepancy]:
+def _gate_findings(kep: Kep, ident: str, name: str, lc: Lifecycle, last: tuple[int, int]) -> list[Finding]:
     out = []
     for stage in STAGES:
         target = normalize_milestone(kep.milestone(stage))
@@ -189,21 +189,21 @@ def _gate_findings(kep: Kep, ident: str, name: str, lc: Lifecycle, last: tuple[i
         gate, gl = lc.gate(name, target)
         spec = gate.reached(stage)
         if spec is not None and spec.release and spec.release != target:
-            out.append(Discrepancy("gate-stage-mismatch", ident, kep.path, target,
+            out.append(Finding("gate-stage-mismatch", ident, kep.path, target,
                                    f"kep.yaml milestone.{stage} is {target}; feature gate {name} reached "
                                    f"{_word(stage)} in {spec.release} ({list_name(gl)})"))
         elif spec is None and _released(target, last) and release_key(target) <= release_key(gl.covers):
             now = gate.at(target)
             if now is None or RANK.get(now.stage, 3) < RANK[stage]:
                 shown = f"was {_word(now.stage)}" if now else "did not exist yet"
-                out.append(Discrepancy("not-shipped", ident, kep.path, target,
+                out.append(Finding("not-shipped", ident, kep.path, target,
                                        f"kep.yaml says {_word(stage)} in {target} (released), but feature gate {name} "
                                        f"{shown} in {target} ({list_name(gl)})"))
     locked = _locked_ga(*lc.gate(name))
     if kep.status == "implementable" and locked is not None:
         ga, lock, gl = locked
         if (not lock or _released(lock, last)) and (not ga or _released(ga, last)):
-            out.append(Discrepancy("shipped-not-implemented", ident, kep.path, lock or ga,
+            out.append(Finding("shipped-not-implemented", ident, kep.path, lock or ga,
                                    f"status implementable, but feature gate {name} is GA since "
                                    f"{ga or 'before the versioned list'} and locked to its default since "
                                    f"{lock or 'before the versioned list'} ({list_name(gl)}): done in the code, "
@@ -220,7 +220,7 @@ def _locked_ga(gate: Gate, gl: GateList) -> tuple[str, str, GateList] | None:
     return (ga.release if ga else ""), lock.release, gl
 
 
-def _absent(kep: Kep, ident: str, j: Join, lc: Lifecycle, last: tuple[int, int]) -> list[Discrepancy]:
+def _absent(kep: Kep, ident: str, j: Join, lc: Lifecycle, last: tuple[int, int]) -> list[Finding]:
     stable = normalize_milestone(kep.milestone("stable"))
     if stable and _released(stable, last):
         return []  # its gate may have dropped out of the list after GA
@@ -229,7 +229,7 @@ def _absent(kep: Kep, ident: str, j: Join, lc: Lifecycle, last: tuple[int, int])
         target = normalize_milestone(kep.milestone(stage))
         if target and _released(target, last) and newest is not None:
             names = ", ".join(j.declared)
-            return [Discrepancy("not-shipped", ident, kep.path, target,
+            return [Finding("not-shipped", ident, kep.path, target,
                                 f"kep.yaml says {_word(stage)} in {target} (released), but its feature gate(s) "
                                 f"{names} are in no feature-gate list ({list_name(newest)})")]
     return []

@@ -1,6 +1,8 @@
-"""Discrepancies between kep.yaml and the release notes (the "Needs review" list); never applied.
+"""Discrepancies between kep.yaml and the release notes (the "Needs review" list): findings, never applied.
 
-Pure. See :func:`find_discrepancies` for the kinds (issue 5 (a)-(d), issue 9's gate typos).
+Pure. See :func:`find_discrepancies` for the kinds. Each is a :class:`~bot.model.finding.Finding`
+whose ``release`` is the release concerned and whose ``pr``/``url``/``excerpt`` name the release
+note behind it (``0``/``""`` when the finding is an absence); ambiguous links raise no finding.
 """
 
 from __future__ import annotations
@@ -8,32 +10,14 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
+from bot.model.finding import Finding
 from bot.plan.diff import Change
 from bot.plan.evidence.index import Mention, NotesIndex, attach_evidence, build_index
 from bot.model.note_text import release_order
 from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
 
-#: Discrepancy kinds (issue 5 (a)-(d), issue 9 ``gate-typo``), in report order.
+#: :attr:`~bot.model.finding.Finding.kind` of the discrepancies, in report order.
 DISCREPANCY_KINDS = ("not-in-notes", "stage-mismatch", "ready-to-implement", "gate-typo", "undeclared-gate")
-
-
-class Discrepancy(NamedTuple):
-    """Something kep.yaml and the release notes disagree on; listed under "Needs review", never applied.
-
-    ``kind``: one of :data:`DISCREPANCY_KINDS`; ``kep``: KEP id (``""`` for an
-    undeclared gate); ``kep_path``; ``release``: ``vMAJOR.MINOR`` concerned;
-    ``message``: one line; ``pr``/``url``/``excerpt``: the note behind it (``0``/``""``
-    when the finding is an absence). Ambiguous links raise no finding.
-    """
-
-    kind: str
-    kep: str
-    kep_path: str
-    release: str
-    message: str
-    pr: int = 0
-    url: str = ""
-    excerpt: str = ""
 
 
 def released(available: Sequence[str]) -> frozenset[str]:
@@ -49,7 +33,7 @@ def released(available: Sequence[str]) -> frozenset[str]:
 def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Collection[str],
                        ids: Mapping[str, str] | None = None,
                        undeclared_in: Collection[str] | None = None,
-                       undeclared_sigs: Collection[str] | None = None) -> list[Discrepancy]:
+                       undeclared_sigs: Collection[str] | None = None) -> list[Finding]:
     """Discrepancies (a)-(d) between ``keps`` and the indexed release notes, in a stable order.
 
     (a) ``not-in-notes``: a kep.yaml milestone (alpha/beta/stable) names a
@@ -73,7 +57,7 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
     gates are reported (default: all indexed).
     """
     ids = ids or {}
-    out: list[Discrepancy] = []
+    out: list[Finding] = []
     indexed = set(index.releases)
     newest_out = max((release_order(r) for r in released), default=(0, 0))
     for kep in keps:
@@ -84,7 +68,7 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
             rel = normalize_milestone(kep.milestone(stage))
             if rel and rel in indexed and rel in released and rel not in seen:
                 what = f"gates {', '.join(kep.gates())}" if kep.gates() else "no feature gate declared"
-                out.append(Discrepancy("not-in-notes", ident, kep.path, rel,
+                out.append(Finding("not-in-notes", ident, kep.path, rel,
                                        f"kep.yaml says {stage} in {rel}, but the {rel} release notes never name "
                                        f"KEP-{kep.number} or its gates ({what}); check their prose, which may "
                                        "describe the feature in words only"))
@@ -95,7 +79,7 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
             rel = normalize_milestone(kep.milestone("stable")) or ""
             question = ("ready to mark implemented?" if kep.stage == "stable" else
                         f"stage is still {kep.stage or 'unset'}: graduation missed, or the stable milestone stale?")
-            out.append(Discrepancy("ready-to-implement", ident, kep.path, rel,
+            out.append(Finding("ready-to-implement", ident, kep.path, rel,
                                    f"status implementable, but the stable milestone {rel} is released: {question}"))
     seen_gates: set[tuple[str, str]] = set()
     sigs = {_sig_name(s) for s in undeclared_sigs or ()}
@@ -104,7 +88,7 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
             if m.stage in STAGES and (m.release, gate) not in seen_gates and (
                     undeclared_in is None or m.release in undeclared_in) and sigs & {_sig_name(s) for s in m.sigs}:
                 seen_gates.add((m.release, gate))
-                out.append(Discrepancy("undeclared-gate", "", "", m.release,
+                out.append(Finding("undeclared-gate", "", "", m.release,
                                        f"feature gate {gate} is announced ({m.stage}) but no kep.yaml declares it",
                                        m.pr, m.url, m.excerpt))
     order = {k: i for i, k in enumerate(DISCREPANCY_KINDS)}
@@ -125,20 +109,20 @@ def _about_kep(m: Mention, kep: Kep) -> bool:
         kep.number in m.refs and (bool(m.undeclared) or m.exact))
 
 
-def _gate_typos(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Discrepancy]:
-    out: dict[tuple[str, str], Discrepancy] = {}
+def _gate_typos(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Finding]:
+    out: dict[tuple[str, str], Finding] = {}
     for m in mentions:
         for said, declared in m.near:
             if declared in kep.gates() and kep.path in m.links:
-                out.setdefault((said, declared), Discrepancy(
+                out.setdefault((said, declared), Finding(
                     "gate-typo", ident, kep.path, m.release,
                     f"the {m.release} notes name feature gate {said}; kep.yaml declares {declared}: likely a typo "
                     "in kep.yaml (the notes are linked to this KEP as a near match)", m.pr, m.url, m.excerpt))
     return list(out.values())
 
 
-def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Discrepancy]:
-    out: dict[tuple[str, str], Discrepancy] = {}
+def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Finding]:
+    out: dict[tuple[str, str], Finding] = {}
     for m in mentions:
         if m.stage not in STAGES or kep.path not in m.links or not _about_kep(m, kep):
             continue  # an ambiguous link is never grounds for a finding
@@ -154,7 +138,7 @@ def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list
             continue
         message = (f"{m.release} notes say {m.stage} {says} {m.when}; kep.yaml milestone.{m.stage} is "
                    f"{declared or 'not set'}")
-        out.setdefault((m.release, message), Discrepancy("stage-mismatch", ident, kep.path, m.release, message,
+        out.setdefault((m.release, message), Finding("stage-mismatch", ident, kep.path, m.release, message,
                                                          m.pr, m.url, m.excerpt))
     return list(out.values())
 
@@ -164,7 +148,7 @@ class NotesReview(NamedTuple):
     the ``releases`` whose notes were indexed and the ``index`` itself."""
 
     changes: list[Change]
-    discrepancies: list[Discrepancy]
+    discrepancies: list[Finding]
     releases: tuple[str, ...]
     index: NotesIndex | None = None
 

@@ -18,12 +18,13 @@ import posixpath
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
+from bot.model.finding import Finding
 from bot.plan.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, resolve
 from bot.plan.tracking.candidates import Candidate, find_candidates
 from bot.plan.tracking.coverage import DEFAULT_COVERAGE_ALIASES, Coverage, Group, check_coverage
-from bot.plan.tracking.production import Finding, left_production, missing_tables, not_production
+from bot.plan.tracking.production import left_production, missing_tables, not_production
 from bot.plan.tracking.rows import AddedRow, add_rows
 from bot.wiki.matrix import DEFAULT_ALIASES, MatrixPage, cell_gates
 from bot.wiki.sections import same_heading

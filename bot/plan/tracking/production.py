@@ -2,7 +2,7 @@
 
 Pure. Tables named in ``production_tables`` (by the heading above them) are
 the production list; a row there whose KEP is ``provisional`` or
-``withdrawn`` gets a report-only :class:`Finding` of kind ``not-production``.
+``withdrawn`` gets a report-only :class:`~bot.model.finding.Finding` of kind ``not-production``.
 Independently of that setting, a status change to ``provisional`` or
 ``withdrawn`` is always called out (:func:`left_production`).
 """
@@ -10,8 +10,8 @@ Independently of that setting, a status change to ``provisional`` or
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
+from bot.model.finding import Finding
 from bot.plan.diff import Change
 from bot.model.snapshot import Snapshot, resolve
 from bot.wiki.matrix import MatrixPage, cell_value
@@ -21,27 +21,16 @@ from bot.wiki.sections import find_headings, heading_above, same_heading
 NOT_PRODUCTION = ("provisional", "withdrawn")
 
 
-class Finding(NamedTuple):
-    """A report-only finding: ``kind`` (``not-production``), ``kep`` (the KEP cell as written), ``page``,
-    1-based ``line``, ``table`` (the heading above it), ``status`` (kep.yaml's, else the row's) and ``kep_path``."""
-
-    kind: str
-    kep: str
-    page: str
-    line: int
-    table: str
-    status: str
-    kep_path: str
-
-    def as_report(self) -> dict:
-        """The finding as a JSON object (every field)."""
-        return self._asdict()
+#: :attr:`~bot.model.finding.Finding.kind` of a production-table row whose KEP is not production capability.
+KIND = "not-production"
 
 
 def not_production(page: MatrixPage, snapshot: Snapshot, tables: Sequence[str]) -> list[Finding]:
     """Rows of ``page`` in a production table (``tables``: headings) whose KEP is provisional or withdrawn.
 
-    The status is kep.yaml's when the row resolves to one KEP, else the row's own status cell.
+    The status is kep.yaml's when the row resolves to one KEP, else the row's own status cell. Each finding
+    has kind :data:`KIND`, the KEP cell as written as ``kep_id``, the row's ``page``, 1-based ``line`` and
+    ``table`` (the heading above it), the ``status`` and the kep.yaml (``""`` unless the row resolves to one KEP).
     """
     if not tables:
         return []
@@ -54,8 +43,8 @@ def not_production(page: MatrixPage, snapshot: Snapshot, tables: Sequence[str]) 
         keps = resolve(snapshot, row.number, row.slug)
         status = keps[0].status if len(keps) == 1 else cell_value(row.value("status") or "")
         if status.casefold() in NOT_PRODUCTION:
-            out.append(Finding("not-production", row.cells["kep"].text, page.path, row.line + 1, table,
-                               status, keps[0].path if len(keps) == 1 else ""))
+            out.append(Finding(KIND, row.cells["kep"].text, keps[0].path if len(keps) == 1 else "", "", "",
+                               page=page.path, line=row.line + 1, table=table, status=status))
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.model.finding import ROW_KEYS
 from bot.plan.changelog import Section, kep_link, kep_yaml_url, table_cell
 from bot.plan.tracking import Tracking
 from bot.plan.tracking.candidates import Candidate, milestone_text
@@ -32,7 +33,7 @@ def sections(tracking: Tracking, revision: str, web_url: str, limit: int = DEFAU
     none with ``limit`` 0, the report still has them all), and design-group coverage."""
     out: list[Section] = []
     if tracking.findings:
-        rows = [f"| {kep_link(f.kep)} | {table_cell(f.page)}:{f.line} | {table_cell(f.table)} | {f.status} |"
+        rows = [f"| {kep_link(f.kep_id)} | {table_cell(f.page)}:{f.line} | {table_cell(f.table)} | {f.status} |"
                 for f in tracking.findings]
         out.append((["### Not production capability", "",
                      "Rows in a production table whose KEP is provisional or withdrawn (report only).", "",
@@ -81,7 +82,7 @@ def report_keys(tracking: Tracking, production: bool = False) -> dict:
     when production tables are configured (``production``), ``coverage`` when a coverage page is."""
     out: dict = {"candidates": [c.as_report() for c in tracking.candidates]}
     if production:
-        out["findings"] = [f.as_report() for f in tracking.findings]
+        out["findings"] = [f.as_report(ROW_KEYS) for f in tracking.findings]
     if tracking.coverage is not None:
         out["coverage"] = tracking.coverage.as_report()
     return out
