@@ -1,4 +1,4 @@
-"""Benchmark: release-note evidence cost (issue 9). Targets: indexing 18 releases <= 0.5 s; a sync with
+"""Benchmark: release-note evidence cost. Targets: indexing 18 releases <= 0.5 s; a sync with
 notes <= 0.3 s more than one without.
 
     .venv/bin/python scripts/bench_evidence.py [--runs 5] [--notes DIR] [--bundle FILE] [--kep-sync PATH]

@@ -11,7 +11,7 @@ bundle's HEAD with ``--release-notes``:
 - ``blanked``: ``wiki/kubernetes-keps-implementation-matrix.md`` with every Alpha / Beta / GA
   cell set to ``- / - / -`` (every row with a milestone upstream changes).
 
-Figures (issue 9):
+Figures:
 
 - **precision**: of the notes kep-sync shows, as the evidence of a change or as a
   stage-mismatch finding, the share this reading agrees with: evidence must announce

@@ -52,7 +52,7 @@ MODEL_KEYS = frozenset({"kep-number", "title", "owning-sig", "status", "stage", 
                         *TEMPLATE_SAMPLES})
 #: How an :attr:`Kep.untrusted` reason says the file is silent on a field (nothing withheld, see :meth:`Kep.withholds`).
 SAYS_NOTHING = "so it says nothing about"
-#: The two template directories that are not KEPs (shared/README.md).
+#: The two template directories of kubernetes/enhancements that are not KEPs.
 TEMPLATE_DIRS = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
 
 # ASCII digits only ("٧٥٣" and "²" are not KEP numbers), bounded so int() stays cheap.

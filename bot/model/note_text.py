@@ -73,7 +73,7 @@ _GATE_WORD_RE = re.compile(r"\bfeature[- ]gates?\b|\bgates?\b", re.I)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
 _RELEASE_RE = re.compile(r"(?<![0-9])([0-9]{1,4})\.([0-9]{1,4})(?![0-9])")
 _MARK_RE = re.compile(r"\x00([0-9]{1,6})\x00")
-#: Side remarks that name a stage without announcing one (issue 9, kind 1): "(also alpha)", ", formerly alpha,",
+#: Side remarks that name a stage without announcing one: "(also alpha)", ", formerly alpha,",
 #: a metric's stability level ("the Alpha `kubelet` metric", "metrics ... (alpha)"), "when using the Alpha `X` feature".
 _SIDE_REMARK_RES = (
     re.compile(r"\((?:also|previously|formerly|was|still)\b[^)]*\)", re.I),
@@ -89,13 +89,13 @@ _SIDE_REMARK_RES = (
 #: A stage named to deny or hedge it: "will not graduate or be enabled by default", "is still available, but might be removed".
 _NEGATION_RE = re.compile(r"\b(?:will not|won't|not yet|never)\b|\bnot (?:be )?(?:graduat|promot|enabled by default)"
                           r"|\bstill available\b|\bmight be removed\b|\bdelay\w*\b[^.;]*\bgraduat", re.I)
-#: "Promoted ... to `scheduling.k8s.io/v1beta1`": an API group version names the stage (issue 9, kind 5).
+#: "Promoted ... to `scheduling.k8s.io/v1beta1`": an API group version names the stage.
 _API_VERSION_RE = re.compile(r"`[a-z0-9.-]*\.k8s\.io/(v[0-9]{1,2})(alpha|beta)?[0-9]{0,2}`|`(v[0-9]{1,2})(alpha|beta)?"
                              r"[0-9]{0,2}`\s+API\b", re.I)
 #: "Introduced the `scheduling.k8s.io/v1alpha1` Workload API": a new API at vNalphaM / vNbetaM is that stage; a
-#: field added to an existing API ("Added the `x` field to the `v1beta1` API") is not (issue 9, kind 5).
+#: field added to an existing API ("Added the `x` field to the `v1beta1` API") is not.
 _API_INTRO_RE = re.compile(r"^(?![^.;]*\bfields?\b)[^.;]*\b(?:add(?:ed|s)?|introduc\w+)\b", re.I)
-#: A feature gate introduced without a stage word (issue 9, kind 3): alpha, the default stage of a new gate.
+#: A feature gate introduced without a stage word: alpha, the default stage of a new gate.
 _INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:feature[- ]gates?\s*,?\s*[`\"]"
                        r"|[`\"][^`\"]+[`\"]\s+feature[- ]gates?\b)"
                        r"|\bnew\s+feature[- ]gates?\s*,?\s*[`\"][^`\"]+[`\"]\s+(?:is|are)\s+now\s+available", re.I)

@@ -27,7 +27,7 @@ Release notes are only evidence: a file that cannot be read or decoded (not
 UTF-8, invalid JSON, nested too deeply, not an object, too large, HTTP error
 without a cached copy) is a problem naming the file, and that release is
 skipped. A source that holds no release notes at all is a configuration error
-(:class:`ConfigError`, exit 2; issue 9): a directory that cannot be listed, one
+(:class:`ConfigError`, exit 2): a directory that cannot be listed, one
 with no ``release-notes-1.NN.json``, one whose every file read is unusable, a
 ``github:`` repository with no ``releases/release-1.NN`` folder. A ``github:``
 source that cannot be reached (network, HTTP 5xx, no cached copy) raises

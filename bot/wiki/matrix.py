@@ -3,7 +3,7 @@
 Pure. A matrix table is any GFM table whose header has a KEP column; its
 other columns get *roles* by header text (configurable aliases, see
 :data:`DEFAULT_ALIASES`). Tables with different column sets on one page are
-normal. Cell formats (the user's page):
+normal. Cell formats (as the tracked matrix page writes them):
 
 - status role: ``<status> / <stage>`` (stage part optional);
 - milestones role: ``<alpha> / <beta> / <stable>``, ``-`` when empty;

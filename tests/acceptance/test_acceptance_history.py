@@ -1,4 +1,4 @@
-"""Real-data acceptance of issue 11: provenance, ``history`` and ``digest`` on the enhancements bundle.
+"""Real-data acceptance: provenance, ``history`` and ``digest`` on the enhancements bundle.
 
 Every expected value was computed by hand from ``git log --first-parent -p`` of the bundle
 (e.g. KEP-5732's stage went beta in 0c1e4494 (#6134), while the newest commit touching its

@@ -50,9 +50,9 @@ def test_every_1_36_graduation_sentence_naming_a_declared_gate_is_linked_to_its_
     snapshot, _, index = data
     owners = gate_owners(snapshot.all_keps())
     graduations = [m for m in index.mentions if m.release == "v1.36" and m.stage and m.gates]
-    # Re-measured with bare gate names (issue 5 follow-up): still 35, all linked for sure, none ambiguous; the one
-    # new bare hit, "Promoted several EndpointSlice metrics from Alpha to Beta stability." (#136368), is the API
-    # kind and is left out. Issue 9 (a note read as a whole) adds #137346: "Added alpha support for manifest-based
+    # Gates named bare or in code: 35, all linked for sure, none ambiguous; a bare hit, "Promoted several
+    # EndpointSlice metrics from Alpha to Beta stability." (#136368), is the API kind and is left out. A note read
+    # as a whole adds #137346: "Added alpha support for manifest-based
     # admission control configuration (KEP-5793). When the `ManifestBasedAdmissionControlConfig` feature gate ...".
     assert len(graduations) == 36
     assert 136368 not in {m.pr for m in graduations}
@@ -106,11 +106,11 @@ def test_hand_checked_discrepancies_are_found(data):
     snapshot, notes, index = data
     found = find_discrepancies(index, snapshot.all_keps(), released=released(notes.available))
     got = {(d.kind, d.kep_id, d.release, d.pr): d.message for d in found}
-    assert got[("gate-typo", "3695", "v1.34", 132940)] == (  # issue 9, kind 9: the first release naming it
+    assert got[("gate-typo", "3695", "v1.34", 132940)] == (  # the first release naming it
         "the v1.34 notes name feature gate KubeletPodResourcesDynamicResources; kep.yaml declares "
         "KubeletPodResourcesDynamicResource: likely a typo in kep.yaml (the notes are linked to this KEP as a near "
         "match)")
-    assert got[("stage-mismatch", "2371", "v1.26", 113609)] == (  # issue 9, kind 7: linked by its KEP number
+    assert got[("stage-mismatch", "2371", "v1.26", 113609)] == (  # linked by its KEP number
         "v1.26 notes say alpha reached in v1.26; kep.yaml milestone.alpha is v1.29")
     assert got[("stage-mismatch", "5647", "v1.36", 135462)] == (
         "v1.36 notes say beta reached by v1.36; kep.yaml milestone.beta is v1.37")
@@ -123,12 +123,9 @@ def test_hand_checked_discrepancies_are_found(data):
     assert got[("ready-to-implement", "4816", "v1.36", 0)] == (
         "status implementable, but the stable milestone v1.36 is released: ready to mark implemented?")
     assert not any(d.release == "v1.37" and d.kind == "not-in-notes" for d in found)  # 1.37 is not out yet
-    # Every KEP of bundle HEAD, re-measured with bare gate names: not-in-notes 323 -> 306 (17 KEP/release pairs
-    # whose notes name the gate bare, e.g. KEP 4832 in v1.33), stage-mismatch 42 -> 50 (gates named bare in
-    # older notes, e.g. WinOverlay beta in v1.20 vs KEP 5100's v1.33).
-    # Issue 9: not-in-notes 306 -> 305 and stage-mismatch 50 -> 61 (transitions in notes linked by KEP number,
-    # e.g. 2371; introductions of a gate before kep.yaml's alpha, e.g. MutatingAdmissionPolicy in v1.30 vs 3962's
-    # v1.32); 6 gate typos; undeclared gates only when asked for (review: all).
+    # Every KEP of bundle HEAD. Gates named bare count (e.g. KEP 4832 in v1.33; WinOverlay beta in v1.20 vs KEP
+    # 5100's v1.33), and so do transitions linked by KEP number (e.g. 2371) and a gate introduced before kep.yaml's
+    # alpha (e.g. MutatingAdmissionPolicy in v1.30 vs 3962's v1.32); undeclared gates only when asked for.
     assert Counter(d.kind for d in found) == {"not-in-notes": 305, "stage-mismatch": 61, "ready-to-implement": 75,
                                               "gate-typo": 6}
 
@@ -149,14 +146,14 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     hit = {(c.kep_id, c.field): c.evidence[0].pr for c in with_notes.changes if c.evidence}
     assert hit[("4951", "stage")] == 140107  # "Promoted the `HPAConfigurableTolerance` feature gate to GA."
     assert "<details><summary>Needs review (" in with_notes.changelog.body
-    # Re-measured on the 2026-03-01 page with bare gate names, reading 10 of the 13 releases the changed KEPs name
+    # On the 2026-03-01 page, reading 10 of the 13 releases the changed KEPs name
     # (v1.16 is not in the source, v1.38 and v1.39 are not made yet): 34 changes, 16 with evidence. Needs review
     # covers the KEPs this run changes (23), not every row: 6 not-in-notes, 1 stage-mismatch (127), no
     # ready-to-implement (the changed KEPs' stable milestones are not released).
     assert asked == [["v1.16", "v1.22", "v1.25", "v1.27", "v1.29", "v1.32", "v1.33", "v1.34", "v1.35", "v1.36",
                       "v1.37", "v1.38", "v1.39"]]
-    # Issue 9: evidence only from the release kep.yaml names for the stage; 18 changes have some, all sure; Needs
-    # review is about the page's KEPs only (the 15 undeclared gates of 1.36/1.37 are gone; 3695's typo is in).
+    # Evidence only from the release kep.yaml names for the stage, all sure; Needs review is about the page's KEPs
+    # only (no undeclared gates of 1.36/1.37; 3695's typo is in).
     assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 19)
     # Counter-evidence: one v1.37 note calls 5732's gate Alpha while kep.yaml moves 5732 to beta in v1.37.
     counter = [(c.kep_id, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter]

@@ -1,4 +1,4 @@
-"""Real-data acceptance of issue 2 (1-4): sync the 2026-03-01 matrix page against the bundle's HEAD.
+"""Real-data acceptance: sync the 2026-03-01 matrix page against the bundle's HEAD.
 
 Runs the real CLI in a subprocess on a clone of ``../shared/data/enhancements-keps.bundle``
 and a copy of ``../shared/wiki/kubernetes-keps-implementation-matrix.2026-03-01.md``; every

@@ -1,4 +1,4 @@
-"""Real-data acceptance of issue 10: candidates, design-group coverage and the production list.
+"""Real-data acceptance: candidates, design-group coverage and the production list.
 
 Reads ``../shared`` (the enhancements bundle and the three wiki pages) in place; skipped when it is
 absent, failed instead when ``KEP_SYNC_REQUIRE_SHARED=1``. Nothing from ../shared is copied.

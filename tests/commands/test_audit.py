@@ -1,4 +1,4 @@
-"""``kep-sync audit`` (issue 9): every check on every row, the implementable + stable rule, nothing written."""
+"""``kep-sync audit``: every check on every row, the implementable + stable rule, nothing written."""
 
 from __future__ import annotations
 

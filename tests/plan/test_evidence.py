@@ -68,19 +68,19 @@ def index():
     ("Demoted `A` and `B` feature gates to alpha from beta.", ("alpha", False)),
     ("Moved `X` back to Alpha.", ("alpha", False)),
     ("Added the `X` feature gate to gate leader election lock release on exit.", ("alpha", False)),
-    # issue 9, kind 1: negation and side remarks announce nothing
+    # negation and side remarks announce nothing
     ("The feature gate will not graduate or be enabled by default in future Kubernetes releases.", ("", False)),
     ("Kubernetes now only uses the _structured parameters_ model (also alpha) for allocating devices.", ("", False)),
     ("The `DRAControlPlaneController` feature gate, formerly alpha, is no longer available.", ("", False)),
     ("Added the Alpha `kubelet` metric `pod_level_resources_admission_total` to track adoption.", ("", False)),
     ("When using the Alpha `X` feature, IP address values are now validated more strictly.", ("", False)),
     ("The alpha DRA gRPC API is still available, but might be removed in future releases.", ("", False)),
-    # kind 3: introductions without a stage word are alpha (a state: a KEP adds gates after its alpha)
+    # introductions without a stage word are alpha (a state: a KEP adds gates after its alpha)
     ("Adds feature gate `X` which enables support for running kubelet in a user namespace.", ("alpha", False)),
     ('The new feature gate "X" is now available.', ("alpha", False)),
     ("Added the `X` feature gate, disabled by default.", ("alpha", False)),
     ("Added a new feature gate, `X` (enabled by default).", ("beta", False)),
-    # kind 5: an API group version promoted names the stage
+    # an API group version promoted names the stage
     ("Promoted the API types Workload and PodGroup to `scheduling.k8s.io/v1beta1`.", ("beta", True)),
     ("Graduated the `resource.k8s.io/v1` API to GA.", ("stable", True)),
     ("Promoted the Workload API to `scheduling.k8s.io/v1`.", ("stable", True)),

@@ -1,4 +1,4 @@
-"""Issue 9: the release-note matcher by kind of mistake, each on a small fixture of its own, exact values.
+"""The release-note matcher by kind of mistake, each on a small fixture of its own, exact values.
 
 Kinds: 1 negation and side remarks; 2 a gate several KEPs declare; 3 introductions without "alpha"; 4 the
 stage word in another sentence / the KEP linked in documentation; 5 API group version promotions; 6
@@ -47,7 +47,7 @@ def _ev(index, kep, field):
     return [(e.release, e.pr, e.ambiguous) for e in evidence_for(index, _change(kep, field, kep.milestone(field)), kep)]
 
 
-def test_negations_and_side_remarks_are_not_evidence():  # kind 1
+def test_negations_and_side_remarks_are_not_evidence():
     notes = {"v1.36": {
         "1": entry(1, "Added `WidgetAlphaGate` checks. The feature gate will not graduate or be enabled by default."),
         "2": entry(2, "Removed the old widget path; `WidgetAlphaGate` (also alpha) is unaffected."),
@@ -58,7 +58,7 @@ def test_negations_and_side_remarks_are_not_evidence():  # kind 1
     assert _ev(build_index(notes, KEPS), A, "alpha") == [("v1.36", 5, False)]
 
 
-def test_a_shared_gate_goes_to_the_linked_kep_or_the_one_with_a_unique_gate_else_ambiguous_apart():  # kind 2
+def test_a_shared_gate_goes_to_the_linked_kep_or_the_one_with_a_unique_gate_else_ambiguous_apart():
     notes = {"v1.36": {
         "1": entry(1, "Promoted the `SharedCore` feature gate to GA."),
         "2": entry(2, "Promoted `SharedCore` to GA.", documentation=[{"type": "KEP", "url": DOC + "30"}]),
@@ -69,7 +69,7 @@ def test_a_shared_gate_goes_to_the_linked_kep_or_the_one_with_a_unique_gate_else
     assert _ev(index, S2, "stable") == [("v1.36", 3, False), ("v1.36", 1, True)]
 
 
-def test_introductions_without_the_word_alpha_are_alpha():  # kind 3
+def test_introductions_without_the_word_alpha_are_alpha():
     for text in ("Added the `WidgetAlphaGate` feature gate to enable widgets.",
                  'The new feature gate "WidgetAlphaGate" is now available.',
                  "Adds feature gate `WidgetAlphaGate` which enables widgets.",
@@ -78,7 +78,7 @@ def test_introductions_without_the_word_alpha_are_alpha():  # kind 3
         assert _ev(index, A, "alpha") == [("v1.36", 7, False)], text
 
 
-def test_the_whole_note_is_read_for_its_stage_and_for_a_kep_link_in_documentation():  # kind 4
+def test_the_whole_note_is_read_for_its_stage_and_for_a_kep_link_in_documentation():
     notes = {"v1.36": {
         "1": entry(1, "Graduated widget support to alpha. The `WidgetAlphaGate` feature gate is now available."),
         "2": entry(2, "Graduated typed widgets to beta.",
@@ -92,7 +92,7 @@ def test_the_whole_note_is_read_for_its_stage_and_for_a_kep_link_in_documentatio
     assert _ev(index, B, "beta") == [("v1.36", 2, False)]
 
 
-def test_api_group_version_promotions_name_the_stage():  # kind 5
+def test_api_group_version_promotions_name_the_stage():
     notes = {"v1.36": {"4": entry(4, "Promoted the Widget API types to `widgets.k8s.io/v1beta1`. Remove all "
                                      "`v1alpha2` objects before upgrading.",
                                   documentation=[{"type": "KEP", "url": "https://kep.k8s.io/20"}])}}
@@ -101,7 +101,7 @@ def test_api_group_version_promotions_name_the_stage():  # kind 5
     assert _ev(index, B, "beta") == [("v1.36", 4, False)]  # one item per pull request
 
 
-def test_an_api_introduced_at_v1alpha1_is_alpha_for_the_linked_kep():  # kind 5, 1.35 notes #134564, #136976
+def test_an_api_introduced_at_v1alpha1_is_alpha_for_the_linked_kep():  # 1.35 notes #134564, #136976
     doc = [{"type": "KEP", "url": "https://kep.k8s.io/20"}]
     notes = {"v1.35": {"7": entry(7, "Introduced the `widgets.k8s.io/v1alpha1` Widget API to express widgets.",
                                   documentation=doc)},
@@ -113,7 +113,7 @@ def test_an_api_introduced_at_v1alpha1_is_alpha_for_the_linked_kep():  # kind 5,
     assert find_discrepancies(index, [B], released={"v1.35", "v1.36"}) == []  # a later alpha version: no mismatch
 
 
-def test_withdrawn_entries_are_never_evidence():  # kind 6
+def test_withdrawn_entries_are_never_evidence():
     notes = {"v1.35": {"1": entry(1, "Fixed the `WidgetAlphaGate` docs.")},
              "v1.36": {"2": entry(2, "Promoted the `WidgetAlphaGate` feature gate to alpha.", do_not_publish=True)},
              "v1.37": {}}
@@ -124,7 +124,7 @@ def test_withdrawn_entries_are_never_evidence():  # kind 6
     assert [(d.kind, d.release) for d in found] == [("not-in-notes", "v1.36")]
 
 
-def test_an_earlier_release_is_a_stage_mismatch_not_support():  # kind 7
+def test_an_earlier_release_is_a_stage_mismatch_not_support():
     notes = {"v1.34": {"9": entry(9, "Added alpha support for early widgets.",
                                   documentation=[{"type": "KEP", "url": DOC + "50"}])},
              "v1.36": {}, "v1.37": {}}
@@ -138,7 +138,7 @@ def test_an_earlier_release_is_a_stage_mismatch_not_support():  # kind 7
                     "milestone.alpha is v1.36", 9, URL + "9", "Added alpha support for early widgets.")]
 
 
-def test_a_near_match_gate_is_linked_and_reported_as_a_likely_kep_yaml_typo():  # kind 9
+def test_a_near_match_gate_is_linked_and_reported_as_a_likely_kep_yaml_typo():
     notes = {"v1.36": {"5": entry(5, "Promoted the `PodResourcesDynamicResources` feature gate to GA.")}}
     index = build_index(notes, KEPS)
     assert _ev(index, T, "stable") == [("v1.36", 5, False)]

@@ -1084,7 +1084,7 @@ def test_redact(text, expected):
 
 
 # =====================================================================================
-# breaker findings: spec validation, empty source
+# spec validation, empty source
 # =====================================================================================
 
 @pytest.mark.parametrize(
@@ -1148,7 +1148,7 @@ def test_github_urls_quote_segments_and_refuse_bad_refs(sleeps):
 
 
 # =====================================================================================
-# breaker findings: directory source reads regular files only
+# directory source reads regular files only
 # =====================================================================================
 
 def test_directory_source_reports_links_fifos_and_odd_entries_and_loads_the_rest(tmp_path):
@@ -1237,7 +1237,7 @@ def test_directory_files_over_the_cap_are_reported(tmp_path):
 
 
 # =====================================================================================
-# breaker findings: git source reports links and submodules
+# git source reports links and submodules
 # =====================================================================================
 
 def test_git_tree_reports_linked_directories_submodules_and_big_blobs(tmp_path):
@@ -1259,7 +1259,7 @@ def test_git_tree_reports_linked_directories_submodules_and_big_blobs(tmp_path):
 
 
 # =====================================================================================
-# breaker findings: path names that are not UTF-8
+# path names that are not UTF-8
 # =====================================================================================
 
 BAD = "keps/sig-x/9002-\ufffd\ufffd/kep.yaml"
@@ -1328,7 +1328,7 @@ def test_decode_path(name, expected):
 
 
 # =====================================================================================
-# breaker findings: gzip bomb, per-file cap in the tarball
+# gzip bomb, per-file cap in the tarball
 # =====================================================================================
 
 def test_decompressed_size_is_capped(sleeps):
@@ -1357,7 +1357,7 @@ def test_tarball_metadata_files_over_the_per_file_cap_are_reported(sleeps):
 
 
 # =====================================================================================
-# breaker findings: bounded bodies and overall deadlines
+# bounded bodies and overall deadlines
 # =====================================================================================
 
 class FakeClock:

@@ -185,7 +185,7 @@ def _pr_number(entry: Mapping, key: str) -> int:
 
 def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, tuple[str, ...]],
                     by_number: Mapping[int, list[Kep]], near: _NearGates) -> list[Mention]:
-    """The mentions of one entry, read as a whole note (issue 9, kinds 2 and 4).
+    """The mentions of one entry, read as a whole note.
 
     A sentence naming a gate as a feature gate (in code, or next to "feature
     gate"), or belonging to a KEP-linked entry, but no stage, takes the stage of

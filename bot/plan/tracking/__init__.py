@@ -1,8 +1,7 @@
 """The tracking practice beyond the rows: new KEP candidates, the production list, design-group coverage.
 
-A pure stage between reading the pages and building the changelog
-(docs/architecture.md: "a new check is a pure stage fed by the snapshot and
-the pages"): :func:`track` takes the snapshot, the parsed matrix pages, the
+A pure stage between reading the pages and building the changelog:
+:func:`track` takes the snapshot, the parsed matrix pages, the
 changes the diff decided, the page lines as the diff left them and the
 coverage page's text, and returns a :class:`Tracking`. It does no I/O.
 

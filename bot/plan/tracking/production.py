@@ -17,7 +17,7 @@ from bot.model.snapshot import Snapshot, resolve
 from bot.wiki.matrix import MatrixPage, cell_value
 from bot.wiki.sections import find_headings, heading_above, same_heading
 
-#: Statuses that are not production capability (the user's page, rule 3).
+#: Statuses that are not production capability (the page's rule 3).
 NOT_PRODUCTION = ("provisional", "withdrawn")
 
 
