@@ -141,72 +141,107 @@ def summary(changes: Sequence[Change]) -> str:
     return f"{len(applied)} {noun} in {keps} KEP{'s' if keps != 1 else ''}" + (f" ({parts})" if parts else "")
 
 
-def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
-           involved_problems: Sequence[Problem] = (), web_url: str = DEFAULT_WEB_URL,
-           max_chars: int = DEFAULT_MAX_BODY_CHARS, discrepancies: Sequence[Finding] | None = None,
-           callouts: Sequence[Section] = (), extra: Sequence[Section] = (), report_problems: int | None = None,
-           front_matter: Sequence[tuple[str, str, str, str]] = (), generated: Sequence[str] = (),
-           gate_findings: Sequence[Finding] | None = None, page_url: str = "",
-           controls: Sequence[str] = ()) -> Changelog:
+class ChangelogInputs(NamedTuple):
+    """What :func:`render` shows besides the changes and problems; every field is optional.
+
+    ``involved_problems``: kep.yaml problems of the KEPs on the pages; ``discrepancies``: ``None`` when
+    release notes were not used, else the "Needs review" list (and each change gets an Evidence cell from
+    ``Change.evidence``); ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings,
+    listed under "Needs review: feature-gate lifecycle" (and each page row gets a Shipped cell,
+    :func:`shipped_cell`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
+    (see :mod:`bot.plan.tracking.render`); ``front_matter``: ``(page, key, old, new)`` of each
+    ``front_matter.date_key`` update; ``generated``: the pages whose digest section is rewritten, named in the
+    title (:func:`_title`), a "Digest" list and the commit message; ``controls``: lines of the collapsed
+    "Controls" footer. ``web_url``: the enhancements repository; ``page_url``: the page's web address at the
+    base revision (``https://github.com/O/R/blob/SHA/``), so page locations link to their line, ``""`` for
+    none; ``max_chars``: the body's budget in characters.
+    """
+
+    involved_problems: Sequence[Problem] = ()
+    discrepancies: Sequence[Finding] | None = None
+    gate_findings: Sequence[Finding] | None = None
+    callouts: Sequence[Section] = ()
+    extra: Sequence[Section] = ()
+    front_matter: Sequence[tuple[str, str, str, str]] = ()
+    generated: Sequence[str] = ()
+    controls: Sequence[str] = ()
+    web_url: str = DEFAULT_WEB_URL
+    page_url: str = ""
+    max_chars: int = DEFAULT_MAX_BODY_CHARS
+
+
+def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem],
+           inputs: ChangelogInputs = ChangelogInputs()) -> Changelog:
     """Build the changelog for one run.
 
-    ``changes``: every Change (applied and report-only); ``problems``: rows
-    left as is and untrusted values; ``involved_problems``: kep.yaml problems
-    of the KEPs on the pages; ``discrepancies``: ``None`` when release notes
-    were not used, else the "Needs review" list (and each change gets an
-    Evidence cell from ``Change.evidence``); ``callouts``: sections placed
-    first, ``extra``: sections placed before "Problems" (see
-    :mod:`bot.plan.tracking.render`). The body is cut at a table row boundary so it
-    stays within ``max_chars`` characters, with a line saying how many rows
-    were left out. The header names the source as it is (:func:`source_name`); each
-    row of the Changes table names the KEP's title (from its kep.yaml). Problems are
-    listed once each, sorted (``report_problems`` is accepted and not shown: a reviewer has no report).
-    ``front_matter``:
-    ``(page, key, old, new)`` of each ``front_matter.date_key`` update, listed. ``generated``: the pages whose
-    digest section is rewritten, named in the title (:func:`_title`), a "Digest" list and the commit message.
-    ``gate_findings``: ``None``
-    without a feature-gate lifecycle, else its findings, listed under "Needs review: feature-gate lifecycle",
-    and each page row gets a Shipped cell (:func:`shipped_cell` per change).
+    ``changes``: every Change (applied and report-only); ``problems``: rows left as is and untrusted values;
+    ``inputs``: everything else shown (:class:`ChangelogInputs`). The body is cut at a table row boundary so
+    it stays within ``inputs.max_chars`` characters, with a line saying how many rows were left out. The
+    header names the source as it is (:func:`source_name`); each row of the Changes table names the KEP's
+    title (from its kep.yaml). Problems are listed once each, sorted.
 
     Layout for the approver: the summary line, Graduations and the Changes table (one row per page row:
     each field linked to its line in the kep.yaml, the upstream pull request with its subject, release-note
     evidence and counter-evidence marked ⚠) come first; every other section is a collapsed ``<details>``
     block with its count in the summary line (:func:`details`). Problems shown are those about the
-    changed rows, the pages and the inputs of this run (:func:`_pr_problems`). ``page_url``: the page's
-    web address at the base revision (``https://github.com/O/R/blob/SHA/``), so page locations link to
-    their line; ``controls``: lines of the collapsed "Controls" footer.
+    changed rows, the pages and the inputs of this run (:func:`_pr_problems`).
     """
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
-    keps = {k.path: k for k in snapshot.all_keps()}
     applied = [c for c in changes if c.applied]
-    promoted = [c for c in applied if c.kind == "promoted"]
-    demoted = [c for c in applied if c.kind == "demoted"]
-    title = _title(changes, generated)
+    links = Links(inputs.web_url, snapshot.revision, inputs.page_url)
     head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
-    sections: list[Section] = list(callouts)
-    for heading, picked, noun in (("### Graduations", promoted, "graduations"), ("### Demotions", demoted, "demotions")):
+    sections: list[Section] = list(inputs.callouts)
+    for heading, kind, noun in (("### Graduations", "promoted", "graduations"), ("### Demotions", "demoted",
+                                                                                "demotions")):
+        picked = [c for c in applied if c.kind == kind]
         if picked:
             sections.append(([heading], grouped_graduations(picked), noun))
-    links = Links(web_url, snapshot.revision, page_url)
     if applied:
-        shipped = _shipped(snapshot)
-        notes = discrepancies is not None
-        origin = any(c.upstream is not None for c in applied)
-        gates = gate_findings is not None
-        rows = [_row_line(group, keps, links, origin, notes, shipped)
-                + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
-                for group in _by_row(applied)]
-        sections.append((["### Changes", "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "")
-                          + (" Evidence |" if notes else "") + (" Shipped |" if gates else ""),
-                          "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
-                          + ("---|" if gates else "")], rows, "changes"))
-    # Every other byte the run writes is shown too, unfolded: a reviewer approves all of it.
-    if front_matter:
-        rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
-        sections.append((["### Front matter"], rows, "front matter updates"))
-    if generated:
-        sections.append((["### Digest"], [
-            f"- {_cell(page)}: digest section regenerated from kep.yaml" for page in generated], "digest pages"))
+        sections.append(_changes_section(snapshot, applied, links, inputs))
+    sections += _written_sections(applied, links, inputs)
+    sections += _review_sections(changes, links, inputs)
+    shown = _pr_problems(problems, inputs.involved_problems, changes)
+    if shown:
+        rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in shown]
+        intro = ["About the rows and inputs of this pull request; the run's JSON report lists every problem "
+                 "of the source.", ""]
+        sections.append((details("Problems", len(shown), [*intro, "| Where | Key | Problem |", "|---|---|---|"]),
+                         rows, "problems"))
+    if inputs.controls:
+        sections.append((details("Controls", None, []), list(inputs.controls), "controls"))
+    title = _title(changes, inputs.generated)
+    return Changelog(title, _fit(head, sections, inputs.max_chars),
+                     safe(_commit_message(title, snapshot, applied, inputs.generated)))
+
+
+def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, inputs: ChangelogInputs) -> Section:
+    """The "Changes" table: one row per page row, with Upstream, Evidence and Shipped columns when the run
+    has that data."""
+    keps = {k.path: k for k in snapshot.all_keps()}
+    shipped = _shipped(snapshot)
+    notes = inputs.discrepancies is not None
+    origin = any(c.upstream is not None for c in applied)
+    gates = inputs.gate_findings is not None
+    rows = [_row_line(group, keps, links, origin, notes, shipped)
+            + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
+            for group in _by_row(applied)]
+    return (["### Changes", "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "")
+             + (" Evidence |" if notes else "") + (" Shipped |" if gates else ""),
+             "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
+             + ("---|" if gates else "")], rows, "changes")
+
+
+def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInputs) -> list[Section]:
+    """Every other byte the run writes, shown unfolded (a reviewer approves all of it): front matter
+    updates and digest pages; then the collapsed removed targets and rewritten released milestones."""
+    out: list[Section] = []
+    if inputs.front_matter:
+        rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`"
+                for page, key, old, new in inputs.front_matter]
+        out.append((["### Front matter"], rows, "front matter updates"))
+    if inputs.generated:
+        out.append((["### Digest"], [
+            f"- {_cell(page)}: digest section regenerated from kep.yaml" for page in inputs.generated], "digest pages"))
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (
@@ -217,45 +252,47 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
              released, "rewrites")):
         if picked:
             rows = [f"- KEP {_kep_link(c.kep_id)} {c.field}: {_cell(c.old)} → **{_cell(c.new)}** "
-                    f"({links.page(c.page, c.line)}){_history_text(c, web_url)}" for c in picked]
-            sections.append((details(heading, len(picked), [intro, ""]), rows, noun))
-    if discrepancies:
-        sections.append((details("Needs review", len(discrepancies), [
+                    f"({links.page(c.page, c.line)}){_history_text(c, inputs.web_url)}" for c in picked]
+            out.append((details(heading, len(picked), [intro, ""]), rows, noun))
+    return out
+
+
+def _review_sections(changes: Sequence[Change], links: Links, inputs: ChangelogInputs) -> list[Section]:
+    """The collapsed sections of what was not applied: "Needs review" (release notes, feature-gate lifecycle),
+    "Ignored", "Report only", then ``inputs.extra``."""
+    out: list[Section] = []
+    if inputs.discrepancies:
+        out.append((details("Needs review", len(inputs.discrepancies), [
             "Release notes and kep.yaml disagree; nothing here was applied.", "",
             "| KEP | Release | Finding | Release note |", "|---|---|---|---|"]),
-                         [_review_row(d) for d in discrepancies], "discrepancies"))
-    if gate_findings:
-        sections.append((details("Needs review: feature-gate lifecycle", len(gate_findings), [
+                    [_review_row(d) for d in inputs.discrepancies], "discrepancies"))
+    if inputs.gate_findings:
+        out.append((details("Needs review: feature-gate lifecycle", len(inputs.gate_findings), [
             "The feature-gate list and kep.yaml disagree; nothing here was applied.", "",
-            "| KEP | Release | Finding |", "|---|---|---|"]), [_gate_row(d) for d in gate_findings], "gate findings"))
+            "| KEP | Release | Finding |", "|---|---|---|"]), [_gate_row(d) for d in inputs.gate_findings],
+                    "gate findings"))
     ignored = [c for c in changes if c.ignored]
     if ignored:
-        sections.append((details("Ignored", len(ignored), [
+        out.append((details("Ignored", len(ignored), [
             "Kept by an ignore rule (a `<!-- kep-sync: ignore -->` marker in the row, or `ignore:` in the "
             "config); still compared, not applied.", "", "| KEP | Page | Field | Page → kep.yaml | Rule |",
             "|---|---|---|---|---|"]), [_ignored_row(c, links) for c in ignored], "ignored"))
     report_only = [c for c in changes if not c.applied and not c.ignored]
     if report_only:
-        rows = [_finding_row(c, web_url) for c in report_only]
-        sections.append((details("Report only (not applied)", len(report_only),
-                                 ["| KEP | Page | Finding |", "|---|---|---|"]), rows, "findings"))
-    sections += [_collapsed(x) for x in extra]
-    shown = _pr_problems(problems, involved_problems, changes)
-    if shown:
-        rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in shown]
-        intro = ["About the rows and inputs of this pull request; the run's JSON report lists every problem "
-                 "of the source.", ""]
-        sections.append((details("Problems", len(shown), [*intro, "| Where | Key | Problem |", "|---|---|---|"]),
-                         rows, "problems"))
-    if controls:
-        sections.append((details("Controls", None, []), list(controls), "controls"))
-    body = _fit(head, sections, max_chars)
-    message = title + "\n\n" + "\n".join(
+        rows = [_finding_row(c, inputs.web_url) for c in report_only]
+        out.append((details("Report only (not applied)", len(report_only),
+                            ["| KEP | Page | Finding |", "|---|---|---|"]), rows, "findings"))
+    return out + [_collapsed(x) for x in inputs.extra]
+
+
+def _commit_message(title: str, snapshot: Snapshot, applied: list[Change], generated: Sequence[str]) -> str:
+    """The commit message: ``title``, one line per applied change and digest page, then the source and
+    revision (when there is one)."""
+    return title + "\n\n" + "\n".join(
         [f"- KEP-{c.kep_id} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied]
         + [f"- {page}: digest section regenerated" for page in generated]) + (
         f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n" if snapshot.revision
         else "\n")
-    return Changelog(title, body, safe(message))
 
 
 def _title(changes: Sequence[Change], generated: Sequence[str]) -> str:

@@ -207,15 +207,14 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                                   provenance=origin)
     if lifecycle is not None:
         report["gate_lifecycle"] = gate_report(lifecycle, gate_found or [])
-    log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
-                               web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars,
-                               callouts=tracking_render.callouts(tracking),
-                               extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
-                                                              config.candidates.limit),
-                               report_problems=len(report["problems"]), front_matter=dated, page_url=page_url,
-                               controls=controls(config) if config.publish in ("git", "github") else (),
-                               generated=[page for page, _ in generated],
-                               **({"gate_findings": gate_found} if lifecycle is not None else {}))
+    log = changelog_mod.render(snapshot, changes, problems, changelog_mod.ChangelogInputs(
+        involved_problems=involved, discrepancies=found,
+        gate_findings=gate_found,
+        callouts=tracking_render.callouts(tracking),
+        extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements, config.candidates.limit),
+        front_matter=dated, generated=[page for page, _ in generated],
+        controls=controls(config) if config.publish in ("git", "github") else (),
+        web_url=config.links.enhancements, page_url=page_url, max_chars=max_chars))
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
 

@@ -15,7 +15,7 @@ CONTROLS_SUMMARY = "<details><summary>Controls</summary>"
 
 
 def controls(config: Config) -> list[str]:
-    """The footer lines (a markdown list), for :func:`bot.plan.changelog.render`'s ``controls``."""
+    """The footer lines (a markdown list), for :attr:`bot.plan.changelog.ChangelogInputs.controls`."""
     cron = config.schedule.cron
     when = (f"on its schedule: `{cron}` ({config.schedule.timezone or 'UTC'}) under `kep-sync serve`, or its "
             "workflow's cron in GitHub Actions")

@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from bot.plan.changelog import kep_yaml_url, render, report, safe, summary, visible_lines
+from bot.plan.changelog import ChangelogInputs, kep_yaml_url, render, report, safe, summary, visible_lines
 from bot.plan.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
@@ -36,7 +36,7 @@ def test_summary_counts_applied_changes_by_kind_in_order():
 
 
 def test_body_layout():
-    log = render(SNAP, CHANGES, PROBLEMS, involved_problems=INVOLVED)
+    log = render(SNAP, CHANGES, PROBLEMS, ChangelogInputs(involved_problems=INVOLVED))
     assert log.title == ("Update KEP matrix: 4 changes in 3 KEPs "
                          "(1 promoted, 1 demoted, 1 status change, 1 retargeted)")
     url = f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
@@ -98,8 +98,8 @@ def test_no_changes():
 
 
 def test_same_input_same_bytes():
-    a = render(SNAP, CHANGES, PROBLEMS, involved_problems=INVOLVED)
-    b = render(SNAP, list(CHANGES), list(PROBLEMS), involved_problems=list(INVOLVED))
+    a = render(SNAP, CHANGES, PROBLEMS, ChangelogInputs(involved_problems=INVOLVED))
+    b = render(SNAP, list(CHANGES), list(PROBLEMS), ChangelogInputs(involved_problems=list(INVOLVED)))
     assert a == b
     assert json.dumps(report(SNAP, CHANGES, PROBLEMS)) == json.dumps(report(SNAP, CHANGES, PROBLEMS))
 
@@ -158,7 +158,7 @@ def _many(n: int) -> list[Change]:
 def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
     changes = _many(100) + [c._replace(kind="gates", applied=False) for c in _many(40)]
     problems = [Problem(f"keps/x/{i}/kep.yaml", "status", "odd " * 10) for i in range(60)]
-    body = render(SNAP, changes, problems, max_chars=max_chars).body
+    body = render(SNAP, changes, problems, ChangelogInputs(max_chars=max_chars)).body
     assert len(body) <= max_chars
     lines = body.splitlines()
     notes = [line for line in lines if "left out to keep this text short enough" in line]
@@ -174,7 +174,7 @@ def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
 
 
 def test_body_that_fits_is_not_cut():
-    body = render(SNAP, _many(10), [], max_chars=60_000).body
+    body = render(SNAP, _many(10), [], ChangelogInputs(max_chars=60_000)).body
     assert "left out" not in body
     assert sum(1 for line in body.splitlines() if line.startswith("| [10")) == 10
 
@@ -219,7 +219,7 @@ def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_relea
     e = d._replace(line=6, kep_id="4", new="v1.35")
     f = b._replace(line=7, kep_id="5", evidence=ev + (counter,))
     snap = snapshot(*(kep(100 + i, f"k{i}", latest="v1.36") for i in range(3)))  # v1.36 is the release in progress
-    rows = [line for line in render(snap, [a, b, c, d, e, f], [], discrepancies=[]).body.splitlines()
+    rows = [line for line in render(snap, [a, b, c, d, e, f], [], ChangelogInputs(discrepancies=[])).body.splitlines()
             if "| m.md:" in line]
     assert [r.rsplit("|", 2)[-2].strip() for r in rows] == [
         "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",

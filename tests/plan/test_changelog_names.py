@@ -3,7 +3,7 @@ report's count, and a front_matter.date_key update (bot/plan/changelog.py, bot/p
 
 from __future__ import annotations
 
-from bot.plan.changelog import render, source_name
+from bot.plan.changelog import ChangelogInputs, render, source_name
 from bot.config import Config
 from bot.plan.diff import Change
 from bot.model.kep import Problem
@@ -44,7 +44,7 @@ def test_problems_are_listed_once_sorted_with_the_reports_count():
     snap = snapshot(*PAGE_KEPS, revision=REV)
     dated = Problem(K1, "creation-date", "'2025-30-01' is not a valid date (YYYY-MM-DD)")
     row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
-    body = render(snap, [CHANGE], [row, dated], involved_problems=[dated, row], report_problems=12).body
+    body = render(snap, [CHANGE], [row, dated], ChangelogInputs(involved_problems=[dated, row])).body
     section = body[body.index("<details><summary>Problems"):]
     # the row problem is about line 40, a row this pull request does not change: report only
     assert section.splitlines() == [
@@ -53,7 +53,7 @@ def test_problems_are_listed_once_sorted_with_the_reports_count():
         "", "| Where | Key | Problem |", "|---|---|---|",
         f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |", "", "</details>"]
     on_row = Problem("m.md", "line 18", "odd cell")
-    body = render(snap, [CHANGE], [on_row, Problem("m.md", "", "page-wide")], report_problems=12).body
+    body = render(snap, [CHANGE], [on_row, Problem("m.md", "", "page-wide")]).body
     assert "| m.md | line 18 | odd cell |" in body and "| m.md | - | page-wide |" in body
 
 
@@ -61,7 +61,7 @@ def test_the_problems_line_counts_the_flags_shown_next_to_their_changes():
     snap = snapshot(*PAGE_KEPS, revision=REV)
     flagged = CHANGE._replace(flags=("a released milestone is rewritten", "kep.yaml contradicts itself"))
     row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
-    body = render(snap, [flagged], [row], report_problems=3).body
+    body = render(snap, [flagged], [row]).body
     assert "Problems" not in body and "JSON report holds" not in body  # the flags are next to the change
     assert "alpha → **beta**<br>⚠ a released milestone is rewritten<br>⚠ kep.yaml contradicts itself |" in body
 

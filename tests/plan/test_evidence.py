@@ -257,7 +257,7 @@ def _changes(index):
 def test_render_adds_evidence_column_and_needs_review(index):
     snap = fixture_snapshot()
     found = find_discrepancies(index, fixture_keps(), released=released(index.releases), undeclared_sigs={"node"})
-    body = changelog.render(snap, _changes(index), [], discrepancies=found).body
+    body = changelog.render(snap, _changes(index), [], changelog.ChangelogInputs(discrepancies=found)).body
     assert "| KEP | Page | Change | kep.yaml | Evidence |" in body
     assert ("| v1.36 [#9101](https://github.com/kubernetes/kubernetes/pull/9101): Promoted the `WidgetGate` feature "
             "gate to Beta, enabled by default.<br>⚠ counter-evidence: v1.36 [#9105](https://github.com/kubernetes/"
@@ -267,7 +267,7 @@ def test_render_adds_evidence_column_and_needs_review(index):
     assert ("| - | v1.36 | undeclared-gate: feature gate MysteryGate is announced (stable) but no kep.yaml declares "
             "it | [#9105](https://github.com/kubernetes/kubernetes/pull/9105): Promoted the `MysteryGate` and "
             "`WidgetGate` feature gates to GA. |") in body
-    assert body == changelog.render(snap, _changes(index), [], discrepancies=found).body
+    assert body == changelog.render(snap, _changes(index), [], changelog.ChangelogInputs(discrepancies=found)).body
 
 
 def test_render_without_release_notes_is_unchanged(index):
@@ -281,7 +281,7 @@ def test_excerpts_never_ping_anyone():
     keps = fixture_keps()
     idx = build_index({"v1.36": {"1": entry(1, "Promoted `WidgetGate` to beta, thanks @alice.")}}, keps)
     change = attach_evidence([Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100)], idx, keps)
-    body = changelog.render(fixture_snapshot(), change, [], discrepancies=[]).body
+    body = changelog.render(fixture_snapshot(), change, [], changelog.ChangelogInputs(discrepancies=[])).body
     assert "thanks @alice" not in body
     assert "thanks " + changelog.safe("@alice") in body
 

@@ -177,7 +177,7 @@ def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_changelog_and
         Evidence("v1.36", 2, URL + "2", "Promoted `SharedCore` to GA.", "stable", False),
         Evidence("v1.36", 1, URL + "1", "Promoted the `SharedCore` feature gate to GA.", "stable", True)))
     snap = build_snapshot([], "fixture", "abc123")
-    body = changelog.render(snap, [change], [], discrepancies=[]).body
+    body = changelog.render(snap, [change], [], changelog.ChangelogInputs(discrepancies=[])).body
     assert ("| v1.36 [#2](https://github.com/kubernetes/kubernetes/pull/2): Promoted `SharedCore` to GA.<br>"
             "ambiguous, not evidence (a feature gate several KEPs declare): v1.36 "
             "[#1](https://github.com/kubernetes/kubernetes/pull/1): Promoted the `SharedCore` feature gate to GA. |"

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from bot.plan.changelog import kep_yaml_url, render, table_cell
+from bot.plan.changelog import ChangelogInputs, kep_yaml_url, render, table_cell
 from bot.config import Config, load_config
 from bot.plan.diff import diff_page
 from bot.errors import ConfigError
@@ -111,7 +111,7 @@ def test_a_digest_rewritten_without_row_changes_is_a_proposal_with_its_own_finge
 
 def test_the_title_names_the_digest_next_to_the_row_changes():
     snap = snapshot()
-    assert render(snap, [], [], generated=["d.md"]).title == "KEP matrix: update digest"
+    assert render(snap, [], [], ChangelogInputs(generated=["d.md"])).title == "KEP matrix: update digest"
     assert render(snap, [], []).title == "KEP matrix: no changes"
 
 
