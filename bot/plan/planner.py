@@ -93,130 +93,200 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
               renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False,
               gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
               page_url: str = "") -> SyncPlan:
-    """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes`` or ``history``
-    is a loader).
+    """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes``, ``history``
+    or ``gates`` is a loader).
 
-    ``pages``: ``{relative path: bytes}`` in the configured order (the read-only ``coverage.page``
-    among them when set: read by the tracking stage, never written); ``only``:
-    KEP numbers to consider; ``today`` (``YYYY-MM-DD``) is used only when
-    ``front_matter.date_key`` is set. ``release_notes``: notes already read, or
-    a loader called once with the releases the changed KEPs' milestones name
-    (:func:`bot.commands.sync.release_notes_loader` makes one from the config); ``None``:
-    the plan carries no evidence. A needed
-    release the source has no notes for becomes a problem (``with_missing``). Raises
-    :class:`WikiError` for a page that is not UTF-8 (:class:`ConfigError` for the
-    ``coverage.page``). ``max_chars`` caps the changelog body (characters), cut at a table row boundary. ``history``: the
-    upstream history of the changed kep.yaml files, or a loader called once with
-    ``{kep.yaml path: tracked fields}`` of the changes and the set of paths of the
-    proposed ones (:func:`bot.commands.sync.history_loader`); each change then carries
-    ``upstream`` and the report a ``provenance`` block; ``None``: no provenance.
-    ``renames``: KEP directories renamed upstream
-    (:func:`bot.model.history.renames.renamed_dirs`), applied per ``config.renames``.
-    The ``digest.page`` (when given in ``pages``) gets its digest section rewritten (:func:`digest_page`);
-    when it is also a ``wiki.pages`` entry, its rows outside the section are synced as on any matrix page
-    and the section is rewritten last, in the same bytes (:func:`_with_digest`). ``review_rows``: the
-    release-note review covers the KEP of every row, not only the changed ones
-    (``kep-sync audit``, :func:`bot.commands.audit.plan_audit`). ``gates``: the feature-gate lifecycle, or a loader
-    called once with the releases the pages' KEPs name (:func:`bot.commands.sync.gate_lifecycle_loader`); each
-    change then carries its Shipped mark, the gate findings join "Needs review", ``promote_when: released``
-    holds promotions whose release has not shipped, and ``gate_lifecycle.column`` writes the Shipped
-    column (:mod:`bot.plan.evidence.gates`); ``None``: none of that.
-    ``page_url``: the pages' web address at the base revision (:func:`page_url`), so the changelog links
-    page locations to their line. The changelog of a pull request (``publish`` git or github) ends with
-    the Controls footer (:mod:`bot.publish.controls`).
+    ``pages``: ``{relative path: bytes}`` in the configured order (the read-only ``coverage.page`` among them
+    when set: read by the tracking stage, never written); ``only``: KEP numbers to consider; ``today``
+    (``YYYY-MM-DD``) is used only when ``front_matter.date_key`` is set. ``release_notes``: notes already read,
+    or a loader called once with the releases the changed KEPs' milestones name
+    (:func:`bot.commands.sync.release_notes_loader`); a needed release the source has no notes for becomes a
+    problem (``with_missing``); ``None``: no evidence. ``max_chars`` caps the changelog body (characters),
+    cut at a table row boundary. ``history``: the upstream history of the changed kep.yaml files, or a loader
+    called once with ``{kep.yaml path: tracked fields}`` of the changes and the paths of the proposed ones
+    (:func:`bot.commands.sync.history_loader`); each change then carries ``upstream`` and the report a
+    ``provenance`` block. ``renames``: KEP directories renamed upstream
+    (:func:`bot.model.history.renames.renamed_dirs`), applied per ``config.renames``. The ``digest.page``
+    gets its digest section rewritten (:func:`digest_page`); when it is also a ``wiki.pages`` entry, its rows
+    outside the section are synced as on any matrix page and the section is rewritten last
+    (:func:`_with_digest`). ``review_rows``: the release-note review covers the KEP of every row
+    (``kep-sync audit``). ``gates``: the feature-gate lifecycle, or a loader called once with the releases
+    the pages' KEPs name (:func:`bot.commands.sync.gate_lifecycle_loader`); each change then carries its
+    Shipped mark, the gate findings join "Needs review", ``promote_when: released`` holds promotions whose
+    release has not shipped, and ``gate_lifecycle.column`` writes the Shipped column
+    (:mod:`bot.plan.evidence.gates`). ``page_url``: the pages' web address at the base revision
+    (:func:`page_url`). The changelog of a pull request (``publish`` git or github) ends with the Controls
+    footer (:mod:`bot.publish.controls`). Raises :class:`WikiError` for a page that is not UTF-8
+    (:class:`ConfigError` for the ``coverage.page``).
     """
-    results: list[PageResult] = []
-    changes: list[Change] = []
-    problems: list[Problem] = []
-    numbers: set[int] = set()
-    parsed: list[MatrixPage] = []
     lifecycle = _gate_lifecycle(config, snapshot, pages, gates)
-    hold = _hold(config, lifecycle, release_notes)
-    for path, data in pages.items():
-        digest = _is_digest(config, path)
-        if digest and not same_page(path, config.wiki.pages):
-            results.append(digest_page(config, snapshot, path, data, problems))
-            continue
-        if config.coverage.page and same_page(path, [config.coverage.page]):
-            continue  # the read-only coverage page: input of the tracking stage only, never a page to write
-        # Every stage below reads the matrix page as _matrix_text gives it (old bytes too, so "changed"
-        # means rows); on the digest page, _with_digest fills the emptied section last.
-        text = _matrix_text(config, path, data)
-        masked_text, masked = mask_page(text)
-        page = parse_page(path, masked_text, config.aliases())
-        parsed.append(page)
-        numbers.update(row.number for row in page.rows)
-        numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
-        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=only,
-                         renames=renames, apply_renames=config.renames == "apply", hold=hold,
-                         ignores=row_ignores(masked), rules=config.ignore)
-        lines = diff.lines
-        if lifecycle is not None and config.shipped_column():
-            lines, column = gates_mod.shipped_column(page, lines, snapshot, lifecycle, snapshot.all_keps())
-            diff = diff._replace(changes=diff.changes + column)
-        diff = diff._replace(lines=unmask(lines, masked))
-        results.append(PageResult(path, text.encode("utf-8"), "\n".join(diff.lines).encode("utf-8"), diff))
-        changes += diff.changes
-        problems += diff.problems
-    if only is not None:
-        problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
-                     for n in sorted(set(only) - numbers)]
-    found: list[Finding] | None = None
-    if release_notes is not None:
-        # The check is about what this run proposes: the KEPs of applied changes, not every row
-        # (the audit, review_rows: every row's KEP).
-        on_pages = {k.path: k for r in results for k in r.diff.keps}
-        if review_rows:
-            proposed = {p: k for p, k in on_pages.items() if only is None or k.number in only}
-        else:
-            proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
-        needed = releases_needed(proposed.values())
-        release_notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
-        review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), release_notes.notes,
-                              release_notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()},
-                              scope=config.release_notes.review, page_keps=list(on_pages.values()))
-        changes, found = review.changes, review.discrepancies
-        problems += release_notes.problems
-    gate_found: list[Finding] | None = None
-    if lifecycle is not None:
-        changes, gate_found = _review_gates(snapshot, results, changes, lifecycle, only, review_rows)
-        problems += lifecycle.problems
-    origin: dict | None = None
-    if history is not None:
-        wanted: dict[str, set[str]] = {}
-        for c in changes:
-            if c.kep_path and change_field(c.field):
-                wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
-        current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
-        proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
-        changes, origin = attach(changes, history(wanted, proposed) if callable(history) else history, current)
-        if origin.get("shallow"):
-            problems = problems + [shallow_problem(origin["shallow"])]
-    tracking = _track(config, snapshot, parsed, changes, results, pages, only)
+    scope = _Scope(config, snapshot, only, lifecycle)
+    diffed = _diff_pages(scope, pages, renames, _hold(config, lifecycle, release_notes))
+    results = diffed.results
+    reviewed = _review(scope, diffed, release_notes, history, review_rows)
+    changes, problems, found, gate_found = reviewed.changes, reviewed.problems, reviewed.found, reviewed.gate_found
+    tracking = _track(config, snapshot, diffed.parsed, changes, results, pages, only)
     results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
-    matrix = {p.path for p in parsed}
+    matrix = {p.path for p in diffed.parsed}
     results, dated = _date_pages(config, results, matrix, today, problems)
     results = [_with_digest(config, snapshot, r, pages[r.path], problems)
                if r.path in matrix and _is_digest(config, r.path) else r for r in results]
     changes = changes + tracking.changes
     problems = problems + tracking.problems
     generated = _generated(config, results)
+    report = _report(scope, reviewed._replace(changes=changes, problems=problems))
     touched = {c.kep_path for c in changes}
-    involved = [p for k in snapshot.all_keps() if k.path in touched for p in k.problems]
-    report = changelog_mod.report(snapshot, changes, problems + snapshot.all_problems(), discrepancies=found,
-                                  provenance=origin)
-    if lifecycle is not None:
-        report["gate_lifecycle"] = gate_report(lifecycle, gate_found or [])
     log = changelog_mod.render(snapshot, changes, problems, changelog_mod.ChangelogInputs(
-        involved_problems=involved, discrepancies=found,
-        gate_findings=gate_found,
-        callouts=tracking_render.callouts(tracking),
+        involved_problems=[p for k in snapshot.all_keps() if k.path in touched for p in k.problems],
+        discrepancies=found, gate_findings=gate_found, callouts=tracking_render.callouts(tracking),
         extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements, config.candidates.limit),
         front_matter=dated, generated=[page for page, _ in generated],
         controls=controls(config) if config.publish in ("git", "github") else (),
         web_url=config.links.enhancements, page_url=page_url, max_chars=max_chars))
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
+
+
+class _Scope(NamedTuple):
+    """What every step of :func:`plan_sync` reads: the ``config``, the ``snapshot``, the KEP numbers to
+    consider (``only``, ``None`` for all) and the feature-gate ``lifecycle`` (``None`` without one)."""
+
+    config: Config
+    snapshot: Snapshot
+    only: Collection[int] | None
+    lifecycle: Lifecycle | None
+
+
+class _Reviewed(NamedTuple):
+    """The ``changes`` and ``problems`` after the reviews, the release-note discrepancies (``found``, ``None``
+    without release notes), the gate findings (``gate_found``, ``None`` without a gate lifecycle) and the
+    report's ``provenance`` block (``origin``, ``None`` without history)."""
+
+    changes: list[Change]
+    problems: list[Problem]
+    found: list[Finding] | None
+    gate_found: list[Finding] | None
+    origin: dict | None
+
+
+def _review(scope: _Scope, diffed: _Diffed,
+            release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None,
+            history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
+            review_rows: bool) -> _Reviewed:
+    """The reviews of the diffed changes, each when its input is given: ``--kep`` numbers in no row, release
+    notes (evidence, discrepancies), the feature-gate lifecycle (Shipped marks, gate findings) and the upstream
+    history (provenance)."""
+    changes, problems, only = diffed.changes, diffed.problems, scope.only
+    if only is not None:
+        problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
+                     for n in sorted(set(only) - diffed.numbers)]
+    found: list[Finding] | None = None
+    if release_notes is not None:
+        changes, found, notes_problems = _review_release_notes(scope, diffed.results, changes, release_notes,
+                                                               review_rows)
+        problems += notes_problems
+    gate_found: list[Finding] | None = None
+    if scope.lifecycle is not None:
+        changes, gate_found = _review_gates(scope.snapshot, diffed.results, changes, scope.lifecycle, only,
+                                            review_rows)
+        problems += scope.lifecycle.problems
+    origin: dict | None = None
+    if history is not None:
+        changes, origin = _provenance(scope.snapshot, changes, history)
+        if origin.get("shallow"):
+            problems = problems + [shallow_problem(origin["shallow"])]
+    return _Reviewed(changes, problems, found, gate_found, origin)
+
+
+def _report(scope: _Scope, reviewed: _Reviewed) -> dict:
+    """The JSON report of the plan before the tracking keys: changes, every problem (the snapshot's too),
+    discrepancies, provenance and, with a gate lifecycle, its ``gate_lifecycle`` block."""
+    snapshot = scope.snapshot
+    report = changelog_mod.report(snapshot, reviewed.changes, reviewed.problems + snapshot.all_problems(),
+                                  discrepancies=reviewed.found, provenance=reviewed.origin)
+    if scope.lifecycle is not None:
+        report["gate_lifecycle"] = gate_report(scope.lifecycle, reviewed.gate_found or [])
+    return report
+
+
+class _Diffed(NamedTuple):
+    """The pages diffed: a ``PageResult`` per page written, their ``changes`` and ``problems``, the
+    ``parsed`` matrix pages and the KEP ``numbers`` their rows name (rows left as is included)."""
+
+    results: list[PageResult]
+    changes: list[Change]
+    problems: list[Problem]
+    parsed: list[MatrixPage]
+    numbers: set[int]
+
+
+def _diff_pages(scope: _Scope, pages: dict[str, bytes], renames: Mapping[tuple[int, str], Rename] | None,
+                hold: Callable | None) -> _Diffed:
+    """Diff every matrix page of ``pages`` against the snapshot; a digest page that is no ``wiki.pages`` entry
+    is only regenerated, the read-only ``coverage.page`` is skipped (input of the tracking stage only)."""
+    config, snapshot = scope.config, scope.snapshot
+    out = _Diffed([], [], [], [], set())
+    for path, data in pages.items():
+        if _is_digest(config, path) and not same_page(path, config.wiki.pages):
+            out.results.append(digest_page(config, snapshot, path, data, out.problems))
+            continue
+        if config.coverage.page and same_page(path, [config.coverage.page]):
+            continue
+        # Every stage below reads the matrix page as _matrix_text gives it (old bytes too, so "changed"
+        # means rows); on the digest page, _with_digest fills the emptied section last.
+        text = _matrix_text(config, path, data)
+        masked_text, masked = mask_page(text)
+        page = parse_page(path, masked_text, config.aliases())
+        out.parsed.append(page)
+        out.numbers.update(row.number for row in page.rows)
+        out.numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
+        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=scope.only,
+                         renames=renames, apply_renames=config.renames == "apply", hold=hold,
+                         ignores=row_ignores(masked), rules=config.ignore)
+        lines = diff.lines
+        if scope.lifecycle is not None and config.shipped_column():
+            lines, column = gates_mod.shipped_column(page, lines, snapshot, scope.lifecycle, snapshot.all_keps())
+            diff = diff._replace(changes=diff.changes + column)
+        diff = diff._replace(lines=unmask(lines, masked))
+        out.results.append(PageResult(path, text.encode("utf-8"), "\n".join(diff.lines).encode("utf-8"), diff))
+        out.changes.extend(diff.changes)
+        out.problems.extend(diff.problems)
+    return out
+
+
+def _review_release_notes(scope: _Scope, results: list[PageResult], changes: list[Change],
+                          release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes],
+                          review_rows: bool) -> tuple[list[Change], list[Finding], list[Problem]]:
+    """``changes`` with their release-note evidence, the discrepancies and the problems of reading the notes.
+
+    The check is about what this run proposes: the KEPs of applied changes, not every row (the audit,
+    ``review_rows``: every row's KEP). ``release_notes`` is called once with the releases needed."""
+    snapshot, only = scope.snapshot, scope.only
+    on_pages = {k.path: k for r in results for k in r.diff.keps}
+    if review_rows:
+        proposed = {p: k for p, k in on_pages.items() if only is None or k.number in only}
+    else:
+        proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
+    needed = releases_needed(proposed.values())
+    notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
+    review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), notes.notes,
+                          notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()},
+                          scope=scope.config.release_notes.review, page_keps=list(on_pages.values()))
+    return review.changes, review.discrepancies, list(notes.problems)
+
+
+def _provenance(snapshot: Snapshot, changes: list[Change],
+                history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History]
+                ) -> tuple[list[Change], dict]:
+    """``changes`` with the upstream commit behind each new value, and the report's ``provenance`` block.
+    ``history`` is called once with ``{kep.yaml path: tracked fields}`` and the paths of the proposed changes."""
+    wanted: dict[str, set[str]] = {}
+    for c in changes:
+        if c.kep_path and change_field(c.field):
+            wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
+    current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
+    proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
+    return attach(changes, history(wanted, proposed) if callable(history) else history, current)
 
 
 def page_url(config: Config, base_revision: str) -> str:
