@@ -148,37 +148,15 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         if only is not None and row.number not in only:
             continue
         where = f"line {row.line + 1}"
-        candidates = resolve(snapshot, row.number, row.slug)
-        broken = unreadable(snapshot, row.number, row.slug)
-        if broken and not any(slug_matches(k.slug, row.slug) for k in candidates):
-            problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {p.path} cannot be read ({p.message}); "
-                                                      "row kept") for p in broken)
+        kep = _row_kep(page.path, snapshot, row, changes, problems)
+        if kep is None:
             continue
-        if not candidates:
-            old = row.value("status") or ""
-            changes.append(Change(_row_id(row), page.path, row.line + 1,
-                                  "status", cell_value(old), "", "missing-upstream", False, ""))
-            problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {hint}")
-                            for hint in number_hints(snapshot, row.number))
-            continue
-        if len(candidates) > 1:
-            paths = ", ".join(k.path for k in candidates)
-            fix = (f"the slug {row.slug!r} matches none of them" if row.slug
-                   else "add the slug to the KEP cell")
-            problems.append(Problem(page.path, where, f"KEP {_row_id(row)} is ambiguous upstream ({paths}); "
-                                                      f"{fix}; left as is"))
-            continue
-        kep = candidates[0]
         rename = (renames or {}).get((row.number, row.slug.casefold())) if row.slug else None
         renamed = rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
         if renamed:
-            odd = unplain_dir(kep.path)
-            flags = (f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
-                     "'-', '_', '.'); KEP cell kept",) if odd and apply_renames else ()
-            changes.append(Change(kep_id(snapshot, kep), page.path, row.line + 1, "kep", f"{row.number}-{row.slug}",
-                                  f"{kep.number}-{kep.slug}", "renamed", apply_renames and not flags, kep.path,
-                                  upstream=upstream_of(rename.commit), flags=flags))
-            if not apply_renames or flags:
+            change = _rename_change(kep_id(snapshot, kep), page.path, row, kep, rename, apply_renames)
+            changes.append(change)
+            if not change.applied:
                 continue
         elif row.slug and not slug_matches(kep.slug, row.slug):
             problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
@@ -197,16 +175,61 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
             row_changes, updates = held(row_changes, updates, kep, hold)
         changes.extend(row_changes)
         problems.extend(Problem(page.path, where, m) for m in row_problems)
-        problems.extend(Problem(page.path, where, f"KEP {_row_id(row)}: {field} shown as "
-                                                  f"{' and '.join(repr(v) for v in shown)} in one row; kep.yaml "
-                                                  "gives no value to write, so the row is kept as it is")
-                        for field, shown in disagreements(row)
-                        if field not in updates and all(known_word(field, v) for v in row.values(field)))
+        problems.extend(Problem(page.path, where, m) for m in _disagreeing(row, updates))
         if updates:
             lines[row.line] = render_row(lines[row.line], row, updates)
         if renamed and apply_renames:
             lines[row.line] = _rename_kep_cell(page.lines[row.line], lines[row.line], row, rename)
     return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
+
+
+def _rename_change(ident: str, path: str, row: MatrixRow, kep: Kep, rename: Rename, apply: bool) -> Change:
+    """The ``renamed`` change (field ``kep``) of a row whose slug names ``kep``'s old directory; applied only
+    with ``apply`` and when the new directory name is plain (else flagged :data:`RENAME_REFUSED_FLAG`);
+    ``upstream`` is the commit of the ``rename``."""
+    odd = unplain_dir(kep.path)
+    flags = (f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
+             "'-', '_', '.'); KEP cell kept",) if odd and apply else ()
+    return Change(ident, path, row.line + 1, "kep", f"{row.number}-{row.slug}", f"{kep.number}-{kep.slug}",
+                  "renamed", apply and not flags, kep.path, upstream=upstream_of(rename.commit), flags=flags)
+
+
+def _disagreeing(row: MatrixRow, updates: Mapping[str, str]) -> list[str]:
+    """Problems of the fields ``row`` shows with different values in several cells that no update rewrites
+    (kep.yaml gives no value to write), when every value is a known word."""
+    return [f"KEP {_row_id(row)}: {field} shown as {' and '.join(repr(v) for v in shown)} in one row; kep.yaml "
+            "gives no value to write, so the row is kept as it is"
+            for field, shown in disagreements(row)
+            if field not in updates and all(known_word(field, v) for v in row.values(field))]
+
+
+def _row_kep(path: str, snapshot: Snapshot, row: MatrixRow, changes: list[Change], problems: list[Problem]
+             ) -> Kep | None:
+    """The one KEP upstream that ``row`` (on page ``path``) names, or ``None`` when the row is left as is: its
+    kep.yaml cannot be read, no KEP has its number (a ``missing-upstream`` change is added to ``changes``) or
+    several match. Why goes to ``problems``."""
+    where = f"line {row.line + 1}"
+    candidates = resolve(snapshot, row.number, row.slug)
+    broken = unreadable(snapshot, row.number, row.slug)
+    if broken and not any(slug_matches(k.slug, row.slug) for k in candidates):
+        problems.extend(Problem(path, where, f"KEP {_row_id(row)}: {p.path} cannot be read ({p.message}); "
+                                             "row kept") for p in broken)
+        return None
+    if not candidates:
+        old = row.value("status") or ""
+        changes.append(Change(_row_id(row), path, row.line + 1,
+                              "status", cell_value(old), "", "missing-upstream", False, ""))
+        problems.extend(Problem(path, where, f"KEP {_row_id(row)}: {hint}")
+                        for hint in number_hints(snapshot, row.number))
+        return None
+    if len(candidates) > 1:
+        paths = ", ".join(k.path for k in candidates)
+        fix = (f"the slug {row.slug!r} matches none of them" if row.slug
+               else "add the slug to the KEP cell")
+        problems.append(Problem(path, where, f"KEP {_row_id(row)} is ambiguous upstream ({paths}); "
+                                             f"{fix}; left as is"))
+        return None
+    return candidates[0]
 
 
 def held(changes: list[Change], updates: dict[str, str], kep: Kep, hold: Callable[[Kep, Change], str]
