@@ -57,6 +57,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kep-sync", description="Keep a KEP tracking wiki matrix true.")
     parser.add_argument("--version", action="version", version=f"kep-sync {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_sync_and_audit, _add_validate_and_targets, _add_serve, _add_history_and_digest, _add_health,
+                _add_init):
+        add(sub)
+    _log_format_option(parser, argparse.SUPPRESS)
+    for cmd in sub.choices.values():  # after the command too: kep-sync sync --log-format json
+        _log_format_option(cmd, argparse.SUPPRESS)
+    return parser
+
+
+#: ``--state-dir`` help of serve and health.
+_STATE_HELP = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
+
+
+def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
+    """``sync`` and ``audit``: the same source, wiki and report options; sync also takes targets."""
+    from bot.cli_targets import add_target_options
 
     sync = sub.add_parser("sync", help="run one sync")
     audit = sub.add_parser("audit", help="every check on every row of pages already in sync; writes nothing")
@@ -79,12 +95,15 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--gate-lifecycle", metavar="SRC",
                          help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
                               "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)")
-    from bot.cli_targets import add_target_options
-
     add_target_options(sync)
     sync.add_argument("--state-dir", metavar="DIR",
                       help="with targets: each target's state, changelog and report go to DIR/targets/NAME "
                            "(default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)")
+
+
+def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
+    """``validate`` (check a config) and ``targets`` (list its targets)."""
+    from bot.cli_targets import add_target_options
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -99,13 +118,20 @@ def build_parser() -> argparse.ArgumentParser:
     targets.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
     add_target_options(targets)
 
-    state_help = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
+
+def _add_serve(sub: argparse._SubParsersAction) -> None:
+    """``serve``: syncs on the configured schedule."""
+    from bot.cli_targets import add_target_options
+
     serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM, SIGINT or SIGHUP")
     serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    serve.add_argument("--state-dir", metavar="DIR", help=state_help)
+    serve.add_argument("--state-dir", metavar="DIR", help=_STATE_HELP)
     serve.add_argument("--run-now", action="store_true", help="run once at start, then on the schedule")
     add_target_options(serve)
 
+
+def _add_history_and_digest(sub: argparse._SubParsersAction) -> None:
+    """``history`` (one KEP's timeline) and ``digest`` (a SIG's graduations in a range of releases)."""
     history = sub.add_parser("history", help="timeline of one KEP from the enhancements git history")
     history.add_argument("number", type=_kep_number, metavar="N", help="KEP number (4671 or KEP-4671)")
     history.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -125,11 +151,19 @@ def build_parser() -> argparse.ArgumentParser:
     when.add_argument("--revision", metavar="REV", help="kep.yaml at this commit, branch or tag")
     digest.add_argument("--format", choices=["markdown", "json"], default="markdown", help="output format")
 
+
+def _add_health(sub: argparse._SubParsersAction) -> None:
+    """``health``: whether the last run succeeded within the schedule."""
+    from bot.cli_targets import add_target_options
+
     health = sub.add_parser("health", help="exit 0 when the last run succeeded within the schedule, else 1")
     health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    health.add_argument("--state-dir", metavar="DIR", help=state_help)
+    health.add_argument("--state-dir", metavar="DIR", help=_STATE_HELP)
     add_target_options(health)
 
+
+def _add_init(sub: argparse._SubParsersAction) -> None:
+    """``init``: a first config from the KEP tables of a wiki."""
     init = sub.add_parser("init", help="write a first config from the KEP tables of a wiki; works offline")
     init.add_argument("--wiki", metavar="DIR", help="wiki directory: every *.md page under it is read")
     init.add_argument("--page", metavar="FILE", action="append", default=[],
@@ -137,10 +171,6 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--output", metavar="PATH", default="kep-sync.yaml",
                       help="config file to write (default: kep-sync.yaml); an existing file is never overwritten")
     init.add_argument("--enhancements", metavar="SRC", help="write this enhancements source into the config")
-    _log_format_option(parser, argparse.SUPPRESS)
-    for cmd in sub.choices.values():  # after the command too: kep-sync sync --log-format json
-        _log_format_option(cmd, argparse.SUPPRESS)
-    return parser
 
 
 def _log_format_option(parser: argparse.ArgumentParser, default: object) -> None:
