@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from apscheduler.schedulers import SchedulerNotRunningError
 from apscheduler.schedulers.blocking import BlockingScheduler
@@ -128,15 +129,9 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
     trigger = parse_crontab(config.schedule.cron, config.schedule.timezone)
     tz = timezone(config.schedule.timezone)
     log = get_logger(command="serve")
-    apscheduler_log = logging.getLogger("apscheduler")
-    apscheduler_log.handlers[:] = [_JsonLogHandler()]
-    apscheduler_log.setLevel(logging.WARNING)
-    apscheduler_log.propagate = False
+    _route_apscheduler_log()
     with InstanceLock(state_dir):
-        state = load_state(state_dir, log=log)
-        state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
-        state.service_process = process_identity()
-        save_state(state_dir, state)
+        _record_start(state_dir, log)
         asked = [run_now]  # the run --run-now asks for is never skipped; scheduled ones may be
 
         def scheduled_run() -> object:
@@ -152,31 +147,7 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
         # sigwait in one thread: a handler only runs in the main thread, which sits in an
         # uninterruptible wait inside BlockingScheduler when the kernel picks another thread.
         previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-
-        def stop(signo: int) -> None:
-            name = signal.Signals(signo).name
-            # stop both runners first: a run that has not started by now never starts (--run-now included)
-            in_progress = [runner.stop(), auditor.stop()]
-            if any(in_progress):
-                log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout,
-                         signal=name)
-            else:
-                log.info("stop requested", signal=name)
-
-        def stopper() -> None:
-            signo = signal.sigwait(STOP_SIGNALS)
-            try:
-                stop(signo)
-            except Exception:  # the scheduler must stop whatever the log does
-                runner.stop(), auditor.stop()
-            # The signal can land before scheduler.start() runs: shutting down a scheduler that
-            # is not running yet raises, so try again until it is.
-            while True:
-                try:
-                    scheduler.shutdown(wait=False)
-                    return
-                except SchedulerNotRunningError:
-                    time.sleep(0.02)
+        stop, stopper = _stop_handlers((runner, auditor), scheduler, log, shutdown_timeout)
 
         log.info("service started", cron=config.schedule.cron, audit_cron=config.audit.cron,
                  timezone=config.schedule.timezone,
@@ -192,16 +163,71 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
             else:
                 threading.Thread(target=stopper, name="kep-sync-stop", daemon=True).start()
                 scheduler.start()
-                if not (runner.wait_idle(shutdown_timeout) and auditor.wait_idle(shutdown_timeout)):
-                    # a second signal meanwhile stays blocked: no effect
-                    log.error("run still in progress after the shutdown timeout; exiting",
-                              timeout_seconds=shutdown_timeout)
-                    try:
-                        sys.stderr.flush()
-                    except (OSError, ValueError):
-                        pass
-                    os._exit(1)
+                _exit_when_busy((runner, auditor), log, shutdown_timeout)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
     log.info("service stopped")
     return 0
+
+
+def _route_apscheduler_log() -> None:
+    """APScheduler's own log lines (warnings and up) go out as kep-sync's JSON lines, and only there."""
+    apscheduler_log = logging.getLogger("apscheduler")
+    apscheduler_log.handlers[:] = [_JsonLogHandler()]
+    apscheduler_log.setLevel(logging.WARNING)
+    apscheduler_log.propagate = False
+
+
+def _record_start(state_dir: Path, log: Any) -> None:
+    """Record in the state file when (UTC, ISO 8601) and as which process the service started."""
+    state = load_state(state_dir, log=log)
+    state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    state.service_process = process_identity()
+    save_state(state_dir, state)
+
+
+def _stop_handlers(runners: tuple[Runner, Runner], scheduler: BlockingScheduler, log: Any,
+                   shutdown_timeout: float) -> tuple[Callable[[int], None], Callable[[], None]]:
+    """``(stop, stopper)``: ``stop(signo)`` stops both ``runners`` and logs it; ``stopper`` (a thread's target)
+    waits for a stop signal, calls ``stop`` and shuts ``scheduler`` down."""
+
+    def stop(signo: int) -> None:
+        name = signal.Signals(signo).name
+        # stop both runners first: a run that has not started by now never starts (--run-now included)
+        in_progress = [r.stop() for r in runners]
+        if any(in_progress):
+            log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout,
+                     signal=name)
+        else:
+            log.info("stop requested", signal=name)
+
+    def stopper() -> None:
+        signo = signal.sigwait(STOP_SIGNALS)
+        try:
+            stop(signo)
+        except Exception:  # the scheduler must stop whatever the log does
+            for r in runners:
+                r.stop()
+        # The signal can land before scheduler.start() runs: shutting down a scheduler that
+        # is not running yet raises, so try again until it is.
+        while True:
+            try:
+                scheduler.shutdown(wait=False)
+                return
+            except SchedulerNotRunningError:
+                time.sleep(0.02)
+
+    return stop, stopper
+
+
+def _exit_when_busy(runners: tuple[Runner, Runner], log: Any, shutdown_timeout: float) -> None:
+    """Exit the process with 1 at once when a run is still in progress ``shutdown_timeout`` seconds after
+    the scheduler stopped (a second signal meanwhile stays blocked: no effect)."""
+    if all(r.wait_idle(shutdown_timeout) for r in runners):
+        return
+    log.error("run still in progress after the shutdown timeout; exiting", timeout_seconds=shutdown_timeout)
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(1)
