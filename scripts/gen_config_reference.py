@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
+from pydantic.fields import FieldInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -56,7 +56,9 @@ class Section(NamedTuple):
 def sections() -> list[Section]:
     """Every settings model under :class:`Config`, breadth first, each once under the first key that holds it
     (``targets[].wiki`` is ``wiki``); a list of models is ``key[]``. ``targets[]`` comes last."""
-    found, queue, seen = [], [Section("", Config)], {Config: ""}
+    found: list[Section] = []
+    queue = [Section("", Config)]
+    seen: dict[type[BaseModel], str] = {Config: ""}
     while queue:
         section = queue.pop(0)
         found.append(section)
@@ -68,7 +70,7 @@ def sections() -> list[Section]:
     return sorted(found, key=lambda s: s.key.startswith("targets"))
 
 
-def child_key(parent: str, name: str, field) -> str:
+def child_key(parent: str, name: str, field: FieldInfo) -> str:
     """The dotted key of a nested section: ``candidates.add_to``, ``ignore[]``."""
     suffix = "[]" if typing.get_origin(field.annotation) is list else ""
     return f"{parent}.{field.alias or name}".lstrip(".") + suffix
@@ -105,11 +107,11 @@ def type_name(annotation: object) -> str:
     return str(annotation)
 
 
-def default_value(field) -> str:
+def default_value(field: FieldInfo) -> str:
     """The field's default as YAML would show it, ``required`` when it has none, ``see below`` for a section."""
     if field.is_required():
         return "required"
-    value = field.default_factory() if field.default is PydanticUndefined else field.default
+    value = field.get_default(call_default_factory=True, validated_data={})
     if isinstance(value, (BaseModel, dict)) and submodel(field.annotation) is not None:
         return "see below"
     return f"`{json.dumps(value, ensure_ascii=False)}`"
@@ -142,7 +144,7 @@ def wrap(text: str, width: int = 110) -> list[str]:
     return lines + ([line] if line else [])
 
 
-def render_section(section: Section, documented: dict) -> list[str]:
+def render_section(section: Section, documented: dict[type[BaseModel], str]) -> list[str]:
     title = f"`{section.key}`" if section.key else "Top level"
     out = [f"## {title}", ""]
     doc = prose(section.model.__doc__)

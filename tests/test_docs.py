@@ -63,7 +63,8 @@ def test_every_relative_link_resolves():
 
 
 def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path):
-    (tmp_path / "a.md").write_text("# Top\n\n## Two words\n\nsee [b](b.md), [ok](#two-words), [x](#nope), `[c](c.md)`,\n"
+    (tmp_path / "a.md").write_text("# Top\n\n## Two words\n\n"
+                                   "see [b](b.md), [ok](#two-words), [x](#nope), `[c](c.md)`,\n"
                                    "[web](https://example.com)\n\n    [code](c.md)\n", encoding="utf-8")
     assert broken_links(tmp_path / "a.md") == ["a.md:5: b.md", "a.md:5: #nope (no such heading)"]
 
@@ -79,7 +80,8 @@ def test_prose_lines_are_at_most_120_characters():
 
 
 def test_configuration_reference_is_generated_from_the_models():
-    spec = importlib.util.spec_from_file_location("gen_config_reference", ROOT / "scripts" / "gen_config_reference.py")
+    script = ROOT / "scripts" / "gen_config_reference.py"
+    spec = importlib.util.spec_from_file_location("gen_config_reference", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     committed = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
@@ -87,8 +89,9 @@ def test_configuration_reference_is_generated_from_the_models():
 
 
 def test_every_config_field_has_a_description():
-    from bot.config import Config
     from pydantic import BaseModel
+
+    from bot.config import Config
 
     def missing(model: type[BaseModel], key: str) -> list[str]:
         found = []
