@@ -200,8 +200,8 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
     The JSON report (:func:`run_report`) goes to ``report_path`` when given, after publication, from the plan
     that was published; in every publishing mode a first report saying nothing was written yet goes there before
     any page is written or committed (so a bad ``--report`` lands nothing). When the final report cannot
-    be written after a publication, :class:`ReportNotWritten` carries the published outcome. A failed run still writes its report
-    (``result: failed``, ``error``) when it can, then raises. Raises a
+    be written after publishing, :class:`ReportNotWritten` carries the published outcome. A failed run still writes
+    its report (``result: failed``, ``error``) when it can, then raises. Raises a
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
 
@@ -225,7 +225,8 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
         if not isinstance(exc, _ReportError):
             write_failure_report(report_path, config, snapshot, plan, exc)
         raise
-    outcome = SyncOutcome(publication.plan, publication.written, publication.url, publication.blocked, publication.operation)
+    outcome = SyncOutcome(publication.plan, publication.written, publication.url, publication.blocked,
+                          publication.operation)
     try:
         _write_report(report_path, run_report(config, snapshot, publication.plan, publication))
     except _ReportError as exc:
@@ -340,8 +341,10 @@ def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | Audit
     out = {**base, "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written}
                                for c in base["changes"]],
            "publish": config.publish, "result": result, "pages_written": written,
-           "pull_request": (publication.url or None) if publication is not None and config.publish == "github" else None,
-           "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git" else None}
+           "pull_request": (publication.url or None) if publication is not None and config.publish == "github"
+           else None,
+           "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git"
+           else None}
     if failed:
         out["error"] = error or "the run did not finish"
     return out

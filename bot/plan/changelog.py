@@ -241,7 +241,8 @@ def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInpu
         out.append((["### Front matter"], rows, "front matter updates"))
     if inputs.generated:
         out.append((["### Digest"], [
-            f"- {table_cell(page)}: digest section regenerated from kep.yaml" for page in inputs.generated], "digest pages"))
+            f"- {table_cell(page)}: digest section regenerated from kep.yaml" for page in inputs.generated],
+            "digest pages"))
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (

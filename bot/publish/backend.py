@@ -47,7 +47,8 @@ class Publication(NamedTuple):
     operation: str = ""
 
 
-#: Re-plan against a base that moved while publication: ``PagesAtBase -> SyncPlan`` (a callback from :mod:`bot.commands.sync`).
+#: Re-plan against a base that moved while publishing: ``PagesAtBase -> SyncPlan`` (a callback from
+#: :mod:`bot.commands.sync`).
 Replan = Callable[[PagesAtBase], "SyncPlan"]
 
 
