@@ -1,4 +1,4 @@
-"""Operator truth (issue 12 breaker findings): secrets with ``@`` in passwords, reports that cannot be written,
+"""What an operator is told: secrets with ``@`` in passwords, reports that cannot be written,
 bounded config and state readers, sources without keps/, clock skew in health, dry-run counts."""
 
 from __future__ import annotations
