@@ -33,7 +33,8 @@ UPSTREAM = {
     "api/proposal.go": "package api\n",
     "README.md": "# enhancements\n",
 }
-WANTED = sorted(p for p in UPSTREAM if p.endswith("/kep.yaml") or p.startswith("keps/prod-readiness/") and p.endswith(".yaml"))
+WANTED = sorted(p for p in UPSTREAM
+                if p.endswith("/kep.yaml") or p.startswith("keps/prod-readiness/") and p.endswith(".yaml"))
 
 
 

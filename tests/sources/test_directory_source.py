@@ -132,7 +132,8 @@ def test_unreadable_files_and_directories_are_reported(tmp_path, monkeypatch):
             def denied(path):
                 raise PermissionError(13, "Permission denied", os.fspath(path))
 
-            monkeypatch.setattr(os, "open", lambda p, *a, **k: denied(p) if p == str(locked_file) else real_open(p, *a, **k))
+            monkeypatch.setattr(os, "open",
+                                lambda p, *a, **k: denied(p) if p == str(locked_file) else real_open(p, *a, **k))
             monkeypatch.setattr(os, "scandir", lambda p=".": denied(p) if p == str(locked_dir) else real_scandir(p))
         snap = load_snapshot(str(root), tmp_path / "cache")
     finally:

@@ -140,7 +140,8 @@ def test_ref_transport_failure_is_source_error_after_retries(sleeps):
     with client_for(handler) as client:
         with pytest.raises(SourceError) as info:
             resolve_github_ref(client, API, "kubernetes/enhancements", "master")
-    assert str(info.value) == f"GET {API}/repos/kubernetes/enhancements/commits/master: ConnectError: cannot connect (token ***)"
+    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/commits/master: ConnectError: "
+                               "cannot connect (token ***)")
     assert len(calls) == MAX_ATTEMPTS
     assert sleeps.calls == [2.0, 4.0, 8.0]
 

@@ -151,7 +151,8 @@ def test_tarball_download_has_an_overall_deadline(sleeps):
     with client_for(handler) as client:
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA, seconds=50, clock=clock)
-    assert str(info.value) == f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: not finished within 50 s, aborted"
+    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: "
+                               "not finished within 50 s, aborted")
     assert clock.ticks == 51
     assert enh.MAX_DOWNLOAD_SECONDS == 300.0
 
