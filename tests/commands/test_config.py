@@ -4,6 +4,7 @@ stand in for a setting (``$KEP_SYNC_CACHE_DIR``, ``$GITHUB_API_URL``, ``$GITHUB_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -122,7 +123,7 @@ def test_a_target_keeps_only_the_sections_it_sets():
     ({"feature_gates": "own"}, "feature_gates: 'own' is not one of 'report' or 'owned'"),
     ({"front_matter": {"date_key": 3}}, "front_matter.date_key: expected a text value, got 3"),
     ({"links": {"enhancements": "ftp://u:p@h/x"}},
-     "links.enhancements: 'ftp://u:p@h/x': expected an http(s) URL such as https://github.com/kubernetes/enhancements"),
+     "links.enhancements: 'ftp://***@h/x': expected an http(s) URL such as https://github.com/kubernetes/enhancements"),
     ({"publish": "ftp"}, "publish: 'ftp' is not one of 'none', 'files', 'git' or 'github'"),
     ({"github": {"api_url": "not a url"}},
      "github.api_url: 'not a url': expected an http(s) URL such as https://api.github.com or https://HOST/api/v3"),
@@ -321,3 +322,14 @@ def test_under_github_actions_the_wiki_repo_defaults_to_the_workflows_repository
     assert validate_config({"wiki": {"repo": "o/other"}}, "c.yaml").wiki.repo == "o/other"
     assert validate_config({"publish": "github"}, "c.yaml").wiki.repo == "o/w"
 
+
+
+@pytest.mark.parametrize("section", [{"github": {"token": "0123456789abcdef0123456789abcdef01234567"}},
+                                     {"pull_request": {"api_key": "0123456789abcdef0123456789abcdef01234567"}}])
+def test_an_unknown_key_that_may_hold_a_credential_never_echoes_its_value(tmp_path, section):
+    path = tmp_path / "c.yaml"
+    path.write_text(json.dumps(section))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "0123456789abcdef" not in str(caught.value)
+    assert "unknown key (its value is not shown: credentials come from the environment)" in str(caught.value)
