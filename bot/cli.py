@@ -265,19 +265,30 @@ def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> 
 
 
 def report_path(args: argparse.Namespace, config: Config) -> Path | None:
-    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` when it is (or links to) one
+    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` when it is (or links to, by a
+    symbolic or hard link) one
     of the configured pages (``wiki.pages``, ``coverage.page``, ``digest.page`` under ``wiki.dir``): the
     report would overwrite it, whatever ``--publish`` says."""
     if not args.report:
         return None
     path = Path(args.report)
-    target = os.path.realpath(path)
+    target = _file_id(path)
     root = Path(config.wiki.dir).expanduser()
     for page in config.pages_to_read():
-        if os.path.realpath(root / page) == target:
+        if _file_id(root / page) == target:
             raise UsageError(f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
                              "(choose another file)")
     return path
+
+
+def _file_id(path: Path) -> tuple[int, int] | str:
+    """What names one file: ``(st_dev, st_ino)`` after following symbolic links (so a hard link is its
+    file), else the resolved path when it cannot be stat'ed (not there yet)."""
+    try:
+        st = path.stat()
+    except (OSError, RuntimeError):
+        return os.path.realpath(path)
+    return st.st_dev, st.st_ino
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

@@ -226,6 +226,11 @@ def test_pages_that_are_one_file_through_a_link_are_refused(tmp_path):
         "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
     config = config.model_copy(update={"wiki": config.wiki.model_copy(update={"pages": ["m.md"]})})
     assert same_files(config) == []
+    os.link(tmp_path / "m.md", tmp_path / "hard.md")
+    config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "hard.md"})})
+    assert same_files(config) == [
+        f"digest.page 'hard.md': the same file as wiki.pages[0] 'm.md' ({str(tmp_path / 'hard.md')!r}); the digest "
+        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
 
 
 @pytest.mark.parametrize("lines, found", [

@@ -153,8 +153,9 @@ def test_a_kep_column_every_row_wraps_in_emphasis_keeps_that_style():
 def test_a_page_listed_twice_through_a_link_is_read_once(tmp_path):
     (tmp_path / "m.md").write_bytes(b"x")
     os.symlink("m.md", tmp_path / "alias.md")
+    os.link(tmp_path / "m.md", tmp_path / "hard.md")
     (tmp_path / "sub").mkdir()
-    names = ["m.md", "alias.md", "sub/../m.md", "./m.md"]
+    names = ["m.md", "alias.md", "sub/../m.md", "./m.md", "hard.md"]
     assert read_wiki_pages(tmp_path, names, once=names) == {"m.md": b"x"}
     assert read_wiki_pages(tmp_path, ["alias.md", "m.md"], once=["alias.md", "m.md"]) == {"alias.md": b"x"}
     # a page that is not a wiki.pages entry (a coverage page) is read under its own name
