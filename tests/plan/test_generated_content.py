@@ -263,6 +263,35 @@ def test_a_date_in_no_known_format_is_kept_and_reported():
                                             "format (YYYY-MM-DD, DD.MM.YYYY, January 15, 2026, ...); kept")
 
 
+@pytest.mark.parametrize("block", [["date: 2026-01-15", "date: 2026-02-01"], ["date: 2026-01-15", "title: t", "date:"]])
+def test_a_date_key_given_twice_is_ambiguous_reported_and_not_written(block):
+    lines = ["---", *block, "---", "body"]
+    where = " and ".join(str(i + 1) for i, line in enumerate(lines) if line.startswith("date:"))
+    assert frontmatter.set_date(lines, "date", "2026-11-30") == frontmatter.DateUpdate(
+        lines, "", "", f"date: given twice in the front matter (lines {where}); the value is ambiguous, so it is "
+                       "not written")
+
+
+@pytest.mark.parametrize("line", ["Date: 2026-01-15", "date : 2026-01-15", "DATE :\r"])
+def test_a_date_key_spelt_otherwise_is_reported_and_not_written(line):
+    lines = ["---", "dates: x", "date:x", line, "---"]
+    assert frontmatter.set_date(lines, "date", "2026-11-30") == frontmatter.DateUpdate(
+        lines, "", "", f"date: no 'date:' line in the front matter, only line 4 {line.rstrip(chr(13))!r}; not written")
+    assert frontmatter.set_date(lines[:3] + lines[4:], "date", "2026-11-30").problem == ""  # no key at all: silent
+
+
+def test_a_page_whose_date_key_is_given_twice_keeps_its_front_matter_and_says_why(tmp_path):
+    page = "---\ndate: 2026-01-15\ndate: 2026-01-20\n---\n\n| KEP | Status |\n|---|---|\n| 4000-a | provisional / alpha |\n"
+    config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
+                                    "front_matter": {"date_key": "date"}})
+    plan = plan_sync(config, snapshot(kep(4000, "a")), {"m.md": page.encode()}, today="2026-11-30")
+    assert plan.changed_pages() == {"m.md": page.replace("provisional", "implementable").encode()}
+    assert [(p.path, p.key, p.message) for p in plan.problems] == [
+        ("m.md", "front_matter.date_key", "date: given twice in the front matter (lines 2 and 3); the value is "
+                                          "ambiguous, so it is not written")]
+    assert "Front matter" not in plan.changelog.body
+
+
 FM_PAGE = "---\n\nnotes\ndate: TBD, ask SIG Node\n\n| KEP | Status |\n|---|---|\n| 4000-a | provisional / alpha |\n"
 
 
