@@ -65,6 +65,10 @@ def test_only_whole_names_and_path_segments_are_renamed():
     assert renamed_cell("[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-node/100-old)", 100, "old",
                         "keps/sig-node/100-old", new) == \
         "[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-scheduling/100-new)"
+    # a URL fragment is an anchor in the target page, not a path segment: kept
+    assert renamed_cell("[100-old](https://h/keps/sig-node/100-old/README.md#100-old) [a](x/#100-old) #100-old",
+                        100, "old", "keps/sig-node/100-old", new) == \
+        "[100-new](https://h/keps/sig-scheduling/100-new/README.md#100-old) [a](x/#100-old) #100-new"
 
 
 def test_one_cell_escaping_makes_upstream_text_inert():
