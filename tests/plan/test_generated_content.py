@@ -7,6 +7,7 @@ import json
 import os
 
 import pytest
+from markdown_it import MarkdownIt
 
 from bot.plan.changelog import kep_yaml_url, render, table_cell
 from bot.config import Config, load_config
@@ -76,6 +77,20 @@ def test_one_cell_escaping_makes_upstream_text_inert():
     assert table_cell("<b>x</b> & `<i>|`") == "&lt;b&gt;x&lt;/b&gt; &amp; `<i>\\|`"
     assert table_cell("") == "-"
     assert kep_yaml_url("https://w", "abc", "keps/s/1-a|b c)/kep.yaml") == "https://w/blob/abc/keps/s/1-a%7Cb%20c%29/kep.yaml"
+
+
+def test_links_and_images_in_upstream_text_are_shown_as_text_not_followed():
+    assert table_cell("![i](http://evil/x.png) [x](javascript:a()) [ref] `[c](d)` \\[e\\]") == \
+        "!\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) \\[ref\\] `[c](d)` \\[e\\]"
+    files = [kep(4000, "stable-one", sig="sig-node", stage="stable", stable="v1.35")]
+    path, data = files[0]
+    data = data.replace(b"title: KEP 4000 stable-one", b'title: "![i](http://evil/x.png) [x](javascript:a())"')
+    block = digest_mod.render_markdown(digest_mod.digest(snapshot((path, data)), "sig-node", "v1.35", "v1.35"),
+                                       "sig-node", "v1.35", "v1.35", REVISION)
+    row = "| [4000](https://kep.k8s.io/4000) | !\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) | v1.35 | - |"
+    assert row in block.split("\n")
+    html = MarkdownIt("commonmark").enable("table").render(block)
+    assert "<img" not in html and "javascript:" not in html.replace("(javascript:a())", "")
 
 
 def test_a_title_with_carriage_returns_stays_in_its_digest_row():
