@@ -81,6 +81,8 @@ def test_a_kep_written_with_any_dash_or_hash_is_a_row_and_gets_no_second_row(das
      "| 200-new-one | implementable / alpha | v1.37 / v1.38 / - |"),
     ("- item\n\n  KEP | Status | Alpha / Beta / GA\n  ---|---|---\n",
      "  200-new-one | implementable / alpha | v1.37 / v1.38 / -"),
+    ("> KEP | Status | Alpha / Beta / GA\n> ---|---|---\n",
+     "> 200-new-one | implementable / alpha | v1.37 / v1.38 / -"),
     ("| KEP         | Status                 | Alpha / Beta / GA   |\n|:------------|:----------------------:|--------------------:|\n",
      "| 200-new-one | implementable / alpha  |   v1.37 / v1.38 / - |"),
 ])
