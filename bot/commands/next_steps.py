@@ -107,7 +107,7 @@ def _git(wiki: str, *args: str) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else ""
 
 
-def pr_base(wiki: str, base: str) -> tuple[str, str]:
+def pr_base(wiki: str, base: str | None) -> tuple[str, str]:
     """``(value for gh pr create --base, "")`` for the base the bot branch is built on (``wiki.base``, else the
     branch checked out in ``wiki``): a local branch by its name, a remote-tracking one (``origin/main``) by the
     remote's branch name (``main``). A base that is no branch (a detached HEAD, a commit, a tag) is given as

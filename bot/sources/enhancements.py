@@ -32,7 +32,8 @@ from bot.redact import redact
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
 from bot.sources import parse_github_spec
-from bot.sources.git import clean_head, run_git, worktree_head, remote_head, read_git_tree, scan_git_tree, sync_git_cache
+from bot.sources.git import (clean_head, read_git_tree, remote_head, run_git, scan_git_tree, sync_git_cache,
+                            worktree_head)
 from bot.sources.github_tarball import (
     DEFAULT_API_URL,
     MAX_TARBALL_BYTES,

@@ -103,16 +103,16 @@ def set_date(lines: list[str], key: str, today: str) -> DateUpdate:
     value already says ``today``, or when it is in no date format kep-sync can write, the key is given twice
     (YAML reads the last, so the value is ambiguous) or only spelt otherwise (``Date:``, ``date :``): then
     ``problem`` says so."""
-    found = find_dates(lines, key)
-    if len(found) > 1:
-        where = " and ".join(str(d.index + 1) for d in found)
+    dates = find_dates(lines, key)
+    if len(dates) > 1:
+        where = " and ".join(str(d.index + 1) for d in dates)
         return DateUpdate(lines, "", "", f"{key}: given twice in the front matter (lines {where}); the value is "
                                          "ambiguous, so it is not written")
-    if not found:
+    if not dates:
         near = near_keys(lines, key)
         return DateUpdate(lines, "", "", f"{key}: no {key + ':'!r} line in the front matter, only "
                                          f"{', '.join(near)}; not written" if near else "")
-    found = found[0]
+    found = dates[0]
     new = same_format(found.value, datetime.date.fromisoformat(today))
     if new is None:
         return DateUpdate(lines, "", "", f"{key}: {found.value!r} is not a date kep-sync can write in the same "

@@ -120,7 +120,8 @@ def split_row(line: str) -> list[Cell]:
     if not pipes:
         bounds.append((0, body_end))
     else:
-        lead = _QUOTE_RE.match(line).end() if first.startswith(">") else 0  # "> KEP | Status": after the marks
+        quote = _QUOTE_RE.match(line) if first.startswith(">") else None
+        lead = quote.end() if quote else 0  # "> KEP | Status": the first cell starts after the marks
         if line[lead:pipes[0]].replace("\ufeff", "").strip():
             bounds.append((lead, pipes[0]))
         for a, b in zip(pipes, pipes[1:]):

@@ -202,8 +202,8 @@ def _closed(work, args, redirect):
     env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GITHUB_TOKEN_FILE")}
     env["PYTHONPATH"] = str(REPO_ROOT)
     return subprocess.run(["sh", "-c", f'exec "$0" -m bot.cli "$@" --log-format text {redirect}', sys.executable,
-                           *args], cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=60)
+                           *args], cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          timeout=60)
 
 
 @pytest.mark.parametrize("args, what", CLOSED, ids=[a[0] for a, _ in CLOSED])

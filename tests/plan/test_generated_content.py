@@ -300,7 +300,8 @@ def test_a_date_key_spelt_otherwise_is_reported_and_not_written(line):
 
 
 def test_a_page_whose_date_key_is_given_twice_keeps_its_front_matter_and_says_why(tmp_path):
-    page = "---\ndate: 2026-01-15\ndate: 2026-01-20\n---\n\n| KEP | Status |\n|---|---|\n| 4000-a | provisional / alpha |\n"
+    page = ("---\ndate: 2026-01-15\ndate: 2026-01-20\n---\n\n| KEP | Status |\n|---|---|\n"
+            "| 4000-a | provisional / alpha |\n")
     config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
                                     "front_matter": {"date_key": "date"}})
     plan = plan_sync(config, snapshot(kep(4000, "a")), {"m.md": page.encode()}, today="2026-11-30")
