@@ -33,7 +33,7 @@ from bot.publish.controls import controls
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.wiki import frontmatter
-from bot.wiki.ignore import mask_page, row_ignores, unmask
+from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
 from bot.wiki.matrix import MatrixPage, parse_page
 
 
@@ -142,6 +142,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
         # means rows); on the digest page, _with_digest fills the emptied section last.
         text = _matrix_text(config, path, data)
         masked_text, masked = mask_page(text)
+        problems += marker_problems(path, masked)
         page = parse_page(path, masked_text, config.aliases())
         parsed.append(page)
         numbers.update(row.number for row in page.rows)
