@@ -238,6 +238,22 @@ def test_which_gate_speaks_for_a_kep():
     assert by["500-absent"].note == "NowhereGate: in no feature-gate list"
 
 
+def test_a_typo_of_a_gate_another_kep_declares_shares_that_gate():
+    snap = snapshot(kep(5554, "exclusive", gates=("InPlaceScalingExclusiveCPUs",), alpha="v1.30"),
+                    kep(6122, "typo", gates=("InPlaceScalingExclusiveCPUS",), alpha="v1.34"))
+    lc = one(b"- name: InPlaceScalingExclusiveCPUs\n  versionedSpecs:\n  - {default: false, lockToDefault: false, "
+             b"preRelease: Alpha, version: '1.34'}\n")
+    keps = snap.all_keps()
+    js = G.joins(keps, keps, lc)
+    by = {p.split("/")[2]: (j.gate, j.note) for p, j in js.items()}
+    assert by == {
+        "5554-exclusive": ("", "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
+                               "keps/sig-scheduling/6122-typo/kep.yaml: not picked"),
+        "6122-typo": ("", "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
+                          "keps/sig-scheduling/5554-exclusive/kep.yaml: not picked")}
+    assert G.findings(keps, js, lc) == []  # a shared gate never speaks: no gate-stage-mismatch for 5554
+
+
 def test_release_note_evidence_uses_the_live_kep_of_a_gate_a_withdrawn_one_shares():
     snap = _keps()
     assert gate_owners(snap.all_keps())["Alpha1"] == ("keps/sig-scheduling/100-live/kep.yaml",)
