@@ -627,11 +627,14 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
 
 def known_keys(loc: tuple) -> list[str]:
     """The setting names allowed beside the last part of ``loc`` (a pydantic error location): the fields
-    (and their aliases, ``digest.from``) of the section it lies in; ``[]`` when that is no section."""
+    (and their aliases, ``digest.from``) of the section it lies in, list indices skipped; ``[]`` when that is no
+    section."""
     import typing
 
     model: type[BaseModel] | None = Config
     for part in loc[:-1]:
+        if isinstance(part, int):  # an index into a list of sections (ignore[0])
+            continue
         field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
         if field is None:
             return []

@@ -161,6 +161,8 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     if only is not None:
         problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
                      for n in sorted(set(only) - numbers)]
+    problems += [Problem("config", f"ignore[{i}]", f"KEP {rule.kep} is in no matrix row of the pages; the rule "
+                         "ignores nothing") for i, rule in enumerate(config.ignore) if rule.kep not in numbers]
     found: list[Discrepancy] | None = None
     if release_notes is not None:
         # The check is about what this run proposes: the KEPs of applied changes, not every row

@@ -148,3 +148,17 @@ def test_a_marker_in_a_code_span_is_text():
         ("stage", True, ""), ("beta", True, ""), ("stable", True, "")]
     assert strip_markers("| a `` x ` <!-- kep-sync: ignore --> `` | b <!-- kep-sync: ignore --> |")[0] == \
         "| a `` x ` <!-- kep-sync: ignore --> `` | b |"
+
+
+def test_a_config_rule_matching_no_row_is_a_problem_and_a_misspelled_key_gets_a_suggestion():
+    import pytest
+
+    from bot.config import validate_config
+    from bot.errors import ConfigError
+
+    config = Config.model_validate({"ignore": [{"kep": 4671}, {"kep": 99999}]})
+    assert [(p.path, p.key, p.message) for p in _plan(PAGE, config).problems if p.path == "config"] == [
+        ("config", "ignore[1]", "KEP 99999 is in no matrix row of the pages; the rule ignores nothing")]
+    with pytest.raises(ConfigError) as err:
+        validate_config({"ignore": [{"kep": 1, "feilds": ["stable"]}]}, "c.yaml")
+    assert str(err.value) == "c.yaml: ignore[0].feilds: unknown key (value ['stable']); did you mean 'fields'?"
