@@ -254,6 +254,20 @@ def test_a_typo_of_a_gate_another_kep_declares_shares_that_gate():
     assert G.findings(keps, js, lc) == []  # a shared gate never speaks: no gate-stage-mismatch for 5554
 
 
+def test_a_shared_gate_gives_no_shipped_lifecycle():
+    snap = snapshot(kep(3695, "several", gates=("Alpha1", "Locked")), kep(4381, "live", gates=("Locked",)),
+                    kep(5000, "both", gates=("Alpha1", "Locked")))
+    lc, keps = one(), snap.all_keps()
+    js = {p.split("/")[2]: j for p, j in G.joins(keps, keps, lc).items()}
+    assert js["3695-several"].shared == ("Alpha1", "Locked")
+    assert G.shipped_cell(js["3695-several"], lc) is None  # no gate of its own: the cell is kept
+    alone = snapshot(kep(3695, "several", gates=("Alpha1", "Locked")), kep(4381, "live", gates=("Locked",)))
+    js = {p.split("/")[2]: j for p, j in G.joins(alone.all_keps(), alone.all_keps(), lc).items()}
+    assert G.shipped_cell(js["3695-several"], lc) == "Alpha1: alpha v1.33, beta v1.35 (on); Locked: shared with " \
+                                                     "another KEP"
+    assert G.shipped_cell(js["4381-live"], lc) is None  # its one gate is shared: never guessed
+
+
 def test_release_note_evidence_uses_the_live_kep_of_a_gate_a_withdrawn_one_shares():
     snap = _keps()
     assert gate_owners(snap.all_keps())["Alpha1"] == ("keps/sig-scheduling/100-live/kep.yaml",)

@@ -109,6 +109,8 @@ def test_the_controls_footer_names_the_schedule_the_label_and_where_ignore_rules
     assert lines[0] == ("- **Runs** on its schedule: `17 6 * * 1-5` (UTC) under `kep-sync serve`, or its workflow's "
                         "cron in GitHub Actions; each run rebuilds this pull request from the base branch and upstream.")
     assert "`kep-sync:regenerate`" in lines[2] and "`kep-sync/matrix`" in lines[2]
+    assert lines[2].endswith("add the label `kep-sync:regenerate` to replace the branch with a fresh commit "
+                             "(anyone who may label pull requests can: triage access is enough, unlike the commands).")
     assert lines[3].startswith("- **Ignore rules**: `<!-- kep-sync: ignore -->`")
     assert len(lines) == 4
 

@@ -35,13 +35,15 @@ GATE_KINDS = ("gate-stage-mismatch", "not-shipped", "shipped-not-implemented")
 class Join(NamedTuple):
     """How a KEP meets the lists: ``gate`` (the listed name that speaks for it, ``""`` when none),
     ``listed`` (its gates found in a list, by their listed names), ``declared`` (kep.yaml's gates),
-    ``typos`` (``(kep.yaml name, listed name)``) and ``note`` (why no gate speaks, or the typo)."""
+    ``typos`` (``(kep.yaml name, listed name)``), ``note`` (why no gate speaks, or the typo) and ``shared``
+    (the listed gates other live KEPs declare too, or that belong to live KEPs when this one is withdrawn)."""
 
     gate: str
     listed: tuple[str, ...]
     declared: tuple[str, ...]
     typos: tuple[tuple[str, str], ...]
     note: str
+    shared: tuple[str, ...] = ()
 
 
 class Mark(NamedTuple):
@@ -93,8 +95,9 @@ def join(kep: Kep, owners: Mapping[str, tuple[str, ...]], names: frozenset[str])
     if not listed:
         return Join("", (), declared, (), f"{', '.join(declared)}: in no feature-gate list")
     if len(listed) > 1:
+        shared = tuple(g for g in listed if owners.get(g, (kep.path,)) != (kep.path,))
         return Join("", tuple(listed), declared, tuple(typos),
-                    f"several gates in the list ({', '.join(listed)}): none is picked")
+                    f"several gates in the list ({', '.join(listed)}): none is picked", shared)
     gate = listed[0]
     others = [p for p in owners.get(gate, ()) if p != kep.path]
     if kep.path not in owners.get(gate, (kep.path,)):
@@ -253,12 +256,14 @@ def _absent(kep: Kep, ident: str, j: Join, lc: Lifecycle, last: tuple[int, int])
 
 def shipped_cell(j: Join, lc: Lifecycle) -> str | None:
     """The Shipped column's text for a row: the speaking gate's lifecycle (:func:`bot.model.gates.shipped_text`),
-    or each listed gate by name when the KEP has several (``A: alpha v1.30; B: beta v1.33``); ``None`` when the
-    KEP has no gate of its own in the lists (the cell is kept)."""
+    or each listed gate by name when the KEP has several (``A: alpha v1.30; B: beta v1.33``), a gate another
+    live KEP declares too as ``B: shared with another KEP`` (never its lifecycle); ``None`` when the KEP has no
+    gate of its own in the lists (the cell is kept)."""
     if j.gate:
         return shipped_text(lc.gate(j.gate)[0])
-    if len(j.listed) > 1 and "not picked" not in j.note and "belongs to" not in j.note:
-        return "; ".join(f"{g}: {shipped_text(lc.gate(g)[0])}" for g in j.listed)
+    if len(j.listed) > 1 and len(j.shared) < len(j.listed):
+        return "; ".join(f"{g}: shared with another KEP" if g in j.shared else f"{g}: {shipped_text(lc.gate(g)[0])}"
+                         for g in j.listed)
     return None
 
 
