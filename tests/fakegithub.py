@@ -518,7 +518,8 @@ class FakeGitHub:
         return dict(id=c["id"], node_id=f"IC_{c['id']}", url=f"{api}/comments/{c['id']}", body=c["body"],
                     html_url=f"https://github.com/{r['full_name']}/pull/{c['number']}#issuecomment-{c['id']}",
                     issue_url=f"{api}/{c['number']}", user=self._user(c["user"]),
-                    author_association=c.get("association", "MEMBER"), created_at=_iso(c["created_at"]), updated_at=_iso(c["updated_at"]))
+                    author_association=c.get("association", "MEMBER"), created_at=_iso(c["created_at"]),
+                    updated_at=_iso(c["updated_at"]))
 
     # ------------------------------------------------------------------ plumbing
     def _identity(self, req: Request) -> tuple[str, str | None]:

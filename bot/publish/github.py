@@ -169,7 +169,8 @@ class GitHubWiki:
         since, seen = cmd.since_query(state.since), int(state.seen) if state.seen.isdigit() else 0
         comments = self.call(f"list comments of #{pr.number}", lambda: list(PaginatedList(
             IssueComment, self.repo.requester, f"{pr.issue_url}/comments", {"since": since} if since else None)))
-        found, roles, refused, top_id, top_time = [], {}, set(), seen, ""
+        found, roles, top_id, top_time = [], {}, seen, ""
+        refused: set[str] = set()
         for c in comments:
             updated = _iso(c.updated_at)
             top_id, top_time = max(top_id, c.id), max(top_time, updated)

@@ -78,7 +78,7 @@ def code_spans(line: str) -> list[tuple[int, int]]:
         j = i
         while j < len(line) and line[j] == "`":
             j += 1
-        close = re.compile(r"(?<!`)`{%d}(?!`)" % (j - i)).search(line, j)
+        close = re.compile(rf"(?<!`)`{{{j - i}}}(?!`)").search(line, j)
         if close is None:
             i = j
             continue
@@ -102,7 +102,7 @@ def strip_markers(line: str) -> tuple[str, list[Marker]]:
     stripped = "".join(parts) + line[last:]
     cells = split_row(stripped)
     markers = []
-    for m, q in zip(found, at):
+    for m, q in zip(found, at, strict=True):
         cell = next((i for i, c in enumerate(cells) if q <= c.hi), len(cells) - 1)
         fields, unknown = marker_words(m.group(1))
         markers.append(Marker(m.group().lstrip(" "), cell, fields, q - cells[cell].lo, m.group(), unknown))

@@ -10,8 +10,16 @@ from pathlib import Path
 import pytest
 
 from bot.model.history import timeline
-from bot.model.history.log import (Commit, FileChange, kep_number, message_subject, parse_log, paths_of, pr_number,
-                                   versions)
+from bot.model.history.log import (
+    Commit,
+    FileChange,
+    kep_number,
+    message_subject,
+    parse_log,
+    paths_of,
+    pr_number,
+    versions,
+)
 from bot.model.history.provenance import Upstream, coverage, field_origin, with_provenance
 from bot.model.history.renames import renamed_cell, renamed_dirs
 from bot.plan.diff import Change
@@ -41,7 +49,8 @@ def repo(tmp_path) -> tuple[Path, list[str]]:
                        "Merge pull request #11 from a/title"))
     moved = kep_yaml(100, "new-name", sig="sig-scheduling", alpha="v1.30", beta="v1.31")
     shas.append(commit(path, {OLD: None, NEW: moved}, "Move KEP-100 to SIG Scheduling (#12)"))
-    shas.append(commit(path, {NEW: moved.replace("stage: alpha", "stage: beta")}, "Merge pull request #13 from a/beta\n\n\nPromote KEP-100 to beta\n\nIt is ready."))
+    shas.append(commit(path, {NEW: moved.replace("stage: alpha", "stage: beta")},
+                       "Merge pull request #13 from a/beta\n\n\nPromote KEP-100 to beta\n\nIt is ready."))
     shas.append(commit(path, {NEW: moved.replace("stage: alpha", "stage: beta") + "reviewers: []\n"},
                        "Merge pull request #14 from a/touch"))
     return path, shas
