@@ -34,7 +34,7 @@ from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.wiki import frontmatter
-from bot.wiki.ignore import mask_page, row_ignores, unmask
+from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
 from bot.wiki.pages import same_page
 from bot.wiki.matrix import MatrixPage, parse_page
 
@@ -174,13 +174,16 @@ def _review(scope: _Scope, diffed: _Diffed,
             release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None,
             history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
             review_rows: bool) -> _Reviewed:
-    """The reviews of the diffed changes, each when its input is given: ``--kep`` numbers in no row, release
-    notes (evidence, discrepancies), the feature-gate lifecycle (Shipped marks, gate findings) and the upstream
-    history (provenance)."""
+    """The reviews of the diffed changes, each when its input is given: ``--kep`` numbers and ``ignore`` rules
+    naming a KEP in no row, release notes (evidence, discrepancies), the feature-gate lifecycle (Shipped marks,
+    gate findings) and the upstream history (provenance)."""
     changes, problems, only = diffed.changes, diffed.problems, scope.only
     if only is not None:
         problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
                      for n in sorted(set(only) - diffed.numbers)]
+    problems += [Problem("config", f"ignore[{i}]", f"KEP {rule.kep} is in no matrix row of the pages; the rule "
+                         "ignores nothing")
+                 for i, rule in enumerate(scope.config.ignore) if rule.kep not in diffed.numbers]
     found: list[Finding] | None = None
     if release_notes is not None:
         changes, found, notes_problems = _review_release_notes(scope, diffed.results, changes, release_notes,
@@ -237,6 +240,7 @@ def _diff_pages(scope: _Scope, pages: dict[str, bytes], renames: Mapping[tuple[i
         # means rows); on the digest page, _with_digest fills the emptied section last.
         text = _matrix_text(config, path, data)
         masked_text, masked = mask_page(text)
+        out.problems.extend(marker_problems(path, masked))
         page = parse_page(path, masked_text, config.aliases())
         out.parsed.append(page)
         out.numbers.update(row.number for row in page.rows)
