@@ -119,13 +119,13 @@ def test_a_marker_with_an_unknown_word_is_a_problem_and_ignores_only_what_it_nam
     stabel = PAGE.replace(ROW_4671, ROW_4671.replace("| 4671-gang-scheduling |",
                                                      "| 4671-gang-scheduling <!-- kep-sync: ignore stabel --> |"))
     plan = _plan(stabel)
-    assert [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep == "4671"] == [
+    assert [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep_id == "4671"] == [
         ("stage", True, ""), ("beta", True, ""), ("stable", True, "")]  # never widened to the whole row
     assert [(p.path, p.key, p.message) for p in plan.problems if "marker" in p.message] == [
         ("p.md", "line 18", "ignore marker: 'stabel' names no field (one of status, stage, alpha, beta, stable, "
                             "feature_gates); the marker ignores nothing")]
     glued = _plan(stabel.replace("ignore stabel", "ignore-stable beta"))
-    assert [(c.field, c.applied, c.ignored) for c in glued.changes if c.kep == "4671"] == [
+    assert [(c.field, c.applied, c.ignored) for c in glued.changes if c.kep_id == "4671"] == [
         ("stage", True, ""), ("beta", False, "page"), ("stable", True, "")]
     assert [p.message for p in glued.problems if "marker" in p.message] == [
         "ignore marker: '-stable' names no field (one of status, stage, alpha, beta, stable, feature_gates); the "
@@ -146,7 +146,7 @@ def test_a_marker_in_a_code_span_is_text():
     line, markers = strip_markers(row)
     assert (line, markers) == (row, [])
     plan = _plan(PAGE.replace(ROW_4671, row))
-    assert [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep == "4671"][:3] == [
+    assert [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep_id == "4671"][:3] == [
         ("stage", True, ""), ("beta", True, ""), ("stable", True, "")]
     assert strip_markers("| a `` x ` <!-- kep-sync: ignore --> `` | b <!-- kep-sync: ignore --> |")[0] == \
         "| a `` x ` <!-- kep-sync: ignore --> `` | b |"
