@@ -25,11 +25,11 @@ _DAY_FIRST_RE = re.compile(r"^(\d{1,2}) ([A-Za-z]+)\.? (\d{4})$")
 
 
 class DateLine(NamedTuple):
-    """The ``key:`` line of a front matter block: its line ``index`` (0-based) and the line split as
+    """The ``key:`` line of a front matter block: its ``line`` index (0-based) and the line split as
     ``head`` (key, colon, blanks, opening quote), ``value`` (the date as written) and ``tail``
     (closing quote, blanks, ``# comment``, ``\\r``)."""
 
-    index: int
+    line: int
     head: str
     value: str
     tail: str
@@ -91,7 +91,7 @@ def set_date(lines: list[str], key: str, today: str) -> DateUpdate:
     if new == found.value:
         return DateUpdate(lines, "", "", "")
     out = list(lines)
-    out[found.index] = found.head + new + found.tail
+    out[found.line] = found.head + new + found.tail
     return DateUpdate(out, found.value, new, "")
 
 
