@@ -26,7 +26,7 @@ class ReleaseNotes(NamedTuple):
 
     source: str
     available: tuple[str, ...]
-    notes: dict[str, dict[str, dict]]
+    notes: dict[str, dict[str, dict[str, object]]]
     problems: tuple[Problem, ...]
     skipped: frozenset[str] = frozenset()
 

@@ -26,7 +26,7 @@ from bot.model.snapshot import Snapshot
 from bot.model.notes import ReleaseNotes, with_missing
 from bot.plan import digest as digest_mod
 from bot.model.history.fields import kep_fields
-from bot.model.history.provenance import History, attach, change_field, shallow_problem
+from bot.model.history.provenance import History, Provenance, attach, change_field, shallow_problem
 from bot.model.history.renames import Rename
 from bot.plan.controls import controls
 from bot.plan.settings import PlanSettings
@@ -181,7 +181,7 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
     if lifecycle is not None:
         changes, gate_found = _review_gates(snapshot, results, changes, lifecycle, only, review_rows)
         problems += lifecycle.problems
-    origin: dict | None = None
+    origin: Provenance | None = None
     if history is not None:
         wanted: dict[str, set[str]] = {}
         for c in changes:

@@ -94,6 +94,6 @@ def render_text(number: int, sections: Sequence[tuple[str, Sequence[Event]]]) ->
     return "\n".join(lines)
 
 
-def as_json(sections: Sequence[tuple[str, Sequence[Event]]]) -> list[dict]:
+def as_json(sections: Sequence[tuple[str, Sequence[Event]]]) -> list[dict[str, object]]:
     """Every event of every section as ``{"commit", "date", "pr", "subject", "path", "field", "old", "new"}``."""
     return [e._asdict() for _, evs in sections for e in evs]
