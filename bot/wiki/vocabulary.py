@@ -111,8 +111,9 @@ def spell_word(field: str, value: str, old: str, vocab: Vocab) -> str:
     or stage word, else the vocabulary's.
     """
     case = word_case(old) or vocab.case
-    if field == "stage" and value.casefold() == "stable" and vocab.stable is not None and vocab.stable.casefold() == "ga":
-        return vocab.stable
+    stable = vocab.stable
+    if field == "stage" and value.casefold() == "stable" and stable is not None and stable.casefold() == "ga":
+        return stable
     if case == "upper":
         return value.upper()
     if case == "title":
