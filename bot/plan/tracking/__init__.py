@@ -21,11 +21,13 @@ from typing import NamedTuple
 from bot.plan.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, resolve
+from bot.plan.settings import PlanSettings
 from bot.plan.tracking.candidates import Candidate, find_candidates
-from bot.plan.tracking.coverage import DEFAULT_COVERAGE_ALIASES, Coverage, Group, check_coverage
+from bot.plan.tracking.coverage import Coverage, Group, check_coverage
 from bot.plan.tracking.production import Finding, left_production, missing_tables, not_production
 from bot.plan.tracking.rows import AddedRow, add_rows
-from bot.wiki.matrix import DEFAULT_ALIASES, MatrixPage, cell_gates
+from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
+from bot.wiki.matrix import MatrixPage, cell_gates
 from bot.wiki.sections import same_heading
 
 
@@ -74,7 +76,7 @@ class Tracking(NamedTuple):
     problems: list[Problem]
 
 
-def options_from(config) -> Options:
+def options_from(config: PlanSettings) -> Options:
     """:class:`Options` from a :class:`bot.config.Config` (its ``candidates``, ``production_tables``,
     ``coverage``, ``links`` and ``columns`` settings)."""
     add = config.candidates.add_to

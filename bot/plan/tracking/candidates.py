@@ -55,7 +55,7 @@ class Candidate(NamedTuple):
     score: int
     kinds: frozenset[str] = frozenset()
 
-    def as_report(self) -> dict:
+    def as_report(self) -> dict[str, object]:
         """``{"kep", "title", "sig", "path", "status", "stage", "latest_milestone", "alpha", "beta", "stable",
         "feature_gates", "reasons"}``, values as kep.yaml writes them (gates without placeholders)."""
         k = self.kep
@@ -127,8 +127,8 @@ def _activity(kep: Kep, start: tuple[int, int] | None) -> list[tuple[str, str]]:
     in the window), else ``targets <stage> in vX`` (a later stage milestone is); ``[]`` when none is."""
     if start is None:
         return []
-    stages = [(key, milestone_key(kep.milestone(key))) for key in ("alpha", "beta", "stable")]
-    stages = [(key, m) for key, m in stages if m]
+    keyed = [(key, milestone_key(kep.milestone(key))) for key in ("alpha", "beta", "stable")]
+    stages = [(key, m) for key, m in keyed if m]
     latest = milestone_key(kep.latest_milestone)
     first = min((m for _, m in stages), default=latest)
     if first and first >= start:

@@ -33,7 +33,7 @@ class Finding(NamedTuple):
     status: str
     kep_path: str
 
-    def as_report(self) -> dict:
+    def as_report(self) -> dict[str, object]:
         """The finding as a JSON object (every field)."""
         return self._asdict()
 

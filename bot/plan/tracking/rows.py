@@ -37,7 +37,6 @@ from bot.wiki.tables import (Table, column_alignments, column_widths, escape_cel
 
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\(([^)]*)\)$")
 #: What stands before a table line's first cell: indentation (a list item) and blockquote marks.
-_PREFIX_RE = re.compile(r"^[ \t>]*")
 #: Column roles whose cells a new row fills from kep.yaml; every other cell is left empty.
 _OWNED = (*OWNED_ROLES, "feature_gates")
 
@@ -193,7 +192,7 @@ class _Shape(NamedTuple):
     sample: MatrixRow | None
     line: str
     keys: dict[str, int]
-    widths: list
+    widths: list[int | None]
     aligns: list[str]
     header: str
     wrap: str = ""
@@ -305,7 +304,7 @@ def _line(cells: list[str], header_line: str) -> str:
     trailing pipes as the header has them, ``\\r`` kept."""
     cr = "\r" if header_line.endswith("\r") else ""
     bare = header_line.rstrip("\r").rstrip()
-    prefix = _PREFIX_RE.match(bare).group(0)
+    prefix = bare[:len(bare) - len(bare.lstrip(" \t>"))]
     lead, trail = bare[len(prefix):].startswith("|"), bare.endswith("|")
     body = " | ".join(cells)
     return prefix + ("| " if lead else "") + body + (" |" if trail else "") + cr
