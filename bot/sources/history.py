@@ -130,8 +130,9 @@ class GitHistory:
         self._dirty = False
 
     def _load_log(self) -> list[Commit]:
-        cached = _read_json(self.cache / "log.json", {}) if self.cache is not None else {}
-        old = (_checked(self.cache / "log.json", _commits_of, cached) or []) if cached else []
+        log_path = self.cache / "log.json" if self.cache is not None else None
+        cached = _read_json(log_path, {}) if log_path is not None else {}
+        old = (_checked(log_path, _commits_of, cached) or []) if cached and log_path is not None else []
         if cached.get("shallow", []) != list(self.shallow):
             old = []  # deepened or made shallow since: the boundary commit's "added everything" entry is stale
         if old and old[0].sha == self.head:
@@ -182,9 +183,10 @@ def _parser_stamp() -> str:
 
     digest = hashlib.sha256()
     for module in (bot.model.kep, bot.model.history.fields):
+        path = module.__file__
         try:
-            digest.update(Path(module.__file__).read_bytes())
-        except (OSError, TypeError):
+            digest.update(Path(path).read_bytes() if path is not None else b"?")
+        except OSError:
             digest.update(b"?")
     return digest.hexdigest()[:16]
 

@@ -37,14 +37,17 @@ def decode_path(name: str | bytes) -> tuple[str, bool]:
             name.encode("utf-8")
             return name, False
         except UnicodeEncodeError:
-            try:
-                name = name.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:
-                name = name.encode("utf-8", "surrogatepass")
+            pass
+        try:
+            raw = name.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raw = name.encode("utf-8", "surrogatepass")
+    else:
+        raw = name
     try:
-        return name.decode("utf-8"), False
+        return raw.decode("utf-8"), False
     except UnicodeDecodeError:
-        return name.decode("utf-8", "replace"), True
+        return raw.decode("utf-8", "replace"), True
 
 
 def text_path(name: str | bytes) -> str:

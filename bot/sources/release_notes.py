@@ -103,7 +103,8 @@ def select_releases(available: Collection[str], wanted: Collection[str] | None, 
     return [r for r in ordered if r in pick]
 
 
-def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, dict] | None, list[Problem]]:
+def parse_notes(where: str, data: bytes,
+                release: str = "") -> tuple[dict[str, dict[str, object]] | None, list[Problem]]:
     """Decode one release-notes file of ``release`` (``vMAJOR.MINOR``): ``({pr: entry}, problems)``.
 
     A file that is not UTF-8, not valid JSON, nested too deeply for the
@@ -126,7 +127,8 @@ def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, d
     if not isinstance(doc, dict):
         return None, [_unusable(where, release, "expected a JSON object keyed by pull request number, "
                                                 f"found {type(doc).__name__}")]
-    entries, problems = {}, []
+    entries: dict[str, dict[str, object]] = {}
+    problems: list[Problem] = []
     for key, entry in doc.items():
         if isinstance(entry, dict) and isinstance(entry.get("text"), str):
             entries[key] = _withdrawn_as_bool(where, key, entry, problems)
@@ -139,7 +141,8 @@ def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, d
 _CLEARLY_FALSE = ("false", "no", "off", "0", "0.0", "")
 
 
-def _withdrawn_as_bool(where: str, key: str, entry: dict, problems: list[Problem]) -> dict:
+def _withdrawn_as_bool(where: str, key: str, entry: dict[str, object],
+                       problems: list[Problem]) -> dict[str, object]:
     """``entry`` with ``do_not_publish`` as a boolean. A value of another type (``"true"``, ``1``) is read as
     withdrawn (never evidence) unless it clearly says false (``"false"``, ``0``, ``"no"``...), and is reported
     naming the file ``where`` and the entry ``key``. Release-note schema: kubernetes/release, pkg/notes."""

@@ -223,7 +223,10 @@ def listed_changes(entries: object) -> Listed | None:
 
     if not isinstance(entries, list) or len(entries) >= MAX_COMPARE_FILES:
         return None
-    removed, touched, prr, keps = set(), set(), {}, {}
+    removed: set[str] = set()
+    touched: set[str] = set()
+    prr: dict[str, str] = {}
+    keps: dict[str, str] = {}
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str) \
                 or not isinstance(entry.get("status"), str):
@@ -236,7 +239,7 @@ def listed_changes(entries: object) -> Listed | None:
         wanted = is_kep_file(path) or is_prr_file(path)
         if entry["status"] == "removed":
             removed.add(path)
-        elif wanted and not SHA_RE.fullmatch(str(entry.get("sha"))):
+        elif wanted and not (isinstance(sha := entry.get("sha"), str) and SHA_RE.fullmatch(sha)):
             return None
         elif wanted:
             removed.discard(path)
