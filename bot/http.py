@@ -69,9 +69,8 @@ def make_client(token: str | None = None, *, counter: RequestCounter | None = No
         raise ConfigError(header_problem("GITHUB_TOKEN", token))
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    hooks = {"request": [counter]} if counter is not None else {}
     return httpx.Client(headers=headers, timeout=TIMEOUT_SECONDS, follow_redirects=True,
-                        event_hooks=hooks, transport=transport)
+                        event_hooks={"request": [counter]} if counter is not None else {}, transport=transport)
 
 
 class RetryableStatus(Exception):
