@@ -45,12 +45,13 @@ def sendable_etag(value: str) -> str:
 
 
 class RequestCounter:
-    """Counts requests sent through clients made with ``counter=`` (an httpx event hook)."""
+    """Counts requests sent through clients made with ``counter=`` (an httpx event hook); PyGithub's
+    authentication calls it with ``None`` for each request it sends."""
 
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self, request: httpx.Request) -> None:
+    def __call__(self, request: httpx.Request | None) -> None:
         self.count += 1
 
 

@@ -65,7 +65,7 @@ class _Counted:
         if self.counter is not None:
             self.counter(None)
         pacing.set_interval(self.pause)
-        super().authentication(headers)  # type: ignore[misc]
+        super().authentication(headers)  # type: ignore[misc]  # a mixin: the Auth class it joins defines it
 
 
 class _CountedToken(_Counted, Auth.Token):
@@ -174,7 +174,8 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(lambda exc: _retry_wait(exc, 1) is not None),
         stop=stop,
-        wait=lambda state: _retry_wait(state.outcome.exception(), state.attempt_number) or 0.0,
+        wait=lambda state: _retry_wait(state.outcome.exception() if state.outcome else None,
+                                       state.attempt_number) or 0.0,
         sleep=sleep,
         before_sleep=log_retry,
         reraise=True,
