@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from bot.errors import ConfigError, relative_to
 from bot.redact import without_userinfo
@@ -589,7 +589,7 @@ def shown_key(key: str) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
 
-def error_message(err: dict) -> str:
+def error_message(err: ErrorDetails) -> str:
     """One pydantic error in plain words, with the value given; no library wording such as
     "Input should be a valid dictionary or instance of ..."."""
     got, kind, ctx = shown(err.get("input")), err["type"], err.get("ctx") or {}
@@ -748,7 +748,8 @@ def collect_config(data: dict, source: str) -> Checked:
         except ValidationError as exc:
             before, earlier = len(dropped), frozenset(dropped)  # errors of one round are all new
             for err, line in zip(exc.errors(), config_errors(exc, source)):
-                path = tuple(itertools.takewhile(lambda part: isinstance(part, str), err["loc"]))
+                path = tuple(p for p in itertools.takewhile(lambda part: isinstance(part, str), err["loc"])
+                             if isinstance(p, str))
                 named = (err.get("ctx") or {}).get("key") or ".".join(path)
                 stale = any(_within(".".join(path), d) or _within(named, d) for d in earlier)
                 if not stale and line not in errors:
@@ -771,12 +772,12 @@ def _within(key: str, outer: str) -> bool:
     return key == outer or key.startswith(outer + ".")
 
 
-def _drop(data: dict, path: tuple[str, ...]) -> None:
+def _drop(data: dict[str, object], path: tuple[str, ...]) -> None:
+    node: object = data
     for part in path[:-1]:
-        data = data.get(part) if isinstance(data, dict) else None
-        if not isinstance(data, dict):
-            return
-    data.pop(path[-1], None)
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(path[-1], None)
 
 
 def _sibling(info: ValidationInfo, key: str):

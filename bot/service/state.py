@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
 from bot.errors import KepSyncError
 from bot.publish.files import write_atomic
@@ -150,7 +151,7 @@ def read_state(state_dir: Path) -> State:
         raise StateCorrupt(path, why) from None
 
 
-def _state_error(err: dict) -> str:
+def _state_error(err: ErrorDetails) -> str:
     """One validation error of ``state.json`` in plain words (:func:`bot.config.error_message`)."""
     from bot.config import error_key, error_message
 
