@@ -315,26 +315,27 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                f"{path} with the command-line options" if path else "command line")
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
     source = str(path or "built-in defaults")
-    problems = preflight.offline_problems(checked.config, checked.dropped) if checked.config is not None else []
+    config = checked.config  # None only with errors
+    problems = preflight.offline_problems(config, checked.dropped) if config is not None else []
     failures: list[str] = []
-    if args.online and not problems and not checked.errors:
+    if args.online and config is not None and not problems and not checked.errors:
         from bot.http import make_client
 
         with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
-            problems = preflight.online_problems(checked.config, client, failures)
-    if checked.config is not None and not checked.errors:
+            problems = preflight.online_problems(config, client, failures)
+    if config is not None and not checked.errors:
         from bot.cli_targets import target_errors
 
-        problems += [line.removeprefix(f"{source}: ") for line in target_errors(checked.config, source)]
+        problems += [line.removeprefix(f"{source}: ") for line in target_errors(config, source)]
     lines = checked.errors + [f"{source}: {p}" for p in problems + failures]
-    if checked.errors or problems:
+    if config is None or checked.errors or problems:
         raise ConfigError("\n".join(lines))
     if failures:  # the network did not answer: the run failed, the settings may be right (exit 1)
         raise KepSyncError("\n".join(lines + ["could not check online; try again, or check the network"]))
     if args.list_targets or args.target or args.shard:
         from bot.cli_targets import cmd_targets
 
-        return cmd_targets(args, checked.config, _write)
+        return cmd_targets(args, config, _write)
     print("ok")
     return EXIT_OK
 

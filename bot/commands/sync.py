@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, PublishError, ReportNotWritten
@@ -41,6 +41,15 @@ if TYPE_CHECKING:
 #: What :func:`run_sync` did: the plan that landed, the pages ``written``, the pull request ``url`` and
 #: ``blocked`` (see :class:`~bot.publish.backend.Landing`); for ``--publish none`` the plan and nothing else.
 SyncOutcome = Landing
+
+
+class Landed(NamedTuple):
+    """What :func:`run_report` reads of a landing when there is no :class:`Landing` (an audit lands nothing):
+    the pages ``written``, the pull request ``url`` and ``blocked``."""
+
+    written: list[str]
+    url: str = ""
+    blocked: bool = False
 
 
 def release_notes_loader(config: Config, counter: RequestCounter | None = None
@@ -306,12 +315,12 @@ def run_audit(config: Config, *, only: Collection[int] | None = None, report_pat
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
         raise
-    _write_report(report_path, run_report(config, snapshot, audit, SyncOutcome(audit, [], "")))
+    _write_report(report_path, run_report(config, snapshot, audit, Landed([])))
     return audit
 
 
 def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | AuditPlan | None,
-               landing: Landing | None, *, error: str = "") -> dict:
+               landing: Landing | Landed | None, *, error: str = "") -> dict:
     """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.report` of the ``plan`` plus what happened.
 
     ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is read).
@@ -336,9 +345,10 @@ def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | Audit
         base = {"revision": "", "changes": [], "problems": []}
     failed = bool(error) or landing is None
     written = sorted(landing.written) if landing is not None and not failed and not landing.blocked else []
-    result = "failed" if failed else "blocked" if landing.blocked else "ok"
+    result = "failed" if failed or landing is None else "blocked" if landing.blocked else "ok"
+    changes = base["changes"] if isinstance(base["changes"], list) else []
     out = {**base, "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written}
-                               for c in base["changes"]],
+                               for c in changes],
            "publish": config.publish, "result": result, "pages_written": written,
            "pull_request": (landing.url or None) if landing is not None and config.publish == "github" else None,
            "pull_request_file": (landing.url or None) if landing is not None and config.publish == "git" else None}
