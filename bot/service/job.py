@@ -104,7 +104,9 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
     from bot.commands.sync import run_summary
 
     if sync is None:
-        from bot.commands.sync import run_sync as sync
+        from bot.commands.sync import run_sync
+
+        sync = run_sync
     run_id = uuid.uuid4().hex[:12]
     counter = RequestCounter()
     start, started = time.monotonic(), now()
@@ -284,7 +286,9 @@ def run_audit_job(config: Config, state_dir: Path, *, audit: Callable | None = N
     state (and so ``kep-sync health``) alone. Returns True when the audit completed.
     """
     if audit is None:
-        from bot.commands.sync import run_audit as audit
+        from bot.commands.sync import run_audit
+
+        audit = run_audit
     counter = RequestCounter()
     start = time.monotonic()
     with structlog.contextvars.bound_contextvars(run_id=uuid.uuid4().hex[:12]):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import time
 import uuid
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -27,7 +27,11 @@ from bot.redact import redact
 from bot.commands.targets import Target, state_dir_of
 
 if TYPE_CHECKING:
+    from bot.model.gates import Lifecycle
+    from bot.model.history.provenance import History
+    from bot.model.history.renames import Rename
     from bot.model.snapshot import Snapshot
+    from bot.sources.upstream import GitHubUpstream
     from bot.commands.sync import SyncOutcome
 
 
@@ -47,7 +51,11 @@ class SharedSources:
         self._load = load or (lambda config, counter: load_enhancements(config, counter, self.upstream()))
         self._own_load = load is None  # provenance asks the upstream reader only when the snapshot came from it
         self._snapshot: Snapshot | KepSyncError | None = None
-        self._history = self._notes = self._gates = self._upstream = None
+        self._history: tuple[Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
+                             dict[tuple[int, str], Rename]] | None = None
+        self._notes = None
+        self._gates: Callable[[Collection[str]], Lifecycle] | None = None
+        self._upstream: GitHubUpstream | None = None
         self._read: dict[str, bool] = {}
 
     def upstream(self):
