@@ -15,12 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 from urllib.parse import quote
 
-from bot.plan.diff import KINDS, RELEASED_FLAG, Change
-from bot.plan.evidence import Discrepancy
-from bot.plan.evidence.index import Evidence, pr_url
 from bot.model.history.provenance import Provenance, Upstream
 from bot.model.kep import Kep, Problem
 from bot.model.snapshot import Snapshot
+from bot.plan.diff import KINDS, RELEASED_FLAG, Change, ChangeEvidence
+from bot.plan.evidence import Discrepancy
+from bot.plan.evidence.index import pr_url
 from bot.wiki.vocabulary import stage_word
 
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
@@ -386,7 +386,7 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _note_json(e: Evidence) -> dict[str, object]:
+def _note_json(e: ChangeEvidence) -> dict[str, object]:
     """An :class:`~bot.plan.evidence.Evidence` for the report: ``{release, pr, url, excerpt, stage, ambiguous}``."""
     out: dict[str, object] = e._asdict()
     out.pop("counter", None)

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from bot.model import consistency
+from bot.model.history.provenance import Upstream, upstream_of
+from bot.model.history.renames import Rename, renamed_cell, unplain_dir
 from bot.model.kep import (
     DEPRECATION_STAGES,
     MILESTONE_PLACEHOLDERS,
@@ -42,17 +44,24 @@ from bot.model.kep import (
     is_unset_milestone,
     normalize_milestone,
 )
-from bot.model.history.provenance import Upstream, upstream_of
-from bot.model.history.renames import Rename, renamed_cell, unplain_dir
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
-from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, known_word,
-                             owned_value, page_reading, render_gates, render_row, same_value, spelled)
+from bot.wiki.matrix import (
+    FIELDS,
+    MatrixPage,
+    MatrixRow,
+    cell_gates,
+    cell_value,
+    disagreements,
+    known_word,
+    owned_value,
+    page_reading,
+    render_gates,
+    render_row,
+    same_value,
+    spelled,
+)
 from bot.wiki.tables import fill_cell, split_row
 from bot.wiki.vocabulary import stage_word
-
-if TYPE_CHECKING:  # the evidence modules import this one
-    from bot.plan.evidence.gates import Mark
-    from bot.plan.evidence.index import Evidence
 
 #: Change kinds, in changelog order; ``added`` is a new row appended by ``candidates.add_to`` (field ``row``).
 KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "added", "gates", "renamed",
@@ -62,6 +71,43 @@ _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 RELEASED_FLAG = "rewrites a released milestone"
 #: How the flag of a ``renamed`` finding that ``renames: apply`` refused starts (:attr:`Change.flags`).
 RENAME_REFUSED_FLAG = "not applied"
+
+
+class ChangeEvidence(Protocol):
+    """A release-note entry backing a change (:class:`bot.plan.evidence.index.Evidence`, which imports this
+    module): its ``release``, pull request ``pr`` and ``url``, the ``excerpt``, the ``stage`` it announces,
+    ``ambiguous`` and ``counter``."""
+
+    @property
+    def release(self) -> str: ...
+    @property
+    def pr(self) -> int: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def excerpt(self) -> str: ...
+    @property
+    def stage(self) -> str: ...
+    @property
+    def ambiguous(self) -> bool: ...
+    @property
+    def counter(self) -> bool: ...
+    def _asdict(self) -> dict[str, Any]: ...
+
+
+class ShippedMark(Protocol):
+    """The Shipped mark of a change (:class:`bot.plan.evidence.gates.Mark`, which imports this module): the
+    ``mark``, the ``gate``, the ``release`` and the ``detail``."""
+
+    @property
+    def mark(self) -> str: ...
+    @property
+    def gate(self) -> str: ...
+    @property
+    def release(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    def _asdict(self) -> dict[str, Any]: ...
 
 
 class IgnoreRule(Protocol):
@@ -101,11 +147,11 @@ class Change(NamedTuple):
     kind: str
     applied: bool
     kep_path: str
-    evidence: tuple[Evidence, ...] = ()
+    evidence: tuple[ChangeEvidence, ...] = ()
     upstream: Upstream | None = None
     flags: tuple[str, ...] = ()
     ignored: str = ""
-    shipped: Mark | None = None
+    shipped: ShippedMark | None = None
     pending: str = ""
 
 
