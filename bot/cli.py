@@ -215,8 +215,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
         return cmd_sync_targets(args, config, _write)
     start = time.monotonic()
-    from bot.log import get_logger
     from bot.commands.sync import run_sync
+    from bot.log import get_logger
 
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     counter = RequestCounter()
@@ -358,8 +358,8 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
-    from bot.service.serve import serve
     from bot.cli_targets import serve_job
+    from bot.service.serve import serve
 
     config = resolve_config(args)
     return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
@@ -389,7 +389,7 @@ def cmd_health(args: argparse.Namespace) -> int:
             return cmd_health_targets(args, config)
         verdict = check_health(read_state(_state_dir(args)),
                                parse_crontab(config.schedule.cron, config.schedule.timezone),
-                               datetime.datetime.now(datetime.timezone.utc))
+                               datetime.datetime.now(datetime.UTC))
     except (ConfigError, UsageError) as exc:  # exit 1, never 2: Docker reserves 2 in health checks
         verdict = Health(False, "configuration error: " + "; ".join(str(exc).split("\n")))
     except StateError as exc:

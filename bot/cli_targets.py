@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from bot.errors import KepSyncError, UsageError
 
 if TYPE_CHECKING:
-    from bot.config import Config
     from bot.commands.targets import Target
+    from bot.config import Config
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -128,14 +128,14 @@ def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
     selected target; exit 0 when all are healthy, else 1."""
     import datetime
 
-    from bot.cron import parse_crontab
-    from bot.service.health import check_health
-    from bot.redact import redact
-    from bot.service.state import StateError, read_state
     from bot.commands.targets import state_dir_of
+    from bot.cron import parse_crontab
+    from bot.redact import redact
+    from bot.service.health import check_health
+    from bot.service.state import StateError, read_state
 
     trigger = parse_crontab(config.schedule.cron, config.schedule.timezone)
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     healthy = True
     for target in chosen(args, config):
         try:

@@ -21,14 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from bot.errors import ConfigError, relative_to
-from bot.redact import without_userinfo
 from bot.model.kep import normalize_milestone
-from bot.plan.controls import REGENERATE_LABEL
+from bot.plan.controls import REGENERATE_LABEL, Steering
+from bot.redact import without_userinfo
 from bot.sources import ref_name_problem
-from bot.plan.controls import Steering
-from bot.wiki.pages import same_page
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
 from bot.wiki.ignore import IGNORABLE, field_name
+from bot.wiki.pages import same_page
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
 DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")

@@ -13,7 +13,6 @@ import email.utils
 import re
 import time
 from collections.abc import Callable
-
 from typing import TYPE_CHECKING
 
 from bot import __version__
@@ -105,7 +104,7 @@ def parse_retry_after(value: str, now: float | None = None) -> float | None:
         try:
             when = email.utils.parsedate_to_datetime(value)
             if when.tzinfo is None:
-                when = when.replace(tzinfo=datetime.timezone.utc)
+                when = when.replace(tzinfo=datetime.UTC)
             seconds = when.timestamp() - (time.time() if now is None else now)
         except (TypeError, ValueError, OverflowError, IndexError):
             return None

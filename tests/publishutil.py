@@ -19,10 +19,10 @@ try:
 except ImportError:  # pragma: no cover - run from tests/ or scripts/
     from syncutil import kep, snapshot
 
+from bot.commands.sync import open_wiki, sync_snapshot
 from bot.config import Config
 from bot.http import RequestCounter
 from bot.model.snapshot import Snapshot
-from bot.commands.sync import open_wiki, sync_snapshot
 
 __all__ = ["BRANCH", "ENV", "PAGE", "PAGE_PATH", "REPO", "Run", "fresh_logging", "github_config", "keps", "page",
            "run_github", "run_preview"]

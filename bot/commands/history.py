@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 from bot.errors import UsageError
-from bot.plan import digest as digest_mod
+from bot.http import redact
 from bot.model.history import timeline
 from bot.model.history.log import paths_of
-from bot.http import redact
+from bot.plan import digest as digest_mod
 from bot.sources.enhancements import parse_source
 from bot.sources.history import GitHistory, open_history, resolve_revision, snapshot_at
 

@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, PublishError, ReportNotWritten
 from bot.plan.planner import SyncPlan, page_url, plan_sync
-from bot.publish.files import write_files
-from bot.sources.enhancements import load_snapshot
 from bot.publish.backend import Base, Landing, Wiki
 from bot.publish.directory import DirectoryWiki
+from bot.publish.files import write_files
+from bot.sources.enhancements import load_snapshot
 
 if TYPE_CHECKING:
     from bot.commands.audit import AuditPlan
+    from bot.http import RequestCounter
+    from bot.model.gates import Lifecycle
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
-    from bot.http import RequestCounter
-    from bot.model.snapshot import Snapshot
     from bot.model.notes import ReleaseNotes
+    from bot.model.snapshot import Snapshot
     from bot.sources.upstream import GitHubUpstream
-    from bot.model.gates import Lifecycle
 
 
 #: What :func:`run_sync` did: the plan that landed, the pages ``written``, the pull request ``url`` and

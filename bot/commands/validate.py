@@ -19,8 +19,8 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from bot.config import Config, overlaps, shown
-from bot.wiki.pages import same_page
 from bot.errors import KepSyncError, relative_to
+from bot.wiki.pages import same_page
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
 
@@ -77,8 +77,8 @@ def gate_problems(value: str) -> list[str]:
 def _sigs_problems(config: Config) -> list[str]:
     """Each ``candidates.sigs`` entry that no kep.yaml names as ``owning-sig``, for a local directory or
     tarball source (read like a sync reads it; a git or ``github:`` source is not read here)."""
-    from bot.sources.enhancements import load_snapshot, parse_source
     from bot.plan.tracking.candidates import tracked_sig
+    from bot.sources.enhancements import load_snapshot, parse_source
 
     if not config.candidates.sigs or parse_source(config.enhancements).kind not in ("dir", "tarball"):
         return []

@@ -13,29 +13,29 @@ import posixpath
 from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
-from bot.plan import changelog as changelog_mod
-from bot.plan.changelog import Changelog
-from bot.plan.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
-from bot.plan.evidence import Discrepancy, released, releases_needed
-from bot.plan.evidence import review as review_notes
-from bot.plan.evidence import gates as gates_mod
 from bot.model.gates import Lifecycle
-from bot.model.kep import Kep, Problem
-from bot.model.snapshot import Snapshot
-from bot.model.notes import ReleaseNotes, with_missing
-from bot.plan import digest as digest_mod
 from bot.model.history.fields import kep_fields
 from bot.model.history.provenance import History, Provenance, attach, change_field, shallow_problem
 from bot.model.history.renames import Rename
+from bot.model.kep import Kep, Problem
+from bot.model.notes import ReleaseNotes, with_missing
+from bot.model.snapshot import Snapshot
+from bot.plan import changelog as changelog_mod
+from bot.plan import digest as digest_mod
+from bot.plan.changelog import Changelog
 from bot.plan.controls import controls
+from bot.plan.diff import Change, PageDiff, diff_page, kep_id
+from bot.plan.evidence import Discrepancy, released, releases_needed
+from bot.plan.evidence import gates as gates_mod
+from bot.plan.evidence import review as review_notes
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.wiki import frontmatter
 from bot.wiki.ignore import mask_page, row_ignores, unmask
-from bot.wiki.pages import same_page
 from bot.wiki.matrix import MatrixPage, parse_page
+from bot.wiki.pages import same_page
 
 
 class PageResult(NamedTuple):

@@ -28,10 +28,10 @@ import tenacity
 from github import Auth, GithubException, GithubIntegration
 
 from bot.errors import ConfigError, PublishError
-from bot.publish import pacing
 from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait
-from bot.redact import add_secret, header_problem, redact
 from bot.log import get_logger
+from bot.publish import pacing
+from bot.redact import add_secret, header_problem, redact
 
 #: Attempts per API call (first try included).
 MAX_ATTEMPTS = 5

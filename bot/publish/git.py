@@ -28,14 +28,14 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 
-from bot.publish.settings import PublishSettings
 from bot.errors import ConfigError, PublishError, relative_to
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
+from bot.publish.backend import Base, Landing, Replan, page_error
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
+from bot.publish.settings import PublishSettings
 from bot.redact import redact
-from bot.publish.backend import Base, Landing, Replan, page_error
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan

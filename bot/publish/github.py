@@ -48,25 +48,25 @@ from github.IssueComment import IssueComment
 from github.NamedUser import NamedUser
 from github.PaginatedList import PaginatedList
 
-from bot.publish.settings import PublishSettings
-from bot.errors import ConfigError
+from bot.errors import ConfigError, KepSyncError
 from bot.http import RequestCounter
 from bot.log import get_logger
-from bot.errors import KepSyncError
+from bot.plan.controls import CONTROLS_SUMMARY
 from bot.publish import auth
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError, GitHubSession, connect
-from bot.plan.controls import CONTROLS_SUMMARY
+from bot.publish.backend import Base, Landing, Replan, page_error
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
-from bot.publish.backend import Base, Landing, Replan, page_error
+from bot.publish.settings import PublishSettings
 from bot.wiki.marking import mark_kep
 
 if TYPE_CHECKING:
-    from bot.plan.planner import SyncPlan
     from github.PullRequest import PullRequest
     from github.Repository import Repository
+
+    from bot.plan.planner import SyncPlan
 
 
 class GitHubWiki:
@@ -551,7 +551,7 @@ def _before_controls(body: str, block: str) -> str:
 
 def _iso(when) -> str:
     """``2024-01-02T03:04:05Z`` for an aware ``datetime`` (``""`` for ``None``)."""
-    return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if when else ""
+    return when.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else ""
 
 
 def _blob_sha(data: bytes) -> str:

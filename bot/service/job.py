@@ -32,17 +32,17 @@ import structlog
 from bot.config import Config
 from bot.errors import KepSyncError, PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
-from bot.redact import redact, redact_values, without_userinfo
 from bot.log import get_logger
+from bot.redact import redact, redact_values, without_userinfo
+from bot.service.state import RunRecord, State, load_state, save_state
 from bot.sources.enhancements import current_revision
 from bot.sources.release_notes import current_etags
 from bot.sources.upstream import GitHubUpstream, github_upstream
-from bot.service.state import RunRecord, State, load_state, save_state
 
 
 def utcnow() -> datetime.datetime:
     """The current time, UTC, timezone-aware."""
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)
 
 
 def config_fingerprint(config: Config) -> str:

@@ -19,20 +19,20 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import structlog
 
+from bot.commands.targets import Target, state_dir_of
 from bot.config import Config
 from bot.errors import KepSyncError, ReportNotWritten
 from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.redact import redact
-from bot.commands.targets import Target, state_dir_of
 
 if TYPE_CHECKING:
+    from bot.commands.sync import SyncOutcome
     from bot.model.gates import Lifecycle
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
     from bot.model.snapshot import Snapshot
     from bot.sources.upstream import GitHubUpstream
-    from bot.commands.sync import SyncOutcome
 
 
 class SharedSources:
@@ -226,7 +226,7 @@ def _record(state_dir: Path, summary: dict, started: datetime.datetime) -> None:
 
 
 def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)
 
 
 def summary_lines(results: Sequence[TargetResult]) -> list[str]:

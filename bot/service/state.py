@@ -164,7 +164,7 @@ def set_aside(path: Path, now: datetime.datetime) -> Path:
 
     Raises :class:`StateError` when it cannot be renamed, so it is never overwritten instead.
     """
-    target = path.with_name(f"{path.name}.corrupt-{now.astimezone(datetime.timezone.utc):%Y%m%dT%H%M%SZ}")
+    target = path.with_name(f"{path.name}.corrupt-{now.astimezone(datetime.UTC):%Y%m%dT%H%M%SZ}")
     n = 1
     while target.exists():
         n += 1
@@ -184,7 +184,7 @@ def load_state(state_dir: Path, *, log=None) -> State:
     try:
         return read_state(state_dir)
     except StateCorrupt as exc:
-        kept = set_aside(exc.path, datetime.datetime.now(datetime.timezone.utc))
+        kept = set_aside(exc.path, datetime.datetime.now(datetime.UTC))
         if log is not None:
             log.error("state file corrupt; kept aside, starting from an empty state", error=str(exc),
                       kept_as=str(kept))

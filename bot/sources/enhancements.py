@@ -25,14 +25,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from bot import progress
 from bot.errors import SourceError, UsageError, relative_to
 from bot.http import RequestCounter, make_client
-from bot import progress
-from bot.redact import redact
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
+from bot.redact import redact
 from bot.sources import parse_github_spec
-from bot.sources.git import run_git, worktree_head, remote_head, read_git_tree, scan_git_tree, sync_git_cache
+from bot.sources.git import read_git_tree, remote_head, run_git, scan_git_tree, sync_git_cache, worktree_head
 from bot.sources.github_tarball import (
     DEFAULT_API_URL,
     MAX_TARBALL_BYTES,

@@ -12,11 +12,11 @@ import os
 import subprocess
 from pathlib import Path
 
-from bot.errors import SourceError
 from bot import progress
-from bot.redact import redact
+from bot.errors import SourceError
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
+from bot.redact import redact
 from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
 
 

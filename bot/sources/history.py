@@ -15,12 +15,23 @@ import hashlib
 import json
 import os
 from collections.abc import Collection, Iterable, Mapping
+from datetime import UTC
 from pathlib import Path
 
 from bot import progress
-from bot.errors import SourceError, UsageError
+from bot.errors import UsageError
 from bot.model.history.fields import blob_fields
-from bot.model.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
+from bot.model.history.log import (
+    LOG_FORMAT,
+    NO_BLOB,
+    SHALLOW,
+    Commit,
+    FileChange,
+    Version,
+    parse_log,
+    pr_number,
+    versions,
+)
 from bot.sources.git import cat_file_batch, git_cache_path, run_git, sync_git_cache, try_git, worktree_head
 
 #: Bumped when the cache layout or the tracked fields change; older caches are ignored.
@@ -152,9 +163,9 @@ class GitHistory:
     def commit_at(self, date: str) -> Commit | None:
         """The newest first-parent commit (that changed a kep.yaml) committed on or before ``date``
         (``YYYY-MM-DD``, the whole day in UTC counts); ``None`` when none."""
-        from datetime import datetime, timedelta, timezone
+        from datetime import datetime, timedelta
 
-        limit = datetime.fromisoformat(date).replace(tzinfo=timezone.utc) + timedelta(days=1)
+        limit = datetime.fromisoformat(date).replace(tzinfo=UTC) + timedelta(days=1)
         for commit in self.log():
             if datetime.fromisoformat(commit.date) < limit:
                 return commit

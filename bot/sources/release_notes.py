@@ -45,13 +45,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
-from bot.model.note_text import release_name, release_order
 from bot.http import RequestCounter, make_client, send, sendable_etag
-from bot.redact import redact
 from bot.model.kep import Problem
+from bot.model.note_text import release_name, release_order
+from bot.model.notes import ReleaseNotes, with_missing
+from bot.model.notes import skipped_tail as _skipped
+from bot.redact import redact
 from bot.sources import parse_github_spec
 from bot.sources.etag_cache import EtagCache, fetch_cached
-from bot.model.notes import ReleaseNotes, skipped_tail as _skipped, with_missing
 
 if TYPE_CHECKING:
     import httpx

@@ -37,8 +37,8 @@ from bot.sources.upstream_cache import Files, UpstreamCache, blob_id, files_of
 if TYPE_CHECKING:
     import httpx
 
-    from bot.model.history.log import Commit
     from bot.http import RequestCounter
+    from bot.model.history.log import Commit
 
 #: A compare listing this many files may be cut short by GitHub (its documented limit): read the tarball.
 MAX_COMPARE_FILES = 300
@@ -167,9 +167,9 @@ class GitHubUpstream:
         return Files(head, files, tuple(sorted(problems)))
 
     def _compare(self, client: httpx.Client, base: str, head: str) -> Listed | None:
-        from bot.http import send
-
         import httpx
+
+        from bot.http import send
 
         url = f"{self.api_url.rstrip('/')}/repos/{self.repo}/compare/{base}...{head}"  # SHAs: nothing to quote
         try:
@@ -183,9 +183,9 @@ class GitHubUpstream:
         return listed_changes(data.get("files"))
 
     def _blob(self, client: httpx.Client, blob: str) -> bytes | None:
-        from bot.http import send
-
         import httpx
+
+        from bot.http import send
 
         url = github_url(self.api_url, self.repo, "git/blobs", blob)
         try:

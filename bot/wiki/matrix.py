@@ -28,11 +28,28 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.model.kep import (DEPRECATION_STAGES, STAGES, STATUSES, Problem, is_gate_name, is_unset_milestone,
-                           normalize_milestone, same_milestone)
+from bot.model.kep import (
+    DEPRECATION_STAGES,
+    STAGES,
+    STATUSES,
+    Problem,
+    is_gate_name,
+    is_unset_milestone,
+    normalize_milestone,
+    same_milestone,
+)
 from bot.wiki.headers import DEFAULT_ALIASES
-from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
-                             find_tables, split_row, unescape_cell)
+from bot.wiki.tables import (
+    Cell,
+    column_alignments,
+    column_widths,
+    display_width,
+    escape_cell,
+    fill_cell,
+    find_tables,
+    split_row,
+    unescape_cell,
+)
 from bot.wiki.vocabulary import Vocab, fold, learn, milestone_bareness, spell_milestone, spell_word, stage_word
 
 #: Fields the bot compares, in report order (the JSON report's ``field`` values).

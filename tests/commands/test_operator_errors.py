@@ -10,8 +10,14 @@ import pytest
 import structlog
 
 from bot.cli import main
-from tests.commands.test_cli import PAGE, PAGE_KEPS, SYNC, _error, _log  # noqa: F401
-from tests.commands.test_cli import work  # noqa: F401  (fixture)
+from tests.commands.test_cli import (  # noqa: F401
+    PAGE,
+    PAGE_KEPS,
+    SYNC,
+    _error,
+    _log,
+    work,  # noqa: F401  (fixture)
+)
 from tests.service.test_serve import github  # noqa: F401  (respx fixture)
 
 
@@ -39,9 +45,9 @@ def test_retry_log_line_hides_a_password_with_at_signs(capsys):
 
 
 def test_report_error_field_hides_a_password_with_at_signs(tmp_path):
+    from bot.commands.sync import write_failure_report
     from bot.config import Config
     from bot.errors import SourceError
-    from bot.commands.sync import write_failure_report
 
     config = Config(enhancements="enh", wiki={"dir": "wiki", "pages": ["m.md"]})
     exc = SourceError("git clone https://user:p@ss@w0rd@github.com/x failed: fatal: "
@@ -64,7 +70,8 @@ def test_validate_output_hides_a_password_with_at_signs(work, capsys):
 
 def _git_wiki(tmp_path: Path) -> tuple[Path, list[str]]:
     from tests.gitutil import make_repo
-    from tests.publishutil import PAGE as GIT_PAGE, PAGE_PATH
+    from tests.publishutil import PAGE as GIT_PAGE
+    from tests.publishutil import PAGE_PATH
     from tests.syncutil import kep, write_keps
 
     wiki = tmp_path / "gw"
@@ -324,7 +331,7 @@ def test_health_is_unhealthy_when_a_recorded_time_is_in_the_future():
     from bot.service.health import check_health
     from bot.service.state import RunRecord, State
 
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     now = datetime.datetime(2026, 3, 30, 12, 0, tzinfo=utc)
     trigger = parse_crontab("0 * * * *", "UTC")
     soon = State(service_started=(now + datetime.timedelta(minutes=5)).isoformat())  # within the clock skew allowed
@@ -402,9 +409,9 @@ def test_a_member_given_twice_with_different_content_is_reported_and_not_read(tm
 def test_serve_keeps_a_landed_sync_ok_when_its_report_is_lost_after_landing(tmp_path, github):  # noqa: F811
     from structlog.testing import capture_logs
 
+    from bot.commands.sync import run_sync
     from bot.config import load_config
     from bot.service.job import run_job
-    from bot.commands.sync import run_sync
     from tests.servehelp import PAGE_SYNCED, write_setup
     from tests.service.test_serve import API
 

@@ -9,13 +9,12 @@ from pathlib import Path
 import bot.publish.directory as directory
 from bot.cli import main
 from bot.errors import PublishError
+from tests.commands.test_cli import _reset_structlog, work  # noqa: F401  (fixtures)
 from tests.gitutil import commit, git, make_repo
+from tests.publish.test_publish_git import config as git_config
+from tests.publish.test_publish_git import run as git_run
 from tests.publishutil import BRANCH, PAGE, PAGE_PATH, keps
 from tests.syncutil import PAGE as SYNC_PAGE
-from tests.commands.test_cli import _reset_structlog, work  # noqa: F401  (fixtures)
-from tests.publish.test_publish_git import config as git_config, run as git_run
-
-
 
 SYNC = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md", "--report", "r.json"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.model.history import timeline
-from bot.model.history.log import Commit, FileChange, kep_number, parse_log, paths_of, pr_number, versions
+from bot.model.history.log import Commit, FileChange, kep_number, parse_log, paths_of, pr_number
 from bot.model.history.provenance import Upstream, coverage, field_origin, with_provenance
 from bot.model.history.renames import renamed_cell, renamed_dirs
 from bot.plan.diff import Change
@@ -21,7 +21,7 @@ try:
     from tests.gitutil import commit, git, make_repo
     from tests.syncutil import kep_yaml
 except ImportError:  # pragma: no cover
-    from gitutil import commit, git, make_repo
+    from gitutil import commit, make_repo
     from syncutil import kep_yaml
 
 OLD = "keps/sig-node/100-old-name/kep.yaml"

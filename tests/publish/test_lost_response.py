@@ -4,9 +4,15 @@ fake (tests/fakegithub.py, ``fail_next(..., applied=True)``)."""
 
 from __future__ import annotations
 
-from tests.publishutil import BRANCH, PAGE_PATH, REPO, keps, run_github
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
 from tests.publish.test_publish_github import COMMIT, OPEN, PROMOTED, READS, R, cfg, gh  # noqa: F401  (fixtures)
+from tests.publishutil import (
+    BRANCH,
+    PAGE_PATH,
+    REPO,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    keps,
+    run_github,
+)
 
 
 def test_fake_applies_the_write_then_answers_502(gh):

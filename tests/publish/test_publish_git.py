@@ -7,15 +7,21 @@ from pathlib import Path
 
 import pytest
 
+from bot.commands.sync import sync_snapshot
 from bot.config import Config
 from bot.errors import ConfigError, PublishError
-from bot.publish import pull_request as prmod
 from bot.plan.planner import plan_sync
-from bot.commands.sync import sync_snapshot
+from bot.publish import pull_request as prmod
 from bot.publish.git import GitWiki
 from tests.gitutil import commit, git, make_repo
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, keps, page
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+from tests.publishutil import (
+    BRANCH,
+    PAGE,
+    PAGE_PATH,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    keps,
+    page,
+)
 
 PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
 

@@ -17,8 +17,17 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
 from tests.fakegithub import git_sha
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page, run_github
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+from tests.publishutil import (
+    BRANCH,
+    PAGE,
+    PAGE_PATH,
+    REPO,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    github_config,
+    keps,
+    page,
+    run_github,
+)
 
 R = f"/repos/{REPO}"
 READS = [("GET", f"{R}/pulls"), ("GET", f"{R}/branches/main"), ("GET", f"{R}/contents/{PAGE_PATH}")]
@@ -476,8 +485,8 @@ def _upstream(tmp_path) -> str:
 
 
 def test_dry_run_reads_the_pages_from_the_repository_with_zero_writes(gh, cfg, tmp_path, monkeypatch):
-    from bot.http import RequestCounter
     from bot.commands.sync import run_sync
+    from bot.http import RequestCounter
 
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "r" * 36)
     dry = cfg.model_copy(update={"publish": "none", "enhancements": _upstream(tmp_path),

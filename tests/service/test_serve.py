@@ -19,8 +19,19 @@ from bot.cli import main
 from bot.config import load_config
 from bot.service.job import run_job
 from bot.service.state import State, load_state
-from tests.servehelp import GUARD_SECONDS, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
-    ServeProcess, tarball, write_setup
+from tests.servehelp import (
+    GUARD_SECONDS,
+    KEP_PATH,
+    KEP_YAML,
+    PAGE,
+    PAGE_SYNCED,
+    REPO_ROOT,
+    SHA,
+    FakeApi,
+    ServeProcess,
+    tarball,
+    write_setup,
+)
 
 
 def test_sigterm_finishes_the_run_in_progress_then_exits_0(tmp_path):

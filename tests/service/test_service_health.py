@@ -7,7 +7,6 @@ import datetime
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import structlog
@@ -22,7 +21,7 @@ from bot.service.state import InstanceLock, RunRecord, State, StateCorrupt, load
 from tests.servehelp import KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
 from tests.service.test_serve import API, github  # noqa: F401  (respx fixture)
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 
 
 @pytest.fixture(autouse=True)

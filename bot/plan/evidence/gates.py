@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import Change, kep_id
-from bot.plan.evidence.index import gate_owners, near_gate
-from bot.plan.evidence.review import Discrepancy
 from bot.model.gates import RANK, Gate, GateList, Lifecycle, release_key, shipped_text
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
+from bot.plan.diff import Change, kep_id
+from bot.plan.evidence.index import gate_owners, near_gate
+from bot.plan.evidence.review import Discrepancy
 from bot.wiki.matrix import MatrixPage
 from bot.wiki.tables import escape_cell, fill_cell, split_row, unescape_cell
 

@@ -10,21 +10,21 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import Change
+from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.note_text import (
-    one_line,
     announced_stage,
     field_text,
     gate_names,
     kep_refs,
     may_name_gates,
     named_release,
+    one_line,
     release_name,
     release_order,
     split_sentences,
 )
 from bot.model.snapshot import slug_matches
-from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.plan.diff import Change
 
 #: Most evidence items kept per change (newest first).
 MAX_EVIDENCE = 3

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
+from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
+from bot.model.note_text import release_order
 from bot.plan.diff import Change
 from bot.plan.evidence.index import Mention, NotesIndex, attach_evidence, build_index
-from bot.model.note_text import release_order
-from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
 
 #: Discrepancy kinds (issue 5 (a)-(d), issue 9 ``gate-typo``), in report order.
 DISCREPANCY_KINDS = ("not-in-notes", "stage-mismatch", "ready-to-implement", "gate-typo", "undeclared-gate")

@@ -18,9 +18,9 @@ import posixpath
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, resolve
+from bot.plan.diff import Change
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking.candidates import Candidate, find_candidates
 from bot.plan.tracking.coverage import Coverage, Group, check_coverage

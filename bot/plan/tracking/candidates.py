@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import NamedTuple
 
-from bot.plan.diff import kep_id
 from bot.model.kep import STATUSES, Kep, milestone_key, normalize_milestone
 from bot.model.lineage import replaced
 from bot.model.snapshot import Snapshot
+from bot.plan.diff import kep_id
 
 #: Statuses that never make a candidate (kep.yaml schema, plus two out-of-schema values seen upstream).
 CLOSED_STATUSES = frozenset({"withdrawn", "rejected", "replaced", "superseded", "removed"})

@@ -23,17 +23,27 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import render_milestone
 from bot.model.kep import DEPRECATION_STAGES, STAGES, STATUSES, TRUST_FIELDS, Kep, Problem, normalize_milestone
 from bot.model.snapshot import slug_matches
+from bot.plan.diff import render_milestone
 from bot.plan.tracking.candidates import Candidate
 from bot.plan.tracking.production import NOT_PRODUCTION
-from bot.wiki.matrix import (FIELD_CELLS, OWNED_ROLES, MatrixPage, MatrixRow, column_keys, column_roles, locate_all,
-                             parse_kep_cell, parse_page, render_gates, render_row)
+from bot.wiki.matrix import (
+    FIELD_CELLS,
+    OWNED_ROLES,
+    MatrixPage,
+    MatrixRow,
+    column_keys,
+    column_roles,
+    locate_all,
+    parse_kep_cell,
+    parse_page,
+    render_gates,
+    render_row,
+)
 from bot.wiki.sections import find_headings, heading_above, same_heading
+from bot.wiki.tables import Table, column_alignments, column_widths, escape_cell, fill_cell, find_tables, split_row
 from bot.wiki.vocabulary import Vocab
-from bot.wiki.tables import (Table, column_alignments, column_widths, escape_cell, fill_cell, find_tables,
-                             split_row)
 
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\(([^)]*)\)$")
 #: What stands before a table line's first cell: indentation (a list item) and blockquote marks.
@@ -199,7 +209,7 @@ class _Shape(NamedTuple):
 
     @classmethod
     def of(cls, lines: list[str], table: Table, aliases: Mapping[str, Sequence[str]],
-           rows: Sequence[MatrixRow]) -> "_Shape":
+           rows: Sequence[MatrixRow]) -> _Shape:
         header = [c.text for c in split_row(lines[table.header])]
         widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
         wraps = {_wrap(r.cells["kep"].text) for r in rows}
