@@ -837,7 +837,7 @@ def collect_config(data: dict, source: str) -> Checked:
                            frozenset(dropped))
         except ValidationError as exc:
             before, earlier = len(dropped), frozenset(dropped)  # errors of one round are all new
-            for err, line in zip(exc.errors(), config_errors(exc, source)):
+            for err, line in zip(exc.errors(), config_errors(exc, source), strict=True):
                 path = tuple(p for p in itertools.takewhile(lambda part: isinstance(part, str), err["loc"])
                              if isinstance(p, str))
                 named = (err.get("ctx") or {}).get("key") or ".".join(path)

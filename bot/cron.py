@@ -76,7 +76,7 @@ def parse_crontab(expr: str, tz: str = "UTC") -> BaseTrigger:
         raise ValueError(f"{expr!r}: expected 5 fields (minute hour day-of-month month day-of-week) or a macro "
                          f"such as @daily, got {len(fields)} field(s)")
     values, errors = [], []
-    for field, spec in zip(fields, _FIELDS):  # every field's error, not just the first
+    for field, spec in zip(fields, _FIELDS, strict=True):  # every field's error, not just the first
         try:
             values.append(_expand(expr, field, *spec))
         except ValueError as exc:

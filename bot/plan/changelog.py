@@ -422,20 +422,20 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
         + [{"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in problems],
     }
     if discrepancies is not None:
-        for item, c in zip(items, changes):
+        for item, c in zip(items, changes, strict=True):
             item["evidence"] = [_note_json(e) for e in c.evidence if not e.ambiguous and not e.counter]
             item["ambiguous_evidence"] = [_note_json(e) for e in c.evidence if e.ambiguous and not e.counter]
             if any(e.counter for e in c.evidence):
                 item["counter_evidence"] = [_note_json(e) for e in c.evidence if e.counter]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
     if any(c.shipped is not None for c in changes):
-        for item, c in zip(items, changes):
+        for item, c in zip(items, changes, strict=True):
             item["shipped"] = c.shipped._asdict() if c.shipped is not None else None
-    for item, c in zip(items, changes):
+    for item, c in zip(items, changes, strict=True):
         if c.pending:
             item["pending"] = c.pending
     if provenance is not None:
-        for item, c in zip(items, changes):
+        for item, c in zip(items, changes, strict=True):
             item["upstream"] = c.upstream.as_json() if c.upstream is not None else None
         out["provenance"] = provenance
     return out

@@ -135,7 +135,7 @@ def scan_git_tree(repo: Path, revision: str,
             if changed:
                 problems.append(Problem(path, "", NOT_UTF8))
     files = []
-    for (path, _), data in zip(wanted, cat_file_batch(repo, [sha for _, sha in wanted])):
+    for (path, _), data in zip(wanted, cat_file_batch(repo, [sha for _, sha in wanted]), strict=True):
         if data is None:  # listed by ls-tree yet not readable (a partial clone): never read as a removed KEP
             raise SourceError(f"git cat-file in {text_path(str(repo))}: the blob of {path} is missing")
         files.append((path, data))

@@ -89,7 +89,7 @@ class GitHistory:
         if not wanted:
             return
         paths = paths or {}
-        for blob, data in zip(wanted, cat_file_batch(self.repo, wanted)):
+        for blob, data in zip(wanted, cat_file_batch(self.repo, wanted), strict=True):
             self._fields[blob] = None if data is None else blob_fields(paths.get(blob, "keps/x/0-x/kep.yaml"), data)
         self.blobs_read += len(wanted)
         self._dirty = True

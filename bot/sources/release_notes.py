@@ -269,7 +269,7 @@ def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> lis
         problems.append(Problem(redact(listing_url), "", f"{ok.count(False)} item(s) of the directory listing are "
                                                          "not objects with a string name and type (first at index "
                                                          f"{ok.index(False)}); skipped"))
-    return [item["name"] for item, good in zip(listing, ok) if good and item["type"] == "dir"]
+    return [item["name"] for item, good in zip(listing, ok, strict=True) if good and item["type"] == "dir"]
 
 
 def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wanted: Collection[str] | None,

@@ -310,7 +310,7 @@ def _with_vocabulary(tables: list[list[MatrixRow]]) -> list[MatrixRow]:
         shown.append(columns)
     page = learn((pair for columns in shown for values in columns.values() for pair in values), BLANKS)
     out: list[MatrixRow] = []
-    for rows, columns in zip(tables, shown):
+    for rows, columns in zip(tables, shown, strict=True):
         vocab = {key: learn(values, BLANKS).over(page) for key, values in columns.items()}
         out.extend(row._replace(vocab=vocab) for row in rows)
     return out

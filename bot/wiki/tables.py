@@ -14,6 +14,7 @@ GFM table syntax: https://github.github.com/gfm/#tables-extension-
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -120,7 +121,7 @@ def split_row(line: str) -> list[Cell]:
         lead = 0 if first and not first.startswith(">") else None
         if lead is not None:
             bounds.append((0, pipes[0]))
-        for a, b in zip(pipes, pipes[1:]):
+        for a, b in itertools.pairwise(pipes):
             bounds.append((a + 1, b))
         if line[pipes[-1] + 1:body_end].strip():
             bounds.append((pipes[-1] + 1, body_end))

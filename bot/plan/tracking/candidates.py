@@ -26,6 +26,7 @@ cannot hide the release most KEPs are in.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterable, Mapping
 from typing import NamedTuple
 
@@ -76,7 +77,7 @@ def window_start(keps: Iterable[Kep], releases: int) -> tuple[int, int] | None:
     named = sorted({m for m in (milestone_key(k.latest_milestone) for k in keps) if m}, reverse=True)
     if not named:
         return None
-    newest = next((a for a, b in zip(named, named[1:]) if a[0] == b[0] and a[1] - b[1] <= 1), named[0])
+    newest = next((a for a, b in itertools.pairwise(named) if a[0] == b[0] and a[1] - b[1] <= 1), named[0])
     return newest[0], max(newest[1] - releases, 0)
 
 
