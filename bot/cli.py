@@ -1,4 +1,5 @@
-"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
+"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0
+success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
@@ -300,7 +301,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Print ``ok``, or every problem on stderr (``kep-sync: error: FILE: key: what is wrong``, one per line);
-    exit 0, 2 (a setting is wrong) or 1 (``--online`` could not reach the network for a check). Checks the settings (all of them, :func:`bot.config.collect_config`), then what can be
+    exit 0, 2 (a setting is wrong) or 1 (``--online`` could not reach the network for a check). Checks the settings (all
+    of them, :func:`bot.config.collect_config`), then what can be
     checked on disk for the settings that are valid (:mod:`bot.commands.validate`), then, when nothing was found,
     with ``--online`` what needs the network."""
     from bot.commands import validate as preflight

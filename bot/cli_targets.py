@@ -69,7 +69,8 @@ def state_root(args: argparse.Namespace) -> Path:
 def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
     """``kep-sync sync`` of a config with ``targets:`` (or with ``--target``/``--shard``): every selected
     target in turn (:func:`bot.service.multi.run_targets`), then one summary line per target on stdout
-    (:func:`bot.service.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and report are in
+    (:func:`bot.service.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and
+    report are in
     its state directory (``STATE_DIR/targets/NAME/last-run``)."""
     from bot.http import RequestCounter
     from bot.log import configure, get_logger

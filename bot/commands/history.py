@@ -54,7 +54,8 @@ def digest_text(enhancements: str, cache_dir: Path, sig: str, first: str, last: 
 
     ``at`` (``YYYY-MM-DD``) or ``revision`` picks the kep.yaml state (default:
     the newest revision). Raises :class:`UsageError` for a bad SIG (also one no
-    kep.yaml of that revision names), release, date or revision, and for ``at``/``revision`` on a source without history.
+    kep.yaml of that revision names), release, date or revision, and for ``at``/``revision`` on a source without
+    history.
     """
     try:
         sig = digest_mod.sig_name(sig)

@@ -209,7 +209,8 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
     The JSON report (:func:`run_report`) goes to ``report_path`` when given, after landing, from the plan
     that landed; in every publishing mode a first report saying nothing was written yet goes there before
     any page is written or committed (so a bad ``--report`` lands nothing). When the final report cannot
-    be written after a landing, :class:`ReportNotWritten` carries the landed outcome. A failed run still writes its report
+    be written after a landing, :class:`ReportNotWritten` carries the landed outcome. A failed run still writes its
+    report
     (``result: failed``, ``error``) when it can, then raises. Raises a
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
@@ -323,7 +324,8 @@ def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | Audit
                landing: Landing | Landed | None, *, error: str = "") -> dict:
     """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.report` of the ``plan`` plus what happened.
 
-    ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is read).
+    ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is
+    read).
 
     - ``publish``: the mode; ``result``: ``ok``, ``blocked`` (``landing.blocked``) or ``failed`` (``error``
       given, or no ``landing``); ``error`` only on failure; ``pull_request``: the URL or ``null``;

@@ -190,7 +190,8 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
     (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
     own style, and the row then synced) only with ``apply_renames``. ``hold(kep, change)``: the release an
     applied change waits for (``""``: none); such a change is kept report-only, kind ``pending``, its cell
-    unchanged (:func:`bot.plan.evidence.gates.pending_release`, ``promote_when: released``). ``ignores``: ``{0-based line:
+    unchanged (:func:`bot.plan.evidence.gates.pending_release`, ``promote_when: released``). ``ignores``: ``{0-based
+    line:
     fields}`` the row's ignore markers name (:mod:`bot.wiki.ignore`); ``rules``: the config's ``ignore`` entries
     (:class:`bot.config.IgnoreRule`); a field either ignores is still compared, its change kept with
     ``applied`` False and ``ignored`` saying which. Returns a

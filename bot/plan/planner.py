@@ -105,7 +105,8 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
     the plan carries no evidence. A needed
     release the source has no notes for becomes a problem (``with_missing``). Raises
     :class:`WikiError` for a page that is not UTF-8 (:class:`ConfigError` for the
-    ``coverage.page``). ``max_chars`` caps the changelog body (characters), cut at a table row boundary. ``history``: the
+    ``coverage.page``). ``max_chars`` caps the changelog body (characters), cut at a table row boundary. ``history``:
+    the
     upstream history of the changed kep.yaml files, or a loader called once with
     ``{kep.yaml path: tracked fields}`` of the changes and the set of paths of the
     proposed ones (:func:`bot.commands.sync.history_loader`); each change then carries

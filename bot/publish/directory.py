@@ -21,7 +21,8 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
 
     ``once``: names (``wiki.pages``) that are one page when they name one file: a later one whose
     resolved path (symbolic links followed, ``./`` and ``a/../`` removed) is that of an earlier one is
-    not read, so the file is planned and written once, under the name listed first. Raises :class:`ConfigError` (exit 2) naming ``wiki.pages`` / ``--page``
+    not read, so the file is planned and written once, under the name listed first. Raises :class:`ConfigError` (exit 2)
+    naming ``wiki.pages`` / ``--page``
     when a page does not exist or is not a file, :class:`WikiError` when it
     cannot be read.
     """

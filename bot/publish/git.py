@@ -85,7 +85,8 @@ class _Git:
 
 
 class GitWiki:
-    """:class:`~bot.publish.backend.Wiki` over the git clone at ``wiki_dir``, per ``config.wiki`` and ``config.pull_request``.
+    """:class:`~bot.publish.backend.Wiki` over the git clone at ``wiki_dir``, per ``config.wiki`` and
+    ``config.pull_request``.
 
     :meth:`read` raises :class:`PublishError` when the base cannot be resolved or the bot branch is checked
     out; :class:`ConfigError` (exit 2) naming ``wiki.dir`` when it is not a git work tree and ``wiki.pages``

@@ -86,7 +86,8 @@ class GitHubWiki:
         ``counter`` counts API requests; ``sleep`` (retry waits) and ``seconds_between_writes`` (default
         :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests; ``explain``: KEP number -> its field
         history as ``kep-sync history N`` prints it, for ``/kep-sync explain`` (raises
-        :class:`~bot.errors.KepSyncError` when it cannot; ``None``: the command is answered as unavailable). Raises :class:`ConfigError` without
+        :class:`~bot.errors.KepSyncError` when it cannot; ``None``: the command is answered as unavailable). Raises
+        :class:`ConfigError` without
         ``wiki.repo`` or (unless ``read_only``) without credentials."""
         repo = _wiki_repo(config)
         pause = 0 if read_only else auth.SECONDS_BETWEEN_WRITES if seconds_between_writes is None \
@@ -163,7 +164,8 @@ class GitHubWiki:
 
     # -------------------------------------------------- commands in comments
     def _read_commands(self, pr: PullRequest) -> tuple[list[cmd.Command], tuple[int, str]]:
-        """``(new commands, (highest comment id, latest updated_at) of the comments listed)``: the comments updated since the
+        """``(new commands, (highest comment id, latest updated_at) of the comments listed)``: the comments updated
+        since the
         state's ``since`` (one request), those after ``seen`` that are commands, each with ``error`` set when
         its author may not give it (one request per author)."""
         state = prmod.parse_state(pr.body) or PrState()

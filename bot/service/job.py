@@ -281,7 +281,8 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
 def run_audit_job(config: Config, state_dir: Path, *, audit: Callable | None = None) -> bool:
     """One scheduled ``kep-sync audit`` (``audit.cron``): writes ``STATE_DIR/audit.md`` and ``audit.json``.
 
-    ``audit`` defaults to :func:`bot.commands.sync.run_audit` (called as ``audit(config, report_path=..., counter=...)``).
+    ``audit`` defaults to :func:`bot.commands.sync.run_audit` (called as ``audit(config, report_path=...,
+    counter=...)``).
     Logs one ``audit finished`` line (``result`` ``ok`` or ``failed``); never raises and leaves the sync's
     state (and so ``kep-sync health``) alone. Returns True when the audit completed.
     """

@@ -180,7 +180,8 @@ def sync_and_record(target: Target, state_dir: Path, shared: SharedSources, *,
     """``target``'s sync holding the lock of ``state_dir``, its changelog and report written to
     ``state_dir/last-run`` and the run recorded in ``state_dir/state.json`` (``last_run``, and
     ``last_success`` when it did not fail), so ``kep-sync health`` judges each target. Returns the run's
-    :func:`bot.commands.sync.run_summary`. Raises :class:`~bot.service.state.StateError` when another process holds the lock."""
+    :func:`bot.commands.sync.run_summary`. Raises :class:`~bot.service.state.StateError` when another process holds the
+    lock."""
     from bot.service.job import LAST_RUN_DIR, LastRun
     from bot.service.state import InstanceLock, make_state_dir
 

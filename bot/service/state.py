@@ -41,7 +41,8 @@ class RunRecord(BaseModel):
     branch stopped the publish, a human must act; ``failed``), ``revision``, ``changes``,
     ``pull_request`` URL (``None`` when there is none), ``http_requests`` and ``error`` (the redacted message
     of a failed run). ``revision``, ``changes`` (proposed), ``applied`` (written or committed: 0 for
-    ``publish: none``), ``pull_request`` and ``error`` are those of the run's report (:func:`bot.commands.sync.run_summary`)."""
+    ``publish: none``), ``pull_request`` and ``error`` are those of the run's report
+    (:func:`bot.commands.sync.run_summary`)."""
 
     #: a key kep-sync does not write, or a value of the wrong type, makes the file "not a kep-sync state"
     model_config = ConfigDict(extra="forbid", strict=True)

@@ -130,7 +130,8 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
     """Read the KEPs named by ``value`` (an ``--enhancements`` string) into a Snapshot.
 
     ``cache_dir`` holds git clones; ``client`` is reused for the ``github:`` form
-    (one is made when ``None``, with ``token`` and ``counter``; none for a directory or git source). Raises :class:`UsageError` for an unknown form,
+    (one is made when ``None``, with ``token`` and ``counter``; none for a directory or git source). Raises
+    :class:`UsageError` for an unknown form,
     :class:`SourceError` when the source cannot be read.
     """
     source = parse_source(value)

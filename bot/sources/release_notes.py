@@ -95,7 +95,8 @@ def parse_notes_source(value: str) -> NotesSource:
 
 
 def select_releases(available: Collection[str], wanted: Collection[str] | None, newest: int = NEWEST) -> list[str]:
-    """Releases to read, oldest first: ``wanted`` ∩ ``available`` plus the ``newest`` latest; all when ``wanted`` is None."""
+    """Releases to read, oldest first: ``wanted`` ∩ ``available`` plus the ``newest`` latest; all when ``wanted`` is
+    None."""
     ordered = sorted(set(available), key=release_order)
     if wanted is None:
         return ordered

@@ -515,7 +515,8 @@ def page_reading(field: str, text: str) -> tuple[str, str]:
 
 
 def _is_word(text: str) -> bool:
-    """True when ``text`` is letters, combining marks, decimal digits and ``.-_`` only (``beta``, ``v1.30``, ``已实现``)."""
+    """True when ``text`` is letters, combining marks, decimal digits and ``.-_`` only (``beta``, ``v1.30``,
+    ``已实现``)."""
     return bool(text) and all(ch in _WORD_EXTRA or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd"
                               for ch in text)
 

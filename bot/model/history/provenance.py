@@ -46,7 +46,8 @@ def upstream_of(commit: Commit, exact: bool = True) -> Upstream:
 
 
 def field_origin(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], field: str) -> Commit | None:
-    """The commit in which ``field`` (a :data:`bot.model.history.fields.TRACKED` name) took its value at the newest version.
+    """The commit in which ``field`` (a :data:`bot.model.history.fields.TRACKED` name) took its value at the newest
+    version.
 
     ``timeline``: ``(version, tracked fields or None when unusable)`` oldest
     first (:meth:`bot.sources.history.GitHistory.timelines`). An unusable or

@@ -36,7 +36,8 @@ class Options(NamedTuple):
 
     ``sigs``: tracked SIGs (empty: the SIGs of the KEPs on the pages); ``releases``: window size;
     ``ignore``: KEP numbers never proposed; ``add_page``/``add_table``/``add_count``/``add_reasons``: where new rows go
-    (``add_page`` ``""``: none), how many at most and for which reason kinds; ``production_tables``: headings; ``coverage_aliases``: header aliases of
+    (``add_page`` ``""``: none), how many at most and for which reason kinds; ``production_tables``: headings;
+    ``coverage_aliases``: header aliases of
     the design-group table; ``web_url``: the enhancements repository (links in new rows); ``aliases``: the
     matrix column aliases (``columns``).
     """
