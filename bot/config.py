@@ -23,7 +23,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from bot.errors import ConfigError, relative_to
 from bot.model.kep import normalize_milestone
 from bot.plan.controls import REGENERATE_LABEL, Steering
-from bot.redact import without_userinfo
+from bot.redact import redact, without_userinfo
 from bot.sources import ref_name_problem
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
 from bot.wiki.ignore import IGNORABLE, field_name
@@ -712,9 +712,15 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
         else:
             key, message = (err.get("ctx") or {}).get("key") or error_key(err["loc"]), error_message(err)
             if err["type"] == "extra_forbidden":
+                if _SECRET_KEY_RE.search(str(err["loc"][-1])):
+                    message = "unknown key (its value is not shown: credentials come from the environment)"
                 message += did_you_mean(err["loc"])
-        lines.append(f"{source}: {shown_key(key)}: {message}")
+        lines.append(redact(f"{source}: {shown_key(key)}: {message}"))
     return lines
+
+
+#: An unknown key whose name says it may hold a credential: its value is never echoed.
+_SECRET_KEY_RE = re.compile(r"token|secret|passw|credential|private|auth|key", re.IGNORECASE)
 
 
 def known_keys(loc: tuple) -> list[str]:

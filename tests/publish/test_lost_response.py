@@ -4,11 +4,15 @@ fake (tests/fakegithub.py, ``fail_next(..., applied=True)``)."""
 
 from __future__ import annotations
 
-from tests.publish.test_publish_github import COMMIT, OPEN, PROMOTED, READS, R, cfg, gh  # noqa: F401  (fixtures)
 from tests.publishutil import (
     BRANCH,
+    COMMIT,
+    OPEN,
     PAGE_PATH,
+    PROMOTED,
+    READS,
     REPO,
+    R,
     fresh_logging,  # noqa: F401  (autouse fixture)
     keps,
     run_github,

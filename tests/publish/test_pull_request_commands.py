@@ -11,12 +11,15 @@ import pytest
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from tests.gitutil import commit, make_repo
-from tests.publish.test_publish_github import COMMIT, READS, READS_PR, R
 from tests.publishutil import (
     BRANCH,
+    COMMIT,
     PAGE,
     PAGE_PATH,
+    READS,
+    READS_PR,
     REPO,
+    R,
     fresh_logging,  # noqa: F401  (autouse fixture)
     github_config,
     keps,
