@@ -4,7 +4,7 @@
     wiki = open_wiki(config)                         # a wiki backend: directory | git clone | GitHub
     base = wiki.read()                               # the pages at the base
     plan = plan_sync(config, snapshot, base.pages)   # wiki -> diff / evidence -> changelog (pure)
-    publication = wiki.publish(plan, replan)                # publish; replan: for a base that moved
+    publication = wiki.publish(plan, replan)         # publish; replan: for a base that moved
 
 Nothing below imports this module; :mod:`bot.cli` and :mod:`bot.service.job` call :func:`run_sync`.
 """
@@ -17,30 +17,40 @@ import os
 import time
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, PublishError, ReportNotWritten
 from bot.plan.planner import SyncPlan, page_url, plan_sync
-from bot.publish.files import write_files
-from bot.sources.enhancements import load_snapshot
 from bot.publish.backend import PagesAtBase, Publication, Wiki
 from bot.publish.directory import DirectoryWiki
+from bot.publish.files import write_files
+from bot.sources.enhancements import load_snapshot
 
 if TYPE_CHECKING:
     from bot.commands.audit import AuditPlan
+    from bot.http import RequestCounter
+    from bot.model.gates import Lifecycle
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
-    from bot.http import RequestCounter
-    from bot.model.snapshot import Snapshot
     from bot.model.notes import ReleaseNotes
+    from bot.model.snapshot import Snapshot
     from bot.sources.upstream import GitHubUpstream
-    from bot.model.gates import Lifecycle
 
 
 #: What :func:`run_sync` did: the plan that was published, the pages ``written``, the pull request ``url`` and
 #: ``blocked`` (see :class:`~bot.publish.backend.Publication`); for ``--publish none`` the plan and nothing else.
 SyncOutcome = Publication
+
+
+class Published(NamedTuple):
+    """What :func:`run_report` reads of a publication when there is no :class:`Publication` (an audit publishes
+    nothing):
+    the pages ``written``, the pull request ``url`` and ``blocked``."""
+
+    written: list[str]
+    url: str = ""
+    blocked: bool = False
 
 
 def release_notes_loader(config: Config, counter: RequestCounter | None = None
@@ -307,15 +317,16 @@ def run_audit(config: Config, *, only: Collection[int] | None = None, report_pat
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
         raise
-    _write_report(report_path, run_report(config, snapshot, audit, SyncOutcome(audit, [], "")))
+    _write_report(report_path, run_report(config, snapshot, audit, Published([])))
     return audit
 
 
 def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | AuditPlan | None,
-               publication: Publication | None, *, error: str = "") -> dict:
+               publication: Publication | Published | None, *, error: str = "") -> dict:
     """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.report` of the ``plan`` plus what happened.
 
-    ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is read).
+    ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is
+    read).
 
     - ``publish``: the mode; ``result``: ``ok``, ``blocked`` (``publication.blocked``) or ``failed`` (``error``
       given, or no ``publication``); ``error`` only on failure; ``pull_request``: the URL or ``null``;
@@ -337,9 +348,10 @@ def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | Audit
         base = {"revision": "", "changes": [], "problems": []}
     failed = bool(error) or publication is None
     written = sorted(publication.written) if publication is not None and not failed and not publication.blocked else []
-    result = "failed" if failed else "blocked" if publication.blocked else "ok"
+    result = "failed" if failed or publication is None else "blocked" if publication.blocked else "ok"
+    changes = base["changes"] if isinstance(base["changes"], list) else []
     out = {**base, "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written}
-                               for c in base["changes"]],
+                               for c in changes],
            "publish": config.publish, "result": result, "pages_written": written,
            "pull_request": (publication.url or None) if publication is not None and config.publish == "github"
            else None,

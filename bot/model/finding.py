@@ -43,7 +43,7 @@ class Finding(NamedTuple):
     table: str = ""
     status: str = ""
 
-    def as_report(self, keys: tuple[str, ...]) -> dict:
+    def as_report(self, keys: tuple[str, ...]) -> dict[str, object]:
         """The JSON report object of this finding: ``keys`` in order, each the field of that name except
         ``kep``, which is :attr:`kep_id` (the report's key for the KEP id)."""
         return {k: self.kep_id if k == "kep" else getattr(self, k) for k in keys}

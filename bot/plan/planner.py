@@ -13,30 +13,30 @@ import posixpath
 from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
-from bot.plan import changelog as changelog_mod
-from bot.plan.changelog import Changelog
-from bot.plan.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
 from bot.model.finding import GATE_KEYS, Finding
+from bot.model.gates import Lifecycle
+from bot.model.history.fields import kep_fields
+from bot.model.history.provenance import History, Provenance, attach, change_field, shallow_problem
+from bot.model.history.renames import Rename
+from bot.model.kep import Kep, Problem
+from bot.model.notes import ReleaseNotes, with_missing
+from bot.model.snapshot import Snapshot
+from bot.plan import changelog as changelog_mod
+from bot.plan import digest as digest_mod
+from bot.plan.changelog import Changelog
+from bot.plan.controls import controls
+from bot.plan.diff import Change, PageDiff, diff_page, kep_id
+from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence import released, releases_needed
 from bot.plan.evidence import review as review_notes
-from bot.plan.evidence import gates as gates_mod
-from bot.model.gates import Lifecycle
-from bot.model.kep import Problem
-from bot.model.snapshot import Snapshot
-from bot.model.notes import ReleaseNotes, with_missing
-from bot.plan import digest as digest_mod
-from bot.model.history.fields import kep_fields
-from bot.model.history.provenance import History, attach, change_field, shallow_problem
-from bot.model.history.renames import Rename
-from bot.plan.controls import controls
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.wiki import frontmatter
 from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
-from bot.wiki.pages import same_page
 from bot.wiki.matrix import MatrixPage, parse_page
+from bot.wiki.pages import same_page
 
 
 class PageResult(NamedTuple):
@@ -64,7 +64,7 @@ class SyncPlan(NamedTuple):
     changes: list[Change]
     problems: list[Problem]
     changelog: Changelog
-    report: dict
+    report: dict[str, object]
     discrepancies: tuple[Finding, ...] = ()
     generated: tuple[tuple[str, str], ...] = ()
 
@@ -127,7 +127,8 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
     reviewed = _review(scope, diffed, release_notes, history, review_rows)
     changes, problems, found, gate_found = reviewed.changes, reviewed.problems, reviewed.found, reviewed.gate_found
     tracking = _track(config, snapshot, diffed.parsed, changes, results, pages, only)
-    results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
+    results = [r._replace(new="\n".join(tracking.lines[r.path]).encode("utf-8")) if r.path in tracking.lines else r
+               for r in results]
     matrix = {p.path for p in diffed.parsed}
     results, dated = _date_pages(config, results, matrix, today, problems)
     results = [_with_digest(config, snapshot, r, pages[r.path], problems)
@@ -167,7 +168,7 @@ class _Reviewed(NamedTuple):
     problems: list[Problem]
     found: list[Finding] | None
     gate_found: list[Finding] | None
-    origin: dict | None
+    origin: Provenance | None
 
 
 def _review(scope: _Scope, diffed: _Diffed,
@@ -194,7 +195,7 @@ def _review(scope: _Scope, diffed: _Diffed,
         changes, gate_found = _review_gates(scope.snapshot, diffed.results, changes, scope.lifecycle, only,
                                             review_rows)
         problems += scope.lifecycle.problems
-    origin: dict | None = None
+    origin: Provenance | None = None
     if history is not None:
         changes, origin = _provenance(scope.snapshot, changes, history)
         if origin.get("shallow"):
@@ -202,7 +203,7 @@ def _review(scope: _Scope, diffed: _Diffed,
     return _Reviewed(changes, problems, found, gate_found, origin)
 
 
-def _report(scope: _Scope, reviewed: _Reviewed) -> dict:
+def _report(scope: _Scope, reviewed: _Reviewed) -> dict[str, object]:
     """The JSON report of the plan before the tracking keys: changes, every problem (the snapshot's too),
     discrepancies, provenance and, with a gate lifecycle, its ``gate_lifecycle`` block."""
     snapshot = scope.snapshot
@@ -225,7 +226,7 @@ class _Diffed(NamedTuple):
 
 
 def _diff_pages(scope: _Scope, pages: dict[str, bytes], renames: Mapping[tuple[int, str], Rename] | None,
-                hold: Callable | None) -> _Diffed:
+                hold: Callable[[Kep, Change], str] | None) -> _Diffed:
     """Diff every matrix page of ``pages`` against the snapshot; a digest page that is no ``wiki.pages`` entry
     is only regenerated, the read-only ``coverage.page`` is skipped (input of the tracking stage only)."""
     config, snapshot = scope.config, scope.snapshot
@@ -282,7 +283,7 @@ def _review_release_notes(scope: _Scope, results: list[PageResult], changes: lis
 
 def _provenance(snapshot: Snapshot, changes: list[Change],
                 history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History]
-                ) -> tuple[list[Change], dict]:
+                ) -> tuple[list[Change], Provenance]:
     """``changes`` with the upstream commit behind each new value, and the report's ``provenance`` block.
     ``history`` is called once with ``{kep.yaml path: tracked fields}`` and the paths of the proposed changes."""
     wanted: dict[str, set[str]] = {}
@@ -318,7 +319,7 @@ def _gate_lifecycle(config: PlanSettings, snapshot: Snapshot, pages: dict[str, b
 
 
 def _hold(config: PlanSettings, lifecycle: Lifecycle | None,
-          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable | None:
+          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable[[Kep, Change], str] | None:
     """The ``hold`` of :func:`bot.plan.diff.diff_page` for ``promote_when: released``: releases shipped per the gate
     lists, and per release notes already read (every release with notes but the newest); ``None`` otherwise."""
     if lifecycle is None or config.gate_lifecycle.promote_when != "released":
@@ -343,7 +344,7 @@ def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[C
     return gates_mod.attach_marks(changes, on_pages, js, lifecycle), found
 
 
-def gate_report(lifecycle: Lifecycle, found: list[Finding]) -> dict:
+def gate_report(lifecycle: Lifecycle, found: list[Finding]) -> dict[str, object]:
     """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
     ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
     ``message``)."""
@@ -355,9 +356,9 @@ def gate_report(lifecycle: Lifecycle, found: list[Finding]) -> dict:
 
 def _track(config: PlanSettings, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
            results: list[PageResult], pages: dict[str, bytes], only: Collection[int] | None = None) -> Tracking:
-    """The tracking stage (:func:`bot.plan.tracking.track`) for this plan, with ``Tracking.lines`` turned into
-    page bytes. A ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an
-    earlier name for the same file, :func:`bot.publish.directory.read_wiki_pages`) is a problem."""
+    """The tracking stage (:func:`bot.plan.tracking.track`) for this plan. A ``candidates.add_to.page`` not
+    among ``pages`` (a wiki.pages entry read once under an earlier name for the same file,
+    :func:`bot.publish.directory.read_wiki_pages`) is a problem."""
     coverage = None
     if config.coverage.page:
         found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
@@ -370,7 +371,7 @@ def _track(config: PlanSettings, snapshot: Snapshot, parsed: list[MatrixPage], c
         tracking = tracking._replace(problems=[*tracking.problems, Problem(
             add.page, "candidates.add_to.page", "the same file as an earlier wiki.pages entry, which is read and "
             "written under that name; no rows added (name that entry in candidates.add_to.page)")])
-    return tracking._replace(lines={path: "\n".join(new).encode("utf-8") for path, new in tracking.lines.items()})
+    return tracking
 
 
 def _date_pages(config: PlanSettings, results: list[PageResult], matrix: Collection[str], today: str | None,

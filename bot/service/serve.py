@@ -34,8 +34,8 @@ from apscheduler.triggers.base import BaseTrigger
 
 from bot.config import Config
 from bot.cron import parse_crontab, timezone
-from bot.service.liveness import process_identity
 from bot.log import get_logger
+from bot.service.liveness import process_identity
 from bot.service.state import InstanceLock, load_state, save_state
 from bot.service.stopsignals import STOP_SIGNALS
 
@@ -181,7 +181,7 @@ def _route_apscheduler_log() -> None:
 def _record_start(state_dir: Path, log: Any) -> None:
     """Record in the state file when (UTC, ISO 8601) and as which process the service started."""
     state = load_state(state_dir, log=log)
-    state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    state.service_started = datetime.datetime.now(datetime.UTC).isoformat()
     state.service_process = process_identity()
     save_state(state_dir, state)
 

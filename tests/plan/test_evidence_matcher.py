@@ -8,10 +8,10 @@ of "Needs review". (Kind 8, a source without notes, is in tests/sources/test_rel
 
 from __future__ import annotations
 
-from bot.plan.diff import Change
 from bot.model.finding import Finding
-from bot.plan.evidence import Evidence, build_index, evidence_for, find_discrepancies, review
 from bot.model.kep import parse_kep
+from bot.plan.diff import Change
+from bot.plan.evidence import Evidence, build_index, evidence_for, find_discrepancies, review
 
 try:
     from tests.notesutil import entry, kep_yaml
@@ -170,8 +170,8 @@ def test_needs_review_is_about_the_page_unless_review_all_for_the_pages_sigs():
 
 
 def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_changelog_and_report():
-    from bot.plan import changelog
     from bot.model.snapshot import build_snapshot
+    from bot.plan import changelog
 
     change = _change(S1, "stable", "v1.36")._replace(evidence=(
         Evidence("v1.36", 2, URL + "2", "Promoted `SharedCore` to GA.", "stable", False),

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from bot.model.finding import Finding
-from bot.plan.diff import Change
 from bot.model.snapshot import Snapshot, resolve
+from bot.plan.diff import Change
 from bot.wiki.matrix import MatrixPage, cell_value
 from bot.wiki.sections import find_headings, heading_above, same_heading
 
