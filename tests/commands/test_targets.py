@@ -43,7 +43,8 @@ def test_no_targets_is_one_default_target_with_the_config_itself():
 
 def test_target_sections_merge_key_by_key_over_the_top_level():
     a, b = _targets({"name": "a", "wiki": {"repo": "acme/a"}, "pull_request": {"labels": ["x"]}},
-                    {"name": "b", "wiki": {"pages": ["m.md"]}, "feature_gates": "owned"},
+                    {"name": "b", "wiki": {"pages": ["m.md"]}, "feature_gates": "owned",
+                     "pull_request": {"branch": "kep-sync/b"}},
                     wiki={"dir": "top", "base": "main"}, publish="files", enhancements="/k")
     assert (a.name, a.config.wiki.repo, a.config.wiki.dir, a.config.wiki.base, a.config.wiki.pages) == \
         ("a", "acme/a", "top", "main", ["kubernetes-keps-implementation-matrix.md"])
@@ -85,6 +86,32 @@ def test_validate_names_a_target_problem(tmp_path, capsys):
                                        "github (OWNER/NAME of the wiki repository)\n")
 
 
+def test_validate_refuses_two_targets_on_one_wiki_and_branch(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text("publish: github\ntargets:\n  - {name: a, wiki: {repo: acme/W}}\n"
+                    "  - {name: b, wiki: {repo: acme/x}}\n  - {name: c, wiki: {repo: Acme/w}}\n"
+                    "  - {name: d, wiki: {repo: acme/w}, pull_request: {branch: kep-sync/d}}\n", encoding="utf-8")
+    assert cli.main(["validate", "--config", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"kep-sync: error: {path}: targets[2].pull_request.branch: 'kep-sync/matrix': targets 'c' and 'a' "
+        "(targets[0]) write the same wiki (wiki.repo 'acme/w') on the same branch and would overwrite each "
+        "other's commits; give one its own pull_request.branch or wiki\n")
+    assert cli.main(["sync", "--config", str(path), "--state-dir", str(tmp_path / "s")]) == 2
+    assert not (tmp_path / "s").exists()
+
+
+def test_two_targets_on_one_wiki_directory_are_refused_by_its_resolved_path(tmp_path):
+    (tmp_path / "w").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "w")
+    data = {"publish": "git", "targets": [{"name": "a", "wiki": {"dir": str(tmp_path / "w"), "repo": "acme/a"}},
+                                          {"name": "b", "wiki": {"dir": str(tmp_path / "link"), "repo": "acme/b"}}]}
+    assert _errors(data) == [
+        "t.yaml: targets[1].pull_request.branch: 'kep-sync/matrix': targets 'b' and 'a' (targets[0]) write the same "
+        f"wiki (wiki.dir '{tmp_path / 'w'}') on the same branch and would overwrite each other's commits; give one "
+        "its own pull_request.branch or wiki"]
+    assert [t.name for t in _targets(*data["targets"], publish="github")] == ["a", "b"]  # two repositories
+
+
 # ---------------------------------------------------------------- selection
 
 NAMES = ["alpha", "beta", "gamma", "delta", "epsilon"]
@@ -114,7 +141,8 @@ def test_unknown_target_and_bad_shard_are_usage_errors():
 
 def test_targets_command_prints_json_for_a_matrix(tmp_path, capsys):
     path = tmp_path / "c.yaml"
-    path.write_text("targets:\n" + "".join(f"  - name: {n}\n" for n in NAMES), encoding="utf-8")
+    path.write_text("targets:\n" + "".join(f"  - {{name: {n}, wiki: {{repo: acme/{n}}}}}\n" for n in NAMES),
+                    encoding="utf-8")
     assert cli.main(["targets", "--config", str(path)]) == 0
     assert cli.main(["targets", "--config", str(path), "--shard", "2/3"]) == 0
     assert cli.main(["validate", "--config", str(path), "--list-targets"]) == 0
