@@ -66,24 +66,36 @@ def state_root(args: argparse.Namespace) -> Path:
     return Path(args.state_dir) if getattr(args, "state_dir", None) else default_state_dir()
 
 
+def checked_state_root(args: argparse.Namespace) -> Path:
+    """:func:`state_root`; raises :class:`UsageError` when it exists and is not a directory (before any
+    target runs, as any other usage error)."""
+    root = state_root(args)
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"--state-dir {str(root)!r}: not a directory (the state directory: --state-dir or "
+                         "$KEP_SYNC_STATE_DIR)")
+    return root
+
+
 def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
     """``kep-sync sync`` of a config with ``targets:`` (or with ``--target``/``--shard``): every selected
     target in turn (:func:`bot.service.multi.run_targets`), then one summary line per target on stdout
     (:func:`bot.service.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and report are in
     its state directory (``STATE_DIR/targets/NAME/last-run``)."""
     from bot.http import RequestCounter
-    from bot.log import configure, get_logger
+    from bot.log import get_logger
     from bot.service.multi import SharedSources, run_targets, summary_lines
 
     if args.report:
         raise UsageError("--report: with targets: each target's report is STATE_DIR/targets/NAME/last-run/"
                          "report.json (--state-dir); leave --report out")
     targets = chosen(args, config)
-    configure()
+    root = checked_state_root(args)
     start, counter = time.monotonic(), RequestCounter()
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     shared = SharedSources(targets[0].config if targets else config, counter)
-    results = run_targets(targets, state_root(args), shared, only=only)
+    if targets:
+        shared.check()
+    results = run_targets(targets, root, shared, only=only)
     write("".join(line + "\n" for line in summary_lines(results)), "the summary")
     failed = [r.name for r in results if r.result == "failed"]
     log = get_logger(command="sync")

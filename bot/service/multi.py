@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import structlog
 
 from bot.config import Config
-from bot.errors import KepSyncError, ReportNotWritten
+from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.redact import redact
@@ -69,6 +69,17 @@ class SharedSources:
         if isinstance(self._snapshot, KepSyncError):
             raise self._snapshot
         return self._snapshot
+
+    def check(self) -> None:
+        """Read the snapshot now; raises its :class:`~bot.errors.ConfigError` or :class:`~bot.errors.UsageError`
+        (a source that is misconfigured: exit 2 before any target runs, as for one target). Any other failure
+        is kept: every target fails with it (:meth:`snapshot`)."""
+        try:
+            self.snapshot()
+        except (ConfigError, UsageError):
+            raise
+        except KepSyncError:
+            pass
 
     def history(self):
         """``(history loader, renamed KEP directories)`` of :func:`bot.commands.sync.history_loader`, made once."""

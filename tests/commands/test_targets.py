@@ -302,3 +302,27 @@ def test_the_targets_workflow_fans_out_from_the_listed_targets():
     assert sync["strategy"]["matrix"]["target"] == "${{ fromJSON(needs.list.outputs.targets) }}"
     assert "kep-sync \"${args[@]}\"" in flow["jobs"]["list"]["steps"][-1]["run"]
     assert all("${{" not in step.get("run", "") for job in flow["jobs"].values() for step in job["steps"])
+
+
+def test_a_misconfigured_source_or_state_dir_is_a_usage_error_before_any_target_runs(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a", "b"])
+    state = tmp_path / "state"
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(state), "--enhancements",
+                     str(tmp_path / "none")]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"kep-sync: error: --enhancements '{tmp_path / 'none'}': not a directory with keps/, a .tar.gz snapshot, "
+        "a git repository, a bundle, a URL or github:OWNER/REPO@REF\n")
+    assert not state.exists()
+    state.write_text("", encoding="utf-8")
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(state)]) == 2
+    assert capsys.readouterr() == ("", f"kep-sync: error: --state-dir '{state}': not a directory (the state "
+                                       "directory: --state-dir or $KEP_SYNC_STATE_DIR)\n")
+    assert (tmp_path / "a" / "m.md").read_text(encoding="utf-8") == ROW
+
+
+def test_sync_with_targets_logs_in_the_format_asked(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a"])
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s"), "--log-format", "text"]) == 0
+    err = capsys.readouterr().err
+    assert "targets finished" in err
+    assert [line for line in err.splitlines() if line.startswith("{")] == []
