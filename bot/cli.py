@@ -315,7 +315,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                f"{path} with the command-line options" if path else "command line")
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
     source = str(path or "built-in defaults")
-    problems = preflight.offline_problems(checked.config, checked.dropped) if checked.config is not None else []
+    problems = (preflight.offline_problems(checked.config, checked.dropped)
+                if checked.config is not None and not checked.config.targets else [])  # targets: each one's own
     failures: list[str] = []
     if args.online and not problems and not checked.errors:
         from bot.http import make_client

@@ -160,13 +160,26 @@ def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
     return EXIT_OK if healthy else EXIT_FAILED
 
 
+#: Settings every target shares (set at the top level only): a problem with them is named once.
+SHARED_KEYS = ("enhancements", "cache_dir", "release_notes", "gate_lifecycle", "provenance", "github", "links")
+
+
 def target_errors(config: Config, source: str) -> list[str]:
-    """Every problem of the targets of a valid ``config`` (:func:`bot.commands.targets.expand`), one per line."""
+    """Every problem of the targets of a valid ``config`` (:func:`bot.commands.targets.expand`), one per line;
+    when they are valid, what :func:`bot.commands.validate.offline_problems` finds for each target
+    (``SOURCE: targets[I].key: ...``; a problem of a shared setting once, ``SOURCE: key: ...``)."""
     from bot.commands.targets import expand
+    from bot.commands.validate import offline_problems
 
     try:
-        expand(config, source)
+        targets = expand(config, source)
     except KepSyncError as exc:
         return str(exc).split("\n")
-    return []
-
+    if not config.targets:
+        return []
+    lines: list[str] = []
+    for i, target in enumerate(targets):
+        for problem in offline_problems(target.config):
+            shared = problem.split(":")[0].split(" ")[0].split(".")[0].split("[")[0] in SHARED_KEYS
+            lines.append(f"{source}: {problem}" if shared else f"{source}: targets[{i}].{problem}")
+    return list(dict.fromkeys(lines))

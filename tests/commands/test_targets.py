@@ -326,3 +326,17 @@ def test_sync_with_targets_logs_in_the_format_asked(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "targets finished" in err
     assert [line for line in err.splitlines() if line.startswith("{")] == []
+
+
+def test_validate_checks_the_paths_of_every_target(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a", "b", "c"], missing="c")
+    text = config.read_text(encoding="utf-8").replace(str(tmp_path / "b"), str(tmp_path / "nowhere"))
+    config.write_text(text.replace(f"enhancements: {tmp_path / 'keps-src'}", f"enhancements: {tmp_path / 'no'}"),
+                      encoding="utf-8")
+    assert cli.main(["validate", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == (
+        f"kep-sync: error: {config}: enhancements: '{tmp_path / 'no'}': not a directory with keps/, a .tar.gz "
+        "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n"
+        f"kep-sync: error: {config}: targets[1].wiki.dir '{tmp_path / 'nowhere'}': no such directory\n"
+        f"kep-sync: error: {config}: targets[2].wiki.pages[0] 'm.md': no such file (under the wiki directory "
+        f"'{tmp_path / 'c'}')\n")
