@@ -383,7 +383,7 @@ def cmd_health(args: argparse.Namespace) -> int:
 
     try:
         config = resolve_config(args)
-        if config.targets:
+        if config.targets or args.target or args.shard:
             from bot.cli_targets import cmd_health_targets
 
             return cmd_health_targets(args, config)

@@ -108,10 +108,11 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
 def serve_job(args: argparse.Namespace, config: Config):
     """The scheduled job of ``kep-sync serve`` with ``targets:``: :func:`bot.service.job.run_job` for each selected
     target in its own state directory, holding that directory's lock, on one :class:`bot.service.multi.SharedSources`
-    per run. ``None`` for a config without ``targets:`` (the single-target job)."""
+    per run. ``None`` for a config without ``targets:`` (the single-target job), a job that runs nothing when
+    ``--shard`` leaves its one target to another share. Raises :class:`UsageError` for an unknown ``--target``."""
+    targets = chosen(args, config)  # an unknown --target is refused as sync refuses it
     if not config.targets:
-        return None
-    targets = chosen(args, config)
+        return None if targets else _nothing_to_run
     root = state_root(args)
 
     def job() -> None:
@@ -135,6 +136,10 @@ def serve_job(args: argparse.Namespace, config: Config):
     return job
 
 
+def _nothing_to_run() -> None:
+    """The job of a process whose ``--target``/``--shard`` selects no target."""
+
+
 def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
     """``kep-sync health`` of a config with ``targets:``: one ``NAME: healthy|unhealthy: reason`` line per
     selected target; exit 0 when all are healthy, else 1."""
@@ -148,16 +153,24 @@ def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
 
     trigger = parse_crontab(config.schedule.cron, config.schedule.timezone)
     now = datetime.datetime.now(datetime.timezone.utc)
-    healthy = True
+    healthy, root = True, state_root(args)
     for target in chosen(args, config):
         try:
-            verdict = check_health(read_state(state_dir_of(state_root(args), target)), trigger, now)
+            verdict = check_health(with_service(read_state(state_dir_of(root, target)), read_state(root)), trigger,
+                                   now)
             ok, reason = verdict.ok, verdict.reason
         except StateError as exc:
             ok, reason = False, str(exc)
         healthy = healthy and ok
         print(f"{target.name}: {'healthy' if ok else 'unhealthy'}: " + redact(reason).replace("\n", "; "))
     return EXIT_OK if healthy else EXIT_FAILED
+
+
+def with_service(state, top):
+    """A target's :class:`~bot.service.state.State` with the service that ``kep-sync serve`` recorded in the
+    state root (``top``: its process identity and start time; a target's own directory records none)."""
+    return state.model_copy(update={"service_process": top.service_process or state.service_process,
+                                    "service_started": top.service_started or state.service_started})
 
 
 #: Settings every target shares (set at the top level only): a problem with them is named once.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
@@ -340,3 +341,45 @@ def test_validate_checks_the_paths_of_every_target(tmp_path, capsys):
         f"kep-sync: error: {config}: targets[1].wiki.dir '{tmp_path / 'nowhere'}': no such directory\n"
         f"kep-sync: error: {config}: targets[2].wiki.pages[0] 'm.md': no such file (under the wiki directory "
         f"'{tmp_path / 'c'}')\n")
+
+
+def test_health_with_targets_is_unhealthy_once_the_service_is_gone(tmp_path, capsys):
+    from bot.service.liveness import process_identity
+    from bot.service.state import RunRecord, State, save_state
+
+    config = _deployment(tmp_path, ["a"])
+    state = tmp_path / "s"
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    good = RunRecord(run_id="r1", started=now, finished=now, result="ok", revision="abc")
+    save_state(state / "targets" / "a", State(last_run=good, last_success=good))
+    save_state(state, State(service_started=now, service_process=process_identity()))
+    assert cli.main(["health", "--config", str(config), "--state-dir", str(state)]) == 0
+    assert capsys.readouterr().out == f"a: healthy: last run r1 ok at {now}, revision abc\n"
+    save_state(state, State(service_started=now, service_process="999999999:1@gone"))
+    assert cli.main(["health", "--config", str(config), "--state-dir", str(state)]) == 1
+    assert capsys.readouterr().out == (f"a: unhealthy: the service that recorded this state (pid 999999999, started "
+                                       f"{now}) is no longer running\n")
+
+
+def test_serve_and_health_refuse_an_unknown_target_as_sync_does(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"wiki: {{dir: {tmp_path}}}\n", encoding="utf-8")
+    base = ["--config", str(path), "--state-dir", str(tmp_path / "s"), "--target", "x"]
+    why = "--target 'x': no such target; the config has: default"
+    for command in ("sync", "serve"):
+        assert cli.main([command, *base]) == 2
+        assert capsys.readouterr().err == f"kep-sync: error: {why}\n"
+    assert cli.main(["health", *base]) == 1  # never 2: Docker reserves it in health checks
+    assert capsys.readouterr().out == f"unhealthy: configuration error: {why}\n"
+    assert not (tmp_path / "s").exists()
+
+
+def test_serve_of_a_shard_without_the_one_target_runs_nothing(tmp_path):
+    from bot.cli_targets import serve_job
+
+    config = validate_config({"wiki": {"dir": str(tmp_path)}}, SRC)
+    args = cli.build_parser().parse_args(["serve", "--shard", "0/2"])  # shard_of("default", 2) == 1
+    job = serve_job(args, config)
+    assert job is not None and job() is None
+    assert serve_job(cli.build_parser().parse_args(["serve", "--shard", "1/2"]), config) is None
+    assert list(tmp_path.iterdir()) == []
