@@ -433,11 +433,14 @@ def cmd_digest(args: argparse.Namespace) -> int:
 
 
 def configure_logging(fmt: str | None = None) -> None:
-    """Logs on stderr in the format ``fmt`` (``--log-format``; :func:`bot.log.configure`); structlog is
-    imported here, on first use."""
+    """Logs on stderr in the format ``fmt`` (``--log-format``; :func:`bot.log.configure`), and the progress
+    lines of slow steps when that is text on a terminal (:func:`bot.progress.enable`); structlog is imported
+    here, on first use."""
+    from bot import progress
     from bot.log import configure
 
     configure(fmt=fmt)
+    progress.enable(fmt)
 
 
 def load_token_file() -> None:

@@ -4,9 +4,11 @@ outputs and the ``::warning::`` of a blocked run; secrets redacted in every form
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,3 +175,22 @@ def test_actions_outputs_and_the_blocked_warning(fake_github, tmp_path, monkeypa
         "::warning title=kep-sync blocked::kep-sync was blocked: the bot branch kep-sync/matrix has commits "
         "kep-sync did not make, so nothing was published. Add the label kep-sync:regenerate to the pull request, "
         "or delete the branch.")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("fmt", "said"), [(None, True), ("text", True), ("json", False)])
+def test_the_command_line_turns_progress_on_for_text_logs_on_a_terminal(monkeypatch, fmt, said):
+    from bot.cli import configure_logging
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    configure_logging(fmt)
+    with progress.step("cloning o/r"):
+        pass
+    lines = [line for line in terminal.getvalue().splitlines() if "cloning" in line]
+    assert [re.sub(r"[0-9.]+ s$", "N s", line) for line in lines] == (
+        ["kep-sync: cloning o/r ...", "kep-sync: cloning o/r: done in N s"] if said else [])
