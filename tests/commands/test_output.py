@@ -194,3 +194,16 @@ def test_the_command_line_turns_progress_on_for_text_logs_on_a_terminal(monkeypa
     lines = [line for line in terminal.getvalue().splitlines() if "cloning" in line]
     assert [re.sub(r"[0-9.]+ s$", "N s", line) for line in lines] == (
         ["kep-sync: cloning o/r ...", "kep-sync: cloning o/r: done in N s"] if said else [])
+
+
+@pytest.mark.parametrize(("no_color", "colored"), [(None, True), ("", True), ("1", False)])
+def test_an_empty_no_color_is_ignored(monkeypatch, no_color, colored):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    configure(fmt="text")
+    get_logger().info("x")
+    assert ("\x1b[" in terminal.getvalue()) is colored
