@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -55,8 +56,16 @@ def _source(args: argparse.Namespace) -> str:
 
 def cmd_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
     """``write`` the selected target names as a JSON list on one line (a workflow matrix); exit 0."""
-    write(json.dumps([t.name for t in chosen(args, config)]) + "\n", "the targets")
+    _out(write, json.dumps([t.name for t in chosen(args, config)]) + "\n", "the targets")
     return EXIT_OK
+
+
+def _out(write: Callable[[str, str], None], text: str, what: str) -> None:
+    """``write(text, what)``; raises :class:`KepSyncError` ("cannot write WHAT to standard output") when
+    standard output is closed (``sys.stdout`` is ``None`` after ``>&-``)."""
+    if sys.stdout is None:
+        raise KepSyncError(f"cannot write {what} to standard output: it is closed")
+    write(text, what)
 
 
 def state_root(args: argparse.Namespace) -> Path:
@@ -96,7 +105,7 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
     if targets:
         shared.check()
     results = run_targets(targets, root, shared, only=only)
-    write("".join(line + "\n" for line in summary_lines(results)), "the summary")
+    _out(write, "".join(line + "\n" for line in summary_lines(results)), "the summary")
     failed = [r.name for r in results if r.result == "failed"]
     log = get_logger(command="sync")
     (log.error if failed else log.info)("targets finished", targets=len(results), failed=failed,

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime
+import os
+import shlex
+import subprocess
+import sys
 import json
 from pathlib import Path
 
@@ -383,3 +387,15 @@ def test_serve_of_a_shard_without_the_one_target_runs_nothing(tmp_path):
     assert job is not None and job() is None
     assert serve_job(cli.build_parser().parse_args(["serve", "--shard", "1/2"]), config) is None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_targets_with_stdout_closed_say_so_without_a_traceback(tmp_path):
+    config = _deployment(tmp_path, ["a"])
+    root = Path(__file__).resolve().parents[2]
+    for command, what in (("targets", "the targets"), (f"sync --state-dir {shlex.quote(str(tmp_path / 's'))}",
+                                                        "the summary")):
+        done = subprocess.run(f"{shlex.quote(sys.executable)} -m bot.cli {command} --config {shlex.quote(str(config))} "
+                              "--log-format json >&-", shell=True,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+        assert (done.returncode, done.stderr.splitlines()[-1]) == (
+            1, f"kep-sync: error: cannot write {what} to standard output: it is closed")
