@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -106,12 +107,27 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
         shared.check()
     results = run_targets(targets, root, shared, only=only)
     _out(write, "".join(line + "\n" for line in summary_lines(results)), "the summary")
+    tell_actions(targets, results)
     failed = [r.name for r in results if r.result == "failed"]
     log = get_logger(command="sync")
     (log.error if failed else log.info)("targets finished", targets=len(results), failed=failed,
                                         http_requests=counter.count,
                                         duration_seconds=round(time.monotonic() - start, 3))
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def tell_actions(targets: list[Target], results: list) -> None:
+    """Under GitHub Actions: the step outputs of :func:`bot.commands.next_steps.targets_outputs` to
+    ``$GITHUB_OUTPUT`` and a ``::warning::`` on stderr for each blocked target (naming it and its branch)."""
+    from bot.commands import next_steps
+
+    if os.environ.get("GITHUB_OUTPUT"):
+        next_steps.write_outputs(os.environ["GITHUB_OUTPUT"], next_steps.targets_outputs(results))
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        branches = {t.name: t.config.pull_request.branch for t in targets}
+        for result in results:
+            if result.result == "blocked":
+                print(next_steps.blocked_annotation(branches[result.name], result.name), file=sys.stderr)
 
 
 def serve_job(args: argparse.Namespace, config: Config):

@@ -4,17 +4,18 @@
 - ``--publish git``: the branch, the commit and the commands that push it and open the pull request, with
   the body in a file (:func:`git_lines`); the ``pull_request`` settings only ``--publish github`` applies;
 - under GitHub Actions: the step outputs written to ``$GITHUB_OUTPUT`` (:func:`action_outputs`, the names
-  of ``action.yml``) and a ``::warning::`` workflow command for a blocked run (:func:`blocked_annotation`).
+  of ``action.yml``; :func:`targets_outputs` for a run of many targets) and a ``::warning::`` workflow command for a blocked run (:func:`blocked_annotation`).
 
 Workflow commands and step outputs: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -135,6 +136,18 @@ def action_outputs(landing: Landing | None, failed: bool = False) -> dict[str, s
             "pull-request-operation": operation}
 
 
+def targets_outputs(results: Sequence) -> dict[str, str]:
+    """The step outputs of a run of many targets (``results``: :class:`bot.service.multi.TargetResult`):
+    ``results`` (JSON object name -> ``ok``, ``blocked``, ``skipped`` or ``failed``), ``failed`` and
+    ``blocked`` (JSON lists of names) and, when one target ran, its ``pull-request-url`` (``""`` when none)."""
+    out = {"results": json.dumps({r.name: r.result for r in results}, separators=(",", ":")),
+           "failed": json.dumps([r.name for r in results if r.result == "failed"], separators=(",", ":")),
+           "blocked": json.dumps([r.name for r in results if r.result == "blocked"], separators=(",", ":"))}
+    if len(results) == 1:
+        out["pull-request-url"] = results[0].pull_request or ""
+    return out
+
+
 def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
     """Append ``name=value`` lines to the ``$GITHUB_OUTPUT`` file ``path``. Raises :class:`PublishError`
     naming the file when it cannot be written."""
@@ -146,8 +159,10 @@ def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
         raise PublishError(f"GITHUB_OUTPUT {path}: cannot write: {exc.strerror or exc}") from None
 
 
-def blocked_annotation(branch: str) -> str:
-    """The ``::warning::`` workflow command for a blocked run (one line; ``%``, CR, LF escaped)."""
-    message = (f"kep-sync was blocked: the bot branch {branch} has commits kep-sync did not make, so nothing was "
+def blocked_annotation(branch: str, target: str = "") -> str:
+    """The ``::warning::`` workflow command for a blocked run (one line; ``%``, CR, LF escaped); ``target``:
+    the name of the target that was blocked in a run of many (``""``: the one wiki)."""
+    who = f"kep-sync target {target}" if target else "kep-sync"
+    message = (f"{who} was blocked: the bot branch {branch} has commits kep-sync did not make, so nothing was "
                f"published. Add the label {REGENERATE_LABEL} to the pull request, or delete the branch.")
-    return "::warning title=kep-sync blocked::" + message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::warning title={who} blocked::" + message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

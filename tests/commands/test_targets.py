@@ -298,15 +298,61 @@ def test_the_indexed_job_spreads_every_shard_once():
     assert job["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
 
 
-def test_the_targets_workflow_fans_out_from_the_listed_targets():
+def _targets_workflow() -> dict:
     import yaml
 
-    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "kep-sync-targets.yml").read_text(encoding="utf-8"))
+    return yaml.safe_load((ROOT / ".github" / "workflows" / "kep-sync-targets.yml").read_text(encoding="utf-8"))
+
+
+def test_the_targets_workflow_fans_out_from_the_listed_targets():
+    flow = _targets_workflow()
     sync = flow["jobs"]["sync"]
     assert (sync["needs"], sync["strategy"]["fail-fast"]) == ("list", False)
     assert sync["strategy"]["matrix"]["target"] == "${{ fromJSON(needs.list.outputs.targets) }}"
-    assert "kep-sync \"${args[@]}\"" in flow["jobs"]["list"]["steps"][-1]["run"]
+    assert "targets=\"$(kep-sync \"${args[@]}\")\"" in flow["jobs"]["list"]["steps"][-1]["run"]
     assert all("${{" not in step.get("run", "") for job in flow["jobs"].values() for step in job["steps"])
+
+
+def test_the_targets_workflow_shares_the_concurrency_group_and_runs_only_when_asked():
+    flow = _targets_workflow()
+    kep_sync = yaml_load(ROOT / ".github" / "workflows" / "kep-sync.yml")
+    assert flow["concurrency"] == kep_sync["concurrency"] == {"group": "kep-sync", "cancel-in-progress": False}
+    assert list(flow[True]) == ["workflow_dispatch"]  # YAML 1.1 reads the key `on` as True
+    assert [step["name"] for step in flow["jobs"]["list"]["steps"][-2:]] == ["Validate the configuration",
+                                                                            "List the targets"]
+    steps = {step.get("name"): step for step in flow["jobs"]["sync"]["steps"]}
+    assert steps["Upload the changelog and report"]["with"]["path"] == "${{ steps.last.outputs.dir }}/"
+    assert steps["Job summary"]["if"] == "always()"
+
+
+def _run_step(step: dict, cwd: Path, env: dict) -> tuple[int, str]:
+    out = cwd / "github-output"
+    out.write_text("", encoding="utf-8")
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **env, "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": os.devnull,
+                               "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    return done.returncode, out.read_text(encoding="utf-8")
+
+
+def test_the_list_step_fails_on_a_broken_config_and_the_last_run_step_finds_the_directory(tmp_path):
+    steps = {step.get("name"): step for job in _targets_workflow()["jobs"].values() for step in job["steps"]}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, wiki: {repo: o/a}}, {name: b, "
+                                                        "wiki: {repo: o/b}}]\n", encoding="utf-8")
+    assert _run_step(steps["List the targets"], tmp_path, {"ONLY": "b, "}) == (0, 'targets=["b"]\n')
+    (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, bad: 1}]\n", encoding="utf-8")
+    assert _run_step(steps["List the targets"], tmp_path, {"ONLY": ""}) == (2, "")
+    (tmp_path / "state" / "last-run").mkdir(parents=True)
+    summary = dict(steps["Job summary"], run=steps["Job summary"]["run"].replace("python scripts/", "true "))
+    assert _run_step(summary, tmp_path, {"TARGET": "default"}) == (0, "dir=state/last-run\n")
+    (tmp_path / "state" / "targets" / "a" / "last-run").mkdir(parents=True)
+    assert _run_step(summary, tmp_path, {"TARGET": "a"}) == (0, "dir=state/targets/a/last-run\n")
+
+
+def yaml_load(path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def test_a_misconfigured_source_or_state_dir_is_a_usage_error_before_any_target_runs(tmp_path, capsys):
@@ -399,3 +445,25 @@ def test_targets_with_stdout_closed_say_so_without_a_traceback(tmp_path):
                               capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)})
         assert (done.returncode, done.stderr.splitlines()[-1]) == (
             1, f"kep-sync: error: cannot write {what} to standard output: it is closed")
+
+
+def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(tmp_path, monkeypatch, capsys):
+    from bot.cli_targets import tell_actions
+    from bot.service.multi import TargetResult
+
+    out = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    targets = _targets({"name": "a", "wiki": {"repo": "o/a"}},
+                       {"name": "b", "wiki": {"repo": "o/b"}, "pull_request": {"branch": "bot/b"}})
+    tell_actions(targets, [TargetResult("a", "failed", error="x"), TargetResult("b", "blocked")])
+    assert out.read_text(encoding="utf-8") == 'results={"a":"failed","b":"blocked"}\nfailed=["a"]\nblocked=["b"]\n'
+    assert capsys.readouterr().err == (
+        "::warning title=kep-sync target b blocked::kep-sync target b was blocked: the bot branch bot/b has commits "
+        "kep-sync did not make, so nothing was published. Add the label kep-sync:regenerate to the pull request, "
+        "or delete the branch.\n")
+    config = _deployment(tmp_path, ["c"])
+    out.write_text("", encoding="utf-8")
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s")]) == 0
+    assert out.read_text(encoding="utf-8") == ('results={"c":"ok"}\nfailed=[]\nblocked=[]\n'
+                                               'pull-request-url=\n')
