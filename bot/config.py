@@ -423,6 +423,15 @@ class Config(_Strict):
     ignore: list[IgnoreRule] = Field(default_factory=list)
     digest: DigestConfig = Field(default_factory=DigestConfig)
 
+    @field_validator("targets_from")
+    @classmethod
+    def _no_installations_yet(cls, value: str) -> str:
+        if value:
+            raise PydanticCustomError("not_supported", "'app-installations' is not supported: kep-sync does not "
+                                      "read targets from the GitHub App's installations; list each wiki under "
+                                      "targets: instead", {})
+        return value
+
     @field_validator("targets")
     @classmethod
     def _unique_names(cls, targets: list[TargetConfig]) -> list[TargetConfig]:
@@ -596,7 +605,7 @@ def error_message(err: dict) -> str:
         return f"{got}: expected a target name: lower-case letters, digits, '.', '_' and '-', at most 63"
     msg = err["msg"].removeprefix("Value error, ")
     if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
-                "needs_coverage", "pages_overlap", "duplicate_target") or got in msg:
+                "needs_coverage", "pages_overlap", "duplicate_target", "not_supported") or got in msg:
         return msg
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")

@@ -467,3 +467,13 @@ def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(t
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s")]) == 0
     assert out.read_text(encoding="utf-8") == ('results={"c":"ok"}\nfailed=[]\nblocked=[]\n'
                                                'pull-request-url=\n')
+
+
+def test_targets_from_app_installations_is_refused_with_what_to_do_instead(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text("targets_from: app-installations\n", encoding="utf-8")
+    for command in ("validate", "targets", "sync"):
+        assert cli.main([command, "--config", str(path)]) == 2
+        assert capsys.readouterr().err == (
+            f"kep-sync: error: {path}: targets_from: 'app-installations' is not supported: kep-sync does not read "
+            "targets from the GitHub App's installations; list each wiki under targets: instead\n")
