@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bot.cli_targets import add_target_options
 
     add_target_options(sync)
+    add_target_options(audit)
     sync.add_argument("--state-dir", metavar="DIR",
                       help="with targets: each target's state, changelog and report go to DIR/targets/NAME "
                            "(default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)")
@@ -284,7 +285,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Audit every row (:func:`bot.commands.sync.run_audit`); print the markdown audit on stdout; exit 0."""
     from bot.commands.sync import run_audit
 
-    config = resolve_config(args)
+    from bot.cli_targets import one_target
+
+    config = one_target(args, resolve_config(args))
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     counter = RequestCounter()
     start = time.monotonic()

@@ -48,6 +48,22 @@ def chosen(args: argparse.Namespace, config: Config) -> list[Target]:
                   getattr(args, "shard", None))
 
 
+def one_target(args: argparse.Namespace, config: Config) -> Config:
+    """The settings of the one target ``--target``/``--shard`` select (``config`` itself without ``targets:``
+    and without them), for a command that reads one wiki (``kep-sync audit``). Raises :class:`UsageError`
+    unless exactly one target is selected, naming the config's targets."""
+    if not config.targets and not getattr(args, "target", None) and not getattr(args, "shard", None):
+        return config
+    selected = chosen(args, config)
+    if len(selected) != 1:
+        from bot.commands.targets import expand
+
+        names = ", ".join(t.name for t in expand(config, _source(args)))
+        raise UsageError(f"{len(selected)} targets selected; this command reads one wiki: name it with "
+                         f"--target NAME (the config has: {names})")
+    return selected[0].config
+
+
 def _source(args: argparse.Namespace) -> str:
     from bot.config import find_config_path
 

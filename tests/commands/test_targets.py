@@ -477,3 +477,17 @@ def test_targets_from_app_installations_is_refused_with_what_to_do_instead(tmp_p
         assert capsys.readouterr().err == (
             f"kep-sync: error: {path}: targets_from: 'app-installations' is not supported: kep-sync does not read "
             "targets from the GitHub App's installations; list each wiki under targets: instead\n")
+
+
+def test_audit_reads_the_one_target_named(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a", "b"])
+    text = config.read_text(encoding="utf-8").replace("wiki: {pages: [m.md]}",
+                                                      "wiki: {pages: [m.md], dir: /placeholder}")
+    config.write_text(text, encoding="utf-8")
+    assert cli.main(["audit", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == ("kep-sync: error: 2 targets selected; this command reads one wiki: name it "
+                                       "with --target NAME (the config has: a, b)\n")
+    assert cli.main(["audit", "--config", str(config), "--target", "b"]) == 0
+    assert capsys.readouterr().out.split("\n")[2] == (
+        f"**kep-sync audit** of m.md against `{tmp_path / 'keps-src'}` at `working tree` and no release notes. "
+        "Nothing was written.")
