@@ -139,12 +139,15 @@ def action_outputs(landing: Landing | None, failed: bool = False) -> dict[str, s
 def targets_outputs(results: Sequence) -> dict[str, str]:
     """The step outputs of a run of many targets (``results``: :class:`bot.service.multi.TargetResult`):
     ``results`` (JSON object name -> ``ok``, ``blocked``, ``skipped`` or ``failed``), ``failed`` and
-    ``blocked`` (JSON lists of names) and, when one target ran, its ``pull-request-url`` (``""`` when none)."""
+    ``blocked`` (JSON lists of names) and, when one target ran, its ``pull-request-url`` and
+    ``pull-request-number`` (``""`` when none)."""
     out = {"results": json.dumps({r.name: r.result for r in results}, separators=(",", ":")),
            "failed": json.dumps([r.name for r in results if r.result == "failed"], separators=(",", ":")),
            "blocked": json.dumps([r.name for r in results if r.result == "blocked"], separators=(",", ":"))}
     if len(results) == 1:
-        out["pull-request-url"] = results[0].pull_request or ""
+        url = results[0].pull_request or ""
+        number = re.search(r"/pull/([0-9]+)$", url)
+        out["pull-request-url"], out["pull-request-number"] = url, number.group(1) if number else ""
     return out
 
 

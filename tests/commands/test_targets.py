@@ -466,7 +466,7 @@ def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(t
     out.write_text("", encoding="utf-8")
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s")]) == 0
     assert out.read_text(encoding="utf-8") == ('results={"c":"ok"}\nfailed=[]\nblocked=[]\n'
-                                               'pull-request-url=\n')
+                                               'pull-request-url=\npull-request-number=\n')
 
 
 def test_targets_from_app_installations_is_refused_with_what_to_do_instead(tmp_path, capsys):
