@@ -87,14 +87,24 @@ def git_lines(config: Config, landing: Landing) -> list[str]:
     lines = [f"kep-sync: branch {branch} in {wiki} at commit {commit} ({what})",
              "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
              "before: kep-sync rebuilds it on a new base):",
-             f"  cd {shlex.quote(wiki)}",
+             f"  cd {shell_path(wiki)}",
              f"  git push origin {shlex.quote(branch)}",
              f"  {shlex.join(create + gh_options(config))}"]
     settings = github_only(config)
     if settings:
         lines.append(f"kep-sync applies pull_request.{', pull_request.'.join(settings)} only with --publish github; "
                      "the gh command above sets them")
+    if config.pull_request.team_reviewers and not config.wiki.repo:
+        lines.append("gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
+                     + " --reviewer ".join(f"<organization>/{t}" for t in config.pull_request.team_reviewers
+                                           if "/" not in t) + " to the gh command")
     return lines
+
+
+def shell_path(path: str) -> str:
+    """``path`` as one shell word for ``cd``: quoted, and ``./`` before a relative path that starts with ``-``
+    (``cd -w`` would read an option)."""
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)
 
 
 def _branch_head(wiki: str, branch: str) -> str:
@@ -111,16 +121,18 @@ def github_only(config: Config) -> list[str]:
 
 def gh_options(config: Config) -> list[str]:
     """``gh pr create`` options for the settings of :func:`github_only` (``--label L``, ``--reviewer R``,
-    ``--reviewer ORG/TEAM``, ``--assignee A``, ``--draft``)."""
+    ``--reviewer ORG/TEAM``, ``--assignee A``, ``--draft``). A team named without its organization is left
+    out when ``wiki.repo`` (whose owner is the organization) is not set: :func:`git_lines` says so."""
     pr, out = config.pull_request, []
     for name, option in GITHUB_ONLY:
         value = getattr(pr, name)
         if name == "draft":
             out += [option] if value else []
             continue
-        owner = config.wiki.repo.split("/")[0] if config.wiki.repo else "ORG"
-        out += [part for item in value for part in (option, f"{owner}/{item}" if name == "team_reviewers"
-                                                     and "/" not in item else item)]
+        owner = config.wiki.repo.split("/")[0] if config.wiki.repo else ""
+        if name == "team_reviewers":
+            value = [item if "/" in item else f"{owner}/{item}" for item in value if owner or "/" in item]
+        out += [part for item in value for part in (option, item)]
     return out
 
 

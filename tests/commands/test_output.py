@@ -207,3 +207,29 @@ def test_an_empty_no_color_is_ignored(monkeypatch, no_color, colored):
     configure(fmt="text")
     get_logger().info("x")
     assert ("\x1b[" in terminal.getvalue()) is colored
+
+
+def test_next_steps_quote_a_wiki_named_like_an_option_and_never_invent_an_organization():
+    from bot.commands.next_steps import gh_options, shell_path
+    from bot.config import validate_config
+
+    assert [shell_path(p) for p in ("-w", "wiki", "my wiki", "/abs/-w")] == ["./-w", "wiki", "'my wiki'", "/abs/-w"]
+    teams = {"team_reviewers": ["sig-arch", "other/sig-docs"], "reviewers": ["alice"]}
+    assert gh_options(validate_config({"pull_request": teams}, "t")) == [
+        "--reviewer", "alice", "--reviewer", "other/sig-docs"]
+    assert gh_options(validate_config({"pull_request": teams, "wiki": {"repo": "acme/w"}}, "t")) == [
+        "--reviewer", "alice", "--reviewer", "acme/sig-arch", "--reviewer", "other/sig-docs"]
+
+
+def test_publish_git_without_wiki_repo_asks_for_the_team_organization(work, capsys):
+    wiki = work / "wiki"
+    git(wiki, "init", "-q", "-b", "main")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "wiki")
+    (work / "c.yaml").write_text(json.dumps({"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"]},
+                                             "pull_request": {"team_reviewers": ["sig-arch"]}}))
+    assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-3].endswith("--body-file " + str(wiki / ".git" / "kep-sync" / "pull-request-body.md"))
+    assert err[-1] == ("gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
+                       "<organization>/sig-arch to the gh command")
