@@ -22,6 +22,7 @@ if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", 
 from bot import __version__
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
+from bot.progress import log_format
 from bot.redact import redact
 
 if TYPE_CHECKING:
@@ -237,8 +238,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
     summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
     del summary["error"]  # a run that got here did not fail
     level = log.warning if outcome.blocked else log.info
+    from bot.commands.next_steps import problems_line, rows_with_problems
+
+    left = rows_with_problems(plan.problems)
     level("sync finished", **summary, findings=sum(not c.applied for c in plan.changes), blocked=outcome.blocked,
-          http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+          rows_with_problems=left, http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+    if left and log_format(getattr(args, "log_format", None)) == "text":
+        print(problems_line(left, args.report), file=sys.stderr)
     tell_what_landed(args, config, outcome, log)
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
@@ -251,7 +257,6 @@ def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> 
     open the pull request (``git``), as lines on stderr with ``--log-format text``, else one ``published`` log
     event; under GitHub Actions the step outputs (``$GITHUB_OUTPUT``) and a ``::warning::`` for a blocked run."""
     from bot.commands import next_steps
-    from bot.progress import log_format
 
     lines = (next_steps.files_lines(outcome, config.wiki.dir) if config.publish == "files" else
              next_steps.git_lines(config, outcome) if config.publish == "git" else [])

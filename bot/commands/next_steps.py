@@ -163,6 +163,18 @@ def targets_outputs(results: Sequence) -> dict[str, str]:
     return out
 
 
+def rows_with_problems(problems: Sequence) -> int:
+    """How many page rows a run left as is with a problem (:class:`bot.model.kep.Problem` whose ``key`` is
+    ``line N``), each row once however many problems it has."""
+    return len({(p.path, p.key) for p in problems if p.key.startswith("line ")})
+
+
+def problems_line(count: int, report: str | None) -> str:
+    """The terminal line for :func:`rows_with_problems`: how many, and where they are listed."""
+    where = f"the report {report} lists them" if report else "run with --report FILE to list them"
+    return f"kep-sync: {count} row{'s' if count != 1 else ''} left as is with problems; {where}"
+
+
 def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
     """Append ``name=value`` lines to the ``$GITHUB_OUTPUT`` file ``path``. Raises :class:`PublishError`
     naming the file when it cannot be written."""

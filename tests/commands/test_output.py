@@ -233,3 +233,16 @@ def test_publish_git_without_wiki_repo_asks_for_the_team_organization(work, caps
     assert err[-3].endswith("--body-file " + str(wiki / ".git" / "kep-sync" / "pull-request-body.md"))
     assert err[-1] == ("gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
                        "<organization>/sig-arch to the gh command")
+
+
+def test_a_dry_run_says_how_many_rows_it_left_as_is_with_problems(work, capsys):
+    (work / "wiki" / "p.md").write_text("| KEP | Status | Alpha / Beta / GA |\n|---|---|---|\n"
+                                        "| 4671-gang-scheduling | implementable / alpha | soon / - / - |\n"
+                                        "| 5710-workload-aware-preemption | implementable / alpha | later / - / - |\n",
+                                        encoding="utf-8")
+    sync = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "p.md"]
+    assert main([*sync, "--log-format", "text"]) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "kep-sync: 2 rows left as is with problems; run with --report FILE to list them")
+    assert main([*sync, "--log-format", "json", "--report", "r.json"]) == 0
+    assert json.loads(capsys.readouterr().err)["rows_with_problems"] == 2
