@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -39,9 +40,10 @@ class Shard(NamedTuple):
 
 
 def parse_shard(text: str) -> Shard:
-    """``"2/5"`` -> ``Shard(2, 5)``. Raises :class:`ValueError` unless ``0 <= I < N`` (argparse: exit 2)."""
+    """``"2/5"`` -> ``Shard(2, 5)``. Raises :class:`ValueError` unless I and N are ASCII digits and
+    ``0 <= I < N`` (argparse: exit 2)."""
     left, sep, right = text.partition("/")
-    if not (sep and left.strip().isdigit() and right.strip().isdigit()):
+    if not (sep and re.fullmatch(r"[0-9]{1,9}", left.strip()) and re.fullmatch(r"[0-9]{1,9}", right.strip())):
         raise ValueError(f"{text!r}: expected I/N such as 0/4 (share I of N, counted from 0)")
     shard = Shard(int(left), int(right))
     if not 0 <= shard.index < shard.count:

@@ -138,7 +138,9 @@ def test_unknown_target_and_bad_shard_are_usage_errors():
     assert parse_shard("1/4") == Shard(1, 4)
     for bad, why in (("4/4", "'4/4': I must be at least 0 and less than N (0/4 .. 3/4)"),
                      ("1", "'1': expected I/N such as 0/4 (share I of N, counted from 0)"),
-                     ("0/0", "'0/0': I must be at least 0 and less than N (0/1 .. 0/1)")):
+                     ("0/0", "'0/0': I must be at least 0 and less than N (0/1 .. 0/1)"),
+                     ("\u0661/\u0662", "'\u0661/\u0662': expected I/N such as 0/4 (share I of N, counted from 0)"),
+                     ("-1/2", "'-1/2': expected I/N such as 0/4 (share I of N, counted from 0)")):
         with pytest.raises(ValueError) as err:
             parse_shard(bad)
         assert str(err.value) == why
