@@ -629,9 +629,19 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
         else:
             key, message = (err.get("ctx") or {}).get("key") or error_key(err["loc"]), error_message(err)
             if err["type"] == "extra_forbidden":
-                message += did_you_mean(err["loc"])
+                message = shared_key_message(err) or message + did_you_mean(err["loc"])
         lines.append(f"{source}: {shown_key(key)}: {message}")
     return lines
+
+
+def shared_key_message(err: dict) -> str:
+    """For a key under ``targets[I]`` that only the top level may set (a setting every target shares, such as
+    ``enhancements`` or ``schedule``): the message saying so, with the value; else ``""``."""
+    loc = tuple(err["loc"])
+    shared = set(Config.model_fields) - set(TargetConfig.model_fields) - {"targets", "targets_from"}
+    if len(loc) == 3 and loc[0] == "targets" and loc[2] in shared:
+        return f"shared by every target: set it at the top level, not under a target (value {shown(err.get('input'))})"
+    return ""
 
 
 def known_keys(loc: tuple) -> list[str]:

@@ -72,7 +72,8 @@ def test_bad_target_keys_are_each_named():
     assert _errors(data) == [
         "t.yaml: targets[0].name: 'Bad Name': expected a target name: lower-case letters, digits, '.', '_' and '-', "
         "at most 63",
-        "t.yaml: targets[1].enhancements: unknown key (value '/k')",
+        "t.yaml: targets[1].enhancements: shared by every target: set it at the top level, not under a target "
+        "(value '/k')",
         "t.yaml: targets[2].wiki.repo: 'x': expected OWNER/NAME of a GitHub repository",
         "t.yaml: targets[3].name: required, missing"]
 
@@ -363,7 +364,7 @@ def test_a_misconfigured_source_or_state_dir_is_a_usage_error_before_any_target_
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(state), "--enhancements",
                      str(tmp_path / "none")]) == 2
     assert capsys.readouterr().err.endswith(
-        f"kep-sync: error: --enhancements '{tmp_path / 'none'}': not a directory with keps/, a .tar.gz snapshot, "
+        f"kep-sync: error: enhancements (--enhancements) '{tmp_path / 'none'}': not a directory with keps/, a .tar.gz snapshot, "
         "a git repository, a bundle, a URL or github:OWNER/REPO@REF\n")
     assert not state.exists()
     state.write_text("", encoding="utf-8")
