@@ -149,7 +149,7 @@ def tell_actions(targets: list[Target], results: list) -> None:
 def serve_job(args: argparse.Namespace, config: Config):
     """The scheduled job of ``kep-sync serve`` with ``targets:``: :func:`bot.service.job.run_job` for each selected
     target in its own state directory, holding that directory's lock, on one :class:`bot.service.multi.SharedSources`
-    per run. ``None`` for a config without ``targets:`` (the single-target job), a job that runs nothing when
+    per run (one ask for the upstream revision per run, whatever the number of targets). ``None`` for a config without ``targets:`` (the single-target job), a job that runs nothing when
     ``--shard`` leaves its one target to another share. Raises :class:`UsageError` for an unknown ``--target``."""
     targets = chosen(args, config)  # an unknown --target is refused as sync refuses it
     if not config.targets:
@@ -167,7 +167,7 @@ def serve_job(args: argparse.Namespace, config: Config):
         def one(target: Target, state_dir: Path) -> dict:
             make_state_dir(state_dir)
             with InstanceLock(state_dir):
-                record = run_job(target.config, state_dir, upstream=shared.upstream(),
+                record = run_job(target.config, state_dir, upstream=shared.upstream(), probe=shared.revision,
                                  sync=lambda cfg, counter, report_path, upstream=None: sync_target(
                                      cfg, shared, report_path=report_path))
             return {"result": record.result, "pull_request": record.pull_request, "error": record.error}

@@ -47,7 +47,7 @@ class SharedSources:
         self._load = load or (lambda config, counter: load_enhancements(config, counter, self.upstream()))
         self._own_load = load is None  # provenance asks the upstream reader only when the snapshot came from it
         self._snapshot: Snapshot | KepSyncError | None = None
-        self._history = self._notes = self._gates = self._upstream = None
+        self._history = self._notes = self._gates = self._upstream = self._revision = None
         self._read: dict[str, bool] = {}
 
     def upstream(self):
@@ -58,6 +58,26 @@ class SharedSources:
 
             self._read["upstream"], self._upstream = True, open_upstream(self.config, self.counter)
         return self._upstream
+
+    def revision(self):
+        """The source's revision now (:func:`bot.sources.enhancements.current_revision`: a ``git ls-remote``,
+        a checkout's ``HEAD``, a tarball's header), asked once per process and handed to every target's poll;
+        raises the :class:`~bot.errors.KepSyncError` of that one ask for each target. (A ``github:`` source
+        is probed by :meth:`upstream` instead.)"""
+        if "revision" not in self._read:
+            from bot.http import make_client
+            from bot.sources.enhancements import current_revision
+
+            try:
+                with make_client(None, counter=self.counter) as client:
+                    self._revision = current_revision(self.config.enhancements, client,
+                                                      api_url=self.config.github.api_url)
+            except KepSyncError as exc:
+                self._revision = exc
+            self._read["revision"] = True
+        if isinstance(self._revision, KepSyncError):
+            raise self._revision
+        return self._revision
 
     def snapshot(self) -> Snapshot:
         """The snapshot; raises the :class:`~bot.errors.KepSyncError` of the one attempt to read it."""

@@ -494,3 +494,30 @@ def test_audit_reads_the_one_target_named(tmp_path, capsys):
     assert capsys.readouterr().out.split("\n")[2] == (
         f"**kep-sync audit** of m.md against `{tmp_path / 'keps-src'}` at `working tree` and no release notes. "
         "Nothing was written.")
+
+
+def test_serve_with_targets_asks_for_the_upstream_revision_once_per_poll(tmp_path, monkeypatch):
+    import bot.service.job
+    import bot.sources.enhancements
+    from bot.cli_targets import serve_job
+    from bot.sources.enhancements import current_revision
+
+    config_path = _deployment(tmp_path, ["a", "b", "c"])
+    subprocess.run(["git", "init", "-q", str(tmp_path / "keps-src")], check=True)
+    subprocess.run(["git", "-C", str(tmp_path / "keps-src"), "-c", "user.name=t", "-c", "user.email=t@example.com",
+                    "commit", "-qm", "keps", "--allow-empty"], check=True)
+    asked = []
+
+    def spy(*args, **kwargs):
+        asked.append(args[0])
+        return current_revision(*args, **kwargs)
+
+    monkeypatch.setattr(bot.service.job, "current_revision", spy)
+    monkeypatch.setattr(bot.sources.enhancements, "current_revision", spy)
+    args = cli.build_parser().parse_args(["serve", "--config", str(config_path), "--state-dir", str(tmp_path / "s")])
+    job = serve_job(args, cli.resolve_config(args))
+    for polls in (1, 2):
+        job()
+        assert asked == [str(tmp_path / "keps-src")] * polls
+    records = [json.loads((tmp_path / "s" / "targets" / n / "state.json").read_text())["last_run"] for n in "abc"]
+    assert [(r["result"], r["applied"]) for r in records] == [("skipped", 0)] * 3
