@@ -23,8 +23,10 @@ from pydantic_core import PydanticCustomError
 from bot.errors import ConfigError, relative_to
 from bot.redact import without_userinfo
 from bot.model.kep import normalize_milestone
-from bot.publish.labels import REGENERATE_LABEL
+from bot.plan.controls import REGENERATE_LABEL
 from bot.sources import ref_name_problem
+from bot.plan.controls import Steering
+from bot.wiki.pages import same_page
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
 from bot.wiki.ignore import IGNORABLE, field_name
 
@@ -535,6 +537,11 @@ class Config(_Strict):
         return {role: tuple(names) for role, names in self.columns.model_dump().items()
                 if role != "shipped" or self.shipped_column()}
 
+    def steering(self) -> Steering:
+        """The values the pull request's Controls footer names (:func:`bot.plan.controls.controls`)."""
+        return Steering(self.schedule.cron, self.schedule.timezone or "", self.pull_request.branch,
+                        self.publish == "github")
+
     def shipped_column(self) -> bool:
         """True when the Shipped column is owned: ``gate_lifecycle.column`` with a ``gate_lifecycle.source``."""
         return self.gate_lifecycle.column and bool(self.gate_lifecycle.source)
@@ -610,11 +617,6 @@ def error_message(err: dict) -> str:
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")
     return f"{msg}, got {got}"
-
-
-def same_page(page: str, pages: list[str]) -> bool:
-    """True when the wiki-relative ``page`` names one of ``pages`` (``./m.md`` is ``m.md``)."""
-    return os.path.normpath(page) in {os.path.normpath(p) for p in pages}
 
 
 def config_errors(exc: ValidationError, source: str) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.changelog import _cell, _kep_link, _note_link, source_name
+from bot.plan.changelog import table_cell, kep_link, note_link, source_name
 from bot.config import Config
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
@@ -204,14 +204,14 @@ def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, sta
                 "kep.yaml says `implementable` with stage `stable`; that does not mean implemented.", "",
                 "| KEP | GA milestone | Shipped | Notes confirm GA | Verdict |", "|---|---|---|---|---|"]
         for v in stable:
-            notes_cell = "<br>".join(f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}"
+            notes_cell = "<br>".join(f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}"
                                      for e in v.evidence) or "no"
-            out.append(f"| {_kep_link(v.kep)} | {_cell(v.stable) or '-'} | {v.shipped} | {notes_cell} | "
-                       f"{_cell(v.verdict)} |")
+            out.append(f"| {kep_link(v.kep)} | {table_cell(v.stable) or '-'} | {v.shipped} | {notes_cell} | "
+                       f"{table_cell(v.verdict)} |")
         out.append("")
     if checks:
         out += ["### kep.yaml contradicts itself (every row)", "", "| KEP | Fields | Finding |", "|---|---|---|"]
-        out += [f"| {_kep_link(c.kep)} | {', '.join(c.fields)} | {_cell(c.message)} |" for c in checks]
+        out += [f"| {kep_link(c.kep)} | {', '.join(c.fields)} | {table_cell(c.message)} |" for c in checks]
         out.append("")
     out.append("".join(body.split("\n", 2)[2:]) if body.startswith("**kep-sync**") else body)
     return "\n".join(out).rstrip("\n") + "\n"

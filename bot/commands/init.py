@@ -21,7 +21,7 @@ import yaml
 from bot.errors import ConfigError, UsageError
 from bot.wiki.frontmatter import block_end
 from bot.wiki.headers import DEFAULT_ALIASES
-from bot.wiki.matrix import OWNED_ROLES, _norm, column_keys, lookalike_column, parse_kep_cell
+from bot.wiki.matrix import OWNED_ROLES, normalize_header, column_keys, lookalike_column, parse_kep_cell
 from bot.wiki.sections import find_headings, heading_above
 from bot.wiki.tables import find_tables, split_row
 
@@ -69,10 +69,10 @@ def guess_role(header: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_ALIAS
     like = lookalike_column(header, aliases)
     if like:
         return like[0]
-    words = [w for w in _norm(header).split(" ") if w not in FILLER_WORDS]
+    words = [w for w in normalize_header(header).split(" ") if w not in FILLER_WORDS]
     bare = " ".join(words)
     for role in GUESSED_ROLES:
-        if bare and any(_norm(a) == bare for a in aliases.get(role, ())):
+        if bare and any(normalize_header(a) == bare for a in aliases.get(role, ())):
             return role
     return ""
 

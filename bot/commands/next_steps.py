@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from bot.redact import redact
 from bot.errors import PublishError
-from bot.publish.labels import REGENERATE_LABEL
+from bot.plan.controls import REGENERATE_LABEL
 
 if TYPE_CHECKING:
     from bot.config import Config

@@ -18,7 +18,8 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
-from bot.config import Config, overlaps, same_page, shown
+from bot.config import Config, overlaps, shown
+from bot.wiki.pages import same_page
 from bot.errors import KepSyncError, relative_to
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")

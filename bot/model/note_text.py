@@ -212,7 +212,7 @@ def split_sentences(text: str) -> list[str]:
     return [p.replace("\x01", ".").strip().lstrip("-* ").strip() for p in parts if p and p.strip()]
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """``text`` on one line, at most :data:`MAX_EXCERPT` characters; a cut ends with "…" and never
     inside a code span (it moves before the opening backtick of a span the cut would break)."""
     text = " ".join(text.split())

@@ -99,7 +99,7 @@ def _wrap_handles(segment: str) -> str:
     return _HANDLE_RE.sub(lambda m: f"`@{m.group(1)}`", segment)
 
 
-def _cell(text: str) -> str:
+def table_cell(text: str) -> str:
     r"""Upstream text for one table cell (or one list line), inert: every line break and control character
     (``\n``, a lone ``\r``, ``\t``, C0/C1 controls, U+2028/U+2029) becomes a space, handles are wrapped
     (:func:`safe`), ``<``/``>``/``&`` become entities outside code spans (no HTML), ``|`` is escaped
@@ -116,12 +116,12 @@ def _cell(text: str) -> str:
     return "".join(out).replace("|", "\\|")
 
 
-def _kep_link(ident: str) -> str:
+def kep_link(ident: str) -> str:
     """``[4671](https://kep.k8s.io/4671)``; KEPs numbered 0000 have no tracking issue, so no link."""
     digits = re.match(r"\d+", ident)
     if not digits or int(digits.group()) == 0:
-        return _cell(ident)
-    return f"[{_cell(ident)}](https://kep.k8s.io/{int(digits.group())})"
+        return table_cell(ident)
+    return f"[{table_cell(ident)}](https://kep.k8s.io/{int(digits.group())})"
 
 
 def kep_yaml_url(web_url: str, revision: str, path: str) -> str:
@@ -202,11 +202,11 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
                           + ("---|" if gates else "")], rows, "changes"))
     # Every other byte the run writes is shown too, unfolded: a reviewer approves all of it.
     if front_matter:
-        rows = [f"- {_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
+        rows = [f"- {table_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`" for page, key, old, new in front_matter]
         sections.append((["### Front matter"], rows, "front matter updates"))
     if generated:
         sections.append((["### Digest"], [
-            f"- {_cell(page)}: digest section regenerated from kep.yaml" for page in generated], "digest pages"))
+            f"- {table_cell(page)}: digest section regenerated from kep.yaml" for page in generated], "digest pages"))
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (
@@ -216,7 +216,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
              "now names another. The history of the kep.yaml value is given; check that the page was wrong.",
              released, "rewrites")):
         if picked:
-            rows = [f"- KEP {_kep_link(c.kep)} {c.field}: {_cell(c.old)} → **{_cell(c.new)}** "
+            rows = [f"- KEP {kep_link(c.kep)} {c.field}: {table_cell(c.old)} → **{table_cell(c.new)}** "
                     f"({links.page(c.page, c.line)}){_history_text(c, web_url)}" for c in picked]
             sections.append((details(heading, len(picked), [intro, ""]), rows, noun))
     if discrepancies:
@@ -242,7 +242,7 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     sections += [_collapsed(x) for x in extra]
     shown = _pr_problems(problems, involved_problems, changes)
     if shown:
-        rows = [f"| {_cell(p.path)} | {_cell(p.key)} | {_cell(p.message)} |" for p in shown]
+        rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
         intro = ["About the rows and inputs of this pull request; the run's JSON report lists every problem "
                  "of the source.", ""]
         sections.append((details("Problems", len(shown), [*intro, "| Where | Key | Problem |", "|---|---|---|"]),
@@ -285,7 +285,7 @@ MAX_TITLE_CHARS = 60
 
 def _flags(c: Change) -> str:
     """The change's report-only flags for a table cell: ``<br>⚠ flag`` each, ``""`` when none."""
-    return "".join(f"<br>⚠ {_cell(f)}" for f in c.flags)
+    return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
 
 
 def upstream_cell(upstream, web_url: str = DEFAULT_WEB_URL) -> str:
@@ -299,12 +299,12 @@ def upstream_cell(upstream, web_url: str = DEFAULT_WEB_URL) -> str:
     subject = _short(re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""),
                      MAX_SUBJECT_CHARS)
     text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
-    link = (f"[{_cell(text)}]({base}/pull/{upstream.pr})" if upstream.pr
-            else f"[{_cell(upstream.commit[:12])}]({base}/commit/{_cell(upstream.commit)})")
-    return f"{link} {_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
+    link = (f"[{table_cell(text)}]({base}/pull/{upstream.pr})" if upstream.pr
+            else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})")
+    return f"{link} {table_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
 
 
-def _note_link(pr: int, url: str) -> str:
+def note_link(pr: int, url: str) -> str:
     """``[#N](url)`` for a release note's pull request, the url checked again by
     :func:`bot.plan.evidence.index.pr_url` (``github.com/OWNER/REPO/pull/N`` or the kubernetes/kubernetes one)."""
     return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
@@ -319,36 +319,35 @@ def shipped_cell(c: Change) -> str:
     if m is None:
         return "·"
     gate = f" `{m.gate}`" if m.gate else ""
-    return f"{m.mark}{gate}: {_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
+    return f"{m.mark}{gate}: {table_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
 
 
 def _gate_row(d: Discrepancy) -> str:
-    return f"| {_kep_link(d.kep)} | {d.release or '-'} | {d.kind}: {_cell(d.message)} |"
+    return f"| {kep_link(d.kep)} | {d.release or '-'} | {d.kind}: {table_cell(d.message)} |"
 
 
 def _review_row(d: Discrepancy) -> str:
-    kep = _kep_link(d.kep) if d.kep else "-"
-    note = f"{_note_link(d.pr, d.url)}: {_cell(d.excerpt)}" if d.pr else "-"
-    return f"| {kep} | {d.release or '-'} | {d.kind}: {_cell(d.message)} | {note} |"
+    kep = kep_link(d.kep) if d.kep else "-"
+    note = f"{note_link(d.pr, d.url)}: {table_cell(d.excerpt)}" if d.pr else "-"
+    return f"| {kep} | {d.release or '-'} | {d.kind}: {table_cell(d.message)} | {note} |"
 
 
 #: Public names for other changelog sections (``bot.plan.tracking.render``).
-table_cell, kep_link = _cell, _kep_link
 
 
 def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
     if c.kind == "pending":
-        what = (f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}: pending {c.pending} "
+        what = (f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}: pending {c.pending} "
                 f"(written once {c.pending} has shipped; `promote_when: released`)")
     elif c.kind == "missing-upstream":
-        what = f"no kep.yaml upstream has this number (row shows status {_cell(c.old)}); row kept"
+        what = f"no kep.yaml upstream has this number (row shows status {table_cell(c.old)}); row kept"
     elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
         by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
-        why = "; ".join(_cell(f) for f in c.flags) or "`renames: apply` rewrites the KEP cell"
-        what = f"upstream renamed {_cell(c.old)} to **{_cell(c.new)}**{by}; row left as is ({why})"
+        why = "; ".join(table_cell(f) for f in c.flags) or "`renames: apply` rewrites the KEP cell"
+        what = f"upstream renamed {table_cell(c.old)} to **{table_cell(c.new)}**{by}; row left as is ({why})"
     else:
-        what = f"{c.field}: page shows {_cell(c.old)}, kep.yaml says {_cell(c.new)}{_flags(c)}"
-    return f"| {_kep_link(c.kep)} | {_cell(c.page)}:{c.line} | {what} |"
+        what = f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}{_flags(c)}"
+    return f"| {kep_link(c.kep)} | {table_cell(c.page)}:{c.line} | {what} |"
 
 
 def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_chars: int) -> str:
@@ -451,7 +450,7 @@ class Links(NamedTuple):
 
     def page(self, page: str, line: int) -> str:
         """``[page:line](PAGE_URL/page#Lline)``, or ``page:line`` as text without a ``page_url``."""
-        spot = f"{_cell(page)}:{line}"
+        spot = f"{table_cell(page)}:{line}"
         return f"[{spot}]({self.page_url}{quote(page)}#L{line})" if self.page_url else spot
 
     def kep_yaml(self, kep_path: str, line: int = 0) -> str:
@@ -489,7 +488,7 @@ def grouped_graduations(changes: Sequence[Change]) -> list[str]:
         keps = moves.setdefault((stage_word(c.old), stage_word(c.new)), [])
         if c.kep not in keps:
             keps.append(c.kep)
-    return [f"- {_cell(old)} → **{_cell(new)}**: {', '.join(_kep_link(k) for k in keps)}"
+    return [f"- {table_cell(old)} → **{table_cell(new)}**: {', '.join(kep_link(k) for k in keps)}"
             for (old, new), keps in moves.items()]
 
 
@@ -528,12 +527,12 @@ def _row_line(group: list[Change], keps: dict, links: Links, origin: bool, notes
     kep = keps.get(first.kep_path)
     title = _short(kep.title, MAX_TITLE_CHARS) if kep is not None else ""
     where = dict(kep.key_lines) if kep is not None else {}
-    fields = "<br>".join(f"{c.field}: {_cell(c.old)} → **{_cell(c.new)}**{_flags(c)}" for c in group)
+    fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
     yaml_links = " ".join(f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
                           for c in group if c.field in where and links.kep_yaml(c.kep_path))
     url = links.kep_yaml(first.kep_path)
-    yaml = (f"[kep.yaml]({url})" + (f" {yaml_links}" if yaml_links else "")) if url else _cell(first.kep_path)
-    cells = [f"{_kep_link(first.kep)} {_cell(title)}" if title else _kep_link(first.kep), links.page(first.page, first.line), fields, yaml]
+    yaml = (f"[kep.yaml]({url})" + (f" {yaml_links}" if yaml_links else "")) if url else table_cell(first.kep_path)
+    cells = [f"{kep_link(first.kep)} {table_cell(title)}" if title else kep_link(first.kep), links.page(first.page, first.line), fields, yaml]
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
@@ -551,7 +550,7 @@ def _row_evidence(group: list[Change], shipped) -> str:
             if (e.release, e.pr) in seen:
                 continue
             seen.add((e.release, e.pr))
-            text = f"{e.release} {_note_link(e.pr, e.url)}: {_cell(e.excerpt)}"
+            text = f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}"
             (counter if getattr(e, "counter", False) else maybe if e.ambiguous else sure).append(text)
     out = sure or (["none found"] if any(shipped(c.new) for c in group if c.new) else [
         "- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"])
@@ -568,13 +567,13 @@ def _history_text(c: Change, web_url: str) -> str:
     if up is None:
         return ""
     before = getattr(up, "before", None)
-    said = f"kep.yaml said {_cell(before) if before else 'nothing'} until " if before is not None else "set in "
+    said = f"kep.yaml said {table_cell(before) if before else 'nothing'} until " if before is not None else "set in "
     return f"; {said}{upstream_cell(up, web_url)}"
 
 
 def _ignored_row(c: Change, links: Links) -> str:
     rule = "row marker" if c.ignored == "page" else "config `ignore`"
-    return (f"| {_kep_link(c.kep)} | {links.page(c.page, c.line)} | {c.field} | {_cell(c.old)} → {_cell(c.new)} "
+    return (f"| {kep_link(c.kep)} | {links.page(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
             f"| {rule} |")
 
 

@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 from bot.plan import changelog as changelog_mod
 from bot.plan.changelog import Changelog
-from bot.config import Config, same_page
 from bot.plan.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
 from bot.plan.evidence import Discrepancy, released, releases_needed
@@ -29,11 +28,13 @@ from bot.plan import digest as digest_mod
 from bot.model.history.fields import kep_fields
 from bot.model.history.provenance import History, attach, change_field, shallow_problem
 from bot.model.history.renames import Rename
-from bot.publish.controls import controls
+from bot.plan.controls import controls
+from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.wiki import frontmatter
 from bot.wiki.ignore import mask_page, row_ignores, unmask
+from bot.wiki.pages import same_page
 from bot.wiki.matrix import MatrixPage, parse_page
 
 
@@ -84,7 +85,7 @@ def decode_page(path: str, data: bytes, key: str = "") -> str:
         raise WikiError(f"{path}: {why}; page not touched") from None
 
 
-def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
+def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes], *,
               only: Collection[int] | None = None, today: str | None = None,
               release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
               max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
@@ -122,7 +123,7 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
     column (:mod:`bot.plan.evidence.gates`); ``None``: none of that.
     ``page_url``: the pages' web address at the base revision (:func:`page_url`), so the changelog links
     page locations to their line. The changelog of a pull request (``publish`` git or github) ends with
-    the Controls footer (:mod:`bot.publish.controls`).
+    the Controls footer (:mod:`bot.plan.controls`).
     """
     results: list[PageResult] = []
     changes: list[Change] = []
@@ -212,14 +213,14 @@ def plan_sync(config: Config, snapshot: Snapshot, pages: dict[str, bytes], *,
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
                                                               config.candidates.limit),
                                report_problems=len(report["problems"]), front_matter=dated, page_url=page_url,
-                               controls=controls(config) if config.publish in ("git", "github") else (),
+                               controls=controls(config.steering()) if config.publish in ("git", "github") else (),
                                generated=[page for page, _ in generated],
                                **({"gate_findings": gate_found} if lifecycle is not None else {}))
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
 
 
-def page_url(config: Config, base_revision: str) -> str:
+def page_url(config: PlanSettings, base_revision: str) -> str:
     """``https://HOST/OWNER/REPO/blob/SHA/`` for a wiki on GitHub (``wiki.repo`` set and ``publish: github``)
     read at ``base_revision``; ``""`` otherwise. HOST is ``github.com`` for the public API, else the
     ``github.api_url`` host (GitHub Enterprise Server serves the web pages there)."""
@@ -230,7 +231,7 @@ def page_url(config: Config, base_revision: str) -> str:
     return f"{host}/{config.wiki.repo}/blob/{base_revision}/"
 
 
-def _gate_lifecycle(config: Config, snapshot: Snapshot, pages: dict[str, bytes],
+def _gate_lifecycle(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
                     gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None) -> Lifecycle | None:
     """``gates``, or what its loader gives for the releases the milestones of the pages' KEPs name."""
     if gates is None or isinstance(gates, Lifecycle):
@@ -242,7 +243,7 @@ def _gate_lifecycle(config: Config, snapshot: Snapshot, pages: dict[str, bytes],
     return gates(releases_needed(k for k in snapshot.all_keps() if k.number in numbers))
 
 
-def _hold(config: Config, lifecycle: Lifecycle | None,
+def _hold(config: PlanSettings, lifecycle: Lifecycle | None,
           notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable | None:
     """The ``hold`` of :func:`bot.plan.diff.diff_page` for ``promote_when: released``: releases shipped per the gate
     lists, and per release notes already read (every release with notes but the newest); ``None`` otherwise."""
@@ -279,7 +280,7 @@ def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict:
                          for d in found]}
 
 
-def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
+def _track(config: PlanSettings, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
            results: list[PageResult], pages: dict[str, bytes], only: Collection[int] | None = None) -> Tracking:
     """The tracking stage (:func:`bot.plan.tracking.track`) for this plan, with ``Tracking.lines`` turned into
     page bytes. A ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an
@@ -299,7 +300,7 @@ def _track(config: Config, snapshot: Snapshot, parsed: list[MatrixPage], changes
     return tracking._replace(lines={path: "\n".join(new).encode("utf-8") for path, new in tracking.lines.items()})
 
 
-def _date_pages(config: Config, results: list[PageResult], matrix: Collection[str], today: str | None,
+def _date_pages(config: PlanSettings, results: list[PageResult], matrix: Collection[str], today: str | None,
                 problems: list[Problem]) -> tuple[list[PageResult], list[tuple[str, str, str, str]]]:
     """``results`` with ``front_matter.date_key`` set to ``today`` on each ``matrix`` page whose bytes this
     run changed (rows rewritten or added), and ``(page, key, old, new)`` of each date written; a date
@@ -320,7 +321,7 @@ def _date_pages(config: Config, results: list[PageResult], matrix: Collection[st
     return out, dated
 
 
-def _matrix_text(config: Config, path: str, data: bytes) -> str:
+def _matrix_text(config: PlanSettings, path: str, data: bytes) -> str:
     """A matrix page's bytes ``data`` as the text its rows are read from: on the ``digest.page`` the lines of
     the digest section are emptied (:func:`bot.plan.digest.blank_section`), as its generated tables are
     no rows of the page. Raises :class:`WikiError` when ``data`` is not UTF-8."""
@@ -328,12 +329,12 @@ def _matrix_text(config: Config, path: str, data: bytes) -> str:
     return digest_mod.blank_section(text) if _is_digest(config, path) else text
 
 
-def _is_digest(config: Config, path: str) -> bool:
+def _is_digest(config: PlanSettings, path: str) -> bool:
     """True when the wiki-relative ``path`` is the ``digest.page`` (``./d.md`` is ``d.md``)."""
     return bool(config.digest.page) and same_page(path, [config.digest.page])
 
 
-def _generated(config: Config, results: list[PageResult]) -> tuple[tuple[str, str], ...]:
+def _generated(config: PlanSettings, results: list[PageResult]) -> tuple[tuple[str, str], ...]:
     """``(page, section text)`` of the digest page when this plan changes its digest section
     (:attr:`SyncPlan.generated`); ``()`` when it keeps it."""
     def section(data: bytes) -> str:
@@ -343,7 +344,7 @@ def _generated(config: Config, results: list[PageResult]) -> tuple[tuple[str, st
                  if _is_digest(config, r.path) and section(r.old) != section(r.new))
 
 
-def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
+def digest_page(config: PlanSettings, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
     """The ``digest.page`` with its section rewritten (:func:`_rewritten_digest`); a page without one pair
     of markers outside code is reported in ``problems`` and kept byte-identical."""
     text = decode_page(path, data)
@@ -354,7 +355,7 @@ def digest_page(config: Config, snapshot: Snapshot, path: str, data: bytes, prob
     return PageResult(path, data, new.encode("utf-8"), PageDiff([], [], [], new.split("\n")))
 
 
-def _with_digest(config: Config, snapshot: Snapshot, result: PageResult, data: bytes,
+def _with_digest(config: PlanSettings, snapshot: Snapshot, result: PageResult, data: bytes,
                  problems: list[Problem]) -> PageResult:
     """A matrix page's ``result`` (read with its digest section emptied) with the section rewritten in its
     new bytes (:func:`_rewritten_digest`) and ``data``, the page as read, put back as its old bytes. A page
@@ -368,7 +369,7 @@ def _with_digest(config: Config, snapshot: Snapshot, result: PageResult, data: b
     return result._replace(old=data, new=new.encode("utf-8"))
 
 
-def _rewritten_digest(config: Config, snapshot: Snapshot, text: str) -> str | None:
+def _rewritten_digest(config: PlanSettings, snapshot: Snapshot, text: str) -> str | None:
     """``text`` with its digest section rewritten (:func:`bot.plan.digest.rewrite_section`) from
     ``snapshot`` per ``config.digest``; ``None`` when it has no one pair of markers outside code."""
     d = config.digest

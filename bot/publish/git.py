@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.config import Config
+from bot.publish.settings import PublishSettings
 from bot.errors import ConfigError, PublishError, relative_to
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
@@ -82,7 +82,7 @@ class GitWiki:
     #: How often :meth:`land` follows a base that keeps moving before it gives up.
     MAX_REPLANS = 3
 
-    def __init__(self, config: Config, wiki_dir: Path):
+    def __init__(self, config: PublishSettings, wiki_dir: Path):
         self.config, self.wiki_dir, self.git = config, wiki_dir, _Git(wiki_dir)
         self.branch = config.pull_request.branch
         self.ref = f"refs/heads/{self.branch}"

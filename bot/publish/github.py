@@ -46,7 +46,7 @@ from github import GitCommit, GithubException, GitRef, GitTree, InputGitTreeElem
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 
-from bot.config import Config
+from bot.publish.settings import PublishSettings
 from bot.errors import ConfigError
 from bot.http import RequestCounter
 from bot.log import get_logger
@@ -55,7 +55,7 @@ from bot.publish import auth
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError, GitHubSession, connect
-from bot.publish.controls import CONTROLS_SUMMARY
+from bot.plan.controls import CONTROLS_SUMMARY
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.publish.backend import Base, Landing, Replan, page_error
@@ -77,7 +77,7 @@ class GitHubWiki:
     """
 
     @classmethod
-    def connect(cls, config: Config, counter: RequestCounter | None = None, env: Mapping[str, str] | None = None,
+    def connect(cls, config: PublishSettings, counter: RequestCounter | None = None, env: Mapping[str, str] | None = None,
                 sleep: Callable[[float], None] = time.sleep, seconds_between_writes: float | None = None,
                 read_only: bool = False, explain: Callable[[int], str] | None = None) -> GitHubWiki:
         """A backend with an authenticated session. ``env`` (default ``os.environ``) holds the credentials;
@@ -94,7 +94,7 @@ class GitHubWiki:
                                    counter=counter, sleep=sleep, seconds_between_writes=pause, read_only=read_only),
                    read_only, explain)
 
-    def __init__(self, config: Config, session: GitHubSession, read_only: bool = False,
+    def __init__(self, config: PublishSettings, session: GitHubSession, read_only: bool = False,
                  explain: Callable[[int], str] | None = None):
         self.config, self.pr_config, self.call, self.read_only = config, config.pull_request, session.call, read_only
         self.explain = explain

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
 from bot.plan.diff import Change
 from bot.errors import PublishError
-from bot.publish.labels import REGENERATE_LABEL
+from bot.plan.controls import REGENERATE_LABEL
 
 #: GitHub rejects pull request and comment bodies over this many characters.
 GITHUB_BODY_LIMIT = 65_536

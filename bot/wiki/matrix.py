@@ -135,18 +135,18 @@ def column_roles(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) ->
 def column_keys(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> dict[str, int]:
     """Map column key -> column index: the role for its first column, ``role#2``, ``role#3`` ... for
     further columns with the same role (a field shown twice is kept in step, never left stale)."""
-    wanted = {_norm(a): role for role, names in aliases.items() for a in names}
+    wanted = {normalize_header(a): role for role, names in aliases.items() for a in names}
     keys: dict[str, int] = {}
     seen: dict[str, int] = {}
     for index, text in enumerate(header):
-        role = wanted.get(_norm(text))
+        role = wanted.get(normalize_header(text))
         if role:
             seen[role] = seen.get(role, 0) + 1
             keys[role if seen[role] == 1 else f"{role}#{seen[role]}"] = index
     return keys
 
 
-def _norm(text: str) -> str:
+def normalize_header(text: str) -> str:
     """A header (or alias) as compared: NFKC (``Ｂｅｔａ``, ``／``), no ``*``, one space around ``/``, case-folded."""
     text = unicodedata.normalize("NFKC", text).replace("*", "").replace("\\|", "/").replace("|", "/")
     return " ".join(re.sub(r"\s*/\s*", " / ", text).split()).casefold()
@@ -255,13 +255,13 @@ def lookalike_column(header: str, aliases: Mapping[str, Sequence[str]]) -> tuple
     """``(role, alias)`` when a header that has no role ends with an owned role's alias as its whole
     parenthesised part or after a space (``里程碑 (Alpha / Beta / GA)``, ``里程碑 Alpha / Beta / GA``), else
     ``None``. Such a column is not read or written (a guess could write into a human column); it is reported."""
-    text = _norm(header)
+    text = normalize_header(header)
     inner = re.search(r"\(([^()]*)\)$", text)
     for role, names in aliases.items():
         if role not in OWNED_ROLES:
             continue
         for alias in sorted(names, key=len, reverse=True):
-            a = _norm(alias)
+            a = normalize_header(alias)
             if a and text != a and ((inner and inner.group(1).strip() == a) or text.endswith(" " + a)):
                 return role, alias
     return None

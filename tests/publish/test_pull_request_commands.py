@@ -228,15 +228,15 @@ def test_who_may_give_commands(permission_, role, allowed):
 
 
 def test_the_controls_footer_lists_the_commands_only_where_they_work(cfg):
-    from bot.publish.controls import controls
+    from bot.plan.controls import controls
 
-    lines = controls(cfg)
+    lines = controls(cfg.steering())
     assert lines[3] == (
         "- **Commands** (a comment that starts with one; from people with write access to the wiki repository; "
         "read on the next run (in GitHub Actions the comment starts one), carried out once, answered in a reply): "
         "`/kep-sync ignore <KEP> [fields...]` adds the ignore marker to the KEP's row in this pull request, "
         "`/kep-sync regenerate` acts as the label, `/kep-sync explain <KEP>` replies with the KEP's field history.")
-    assert not any("/kep-sync" in line for line in controls(cfg.model_copy(update={"publish": "git"})))
+    assert not any("/kep-sync" in line for line in controls(cfg.model_copy(update={"publish": "git"}).steering()))
 
 
 def test_with_wiki_base_unset_the_listed_pull_request_names_the_default_branch(gh, cfg):

@@ -103,9 +103,9 @@ def test_a_config_rule_naming_an_unknown_field_is_refused_naming_it():
 
 
 def test_the_controls_footer_names_the_schedule_the_label_and_where_ignore_rules_live():
-    from bot.publish.controls import controls
+    from bot.plan.controls import controls
 
-    lines = controls(Config.model_validate({"schedule": {"cron": "17 6 * * 1-5"}}))
+    lines = controls(Config.model_validate({"schedule": {"cron": "17 6 * * 1-5"}}).steering())
     assert lines[0] == ("- **Runs** on its schedule: `17 6 * * 1-5` (UTC) under `kep-sync serve`, or its workflow's "
                         "cron in GitHub Actions; each run rebuilds this pull request from the base branch and upstream.")
     assert "`kep-sync:regenerate`" in lines[2] and "`kep-sync/matrix`" in lines[2]

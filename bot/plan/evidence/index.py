@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from bot.plan.diff import Change
 from bot.model.note_text import (
-    _one_line,
+    one_line,
     announced_stage,
     field_text,
     gate_names,
@@ -260,7 +260,7 @@ def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, 
             when = said[stage][0]
             excerpt = f"{excerpt} … {said[stage][1]}"  # the sentence that names the release
         when = (when or release) if stage else release
-        out.append(Mention(release, pr, url, _one_line(excerpt), stage, exact, when, gates, undeclared, numbers,
+        out.append(Mention(release, pr, url, one_line(excerpt), stage, exact, when, gates, undeclared, numbers,
                            tuple(sorted(sure)), tuple(sorted(maybe)), typos, sigs))
     return out
 

@@ -1,33 +1,48 @@
 """The "Controls" footer of the bot's pull request: how a maintainer steers kep-sync. Pure.
 
-Lines of markdown from the config: when the bot runs (``schedule.cron``), what it does when the pull
-request is closed or its branch is edited, the regenerate label, the commands in comments (``publish:
-github`` only: :mod:`bot.publish.comment_commands`) and where ignore rules live.
+Lines of markdown: when the bot runs (``schedule.cron`` in ``schedule.timezone``), what it does when the
+pull request is closed or its branch (``pull_request.branch``) is edited, the regenerate label, the
+commands in comments (``publish: github`` only: :mod:`bot.publish.comment_commands`) and where ignore
+rules live.
 """
 
 from __future__ import annotations
 
-from bot.config import Config
-from bot.publish.labels import REGENERATE_LABEL
+from typing import NamedTuple
+
+
+
+class Steering(NamedTuple):
+    """The settings the footer names: ``schedule.cron``, ``schedule.timezone`` (``""``: UTC),
+    ``pull_request.branch``, and whether comment commands are read (``publish: github``)."""
+
+    cron: str
+    timezone: str
+    branch: str
+    commands: bool
+
+#: The pull request label a human adds to make kep-sync regenerate its branch: a pull request with it gets
+#: a fresh commit from the base even over commits kep-sync did not make.
+REGENERATE_LABEL = "kep-sync:regenerate"
 
 #: The summary line that opens the footer (:func:`bot.plan.changelog.details`).
 CONTROLS_SUMMARY = "<details><summary>Controls</summary>"
 
 
-def controls(config: Config) -> list[str]:
+def controls(steering: Steering) -> list[str]:
     """The footer lines (a markdown list), for :func:`bot.plan.changelog.render`'s ``controls``."""
-    cron = config.schedule.cron
-    when = (f"on its schedule: `{cron}` ({config.schedule.timezone or 'UTC'}) under `kep-sync serve`, or its "
+    cron = steering.cron
+    when = (f"on its schedule: `{cron}` ({steering.timezone or 'UTC'}) under `kep-sync serve`, or its "
             "workflow's cron in GitHub Actions")
     commands = [
         "- **Commands** (a comment that starts with one; from people with write access to the wiki repository; "
         "read on the next run (in GitHub Actions the comment starts one), carried out once, answered in a reply): `/kep-sync ignore <KEP> [fields...]` adds "
         "the ignore marker to the KEP's row in this pull request, `/kep-sync regenerate` acts as the label, "
-        "`/kep-sync explain <KEP>` replies with the KEP's field history."] if config.publish == "github" else []
+        "`/kep-sync explain <KEP>` replies with the KEP's field history."] if steering.commands else []
     return [
         f"- **Runs** {when}; each run rebuilds this pull request from the base branch and upstream.",
         "- **Closed without merge**: the same proposal is not opened again; a different one is.",
-        f"- **Edited branch**: a commit kep-sync did not make on `{config.pull_request.branch}` stops it "
+        f"- **Edited branch**: a commit kep-sync did not make on `{steering.branch}` stops it "
         f"(one comment says so); add the label `{REGENERATE_LABEL}` to replace the branch with a fresh commit.",
         *commands,
         "- **Ignore rules**: `<!-- kep-sync: ignore -->` or `<!-- kep-sync: ignore stable -->` in a row of "

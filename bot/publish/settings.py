@@ -1,0 +1,61 @@
+"""What the publishing backends read of the configuration, as structural types.
+
+:class:`bot.config.Config` satisfies :class:`PublishSettings` (mypy checks it where the commands hand
+the config over); the backends name only these settings and never import the config module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class WikiSettings(Protocol):
+    """``wiki:``: the GitHub repository (``OWNER/NAME``) and base branch, and the matrix pages."""
+
+    @property
+    def repo(self) -> str | None: ...
+    @property
+    def base(self) -> str | None: ...
+    @property
+    def pages(self) -> Sequence[str]: ...
+
+
+class PullRequestSettings(Protocol):
+    """``pull_request:``: the bot branch and what the pull request carries."""
+
+    @property
+    def branch(self) -> str: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def labels(self) -> Sequence[str]: ...
+    @property
+    def reviewers(self) -> Sequence[str]: ...
+    @property
+    def team_reviewers(self) -> Sequence[str]: ...
+    @property
+    def assignees(self) -> Sequence[str]: ...
+    @property
+    def draft(self) -> bool: ...
+
+
+class GitHubSettings(Protocol):
+    """``github:``: the REST API root (``https://api.github.com`` or a GitHub Enterprise Server's)."""
+
+    @property
+    def api_url(self) -> str: ...
+
+
+class PublishSettings(Protocol):
+    """The settings a wiki backend reads: ``wiki``, ``pull_request``, ``github``, the pages to read at the
+    base (matrix, coverage and digest pages) and the column header aliases."""
+
+    @property
+    def wiki(self) -> WikiSettings: ...
+    @property
+    def pull_request(self) -> PullRequestSettings: ...
+    @property
+    def github(self) -> GitHubSettings: ...
+    def pages_to_read(self) -> list[str]: ...
+    def aliases(self) -> dict[str, tuple[str, ...]]: ...
