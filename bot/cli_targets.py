@@ -149,7 +149,8 @@ def tell_actions(targets: list[Target], results: list) -> None:
 def serve_job(args: argparse.Namespace, config: Config):
     """The scheduled job of ``kep-sync serve`` with ``targets:``: :func:`bot.service.job.run_job` for each selected
     target in its own state directory, holding that directory's lock, on one :class:`bot.service.multi.SharedSources`
-    per run (one ask for the upstream revision per run, whatever the number of targets). ``None`` for a config without ``targets:`` (the single-target job), a job that runs nothing when
+    per run (one ask for the upstream revision per run, whatever the number of targets). ``None`` for a config
+    without ``targets:`` (the single-target job), a job that runs nothing when
     ``--shard`` leaves its one target to another share. Raises :class:`UsageError` for an unknown ``--target``."""
     targets = chosen(args, config)  # an unknown --target is refused as sync refuses it
     if not config.targets:

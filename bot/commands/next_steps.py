@@ -4,7 +4,8 @@
 - ``--publish git``: the branch, the commit and the commands that push it and open the pull request, with
   the body in a file (:func:`git_lines`); the ``pull_request`` settings only ``--publish github`` applies;
 - under GitHub Actions: the step outputs written to ``$GITHUB_OUTPUT`` (:func:`action_outputs`, the names
-  of ``action.yml``; :func:`targets_outputs` for a run of many targets) and a ``::warning::`` workflow command for a blocked run (:func:`blocked_annotation`).
+  of ``action.yml``; :func:`targets_outputs` for a run of many targets) and a ``::warning::`` workflow
+  command for a blocked run (:func:`blocked_annotation`).
 
 Workflow commands and step outputs: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 """

@@ -90,8 +90,8 @@ def _local_source(value: str, path: Path) -> Source:
     if path.is_file() and is_tarball_path(path):
         return Source("tarball", str(path))
     if path.is_file() and not _is_bundle(path):
-        raise UsageError(f"enhancements (--enhancements) {value!r}: a file that is neither a .tar.gz snapshot nor a git bundle "
-                         f"(its first line is not {BUNDLE_HEADERS[0]!r} or {BUNDLE_HEADERS[1]!r})")
+        raise UsageError(f"enhancements (--enhancements) {value!r}: a file that is neither a .tar.gz snapshot nor a "
+                         f"git bundle (its first line is not {BUNDLE_HEADERS[0]!r} or {BUNDLE_HEADERS[1]!r})")
     if path.is_file() or (path.is_dir() and ((path / "HEAD").is_file() or (path / ".git").exists())):
         return Source("git", str(path.resolve()))
     raise UsageError(f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "

@@ -364,8 +364,8 @@ def test_a_misconfigured_source_or_state_dir_is_a_usage_error_before_any_target_
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(state), "--enhancements",
                      str(tmp_path / "none")]) == 2
     assert capsys.readouterr().err.endswith(
-        f"kep-sync: error: enhancements (--enhancements) '{tmp_path / 'none'}': not a directory with keps/, a .tar.gz snapshot, "
-        "a git repository, a bundle, a URL or github:OWNER/REPO@REF\n")
+        f"kep-sync: error: enhancements (--enhancements) '{tmp_path / 'none'}': not a directory with keps/, a .tar.gz "
+        "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n")
     assert not state.exists()
     state.write_text("", encoding="utf-8")
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(state)]) == 2
@@ -402,7 +402,7 @@ def test_health_with_targets_is_unhealthy_once_the_service_is_gone(tmp_path, cap
 
     config = _deployment(tmp_path, ["a"])
     state = tmp_path / "s"
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    now = datetime.datetime.now(datetime.UTC).isoformat()
     good = RunRecord(run_id="r1", started=now, finished=now, result="ok", revision="abc")
     save_state(state / "targets" / "a", State(last_run=good, last_success=good))
     save_state(state, State(service_started=now, service_process=process_identity()))
