@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import PydanticCustomError
 
 from bot.errors import ConfigError, relative_to
-from bot.redact import without_userinfo
+from bot.redact import redact, without_userinfo
 from bot.model.kep import normalize_milestone
 from bot.plan.controls import REGENERATE_LABEL
 from bot.sources import ref_name_problem
@@ -35,7 +35,7 @@ DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 def actions_repository() -> str | None:
@@ -51,10 +51,17 @@ class WikiConfig(_Strict):
     ``repo`` unset under GitHub Actions: the repository the workflow runs in (:func:`actions_repository`)."""
 
     dir: str = "examples/wiki"
+    """The wiki checkout on disk (``--wiki``), relative to the working directory."""
     pages: list[str] = Field(default_factory=lambda: ["kubernetes-keps-implementation-matrix.md"], min_length=1)
+    """Pages holding KEP tables, relative to ``dir`` (``--page``, repeatable); in ``repo`` the same paths from the
+    repository root."""
     repo: str | None = Field(default_factory=actions_repository, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",
                              validate_default=True)
+    """``OWNER/NAME`` of the wiki repository: required by ``publish: github``; with it ``--publish none`` reads the
+    pages through the API. Unset under GitHub Actions: the repository the workflow runs in."""
     base: str | None = None
+    """The branch pull requests go into and pages are read from; unset: the repository's default branch (``--publish
+    git``: the checked-out branch)."""
 
     @field_validator("pages")
     @classmethod
@@ -66,18 +73,26 @@ class WikiConfig(_Strict):
 
 
 class ColumnsConfig(_Strict):
-    """Header aliases per column role (see ``bot/wiki/matrix.py`` DEFAULT_ALIASES)."""
+    """Header aliases per column role, matched in any case (defaults: ``bot/wiki/headers.py``)."""
 
     kep: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["kep"]), min_length=1)
+    """Headers of the KEP column, which keys each row."""
     status: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["status"]))
+    """Headers of the status column; a cell may read ``<status> / <stage>``."""
     stage: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["stage"]))
+    """Headers of the stage column."""
     milestones: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["milestones"]))
+    """Headers of a combined milestones column: ``<alpha> / <beta> / <stable>``."""
     alpha: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["alpha"]))
+    """Headers of the alpha milestone column."""
     beta: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["beta"]))
+    """Headers of the beta milestone column."""
     stable: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["stable"]))
+    """Headers of the GA (stable) milestone column."""
     feature_gates: list[str] = Field(default_factory=lambda: list(DEFAULT_ALIASES["feature_gates"]))
-    #: The Shipped column, written only with ``gate_lifecycle.column: true``.
+    """Headers of the feature gate column (report-only unless ``feature_gates: owned``)."""
     shipped: list[str] = Field(default_factory=lambda: ["Shipped"])
+    """Headers of the Shipped column, written only with ``gate_lifecycle.column: true``."""
 
 
 def _relative_page(page: str) -> str:
@@ -93,9 +108,14 @@ class AddToConfig(_Strict):
     stage milestone is in the candidates window); see :meth:`Config.add_reasons`."""
 
     page: str
+    """The page the rows go to: one of ``wiki.pages``."""
     table: str = Field(min_length=1)
+    """The text of the heading above the KEP table the rows are appended to."""
     count: int = Field(default=5, ge=1, le=50)
+    """Most rows added per run (1-50)."""
     reasons: list[Literal["group", "new", "active", "gate", "targets"]] | None = Field(default=None, min_length=1)
+    """Reason kinds a candidate needs: ``group``, ``new``, ``active``, ``gate``, ``targets``; unset: ``[group]``
+    with ``coverage.page``, else ``[new]``."""
 
     @field_validator("page")
     @classmethod
@@ -108,8 +128,11 @@ class IgnoreRule(_Strict):
     field); ``value``: only this proposed value is ignored (a later, different upstream value is proposed)."""
 
     kep: int = Field(ge=0)
+    """The KEP number."""
     fields: list[str] = Field(default_factory=list)
+    """Fields to ignore (status, stage, alpha, beta, stable, feature_gates); empty: every field."""
     value: str = ""
+    """Only this proposed value is ignored; a later, different value is proposed again. Empty: any value."""
 
     @field_validator("fields")
     @classmethod
@@ -133,10 +156,15 @@ class CandidatesConfig(_Strict):
     and the opt-in ``add_to``."""
 
     sigs: list[str] = Field(default_factory=list)
+    """Owning SIGs to watch (``sig-node`` or ``node``, any case); empty: the SIGs of the KEPs on the pages."""
     releases: int = Field(default=1, ge=1, le=20)
+    """The window: the newest ``latest-milestone`` and this many releases before it (1-20)."""
     limit: int = Field(default=10, ge=0, le=200)
+    """Candidates shown in the changelog (all are in the report)."""
     ignore: list[int] = Field(default_factory=list)
+    """KEP numbers never proposed."""
     add_to: AddToConfig | None = None
+    """Opt-in: append rows for the top candidates to a KEP table."""
 
     @field_validator("sigs")
     @classmethod
@@ -151,14 +179,18 @@ class CoverageColumnsConfig(_Strict):
     """Header aliases of the coverage page's design-group table (``bot/plan/tracking/coverage.py``)."""
 
     group: list[str] = Field(default_factory=lambda: list(DEFAULT_COVERAGE_ALIASES["group"]))
+    """Headers of the design-group column."""
     keps: list[str] = Field(default_factory=lambda: list(DEFAULT_COVERAGE_ALIASES["keps"]), min_length=1)
+    """Headers of the column listing each group's KEPs."""
 
 
 class CoverageConfig(_Strict):
     """The design-group coverage page (read-only for the bot), relative to the wiki; ``None``: not checked."""
 
     page: str | None = None
+    """The design-group page, relative to the wiki; read-only; unset: coverage is not checked."""
     columns: CoverageColumnsConfig = Field(default_factory=CoverageColumnsConfig)
+    """How the group table's columns are found."""
 
     @field_validator("page")
     @classmethod
@@ -170,6 +202,7 @@ class FrontMatterConfig(_Strict):
     """Opt-in: set ``date_key`` (e.g. ``date``) to today's date on pages whose rows changed."""
 
     date_key: str | None = None
+    """A front matter key (e.g. ``date``) set to today's date on pages whose rows changed; unset: off."""
 
 
 class LinksConfig(_Strict):
@@ -178,6 +211,7 @@ class LinksConfig(_Strict):
     Links are published in pull requests, so user-info (``https://user:token@host``) is dropped from it."""
 
     enhancements: str = "https://github.com/kubernetes/enhancements"
+    """Web URL of the enhancements repository for kep.yaml and pull request links (user-info dropped)."""
 
     @field_validator("enhancements")
     @classmethod
@@ -201,6 +235,7 @@ class GitHubConfig(_Strict):
 
     api_url: str = Field(default_factory=lambda: os.environ.get("GITHUB_API_URL") or "https://api.github.com",
                          validate_default=True)
+    """GitHub API base URL; default ``$GITHUB_API_URL``, else ``https://api.github.com``."""
 
     @field_validator("api_url")
     @classmethod
@@ -218,12 +253,19 @@ class PullRequestConfig(_Strict):
     """The bot's branch and pull request."""
 
     branch: str = "kep-sync/matrix"
+    """The bot branch: a valid git branch name (``git check-ref-format --branch``)."""
     title: str | None = None
+    """Pull request title; unset: the changelog's title."""
     labels: list[str] = Field(default_factory=list)
+    """Labels set on the pull request (not ``kep-sync:regenerate``)."""
     reviewers: list[str] = Field(default_factory=list)
+    """Users asked for review."""
     team_reviewers: list[str] = Field(default_factory=list)
+    """Teams asked for review."""
     assignees: list[str] = Field(default_factory=list)
+    """Users assigned to the pull request."""
     draft: bool = False
+    """Open the pull request as a draft."""
 
     @field_validator("labels")
     @classmethod
@@ -249,7 +291,9 @@ class ScheduleConfig(_Strict):
     """When ``kep-sync serve`` runs a sync: standard 5-field crontab in ``timezone`` (see ``bot/cron.py``)."""
 
     cron: str = "0 6 * * *"
+    """Standard 5-field crontab (0 and 7 are Sunday; names and ``@daily`` macros work)."""
     timezone: str = "UTC"
+    """IANA time zone of ``cron``, in any case (``europe/berlin`` is ``Europe/Berlin``)."""
 
     @field_validator("timezone")
     @classmethod
@@ -272,6 +316,7 @@ class AuditConfig(_Strict):
     ``""`` (default) never. The audit writes ``audit.md`` and ``audit.json`` in the state directory."""
 
     cron: str = ""
+    """Crontab for ``serve`` to run ``kep-sync audit`` in ``schedule.timezone``; empty: never."""
 
     @field_validator("cron")
     @classmethod
@@ -291,7 +336,9 @@ class ReleaseNotesConfig(_Strict):
     """
 
     source: str = ""
+    """``github:kubernetes/sig-release@master`` or a directory of ``release-notes-1.NN.json``; empty: off."""
     review: Literal["page", "all"] = "page"
+    """``page``: Needs review covers the pages' KEPs; ``all`` adds gates no kep.yaml declares."""
 
 
 class GateLifecycleConfig(_Strict):
@@ -306,8 +353,11 @@ class GateLifecycleConfig(_Strict):
     """
 
     source: str = ""
+    """A ``versioned_feature_list.yaml``, a directory of them, or ``github:kubernetes/kubernetes``; empty: off."""
     promote_when: Literal["always", "released"] = "always"
+    """``always``: write promotions at once; ``released``: only once the release shipped (needs ``source``)."""
     column: bool = False
+    """Write the owned Shipped column (``columns.shipped``)."""
 
     @field_validator("promote_when")
     @classmethod
@@ -326,7 +376,9 @@ class ProvenanceConfig(_Strict):
     """
 
     enabled: bool = True
+    """Name the upstream commit and pull request of each change."""
     max_requests: int = Field(default=30, ge=0)
+    """Most commits-API requests per run for a ``github:`` source."""
 
 
 class DigestConfig(_Strict):
@@ -334,12 +386,16 @@ class DigestConfig(_Strict):
     stage within releases ``from``..``to``, rewritten between the digest markers on every sync. ``page`` may
     be one of ``wiki.pages``: its rows outside the section are synced too (:func:`bot.plan.planner.plan_sync`)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
 
     page: str | None = None
+    """The digest page, relative to the wiki; unset: no digest."""
     sig: str = ""
+    """The SIG whose KEPs are listed (``node`` or ``sig-node``)."""
     first: str = Field(default="", alias="from")
+    """First release of the range, e.g. ``v1.33`` (written ``from``)."""
     last: str = Field(default="", alias="to")
+    """Last release of the range, included, e.g. ``v1.35`` (written ``to``)."""
 
     @field_validator("page")
     @classmethod
@@ -376,19 +432,30 @@ class TargetConfig(_Strict):
     it). Sources and their caches (``enhancements``, ``cache_dir``, ``release_notes``, ``gate_lifecycle``,
     ``provenance``, ``github``, ``links``) and the ``schedule`` are shared: set them at the top level."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
 
     name: str = Field(pattern=TARGET_NAME)
+    """Lower-case letters, digits, ``.``, ``_``, ``-`` (at most 63): the state directory and job name."""
     wiki: WikiConfig | None = None
+    """Merged over the top-level ``wiki``."""
     columns: ColumnsConfig | None = None
+    """Merged over the top-level ``columns``."""
     pull_request: PullRequestConfig | None = None
+    """Merged over the top-level ``pull_request``."""
     feature_gates: Literal["report", "owned"] | None = None
+    """Replaces the top-level ``feature_gates``."""
     front_matter: FrontMatterConfig | None = None
+    """Merged over the top-level ``front_matter``."""
     renames: Literal["report", "apply"] | None = None
+    """Replaces the top-level ``renames``."""
     digest: DigestConfig | None = None
+    """Merged over the top-level ``digest``."""
     candidates: CandidatesConfig | None = None
+    """Merged over the top-level ``candidates``."""
     production_tables: list[str] | None = None
+    """Replaces the top-level ``production_tables``."""
     coverage: CoverageConfig | None = None
+    """Merged over the top-level ``coverage``."""
 
     def settings(self) -> dict:
         """The sections this target sets, as written (``{"wiki": {"repo": ...}}``), without ``name``."""
@@ -402,28 +469,50 @@ class Config(_Strict):
     the config file > ``$KEP_SYNC_CACHE_DIR`` / ``$GITHUB_API_URL`` > the built-in default.
     """
 
-    #: Many wikis from one deployment (:mod:`bot.commands.targets`); excluded from dumps, so a config without them
-    #: fingerprints as it always did.
+    # targets are excluded from dumps, so a config without them fingerprints as it always did.
     targets: list[TargetConfig] = Field(default_factory=list, exclude=True)
+    """Many wikis from one deployment; empty: one target, ``default``."""
     targets_from: Literal["", "app-installations"] = Field(default="", exclude=True)
+    """Only ``""``: ``app-installations`` (targets from the GitHub App's installations) is refused as not
+    supported."""
     enhancements: str = Field(default="github:kubernetes/enhancements@master", min_length=1)
+    """Where the KEPs come from (``--enhancements``): a directory with ``keps/``, a ``.tar.gz`` snapshot, a git
+    repository, URL or bundle, or ``github:OWNER/REPO@REF``."""
     cache_dir: str = Field(default_factory=lambda: os.environ.get("KEP_SYNC_CACHE_DIR") or "~/.cache/kep-sync")
+    """Git clones, upstream and history caches; default ``$KEP_SYNC_CACHE_DIR``, else ``~/.cache/kep-sync``."""
     wiki: WikiConfig = Field(default_factory=WikiConfig)
+    """Where the pages are."""
     columns: ColumnsConfig = Field(default_factory=ColumnsConfig)
+    """Header aliases per column role (case-insensitive)."""
     feature_gates: Literal["report", "owned"] = "report"
+    """``report`` lists feature gate drift; ``owned`` rewrites the cell."""
     front_matter: FrontMatterConfig = Field(default_factory=FrontMatterConfig)
+    """Opt-in front matter date."""
     links: LinksConfig = Field(default_factory=LinksConfig)
+    """Link bases used in the changelog."""
     publish: Literal["none", "files", "git", "github"] = "none"
+    """``none`` prints the changelog; ``files`` rewrites pages; ``git`` commits on the bot branch of a clone;
+    ``github`` opens one pull request."""
     github: GitHubConfig = Field(default_factory=dict, validate_default=True)  # so $GITHUB_API_URL is checked
+    """The GitHub API."""
     pull_request: PullRequestConfig = Field(default_factory=PullRequestConfig)
+    """The bot branch and pull request."""
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    """When ``serve`` runs a sync."""
     release_notes: ReleaseNotesConfig = Field(default_factory=ReleaseNotesConfig)
+    """Release notes as evidence."""
     gate_lifecycle: GateLifecycleConfig = Field(default_factory=GateLifecycleConfig)
+    """What shipped, from the feature gate lists."""
     audit: AuditConfig = Field(default_factory=AuditConfig)
+    """When ``serve`` runs an audit."""
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
+    """Upstream provenance of each change."""
     renames: Literal["report", "apply"] = "report"
+    """A row naming a KEP directory upstream renamed: ``report`` it, or ``apply`` (rewrite the KEP cell)."""
     ignore: list[IgnoreRule] = Field(default_factory=list)
+    """Rows or fields kep-sync must not change, e.g. ``[{kep: 5598, fields: [stable], value: v1.38}]``."""
     digest: DigestConfig = Field(default_factory=DigestConfig)
+    """Opt-in generated digest page."""
 
     @field_validator("targets_from")
     @classmethod
@@ -456,8 +545,11 @@ class Config(_Strict):
         return digest
 
     candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
+    """New KEPs to consider."""
     production_tables: list[str] = Field(default_factory=list)
+    """Headings of tables listing production capability: a provisional or withdrawn KEP there is reported."""
     coverage: CoverageConfig = Field(default_factory=CoverageConfig, validate_default=True)  # add_to needs it
+    """The design-group coverage page."""
 
     @field_validator("candidates")
     @classmethod
@@ -631,9 +723,17 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
         else:
             key, message = (err.get("ctx") or {}).get("key") or error_key(err["loc"]), error_message(err)
             if err["type"] == "extra_forbidden":
-                message = shared_key_message(err) or message + did_you_mean(err["loc"])
-        lines.append(f"{source}: {shown_key(key)}: {message}")
+                if _SECRET_KEY_RE.search(str(err["loc"][-1])):
+                    message = "unknown key (its value is not shown: credentials come from the environment)"
+                    message += did_you_mean(err["loc"])
+                else:
+                    message = shared_key_message(err) or message + did_you_mean(err["loc"])
+        lines.append(redact(f"{source}: {shown_key(key)}: {message}"))
     return lines
+
+
+#: An unknown key whose name says it may hold a credential: its value is never echoed.
+_SECRET_KEY_RE = re.compile(r"token|secret|passw|credential|private|auth|key", re.IGNORECASE)
 
 
 def shared_key_message(err: dict) -> str:

@@ -95,3 +95,28 @@ def _not_under_github_actions(monkeypatch):
     and kep-sync writes ``$GITHUB_OUTPUT``; tests that want that set the variables themselves."""
     for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def github():
+    """respx routes for ``github:o/enh@main`` at ``tests.servehelp.API``, as ``(mock, state)``: the revision moves
+    when ``state['sha']`` does; commits answer 304 to the current ETag, compare 404, tarballs the one KEP."""
+    import httpx
+    import respx
+
+    from tests.servehelp import API, KEP_PATH, KEP_YAML, SHA, tarball
+
+    state = {"sha": SHA, "etag": '"e1"'}
+
+    def commits(request: httpx.Request) -> httpx.Response:
+        if request.headers.get("If-None-Match") == state["etag"]:
+            return httpx.Response(304, headers={"ETag": state["etag"]})
+        return httpx.Response(200, text=state["sha"], headers={"ETag": state["etag"]})
+
+    with respx.mock(base_url=API, assert_all_called=False) as mock:
+        mock.get("/repos/o/enh/commits/main").mock(side_effect=commits)
+        mock.get(url__regex=r"/repos/o/enh/compare/").mock(return_value=httpx.Response(404))  # the tarball then
+        mock.get(url__regex=r"/repos/o/enh/tarball/[0-9a-f]{40}$").mock(
+            side_effect=lambda request: httpx.Response(200, content=tarball({KEP_PATH: KEP_YAML},
+                                                                             request.url.path[-40:])))
+        yield mock, state

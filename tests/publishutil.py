@@ -23,9 +23,10 @@ from bot.config import Config
 from bot.http import RequestCounter
 from bot.model.snapshot import Snapshot
 from bot.commands.sync import open_wiki, sync_snapshot
+from bot.publish.git import GitWiki
 
-__all__ = ["BRANCH", "ENV", "PAGE", "PAGE_PATH", "REPO", "Run", "fresh_logging", "github_config", "keps", "page",
-           "run_github", "run_preview"]
+__all__ = ["BRANCH", "COMMIT", "ENV", "OPEN", "PAGE", "PAGE_PATH", "PROMOTED", "R", "READS", "READS_PR", "REPO", "UPDATE",
+           "Run", "fresh_logging", "git_config", "github_config", "keps", "page", "run_git", "run_github", "run_preview"]
 
 REPO = "acme/wiki"
 PAGE_PATH = "docs/matrix.md"
@@ -63,6 +64,30 @@ def keps(beta_4671: str = "v1.37", count: int = 0) -> Snapshot:
              kep(5710, "kep-5710", stage="alpha", alpha="v1.35")]
     files += [kep(10000 + i, f"kep-{10000 + i}", stage="beta", alpha="v1.35", beta="v1.36") for i in range(count)]
     return snapshot(*files)
+
+
+#: The API calls of a run, as ``(method, path)`` lists: the reads, a commit, opening and updating the pull request.
+R = f"/repos/{REPO}"
+READS = [("GET", f"{R}/pulls"), ("GET", f"{R}/branches/main"), ("GET", f"{R}/contents/{PAGE_PATH}")]
+#: With the bot's pull request open, a run also lists its comments (commands; ``since`` the last one read).
+READS_PR = READS + [("GET", f"{R}/issues/1/comments")]
+COMMIT = [("POST", f"{R}/git/blobs"), ("POST", f"{R}/git/trees"), ("POST", f"{R}/git/commits")]
+OPEN = COMMIT + [("POST", f"{R}/git/refs"), ("POST", f"{R}/pulls"), ("PATCH", f"{R}/issues/1"),
+                 ("POST", f"{R}/pulls/1/requested_reviewers")]
+UPDATE = COMMIT + [("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1")]
+PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
+
+
+def git_config(**wiki) -> Config:
+    """``publish: git`` of :data:`PAGE_PATH` on :data:`BRANCH`; ``wiki`` adds to the ``wiki`` section."""
+    return Config.model_validate({"publish": "git", "wiki": {"pages": [PAGE_PATH], **wiki},
+                                  "pull_request": {"branch": BRANCH}})
+
+
+def run_git(wiki, snap: Snapshot | None = None, cfg: Config | None = None):
+    """One ``publish: git`` sync of ``snap`` (default :func:`keps`) into the git wiki at ``wiki`` (a Path)."""
+    cfg = cfg or git_config()
+    return sync_snapshot(cfg, snap or keps(), GitWiki(cfg, wiki))
 
 
 def github_config(fake, **pull_request) -> Config:

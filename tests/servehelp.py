@@ -22,6 +22,8 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHA = "a" * 40
+#: Base URL of the GitHub API that the ``github`` fixture (tests/conftest.py) mocks with respx.
+API = "https://api.example.test"
 #: Guard for waits on the subprocess and the server: a hang fails the test instead of blocking it.
 GUARD_SECONDS = 60
 

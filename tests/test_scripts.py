@@ -15,7 +15,6 @@ Timing figures are printed by the scripts, never asserted.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -24,26 +23,20 @@ from pathlib import Path
 import pytest
 
 try:
+    from tests.scriptutil import ROOT, load_script
     from tests.syncutil import kep_yaml
 except ImportError:  # pragma: no cover
+    from scriptutil import ROOT, load_script
     from syncutil import kep_yaml
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted(p for p in (ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))  # _bench.py: a helper
 KEP = "keps/sig-node/100-widgets/kep.yaml"
 PAGE = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
         "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.33 | - | - |\n")
 
 
-def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"script_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _run(monkeypatch, capsys, name: str, *args: str) -> tuple[int, str]:
-    module = _load(ROOT / "scripts" / name)
+    module = load_script(ROOT / "scripts" / name)
     monkeypatch.setattr(sys, "argv", [name, *args])
     rc = module.main()
     return rc, capsys.readouterr().out
@@ -81,7 +74,7 @@ def bundle(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[p.name for p in SCRIPTS])
 def test_every_script_imports_and_has_a_main(path):
-    assert callable(getattr(_load(path), "main", None))
+    assert callable(getattr(load_script(path), "main", None))
 
 
 def test_bench_history_runs(bundle, monkeypatch, capsys):
@@ -114,7 +107,7 @@ def test_check_digest_runs(bundle, monkeypatch, capsys, tmp_path):
 def test_check_coverage_runs(tmp_path, capsys):
     (tmp_path / "cov.md").write_text("| Group | Representative KEPs |\n|---|---|\n| Widgets | 100, 200 |\n")
     (tmp_path / "m.md").write_text(PAGE + "| [300](https://kep.k8s.io/300) | implementable / alpha | v1.33 | - | - |\n")
-    module = _load(ROOT / "scripts" / "check_coverage.py")
+    module = load_script(ROOT / "scripts" / "check_coverage.py")
     rc = module.main([str(tmp_path / "cov.md"), str(tmp_path / "m.md")])
     out = capsys.readouterr().out
     assert rc == 0

@@ -12,10 +12,8 @@ import structlog
 
 from bot.cli import main
 
-try:
-    from tests.syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, tree, write_keps
-except ImportError:  # pragma: no cover
-    from syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, tree, write_keps
+from tests.cliutil import SYNC, error_line, log_event
+from tests.syncutil import PAGE, PAGE_SYNCED, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,27 +26,9 @@ def _reset_structlog():
     structlog.reset_defaults()
 
 
-@pytest.fixture
-def work(tmp_path, monkeypatch) -> Path:
-    """tmp_path as the working directory, with ``enh/keps/...`` and ``wiki/m.md``; no config file."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("KEP_SYNC_CONFIG", raising=False)
-    monkeypatch.setenv("KEP_SYNC_CACHE_DIR", str(tmp_path / "cache"))
-    write_keps(tmp_path / "enh", *PAGE_KEPS)
-    (tmp_path / "wiki").mkdir()
-    (tmp_path / "wiki" / "m.md").write_bytes(PAGE.encode())
-    return tmp_path
-
-
 GATES_FINDING = {"kep": "5710", "page": "m.md", "line": 19, "field": "feature_gates", "old": "GenericWorkload",
                  "new": "GenericWorkload, WorkloadPreemption", "kind": "gates", "applied": False,
                  "proposed": False, "kep_path": "keps/sig-scheduling/5710-workload-aware-preemption/kep.yaml"}
-SYNC = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md"]
-
-
-def _log(err: str) -> dict:
-    (line,) = err.splitlines()
-    return json.loads(line)
 
 
 def test_sync_default_is_a_dry_run(work, capsys):
@@ -57,7 +37,7 @@ def test_sync_default_is_a_dry_run(work, capsys):
     out, err = capsys.readouterr()
     assert out.startswith("# Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)\n\n**kep-sync**:")
     assert tree(work) == before
-    event = _log(err)
+    event = log_event(err)
     assert (event["event"], event["changes"], event["findings"], event["pages_written"]) == \
         ("sync finished", 2, 1, 0)
 
@@ -96,52 +76,46 @@ def test_kep_filter(work, capsys):
     assert (work / "wiki" / "m.md").read_bytes() == PAGE.encode()
 
 
-def _error(capsys) -> str:
-    out, err = capsys.readouterr()
-    assert out == ""
-    (line,) = err.splitlines()
-    return line
-
-
 def test_bad_config_key_exits_2_naming_file_and_key(work, capsys):
     (work / "c.yaml").write_text("feature_gate: owned\n")
     assert main([*SYNC, "--config", "c.yaml"]) == 2
-    assert _error(capsys) == ("kep-sync: error: c.yaml: feature_gate: unknown key (value 'owned'); "
+    assert error_line(capsys) == ("kep-sync: error: c.yaml: feature_gate: unknown key (value 'owned'); "
                               "did you mean 'feature_gates'?")
 
 
 def test_bad_config_value_exits_2(work, capsys):
     (work / "c.yaml").write_text("feature_gates: sometimes\n")
     assert main([*SYNC, "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: error: c.yaml: feature_gates: 'sometimes' is not one of 'report' or 'owned'"
+    assert error_line(capsys) == "kep-sync: error: c.yaml: feature_gates: 'sometimes' is not one of 'report' or 'owned'"
 
 
 def test_missing_config_file_exits_2(work, capsys):
     assert main([*SYNC, "--config", "nope.yaml"]) == 2
-    assert _error(capsys) == f"kep-sync: error: nope.yaml: no such config file (relative to {work})"
+    assert error_line(capsys) == f"kep-sync: error: nope.yaml: no such config file (relative to {work})"
 
 
 def test_missing_page_exits_2_naming_it(work, capsys):
     before = tree(work)
     assert main([*SYNC[:-1], "gone.md", "--publish", "files"]) == 2
-    assert _error(capsys) == ("kep-sync: error: wiki.pages (--page) 'gone.md': no such file under the wiki "
+    assert error_line(capsys) == ("kep-sync: error: wiki.pages (--page) 'gone.md': no such file under the wiki "
                               "directory 'wiki'")
     assert tree(work) == before
 
 
 def test_bad_enhancements_exits_2(work, capsys):
     assert main(["sync", "--enhancements", "no/such/dir", "--wiki", "wiki", "--page", "m.md"]) == 2
-    assert _error(capsys) == ("kep-sync: error: enhancements (--enhancements) 'no/such/dir': not a directory with "
-                              f"keps/, a .tar.gz snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF (relative to {work})")
+    assert error_line(capsys) == ("kep-sync: error: enhancements (--enhancements) 'no/such/dir': not a directory "
+                                  "with keps/, a .tar.gz snapshot, a git repository, a bundle, a URL or "
+                                  f"github:OWNER/REPO@REF (relative to {work})")
     assert main(["sync", "--enhancements", "github:nope", "--wiki", "wiki", "--page", "m.md"]) == 2
-    assert _error(capsys) == ("kep-sync: error: enhancements (--enhancements) 'github:nope': expected "
-                              "github:OWNER/REPO@REF")
+    assert error_line(capsys) == ("kep-sync: error: enhancements (--enhancements) 'github:nope': expected "
+                                  "github:OWNER/REPO@REF")
 
 
 def test_page_not_utf8_exits_1_and_is_not_touched(work, capsys):
     (work / "wiki" / "m.md").write_bytes(b"\xff\xfe")
     assert main([*SYNC, "--publish", "files"]) == 1
-    assert _error(capsys) == "kep-sync: error: m.md: not UTF-8 (invalid start byte at byte 0); page not touched"
+    assert error_line(capsys) == "kep-sync: error: m.md: not UTF-8 (invalid start byte at byte 0); page not touched"
     assert (work / "wiki" / "m.md").read_bytes() == b"\xff\xfe"
 
 
@@ -196,24 +170,24 @@ def test_a_dry_run_from_directories_imports_no_network_or_scheduler_library(work
 def test_command_line_overrides_are_validated_like_the_config(work, capsys, argv, message):
     before = tree(work)
     assert main([*SYNC, *argv, "--publish", "files"]) == 2
-    assert _error(capsys) == message
+    assert error_line(capsys) == message
     assert tree(work) == before
 
 
 def test_an_invalid_github_api_url_from_the_environment_exits_2_without_a_config_file(work, capsys, monkeypatch):
     monkeypatch.setenv("GITHUB_API_URL", "ftp://x")
     assert main(SYNC) == 2
-    assert _error(capsys) == ("kep-sync: error: environment: github.api_url: 'ftp://x' (from $GITHUB_API_URL): "
+    assert error_line(capsys) == ("kep-sync: error: environment: github.api_url: 'ftp://x' (from $GITHUB_API_URL): "
                               "expected an http(s) URL such as https://api.github.com or https://HOST/api/v3")
 
 
 def test_the_file_is_checked_and_then_the_file_with_the_overrides(work, capsys):
     (work / "c.yaml").write_text("schedule:\n  cron: '61 * * * *'\n")
     assert main([*SYNC, "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: error: c.yaml: schedule.cron: '61 * * * *': minute value '61' is out of range 0-59"
+    assert error_line(capsys) == "kep-sync: error: c.yaml: schedule.cron: '61 * * * *': minute value '61' is out of range 0-59"
     (work / "c.yaml").write_text("wiki:\n  dir: wiki\n")
     assert main([*SYNC, "--config", "c.yaml", "--page", "../m.md"]) == 2
-    assert _error(capsys) == ("kep-sync: error: c.yaml with the command-line options: wiki.pages: '../m.md' must be "
+    assert error_line(capsys) == ("kep-sync: error: c.yaml with the command-line options: wiki.pages: '../m.md' must be "
                               "a path relative to the wiki, without '..'")
 
 
@@ -235,7 +209,7 @@ def test_a_kep_on_no_page_is_reported(work, capsys):
 def test_a_deeply_nested_config_is_a_config_error(work, capsys):
     (work / "c.yaml").write_text("wiki: " + "[" * 5000 + "]" * 5000 + "\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: error: c.yaml: (top level): nested too deeply to be a kep-sync config"
+    assert error_line(capsys) == "kep-sync: error: c.yaml: (top level): nested too deeply to be a kep-sync config"
 
 
 def test_retries_are_logged_with_the_url_redacted(capsys):
@@ -248,7 +222,7 @@ def test_retries_are_logged_with_the_url_redacted(capsys):
     answers = iter([httpx.Response(502), httpx.Response(200, text="ok")])
     client = make_client(transport=httpx.MockTransport(lambda request: next(answers)))
     assert send(client, "GET", "https://u:ghp_abcdefghijklmnop@h.test/a?token=zz", sleep=lambda s: None).text == "ok"
-    event = _log(capsys.readouterr().err)
+    event = log_event(capsys.readouterr().err)
     assert {k: event[k] for k in ("event", "level", "method", "url", "reason", "attempt", "wait_seconds")} == {
         "event": "retrying request", "level": "warning", "method": "GET", "url": "https://***@h.test/a?token=***",
         "reason": "HTTP 502", "attempt": 1, "wait_seconds": 2.0}
@@ -259,7 +233,7 @@ def test_validate_checks_the_config_as_the_sync_will_run(work, capsys):
     assert main(["validate", "--config", "c.yaml"]) == 0
     assert capsys.readouterr().out == "ok\n"
     assert main(["validate", "--config", "c.yaml", "--publish", "github"]) == 2
-    assert _error(capsys) == ("kep-sync: error: c.yaml with the command-line options: wiki.repo: required when "
+    assert error_line(capsys) == ("kep-sync: error: c.yaml with the command-line options: wiki.repo: required when "
                               "publish is github (OWNER/NAME of the wiki repository)")
 
 
@@ -280,7 +254,7 @@ def test_github_api_retries_are_logged(capsys):
 
     waits = []
     assert call_with_retry("list the bot's pull requests", call, sleep=waits.append) == "done"
-    event = _log(capsys.readouterr().err)
+    event = log_event(capsys.readouterr().err)
     assert {k: event[k] for k in ("event", "level", "call", "reason", "attempt")} == {
         "event": "retrying request", "level": "warning", "call": "list the bot's pull requests",
         "reason": "HTTP 502", "attempt": 1}

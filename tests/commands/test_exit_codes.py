@@ -11,11 +11,6 @@ import pytest
 
 from bot.cli import main
 
-try:
-    from tests.commands.test_cli import work as cli_work  # noqa: F401  (fixture: enh/ and wiki/m.md in the working directory)
-except ImportError:  # pragma: no cover
-    from test_cli import work as cli_work  # noqa: F401
-
 #: A port nothing listens on: every request to it is refused (a network failure).
 CLOSED = "http://127.0.0.1:1"
 
@@ -24,12 +19,12 @@ pytestmark = pytest.mark.usefixtures("_reset_structlog")
 
 
 @pytest.fixture
-def work(cli_work, monkeypatch) -> Path:
-    """test_cli's working directory plus one config per case, ``NAME.yaml``; requests never sleep between retries."""
+def work(work, monkeypatch) -> Path:
+    """The commands' ``work`` directory (conftest.py) plus one config per case, ``NAME.yaml``; requests never sleep between retries."""
     import bot.http
     import bot.sources.github_tarball
 
-    tmp_path = cli_work
+    tmp_path = work
     for name in ("GITHUB_TOKEN", "GITHUB_API_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(bot.sources.github_tarball, "send", functools.partial(bot.http.send, sleep=lambda s: None))

@@ -1,4 +1,4 @@
-"""Operator truth (issue 12 breaker findings): secrets with ``@`` in passwords, reports that cannot be written,
+"""What an operator is told: secrets with ``@`` in passwords, reports that cannot be written,
 bounded config and state readers, sources without keps/, clock skew in health, dry-run counts."""
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ import pytest
 import structlog
 
 from bot.cli import main
-from tests.commands.test_cli import PAGE, PAGE_KEPS, SYNC, _error, _log  # noqa: F401
-from tests.commands.test_cli import work  # noqa: F401  (fixture)
-from tests.service.test_serve import github  # noqa: F401  (respx fixture)
+from tests.cliutil import SYNC, error_line, log_event
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +32,7 @@ def test_retry_log_line_hides_a_password_with_at_signs(capsys):
     client = make_client(transport=httpx.MockTransport(lambda request: next(answers)))
     assert send(client, "GET", "https://bob:s3cr@t-pass@h.test/a", sleep=lambda s: None).text == "ok"
     err = capsys.readouterr().err
-    assert _log(err)["url"] == "https://***@h.test/a"
+    assert log_event(err)["url"] == "https://***@h.test/a"
     assert "s3cr" not in err and "t-pass" not in err
 
 
@@ -56,7 +54,7 @@ def test_validate_output_hides_a_password_with_at_signs(work, capsys):
     (work / "c.yaml").write_text('publish: none\nenhancements: enh\nlinks:\n  enhancements: '
                                  '"ftp://user:p@ss@w0rd@github.com/x"\nwiki:\n  dir: wiki\n  pages: [m.md]\n')
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == ("kep-sync: error: c.yaml: links.enhancements: 'ftp://***@github.com/x': expected an "
+    assert error_line(capsys) == ("kep-sync: error: c.yaml: links.enhancements: 'ftp://***@github.com/x': expected an "
                               "http(s) URL such as https://github.com/kubernetes/enhancements")
 
 
@@ -115,14 +113,14 @@ def test_a_report_lost_after_the_commit_says_the_publish_succeeded(tmp_path, cap
 
 # --- 1. serve: a last-run file that cannot be written never turns a good sync into a failed run -----------------
 
-def test_serve_records_a_good_sync_even_when_the_last_run_changelog_cannot_be_written(tmp_path, github):  # noqa: F811
+def test_serve_records_a_good_sync_even_when_the_last_run_changelog_cannot_be_written(tmp_path, github):
     from structlog.testing import capture_logs
 
     from bot.config import load_config
     from bot.service.job import run_job
     from bot.service.state import read_state
     from tests.servehelp import PAGE_SYNCED, SHA, write_setup
-    from tests.service.test_serve import API
+    from tests.servehelp import API
 
     config = load_config(write_setup(tmp_path, API))
     last = tmp_path / "st" / "last-run"
@@ -141,13 +139,13 @@ def test_serve_records_a_good_sync_even_when_the_last_run_changelog_cannot_be_wr
     assert (tmp_path / "wiki" / "matrix.md").read_text() == PAGE_SYNCED
 
 
-def test_serve_with_last_run_as_a_file_still_syncs_and_says_why(tmp_path, github):  # noqa: F811
+def test_serve_with_last_run_as_a_file_still_syncs_and_says_why(tmp_path, github):
     from structlog.testing import capture_logs
 
     from bot.config import load_config
     from bot.service.job import run_job
     from tests.servehelp import write_setup
-    from tests.service.test_serve import API
+    from tests.servehelp import API
 
     config = load_config(write_setup(tmp_path, API))
     (tmp_path / "st").mkdir(exist_ok=True)
@@ -184,7 +182,7 @@ KEP = b"title: x\nkep-number: 4671\nstatus: implementable\nstage: beta\n"
 def _validate_error(work, capsys, enhancements: str) -> str:
     (work / "c.yaml").write_text(f"publish: none\nenhancements: {enhancements}\nwiki:\n  dir: wiki\n  pages: [m.md]\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
-    return _error(capsys)
+    return error_line(capsys)
 
 
 def _sync_error(capsys, enhancements: str) -> str:
@@ -268,7 +266,7 @@ BOMB_ERROR = "c.yaml: d[7][8][8][5]: aliases expand to more than 10,000 values (
 def test_an_alias_bomb_in_the_config_is_a_config_error(work, capsys, command):
     (work / "c.yaml").write_text(LOL)
     assert main([*command, "--config", "c.yaml"]) == 2
-    assert _error(capsys) == f"kep-sync: error: {BOMB_ERROR}"
+    assert error_line(capsys) == f"kep-sync: error: {BOMB_ERROR}"
 
 
 def test_health_reports_an_alias_bomb_as_unhealthy(work, capsys):
@@ -280,7 +278,7 @@ def test_health_reports_an_alias_bomb_as_unhealthy(work, capsys):
 def test_a_number_too_long_for_python_is_a_config_error_naming_the_key(work, capsys):
     (work / "c.yaml").write_text("candidates:\n  limit: " + "9" * 5000 + "\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == "kep-sync: error: c.yaml: candidates.limit: a number of 5000 digits; too long to be a setting"
+    assert error_line(capsys) == "kep-sync: error: c.yaml: candidates.limit: a number of 5000 digits; too long to be a setting"
 
 
 def test_long_values_are_cut_and_control_characters_in_keys_escaped(work, capsys):
@@ -350,7 +348,7 @@ def test_a_report_path_that_is_a_configured_page_is_a_usage_error(work, capsys, 
     before = {p.name: p.read_bytes() for p in (work / "wiki").iterdir()}
     page = "cov.md" if report.endswith("cov.md") else "m.md"
     assert main([*SYNC, "--config", "c.yaml", "--publish", "none", "--report", report]) == 2
-    assert _error(capsys) == (f"kep-sync: error: --report {report!r} is the wiki page {page!r}; the report would "
+    assert error_line(capsys) == (f"kep-sync: error: --report {report!r} is the wiki page {page!r}; the report would "
                               "overwrite it (choose another file)")
     assert main(["audit", *SYNC[1:], "--config", "c.yaml", "--report", report]) == 2
     capsys.readouterr()
@@ -359,12 +357,12 @@ def test_a_report_path_that_is_a_configured_page_is_a_usage_error(work, capsys, 
 
 # --- 8. a dry run applies nothing: the state says so ---------------------------------------------------------
 
-def test_a_dry_run_service_records_its_changes_as_proposed_not_applied(tmp_path, github):  # noqa: F811
+def test_a_dry_run_service_records_its_changes_as_proposed_not_applied(tmp_path, github):
     from bot.config import load_config
     from bot.service.job import run_job
     from bot.service.state import read_state
     from tests.servehelp import write_setup
-    from tests.service.test_serve import API
+    from tests.servehelp import API
 
     config = load_config(write_setup(tmp_path, API)).model_copy(update={"publish": "none"})
     record = run_job(config, tmp_path / "st")
@@ -374,11 +372,11 @@ def test_a_dry_run_service_records_its_changes_as_proposed_not_applied(tmp_path,
     assert read_state(tmp_path / "st").last_run.applied == 0
 
 
-def test_a_files_service_records_what_it_applied(tmp_path, github):  # noqa: F811
+def test_a_files_service_records_what_it_applied(tmp_path, github):
     from bot.config import load_config
     from bot.service.job import run_job
     from tests.servehelp import write_setup
-    from tests.service.test_serve import API
+    from tests.servehelp import API
 
     record = run_job(load_config(write_setup(tmp_path, API)), tmp_path / "st")
     assert (record.result, record.changes, record.applied) == ("ok", 2, 2)
@@ -399,14 +397,14 @@ def test_a_member_given_twice_with_different_content_is_reported_and_not_read(tm
         ("keps/x/4671-x/kep.yaml", "the archive holds this member 2 times with different content; not read")]
 
 
-def test_serve_keeps_a_landed_sync_ok_when_its_report_is_lost_after_landing(tmp_path, github):  # noqa: F811
+def test_serve_keeps_a_landed_sync_ok_when_its_report_is_lost_after_landing(tmp_path, github):
     from structlog.testing import capture_logs
 
     from bot.config import load_config
     from bot.service.job import run_job
     from bot.commands.sync import run_sync
     from tests.servehelp import PAGE_SYNCED, write_setup
-    from tests.service.test_serve import API
+    from tests.servehelp import API
 
     def sync_then_lose_the_report(config, counter=None, report_path=None, upstream=None):
         import bot.publish.directory as directory
@@ -440,7 +438,7 @@ def test_validate_cuts_a_long_value_in_its_on_disk_checks(work, capsys):
     long_dir = "w" * 300
     (work / "c.yaml").write_text(f"publish: none\nenhancements: enh\nwiki:\n  dir: {long_dir}\n  pages: [m.md]\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w' * 79}…: cannot be read: File name too long"
+    assert error_line(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w' * 79}…: cannot be read: File name too long"
     (work / "c.yaml").write_text(f"publish: none\nenhancements: enh\nwiki:\n  dir: {'w/' * 100}\n  pages: [m.md]\n")
     assert main(["validate", "--config", "c.yaml"]) == 2
-    assert _error(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w/' * 39}w…: no such directory (relative to {work})"
+    assert error_line(capsys) == f"kep-sync: error: c.yaml: wiki.dir '{'w/' * 39}w…: no such directory (relative to {work})"

@@ -19,12 +19,7 @@ from bot.cli import main
 from bot.config import Config
 from bot.log import configure, get_logger
 
-try:
-    from tests.syncutil import write_keps
-    from tests.commands.test_cli import work  # noqa: F401  (fixture: enh/ and wiki/m.md in the working directory)
-except ImportError:  # pragma: no cover
-    from syncutil import write_keps
-    from test_cli import work  # noqa: F401
+from tests.syncutil import write_keps
 
 TOKEN = "ghp_" + "s" * 36
 

@@ -6,16 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import bot.publish.directory as directory
 from bot.cli import main
 from bot.errors import PublishError
 from tests.gitutil import commit, git, make_repo
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, keps
+from tests.publishutil import BRANCH, PAGE, PAGE_PATH, git_config, keps, run_git
 from tests.syncutil import PAGE as SYNC_PAGE
-from tests.commands.test_cli import _reset_structlog, work  # noqa: F401  (fixtures)
-from tests.publish.test_publish_git import config as git_config, run as git_run
 
-
+pytestmark = pytest.mark.usefixtures("_reset_structlog")
 
 SYNC = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md", "--report", "r.json"]
 
@@ -72,7 +72,7 @@ def test_git_commit_applies_and_a_blocked_run_applies_nothing(tmp_path):
     wiki = tmp_path / "wiki"
     make_repo(wiki, {PAGE_PATH: PAGE, "README.md": "wiki\n"})
     cfg = git_config()
-    first = git_run(wiki)
+    first = run_git(wiki)
     from bot.commands.sync import run_report
 
     data = run_report(cfg, first.plan.snapshot, first.plan, first)
@@ -82,7 +82,7 @@ def test_git_commit_applies_and_a_blocked_run_applies_nothing(tmp_path):
     git(wiki, "checkout", "-q", BRANCH)
     commit(wiki, {"notes.md": "mine\n"}, "human work")
     git(wiki, "checkout", "-q", "main")
-    blocked = git_run(wiki, keps(beta_4671="v1.36"))
+    blocked = run_git(wiki, keps(beta_4671="v1.36"))
     data = run_report(cfg, blocked.plan.snapshot, blocked.plan, blocked)
     assert (data["result"], data["pages_written"], "error" in data) == ("blocked", [], False)
     assert [c["field"] for c in data["changes"] if c["proposed"]] == ["stage", "beta"]

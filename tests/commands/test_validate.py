@@ -15,11 +15,11 @@ from bot.plan.digest import BEGIN, END
 try:
     from tests.servehelp import FakeApi
     from tests.syncutil import PAGE, PAGE_KEPS, write_keps
-    from tests.sources.test_sources import TARBALL_FILES, make_tarball
+    from tests.sourcesutil import TARBALL_FILES, make_tarball
 except ImportError:  # pragma: no cover
     from servehelp import FakeApi
     from syncutil import PAGE, PAGE_KEPS, write_keps
-    from test_sources import TARBALL_FILES, make_tarball
+    from sourcesutil import TARBALL_FILES, make_tarball
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ from bot.plan.planner import plan_sync
 from bot.plan.tracking import Options, track
 from bot.publish.directory import read_wiki_pages
 from bot.wiki.matrix import name_in_cell, parse_page
-from tests.plan.test_tracking import kep, snap
+from tests.trackingutil import kep, snap
 
 BASE = kep(100, "base", alpha="v1.36")
 NEW = kep(200, "new-one", alpha="v1.37", beta="v1.38")

@@ -12,7 +12,7 @@ from bot.plan.tracking import Options, render, track
 from bot.plan.tracking.coverage import check_coverage, parse_groups
 from bot.plan.tracking.rows import add_rows
 from bot.wiki.matrix import DEFAULT_ALIASES, LeftRow, name_in_cell, parse_page
-from tests.plan.test_tracking import kep, snap
+from tests.trackingutil import kep, snap
 
 PAGE = """## Main
 

@@ -20,11 +20,11 @@ import pytest
 try:
     from tests import fakegithub
     from tests import github_conformance as conformance
-    from tests.test_scripts import ROOT, _load
+    from tests.scriptutil import ROOT, load_script
 except ImportError:  # pragma: no cover
     import fakegithub
     import github_conformance as conformance
-    from test_scripts import ROOT, _load
+    from scriptutil import ROOT, load_script
 
 REPO = "acme/wiki"
 PULLS = f"/repos/{REPO}/pulls"
@@ -153,7 +153,7 @@ def _tarball(path, spec):
 
 
 def test_refresh_keeps_the_listed_operations_and_the_schemas_they_reach(tmp_path, monkeypatch, capsys):
-    script = _load(ROOT / "scripts" / "refresh_github_openapi.py")
+    script = load_script(ROOT / "scripts" / "refresh_github_openapi.py")
     monkeypatch.setattr(script, "OPERATIONS", (("get", "/user"),))
     tarball, out = _tarball(tmp_path / "p.tgz", SPEC), tmp_path / "subset.json"
     assert script.main([str(tarball), "--out", str(out)]) == 0
@@ -174,7 +174,7 @@ def test_refresh_keeps_the_listed_operations_and_the_schemas_they_reach(tmp_path
 
 
 def test_refresh_fails_on_an_operation_missing_from_the_source(tmp_path, monkeypatch, capsys):
-    script = _load(ROOT / "scripts" / "refresh_github_openapi.py")
+    script = load_script(ROOT / "scripts" / "refresh_github_openapi.py")
     monkeypatch.setattr(script, "OPERATIONS", (("get", "/user"), ("post", "/user")))
     out = tmp_path / "subset.json"
     assert script.main([str(_tarball(tmp_path / "p.tgz", SPEC)), "--out", str(out)]) == 1

@@ -4,9 +4,8 @@ fake (tests/fakegithub.py, ``fail_next(..., applied=True)``)."""
 
 from __future__ import annotations
 
-from tests.publishutil import BRANCH, PAGE_PATH, REPO, keps, run_github
+from tests.publishutil import BRANCH, COMMIT, OPEN, PAGE_PATH, PROMOTED, READS, REPO, R, keps, run_github
 from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
-from tests.publish.test_publish_github import COMMIT, OPEN, PROMOTED, READS, R, cfg, gh  # noqa: F401  (fixtures)
 
 
 def test_fake_applies_the_write_then_answers_502(gh):

@@ -11,10 +11,9 @@ from bot.config import Config
 from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
 from bot.plan.planner import plan_sync
-from bot.commands.sync import sync_snapshot
 from bot.publish.git import GitWiki
 from tests.gitutil import commit, git, make_repo
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, keps, page
+from tests.publishutil import BRANCH, PAGE, PAGE_PATH, git_config, keps, page, run_git
 from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
 
 PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
@@ -27,16 +26,6 @@ def wiki(tmp_path) -> Path:
     return path
 
 
-def config(**wiki) -> Config:
-    return Config.model_validate({"publish": "git", "wiki": {"pages": [PAGE_PATH], **wiki},
-                                  "pull_request": {"branch": BRANCH}})
-
-
-def run(wiki: Path, snap=None, cfg=None):
-    cfg = cfg or config()
-    return sync_snapshot(cfg, snap or keps(), GitWiki(cfg, wiki))
-
-
 def pr_file(wiki: Path) -> Path:
     return wiki / ".git" / "kep-sync" / "pull-request.md"
 
@@ -47,7 +36,7 @@ def show(wiki: Path, rev: str, path: str = PAGE_PATH) -> str:
 
 def test_commits_on_the_bot_branch_from_the_base_head(wiki):
     base = git(wiki, "rev-parse", "main")
-    plan, written, url, blocked, _ = run(wiki)
+    plan, written, url, blocked, _ = run_git(wiki)
     assert (url, written, blocked) == (str(pr_file(wiki)), [PAGE_PATH], False)
     head = git(wiki, "rev-parse", BRANCH)
     assert git(wiki, "rev-parse", f"{head}^") == base and show(wiki, BRANCH) == PROMOTED
@@ -62,30 +51,30 @@ def test_commits_on_the_bot_branch_from_the_base_head(wiki):
 
 
 def test_second_run_is_idempotent(wiki):
-    run(wiki)
+    run_git(wiki)
     head, text = git(wiki, "rev-parse", BRANCH), pr_file(wiki).read_text()
-    again = run(wiki)
+    again = run_git(wiki)
     assert (again.written, again.blocked, again.url) == ([], False, str(pr_file(wiki)))
     assert git(wiki, "rev-parse", BRANCH) == head and pr_file(wiki).read_text() == text
     assert git(wiki, "rev-list", "--count", BRANCH) == "2"
 
 
 def test_a_changed_page_set_with_the_same_pages_makes_no_empty_commit(wiki):
-    run(wiki)
+    run_git(wiki)
     head = git(wiki, "rev-parse", BRANCH)
-    cfg = config(pages=[PAGE_PATH, "README.md"])  # a page with nothing to sync joins the page set
+    cfg = git_config(pages=[PAGE_PATH, "README.md"])  # a page with nothing to sync joins the page set
     for _ in range(2):  # the head's trailers keep the old page set: every later run must still see no change
-        plan, written, url, blocked, _ = run(wiki, cfg=cfg)
+        plan, written, url, blocked, _ = run_git(wiki, cfg=cfg)
         assert (written, url, blocked) == ([], str(pr_file(wiki)), False) and plan.changed_pages()
         assert git(wiki, "rev-parse", BRANCH) == head and git(wiki, "rev-list", "--count", BRANCH) == "2"
     assert prmod.parse_state(pr_file(wiki).read_text()).head == head
 
 
 def test_upstream_change_adds_a_commit_and_keeps_human_text(wiki):
-    run(wiki)
+    run_git(wiki)
     first = git(wiki, "rev-parse", BRANCH)
     pr_file(wiki).write_text(pr_file(wiki).read_text() + "\n\nNote from a human.\n")
-    run(wiki, keps(beta_4671="v1.36"))
+    run_git(wiki, keps(beta_4671="v1.36"))
     head = git(wiki, "rev-parse", BRANCH)
     assert git(wiki, "rev-parse", f"{head}^") == first
     assert show(wiki, BRANCH) == page([(4671, "beta", "v1.36"), (5710, "alpha", "-")])
@@ -95,34 +84,34 @@ def test_upstream_change_adds_a_commit_and_keeps_human_text(wiki):
 
 
 def test_foreign_commit_is_never_clobbered(wiki):
-    run(wiki)
+    run_git(wiki)
     git(wiki, "checkout", "-q", BRANCH)
     foreign = commit(wiki, {"notes.md": "mine\n"}, "human work")
     git(wiki, "checkout", "-q", "main")
-    plan, written, url, blocked, _ = run(wiki, keps(beta_4671="v1.36"))
+    plan, written, url, blocked, _ = run_git(wiki, keps(beta_4671="v1.36"))
     assert (url, written, blocked) == ("", [], True) and git(wiki, "rev-parse", BRANCH) == foreign
     assert plan.changed_pages()  # the plan is still reported
     # the README's recovery: delete the bot branch; the next run starts it afresh from the base
     git(wiki, "branch", "-D", BRANCH)
-    fresh = run(wiki, keps(beta_4671="v1.36"))
+    fresh = run_git(wiki, keps(beta_4671="v1.36"))
     assert (fresh.written, fresh.blocked) == ([PAGE_PATH], False)
     assert git(wiki, "rev-parse", f"{BRANCH}^") == git(wiki, "rev-parse", "main")
     assert show(wiki, BRANCH) == page([(4671, "beta", "v1.36"), (5710, "alpha", "-")])
 
 
 def test_base_moved_regenerates_from_the_new_base(wiki):
-    run(wiki)
+    run_git(wiki)
     new_base = commit(wiki, {PAGE_PATH: page(note="edited on main")}, "edit")
-    run(wiki)
+    run_git(wiki)
     head = git(wiki, "rev-parse", BRANCH)
     assert git(wiki, "rev-parse", f"{head}^") == new_base
     assert show(wiki, BRANCH) == page([(4671, "beta", "v1.37"), (5710, "alpha", "-")], note="edited on main")
 
 
 def test_base_already_up_to_date_deletes_the_bot_branch(wiki):
-    run(wiki)
+    run_git(wiki)
     commit(wiki, {PAGE_PATH: PROMOTED}, "hand edit")
-    plan, written, url, blocked, _ = run(wiki)
+    plan, written, url, blocked, _ = run_git(wiki)
     assert (url, written, blocked) == ("", [], False) and not plan.changed_pages()
     assert git(wiki, "branch", "--list", BRANCH) == "" and not pr_file(wiki).exists()
 
@@ -131,23 +120,23 @@ def test_base_option_and_other_checkout(wiki):
     base = git(wiki, "rev-parse", "main")
     git(wiki, "checkout", "-q", "-b", "feature")
     commit(wiki, {PAGE_PATH: "not a matrix\n"}, "feature work")
-    run(wiki, cfg=config(base="main"))
+    run_git(wiki, cfg=git_config(base="main"))
     assert git(wiki, "rev-parse", f"{BRANCH}^") == base and show(wiki, BRANCH) == PROMOTED
 
 
 def test_errors(wiki, tmp_path):
     with pytest.raises(ConfigError) as err:  # a configured path that is not what the setting needs: exit 2
-        run(tmp_path)
+        run_git(tmp_path)
     assert str(err.value) == f"wiki.dir {str(tmp_path)!r}: not a git checkout; publish git commits in a clone of the wiki"
     with pytest.raises(PublishError, match="wiki.base 'nope' is not a branch or commit"):
-        run(wiki, cfg=config(base="nope"))
+        run_git(wiki, cfg=git_config(base="nope"))
     with pytest.raises(ConfigError) as err:
-        run(wiki, cfg=Config.model_validate({"publish": "git", "wiki": {"pages": ["missing.md"]}}))
+        run_git(wiki, cfg=Config.model_validate({"publish": "git", "wiki": {"pages": ["missing.md"]}}))
     assert str(err.value) == f"wiki.pages (--page) 'missing.md': no such file at main in {wiki}"
-    run(wiki)
+    run_git(wiki)
     git(wiki, "checkout", "-q", BRANCH)
     with pytest.raises(PublishError, match="is checked out"):
-        run(wiki)
+        run_git(wiki)
 
 
 def test_cli_publish_git(wiki, tmp_path, capsys):
@@ -174,7 +163,7 @@ def test_a_page_that_is_not_a_file_at_the_base_is_a_config_error(wiki, page_path
     git(wiki, "add", "link.md")
     git(wiki, "commit", "-q", "-m", "link")
     with pytest.raises(ConfigError) as err:
-        run(wiki, cfg=config(pages=[page_path]))
+        run_git(wiki, cfg=git_config(pages=[page_path]))
     assert str(err.value) == f"wiki.pages (--page) {page_path!r}: {what} at main in {wiki}"
     assert git(wiki, "branch", "--list", BRANCH) == ""
 
@@ -204,17 +193,17 @@ def _amend_as_human(wiki: Path, files: dict) -> str:
 
 @pytest.mark.parametrize("files", [{}, {"notes.md": "mine\n"}])
 def test_a_human_amend_of_the_bot_commit_without_a_record_is_foreign(wiki, files, capsys):
-    run(wiki)
+    run_git(wiki)
     pr_file(wiki).unlink()  # no record: only identity and tree can tell
     amended = _amend_as_human(wiki, files)
     assert "Kep-Sync-Fingerprint: " in git(wiki, "log", "-1", "--format=%B", amended)
-    plan, written, url, blocked, _ = run(wiki, keps(beta_4671="v1.36"))
+    plan, written, url, blocked, _ = run_git(wiki, keps(beta_4671="v1.36"))
     assert (url, written, blocked) == ("", [], True)
     assert git(wiki, "rev-parse", BRANCH) == amended and not pr_file(wiki).exists()
 
 
 def test_a_human_commit_with_copied_trailers_on_top_of_the_bot_head_is_foreign(wiki):
-    run(wiki)
+    run_git(wiki)
     bot = git(wiki, "rev-parse", BRANCH)
     git(wiki, "checkout", "-q", BRANCH)
     commit(wiki, {"notes.md": "mine\n"}, "x")
@@ -222,22 +211,22 @@ def test_a_human_commit_with_copied_trailers_on_top_of_the_bot_head_is_foreign(w
     human = git(wiki, "rev-parse", "HEAD")
     git(wiki, "checkout", "-q", "main")
     assert git(wiki, "rev-parse", f"{human}^") == bot
-    assert run(wiki, keps(beta_4671="v1.36")).blocked is True and git(wiki, "rev-parse", BRANCH) == human
+    assert run_git(wiki, keps(beta_4671="v1.36")).blocked is True and git(wiki, "rev-parse", BRANCH) == human
 
 
 def test_the_bot_commit_without_a_record_is_recognised_by_identity_and_tree(wiki):
-    run(wiki)
+    run_git(wiki)
     head, text = git(wiki, "rev-parse", BRANCH), pr_file(wiki).read_text()
     assert git(wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", head) == (
         "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>")
     pr_file(wiki).unlink()
-    again = run(wiki)
+    again = run_git(wiki)
     assert (again.written, again.blocked, again.url) == ([], False, str(pr_file(wiki)))
     assert git(wiki, "rev-parse", BRANCH) == head and pr_file(wiki).read_text() == text
 
 
 def test_a_base_that_moves_before_landing_is_read_again_and_replanned(wiki):
-    cfg = config()
+    cfg = git_config()
     backend = GitWiki(cfg, wiki)
     base = backend.read()
     first = plan_sync(cfg, keps(), base.pages, max_chars=base.max_chars)
@@ -256,7 +245,7 @@ def test_a_base_that_moves_before_landing_is_read_again_and_replanned(wiki):
 
 
 def test_an_unmoved_base_lands_the_plan_as_given(wiki):
-    cfg = config()
+    cfg = git_config()
     backend = GitWiki(cfg, wiki)
     base = backend.read()
     plan = plan_sync(cfg, keps(), base.pages, max_chars=base.max_chars)
@@ -265,11 +254,11 @@ def test_an_unmoved_base_lands_the_plan_as_given(wiki):
 
 
 def test_a_clean_linked_worktree_on_the_bot_branch_moves_with_it(wiki, tmp_path):
-    run(wiki)
+    run_git(wiki)
     review = tmp_path / "review"
     git(wiki, "worktree", "add", "-q", str(review), BRANCH)
     (review / "hooks-would-see-this").write_text("untracked file of the reviewer\n")
-    run(wiki, keps(beta_4671="v1.38"))
+    run_git(wiki, keps(beta_4671="v1.38"))
     new = git(wiki, "rev-parse", BRANCH)
     assert git(review, "rev-parse", "HEAD") == new
     assert git(review, "status", "--porcelain", "--untracked-files=no") == ""
@@ -285,13 +274,13 @@ def test_a_clean_linked_worktree_on_the_bot_branch_moves_with_it(wiki, tmp_path)
 
 
 def test_a_linked_worktree_with_changes_of_its_own_is_refused_and_left_alone(wiki, tmp_path):
-    run(wiki)
+    run_git(wiki)
     head = git(wiki, "rev-parse", BRANCH)
     review = tmp_path / "review"
     git(wiki, "worktree", "add", "-q", str(review), BRANCH)
     (review / PAGE_PATH).write_text("a reviewer's edit\n")
     with pytest.raises(PublishError) as caught:
-        run(wiki, keps(beta_4671="v1.38"))
+        run_git(wiki, keps(beta_4671="v1.38"))
     assert str(caught.value) == (f"{wiki}: the bot branch {BRANCH} is checked out in the worktree {review}, which "
                                  "has changes of its own; commit or discard them, or switch that worktree to "
                                  "another branch, then run again")
@@ -300,8 +289,8 @@ def test_a_linked_worktree_with_changes_of_its_own_is_refused_and_left_alone(wik
 
 
 def test_a_worktree_that_checks_the_bot_branch_out_while_planning_moves_with_it(wiki, tmp_path):
-    run(wiki)
-    cfg = config()
+    run_git(wiki)
+    cfg = git_config()
     backend = GitWiki(cfg, wiki)
     base = backend.read()
     plan = plan_sync(cfg, keps(beta_4671="v1.38"), base.pages, max_chars=base.max_chars)
@@ -312,10 +301,10 @@ def test_a_worktree_that_checks_the_bot_branch_out_while_planning_moves_with_it(
 
 
 def test_a_bot_branch_checked_out_in_the_wiki_worktree_itself_keeps_its_message(wiki):
-    run(wiki)
+    run_git(wiki)
     git(wiki, "checkout", "-q", BRANCH)
     with pytest.raises(PublishError) as caught:
-        run(wiki)
+        run_git(wiki)
     assert str(caught.value) == f"{wiki}: the bot branch {BRANCH} is checked out; switch to the base branch first"
 
 
@@ -328,7 +317,7 @@ def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
                         ("commit-msg", "echo HOOKED >> \"$1\""), ("post-commit", "")]:
         (hooks / name).write_text(HOOK.format(extra=extra))
         (hooks / name).chmod(0o755)
-    plan, written, _, _, _ = run(wiki)
+    plan, written, _, _, _ = run_git(wiki)
     message = git(wiki, "log", "-1", "--format=%B", BRANCH)
     assert written == [PAGE_PATH] and show(wiki, BRANCH) == PROMOTED
     assert message.startswith(plan.changelog.commit_message.strip()) and "HOOKED" not in message

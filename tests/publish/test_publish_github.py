@@ -17,31 +17,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
 from tests.fakegithub import git_sha
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page, run_github
+from tests.publishutil import (BRANCH, COMMIT, OPEN, PAGE, PAGE_PATH, PROMOTED, READS, READS_PR, REPO, UPDATE,
+                               R, github_config, keps, page, run_github)
 from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
 
-R = f"/repos/{REPO}"
-READS = [("GET", f"{R}/pulls"), ("GET", f"{R}/branches/main"), ("GET", f"{R}/contents/{PAGE_PATH}")]
-#: With the bot's pull request open, a run also lists its comments (commands; ``since`` the last one read).
-READS_PR = READS + [("GET", f"{R}/issues/1/comments")]
-COMMIT = [("POST", f"{R}/git/blobs"), ("POST", f"{R}/git/trees"), ("POST", f"{R}/git/commits")]
-OPEN = COMMIT + [("POST", f"{R}/git/refs"), ("POST", f"{R}/pulls"), ("PATCH", f"{R}/issues/1"),
-                 ("POST", f"{R}/pulls/1/requested_reviewers")]
-UPDATE = COMMIT + [("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1")]
-PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
-
-
-@pytest.fixture
-def gh(fake_github):
-    """The fake with the wiki repository seeded (one page plus a README) and the base SHA as ``gh.base``."""
-    fake_github.base = fake_github.seed_repo(REPO, {PAGE_PATH: PAGE, "README.md": "wiki\n"})
-    return fake_github
-
-
-@pytest.fixture
-def cfg(gh):
-    return github_config(gh, labels=["kep-sync"], reviewers=["alice"], team_reviewers=["sig-arch"],
-                         assignees=["bob"])
 
 
 def opened(gh, cfg):

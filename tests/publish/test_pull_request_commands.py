@@ -11,10 +11,10 @@ import pytest
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from tests.gitutil import commit, make_repo
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page, run_github
+from tests.publishutil import (BRANCH, COMMIT, PAGE, PAGE_PATH, READS, READS_PR, REPO, R, github_config, keps, page,
+                               run_github)
 from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
 from tests.syncutil import kep
-from tests.publish.test_publish_github import COMMIT, READS, READS_PR, R
 
 ROW_4671 = "| 4671-kep-4671 | scheduling | implementable / alpha | v1.35 / - / - | groups |"
 PROMOTED_ROW = "| 4671-kep-4671 | scheduling | implementable / beta | v1.35 / v1.37 / - | groups |"

@@ -11,16 +11,13 @@ import signal
 import subprocess
 import sys
 
-import httpx
-import pytest
-import respx
 
 from bot.cli import main
 from bot.config import load_config
 from bot.service.job import run_job
 from bot.service.state import State, load_state
-from tests.servehelp import GUARD_SECONDS, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
-    ServeProcess, tarball, write_setup
+from tests.servehelp import API, GUARD_SECONDS, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
+    ServeProcess, write_setup
 
 
 def test_sigterm_finishes_the_run_in_progress_then_exits_0(tmp_path):
@@ -130,28 +127,6 @@ def test_token_file_is_read_when_the_variable_is_unset(tmp_path, monkeypatch):
 
 
 # -- the no-change poll, counted with respx -----------------------------------------------------
-
-API = "https://api.example.test"
-
-
-@pytest.fixture
-def github(tmp_path):
-    """respx routes for ``github:o/enh@main`` at :data:`API`; the revision moves when ``state['sha']`` does."""
-    state = {"sha": SHA, "etag": '"e1"'}
-
-    def commits(request: httpx.Request) -> httpx.Response:
-        if request.headers.get("If-None-Match") == state["etag"]:
-            return httpx.Response(304, headers={"ETag": state["etag"]})
-        return httpx.Response(200, text=state["sha"], headers={"ETag": state["etag"]})
-
-    with respx.mock(base_url=API, assert_all_called=False) as mock:
-        mock.get("/repos/o/enh/commits/main").mock(side_effect=commits)
-        mock.get(url__regex=r"/repos/o/enh/compare/").mock(return_value=httpx.Response(404))  # the tarball then
-        mock.get(url__regex=r"/repos/o/enh/tarball/[0-9a-f]{40}$").mock(
-            side_effect=lambda request: httpx.Response(200, content=tarball({KEP_PATH: KEP_YAML},
-                                                                             request.url.path[-40:])))
-        yield mock, state
-
 
 def test_an_unchanged_poll_makes_one_conditional_request_and_no_github_calls(tmp_path, github):
     mock, upstream = github

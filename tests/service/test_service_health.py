@@ -19,8 +19,7 @@ from bot.cron import parse_crontab
 from bot.service.health import LATE_ALLOWANCE, check_health
 from bot.service.job import run_job
 from bot.service.state import InstanceLock, RunRecord, State, StateCorrupt, load_state, read_state, save_state
-from tests.servehelp import KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
-from tests.service.test_serve import API, github  # noqa: F401  (respx fixture)
+from tests.servehelp import API, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
 
 UTC = datetime.timezone.utc
 
@@ -38,7 +37,7 @@ def finished(logs: list[dict]) -> dict:
 
 # -- STATE_DIR/last-run ----------------------------------------------------------------------------------
 
-def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, github):  # noqa: F811
+def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, github):
     mock, upstream = github
     config = load_config(write_setup(tmp_path, API))
     last = tmp_path / "st" / "last-run"
@@ -75,7 +74,7 @@ def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, gith
     assert (record.revision, record.changes, record.error, record.pull_request) == ("b" * 40, 0, failed["error"], None)
 
 
-def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):  # noqa: F811
+def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):
     _, upstream = github
     upstream.update(sha="not a commit")
     config = load_config(write_setup(tmp_path, API))
@@ -90,7 +89,7 @@ def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):  # noqa
     assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{report['error']}\n"
 
 
-def test_a_dry_run_service_keeps_what_it_found(tmp_path, github):  # noqa: F811
+def test_a_dry_run_service_keeps_what_it_found(tmp_path, github):
     config = load_config(write_setup(tmp_path, API)).model_copy(update={"publish": "none"})
     assert run_job(config, tmp_path / "st").result == "ok"
     report = json.loads((tmp_path / "st" / "last-run" / "report.json").read_text())
@@ -279,7 +278,7 @@ def test_a_stop_signal_before_the_first_run_starts_prevents_it(tmp_path, script)
         pass
 
 
-def test_a_failed_publish_is_summed_up_as_its_report_says(tmp_path, github, monkeypatch):  # noqa: F811
+def test_a_failed_publish_is_summed_up_as_its_report_says(tmp_path, github, monkeypatch):
     import bot.publish.directory as directory
     from bot.errors import PublishError
 
@@ -343,7 +342,7 @@ def test_make_snapshot_names_a_missing_source_in_one_line(tmp_path):
 
 # -- a poll is skipped only when neither upstream nor the wiki changed; asked-for runs never skip ------------
 
-def test_a_page_put_back_to_a_stale_state_is_synced_on_the_next_poll(tmp_path, github):  # noqa: F811
+def test_a_page_put_back_to_a_stale_state_is_synced_on_the_next_poll(tmp_path, github):
     config = load_config(write_setup(tmp_path, API))
     page = tmp_path / "wiki" / "matrix.md"
     assert run_job(config, tmp_path / "st").result == "ok"
@@ -370,7 +369,7 @@ def test_the_git_wiki_marker_is_the_base_commit_and_moves_with_it(tmp_path):
     assert wiki_marker(github_wiki) == ""
 
 
-def test_a_run_asked_for_is_never_skipped(tmp_path, github):  # noqa: F811
+def test_a_run_asked_for_is_never_skipped(tmp_path, github):
     config = load_config(write_setup(tmp_path, API))
     assert run_job(config, tmp_path / "st").result == "ok"
     assert run_job(config, tmp_path / "st").result == "skipped"

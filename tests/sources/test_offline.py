@@ -22,10 +22,10 @@ from bot.sources.enhancements import Source, current_revision, load_snapshot, pa
 
 try:
     from tests.gitutil import commit, git, make_repo
-    from tests.sources.test_sources import SHA, TARBALL_FILES, TOP, kep, link_info, make_tarball
+    from tests.sourcesutil import SHA, TARBALL_FILES, TOP, kep, link_info, make_tarball
 except ImportError:  # pragma: no cover
     from gitutil import commit, git, make_repo
-    from test_sources import SHA, TARBALL_FILES, TOP, kep, link_info, make_tarball
+    from sourcesutil import SHA, TARBALL_FILES, TOP, kep, link_info, make_tarball
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
