@@ -244,7 +244,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     level("sync finished", **summary, findings=sum(not c.applied for c in plan.changes), blocked=outcome.blocked,
           rows_with_problems=left, http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
     if left and log_format(getattr(args, "log_format", None)) == "text":
-        print(problems_line(left, args.report), file=sys.stderr)
+        _to_stderr(problems_line(left, args.report) + "\n")
     tell_what_landed(args, config, outcome, log)
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"

@@ -73,16 +73,8 @@ def _source(args: argparse.Namespace) -> str:
 
 def cmd_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
     """``write`` the selected target names as a JSON list on one line (a workflow matrix); exit 0."""
-    _out(write, json.dumps([t.name for t in chosen(args, config)]) + "\n", "the targets")
+    write(json.dumps([t.name for t in chosen(args, config)]) + "\n", "the targets")
     return EXIT_OK
-
-
-def _out(write: Callable[[str, str], None], text: str, what: str) -> None:
-    """``write(text, what)``; raises :class:`KepSyncError` ("cannot write WHAT to standard output") when
-    standard output is closed (``sys.stdout`` is ``None`` after ``>&-``)."""
-    if sys.stdout is None:
-        raise KepSyncError(f"cannot write {what} to standard output: it is closed")
-    write(text, what)
 
 
 def state_root(args: argparse.Namespace) -> Path:
@@ -122,7 +114,7 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
     if targets:
         shared.check()
     results = run_targets(targets, root, shared, only=only)
-    _out(write, "".join(line + "\n" for line in summary_lines(results)), "the summary")
+    write("".join(line + "\n" for line in summary_lines(results)), "the summary")
     tell_actions(targets, results)
     failed = [r.name for r in results if r.result == "failed"]
     log = get_logger(command="sync")

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import yaml
 
-from bot.errors import ConfigError, UsageError
+from bot.errors import ConfigError, KepSyncError, UsageError
 from bot.wiki.frontmatter import block_end
 from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.matrix import OWNED_ROLES, normalize_header, column_keys, lookalike_column, parse_kep_cell
@@ -295,7 +295,8 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     """Scan the wiki, write the config to ``output`` (never over an existing file) and return what was done.
 
     The config is validated before it is written, as ``kep-sync validate`` does (the settings, then the
-    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``). Raises :class:`UsageError` when
+    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``). Raises :class:`KepSyncError`
+    when standard output is closed (nothing is written), :class:`UsageError` when
     ``output`` exists, the wiki or a page is missing or no page holds a KEP table; :class:`ConfigError`
     with every problem when the config would not validate (nothing is written then).
     """
@@ -305,9 +306,8 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
 
     if not output.strip():
         raise UsageError("--output '': empty; name the config file to write")
-    if sys.stdout is None:
-        raise UsageError("standard output is closed: kep-sync init prints what it wrote and what to run next; "
-                         "run it with standard output open")
+    if sys.stdout is None:  # checked before the file is written: init prints what it wrote
+        raise KepSyncError("cannot write the summary to standard output: it is closed")
     if os.path.lexists(output):
         raise UsageError(f"{output}: exists; kep-sync init never overwrites a config (remove it, or write "
                          "another with --output PATH)")

@@ -177,7 +177,6 @@ def test_init_with_stdout_closed_writes_nothing_and_says_why(wiki, tmp_path):
     done = subprocess.run(f"{shlex.quote(sys.executable)} -m bot.cli init --wiki my-wiki >&-", shell=True,
                           cwd=tmp_path, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
-    assert (done.returncode, done.stderr) == (2, "kep-sync: error: standard output is closed: kep-sync init prints "
-                                                 "what it wrote and what to run next; run it with standard output "
-                                                 "open\n")
+    assert (done.returncode, done.stderr) == (1, "kep-sync: error: cannot write the summary to standard output: "
+                                                 "it is closed\n")
     assert not (tmp_path / "kep-sync.yaml").exists()
