@@ -16,7 +16,7 @@ from bot.cli import main
 from bot.config import load_config
 from bot.service.job import run_job
 from bot.service.state import State, load_state
-from tests.servehelp import API, GUARD_SECONDS, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
+from tests.servehelp import API, GUARD_SECONDS, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
     ServeProcess, write_setup
 
 
