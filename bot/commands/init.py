@@ -11,13 +11,15 @@ every such guess is listed, in the output and in the file. Offline: no network i
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import yaml
 
-from bot.errors import UsageError
+from bot.errors import ConfigError, KepSyncError, UsageError
+from bot.wiki.frontmatter import block_end
 from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.matrix import OWNED_ROLES, column_keys, lookalike_column, normalize_header, parse_kep_cell
 from bot.wiki.sections import find_headings, heading_above
@@ -105,7 +107,8 @@ def _all_keps(cells: Sequence[str]) -> bool:
 def page_tables(page: str, text: str) -> list[FoundTable]:
     """The KEP tables of one page (``text`` decoded), in page order."""
     lines = text.split("\n")
-    headings = find_headings(text)
+    end = block_end(lines)
+    headings = [h for h in find_headings(text) if end is None or h.line > end]  # not the front matter's lines
     found = []
     for table in find_tables(text):
         header = [c.text for c in split_row(lines[table.header])]
@@ -196,11 +199,17 @@ def config_text(data: dict, tables: Sequence[FoundTable], cwd: Path) -> str:
     """The config file: a comment header (where relative paths are read from, each KEP table found and
     every guessed column), then ``data`` as YAML."""
     head = ["# kep-sync configuration written by `kep-sync init`; every key: config/kep-sync.yaml in kep-sync.",
-            f"# Relative paths are read from the working directory kep-sync runs in; init ran in {cwd}.",
+            f"# Relative paths are read from the working directory kep-sync runs in; init ran in {escaped(str(cwd))}.",
             "# KEP tables found:"]
-    head += [f"#   {line}" for table in tables for line in describe(table)]
+    head += [f"#   {escaped(line)}" for table in tables for line in describe(table)]
     body = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
     return "\n".join(head) + "\n" + body
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character that is not printable (a line break, a control character) written as
+    its Python escape (``\\n``, ``\\x1b``), so it stays on one line of a comment or of the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def describe(table: FoundTable) -> list[str]:
@@ -254,11 +263,15 @@ def page_argument(pages: Sequence[str], wiki: str | None) -> tuple[Path, list[st
     relative to it (as for sync); without, each ``--page`` is a file and the wiki is their common directory.
     Raises :class:`UsageError` when neither is given."""
     if wiki is not None:
+        if not wiki.strip():
+            raise UsageError("--wiki '': empty; name the wiki directory")
         root = Path(wiki).expanduser()
         return root, list(pages) if pages else list_pages(root)
     if not pages:
         raise UsageError("name the wiki: --wiki DIR (every *.md page under it) or --page FILE (repeatable)")
     for page in pages:
+        if Path(page).is_dir():
+            raise UsageError(f"--page {page!r}: a directory; name a page file, or the directory with --wiki")
         if not Path(page).is_file():
             raise UsageError(f"--page {page!r}: no such file (relative to {os.getcwd()})")
     root = Path(os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in pages]))
@@ -282,15 +295,19 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     """Scan the wiki, write the config to ``output`` (never over an existing file) and return what was done.
 
     The config is validated before it is written, as ``kep-sync validate`` does (the settings, then the
-    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``). Raises :class:`UsageError` when
+    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``). Raises :class:`KepSyncError`
+    when standard output is closed (nothing is written), :class:`UsageError` when
     ``output`` exists, the wiki or a page is missing or no page holds a KEP table; :class:`ConfigError`
     with every problem when the config would not validate (nothing is written then).
     """
     from bot.commands.validate import offline_problems
     from bot.config import collect_config
     from bot.configyaml import load_config_yaml
-    from bot.errors import ConfigError
 
+    if not output.strip():
+        raise UsageError("--output '': empty; name the config file to write")
+    if sys.stdout is None:  # checked before the file is written: init prints what it wrote
+        raise KepSyncError("cannot write the summary to standard output: it is closed")
     if os.path.lexists(output):
         raise UsageError(f"{output}: exists; kep-sync init never overwrites a config (remove it, or write "
                          "another with --output PATH)")
@@ -299,7 +316,11 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     if not scan.tables:
         raise no_tables_error(wiki if wiki is not None else ", ".join(pages), scan)
     text = config_text(config_data(wiki_setting(root, cwd), scan.tables, enhancements), scan.tables, cwd)
-    checked = collect_config(load_config_yaml(text), output)
+    try:
+        data = load_config_yaml(text)
+    except ValueError as exc:  # ConfigYamlError: a name init could not write as YAML
+        raise ConfigError(f"the config kep-sync init would write does not read back: {escaped(str(exc))}") from None
+    checked = collect_config(data, output)
     problems = checked.errors + ([f"{output}: {p}" for p in offline_problems(checked.config, checked.dropped)]
                                  if checked.config is not None else [])
     if problems:
@@ -309,9 +330,15 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
 
 
 def _write_new(path: Path, text: str) -> None:
-    """Create ``path`` with ``text``; raises :class:`UsageError` when it exists or cannot be written."""
+    """Create ``path`` with ``text``; raises :class:`UsageError` when it exists, its directory is a file or it
+    cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"{path}: cannot write: {path.parent} is not a directory") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot create its directory: {exc.strerror or exc}") from None
+    try:
         with open(path, "x", encoding="utf-8") as fh:
             fh.write(text)
     except FileExistsError:
@@ -332,4 +359,4 @@ def summary_lines(done: Written) -> list[str]:
         more = f" and {len(done.skipped) - 10} more" if len(done.skipped) > 10 else ""
         lines.append("Pages without a KEP table, left out: "
                      + ", ".join(f"{p} ({why})" for p, why in done.skipped[:10]) + more)
-    return lines + [""] + done.next
+    return [escaped(line) for line in lines] + [""] + done.next

@@ -103,7 +103,7 @@ def _enhancements_problems(value: str) -> list[str]:
         elif source.kind == "git" and Path(source.location).is_dir() and not _git_has_keps(source.location):
             return [f"enhancements: {shown(value)}: no keps/ folder at the repository's HEAD; a run would refuse it"]
     except KepSyncError as exc:
-        return [f"enhancements: {str(exc).removeprefix('--enhancements ')}"]
+        return [f"enhancements: {str(exc).removeprefix('enhancements (--enhancements) ')}"]
     return []
 
 

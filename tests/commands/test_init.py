@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot.cli import main
@@ -127,3 +133,50 @@ def test_usage_errors_exit_2(wiki, tmp_path, capsys, args, error):
 ])
 def test_only_plain_role_names_are_guessed(header, role):
     assert guess_role(header) == role
+
+
+def test_page_names_and_the_directory_stay_inside_their_comment_lines(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir()
+    for name in ("a\nfeature_gates: owned #.md", "a\npublish: files #.md"):
+        (tmp_path / "w" / name).write_text(EN, encoding="utf-8")
+    assert main(["init", "--wiki", "w", "--output", "c.yaml"]) == 0
+    text = (tmp_path / "c.yaml").read_text(encoding="utf-8")
+    assert [line for line in text.splitlines() if line.startswith("#") and "#.md" in line] == [
+        "#   a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
+        "#   a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 KEP rows"]
+    config = load_config(tmp_path / "c.yaml")
+    assert (config.feature_gates, config.publish, config.wiki.pages) == (
+        "report", "none", ["a\nfeature_gates: owned #.md", "a\npublish: files #.md"])
+    assert "Wrote c.yaml: 2 page(s)" in capsys.readouterr().out
+
+
+def test_a_table_after_front_matter_is_not_named_by_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "m.md").write_text("---\ntitle: x\n---\n\n" + EN.split("## P1 Foundation\n\n")[1],
+                                         encoding="utf-8")
+    assert main(["init", "--wiki", "w"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "m.md line 5: 2 KEP rows"
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--wiki", ""], "--wiki '': empty; name the wiki directory"),
+    (["--wiki", "my-wiki", "--output", ""], "--output '': empty; name the config file to write"),
+    (["--page", "my-wiki"], "--page 'my-wiki': a directory; name a page file, or the directory with --wiki"),
+    (["--wiki", "my-wiki", "--output", "my-wiki/en.md/c.yaml"],
+     "my-wiki/en.md/c.yaml: cannot write: my-wiki/en.md is not a directory"),
+])
+def test_init_says_what_is_wrong_with_an_argument(wiki, tmp_path, capsys, args, error):
+    assert main(["init", *args]) == 2
+    assert capsys.readouterr().err == f"kep-sync: error: {error}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my-wiki"]
+
+
+def test_init_with_stdout_closed_writes_nothing_and_says_why(wiki, tmp_path):
+    done = subprocess.run(f"{shlex.quote(sys.executable)} -m bot.cli init --wiki my-wiki >&-", shell=True,
+                          cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert (done.returncode, done.stderr) == (1, "kep-sync: error: cannot write the summary to standard output: "
+                                                 "it is closed\n")
+    assert not (tmp_path / "kep-sync.yaml").exists()
