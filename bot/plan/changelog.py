@@ -583,7 +583,14 @@ def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem], chang
     page), about a page or an input as a whole (no line), and the kep.yaml problems of changed KEPs."""
     rows = {(c.page, f"line {c.line}") for c in changes}
     mine = {p for p in (*problems, *involved) if not p.key.startswith("line ") or (p.path, p.key) in rows}
-    return sorted(mine, key=lambda p: (p.path, p.key, p.message))
+    return sorted(mine, key=problem_order)
+
+
+def problem_order(p: Problem) -> tuple[str, int, str, str]:
+    """Sort key of a problem: by path, then by line number (``line 9`` before ``line 10``; a problem
+    without a line first), then key and message."""
+    m = re.fullmatch(r"line (\d+)", p.key)
+    return p.path, int(m.group(1)) if m else -1, p.key, p.message
 
 
 def visible_lines(body: str) -> int:

@@ -229,3 +229,13 @@ def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_relea
         "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.<br>⚠ counter-evidence: "
         "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha."]
 
+
+
+def test_problems_are_sorted_by_page_then_line_number():
+    changes = [Change("1", "s.md", n, "status", "x", "implemented", "status", True, "k") for n in (9, 10, 100)]
+    problems = [Problem("s.md", "line 100", "c"), Problem("s.md", "line 10", "b"), Problem("s.md", "line 9", "a"),
+                Problem("s.md", "", "page"), Problem("a.md", "", "other page")]
+    body = render(SNAP._replace(revision=""), changes, problems).body
+    rows = [line for line in body.splitlines() if line.startswith(("| a.md", "| s.md"))]
+    assert rows == ["| a.md | - | other page |", "| s.md | - | page |", "| s.md | line 9 | a |",
+                    "| s.md | line 10 | b |", "| s.md | line 100 | c |"]
