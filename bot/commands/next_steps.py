@@ -87,13 +87,26 @@ def git_lines(config: Config, landing: Landing) -> list[str]:
              "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
              "before: kep-sync rebuilds it on a new base):",
              f"  cd {shlex.quote(wiki)}",
-             f"  git push origin {shlex.quote(branch)}",
+             *push_commands(_remotes(wiki), branch),
              f"  {shlex.join(create + gh_options(config))}"]
     settings = github_only(config)
     if settings:
         lines.append(f"kep-sync applies pull_request.{', pull_request.'.join(settings)} only with --publish github; "
                      "the gh command above sets them")
     return lines
+
+
+def push_commands(remotes: list[str], branch: str) -> list[str]:
+    """The lines pushing ``branch``: to ``origin`` when the clone has it, else to its first remote, else
+    after adding ``origin`` (the clone has no remote; ``remotes``: ``git remote`` output)."""
+    remote = "origin" if "origin" in remotes or not remotes else remotes[0]
+    add = [] if remotes else ["  git remote add origin URL    # this clone has no remote: the wiki repository's URL"]
+    return [*add, f"  git push {shlex.quote(remote)} {shlex.quote(branch)}"]
+
+
+def _remotes(wiki: str) -> list[str]:
+    proc = subprocess.run(["git", "-C", wiki, "remote"], capture_output=True, text=True, check=False)
+    return proc.stdout.split()
 
 
 def _branch_head(wiki: str, branch: str) -> str:
