@@ -239,3 +239,13 @@ def test_problems_are_sorted_by_page_then_line_number():
     rows = [line for line in body.splitlines() if line.startswith(("| a.md", "| s.md"))]
     assert rows == ["| a.md | - | other page |", "| s.md | - | page |", "| s.md | line 9 | a |",
                     "| s.md | line 10 | b |", "| s.md | line 100 | c |"]
+
+
+def test_a_no_change_changelog_still_lists_the_rows_left_as_is():
+    kept = Problem("m.md", "line 7", "KEP 1: status 'beta' is not a status word kep-sync knows; status kept")
+    body = render(SNAP, [], [kept, *PROBLEMS]).body
+    assert [line for line in body.splitlines() if line.startswith("| m.md")] == [
+        "| m.md | line 7 | KEP 1: status 'beta' is not a status word kep-sync knows; status kept |",
+        "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |"]
+    body = render(SNAP, CHANGES[:1], [kept]).body  # with a change: only the changed rows' problems
+    assert "| m.md | line 7 |" not in body
