@@ -255,29 +255,40 @@ def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> 
     lines = (next_steps.files_lines(outcome, config.wiki.dir) if config.publish == "files" else
              next_steps.git_lines(config, outcome) if config.publish == "git" else [])
     if lines and log_format(getattr(args, "log_format", None)) == "text":
-        print("\n".join(redact(line) for line in lines), file=sys.stderr)
+        _to_stderr("".join(redact(line) + "\n" for line in lines))
     elif lines:
         log.info("published", publish=config.publish, lines=lines)
     if os.environ.get("GITHUB_OUTPUT"):
         next_steps.write_outputs(os.environ["GITHUB_OUTPUT"], next_steps.action_outputs(outcome))
     if os.environ.get("GITHUB_ACTIONS") == "true" and outcome.blocked:
-        print(next_steps.blocked_annotation(config.pull_request.branch), file=sys.stderr)
+        _to_stderr(next_steps.blocked_annotation(config.pull_request.branch) + "\n")
 
 
 def report_path(args: argparse.Namespace, config: Config) -> Path | None:
-    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` when it is (or links to) one
+    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` when it is (or links to, by a
+    symbolic or hard link) one
     of the configured pages (``wiki.pages``, ``coverage.page``, ``digest.page`` under ``wiki.dir``): the
     report would overwrite it, whatever ``--publish`` says."""
     if not args.report:
         return None
     path = Path(args.report)
-    target = os.path.realpath(path)
+    target = _file_id(path)
     root = Path(config.wiki.dir).expanduser()
     for page in config.pages_to_read():
-        if os.path.realpath(root / page) == target:
+        if _file_id(root / page) == target:
             raise UsageError(f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
                              "(choose another file)")
     return path
+
+
+def _file_id(path: Path) -> tuple[int, int] | str:
+    """What names one file: ``(st_dev, st_ino)`` after following symbolic links (so a hard link is its
+    file), else the resolved path when it cannot be stat'ed (not there yet)."""
+    try:
+        st = path.stat()
+    except (OSError, RuntimeError):
+        return os.path.realpath(path)
+    return st.st_dev, st.st_ino
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -335,7 +346,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         from bot.cli_targets import cmd_targets
 
         return cmd_targets(args, checked.config, _write)
-    print("ok")
+    _write("ok\n")
     return EXIT_OK
 
 
@@ -401,15 +412,19 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 def _write(text: str, what: str = "") -> None:
     """``text`` on stdout, flushed; raises :class:`KepSyncError` ("cannot write WHAT to standard output")
-    when stdout is closed or full."""
+    when stdout is closed (``>&-``: ``sys.stdout`` is ``None``; a closed file: ``ValueError``) or full."""
     from bot.redact import redact_values
 
+    where = f"cannot write {what + ' ' if what else ''}to standard output"
+    if sys.stdout is None:
+        raise KepSyncError(f"{where}: it is closed")
     try:
         sys.stdout.write(redact_values(text))
         sys.stdout.flush()
     except OSError as exc:
-        raise KepSyncError(f"cannot write {what + ' ' if what else ''}to standard output: {exc.strerror or exc}"
-                           ) from None
+        raise KepSyncError(f"{where}: {exc.strerror or exc}") from None
+    except ValueError:  # "I/O operation on closed file"
+        raise KepSyncError(f"{where}: it is closed") from None
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -463,8 +478,18 @@ def os_error_message(exc: OSError) -> str:
 
 def print_error(exc: Exception) -> None:
     """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix."""
-    for line in redact(str(exc)).split("\n"):
-        print(f"kep-sync: error: {line}", file=sys.stderr)
+    _to_stderr("".join(f"kep-sync: error: {line}\n" for line in redact(str(exc)).split("\n")))
+
+
+def _to_stderr(text: str) -> None:
+    """``text`` on stderr, flushed; nothing when stderr is closed or fails (the exit code still tells)."""
+    if sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -499,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_error(KepSyncError(os_error_message(exc)))
         return EXIT_USAGE if exc.errno == errno.ENAMETOOLONG and args.command != "health" else EXIT_FAILED
     except KeyboardInterrupt:
-        print("kep-sync: interrupted", file=sys.stderr)
+        _to_stderr("kep-sync: interrupted\n")
         return EXIT_FAILED
     finally:
         gc.unfreeze()  # a caller that goes on (the tests) collects as before

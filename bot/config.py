@@ -726,11 +726,14 @@ _SECRET_KEY_RE = re.compile(r"token|secret|passw|credential|private|auth|key", r
 
 def known_keys(loc: tuple) -> list[str]:
     """The setting names allowed beside the last part of ``loc`` (a pydantic error location): the fields
-    (and their aliases, ``digest.from``) of the section it lies in; ``[]`` when that is no section."""
+    (and their aliases, ``digest.from``) of the section it lies in, list indices skipped; ``[]`` when that is no
+    section."""
     import typing
 
     model: type[BaseModel] | None = Config
     for part in loc[:-1]:
+        if isinstance(part, int):  # an index into a list of sections (ignore[0])
+            continue
         field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
         if field is None:
             return []
@@ -744,13 +747,14 @@ def known_keys(loc: tuple) -> list[str]:
 
 def did_you_mean(loc: tuple) -> str:
     """``"; did you mean 'pages'?"`` when the unknown key at the end of ``loc`` is close to a known one
-    (:func:`difflib.get_close_matches`, case ignored), else ``""``."""
+    (:func:`difflib.get_close_matches`, case ignored) and starts with the same letter, else ``""``."""
     import difflib
 
-    if not loc or not isinstance(loc[-1], str):
+    if not loc or not isinstance(loc[-1], str) or not loc[-1]:
         return ""
-    known = known_keys(tuple(loc))
-    close = difflib.get_close_matches(loc[-1].casefold(), [k.casefold() for k in known], n=1, cutoff=0.6)
+    word = loc[-1].casefold()
+    known = [k for k in known_keys(tuple(loc)) if k[:1].casefold() == word[:1]]
+    close = difflib.get_close_matches(word, [k.casefold() for k in known], n=1, cutoff=0.6)
     match = next((k for k in known if close and k.casefold() == close[0]), None)
     return f"; did you mean {match!r}?" if match else ""
 

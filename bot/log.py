@@ -35,7 +35,9 @@ class LineLogger:
     def msg(self, message: str) -> None:
         try:
             with self._lock:
-                print(message, file=self._file or sys.stderr, flush=True)
+                stream = self._file or sys.stderr
+                if stream is not None:  # None: stderr closed (``2>&-``)
+                    print(message, file=stream, flush=True)
         except (OSError, ValueError):
             pass
 

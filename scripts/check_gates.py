@@ -160,11 +160,11 @@ def find_kep(keps: dict[str, dict], number: int, slug: str) -> dict | None:
 
 # ---- the reading ----
 
-def owners(keps: dict[str, dict]) -> dict[str, list[str]]:
-    """Gate -> the dirs declaring it, live KEPs only when a live one declares it."""
+def owners(keps: dict[str, dict], gates: dict) -> dict[str, list[str]]:
+    """Listed gate -> the dirs declaring it (a typo of it counts), live KEPs only when a live one declares it."""
     by: dict[str, list[dict]] = {}
     for k in keps.values():
-        for g in set(k["gates"]):
+        for g in {canonical(g, gates) for g in k["gates"]}:
             by.setdefault(g, []).append(k)
     return {g: [k["dir"] for k in ([k for k in ks if k["status"] not in DEAD] or ks)] for g, ks in by.items()}
 
@@ -178,23 +178,23 @@ def near(a: str, b: str) -> bool:
     return max(len(a), len(b)) - head - tail <= 2
 
 
+def canonical(g: str, gates: dict) -> str:
+    """The listed name ``g`` means: itself, or the one listed name it is a typo of; else ``g``."""
+    if g in gates:
+        return g
+    close = [n for n in gates if near(g, n)]
+    return close[0] if len(close) == 1 else g
+
+
 def listed(kep: dict, gates: dict, own: dict) -> list[str]:
-    out = []
-    for g in kep["gates"]:
-        if g in gates:
-            out.append(g)
-        else:
-            close = [n for n in gates if near(g, n) and n not in own]
-            out += close if len(close) == 1 else []
-    return sorted(set(out))
+    return sorted({canonical(g, gates) for g in kep["gates"]} & set(gates))
 
 
 def speaker(kep: dict, gates: dict, own: dict) -> str:
     names = listed(kep, gates, own)
     if len(names) != 1:
         return ""
-    declared = names[0] if names[0] in kep["gates"] else next(g for g in kep["gates"] if near(g, names[0]))
-    return names[0] if own.get(declared, [kep["dir"]]) == [kep["dir"]] else ""
+    return names[0] if own.get(names[0], [kep["dir"]]) == [kep["dir"]] else ""
 
 
 def mismatches(kep: dict, specs: list[dict]) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
@@ -252,7 +252,7 @@ def notes_side(gate: str, at_release: tuple[int, int], notes: dict) -> bool:
 def reading(root: Path, page: str, gates_text: str, notes: dict) -> dict:
     keps = read_keps(root)
     gates = read_gates(gates_text)
-    own = owners(keps)
+    own = owners(keps, gates)
     versions = sorted({s["version"] for ss in gates.values() for s in ss if s.get("version")})
     newest = versions[-1] if versions else (0, 0)
     last = versions[-2] if len(versions) > 1 else (0, 0)

@@ -212,13 +212,15 @@ class FakeGitHub:
         with self.lock:
             self.repos[full_name]["roles"][login] = role
 
-    def add_comment(self, number: int, body: str, user: str = "human", repo: str | None = None) -> int:
-        """A comment by ``user`` on pull request ``number`` (as the web page posts it); returns its id."""
+    def add_comment(self, number: int, body: str, user: str = "human", repo: str | None = None,
+                    association: str = "MEMBER") -> int:
+        """A comment by ``user`` on pull request ``number`` (as the web page posts it), with the author's
+        ``author_association`` to the repository; returns its id."""
         with self.lock:
             r = self._repo_for_pull(repo)
             cid, now = self._next_id(), self._tick()
             self.comments[cid] = dict(id=cid, repo=r["full_name"], number=number, body=body, user=user,
-                                      created_at=now, updated_at=now)
+                                      created_at=now, updated_at=now, association=association)
             return cid
 
     def edit_comment(self, cid: int, body: str) -> None:
@@ -515,8 +517,9 @@ class FakeGitHub:
         api = f"{self.url}/repos/{r['full_name']}/issues"
         return dict(id=c["id"], node_id=f"IC_{c['id']}", url=f"{api}/comments/{c['id']}", body=c["body"],
                     html_url=f"https://github.com/{r['full_name']}/pull/{c['number']}#issuecomment-{c['id']}",
-                    issue_url=f"{api}/{c['number']}", user=self._user(c["user"]), author_association="MEMBER",
-                    created_at=_iso(c["created_at"]), updated_at=_iso(c["updated_at"]))
+                    issue_url=f"{api}/{c['number']}", user=self._user(c["user"]),
+                    author_association=c.get("association", "MEMBER"), created_at=_iso(c["created_at"]),
+                    updated_at=_iso(c["updated_at"]))
 
     # ------------------------------------------------------------------ plumbing
     def _identity(self, req: Request) -> tuple[str, str | None]:

@@ -108,12 +108,15 @@ class _Ctx:
 
 
 def _job_runs(event_name: str, event: dict) -> bool:
-    """The sync job's ``if:`` evaluated for one event (the expression uses only ==, &&, ||, startsWith)."""
+    """The sync job's ``if:`` evaluated for one event (the expression uses only ==, &&, ||, startsWith, contains
+    of an array and fromJSON)."""
     expr = yaml.safe_load(WORKFLOW.read_text())["jobs"]["sync"]["if"]
     code = expr.replace("&&", " and ").replace("||", " or ").replace("\n", " ")
     starts = lambda text, prefix: (text or "").lower().startswith(prefix.lower())  # noqa: E731 (case-insensitive)
+    contains = lambda items, item: any(x.lower() == (item or "").lower() for x in items)  # noqa: E731 (array form)
     return bool(eval(code, {"__builtins__": {}}, {"github": _Ctx({"event_name": event_name, "event": event}),
-                                                  "startsWith": starts}))
+                                                  "startsWith": starts, "contains": contains,
+                                                  "fromJSON": json.loads}))
 
 
 def test_comments_and_the_regenerate_label_run_it_and_nothing_else_does():
@@ -124,9 +127,14 @@ def test_comments_and_the_regenerate_label_run_it_and_nothing_else_does():
     assert workflow["concurrency"] == {"group": "kep-sync", "cancel-in-progress": False}
     on_pr = {"pull_request": {"url": "https://api.github.com/repos/acme/wiki/pulls/7"}}
     assert _job_runs("schedule", {}) and _job_runs("workflow_dispatch", {"inputs": {}})
-    assert _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "/kep-sync ignore 4671 stable"}})
-    assert not _job_runs("issue_comment", {"issue": {}, "comment": {"body": "/kep-sync regenerate"}})  # an issue
-    assert not _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "LGTM /kep-sync"}})
+    member = {"author_association": "MEMBER"}
+    assert _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "/kep-sync ignore 4671 stable", **member}})
+    assert not _job_runs("issue_comment", {"issue": {}, "comment": {"body": "/kep-sync regenerate", **member}})
+    assert not _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "LGTM /kep-sync", **member}})
+    for association, runs in (("OWNER", True), ("COLLABORATOR", True), ("CONTRIBUTOR", False), ("NONE", False),
+                              ("FIRST_TIME_CONTRIBUTOR", False), (None, False)):
+        comment = {"body": "/kep-sync regenerate", "author_association": association}
+        assert _job_runs("issue_comment", {"issue": on_pr, "comment": comment}) is runs, association
     assert _job_runs("pull_request", {"label": {"name": "kep-sync:regenerate"}})
     assert not _job_runs("pull_request", {"label": {"name": "kep-sync"}})
     assert not _job_runs("push", {})

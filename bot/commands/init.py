@@ -322,7 +322,8 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     if problems:
         raise ConfigError("\n".join(["the config kep-sync init would write does not validate:"] + problems))
     _write_new(Path(output), text)
-    return Written(output, text, scan.tables, scan.skipped, next_command(output, enhancements, example_snapshot(cwd), program))
+    return Written(output, text, scan.tables, scan.skipped,
+                   next_command(output, enhancements, example_snapshot(cwd), program))
 
 
 def _write_new(path: Path, text: str) -> None:

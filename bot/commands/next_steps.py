@@ -80,15 +80,16 @@ def git_lines(config: Config, landing: Landing) -> list[str]:
         raise PublishError(f"{body_file}: cannot write: {exc.strerror or exc}") from None
     commit = _branch_head(wiki, branch)
     what = f"{len(landing.written)} page(s) committed" if landing.written else "already up to date"
-    create = ["gh", "pr", "create", "--head", branch, "--title", title, "--body-file", str(body_file)]
-    if config.wiki.base:
-        create += ["--base", config.wiki.base]
+    base, not_a_branch = pr_base(wiki, config.wiki.base)
+    create = ["gh", "pr", "create", "--head", branch, "--base", base, "--title", title, "--body-file", str(body_file)]
     lines = [f"kep-sync: branch {branch} in {wiki} at commit {commit} ({what})",
              "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
              "before: kep-sync rebuilds it on a new base):",
              f"  cd {shlex.quote(wiki)}",
              *push_commands(_remotes(wiki), branch),
              f"  {shlex.join(create + gh_options(config))}"]
+    if not_a_branch:
+        lines.append(not_a_branch)
     settings = github_only(config)
     if settings:
         lines.append(f"kep-sync applies pull_request.{', pull_request.'.join(settings)} only with --publish github; "
@@ -105,14 +106,33 @@ def push_commands(remotes: list[str], branch: str) -> list[str]:
 
 
 def _remotes(wiki: str) -> list[str]:
-    proc = subprocess.run(["git", "-C", wiki, "remote"], capture_output=True, text=True, check=False)
-    return proc.stdout.split()
+    return _git(wiki, "remote").split()
 
 
 def _branch_head(wiki: str, branch: str) -> str:
-    proc = subprocess.run(["git", "-C", wiki, "rev-parse", "--verify", "-q", f"refs/heads/{branch}"],
-                          capture_output=True, text=True, check=False)
-    return proc.stdout.strip() or "(unknown)"
+    return _git(wiki, "rev-parse", "--verify", "-q", f"refs/heads/{branch}") or "(unknown)"
+
+
+def _git(wiki: str, *args: str) -> str:
+    """``git -C wiki ARGS`` output, stripped; ``""`` when git fails."""
+    proc = subprocess.run(["git", "-C", wiki, *args], capture_output=True, text=True, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def pr_base(wiki: str, base: str | None) -> tuple[str, str]:
+    """``(value for gh pr create --base, "")`` for the base the bot branch is built on (``wiki.base``, else the
+    branch checked out in ``wiki``): a local branch by its name, a remote-tracking one (``origin/main``) by the
+    remote's branch name (``main``). A base that is no branch (a detached HEAD, a commit, a tag) is given as
+    its commit SHA, with a line saying a pull request needs a base branch instead."""
+    name = base or _git(wiki, "symbolic-ref", "-q", "--short", "HEAD")
+    if name and _git(wiki, "rev-parse", "--verify", "-q", f"refs/heads/{name}"):
+        return name, ""
+    if "/" in name and _git(wiki, "rev-parse", "--verify", "-q", f"refs/remotes/{name}"):
+        return name.split("/", 1)[1], ""
+    commit = _git(wiki, "rev-parse", "--verify", "-q", f"{name or 'HEAD'}^{{commit}}") or "(unknown)"
+    what = f"wiki.base {name!r}" if base else "a detached HEAD"
+    return commit, (f"kep-sync: the branch is built on {what} (commit {commit}), not a branch: a pull request "
+                    "needs a base branch, so give gh pr create --base the branch it should merge into")
 
 
 def github_only(config: Config) -> list[str]:

@@ -202,7 +202,8 @@ def _digest_problems(config: Config) -> list[str]:
 
 
 def same_files(config: Config) -> list[str]:
-    """One line per setting naming a file under ``wiki.dir`` (symbolic links resolved) that an earlier
+    """One line per setting naming a file under ``wiki.dir`` (symbolic links resolved; a hard link is the
+    file it links, by ``(st_dev, st_ino)``) that an earlier
     setting names in a way kep-sync cannot share (``[]`` when none): ``coverage.page`` (read-only) is no
     other page; ``digest.page`` (rewritten between its markers) may be a ``wiki.pages`` entry only by its
     own name (``./m.md`` is ``m.md``), not through a link, as one page is read and written once. Two
@@ -211,14 +212,15 @@ def same_files(config: Config) -> list[str]:
     named = [(f"wiki.pages[{i}]", page) for i, page in enumerate(config.wiki.pages)]
     named += [(key, page) for key, page in (("coverage.page", config.coverage.page),
                                              ("digest.page", config.digest.page)) if page]
-    seen: dict[Path, list[tuple[str, str]]] = {}
+    seen: dict[tuple[int, int] | Path, list[tuple[str, str]]] = {}
     problems = []
     for key, page in named:
         try:
             real = (root / page).resolve()
+            st = real.stat() if real.exists() else None
         except (OSError, RuntimeError):  # a loop of links, a name too long: reported where the page is read
             continue
-        earlier = seen.setdefault(real, [])
+        earlier = seen.setdefault((st.st_dev, st.st_ino) if st else real, [])
         clash = next((other for other in earlier if not _may_share((key, page), other)), None)
         if clash is not None:
             problems.append(f"{key} {shown(page)}: the same file as {clash[0]} {shown(clash[1])} ({shown(str(real))}); "

@@ -49,7 +49,8 @@ RANK = {"alpha": 0, "beta": 1, "stable": 2}
 SYNTHETIC = "1.0"
 #: Most nodes one list may hold (the real lists hold ~2,000; an alias bomb is refused).
 MAX_NODES = 200_000
-_VERSION_RE = re.compile(r"^([0-9]{1,3})\.([0-9]{1,4})$")
+#: ``MAJOR.MINOR`` without leading zeros (``1.033`` is malformed, as a milestone ``v1.033`` is).
+_VERSION_RE = re.compile(r"^(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,3})$")
 
 
 class Spec(NamedTuple):
@@ -87,13 +88,15 @@ class GateList(NamedTuple):
     """One ``versioned_feature_list.yaml``: ``where`` (path or ``repo@branch:path``), ``revision`` (the git
     blob SHA-1 of its bytes, as GitHub names a file's content), ``release`` (the release it belongs to when
     the source says so: a file named ``1.33.yaml``, the ``release-1.33`` branch; else ``""``), ``newest``
-    (its newest version) and ``gates`` by name."""
+    (its newest version), ``gates`` by name and ``final``: whether its ``release`` has shipped (false for
+    the newest ``release-1.NN`` branch, which is cut weeks before v1.NN ships)."""
 
     where: str
     revision: str
     release: str
     newest: str
     gates: dict[str, Gate]
+    final: bool = True
 
     @property
     def covers(self) -> str:
@@ -104,10 +107,11 @@ class GateList(NamedTuple):
 class Lifecycle(NamedTuple):
     """Every list read from one source, oldest first, with the ``source`` as configured and the ``problems``.
 
-    ``shipped``: releases known to be out. A list named by its release (a directory file, a release branch)
-    says its release and every older version shipped; a list without one (a single file, which a
-    development branch generates) says every version but its newest shipped: the newest is the release
-    being made.
+    ``shipped``: releases known to be out. A list named by its release (a directory file, a release branch
+    older than the newest one) says its release and every older version shipped; a list without one (a
+    single file, which a development branch generates) says every version but its newest shipped: the
+    newest is the release being made; the newest release branch's list (not ``final``) says every version
+    older than its release shipped.
     """
 
     source: str
@@ -120,8 +124,10 @@ class Lifecycle(NamedTuple):
         for gl in self.lists:
             versions = {s.release for g in gl.gates.values() for s in g.specs if s.release}
             out |= {v for v in versions if release_key(v) < release_key(gl.newest)}
-            if gl.release:
-                out |= versions | {gl.release}
+            if gl.release and not gl.final:
+                out |= {v for v in versions if release_key(v) < release_key(gl.release)}
+            elif gl.release:
+                out |= {v for v in versions if release_key(v) <= release_key(gl.release)} | {gl.release}
         return frozenset(out)
 
     @property

@@ -433,6 +433,8 @@ class _Reading:
                 self.problem(f"feature-gates[{i}].name", f"{quote(name)} is a placeholder, not a gate")
             elif not is_gate_name(name.strip()):
                 self.problem(f"feature-gates[{i}].name", f"{quote(name)} is not a feature gate name")
+                self.distrust("feature_gates", f"feature-gates[{i}].name in kep.yaml is not a feature gate name "
+                                               f"({quote(name)}), so the list is not trusted")
         return gates
 
 

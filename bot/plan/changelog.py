@@ -78,6 +78,11 @@ def safe(text: str) -> str:
     return "".join(out)
 
 
+#: The brackets of a markdown link or image (``[text](url)``, ``![alt](src)``, ``[ref]``): escaped, no link or
+#: image is left (``!\[`` opens none); one a backslash precedes is already escaped.
+_LINK_MARK_RE = re.compile(r"(?<!\\)[\[\]]")
+
+
 def _code_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each code span: a backtick run closed by the next run of the same length."""
     spans, runs = [], list(_TICKS_RE.finditer(text))
@@ -102,18 +107,24 @@ def _wrap_handles(segment: str) -> str:
 def table_cell(text: str) -> str:
     r"""Upstream text for one table cell (or one list line), inert: every line break and control character
     (``\n``, a lone ``\r``, ``\t``, C0/C1 controls, U+2028/U+2029) becomes a space, handles are wrapped
-    (:func:`safe`), ``<``/``>``/``&`` become entities outside code spans (no HTML), ``|`` is escaped
-    (``\|``, also inside code spans, as GFM tables need). ``""`` -> ``-``. The one cell escaping of the
-    changelog, the pull request body and the digest section (:mod:`bot.plan.digest`)."""
+    (:func:`safe`), ``<``/``>``/``&`` become entities outside code spans (no HTML), ``[`` and ``]``
+    are backslash-escaped outside code spans (no link or image: ``![i](http://x/p.png)`` shows as text),
+    ``|`` is escaped (``\|``, also inside code spans, as GFM tables need). ``""`` -> ``-``. The one cell
+    escaping of the changelog, the pull request body and the digest section (:mod:`bot.plan.digest`)."""
     if not text:
         return "-"
     text = safe(_CONTROL_RE.sub(" ", text))
     out, pos = [], 0
     for start, end in _code_spans(text):
-        out += [html.escape(text[pos:start], quote=False), text[start:end]]
+        out += [_inert(text[pos:start]), text[start:end]]
         pos = end
-    out.append(html.escape(text[pos:], quote=False))
+    out.append(_inert(text[pos:]))
     return "".join(out).replace("|", "\\|")
+
+
+def _inert(text: str) -> str:
+    r"""Markdown text outside code spans with no HTML, link or image: entities for ``<>&``, ``\[`` and ``\]``."""
+    return _LINK_MARK_RE.sub(r"\\\g<0>", html.escape(text, quote=False))
 
 
 def kep_link(ident: str) -> str:

@@ -53,7 +53,8 @@ def controls(steering: Steering) -> list[str]:
         f"- **Runs** {when}; each run rebuilds this pull request from the base branch and upstream.",
         "- **Closed without merge**: the same proposal is not opened again; a different one is.",
         f"- **Edited branch**: a commit kep-sync did not make on `{steering.branch}` stops it "
-        f"(one comment says so); add the label `{REGENERATE_LABEL}` to replace the branch with a fresh commit.",
+        f"(one comment says so); add the label `{REGENERATE_LABEL}` to replace the branch with a fresh commit "
+        "(anyone who may label pull requests can: triage access is enough, unlike the commands).",
         *commands,
         _IGNORE_RULES,
     ]

@@ -33,7 +33,7 @@ from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.wiki import frontmatter
-from bot.wiki.ignore import mask_page, row_ignores, unmask
+from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
 from bot.wiki.pages import same_page
 from bot.wiki.matrix import MatrixPage, parse_page
 
@@ -143,6 +143,7 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
         # means rows); on the digest page, _with_digest fills the emptied section last.
         text = _matrix_text(config, path, data)
         masked_text, masked = mask_page(text)
+        problems += marker_problems(path, masked)
         page = parse_page(path, masked_text, config.aliases())
         parsed.append(page)
         numbers.update(row.number for row in page.rows)
@@ -161,6 +162,8 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
     if only is not None:
         problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
                      for n in sorted(set(only) - numbers)]
+    problems += [Problem("config", f"ignore[{i}]", f"KEP {rule.kep} is in no matrix row of the pages; the rule "
+                         "ignores nothing") for i, rule in enumerate(config.ignore) if rule.kep not in numbers]
     found: list[Discrepancy] | None = None
     if release_notes is not None:
         # The check is about what this run proposes: the KEPs of applied changes, not every row

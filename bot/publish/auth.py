@@ -203,8 +203,17 @@ def _private_key(env: Mapping[str, str]) -> str:
     return key
 
 
+def _key_setting(env: Mapping[str, str]) -> str:
+    """The variable the App private key came from, for errors: ``KEP_SYNC_APP_PRIVATE_KEY``, else
+    ``KEP_SYNC_APP_PRIVATE_KEY_FILE`` with its path (:func:`_private_key` reads them in that order)."""
+    if env.get("KEP_SYNC_APP_PRIVATE_KEY"):
+        return "KEP_SYNC_APP_PRIVATE_KEY"
+    return f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {env.get('KEP_SYNC_APP_PRIVATE_KEY_FILE', '')}"
+
+
 def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter: RequestCounter | None,
-                        sleep: Callable[[float], None], pause: float) -> str:
+                        sleep: Callable[[float], None], pause: float,
+                        key_setting: str = "KEP_SYNC_APP_PRIVATE_KEY") -> str:
     app_auth = _CountedAppAuth(app_id, key)
     app_auth.counter, app_auth.pause = counter, pause
     pacing.install()
@@ -215,7 +224,7 @@ def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter:
         installation = call_with_retry(f"find the GitHub App installation for {repo}",
                                        integration.get_repo_installation, owner, name, sleep=sleep)
     except (ValueError, jwt.PyJWTError) as exc:  # a key PyJWT cannot load; the key itself is never shown
-        raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY: not a usable RSA private key ({type(exc).__name__})") from None
+        raise ConfigError(f"{key_setting}: not a usable RSA private key ({type(exc).__name__})") from None
     grant = call_with_retry(f"create an installation token for {repo}", integration.get_access_token,
                             installation.id, sleep=sleep)
     add_secret(grant.token)
@@ -239,7 +248,7 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
     """
     if env.get("KEP_SYNC_APP_ID"):
         token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep,
-                                    seconds_between_writes)
+                                    seconds_between_writes, _key_setting(env))
         kind = "app"
     elif env.get("GITHUB_TOKEN"):
         token, kind = env["GITHUB_TOKEN"], "token"

@@ -27,6 +27,15 @@ PREFIX = "/kep-sync"
 #: Roles (``role_name``) and legacy permissions (``permission``) that may give commands.
 ALLOWED = frozenset({"admin", "maintain", "write"})
 USAGE = "`/kep-sync ignore <KEP> [fields...]`, `/kep-sync regenerate`, `/kep-sync explain <KEP>`"
+#: Most characters of a comment's own words a reply quotes (the rest is cut, ``…``).
+MAX_QUOTE = 80
+#: Most characters of a reply (GitHub refuses a comment over 65,536); a longer field history is cut.
+MAX_REPLY = 60_000
+#: Most refusals (commands from users who may not give them) answered per run, one per author.
+MAX_REFUSALS = 3
+#: ``author_association`` values of a comment whose author may have write access (the role is then read);
+#: any other value (CONTRIBUTOR, NONE, ...) is refused without a request.
+ASSOCIATED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 _KEP_RE = re.compile(r"(?:KEP-?)?#?(\d{1,6})", re.IGNORECASE)
 
 
@@ -56,22 +65,22 @@ def parse_comment(cid: int, user: str, updated: str, body: str | None) -> Comman
     base = Command(cid, user, updated, first)
     verb, args = (words[1].casefold(), words[2:]) if len(words) > 1 else ("", [])
     if verb == "regenerate":
-        return base._replace(verb=verb, error=f"`regenerate` takes no arguments; got `{' '.join(args)}`"
+        return base._replace(verb=verb, error=f"`regenerate` takes no arguments; got {quoted(' '.join(args))}"
                              if args else "")
     if verb not in ("ignore", "explain"):
-        what = f"unknown command `{_plain(verb)}`" if verb else "no command given"
+        what = f"unknown command {quoted(verb)}" if verb else "no command given"
         return base._replace(error=f"{what}; the commands are {USAGE}")
     match = _KEP_RE.fullmatch(args[0]) if args else None
     if match is None:
         return base._replace(verb=verb, error=f"`{verb}` needs a KEP number, e.g. `/kep-sync {verb} 4671`")
     kep, rest = int(match.group(1)), args[1:]
     if verb == "explain":
-        return base._replace(verb=verb, kep=kep, error=f"`explain` takes one KEP; got `{' '.join(rest)}` after it"
-                             if rest else "")
+        return base._replace(verb=verb, kep=kep, error=f"`explain` takes one KEP; got {quoted(' '.join(rest))} "
+                             "after it" if rest else "")
     words = [w for part in rest for w in part.split(",") if w]
     unknown = [w for w in words if not field_name(w)]
     if unknown:
-        return base._replace(verb=verb, kep=kep, error=f"unknown field `{_plain(unknown[0])}`; fields: "
+        return base._replace(verb=verb, kep=kep, error=f"unknown field {quoted(unknown[0])}; fields: "
                              + ", ".join(IGNORABLE))
     named = {field_name(w) for w in words}
     return base._replace(verb=verb, kep=kep, fields=tuple(f for f in IGNORABLE if f in named))
@@ -84,9 +93,9 @@ def may_command(permission: str, role_name: str) -> bool:
 
 def refusal(user: str, permission: str, role_name: str, repo: str) -> str:
     """Why ``user``'s command is not carried out (their role is not admin, maintain or write)."""
-    role = role_name or permission or "no"
-    return (f"@{user} has the `{role}` role on {repo}; commands need write, maintain or admin access "
-            "to the wiki repository")
+    role = role_name or permission
+    has = f"has the `{role}` role" if role else "has no role"
+    return f"@{user} {has} on {repo}; commands need write, maintain or admin access to the wiki repository"
 
 
 def ignored_rule(command: Command) -> tuple[int, tuple[str, ...]]:
@@ -128,7 +137,7 @@ def since_query(compact: str) -> str | None:
 def reply(command: Command, text: str) -> str:
     """A reply comment: the command quoted (its first line, as code), then ``text``. Never starts with
     ``/kep-sync``, so a reply is no command."""
-    return f"> `{_plain(command.line)[:200]}` (@{command.user})\n\n{text}"
+    return f"> {quoted(command.line, 200)} (@{command.user})\n\n{text}"
 
 
 def not_done(command: Command, why: str) -> str:
@@ -159,9 +168,18 @@ def regenerate_done(command: Command, head: str) -> str:
 
 def explain_done(command: Command, history: str) -> str:
     """The reply to an explain command: ``history`` as ``kep-sync history N`` prints it, in a code block."""
+    if len(history) > MAX_REPLY:
+        history = history[:MAX_REPLY] + "\n… (cut; run kep-sync history for the rest)"
     fence = "````" if "```" in history else "```"
     return reply(command, f"Field history of KEP {command.kep} (as `kep-sync history {command.kep}` prints it):\n\n"
                           f"{fence}\n{history.rstrip()}\n{fence}")
+
+
+def quoted(text: str, limit: int = MAX_QUOTE) -> str:
+    """``text`` (a user's words) as one inert inline code span: at most ``limit`` characters (``…`` after a
+    cut), backticks and line breaks replaced so it cannot close the span (no mention, link or markup)."""
+    plain = _plain(text)
+    return f"`{plain[:limit]}…`" if len(plain) > limit else f"`{plain}`"
 
 
 def _plain(text: str) -> str:

@@ -19,16 +19,16 @@ if TYPE_CHECKING:
 def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()) -> dict[str, bytes]:
     """Read each page under ``wiki_dir`` (a page named twice is read once).
 
-    ``once``: names (``wiki.pages``) that are one page when they name one file: a later one whose
-    resolved path (symbolic links followed, ``./`` and ``a/../`` removed) is that of an earlier one is
-    not read, so the file is planned and written once, under the name listed first. Raises :class:`ConfigError`
-    (exit 2) naming ``wiki.dir`` when ``wiki_dir`` is not a directory, ``wiki.pages`` / ``--page`` when a page
-    does not exist (with the closest page's name, :func:`close_page`) or is not a file, :class:`WikiError` when
-    it cannot be read.
+    ``once``: names (``wiki.pages``) that are one page when they name one file: a later one that is the
+    file of an earlier one (the same ``(st_dev, st_ino)`` after following symbolic links: a symbolic or
+    hard link, ``./``, ``a/../``) is not read, so the file is planned and written once, under the name
+    listed first. Raises :class:`ConfigError` (exit 2) naming ``wiki.dir`` when ``wiki_dir`` is not a
+    directory, ``wiki.pages`` / ``--page`` when a page does not exist (with the closest page's name,
+    :func:`close_page`) or is not a file, :class:`WikiError` when it cannot be read.
     """
     _check_dir(wiki_dir)
     out: dict[str, bytes] = {}
-    files: set[str] = set()
+    files: set[tuple[int, int]] = set()
     for rel in pages:
         path = wiki_dir / rel
         if os.path.normpath(rel) in {os.path.normpath(p) for p in out}:
@@ -41,11 +41,12 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
             hint = close_page(wiki_dir, rel) if what == "no such file" else ""
             raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}"
                              + (f"; did you mean {hint!r}?" if hint else ""))
-        if rel in once:
-            if os.path.realpath(path) in files:
-                continue
-            files.add(os.path.realpath(path))
         try:
+            if rel in once:
+                st = path.stat()
+                if (st.st_dev, st.st_ino) in files:
+                    continue
+                files.add((st.st_dev, st.st_ino))
             out[rel] = path.read_bytes()
         except OSError as exc:
             raise WikiError(f"{path}: cannot read wiki page: {exc.strerror or exc}") from None

@@ -3,6 +3,8 @@
 Every page is first written to a temporary file beside it; only when all of
 them are ready are they moved into place with ``os.replace`` (atomic per
 file). A page that is a symbolic link is written through to its target; a
+page with several hard links is rewritten in place (truncated and written,
+after every page is staged and checked), so all its names keep one file; a
 path that is not a regular file (a device, a FIFO, a directory) or a page
 this process may not replace is refused before anything is written.
 
@@ -138,10 +140,31 @@ def write_files(files: dict[Path, bytes], *, must_exist: bool = True,
                 raise PublishError(f"{path}: cannot write: {exc.strerror or exc}") from None
         _check_unchanged(expected or {})
         for tmp, target in staged:
-            os.replace(tmp, target)
+            try:
+                _move(tmp, target)
+            except OSError as exc:
+                raise PublishError(f"{target}: cannot write: {exc.strerror or exc}") from None
     finally:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
+
+
+def _move(tmp: str, target: Path) -> None:
+    """Put the staged file ``tmp`` in place of ``target``: ``os.replace``, or for a file with several hard
+    links a rewrite in place, so the other names still name it (``os.replace`` would split them)."""
+    try:
+        links = target.stat().st_nlink
+    except FileNotFoundError:
+        links = 1
+    if links < 2:
+        os.replace(tmp, target)
+        return
+    data = Path(tmp).read_bytes()
+    with open(target, "r+b") as fh:
+        fh.write(data)
+        fh.truncate()
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -5,7 +5,8 @@ default the checked-out branch), never from the working tree; the commit is
 built with git plumbing (``hash-object``, a temporary index, ``commit-tree``)
 and the bot branch is moved with a compare-and-swap ``update-ref``, so the
 working tree, the index and the checked-out branch are never touched, and no
-repository hook runs (plumbing runs none). A bot branch checked out in any
+repository hook runs (every git command runs with ``core.hooksPath=/dev/null``:
+``update-ref`` would run ``reference-transaction``). A bot branch checked out in any
 worktree is never moved under it: a linked worktree that is clean is moved
 with it (``read-tree -m -u``, as a fast-forward would), any other is refused. The
 same rules as on GitHub hold: same proposal -> no commit; the same pages as
@@ -47,6 +48,11 @@ _IDENTITY = {"GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
              "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL}
 
 
+#: Before every git command: no repository hook runs, not even those plumbing runs (``update-ref`` runs
+#: ``reference-transaction``, which may veto the update; ``read-tree -u`` none, but a later git may).
+_NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+
+
 class _Git:
     """``git -C DIR`` with errors as :class:`PublishError` naming the directory and command."""
 
@@ -55,7 +61,7 @@ class _Git:
         self.env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
 
     def run(self, *args: str, data: bytes | None = None, env: dict | None = None, check: bool = True) -> bytes | None:
-        proc = subprocess.run(["git", "-C", str(self.path), *args], input=data, capture_output=True,
+        proc = subprocess.run(["git", *_NO_HOOKS, "-C", str(self.path), *args], input=data, capture_output=True,
                               env={**self.env, **(env or {})}, check=False)
         if proc.returncode != 0:
             if not check:

@@ -162,12 +162,15 @@ class GitHubWiki:
     def _read_commands(self, pr: PullRequest) -> tuple[list[cmd.Command], tuple[int, str]]:
         """``(new commands, (highest comment id, latest updated_at) of the comments listed)``: the comments updated since the
         state's ``since`` (one request), those after ``seen`` that are commands, each with ``error`` set when
-        its author may not give it (one request per author)."""
+        its author may not give it (one request per author whose ``author_association`` is in
+        :data:`~bot.publish.comment_commands.ASSOCIATED`; others are refused without one). Refusals beyond
+        one per author and :data:`~bot.publish.comment_commands.MAX_REFUSALS` per run are left out (logged)."""
         state = prmod.parse_state(pr.body) or PrState()
         since, seen = cmd.since_query(state.since), int(state.seen) if state.seen.isdigit() else 0
         comments = self.call(f"list comments of #{pr.number}", lambda: list(PaginatedList(
             IssueComment, self.repo.requester, f"{pr.issue_url}/comments", {"since": since} if since else None)))
         found, roles, top_id, top_time = [], {}, seen, ""
+        refused: set[str] = set()
         for c in comments:
             updated = _iso(c.updated_at)
             top_id, top_time = max(top_id, c.id), max(top_time, updated)
@@ -176,8 +179,12 @@ class GitHubWiki:
             if command is None:
                 continue
             if login not in roles:
-                roles[login] = self._role(login)
+                roles[login] = self._role(login) if c.author_association in cmd.ASSOCIATED else ("", "")
             if not cmd.may_command(*roles[login]):
+                if login in refused or len(refused) >= cmd.MAX_REFUSALS:
+                    self.log.info("command from a user without write access left unanswered", comment=c.id)
+                    continue
+                refused.add(login)
                 command = command._replace(error=cmd.refusal(login, *roles[login], self.config.wiki.repo))
             found.append(command)
         return found, (top_id, top_time)
@@ -224,10 +231,11 @@ class GitHubWiki:
         return "**Ignore markers added by `/kep-sync ignore`**\n\n" + "\n".join(lines) + "\n\n"
 
     def _commands_state(self) -> dict[str, str]:
-        """The ``seen``, ``since`` and ``ignore`` fields of the new state marker."""
+        """The ``seen``, ``since`` and ``ignore`` fields of the new state marker: the read position moves past
+        every comment listed (commands or not), so a write this run makes anyway saves it."""
         old = (prmod.parse_state(self.open_pr.body) if self.open_pr else None) or PrState()
         seen, since = old.seen, old.since
-        if self.commands:
+        if self.newest[0] > (int(old.seen) if old.seen.isdigit() else 0):
             seen, since = str(self.newest[0]), cmd.compact_time(self.newest[1]) or old.since
         return dict(seen=seen, since=since, ignore=cmd.encode_ignores(self.ignores))
 
@@ -237,9 +245,13 @@ class GitHubWiki:
             self.call(f"update pull request #{pr.number}", pr.edit, body=prmod.with_state(pr.body, state))
 
     def _answer(self, pr: PullRequest, landing: Landing) -> None:
-        """One reply comment per command read this run."""
+        """One reply comment per command read this run; a reply GitHub refuses is logged and the others are
+        still posted (the state marker already records the commands)."""
         for command in self.commands:
-            self._comment(pr, self._reply(command, landing))
+            try:
+                self._comment(pr, self._reply(command, landing))
+            except KepSyncError as exc:
+                self.log.warning("a reply to a command was not posted", comment=command.id, error=str(exc))
 
     def _reply(self, c: cmd.Command, landing: Landing) -> str:
         if c.error:

@@ -265,7 +265,8 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
             last.finished(outcome)
         except Exception as exc:  # a good sync stays good: the changelog file is what is lost
             log.error("last run not saved", error=redact(str(exc)))
-    synced = outcome.plan.snapshot.revision
+    # a probe that named no revision (a local work tree with changes) leaves none to skip on next time
+    synced = outcome.plan.snapshot.revision if revision else ""
     summary = run_summary(run_report(config, outcome.plan.snapshot, outcome.plan, outcome))  # what the report says
     if outcome.blocked:  # the state keeps the last completed run, so the next poll is a full run
         return summary

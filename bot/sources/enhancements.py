@@ -32,7 +32,8 @@ from bot.redact import redact
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
 from bot.sources import parse_github_spec
-from bot.sources.git import run_git, worktree_head, remote_head, read_git_tree, scan_git_tree, sync_git_cache
+from bot.sources.git import (clean_head, read_git_tree, remote_head, run_git, scan_git_tree, sync_git_cache,
+                            worktree_head)
 from bot.sources.github_tarball import (
     DEFAULT_API_URL,
     MAX_TARBALL_BYTES,
@@ -188,14 +189,15 @@ def current_revision(value: str, client: httpx.Client, *, api_url: str = DEFAULT
       docs: a ``304`` answer does not count against the rate limit);
     - a git repository, URL or bundle: ``git ls-remote`` (``HEAD``, else the only
       branch, else ``master``/``main``, as the clone in :func:`sync_git_cache` picks);
-    - a directory: its git ``HEAD`` (``""`` when it is not a checkout);
+    - a directory: its git ``HEAD`` (``""`` when it is not a checkout, or when ``keps/`` in its work tree
+      differs from ``HEAD``: a sync reads the work tree; :func:`bot.sources.git.clean_head`);
     - a local tarball: the commit SHA in its pax header (no request).
 
     Raises :class:`UsageError` for an unknown form, :class:`SourceError` when the source cannot be read.
     """
     source = parse_source(value)
     if source.kind == "dir":
-        return Revision(worktree_head(Path(source.location)))
+        return Revision(clean_head(Path(source.location)))
     if source.kind == "tarball":
         return Revision(tarball_revision(Path(source.location)))
     if source.kind == "git":

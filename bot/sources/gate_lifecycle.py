@@ -4,7 +4,11 @@
 
 1. a file: one list (its newest version is taken as the release being made);
 2. a directory of lists, one per release, named by it: ``1.33.yaml``, ``v1.33.yaml`` or
-   ``versioned_feature_list-1.33.yaml`` (each list says its release shipped);
+   ``versioned_feature_list-1.33.yaml`` (each list says its release shipped). The list's own newest
+   version decides which release it describes: a name that disagrees is a problem naming the file, and
+   that list is read as a single file is (its newest version not shipped). Every other ``.yaml``/``.yml``
+   file, a name whose version is malformed (leading zero, too long) and a second file for one release are
+   problems naming the file; those files are not read;
 3. ``github:OWNER/REPO`` (``github:kubernetes/kubernetes``): the list at each ``release-1.NN`` branch a run
    needs (:func:`wanted_branches`), read with GitHub REST "Get repository content",
    ``GET /repos/{owner}/{repo}/contents/{path}?ref=release-1.NN`` (base64 content and the blob SHA, the
@@ -12,7 +16,9 @@
    ``release-1.33`` and later and ``test/featuregates_linter/test_data/versioned_feature_list.yaml`` on
    ``release-1.32`` (no list before). Every request goes to ``github.api_url`` only, ETag-conditional,
    cached under ``CACHE_DIR/gate-lifecycle/`` (:mod:`bot.sources.etag_cache`): an unchanged list costs a
-   ``304``; a 404 means that branch (or list) does not exist yet.
+   ``304``; a 404 means that branch (or list) does not exist yet. A ``release-1.NN`` branch is cut weeks
+   before v1.NN ships, so the newest branch read says only its older versions shipped
+   (:attr:`bot.model.gates.GateList.final` false); an older branch says its release shipped.
 
 A source that cannot be used at all is a :class:`ConfigError` naming the file (and line); a ``github:``
 source that cannot be reached without a cached copy is a :class:`SourceError`. Malformed entries are
@@ -50,7 +56,7 @@ FIRST_RELEASE = (1, 32)
 MAX_LIST_BYTES = 8 * 1024 * 1024
 #: Most release branches probed past the newest wanted one (the probe stops at the first 404).
 PROBE_AHEAD = 12
-_NAME_RE = re.compile(r"^(?:versioned_feature_list[-_.])?v?([0-9]{1,3})\.([0-9]{1,4})\.ya?ml$")
+_NAME_RE = re.compile(r"^(?:versioned_feature_list[-_.])?v?([1-9][0-9]{0,2}|0)\.([1-9][0-9]{0,3}|0)\.ya?ml$")
 KEY = "gate_lifecycle.source (--gate-lifecycle)"
 
 
@@ -146,20 +152,45 @@ def release_of(name: str) -> str:
 
 
 def read_directory(root: Path) -> Lifecycle:
-    """Every list named by its release in ``root``; :class:`ConfigError` when there is none."""
+    """Every list named by its release in ``root``; :class:`ConfigError` when there is none. Files not read
+    and names that disagree with the contents are problems (see the module docstring)."""
     try:
-        files = sorted((release_of(p.name), p) for p in root.iterdir() if release_of(p.name))
+        paths = sorted(p for p in root.iterdir() if p.suffix in (".yaml", ".yml") or release_of(p.name))
     except OSError as exc:
         raise ConfigError(f"{KEY} {str(root)!r}: cannot list: {exc.strerror or exc}") from None
+    files, problems = _named_files(paths)
     if not files:
         raise ConfigError(f"{KEY} {str(root)!r}: no list named by its release (1.33.yaml or "
                           "versioned_feature_list-1.33.yaml) in the directory")
-    lists, problems = [], []
+    lists = []
     for release, path in files:
         gl, found = _parse(str(path), _read(path), release)
+        if gl.newest != release:
+            found.append(Problem(str(path), "name", f"the file name says {release}, its newest version is "
+                                 f"{gl.newest or 'none'}: read as the list of {gl.newest or 'no release'} in "
+                                 "the making (rename the file to its release)"))
+            gl = gl._replace(release="")
         lists.append(gl)
         problems += found
     return lifecycle(str(root), lists, problems)
+
+
+def _named_files(paths: list[Path]) -> tuple[list[tuple[str, Path]], list[Problem]]:
+    """``[(release, path)]`` of the files named by a release (one per release, the first by name), and a
+    problem for each other file."""
+    files: dict[str, Path] = {}
+    problems: list[Problem] = []
+    for path in paths:
+        release = release_of(path.name)
+        if not release or release_key(release) < FIRST_RELEASE:
+            problems.append(Problem(str(path), "name", "not named by a release v1.32 or later (1.33.yaml or "
+                                    "versioned_feature_list-1.33.yaml); not read"))
+        elif release in files:
+            problems.append(Problem(str(path), "name", f"a second list for {release} (after "
+                                    f"{files[release].name}); not read"))
+        else:
+            files[release] = path
+    return sorted(files.items(), key=lambda rp: release_key(rp[0])), problems
 
 
 def _contents_url(api_url: str, repo: str, path: str, release: str) -> str:
@@ -203,4 +234,5 @@ def _load_github(client: httpx.Client, cache_root: Path, source: GateSource, wan
     if not lists:
         raise ConfigError(f"{KEY} github:{source.location}: no release-1.NN branch with a feature-gate list among "
                           f"{', '.join(branches + ahead[:1])}")
+    lists[-1] = lists[-1]._replace(final=False)
     return lifecycle(f"github:{source.location}", lists, problems)

@@ -35,6 +35,17 @@ def worktree_head(root: Path) -> str:
     return (try_git(root, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
 
 
+def clean_head(root: Path) -> str:
+    """:func:`worktree_head` of ``root`` when nothing under ``keps/`` differs from it (``git status
+    --porcelain``: no change, staged or not, and no untracked file), else ``""``: a sync reads the work tree,
+    so HEAD alone does not name what it reads."""
+    head = worktree_head(root)
+    if not head:
+        return ""
+    status = try_git(root, "status", "--porcelain", "--untracked-files=all", "--", "keps")
+    return head if status == "" else ""
+
+
 def _git_bytes(repo: Path, *args: str) -> bytes:
     proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     if proc.returncode != 0:

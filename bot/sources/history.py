@@ -20,11 +20,21 @@ from pathlib import Path
 from bot import progress
 from bot.errors import SourceError, UsageError
 from bot.model.history.fields import blob_fields
-from bot.model.history.log import LOG_FORMAT, NO_BLOB, SHALLOW, Commit, FileChange, Version, parse_log, pr_number, versions
+from bot.model.history.log import (
+    LOG_FORMAT,
+    NO_BLOB,
+    SHALLOW,
+    Commit,
+    FileChange,
+    Version,
+    message_subject,
+    parse_log,
+    versions,
+)
 from bot.sources.git import cat_file_batch, git_cache_path, run_git, sync_git_cache, try_git, worktree_head
 
-#: Bumped when the cache layout or the tracked fields change; older caches are ignored.
-CACHE_VERSION = 1
+#: Bumped when the cache layout, the tracked fields or what a commit holds change; older caches are ignored.
+CACHE_VERSION = 2
 #: ``keps`` rather than a ``**/kep.yaml`` glob: git matches a plain prefix ~2x faster; parse_log keeps kep.yaml only.
 _PATHSPEC = "keps"
 
@@ -361,8 +371,8 @@ def github_last_commits(client, api_url: str, repo: str, revision: str, paths: I
             sha = item["sha"]
         except (ValueError, LookupError, TypeError):
             continue
-        subject = message.split("\n", 1)[0] if isinstance(message, str) else ""
-        found[path] = Commit(str(sha), "", str(date), subject, pr_number(subject), ())
+        subject, pr = message_subject(message) if isinstance(message, str) else ("", 0)
+        found[path] = Commit(str(sha), "", str(date), subject, pr, ())
     return found, sent
 
 

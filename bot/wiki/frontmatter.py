@@ -54,36 +54,65 @@ def block_end(lines: list[str]) -> int | None:
 
 
 def find_date(lines: list[str], key: str) -> DateLine | None:
-    """The top-level ``key:`` line inside the front matter block, or ``None`` (no block, no such key)."""
-    end = block_end(lines)
-    for i in range(1, end or 0):
-        line = lines[i]
-        if not line.startswith(f"{key}:"):
-            continue
-        rest = line[len(key) + 1:]
-        cr = "\r" if rest.endswith("\r") else ""
-        rest = rest.removesuffix("\r")
-        blanks = rest[:len(rest) - len(rest.lstrip(" \t"))]
-        if rest and not blanks:  # "dates:" or "date:x" is another key or no mapping
-            continue
-        body = rest[len(blanks):]
-        if body[:1] in ("'", '"') and body.find(body[0], 1) > 0:
-            close = body.find(body[0], 1)
-            return DateLine(i, line[:len(key) + 1] + blanks + body[0], body[1:close], body[close:] + cr)
-        comment = re.search(r"[ \t]#", body)
-        value = body[:comment.start()] if comment else body
-        plain = value.rstrip(" \t")
-        return DateLine(i, line[:len(key) + 1] + (blanks or " "), plain, body[len(plain):] + cr)
-    return None
+    """The first top-level ``key:`` line inside the front matter block, or ``None`` (no block, no such key)."""
+    found = find_dates(lines, key)
+    return found[0] if found else None
+
+
+def find_dates(lines: list[str], key: str) -> list[DateLine]:
+    """Every top-level ``key:`` line inside the front matter block, in page order (``[]``: no block, no key)."""
+    found = []
+    for i in range(1, block_end(lines) or 0):
+        date = _date_line(i, lines[i], key)
+        if date is not None:
+            found.append(date)
+    return found
+
+
+def near_keys(lines: list[str], key: str) -> list[str]:
+    """``N: 'LINE'`` (1-based) of each top-level line in the front matter block whose key is ``key`` but for
+    case or blanks before the colon (``Date:``, ``date :``): lines :func:`find_dates` does not read."""
+    near = re.compile(rf"^{re.escape(key)}[ \t]*:(?:[ \t]|\r?$)", re.IGNORECASE)
+    return [f"line {i + 1} {lines[i].rstrip(chr(13))!r}" for i in range(1, block_end(lines) or 0)
+            if near.match(lines[i]) and _date_line(i, lines[i], key) is None]
+
+
+def _date_line(i: int, line: str, key: str) -> DateLine | None:
+    """Line ``i`` split as a :class:`DateLine` when it is a top-level ``key:`` line, else ``None``."""
+    if not line.startswith(f"{key}:"):
+        return None
+    rest = line[len(key) + 1:]
+    cr = "\r" if rest.endswith("\r") else ""
+    rest = rest.removesuffix("\r")
+    blanks = rest[:len(rest) - len(rest.lstrip(" \t"))]
+    if rest and not blanks:  # "dates:" or "date:x" is another key or no mapping
+        return None
+    body = rest[len(blanks):]
+    if body[:1] in ("'", '"') and body.find(body[0], 1) > 0:
+        close = body.find(body[0], 1)
+        return DateLine(i, line[:len(key) + 1] + blanks + body[0], body[1:close], body[close:] + cr)
+    comment = re.search(r"[ \t]#", body)
+    value = body[:comment.start()] if comment else body
+    plain = value.rstrip(" \t")
+    return DateLine(i, line[:len(key) + 1] + (blanks or " "), plain, body[len(plain):] + cr)
 
 
 def set_date(lines: list[str], key: str, today: str) -> DateUpdate:
     """``lines`` with the front matter ``key`` set to ``today`` (``YYYY-MM-DD``) in the format of the value
     written there (``YYYY-MM-DD`` when it is empty); unchanged when there is no block or key, when the
-    value already says ``today``, or when it is in no date format kep-sync can write (``problem`` says so)."""
-    found = find_date(lines, key)
-    if found is None:
-        return DateUpdate(lines, "", "", "")
+    value already says ``today``, or when it is in no date format kep-sync can write, the key is given twice
+    (YAML reads the last, so the value is ambiguous) or only spelt otherwise (``Date:``, ``date :``): then
+    ``problem`` says so."""
+    dates = find_dates(lines, key)
+    if len(dates) > 1:
+        where = " and ".join(str(d.index + 1) for d in dates)
+        return DateUpdate(lines, "", "", f"{key}: given twice in the front matter (lines {where}); the value is "
+                                         "ambiguous, so it is not written")
+    if not dates:
+        near = near_keys(lines, key)
+        return DateUpdate(lines, "", "", f"{key}: no {key + ':'!r} line in the front matter, only "
+                                         f"{', '.join(near)}; not written" if near else "")
+    found = dates[0]
     new = same_format(found.value, datetime.date.fromisoformat(today))
     if new is None:
         return DateUpdate(lines, "", "", f"{key}: {found.value!r} is not a date kep-sync can write in the same "

@@ -52,8 +52,10 @@ ROLE_PARTS = {"status": (1, 2), "milestones": (3, 3)}
 OWNED_ROLES = ("status", "stage", "milestones", "alpha", "beta", "stable")
 BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 
-_KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
-_LEADING_KEP_RE = re.compile(r"^(?:KEP[- ]?)?([0-9]{1,9})(?![0-9.])", re.IGNORECASE)
+#: ``KEP`` before a number: ``KEP-``, ``KEP 4671``, ``KEP #4671``, ``KEP‑4671`` (any dash: - ‐ ‑ ‒ – — −).
+_KEP_PREFIX = r"(?:KEP[ \t\u00a0]*[-\u2010-\u2015\u2212]?[ \t\u00a0]*#?[ \t\u00a0]*)?"
+_KEP_RE = re.compile(rf"^{_KEP_PREFIX}([0-9]{{1,9}})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
+_LEADING_KEP_RE = re.compile(rf"^{_KEP_PREFIX}([0-9]{{1,9}})(?![0-9.])", re.IGNORECASE)
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 #: A URL naming a KEP: its enhancements issue, its ``kep.k8s.io`` short link or its ``keps/<sig>/`` directory.
 _KEP_URL_RE = re.compile(r"(?:/enhancements/issues/|\bkep\.k8s\.io/|/keps/[^/\s)]+/)([0-9]{1,9})(?![0-9])"
@@ -153,7 +155,8 @@ def normalize_header(text: str) -> str:
 
 
 def parse_kep_cell(text: str) -> tuple[int, str] | None:
-    """``(number, slug)`` from a KEP cell (``4671-x``, ``[4671-x](url)``, ``KEP-4671``, ``4671``), else ``None``."""
+    """``(number, slug)`` from a KEP cell (``4671-x``, ``[4671-x](url)``, ``KEP-4671``, ``KEP #4671``,
+    ``KEP‑4671`` with any dash, ``4671``), else ``None``."""
     text = text.strip().strip("*_`").strip()
     link = _LINK_RE.match(text)
     if link:

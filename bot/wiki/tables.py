@@ -14,6 +14,7 @@ GFM table syntax: https://github.github.com/gfm/#tables-extension-
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -102,11 +103,15 @@ def _clip(line: str) -> str:
     return line[: pos + 1]
 
 
+#: The blockquote marks before a row (``> ``, ``> > ``, indented), up to and including the last ``>`` and one blank.
+_QUOTE_RE = re.compile(r"[\ufeff \t]*(?:>[ \t]?)+")
+
+
 def split_row(line: str) -> list[Cell]:
     """Split one table row into cells on unescaped ``|`` (``\\|`` stays inside a cell).
 
-    Leading/trailing pipes are optional, as in GFM. A trailing ``\\r`` and any
-    blockquote/indent prefix before the first pipe are not part of a cell.
+    Leading/trailing pipes are optional, as in GFM, also in a blockquote (``> KEP | Status``). A trailing
+    ``\\r`` and any blockquote/indent prefix before the first pipe are not part of a cell.
     """
     body_end = len(line) - 1 if line.endswith("\r") else len(line)
     pipes = _pipe_positions(line, body_end)
@@ -115,9 +120,10 @@ def split_row(line: str) -> list[Cell]:
     if not pipes:
         bounds.append((0, body_end))
     else:
-        lead = 0 if first and not first.startswith(">") else None
-        if lead is not None:
-            bounds.append((0, pipes[0]))
+        quote = _QUOTE_RE.match(line) if first.startswith(">") else None
+        lead = quote.end() if quote else 0  # "> KEP | Status": the first cell starts after the marks
+        if line[lead:pipes[0]].replace("\ufeff", "").strip():
+            bounds.append((lead, pipes[0]))
         for a, b in zip(pipes, pipes[1:]):
             bounds.append((a + 1, b))
         if line[pipes[-1] + 1:body_end].strip():

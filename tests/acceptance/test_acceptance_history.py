@@ -74,7 +74,7 @@ def test_history_4815_moved_from_sig_node_to_sig_scheduling(clone, capsys):
     assert main(["history", "4815", "--enhancements", str(clone), "--format", "json"]) == 0
     moves = [e for e in json.loads(capsys.readouterr().out) if e["field"] == "path" and e["old"]]
     assert moves == [{"commit": "b64858bad9c37b97b24f3649c97c976d326fccdf", "date": "2025-02-12T07:32:06-08:00",
-                      "pr": 5066, "subject": "Merge pull request #5066 from mortent/ClarifyPartitionableDevices",
+                      "pr": 5066, "subject": "KEP-4815 DRA Partitionable devices design update",
                       "path": "keps/sig-scheduling/4815-dra-partitionable-devices/kep.yaml", "field": "path",
                       "old": "keps/sig-node/4815-dra-partitionable-devices/kep.yaml",
                       "new": "keps/sig-scheduling/4815-dra-partitionable-devices/kep.yaml"}]

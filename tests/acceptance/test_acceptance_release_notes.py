@@ -208,4 +208,5 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     # a rewritten released milestone: the value kep.yaml gave before and the pull request that changed it
     assert ("- KEP [2033](https://kep.k8s.io/2033) beta: v1.35 → **v1.37** "
             f"([matrix.md:55](https://github.com/acme/wiki/blob/{base}/matrix.md#L55)); kep.yaml said v1.35 until "
-            "[#5694](https://github.com/kubernetes/enhancements/pull/5694) 2026-04-07") in body
+            "[#5694 KEP-2033: KubeletInUserNamespace: postpone beta t…](https://github.com/kubernetes/enhancements/"
+            "pull/5694) 2026-04-07") in body

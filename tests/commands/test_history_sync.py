@@ -275,7 +275,7 @@ def test_github_sources_ask_the_commits_api_once_per_file_up_to_the_cap(tmp_path
     changes, block = attach([Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True,
                                     "keps/sig-a/1-a/kep.yaml")], found)
     assert changes[0].upstream.as_json() == {"commit": "c" * 40, "date": "2026-02-03T04:05:06Z", "pr": 9,
-                                             "subject": "Merge pull request #9 from x/y", "exact": False}
+                                             "subject": "body", "exact": False}
     assert block == {"source": "github", "requests": 2, "proposed": 1, "with_upstream": 1}
 
 

@@ -3,6 +3,8 @@ bounded config and state readers, sources without keps/, clock skew in health, d
 
 from __future__ import annotations
 
+import os
+
 import json
 from pathlib import Path
 
@@ -340,9 +342,10 @@ def test_health_is_unhealthy_when_a_recorded_time_is_in_the_future():
 
 # --- 9. --report never overwrites a configured page ----------------------------------------------------------
 
-@pytest.mark.parametrize("report", ["wiki/m.md", "./wiki/../wiki/m.md", "link.md", "wiki/cov.md"])
+@pytest.mark.parametrize("report", ["wiki/m.md", "./wiki/../wiki/m.md", "link.md", "hard.md", "wiki/cov.md"])
 def test_a_report_path_that_is_a_configured_page_is_a_usage_error(work, capsys, report):
     (work / "link.md").symlink_to(work / "wiki" / "m.md")
+    os.link(work / "wiki" / "m.md", work / "hard.md")
     (work / "wiki" / "cov.md").write_text("coverage\n")
     (work / "c.yaml").write_text("coverage:\n  page: cov.md\n")
     before = {p.name: p.read_bytes() for p in (work / "wiki").iterdir()}

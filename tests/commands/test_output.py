@@ -110,11 +110,33 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
         "  cd wiki",
         "  git remote add origin URL    # this clone has no remote: the wiki repository's URL",
         "  git push origin kep-sync/matrix",
-        f"  gh pr create --head kep-sync/matrix --title '{title}' --body-file {body_file} --label kep "
+        f"  gh pr create --head kep-sync/matrix --base main --title '{title}' --body-file {body_file} --label kep "
         "--reviewer alice --reviewer acme/sig-arch --draft",
         "kep-sync applies pull_request.labels, pull_request.reviewers, pull_request.team_reviewers, "
         "pull_request.draft only with --publish github; the gh command above sets them",
     ]
+
+
+@pytest.mark.parametrize("base, expected", [("", "--base main"), ("main", "--base main"),
+                                            ("origin/main", "--base main"), ("detached", "--base {sha}")])
+def test_the_gh_command_always_names_the_base_and_a_detached_base_is_called_no_branch(work, capsys, base, expected):
+    wiki = work / "wiki"
+    git(wiki, "init", "-q", "-b", "main")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "wiki")
+    sha = git(wiki, "rev-parse", "HEAD")
+    git(wiki, "update-ref", "refs/remotes/origin/main", sha)
+    if base == "detached":
+        git(wiki, "checkout", "-q", "--detach")
+    (work / "c.yaml").write_text(json.dumps({"enhancements": "enh", "wiki": {
+        "dir": "wiki", "pages": ["m.md"], **({"base": base} if base not in ("", "detached") else {})}}))
+    assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    gh = next(line for line in err if line.startswith("  gh pr create"))
+    assert gh.startswith(f"  gh pr create --head kep-sync/matrix {expected.format(sha=sha)} --title ")
+    assert [line for line in err if "not a branch" in line] == ([] if base != "detached" else [
+        f"kep-sync: the branch is built on a detached HEAD (commit {sha}), not a branch: a pull request needs a "
+        "base branch, so give gh pr create --base the branch it should merge into"])
 
 
 def test_a_local_git_source_is_named_as_configured_never_by_its_resolved_path(work, capsys):
@@ -176,5 +198,5 @@ def test_the_push_command_names_a_remote_the_clone_has():
 
     assert push_commands(["fork", "origin"], "kep-sync/matrix") == ["  git push origin kep-sync/matrix"]
     assert push_commands(["upstream"], "b x") == ["  git push upstream 'b x'"]
-    assert push_commands([], "b") == ["  git remote add origin URL    # this clone has no remote: the wiki repository's URL",
-                                      "  git push origin b"]
+    assert push_commands([], "b") == [
+        "  git remote add origin URL    # this clone has no remote: the wiki repository's URL", "  git push origin b"]

@@ -183,7 +183,42 @@ def test_an_os_error_no_check_named_is_still_one_line():
 def test_digest_at_rejects_a_date_it_cannot_handle_with_a_usage_error(work, capsys, value):
     from bot.cli import main
 
-    assert main(["digest", "--config", "c.yaml", "--sig", "node", "--from", "v1.30", "--to", "v1.31",
+    assert main(["digest", "--config", "c.yaml", "--sig", "scheduling", "--from", "v1.30", "--to", "v1.31",
                  "--at", value]) == 2
     assert errors(capsys)[-1] == f"kep-sync: error: --at {value!r}: expected a date YYYY-MM-DD from 0001-01-01 " \
                                  "to 9999-12-30"
+
+
+# -- a closed stdout (``>&-``): one error line, or silence when stderr is closed too; never a traceback -------
+
+CLOSED = [(["sync", "--config", "c.yaml", "--publish", "files"], "the changelog"),
+          (["digest", "--config", "c.yaml", "--sig", "scheduling", "--from", "v1.30", "--to", "v1.35"], ""),
+          (["init", "--wiki", "wiki", "--output", "new.yaml"], "the summary"),
+          (["targets", "--config", "c.yaml"], "the targets"),
+          (["validate", "--config", "c.yaml"], "")]
+
+
+def _closed(work, args, redirect):
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GITHUB_TOKEN_FILE")}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    return subprocess.run(["sh", "-c", f'exec "$0" -m bot.cli "$@" --log-format text {redirect}', sys.executable,
+                           *args], cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("args, what", CLOSED, ids=[a[0] for a, _ in CLOSED])
+def test_a_closed_stdout_is_one_error_line_exit_1(work, args, what):
+    if args[0] == "targets":
+        (work / "c.yaml").write_text((work / "c.yaml").read_text() + "targets:\n  - name: a\n")
+    done = _closed(work, args, ">&-")
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("kep-sync:")]
+    assert (done.returncode, lines) == (1, [f"kep-sync: error: cannot write {what + ' ' if what else ''}to "
+                                             "standard output: it is closed"])
+    assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args, what", CLOSED, ids=[a[0] for a, _ in CLOSED])
+def test_closed_stdout_and_stderr_exit_1_silently(work, args, what):
+    done = _closed(work, args, ">&- 2>&-")
+    assert (done.returncode, done.stdout, done.stderr) == (1, b"", b"")
+

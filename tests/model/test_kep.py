@@ -550,4 +550,12 @@ def test_malformed_gate_names_are_reported_and_never_used():
     kep = parse(feature_gates="feature-gates:\n  - name: Foo|Bar\n  - name: Good")
     assert kep.gates() == ("Good",)
     assert kep.problems == (Problem(PATH, "feature-gates[0].name", "'Foo|Bar' is not a feature gate name"),)
+    assert kep.untrusted == (("feature_gates", "feature-gates[0].name in kep.yaml is not a feature gate name "
+                                               "('Foo|Bar'), so the list is not trusted"),)
+    assert kep.withholds("feature_gates") is True
+
+
+def test_a_gate_placeholder_is_no_gate_not_an_untrusted_list():
+    kep = parse(feature_gates="feature-gates:\n  - name: n/a")
+    assert (kep.gates(), kep.untrusted) == ((), ())
 

@@ -122,6 +122,26 @@ def test_feature_gate_drift_is_report_only_by_default():
     assert changed_lines(owned, old) == {2: "| 1 | implementable / alpha | v1.35 / - / - | `New`, `Shared` | x |"}
 
 
+@pytest.mark.parametrize("bad", ["Foo|Bar", "Bad Gate", "x-y"])
+def test_a_rejected_gate_name_withholds_the_owned_gate_cell_and_is_reported(bad):
+    row = "| 1 | implementable / alpha | v1.35 / - / - | `Old` | x |\n"
+    upstream = kep(1, "a", gates=("GoodGate", bad))
+    diff, old = run(row, upstream, gates_owned=True)
+    assert diff.lines == old and diff.changes == []
+    assert diff.problems == [Problem("p.md", "line 3", "feature_gates kept: feature-gates[1].name in kep.yaml is not a "
+                                                       f"feature gate name ({bad!r}), so the list is not trusted "
+                                                       f"({P.format('1-a')})")]
+
+
+@pytest.mark.parametrize("quote", ["> ", ">", "> > ", "   > "])
+def test_a_table_without_outer_pipes_in_a_blockquote_is_read_and_synced(quote):
+    header = f"{quote}KEP | 状态 | Alpha / Beta / GA\n{quote}---|---|---\n"
+    diff, old = run(f"{quote}1-a | implementable / alpha | v1.35 / - / -\n", kep(1, "a", stage="beta", beta="v1.36"),
+                    header=header)
+    assert [(c.field, c.old, c.new) for c in diff.changes] == [("stage", "alpha", "beta"), ("beta", "", "v1.36")]
+    assert changed_lines(diff, old) == {2: f"{quote}1-a | implementable / beta | v1.35 / v1.36 / -"}
+
+
 def test_gate_placeholders_on_both_sides_are_equal():
     diff, _ = run("| 1 | implementable / alpha | v1.35 / - / - | NA | x |\n", kep(1, "a", gates=("NA",)))
     assert diff.changes == []

@@ -108,7 +108,8 @@ def test_shipped_text():
 
 
 def test_a_directory_of_lists_named_by_release(tmp_path):
-    (tmp_path / "1.33.yaml").write_bytes(LIST.replace(b'"1.35"', b'"1.33"').replace(b'"1.36"', b'"1.33"'))
+    (tmp_path / "1.33.yaml").write_bytes(LIST.replace(b'"1.35"', b'"1.33"').replace(b'"1.36"', b'"1.33"')
+                                         .replace(b'"1.34"', b'"1.33"'))
     (tmp_path / "versioned_feature_list-1.36.yaml").write_bytes(LIST)
     (tmp_path / "notes.txt").write_text("x")
     lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
@@ -116,6 +117,48 @@ def test_a_directory_of_lists_named_by_release(tmp_path):
     assert "v1.36" in lc.shipped
     assert lc.gate("Alpha1", "v1.33")[1].release == "v1.33"  # the list of the release in question
     assert lc.gate("Alpha1")[1].release == "v1.36"
+
+
+def test_a_list_named_by_another_release_is_a_problem_and_read_by_its_contents(tmp_path):
+    from bot.commands.validate import gate_problems
+
+    (tmp_path / "1.37.yaml").write_bytes(LIST)  # newest version 1.36
+    lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
+    assert [(p.path, p.key, p.message) for p in lc.problems] == [
+        (str(tmp_path / "1.37.yaml"), "name", "the file name says v1.37, its newest version is v1.36: read as the "
+         "list of v1.36 in the making (rename the file to its release)")]
+    assert [(gl.release, gl.covers) for gl in lc.lists] == [("", "v1.36")]
+    assert sorted(lc.shipped) == ["v1.30", "v1.33", "v1.34", "v1.35"] and lc.newest == "v1.36"
+    assert gate_problems(str(tmp_path)) == [f"gate_lifecycle.source: {tmp_path / '1.37.yaml'} name: the file name "
+                                            "says v1.37, its newest version is v1.36: read as the list of v1.36 in "
+                                            "the making (rename the file to its release)"]
+
+
+def test_a_directory_reports_each_file_it_does_not_read(tmp_path):
+    for name in ("1.36.yaml", "versioned_feature_list-1.36.yaml", "foo.yaml", ".1.33.yaml",
+                 "1.99999999999999999999.yaml", "1.0.yaml", "1.033.yaml"):
+        (tmp_path / name).write_bytes(LIST)
+    lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
+    assert [gl.where for gl in lc.lists] == [str(tmp_path / "1.36.yaml")]
+    assert sorted((Path(p.path).name, p.message) for p in lc.problems) == [
+        (".1.33.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); "
+                       "not read"),
+        ("1.0.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); not read"),
+        ("1.033.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); "
+                       "not read"),
+        ("1.99999999999999999999.yaml", "not named by a release v1.32 or later (1.33.yaml or "
+                                        "versioned_feature_list-1.33.yaml); not read"),
+        ("foo.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); "
+                     "not read"),
+        ("versioned_feature_list-1.36.yaml", "a second list for v1.36 (after 1.36.yaml); not read")]
+
+
+def test_a_version_with_a_leading_zero_is_malformed():
+    gl, problems = parse_gate_list("l.yaml", b"- name: X\n  versionedSpecs:\n  - {version: '1.033', preRelease: Alpha,"
+                                             b" default: false}\n")
+    assert [(p.key, p.message) for p in problems] == [("line 3", "gate X: version '1.033' is not MAJOR.MINOR; spec "
+                                                                 "skipped")]
+    assert gl.gates["X"].specs == ()
 
 
 def test_a_broken_list_is_a_config_error_naming_file_and_line(tmp_path):
@@ -150,6 +193,8 @@ def test_github_reads_each_needed_release_branch_with_etags(tmp_path):
                     ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.36", None),
                     ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.37", None)]
     assert [gl.release for gl in lc.lists] == ["v1.32", "v1.35", "v1.36"]
+    assert [gl.final for gl in lc.lists] == [True, True, False]
+    assert sorted(lc.shipped) == ["v1.30", "v1.32", "v1.33", "v1.34", "v1.35"]  # release-1.36 is cut, not shipped
     assert lc.lists[0].revision == blob_sha(LIST) and lc.source == "github:kubernetes/kubernetes"
     seen.clear()
     S.load_gate_lifecycle("github:kubernetes/kubernetes", tmp_path, {"v1.30", "v1.35"}, api_url=api)
@@ -191,6 +236,36 @@ def test_which_gate_speaks_for_a_kep():
     assert by["300-two"].note == "several gates in the list (Later, Old): none is picked"
     assert by["400-typo"].gate == "LongGateNameTypos" and by["400-typo"].typos == (("LongGateNameTypo", "LongGateNameTypos"),)
     assert by["500-absent"].note == "NowhereGate: in no feature-gate list"
+
+
+def test_a_typo_of_a_gate_another_kep_declares_shares_that_gate():
+    snap = snapshot(kep(5554, "exclusive", gates=("InPlaceScalingExclusiveCPUs",), alpha="v1.30"),
+                    kep(6122, "typo", gates=("InPlaceScalingExclusiveCPUS",), alpha="v1.34"))
+    lc = one(b"- name: InPlaceScalingExclusiveCPUs\n  versionedSpecs:\n  - {default: false, lockToDefault: false, "
+             b"preRelease: Alpha, version: '1.34'}\n")
+    keps = snap.all_keps()
+    js = G.joins(keps, keps, lc)
+    by = {p.split("/")[2]: (j.gate, j.note) for p, j in js.items()}
+    assert by == {
+        "5554-exclusive": ("", "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
+                               "keps/sig-scheduling/6122-typo/kep.yaml: not picked"),
+        "6122-typo": ("", "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
+                          "keps/sig-scheduling/5554-exclusive/kep.yaml: not picked")}
+    assert G.findings(keps, js, lc) == []  # a shared gate never speaks: no gate-stage-mismatch for 5554
+
+
+def test_a_shared_gate_gives_no_shipped_lifecycle():
+    snap = snapshot(kep(3695, "several", gates=("Alpha1", "Locked")), kep(4381, "live", gates=("Locked",)),
+                    kep(5000, "both", gates=("Alpha1", "Locked")))
+    lc, keps = one(), snap.all_keps()
+    js = {p.split("/")[2]: j for p, j in G.joins(keps, keps, lc).items()}
+    assert js["3695-several"].shared == ("Alpha1", "Locked")
+    assert G.shipped_cell(js["3695-several"], lc) is None  # no gate of its own: the cell is kept
+    alone = snapshot(kep(3695, "several", gates=("Alpha1", "Locked")), kep(4381, "live", gates=("Locked",)))
+    js = {p.split("/")[2]: j for p, j in G.joins(alone.all_keps(), alone.all_keps(), lc).items()}
+    assert G.shipped_cell(js["3695-several"], lc) == "Alpha1: alpha v1.33, beta v1.35 (on); Locked: shared with " \
+                                                     "another KEP"
+    assert G.shipped_cell(js["4381-live"], lc) is None  # its one gate is shared: never guessed
 
 
 def test_release_note_evidence_uses_the_live_kep_of_a_gate_a_withdrawn_one_shares():

@@ -7,6 +7,7 @@ import json
 import os
 
 import pytest
+from markdown_it import MarkdownIt
 
 from bot.plan.changelog import kep_yaml_url, render, table_cell
 from bot.config import Config, load_config
@@ -65,6 +66,10 @@ def test_only_whole_names_and_path_segments_are_renamed():
     assert renamed_cell("[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-node/100-old)", 100, "old",
                         "keps/sig-node/100-old", new) == \
         "[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-scheduling/100-new)"
+    # a URL fragment is an anchor in the target page, not a path segment: kept
+    assert renamed_cell("[100-old](https://h/keps/sig-node/100-old/README.md#100-old) [a](x/#100-old) #100-old",
+                        100, "old", "keps/sig-node/100-old", new) == \
+        "[100-new](https://h/keps/sig-scheduling/100-new/README.md#100-old) [a](x/#100-old) #100-new"
 
 
 def test_one_cell_escaping_makes_upstream_text_inert():
@@ -72,6 +77,20 @@ def test_one_cell_escaping_makes_upstream_text_inert():
     assert table_cell("<b>x</b> & `<i>|`") == "&lt;b&gt;x&lt;/b&gt; &amp; `<i>\\|`"
     assert table_cell("") == "-"
     assert kep_yaml_url("https://w", "abc", "keps/s/1-a|b c)/kep.yaml") == "https://w/blob/abc/keps/s/1-a%7Cb%20c%29/kep.yaml"
+
+
+def test_links_and_images_in_upstream_text_are_shown_as_text_not_followed():
+    assert table_cell("![i](http://evil/x.png) [x](javascript:a()) [ref] `[c](d)` \\[e\\]") == \
+        "!\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) \\[ref\\] `[c](d)` \\[e\\]"
+    files = [kep(4000, "stable-one", sig="sig-node", stage="stable", stable="v1.35")]
+    path, data = files[0]
+    data = data.replace(b"title: KEP 4000 stable-one", b'title: "![i](http://evil/x.png) [x](javascript:a())"')
+    block = digest_mod.render_markdown(digest_mod.digest(snapshot((path, data)), "sig-node", "v1.35", "v1.35"),
+                                       "sig-node", "v1.35", "v1.35", REVISION)
+    row = "| [4000](https://kep.k8s.io/4000) | !\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) | v1.35 | - |"
+    assert row in block.split("\n")
+    html = MarkdownIt("commonmark").enable("table").render(block)
+    assert "<img" not in html and "javascript:" not in html.replace("(javascript:a())", "")
 
 
 def test_a_title_with_carriage_returns_stays_in_its_digest_row():
@@ -226,6 +245,11 @@ def test_pages_that_are_one_file_through_a_link_are_refused(tmp_path):
         "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
     config = config.model_copy(update={"wiki": config.wiki.model_copy(update={"pages": ["m.md"]})})
     assert same_files(config) == []
+    os.link(tmp_path / "m.md", tmp_path / "hard.md")
+    config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "hard.md"})})
+    assert same_files(config) == [
+        f"digest.page 'hard.md': the same file as wiki.pages[0] 'm.md' ({str(tmp_path / 'hard.md')!r}); the digest "
+        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
 
 
 @pytest.mark.parametrize("lines, found", [
@@ -256,6 +280,36 @@ def test_a_date_in_no_known_format_is_kept_and_reported():
     assert update == frontmatter.DateUpdate(["---", "date: 2026-01-15T10:00Z", "---"], "", "",
                                             "date: '2026-01-15T10:00Z' is not a date kep-sync can write in the same "
                                             "format (YYYY-MM-DD, DD.MM.YYYY, January 15, 2026, ...); kept")
+
+
+@pytest.mark.parametrize("block", [["date: 2026-01-15", "date: 2026-02-01"], ["date: 2026-01-15", "title: t", "date:"]])
+def test_a_date_key_given_twice_is_ambiguous_reported_and_not_written(block):
+    lines = ["---", *block, "---", "body"]
+    where = " and ".join(str(i + 1) for i, line in enumerate(lines) if line.startswith("date:"))
+    assert frontmatter.set_date(lines, "date", "2026-11-30") == frontmatter.DateUpdate(
+        lines, "", "", f"date: given twice in the front matter (lines {where}); the value is ambiguous, so it is "
+                       "not written")
+
+
+@pytest.mark.parametrize("line", ["Date: 2026-01-15", "date : 2026-01-15", "DATE :\r"])
+def test_a_date_key_spelt_otherwise_is_reported_and_not_written(line):
+    lines = ["---", "dates: x", "date:x", line, "---"]
+    assert frontmatter.set_date(lines, "date", "2026-11-30") == frontmatter.DateUpdate(
+        lines, "", "", f"date: no 'date:' line in the front matter, only line 4 {line.rstrip(chr(13))!r}; not written")
+    assert frontmatter.set_date(lines[:3] + lines[4:], "date", "2026-11-30").problem == ""  # no key at all: silent
+
+
+def test_a_page_whose_date_key_is_given_twice_keeps_its_front_matter_and_says_why(tmp_path):
+    page = ("---\ndate: 2026-01-15\ndate: 2026-01-20\n---\n\n| KEP | Status |\n|---|---|\n"
+            "| 4000-a | provisional / alpha |\n")
+    config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
+                                    "front_matter": {"date_key": "date"}})
+    plan = plan_sync(config, snapshot(kep(4000, "a")), {"m.md": page.encode()}, today="2026-11-30")
+    assert plan.changed_pages() == {"m.md": page.replace("provisional", "implementable").encode()}
+    assert [(p.path, p.key, p.message) for p in plan.problems] == [
+        ("m.md", "front_matter.date_key", "date: given twice in the front matter (lines 2 and 3); the value is "
+                                          "ambiguous, so it is not written")]
+    assert "Front matter" not in plan.changelog.body
 
 
 FM_PAGE = "---\n\nnotes\ndate: TBD, ask SIG Node\n\n| KEP | Status |\n|---|---|\n| 4000-a | provisional / alpha |\n"

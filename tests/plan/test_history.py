@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 from bot.model.history import timeline
-from bot.model.history.log import Commit, FileChange, kep_number, parse_log, paths_of, pr_number, versions
+from bot.model.history.log import (
+    Commit,
+    FileChange,
+    kep_number,
+    message_subject,
+    parse_log,
+    paths_of,
+    pr_number,
+    versions,
+)
 from bot.model.history.provenance import Upstream, coverage, field_origin, with_provenance
 from bot.model.history.renames import renamed_cell, renamed_dirs
 from bot.plan.diff import Change
@@ -40,7 +49,8 @@ def repo(tmp_path) -> tuple[Path, list[str]]:
                        "Merge pull request #11 from a/title"))
     moved = kep_yaml(100, "new-name", sig="sig-scheduling", alpha="v1.30", beta="v1.31")
     shas.append(commit(path, {OLD: None, NEW: moved}, "Move KEP-100 to SIG Scheduling (#12)"))
-    shas.append(commit(path, {NEW: moved.replace("stage: alpha", "stage: beta")}, "Merge pull request #13 from a/beta"))
+    shas.append(commit(path, {NEW: moved.replace("stage: alpha", "stage: beta")},
+                       "Merge pull request #13 from a/beta\n\n\nPromote KEP-100 to beta\n\nIt is ready."))
     shas.append(commit(path, {NEW: moved.replace("stage: alpha", "stage: beta") + "reviewers: []\n"},
                        "Merge pull request #14 from a/touch"))
     return path, shas
@@ -64,6 +74,18 @@ def test_parse_log_keeps_kep_yaml_entries_only():
     assert kep_number("keps/sig-a/0000-x/kep.yaml") == 0 and kep_number("keps/kep.yaml") is None
 
 
+def test_a_merge_commit_is_shown_with_its_pull_request_title():
+    text = ("\x1eaaa\x1fppp\x1f2026-01-02T03:04:05Z\x1fMerge pull request #7 from x/y\x1f\nKEP-7: graduate to beta\n"
+            "\nmore\n\x1d\n" f":100644 100644 {'1' * 40} {'2' * 40} M\tkeps/sig-a/7-a/kep.yaml\n"
+            "\x1ebbb\x1fppp\x1f2026-01-02T03:04:05Z\x1fMerge pull request #8 from x/z\x1f\x1d\n"
+            f":100644 100644 {'1' * 40} {'2' * 40} M\tkeps/sig-a/8-a/kep.yaml\n")
+    assert [(c.subject, c.pr) for c in parse_log(text)] == [("KEP-7: graduate to beta", 7),
+                                                            ("Merge pull request #8 from x/z", 8)]
+    assert message_subject("Merge pull request #6182 from a/b\n\nUpdate milestone of KEP-4443\n") == (
+        "Update milestone of KEP-4443", 6182)
+    assert message_subject("KEP-4671: alphav2 (#5893)\n\n* body") == ("KEP-4671: alphav2 (#5893)", 5893)
+
+
 def test_provenance_is_the_commit_that_set_the_value_not_the_last_touch(repo, tmp_path):
     path, shas = repo
     history = open_history("dir", str(path), tmp_path / "cache")
@@ -77,11 +99,11 @@ def test_provenance_is_the_commit_that_set_the_value_not_the_last_touch(repo, tm
                Change("100", "m.md", 3, "alpha", "", "v1.30", "retargeted", True, NEW),
                Change("100", "m.md", 3, "status", "x", "", "missing-upstream", False, "")]
     out = with_provenance(changes, {NEW: found})
-    assert out[0].upstream == Upstream(shas[3], "2026-01-02T03:04:05+00:00", 13, "Merge pull request #13 from a/beta",
+    assert out[0].upstream == Upstream(shas[3], "2026-01-02T03:04:05+00:00", 13, "Promote KEP-100 to beta",
                                        before="alpha")  # the stage kep.yaml gave before #13
     assert out[1].upstream.pr == 10 and out[1].upstream.before == "" and out[2].upstream is None
     assert out[0].upstream.as_json() == {"commit": shas[3], "date": "2026-01-02T03:04:05+00:00", "pr": 13,
-                                         "subject": "Merge pull request #13 from a/beta"}
+                                         "subject": "Promote KEP-100 to beta"}
     assert coverage(out) == (2, 2)
 
 
@@ -123,7 +145,7 @@ def test_timeline_of_a_moved_kep(repo, tmp_path):
     assert text.splitlines()[0] == f"KEP 100: {NEW} (8 changes)"
     assert text.splitlines()[7] == f"2026-01-02     #12  {shas[2][:12]}  path: {OLD} -> {NEW}"
     assert timeline.as_json([(NEW, events[-1:])]) == [
-        {"commit": shas[3], "date": "2026-01-02T03:04:05+00:00", "pr": 13, "subject": "Merge pull request #13 from a/beta",
+        {"commit": shas[3], "date": "2026-01-02T03:04:05+00:00", "pr": 13, "subject": "Promote KEP-100 to beta",
          "path": NEW, "field": "stage", "old": "alpha", "new": "beta"}]
 
 

@@ -42,6 +42,8 @@ def _run(page: str, *files, runs: int = 2, sigs=("node",), reasons=("new",), cov
     ("[see](https://kep.k8s.io/3100)", (3100, "")),
     ("[x](https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/4671-gang-scheduling)",
      (4671, "gang-scheduling")),
+    ("KEP #3007", (3007, "")), ("KEP\u20113004", (3004, "")), ("<b>KEP \u2014 3004</b>", (3004, "")),
+    ("KEP\u20133004-x", (3004, "x")), ("KEP-1.35", None),
     ("see https://github.com/kubernetes/kubernetes/pull/3100", None), ("<b>soon</b>", None), ("#", None)])
 def test_name_in_cell_sees_through_html_issue_numbers_and_urls(cell, expected):
     assert name_in_cell(cell) == expected
@@ -59,6 +61,14 @@ def test_a_kep_any_row_names_gets_no_second_row():
     assert out == page + "| 200-new-one | implementable / alpha | v1.37 / v1.38 / - |\n"
 
 
+@pytest.mark.parametrize("dash", ["-", "\u2010", "\u2011", "\u2012", "\u2013", "\u2014", " #", "#"])
+def test_a_kep_written_with_any_dash_or_hash_is_a_row_and_gets_no_second_row(dash):
+    page = "## T\n\n" + HEAD + f"\n|---|---|---|\n| KEP{dash}200 | implementable / alpha | v1.37 / - / - |\n"
+    assert [(r.line, r.number, r.slug) for r in parse_page("m.md", page).rows] == [(4, 200, "")]
+    seen, out = _run(page, NEW)
+    assert (seen, out) == ([([], []), ([], [])], page)
+
+
 @pytest.mark.parametrize(("table", "row"), [
     # an empty table in a list item: the row keeps the header's indentation, so it stays in the item
     ("- item\n\n  | KEP | Status | Alpha / Beta / GA |\n  |---|---|---|\n",
@@ -71,6 +81,8 @@ def test_a_kep_any_row_names_gets_no_second_row():
      "| 200-new-one | implementable / alpha | v1.37 / v1.38 / - |"),
     ("- item\n\n  KEP | Status | Alpha / Beta / GA\n  ---|---|---\n",
      "  200-new-one | implementable / alpha | v1.37 / v1.38 / -"),
+    ("> KEP | Status | Alpha / Beta / GA\n> ---|---|---\n",
+     "> 200-new-one | implementable / alpha | v1.37 / v1.38 / -"),
     ("| KEP         | Status                 | Alpha / Beta / GA   |\n|:------------|:----------------------:|--------------------:|\n",
      "| 200-new-one | implementable / alpha  |   v1.37 / v1.38 / - |"),
 ])
@@ -115,6 +127,15 @@ def test_a_value_the_diff_withholds_is_never_written_into_a_new_row():
     assert out == page
 
 
+def test_a_kep_with_a_rejected_gate_name_gets_no_new_row():
+    page = ("## T\n\n| KEP | Status | Alpha / Beta / GA | Feature gate |\n|---|---|---|---|\n"
+            "| 100-base | implementable / alpha | v1.36 / - / - | - |\n")
+    seen, out = _run(page, BASE, kep(302, "gates", alpha="v1.37", gates=("GoodGate", "Bad Gate")), runs=1)
+    assert seen[0] == ([], ["KEP 302: feature-gates[1].name in kep.yaml is not a feature gate name ('Bad Gate'), "
+                            "so the list is not trusted, so feature_gates is not written; no row added"])
+    assert out == page
+
+
 def test_human_marks_of_the_sample_row_are_not_copied():
     page = ("## T\n\n| KEP | Status | Alpha / Beta / GA | Notes |\n|---|---|---|---|\n"
             "| **100-base**¹ | **implementable** / alpha* | _v1.36_ / - / - | x |\n"
@@ -134,8 +155,9 @@ def test_a_kep_column_every_row_wraps_in_emphasis_keeps_that_style():
 def test_a_page_listed_twice_through_a_link_is_read_once(tmp_path):
     (tmp_path / "m.md").write_bytes(b"x")
     os.symlink("m.md", tmp_path / "alias.md")
+    os.link(tmp_path / "m.md", tmp_path / "hard.md")
     (tmp_path / "sub").mkdir()
-    names = ["m.md", "alias.md", "sub/../m.md", "./m.md"]
+    names = ["m.md", "alias.md", "sub/../m.md", "./m.md", "hard.md"]
     assert read_wiki_pages(tmp_path, names, once=names) == {"m.md": b"x"}
     assert read_wiki_pages(tmp_path, ["alias.md", "m.md"], once=["alias.md", "m.md"]) == {"alias.md": b"x"}
     # a page that is not a wiki.pages entry (a coverage page) is read under its own name

@@ -77,6 +77,30 @@ def test_a_page_that_keeps_changing_stops_the_run_without_writing(wiki):
     assert (wiki / PAGE_PATH).read_text() == PAGE + "edit 2\n"
 
 
+def test_a_page_listed_twice_through_a_hard_link_is_planned_and_written_once_and_stays_one_file(wiki):
+    os.link(wiki / PAGE_PATH, wiki / "hard.md")
+    names = [PAGE_PATH, "hard.md"]
+    cfg = Config.model_validate({"publish": "files", "wiki": {"pages": names}})
+    backend = DirectoryWiki(wiki, names, once=names)
+    plan = plan_for(cfg, backend.read().pages)
+    assert sorted(backend.base.pages) == [PAGE_PATH]
+    landing = backend.land(plan, lambda _: pytest.fail("replanned an unchanged page"))
+    assert landing.written == [PAGE_PATH]
+    assert (wiki / "hard.md").read_text() == (wiki / PAGE_PATH).read_text() == PROMOTED
+    assert (wiki / PAGE_PATH).stat().st_nlink == 2
+    assert plan_for(cfg, DirectoryWiki(wiki, names, once=names).read().pages).changed_pages() == {}
+
+
+def test_write_files_rewrites_a_hard_linked_file_in_place_keeping_mode(tmp_path):
+    (tmp_path / "a.md").write_bytes(b"old old old\n")
+    os.chmod(tmp_path / "a.md", 0o640)
+    os.link(tmp_path / "a.md", tmp_path / "b.md")
+    write_files({tmp_path / "a.md": b"new\n"}, expected={tmp_path / "a.md": b"old old old\n"})
+    assert [(tmp_path / n).read_bytes() for n in ("a.md", "b.md")] == [b"new\n", b"new\n"]
+    assert ((tmp_path / "b.md").stat().st_nlink, (tmp_path / "a.md").stat().st_mode & 0o777) == (2, 0o640)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "b.md"]
+
+
 def test_write_files_compares_the_bytes_just_before_replacing(tmp_path):
     one, two = tmp_path / "one.md", tmp_path / "two.md"
     one.write_bytes(b"one\n")

@@ -314,9 +314,13 @@ HOOK = "#!/bin/sh\necho hooked >> \"$(git rev-parse --absolute-git-dir)/hooks-ra
 def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
     hooks = wiki / ".git" / "hooks"
     for name, extra in [("pre-commit", "exit 1"), ("prepare-commit-msg", "echo HOOKED >> \"$1\""),
-                        ("commit-msg", "echo HOOKED >> \"$1\""), ("post-commit", "")]:
-        (hooks / name).write_text(HOOK.format(extra=extra))
-        (hooks / name).chmod(0o755)
+                        ("commit-msg", "echo HOOKED >> \"$1\""), ("post-commit", ""),
+                        ("reference-transaction", "exit 1"), ("post-checkout", "exit 1")]:
+        for where in (hooks, wiki / ".githooks"):
+            where.mkdir(exist_ok=True)
+            (where / name).write_text(HOOK.format(extra=extra))
+            (where / name).chmod(0o755)
+    git(wiki, "config", "core.hooksPath", ".githooks")  # the repository's own hooks directory: not run either
     plan, written, _, _, _ = run_git(wiki)
     message = git(wiki, "log", "-1", "--format=%B", BRANCH)
     assert written == [PAGE_PATH] and show(wiki, BRANCH) == PROMOTED

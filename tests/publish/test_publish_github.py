@@ -378,6 +378,15 @@ def test_missing_credentials_is_a_config_error(gh, cfg):
     assert gh.requests == []
 
 
+def test_an_unusable_key_file_is_named_by_its_variable_and_path(gh, cfg, tmp_path):
+    (tmp_path / "k.pem").write_text("not-a-key")
+    env = {"KEP_SYNC_APP_ID": "1", "KEP_SYNC_APP_PRIVATE_KEY_FILE": str(tmp_path / "k.pem")}
+    with pytest.raises(ConfigError) as err:
+        run_github(gh, keps(), cfg, env=env)
+    assert str(err.value) == (f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {tmp_path / 'k.pem'}: not a usable RSA private key "
+                              "(InvalidKeyError)")
+
+
 def test_actions_token_warns_that_workflows_will_not_run(gh, cfg):
     env = {"GITHUB_ACTIONS": "true", "GITHUB_TOKEN": "ghs_" + "a" * 36}
     with structlog.testing.capture_logs() as logs:

@@ -11,8 +11,8 @@ import pytest
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from tests.gitutil import commit, make_repo
-from tests.publishutil import (BRANCH, COMMIT, PAGE, PAGE_PATH, READS, READS_PR, REPO, R, github_config, keps, page,
-                               run_github)
+from tests.publishutil import (BRANCH, COMMIT, PAGE, PAGE_PATH, READS, READS_PR, REPO, UPDATE, R, github_config, keps,
+                               page, run_github)
 from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
 from tests.syncutil import kep
 
@@ -126,7 +126,7 @@ def test_unknown_commands_and_a_kep_in_no_row_are_answered(gh, cfg):
     gh.add_comment(1, "Thanks! /kep-sync is great", "alice")  # not a command: it does not start with /kep-sync
     run_github(gh, keps(), cfg)
     assert gh.branch_sha(REPO, BRANCH) == head
-    assert [r.split("\n\n", 1)[1] for r in replies(gh, first)] == [
+    assert [r.split("\n\n", 1)[1] for r in replies(gh, first) if r.startswith("> ")] == [
         f"**Not carried out**: unknown command `frobnicate`; the commands are {cmd.USAGE}.",
         "**Not carried out**: KEP 9999 is in no row of docs/matrix.md.",
         "**Not carried out**: unknown field `gamma`; fields: status, stage, alpha, beta, stable, feature_gates."]
@@ -245,3 +245,64 @@ def test_with_wiki_base_unset_the_listed_pull_request_names_the_default_branch(g
     assert first.requests[:2] == [("GET", f"{R}/pulls"), ("GET", R)]  # no pull request yet: read the repository
     run = run_github(gh, keps(), cfg)
     assert run.requests == READS_PR and run.writes == 0
+
+
+def test_a_reply_quotes_a_huge_command_bounded_and_a_refused_reply_loses_no_other(gh, cfg):
+    opened(gh, cfg)
+    gh.set_role(REPO, "alice", "write")
+    huge = gh.add_comment(1, "/kep-sync regenerate " + "x" * 65_515, "alice")
+    second = gh.add_comment(1, "/kep-sync ignore 4671 beta", "alice")
+    gh.fail_next("POST", r"/issues/1/comments$", 422, message="Validation Failed")  # the first reply is refused
+    run = run_github(gh, keps(), cfg)
+    assert run.requests.count(("POST", f"{R}/issues/1/comments")) == 2
+    posted = replies(gh, second)
+    assert [r.split("\n\n", 1)[0] for r in posted] == ["> `/kep-sync ignore 4671 beta` (@alice)"]
+    assert prmod.parse_state(gh.pull(1)["body"]).seen == str(second)
+    assert cmd.parse_comment(huge, "alice", "", "/kep-sync regenerate " + "x" * 65_515).error == (
+        "`regenerate` takes no arguments; got `" + "x" * 80 + "…`")
+    assert cmd.not_done(cmd.parse_comment(huge, "alice", "", "/kep-sync regenerate " + "x" * 65_515), "no") == (
+        "> `/kep-sync regenerate " + "x" * 179 + "…` (@alice)\n\n**Not carried out**: no.")
+
+
+def test_reply_text_keeps_a_users_words_inert():
+    for body, error in (
+            ("/kep-sync regenerate x` @acme/team `y", "`regenerate` takes no arguments; got `x' @acme/team 'y`"),
+            ("/kep-sync explain 1 `@acme/team`", "`explain` takes one KEP; got `'@acme/team'` after it"),
+            ("/kep-sync fro`b @x", "unknown command `fro'b`; the commands are " + cmd.USAGE),
+            ("/kep-sync ignore 1 s`t", "unknown field `s't`; fields: status, stage, alpha, beta, stable, "
+                                       "feature_gates")):
+        assert cmd.parse_comment(1, "a", "", body).error == error
+
+
+def test_chat_comments_move_the_read_position_when_the_run_writes_anyway(gh, cfg):
+    opened(gh, cfg)
+    chat = [gh.add_comment(1, f"looks good {i}", "bob") for i in range(6)]
+    quiet = run_github(gh, keps(), cfg)  # nothing to write: no request added to move it
+    assert quiet.requests == READS_PR and quiet.writes == 0
+    assert prmod.parse_state(gh.pull(1)["body"]).seen == ""
+    moved = run_github(gh, keps(beta_4671="v1.38"), cfg)  # upstream moved: the body update carries it
+    assert moved.requests == READS_PR + UPDATE
+    assert prmod.parse_state(gh.pull(1)["body"]).seen == str(chat[-1])
+    again = run_github(gh, keps(beta_4671="v1.38"), cfg)
+    assert again.requests == READS_PR and again.writes == 0
+
+
+def test_refusals_are_capped_per_run_one_per_author_and_outsiders_cost_no_role_request(gh, cfg):
+    opened(gh, cfg)
+    for user in ("m1", "m2"):
+        gh.set_role(REPO, user, "read")
+    first = gh.add_comment(1, "/kep-sync regenerate", "m1")
+    gh.add_comment(1, "/kep-sync regenerate", "m1")
+    for i in range(30):
+        gh.add_comment(1, "/kep-sync regenerate", f"outsider{i}", association="NONE")
+    gh.add_comment(1, "/kep-sync regenerate", "m2")
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS_PR + [permission("m1"), permission("m2"), ("PATCH", f"{R}/pulls/1")] + [
+        ("POST", f"{R}/issues/1/comments")] * 3
+    assert [r.split("\n\n", 1)[1] for r in replies(gh, first) if r.startswith("> ")] == [
+        "**Not carried out**: @m1 has the `read` role on acme/wiki; commands need write, maintain or admin access "
+        "to the wiki repository.",
+        "**Not carried out**: @outsider0 has no role on acme/wiki; commands need write, maintain or admin access "
+        "to the wiki repository.",
+        "**Not carried out**: @outsider1 has no role on acme/wiki; commands need write, maintain or admin access "
+        "to the wiki repository."]

@@ -16,7 +16,7 @@ from bot.cli import main
 from bot.config import load_config
 from bot.service.job import run_job
 from bot.service.state import State, load_state
-from tests.servehelp import API, GUARD_SECONDS, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
+from tests.servehelp import API, GUARD_SECONDS, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
     ServeProcess, write_setup
 
 
@@ -205,6 +205,35 @@ def test_release_notes_directory_unchanged_is_skipped_and_a_changed_file_forces_
     (notes / "release-notes-1.37.json").write_text('{"1": {"text": "Added `X`."}}', encoding="utf-8")
     assert run_job(config, tmp_path / "st").result == "ok"
     assert run_job(config, tmp_path / "st").result == "skipped"
+
+
+def test_a_local_checkout_with_uncommitted_kep_changes_is_never_skipped(tmp_path):
+    from tests.gitutil import git, make_repo
+
+    sha = make_repo(tmp_path / "enh", {KEP_PATH: KEP_YAML})
+    base = load_config(write_setup(tmp_path, "http://127.0.0.1:9"))
+    config = base.model_copy(update={"enhancements": str(tmp_path / "enh")})
+    page, kep_file = tmp_path / "wiki" / "matrix.md", tmp_path / "enh" / KEP_PATH
+    results = []
+
+    def poll():
+        summary = run_job(config, tmp_path / "st")
+        results.append((summary.result, load_state(tmp_path / "st").revision, page.read_text()))
+
+    poll()
+    poll()
+    kep_file.write_bytes(KEP_YAML.replace(b"stage: beta", b"stage: stable"))  # an edit not committed
+    poll()
+    poll()
+    git(tmp_path / "enh", "checkout", "--", KEP_PATH)  # put back: the page must follow
+    poll()
+    poll()
+    (kep_file.parent.parent / "9-new").mkdir()
+    (kep_file.parent.parent / "9-new" / "kep.yaml").write_bytes(b"title: n\n")  # untracked counts too
+    poll()
+    stable = PAGE_SYNCED.replace("implementable / beta", "implementable / stable")
+    assert results == [("ok", sha, PAGE_SYNCED), ("skipped", sha, PAGE_SYNCED), ("ok", "", stable), ("ok", "", stable),
+                       ("ok", sha, PAGE_SYNCED), ("skipped", sha, PAGE_SYNCED), ("ok", "", PAGE_SYNCED)]
 
 
 def test_lost_state_costs_one_full_run(tmp_path, github):

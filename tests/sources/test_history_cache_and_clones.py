@@ -10,7 +10,7 @@ from bot.cli import main
 from bot.model.history import timeline
 from bot.model.history.log import NO_BLOB, SHALLOW, paths_of
 from bot.model.history.provenance import field_origin
-from bot.sources.history import open_history
+from bot.sources.history import CACHE_VERSION, open_history
 
 try:
     from tests.gitutil import commit, git, make_repo
@@ -33,11 +33,12 @@ def three(tmp_path_factory):
     return path, shas
 
 
-BAD_LOGS = [{"version": 1, "head": None, "commits": None}, {"version": 1, "head": "x", "commits": "abc"},
-            {"version": 1, "head": "x", "commits": [["a", "b", "c"]]},
-            {"version": 1, "head": "x", "commits": [["a", "b", "c", "d", "5", []]]},
-            {"version": 1, "head": "x", "commits": [["a", "b", "c", "d", 5, [["M", "p", "o"]]]]},
-            {"version": 1, "head": "x", "commits": [5]}]
+BAD_LOGS = [{"version": CACHE_VERSION, "head": None, "commits": None},
+            {"version": CACHE_VERSION, "head": "x", "commits": "abc"},
+            {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c"]]},
+            {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c", "d", "5", []]]},
+            {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c", "d", 5, [["M", "p", "o"]]]]},
+            {"version": CACHE_VERSION, "head": "x", "commits": [5]}]
 BAD_BLOBS = [{"blobs": None}, {"blobs": 5}, {"blobs": {"B": 5}}, {"blobs": {"B": {"stage": ["x"]}}},
              {"blobs": {"B": {"stage": "beta"}}}, {"blobs": []}]
 

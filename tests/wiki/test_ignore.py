@@ -109,5 +109,58 @@ def test_the_controls_footer_names_the_schedule_the_label_and_where_ignore_rules
     assert lines[0] == ("- **Runs** on its schedule: `17 6 * * 1-5` (UTC) under `kep-sync serve`, or its workflow's "
                         "cron in GitHub Actions; each run rebuilds this pull request from the base branch and upstream.")
     assert "`kep-sync:regenerate`" in lines[2] and "`kep-sync/matrix`" in lines[2]
+    assert lines[2].endswith("add the label `kep-sync:regenerate` to replace the branch with a fresh commit "
+                             "(anyone who may label pull requests can: triage access is enough, unlike the commands).")
     assert lines[3].startswith("- **Ignore rules**: `<!-- kep-sync: ignore -->`")
     assert len(lines) == 4
+
+
+def test_a_marker_with_an_unknown_word_is_a_problem_and_ignores_only_what_it_names():
+    stabel = PAGE.replace(ROW_4671, ROW_4671.replace("| 4671-gang-scheduling |",
+                                                     "| 4671-gang-scheduling <!-- kep-sync: ignore stabel --> |"))
+    plan = _plan(stabel)
+    assert [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep == "4671"] == [
+        ("stage", True, ""), ("beta", True, ""), ("stable", True, "")]  # never widened to the whole row
+    assert [(p.path, p.key, p.message) for p in plan.problems if "marker" in p.message] == [
+        ("p.md", "line 18", "ignore marker: 'stabel' names no field (one of status, stage, alpha, beta, stable, "
+                            "feature_gates); the marker ignores nothing")]
+    glued = _plan(stabel.replace("ignore stabel", "ignore-stable beta"))
+    assert [(c.field, c.applied, c.ignored) for c in glued.changes if c.kep == "4671"] == [
+        ("stage", True, ""), ("beta", False, "page"), ("stable", True, "")]
+    assert [p.message for p in glued.problems if "marker" in p.message] == [
+        "ignore marker: '-stable' names no field (one of status, stage, alpha, beta, stable, feature_gates); the "
+        "marker ignores only beta"]
+
+
+def test_markers_stay_where_they_stood_when_the_row_is_rewritten():
+    row = ROW_4671.replace("| implementable / alpha |", "| implementable <!-- kep-sync: ignore stable --> / alpha |")
+    row = row.replace("| 组调度 \\| PodGroup |", "| <!-- kep-sync: ignore alpha --> 组调度 \\| PodGroup |")
+    page = PAGE.replace(ROW_4671, row)
+    plan = _plan(page)
+    assert _changed_lines(page, plan)[0] == (row, row.replace("/ alpha |", "/ beta |").replace(
+        "v1.35 / - / -", "v1.35 / v1.37 / -"))
+
+
+def test_a_marker_in_a_code_span_is_text():
+    row = ROW_4671.replace("`GenericWorkload`", "`GenericWorkload <!-- kep-sync: ignore -->`")
+    line, markers = strip_markers(row)
+    assert (line, markers) == (row, [])
+    plan = _plan(PAGE.replace(ROW_4671, row))
+    assert [(c.field, c.applied, c.ignored) for c in plan.changes if c.kep == "4671"][:3] == [
+        ("stage", True, ""), ("beta", True, ""), ("stable", True, "")]
+    assert strip_markers("| a `` x ` <!-- kep-sync: ignore --> `` | b <!-- kep-sync: ignore --> |")[0] == \
+        "| a `` x ` <!-- kep-sync: ignore --> `` | b |"
+
+
+def test_a_config_rule_matching_no_row_is_a_problem_and_a_misspelled_key_gets_a_suggestion():
+    import pytest
+
+    from bot.config import validate_config
+    from bot.errors import ConfigError
+
+    config = Config.model_validate({"ignore": [{"kep": 4671}, {"kep": 99999}]})
+    assert [(p.path, p.key, p.message) for p in _plan(PAGE, config).problems if p.path == "config"] == [
+        ("config", "ignore[1]", "KEP 99999 is in no matrix row of the pages; the rule ignores nothing")]
+    with pytest.raises(ConfigError) as err:
+        validate_config({"ignore": [{"kep": 1, "feilds": ["stable"]}]}, "c.yaml")
+    assert str(err.value) == "c.yaml: ignore[0].feilds: unknown key (value ['stable']); did you mean 'fields'?"

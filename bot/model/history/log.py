@@ -3,7 +3,8 @@
 A source (``bot/sources/history.py``) runs ``git log --first-parent --raw`` and
 hands the text to :func:`parse_log`; everything here works on the values.
 Merge subjects name the pull request: ``Merge pull request #6182 from ...``
-(GitHub merge commits) or ``Title (#5893)`` (squash merges).
+(GitHub merge commits, whose body's first line is the pull request's title) or
+``Title (#5893)`` (squash merges).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from bot.model.kep import is_template
 from bot.model.snapshot import leading_number
 
 #: ``git log`` format :func:`parse_log` reads: record separator, then SHA, first parent,
-#: committer date (strict ISO 8601) and subject separated by unit separators.
-LOG_FORMAT = "%x1e%H%x1f%P%x1f%cI%x1f%s"
+#: committer date (strict ISO 8601), subject and body separated by unit separators, then a group separator.
+LOG_FORMAT = "%x1e%H%x1f%P%x1f%cI%x1f%s%x1f%b%x1d"
 #: Blob id git writes for "no file" in ``--raw`` output.
 NO_BLOB = "0" * 40
 #: ``Commit.parent`` of a shallow clone's boundary commit: its parents are not in the clone, so git shows it
@@ -40,7 +41,8 @@ class FileChange(NamedTuple):
 class Commit(NamedTuple):
     """One first-parent commit: ``sha``, ``parent`` (first parent, ``""`` for a root, :data:`SHALLOW` for a shallow
     clone's boundary commit), committer ``date``
-    (ISO 8601 as git prints it), ``subject``, the ``pr`` number it names (0 when none) and its kep.yaml ``files``."""
+    (ISO 8601 as git prints it), ``subject`` (:func:`title`: the pull request's title for a merge commit), the
+    ``pr`` number its first line names (0 when none) and its kep.yaml ``files``."""
 
     sha: str
     parent: str
@@ -64,6 +66,20 @@ def pr_number(subject: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def title(subject: str, body: str = "") -> str:
+    """The subject a commit is shown with: for a GitHub merge commit (``Merge pull request #N from ...``) the
+    first non-empty line of its ``body`` (the pull request's title) when it has one, else ``subject``."""
+    if _MERGE_RE.match(subject):
+        return next((line.strip() for line in body.split("\n") if line.strip()), subject)
+    return subject
+
+
+def message_subject(message: str) -> tuple[str, int]:
+    """``(subject as :func:`title` gives it, pull request number)`` of a whole commit message."""
+    first, _, body = message.partition("\n")
+    return title(first, body), pr_number(first)
+
+
 def parse_log(text: str) -> list[Commit]:
     """Commits, newest first, from ``git log --first-parent --raw --no-renames --no-abbrev --format=LOG_FORMAT``.
 
@@ -74,8 +90,10 @@ def parse_log(text: str) -> list[Commit]:
     for record in text.split("\x1e"):
         if not record.strip():
             continue
-        head, _, rest = record.partition("\n")
-        sha, parents, date, subject = (head.split("\x1f") + ["", "", ""])[:4]
+        head, sep, rest = record.rpartition("\x1d")
+        if not sep:  # without a body (an older format)
+            head, _, rest = record.partition("\n")
+        sha, parents, date, subject, body = (head.split("\x1f", 4) + ["", "", "", ""])[:5]
         files = []
         for line in rest.split("\n"):
             if not line.startswith(":") or "\t" not in line:
@@ -87,7 +105,8 @@ def parse_log(text: str) -> list[Commit]:
             status = parts[4][:1] if parts[4][:1] in "AD" else "M"
             files.append(FileChange(status, path, parts[2], parts[3]))
         if files:  # a commit that changed only PRR files is not kep.yaml history
-            commits.append(Commit(sha, parents.split(" ")[0], date, subject, pr_number(subject), tuple(files)))
+            commits.append(Commit(sha, parents.split(" ")[0], date, title(subject, body), pr_number(subject),
+                                  tuple(files)))
     return commits
 
 

@@ -58,8 +58,9 @@ def renamed_dirs(log: Sequence[Commit]) -> dict[tuple[int, str], Rename]:
 #: A path segment kep-sync writes into a table cell: letters, digits, ``-``, ``_`` and ``.`` only (no ``|``,
 #: space, backtick or control character that would break the table or the link).
 _PLAIN_SEGMENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-#: Where a name starts: not inside a longer word or number; after ``KEP-`` / ``KEP `` it may start.
-_START = r"(?:(?<![\w.-])|(?<=\bKEP[- ]))"
+#: Where a name starts: not inside a longer word or number, nor in a URL fragment (``README.md#100-old``: a
+#: ``#`` right after a path character); after ``KEP-`` / ``KEP `` it may start.
+_START = r"(?:(?<![\w.-])(?<![\w./-]#)|(?<=\bKEP[- ]))"
 _STOP = r"(?![\w.-])"
 
 
@@ -75,7 +76,8 @@ def renamed_cell(text: str, number: int, old_slug: str, old_dir: str, new_path: 
 
     ``old_slug`` is the slug as the cell writes it; ``old_dir`` the old
     ``keps/<sig>/NNNN-slug`` path or ``""`` when unknown. Only whole names are
-    rewritten: ``14815-old``, ``4815-old-2`` and ``xkeps/sig-x/4815-old`` are kept. ``new_path``'s
+    rewritten: ``14815-old``, ``4815-old-2``, ``xkeps/sig-x/4815-old`` and a URL fragment
+    (``README.md#4815-old``: an anchor in the page, not a path segment) are kept. ``new_path``'s
     directories must be plain names (:func:`unplain_dir`); the caller refuses others.
     """
     new_dir = new_path.rsplit("/", 1)[0]

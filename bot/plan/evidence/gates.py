@@ -5,14 +5,15 @@ Pure: KEPs, changes and a :class:`bot.model.gates.Lifecycle` in, values out.
 
 Which gate speaks for a KEP (:func:`join`): the KEP's ``feature-gates[].name`` found in a list (a name that
 differs from exactly one listed gate by a typo, :func:`bot.plan.evidence.index.near_gate`, is read as that gate
-and said so). It speaks only when it is the KEP's one gate in the lists and no other live KEP declares it
-(:func:`bot.plan.evidence.index.gate_owners`: a gate shared with withdrawn or replaced KEPs only belongs to the live
-one). A KEP with several listed gates, or one sharing its gate with another live KEP, gets no gate: that is
+and said so). It speaks only when it is the KEP's one gate in the lists and no other live KEP declares it, by
+that name or by a typo of it (:func:`list_owners`: a gate shared with withdrawn or replaced KEPs only belongs to the
+live one). A KEP with several listed gates, or one sharing its gate with another live KEP, gets no gate: that is
 reported as such, never guessed.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -34,13 +35,15 @@ GATE_KINDS = ("gate-stage-mismatch", "not-shipped", "shipped-not-implemented")
 class Join(NamedTuple):
     """How a KEP meets the lists: ``gate`` (the listed name that speaks for it, ``""`` when none),
     ``listed`` (its gates found in a list, by their listed names), ``declared`` (kep.yaml's gates),
-    ``typos`` (``(kep.yaml name, listed name)``) and ``note`` (why no gate speaks, or the typo)."""
+    ``typos`` (``(kep.yaml name, listed name)``), ``note`` (why no gate speaks, or the typo) and ``shared``
+    (the listed gates other live KEPs declare too, or that belong to live KEPs when this one is withdrawn)."""
 
     gate: str
     listed: tuple[str, ...]
     declared: tuple[str, ...]
     typos: tuple[tuple[str, str], ...]
     note: str
+    shared: tuple[str, ...] = ()
 
 
 class Mark(NamedTuple):
@@ -58,31 +61,46 @@ def list_name(gl: GateList) -> str:
     return f"{gl.where} (blob {gl.revision[:12]})"
 
 
-def join(kep: Kep, owners: Mapping[str, tuple[str, ...]], names: Collection[str]) -> Join:
-    """The gate that speaks for ``kep`` (see the module docstring). ``owners``: :func:`gate_owners` of every
+@functools.lru_cache(maxsize=8192)
+def listed_name(gate: str, names: frozenset[str]) -> str:
+    """The listed gate a kep.yaml name ``gate`` means: itself when listed, else the one listed name it differs
+    from by a typo (:func:`bot.plan.evidence.index.near_gate`); ``""`` when none or several."""
+    if gate in names:
+        return gate
+    near = [n for n in names if near_gate(gate, n)]
+    return near[0] if len(near) == 1 else ""
+
+
+def list_owners(all_keps: Iterable[Kep], names: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """:func:`bot.plan.evidence.index.gate_owners` of ``all_keps`` keyed by listed name: a kep.yaml name that is a
+    typo of a listed gate counts as that gate (so a KEP declaring it shares the gate)."""
+    return gate_owners(all_keps, lambda g: listed_name(g, names) or g)
+
+
+def join(kep: Kep, owners: Mapping[str, tuple[str, ...]], names: frozenset[str]) -> Join:
+    """The gate that speaks for ``kep`` (see the module docstring). ``owners``: :func:`list_owners` of every
     KEP; ``names``: every gate name of the lists."""
     declared = kep.gates()
     if not declared:
         return Join("", (), (), (), "kep.yaml declares no feature gate")
     listed, typos = [], []
     for gate in declared:
-        if gate in names:
-            listed.append(gate)
-            continue
-        near = [n for n in names if near_gate(gate, n) and n not in owners]
-        if len(near) == 1:
-            listed.append(near[0])
-            typos.append((gate, near[0]))
+        name = listed_name(gate, names)
+        if name:
+            listed.append(name)
+        if name and name != gate:
+            typos.append((gate, name))
+    listed = list(dict.fromkeys(listed))
     typo = "; ".join(f"kep.yaml declares {a}, the list has {b} (likely a typo in kep.yaml)" for a, b in typos)
     if not listed:
         return Join("", (), declared, (), f"{', '.join(declared)}: in no feature-gate list")
     if len(listed) > 1:
+        shared = tuple(g for g in listed if owners.get(g, (kep.path,)) != (kep.path,))
         return Join("", tuple(listed), declared, tuple(typos),
-                    f"several gates in the list ({', '.join(listed)}): none is picked")
+                    f"several gates in the list ({', '.join(listed)}): none is picked", shared)
     gate = listed[0]
-    declared_as = dict((b, a) for a, b in typos).get(gate, gate)
-    others = [p for p in owners.get(declared_as, ()) if p != kep.path]
-    if kep.path not in owners.get(declared_as, (kep.path,)):
+    others = [p for p in owners.get(gate, ()) if p != kep.path]
+    if kep.path not in owners.get(gate, (kep.path,)):
         return Join("", tuple(listed), declared, tuple(typos), f"{gate} belongs to live KEP(s) {', '.join(others)}")
     if others:
         return Join("", tuple(listed), declared, tuple(typos),
@@ -92,7 +110,8 @@ def join(kep: Kep, owners: Mapping[str, tuple[str, ...]], names: Collection[str]
 
 def joins(keps: Iterable[Kep], all_keps: Sequence[Kep], lc: Lifecycle) -> dict[str, Join]:
     """``{kep.yaml path: Join}`` for ``keps``, gates resolved against ``all_keps``."""
-    owners, names = gate_owners(all_keps), lc.names()
+    names = lc.names()
+    owners = list_owners(all_keps, names)
     return {k.path: join(k, owners, names) for k in keps}
 
 
@@ -237,12 +256,14 @@ def _absent(kep: Kep, ident: str, j: Join, lc: Lifecycle, last: tuple[int, int])
 
 def shipped_cell(j: Join, lc: Lifecycle) -> str | None:
     """The Shipped column's text for a row: the speaking gate's lifecycle (:func:`bot.model.gates.shipped_text`),
-    or each listed gate by name when the KEP has several (``A: alpha v1.30; B: beta v1.33``); ``None`` when the
-    KEP has no gate of its own in the lists (the cell is kept)."""
+    or each listed gate by name when the KEP has several (``A: alpha v1.30; B: beta v1.33``), a gate another
+    live KEP declares too as ``B: shared with another KEP`` (never its lifecycle); ``None`` when the KEP has no
+    gate of its own in the lists (the cell is kept)."""
     if j.gate:
         return shipped_text(lc.gate(j.gate)[0])
-    if len(j.listed) > 1 and "not picked" not in j.note and "belongs to" not in j.note:
-        return "; ".join(f"{g}: {shipped_text(lc.gate(g)[0])}" for g in j.listed)
+    if len(j.listed) > 1 and len(j.shared) < len(j.listed):
+        return "; ".join(f"{g}: shared with another KEP" if g in j.shared else f"{g}: {shipped_text(lc.gate(g)[0])}"
+                         for g in j.listed)
     return None
 
 
@@ -268,7 +289,8 @@ def shipped_column(page: MatrixPage, lines: list[str], snapshot: Snapshot, lc: L
     :func:`shipped_cell` of its row's KEP, and one applied change (field and kind ``shipped``) per cell
     rewritten. A row whose KEP has no gate of its own in the lists, or does not resolve to one KEP, is kept."""
     out, changes = list(lines), []
-    owners, names = gate_owners(all_keps), lc.names()
+    names = lc.names()
+    owners = list_owners(all_keps, names)
     for row in page.rows:
         keys = [k for k in row.cells if k.split("#")[0] == "shipped"]
         found = resolve(snapshot, row.number, row.slug) if keys else []

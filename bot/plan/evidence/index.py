@@ -7,7 +7,7 @@ Pure. A gate declared by several KEPs links the sentence to all of them as
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.plan.diff import Change
@@ -111,8 +111,9 @@ class Evidence(NamedTuple):
 DEAD_STATUSES = ("withdrawn", "replaced")
 
 
-def gate_owners(keps: Iterable[Kep]) -> dict[str, tuple[str, ...]]:
-    """``{feature gate name: (kep.yaml path, ...)}`` from ``feature-gates[].name``, junk names left out.
+def gate_owners(keps: Iterable[Kep], name: Callable[[str], str] = str) -> dict[str, tuple[str, ...]]:
+    """``{feature gate name: (kep.yaml path, ...)}`` from ``feature-gates[].name``, junk names left out;
+    ``name`` maps a declared name to the name it counts as (a typo to the listed gate).
 
     A gate declared by live KEPs and by withdrawn or replaced ones (:data:`DEAD_STATUSES`) belongs to the
     live ones only: the withdrawn KEP did not ship it (``DynamicResourceAllocation``: 4381, not withdrawn
@@ -120,7 +121,7 @@ def gate_owners(keps: Iterable[Kep]) -> dict[str, tuple[str, ...]]:
     owners: dict[str, list[Kep]] = {}
     for kep in keps:
         for gate in kep.gates():
-            owners.setdefault(gate, []).append(kep)
+            owners.setdefault(name(gate), []).append(kep)
     out = {}
     for gate, declared in owners.items():
         live = [k for k in declared if k.status not in DEAD_STATUSES]
