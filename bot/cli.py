@@ -1,4 +1,5 @@
-"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0 success, 1 run failed, 2 usage or config error."""
+"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0
+success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
@@ -215,8 +216,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
         return cmd_sync_targets(args, config, _write)
     start = time.monotonic()
-    from bot.log import get_logger
     from bot.commands.sync import run_sync
+    from bot.log import get_logger
 
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     counter = RequestCounter()
@@ -311,7 +312,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Print ``ok``, or every problem on stderr (``kep-sync: error: FILE: key: what is wrong``, one per line);
-    exit 0, 2 (a setting is wrong) or 1 (``--online`` could not reach the network for a check). Checks the settings (all of them, :func:`bot.config.collect_config`), then what can be
+    exit 0, 2 (a setting is wrong) or 1 (``--online`` could not reach the network for a check). Checks the settings (all
+    of them, :func:`bot.config.collect_config`), then what can be
     checked on disk for the settings that are valid (:mod:`bot.commands.validate`), then, when nothing was found,
     with ``--online`` what needs the network."""
     from bot.commands import validate as preflight
@@ -326,26 +328,27 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                f"{path} with the command-line options" if path else "command line")
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
     source = str(path or "built-in defaults")
-    problems = preflight.offline_problems(checked.config, checked.dropped) if checked.config is not None else []
+    config = checked.config  # None only with errors
+    problems = preflight.offline_problems(config, checked.dropped) if config is not None else []
     failures: list[str] = []
-    if args.online and not problems and not checked.errors:
+    if args.online and config is not None and not problems and not checked.errors:
         from bot.http import make_client
 
         with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
-            problems = preflight.online_problems(checked.config, client, failures)
-    if checked.config is not None and not checked.errors:
+            problems = preflight.online_problems(config, client, failures)
+    if config is not None and not checked.errors:
         from bot.cli_targets import target_errors
 
-        problems += [line.removeprefix(f"{source}: ") for line in target_errors(checked.config, source)]
+        problems += [line.removeprefix(f"{source}: ") for line in target_errors(config, source)]
     lines = checked.errors + [f"{source}: {p}" for p in problems + failures]
-    if checked.errors or problems:
+    if config is None or checked.errors or problems:
         raise ConfigError("\n".join(lines))
     if failures:  # the network did not answer: the run failed, the settings may be right (exit 1)
         raise KepSyncError("\n".join(lines + ["could not check online; try again, or check the network"]))
     if args.list_targets or args.target or args.shard:
         from bot.cli_targets import cmd_targets
 
-        return cmd_targets(args, checked.config, _write)
+        return cmd_targets(args, config, _write)
     _write("ok\n")
     return EXIT_OK
 
@@ -369,8 +372,8 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
-    from bot.service.serve import serve
     from bot.cli_targets import serve_job
+    from bot.service.serve import serve
 
     config = resolve_config(args)
     return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
@@ -400,7 +403,7 @@ def cmd_health(args: argparse.Namespace) -> int:
             return cmd_health_targets(args, config)
         verdict = check_health(read_state(_state_dir(args)),
                                parse_crontab(config.schedule.cron, config.schedule.timezone),
-                               datetime.datetime.now(datetime.timezone.utc))
+                               datetime.datetime.now(datetime.UTC))
     except (ConfigError, UsageError) as exc:  # exit 1, never 2: Docker reserves 2 in health checks
         verdict = Health(False, "configuration error: " + "; ".join(str(exc).split("\n")))
     except StateError as exc:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from bot.errors import KepSyncError, UsageError
 
 if TYPE_CHECKING:
-    from bot.config import Config
     from bot.commands.targets import Target
+    from bot.config import Config
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -69,7 +69,8 @@ def state_root(args: argparse.Namespace) -> Path:
 def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[str, str], None]) -> int:
     """``kep-sync sync`` of a config with ``targets:`` (or with ``--target``/``--shard``): every selected
     target in turn (:func:`bot.service.multi.run_targets`), then one summary line per target on stdout
-    (:func:`bot.service.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and report are in
+    (:func:`bot.service.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and
+    report are in
     its state directory (``STATE_DIR/targets/NAME/last-run``)."""
     from bot.http import RequestCounter
     from bot.log import configure, get_logger
@@ -128,14 +129,14 @@ def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
     selected target; exit 0 when all are healthy, else 1."""
     import datetime
 
-    from bot.cron import parse_crontab
-    from bot.service.health import check_health
-    from bot.redact import redact
-    from bot.service.state import StateError, read_state
     from bot.commands.targets import state_dir_of
+    from bot.cron import parse_crontab
+    from bot.redact import redact
+    from bot.service.health import check_health
+    from bot.service.state import StateError, read_state
 
     trigger = parse_crontab(config.schedule.cron, config.schedule.timezone)
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     healthy = True
     for target in chosen(args, config):
         try:

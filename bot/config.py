@@ -18,17 +18,16 @@ from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from bot.errors import ConfigError, relative_to
-from bot.redact import redact, without_userinfo
 from bot.model.kep import normalize_milestone
-from bot.plan.controls import REGENERATE_LABEL
+from bot.plan.controls import REGENERATE_LABEL, Steering
+from bot.redact import redact, without_userinfo
 from bot.sources import ref_name_problem
-from bot.plan.controls import Steering
-from bot.wiki.pages import same_page
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
 from bot.wiki.ignore import IGNORABLE, field_name
+from bot.wiki.pages import same_page
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
 DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")
@@ -680,7 +679,7 @@ def shown_key(key: str) -> str:
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
 
-def error_message(err: dict) -> str:
+def error_message(err: ErrorDetails) -> str:
     """One pydantic error in plain words, with the value given; no library wording such as
     "Input should be a valid dictionary or instance of ..."."""
     got, kind, ctx = shown(err.get("input")), err["type"], err.get("ctx") or {}
@@ -848,8 +847,9 @@ def collect_config(data: dict, source: str) -> Checked:
                            frozenset(dropped))
         except ValidationError as exc:
             before, earlier = len(dropped), frozenset(dropped)  # errors of one round are all new
-            for err, line in zip(exc.errors(), config_errors(exc, source)):
-                path = tuple(itertools.takewhile(lambda part: isinstance(part, str), err["loc"]))
+            for err, line in zip(exc.errors(), config_errors(exc, source), strict=True):
+                path = tuple(p for p in itertools.takewhile(lambda part: isinstance(part, str), err["loc"])
+                             if isinstance(p, str))
                 named = (err.get("ctx") or {}).get("key") or ".".join(path)
                 stale = any(_within(".".join(path), d) or _within(named, d) for d in earlier)
                 if not stale and line not in errors:
@@ -872,12 +872,12 @@ def _within(key: str, outer: str) -> bool:
     return key == outer or key.startswith(outer + ".")
 
 
-def _drop(data: dict, path: tuple[str, ...]) -> None:
+def _drop(data: dict[str, object], path: tuple[str, ...]) -> None:
+    node: object = data
     for part in path[:-1]:
-        data = data.get(part) if isinstance(data, dict) else None
-        if not isinstance(data, dict):
-            return
-    data.pop(path[-1], None)
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(path[-1], None)
 
 
 def _sibling(info: ValidationInfo, key: str):

@@ -76,7 +76,7 @@ def parse_crontab(expr: str, tz: str = "UTC") -> BaseTrigger:
         raise ValueError(f"{expr!r}: expected 5 fields (minute hour day-of-month month day-of-week) or a macro "
                          f"such as @daily, got {len(fields)} field(s)")
     values, errors = [], []
-    for field, spec in zip(fields, _FIELDS):  # every field's error, not just the first
+    for field, spec in zip(fields, _FIELDS, strict=True):  # every field's error, not just the first
         try:
             values.append(_expand(expr, field, *spec))
         except ValueError as exc:
@@ -127,7 +127,7 @@ class CrontabTrigger(BaseTrigger):
         passes the last fire time to compute the next), as an aware datetime in the zone; ``None`` when none comes
         within :data:`HORIZON_DAYS` days."""
         # In UTC: aware datetimes sharing a tzinfo compare by wall time, which the repeated hour makes ambiguous.
-        utc = datetime.timezone.utc
+        utc = datetime.UTC
         start = now.astimezone(utc)
         if previous_fire_time is not None:  # strictly after the previous fire time
             start = previous_fire_time.astimezone(utc) + _TICK
@@ -151,20 +151,20 @@ class CrontabTrigger(BaseTrigger):
         for hour in self.hours:
             for minute in self.minutes:
                 wall = datetime.datetime.combine(day, datetime.time(hour, minute))
-                early = wall.replace(tzinfo=self.zone).astimezone(datetime.timezone.utc)
+                early = wall.replace(tzinfo=self.zone).astimezone(datetime.UTC)
                 if early.astimezone(self.zone).replace(tzinfo=None) != wall:  # skipped by a DST change
                     if self.fixed_time:
                         out.add(self._change_instant(wall))
                     continue
                 out.add(early)
-                late = wall.replace(tzinfo=self.zone, fold=1).astimezone(datetime.timezone.utc)
+                late = wall.replace(tzinfo=self.zone, fold=1).astimezone(datetime.UTC)
                 if late != early and not self.fixed_time:  # repeated wall time: a '*' job runs again
                     out.add(late)
         return sorted(out)
 
     def _change_instant(self, wall: datetime.datetime) -> datetime.datetime:
         """The instant the clocks jumped over ``wall`` (a naive local time that does not exist), UTC."""
-        utc = datetime.timezone.utc
+        utc = datetime.UTC
         low = wall.replace(tzinfo=self.zone, fold=1).astimezone(utc)  # before the change
         high = wall.replace(tzinfo=self.zone, fold=0).astimezone(utc)  # after it
         while high - low > datetime.timedelta(seconds=1):

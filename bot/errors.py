@@ -8,7 +8,8 @@ Messages never contain secrets: tokens are redacted before they get here.
 
 def relative_to(path) -> str:
     """``" (relative to CWD)"`` for a relative ``path`` (``str`` or ``os.PathLike``), naming the working directory
-    it was resolved against; ``""`` for an absolute one, ``~/...`` or a URL. For error messages about configured paths."""
+    it was resolved against; ``""`` for an absolute one, ``~/...`` or a URL. For error messages about configured
+    paths."""
     import os
 
     text = os.fspath(path)

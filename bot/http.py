@@ -13,7 +13,6 @@ import email.utils
 import re
 import time
 from collections.abc import Callable
-
 from typing import TYPE_CHECKING
 
 from bot import __version__
@@ -45,12 +44,13 @@ def sendable_etag(value: str) -> str:
 
 
 class RequestCounter:
-    """Counts requests sent through clients made with ``counter=`` (an httpx event hook)."""
+    """Counts requests sent through clients made with ``counter=`` (an httpx event hook); PyGithub's
+    authentication calls it with ``None`` for each request it sends."""
 
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self, request: httpx.Request) -> None:
+    def __call__(self, request: httpx.Request | None) -> None:
         self.count += 1
 
 
@@ -69,9 +69,8 @@ def make_client(token: str | None = None, *, counter: RequestCounter | None = No
         raise ConfigError(header_problem("GITHUB_TOKEN", token))
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    hooks = {"request": [counter]} if counter is not None else {}
     return httpx.Client(headers=headers, timeout=TIMEOUT_SECONDS, follow_redirects=True,
-                        event_hooks=hooks, transport=transport)
+                        event_hooks={"request": [counter]} if counter is not None else {}, transport=transport)
 
 
 class RetryableStatus(Exception):
@@ -105,7 +104,7 @@ def parse_retry_after(value: str, now: float | None = None) -> float | None:
         try:
             when = email.utils.parsedate_to_datetime(value)
             if when.tzinfo is None:
-                when = when.replace(tzinfo=datetime.timezone.utc)
+                when = when.replace(tzinfo=datetime.UTC)
             seconds = when.timestamp() - (time.time() if now is None else now)
         except (TypeError, ValueError, OverflowError, IndexError):
             return None

@@ -13,12 +13,13 @@ import sys
 import threading
 
 import structlog
+from structlog.typing import EventDict, WrappedLogger
 
 from bot.progress import is_terminal, log_format
 from bot.redact import redact
 
 
-def _redact(_logger, _name, event: dict) -> dict:
+def _redact(_logger: WrappedLogger, _name: str, event: EventDict) -> EventDict:
     return {k: redact(v) if isinstance(v, str) else v for k, v in event.items()}
 
 

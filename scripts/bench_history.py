@@ -31,10 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.config import Config  # noqa: E402
-from bot.sources.enhancements import load_snapshot  # noqa: E402
-from bot.plan.planner import plan_sync  # noqa: E402
 from bot.commands.sync import history_loader  # noqa: E402
+from bot.config import Config  # noqa: E402
+from bot.plan.planner import plan_sync  # noqa: E402
+from bot.sources.enhancements import load_snapshot  # noqa: E402
 from scripts._bench import SHARED, bench_parser, clone_bundle, spread  # noqa: E402
 
 TARGETS = {"first": 0.5, "later": 0.1, "digest": 2.0}

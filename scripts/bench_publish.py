@@ -19,8 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.log import configure  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
-from tests.publishutil import (BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page,  # noqa: E402
-                               run_github, run_preview)
+from tests.publishutil import BRANCH, PAGE, PAGE_PATH, REPO, github_config, keps, page, run_github, run_preview  # noqa: E402
 
 FULL = dict(labels=["kep-sync"], reviewers=["alice"], team_reviewers=["sig-arch"], assignees=["bob"])
 PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])

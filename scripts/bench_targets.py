@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot.commands.targets import expand  # noqa: E402
 from bot.config import validate_config  # noqa: E402
 from bot.log import configure  # noqa: E402
-from bot.service.multi import SharedSources, run_targets  # noqa: E402
 from bot.publish import auth  # noqa: E402
-from bot.commands.targets import expand  # noqa: E402
+from bot.service.multi import SharedSources, run_targets  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
 from tests.publishutil import BRANCH, ENV, PAGE, PAGE_PATH, keps  # noqa: E402
 

@@ -27,7 +27,7 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scripts._bench import BUNDLE, SHARED, bench_parser  # noqa: E402
+from scripts._bench import SHARED, bench_parser  # noqa: E402
 
 UPSTREAM = "kubernetes/enhancements"
 WIKI, PAGE_PATH = "acme/wiki", "matrix.md"

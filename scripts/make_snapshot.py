@@ -74,7 +74,7 @@ def write_snapshot(source: str, rev: str, out_dir: Path) -> int:
     for problem in problems:
         print(f"skipped {problem.path}: {problem.message}", file=sys.stderr)
     data = build_tarball(files, sha, int(stamp))
-    date = datetime.datetime.fromtimestamp(int(stamp), datetime.timezone.utc).date().isoformat()
+    date = datetime.datetime.fromtimestamp(int(stamp), datetime.UTC).date().isoformat()
     out = out_dir / f"enhancements-{date}-{sha[:7]}.tar.gz"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(data)

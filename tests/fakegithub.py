@@ -31,7 +31,7 @@ import hashlib
 import json
 import re
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
 from werkzeug.exceptions import HTTPException
@@ -104,7 +104,7 @@ def git_sha(kind: str, body: bytes) -> str:
 
 
 def _iso(ts: float | None) -> str | None:
-    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _stable_id(text: str) -> int:
@@ -146,7 +146,7 @@ class FakeGitHub:
         self.url = ""
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> "FakeGitHub":
+    def start(self) -> FakeGitHub:
         """Start serving on 127.0.0.1:<random port>; sets ``self.url``."""
         self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
@@ -163,7 +163,7 @@ class FakeGitHub:
             self._thread.join(timeout=5)
             self._server = self._thread = None
 
-    def __enter__(self) -> "FakeGitHub":
+    def __enter__(self) -> FakeGitHub:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -645,7 +645,7 @@ class FakeGitHub:
         _need(iid == self.installation_id, 404, "Not Found")
         token = f"ghs_fake{len(self.installation_tokens) + 1:028d}"
         self.installation_tokens.add(token)
-        expires = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        expires = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
         return 201, dict(token=token, expires_at=expires, repository_selection="selected",
                          permissions=dict(contents="write", pull_requests="write"))
 
@@ -935,7 +935,7 @@ class FakeGitHub:
             since = self._req.args.get("since")
             if since:
                 try:
-                    since_ts = datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+                    since_ts = datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
                 except ValueError:
                     raise _invalid("IssueComment", field="since", code="invalid")
             return [self._comment_json(r, c) for c in sorted(self.comments.values(), key=lambda c: c["id"])

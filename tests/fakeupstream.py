@@ -10,6 +10,7 @@ blobs and tarball endpoints for real upstream commits.
 from __future__ import annotations
 
 import subprocess
+from datetime import UTC
 from pathlib import Path
 
 from tests.fakegithub import FakeGitHub
@@ -50,9 +51,9 @@ def _commit_record(sha: str, body: bytes, ts: int) -> dict:
     def ident(value: str) -> dict:
         name, _, rest = value.partition(" <")
         email, _, when = rest.partition("> ")
-        from datetime import datetime, timezone
+        from datetime import datetime
 
-        date = datetime.fromtimestamp(int(when.split()[0]), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        date = datetime.fromtimestamp(int(when.split()[0]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         return {"name": name, "email": email, "date": date}
 
     return dict(sha=sha, tree=fields["tree"][0], parents=fields.get("parent", []), message=message,

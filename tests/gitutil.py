@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 __all__ = ["GIT_ENV", "commit", "git", "make_repo"]
 

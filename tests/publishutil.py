@@ -19,10 +19,10 @@ try:
 except ImportError:  # pragma: no cover - run from tests/ or scripts/
     from syncutil import kep, snapshot
 
+from bot.commands.sync import open_wiki, sync_snapshot
 from bot.config import Config
 from bot.http import RequestCounter
 from bot.model.snapshot import Snapshot
-from bot.commands.sync import open_wiki, sync_snapshot
 from bot.publish.git import GitWiki
 
 __all__ = ["BRANCH", "COMMIT", "ENV", "OPEN", "PAGE", "PAGE_PATH", "PROMOTED", "R", "READS", "READS_PR", "REPO", "UPDATE",

@@ -16,17 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.changelog import table_cell, kep_link, note_link, source_name
 from bot.config import Config
-from bot.plan.diff import Change, kep_id
-from bot.plan.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
-from bot.model.notes import ReleaseNotes
-from bot.model.history.provenance import History
-from bot.model.history.renames import Rename
 from bot.model import consistency
 from bot.model.gates import Lifecycle
+from bot.model.history.provenance import History
+from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem, normalize_milestone
+from bot.model.notes import ReleaseNotes
 from bot.model.snapshot import Snapshot
+from bot.plan.changelog import kep_link, note_link, source_name, table_cell
+from bot.plan.diff import Change, kep_id
+from bot.plan.evidence import Discrepancy, Evidence, NotesIndex, build_index, release_order
 from bot.plan.planner import PageResult, plan_sync
 
 #: ``StableVerdict.shipped`` values.

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 from bot.errors import UsageError
-from bot.plan import digest as digest_mod
+from bot.http import redact
 from bot.model.history import timeline
 from bot.model.history.log import paths_of
-from bot.http import redact
+from bot.plan import digest as digest_mod
 from bot.sources.enhancements import parse_source
 from bot.sources.history import GitHistory, open_history, resolve_revision, snapshot_at
 
@@ -54,7 +54,8 @@ def digest_text(enhancements: str, cache_dir: Path, sig: str, first: str, last: 
 
     ``at`` (``YYYY-MM-DD``) or ``revision`` picks the kep.yaml state (default:
     the newest revision). Raises :class:`UsageError` for a bad SIG (also one no
-    kep.yaml of that revision names), release, date or revision, and for ``at``/``revision`` on a source without history.
+    kep.yaml of that revision names), release, date or revision, and for ``at``/``revision`` on a source without
+    history.
     """
     try:
         sig = digest_mod.sig_name(sig)

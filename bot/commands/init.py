@@ -19,7 +19,7 @@ import yaml
 
 from bot.errors import UsageError
 from bot.wiki.headers import DEFAULT_ALIASES
-from bot.wiki.matrix import OWNED_ROLES, normalize_header, column_keys, lookalike_column, parse_kep_cell
+from bot.wiki.matrix import OWNED_ROLES, column_keys, lookalike_column, normalize_header, parse_kep_cell
 from bot.wiki.sections import find_headings, heading_above
 from bot.wiki.tables import find_tables, split_row
 
@@ -303,10 +303,10 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     ``output`` exists, the wiki or a page is missing or no page holds a KEP table; :class:`ConfigError`
     with every problem when the config would not validate (nothing is written then).
     """
+    from bot.commands.validate import offline_problems
     from bot.config import collect_config
     from bot.configyaml import load_config_yaml
     from bot.errors import ConfigError
-    from bot.commands.validate import offline_problems
 
     if os.path.lexists(output):
         raise UsageError(f"{output}: exists; kep-sync init never overwrites a config (remove it, or write "

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.redact import redact
 from bot.errors import PublishError
 from bot.plan.controls import REGENERATE_LABEL
+from bot.redact import redact
 
 if TYPE_CHECKING:
     from bot.config import Config

@@ -17,30 +17,39 @@ import os
 import time
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, PublishError, ReportNotWritten
 from bot.plan.planner import SyncPlan, page_url, plan_sync
-from bot.publish.files import write_files
-from bot.sources.enhancements import load_snapshot
 from bot.publish.backend import Base, Landing, Wiki
 from bot.publish.directory import DirectoryWiki
+from bot.publish.files import write_files
+from bot.sources.enhancements import load_snapshot
 
 if TYPE_CHECKING:
     from bot.commands.audit import AuditPlan
+    from bot.http import RequestCounter
+    from bot.model.gates import Lifecycle
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
-    from bot.http import RequestCounter
-    from bot.model.snapshot import Snapshot
     from bot.model.notes import ReleaseNotes
+    from bot.model.snapshot import Snapshot
     from bot.sources.upstream import GitHubUpstream
-    from bot.model.gates import Lifecycle
 
 
 #: What :func:`run_sync` did: the plan that landed, the pages ``written``, the pull request ``url`` and
 #: ``blocked`` (see :class:`~bot.publish.backend.Landing`); for ``--publish none`` the plan and nothing else.
 SyncOutcome = Landing
+
+
+class Landed(NamedTuple):
+    """What :func:`run_report` reads of a landing when there is no :class:`Landing` (an audit lands nothing):
+    the pages ``written``, the pull request ``url`` and ``blocked``."""
+
+    written: list[str]
+    url: str = ""
+    blocked: bool = False
 
 
 def release_notes_loader(config: Config, counter: RequestCounter | None = None
@@ -200,7 +209,8 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
     The JSON report (:func:`run_report`) goes to ``report_path`` when given, after landing, from the plan
     that landed; in every publishing mode a first report saying nothing was written yet goes there before
     any page is written or committed (so a bad ``--report`` lands nothing). When the final report cannot
-    be written after a landing, :class:`ReportNotWritten` carries the landed outcome. A failed run still writes its report
+    be written after a landing, :class:`ReportNotWritten` carries the landed outcome. A failed run still writes its
+    report
     (``result: failed``, ``error``) when it can, then raises. Raises a
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
@@ -306,15 +316,16 @@ def run_audit(config: Config, *, only: Collection[int] | None = None, report_pat
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
         raise
-    _write_report(report_path, run_report(config, snapshot, audit, SyncOutcome(audit, [], "")))
+    _write_report(report_path, run_report(config, snapshot, audit, Landed([])))
     return audit
 
 
 def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | AuditPlan | None,
-               landing: Landing | None, *, error: str = "") -> dict:
+               landing: Landing | Landed | None, *, error: str = "") -> dict:
     """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.report` of the ``plan`` plus what happened.
 
-    ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is read).
+    ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is
+    read).
 
     - ``publish``: the mode; ``result``: ``ok``, ``blocked`` (``landing.blocked``) or ``failed`` (``error``
       given, or no ``landing``); ``error`` only on failure; ``pull_request``: the URL or ``null``;
@@ -336,9 +347,10 @@ def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | Audit
         base = {"revision": "", "changes": [], "problems": []}
     failed = bool(error) or landing is None
     written = sorted(landing.written) if landing is not None and not failed and not landing.blocked else []
-    result = "failed" if failed else "blocked" if landing.blocked else "ok"
+    result = "failed" if failed or landing is None else "blocked" if landing.blocked else "ok"
+    changes = base["changes"] if isinstance(base["changes"], list) else []
     out = {**base, "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written}
-                               for c in base["changes"]],
+                               for c in changes],
            "publish": config.publish, "result": result, "pages_written": written,
            "pull_request": (landing.url or None) if landing is not None and config.publish == "github" else None,
            "pull_request_file": (landing.url or None) if landing is not None and config.publish == "git" else None}

@@ -31,10 +31,10 @@ class Target(NamedTuple):
 
 
 class Shard(NamedTuple):
-    """``--shard I/N``: this process runs share ``index`` (0-based) of ``count``."""
+    """``--shard I/N``: this process runs ``share`` (0-based) of ``shares``."""
 
-    index: int
-    count: int
+    share: int
+    shares: int
 
 
 def parse_shard(text: str) -> Shard:
@@ -43,9 +43,9 @@ def parse_shard(text: str) -> Shard:
     if not (sep and left.strip().isdigit() and right.strip().isdigit()):
         raise ValueError(f"{text!r}: expected I/N such as 0/4 (share I of N, counted from 0)")
     shard = Shard(int(left), int(right))
-    if not 0 <= shard.index < shard.count:
-        raise ValueError(f"{text!r}: I must be at least 0 and less than N (0/{shard.count or 1} .. "
-                         f"{max(shard.count - 1, 0)}/{shard.count or 1})")
+    if not 0 <= shard.share < shard.shares:
+        raise ValueError(f"{text!r}: I must be at least 0 and less than N (0/{shard.shares or 1} .. "
+                         f"{max(shard.shares - 1, 0)}/{shard.shares or 1})")
     return shard
 
 
@@ -95,7 +95,7 @@ def select(targets: Sequence[Target], names: Collection[str] = (), shard: Shard 
         raise UsageError(f"--target {unknown[0]!r}: no such target; the config has: {', '.join(known)}")
     chosen = [t for t in targets if not names or t.name in names]
     if shard is not None:
-        chosen = [t for t in chosen if shard_of(t.name, shard.count) == shard.index]
+        chosen = [t for t in chosen if shard_of(t.name, shard.shares) == shard.share]
     return chosen
 
 

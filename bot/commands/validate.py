@@ -15,12 +15,12 @@ Each problem is one line, ``key: what is wrong``, naming the value (``wiki.pages
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from bot.config import Config, overlaps, shown
-from bot.wiki.pages import same_page
 from bot.errors import KepSyncError, relative_to
+from bot.wiki.pages import same_page
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
 
@@ -84,8 +84,8 @@ def gate_problems(value: str) -> list[str]:
 def _sigs_problems(config: Config) -> list[str]:
     """Each ``candidates.sigs`` entry that no kep.yaml names as ``owning-sig``, for a local directory or
     tarball source (read like a sync reads it; a git or ``github:`` source is not read here)."""
-    from bot.sources.enhancements import load_snapshot, parse_source
     from bot.plan.tracking.candidates import tracked_sig
+    from bot.sources.enhancements import load_snapshot, parse_source
 
     if not config.candidates.sigs or parse_source(config.enhancements).kind not in ("dir", "tarball"):
         return []
@@ -303,7 +303,7 @@ def online_problems(config: Config, client, failures: list[str] | None = None) -
     from bot.sources.release_notes import parse_notes_source
 
     api = config.github.api_url
-    checks = []
+    checks: list[tuple[str, str, Callable[[], object]]] = []
     source = parse_source(config.enhancements)
     if source.kind == "github":
         checks.append(("enhancements", config.enhancements,
@@ -315,11 +315,12 @@ def online_problems(config: Config, client, failures: list[str] | None = None) -
         if notes.kind == "github":
             checks.append(("release_notes.source", config.release_notes.source,
                            lambda: probe_github_ref(client, api, notes.location, notes.ref)))
-    if config.wiki.repo and not pages_on_disk(config):
+    wiki_repo = config.wiki.repo
+    if wiki_repo and not pages_on_disk(config):
         base = config.wiki.base or "HEAD"
-        checks.append(("wiki.repo", f"{config.wiki.repo}@{config.wiki.base or '(default branch)'}",
-                       lambda: probe_github_ref(client, api, config.wiki.repo, base)))
-    problems = []
+        checks.append(("wiki.repo", f"{wiki_repo}@{config.wiki.base or '(default branch)'}",
+                       lambda: probe_github_ref(client, api, wiki_repo, base)))
+    problems: list[str] = []
     for key, value, check in checks:
         try:
             check()

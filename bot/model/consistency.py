@@ -58,9 +58,9 @@ def check(kep: Kep) -> list[Finding]:
     reached = STAGES.index(kep.stage) if kep.stage in STAGES else -1
     if latest and reached in (0, 1):
         for higher in STAGES[reached + 1:]:
-            if ms[higher] and ms[higher] <= latest:
+            if (high_ms := ms[higher]) and high_ms <= latest:
                 out.append(Finding(("stage", higher), f"kep.yaml says stage {kep.stage} but milestone.{higher} "
-                                   f"{_v(ms[higher])} is not after latest-milestone {_v(latest)}; "
+                                   f"{_v(high_ms)} is not after latest-milestone {_v(latest)}; "
                                    "the stage may not have been updated"))
                 break
     if reached >= 0 and not kep.distrust(kep.stage) and not ms[kep.stage]:
@@ -70,13 +70,13 @@ def check(kep: Kep) -> list[Finding]:
         out.append(Finding(("status", "stage"), f"kep.yaml says status implemented but stage {kep.stage}"))
     for i, low in enumerate(STAGES):
         for high in STAGES[i + 1:]:
-            if ms[low] and ms[high] and ms[low] > ms[high]:
-                out.append(Finding((low, high), f"kep.yaml's milestone.{low} {_v(ms[low])} is later than "
-                                   f"milestone.{high} {_v(ms[high])}"))
+            if (low_ms := ms[low]) and (high_ms := ms[high]) and low_ms > high_ms:
+                out.append(Finding((low, high), f"kep.yaml's milestone.{low} {_v(low_ms)} is later than "
+                                   f"milestone.{high} {_v(high_ms)}"))
     if latest:
         for stage in STAGES[: reached + 1]:
-            if ms[stage] and ms[stage] > latest:
-                out.append(Finding((stage,), f"kep.yaml's milestone.{stage} {_v(ms[stage])} is later than "
+            if (stage_ms := ms[stage]) and stage_ms > latest:
+                out.append(Finding((stage,), f"kep.yaml's milestone.{stage} {_v(stage_ms)} is later than "
                                    f"latest-milestone {_v(latest)} although the stage is {kep.stage}"))
     return out
 

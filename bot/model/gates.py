@@ -229,8 +229,8 @@ def _mapping(node: Node) -> dict[str, Node] | None:
 
 
 def _gate(where: str, item: Node, problems: list[Problem]) -> Gate | None:
-    fields = _mapping(item)
-    name = fields.get("name") if fields is not None else None
+    fields = _mapping(item) or {}
+    name = fields.get("name")
     if not isinstance(name, ScalarNode) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name.value):
         problems.append(_at(where, item, "entry without a gate name (name: SomeGate); skipped"))
         return None

@@ -224,7 +224,7 @@ def is_template(path: str) -> bool:
     return any(path.startswith(t) for t in TEMPLATE_DIRS)
 
 
-def load_yaml(path: str, data: bytes) -> dict:
+def load_yaml(path: str, data: bytes) -> dict[str, object]:
     """Parse ``data`` with the string-only loader and return the top-level mapping.
 
     Raises :class:`KepFileError` naming ``path`` and the line when the bytes
@@ -233,7 +233,7 @@ def load_yaml(path: str, data: bytes) -> dict:
     return _load(path, data)[0]
 
 
-def _load(path: str, data: bytes, keys: frozenset[str] | None = None) -> tuple[dict, list[yamlload.Duplicate]]:
+def _load(path: str, data: bytes, keys: frozenset[str] | None = None) -> tuple[dict[str, object], list[yamlload.Duplicate]]:
     """``(mapping, keys given twice)``; ``keys``: only these top-level keys are constructed
     (:func:`bot.model.yamlload.load`); see :func:`load_yaml` for errors."""
     try:
@@ -307,7 +307,7 @@ class _Reading:
     order of ``Kep.problems``.
     """
 
-    def __init__(self, path: str, doc: dict):
+    def __init__(self, path: str, doc: dict[str, object]) -> None:
         self.path, self.doc = path, doc
         self.problems: list[Problem] = []
         self.untrusted: dict[str, str] = {}
@@ -319,7 +319,7 @@ class _Reading:
         for field in (fields,) if isinstance(fields, str) else fields:
             self.untrusted.setdefault(field, why)
 
-    def text(self, key: str, mapping: dict | None = None, where: str = "") -> str:
+    def text(self, key: str, mapping: dict[str, object] | None = None, where: str = "") -> str:
         """The stripped string at ``key`` (``""`` when null or absent); any other type is a problem."""
         value = (self.doc if mapping is None else mapping).get(key)
         if _is_null(value):
@@ -331,7 +331,7 @@ class _Reading:
             self.distrust(key, f"milestone.{key} in kep.yaml is a {type(value).__name__}, not a milestone")
         return ""
 
-    def duplicates(self, duplicates: list) -> None:
+    def duplicates(self, duplicates: list[yamlload.Duplicate]) -> None:
         """A key given twice: a problem naming both lines; the fields it feeds are not trusted."""
         for dup in duplicates:
             fields = _DUPLICATE_FIELDS.get(dup.key, ("feature_gates",) if dup.key.startswith("feature-gates[") else None)
@@ -444,7 +444,7 @@ def _entries(value: object) -> tuple[str, ...]:
     return tuple(i.strip() for i in items if isinstance(i, str) and i.strip())
 
 
-def template_markers(doc: dict) -> list[str]:
+def template_markers(doc: dict[str, object]) -> list[str]:
     """Why ``doc`` (a loaded kep.yaml) is evidently a copy of the KEP template, ``[]`` when it is not.
 
     Evident: ``status`` or ``stage`` is the template's list of choices
@@ -470,7 +470,7 @@ def template_markers(doc: dict) -> list[str]:
     return found + (samples if len(samples) >= 2 else [])
 
 
-def _spelled_as(doc: dict, key: str) -> str:
+def _spelled_as(doc: dict[str, object], key: str) -> str:
     """`` (it has 'Milestones:')`` when a top-level key of ``doc`` is ``key`` spelled otherwise
     (case, ``_`` for ``-``, a plural ``s``; never read as ``key``), else ``""``."""
     near = [k for k in doc if k != key and yamlload.spelling(k) == yamlload.spelling(key)]

@@ -38,7 +38,8 @@ def kep_reference(entry: str) -> tuple[int, str] | None:
 
 
 def referenced(snapshot: Snapshot, entry: str) -> Kep | None:
-    """The one KEP of ``snapshot`` an entry names (:func:`kep_reference`), ``None`` when it names none or is ambiguous."""
+    """The one KEP of ``snapshot`` an entry names (:func:`kep_reference`), ``None`` when it names none or is
+    ambiguous."""
     ref = kep_reference(entry)
     if ref is None:
         return None

@@ -119,7 +119,7 @@ def field_text(value: object) -> str:
     return value[:MAX_ENTRY_CHARS] if isinstance(value, str) else ""
 
 
-def kep_refs(entry: Mapping) -> tuple[tuple[int, str], ...]:
+def kep_refs(entry: Mapping[str, object]) -> tuple[tuple[int, str], ...]:
     """``((number, slug), ...)`` the entry names in its text, markdown or ``documentation[].url``; slug may be ``""``.
 
     Fields of the wrong type (``"documentation": 5``, a string, non-object items,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import NamedTuple
 
-from bot.model.note_text import release_name, release_order
 from bot.model.kep import Problem
+from bot.model.note_text import release_name, release_order
 
 
 class ReleaseNotes(NamedTuple):
@@ -26,7 +26,7 @@ class ReleaseNotes(NamedTuple):
 
     source: str
     available: tuple[str, ...]
-    notes: dict[str, dict[str, dict]]
+    notes: dict[str, dict[str, dict[str, object]]]
     problems: tuple[Problem, ...]
     skipped: frozenset[str] = frozenset()
 

@@ -9,7 +9,6 @@ and :func:`resolve` picks one by slug.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable
 from typing import NamedTuple
 

@@ -21,16 +21,19 @@ value, so this module adds them:
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Any, NamedTuple
+from collections.abc import Collection, Hashable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-try:  # libyaml is ~8x faster on the 650-file snapshot; the pure loader gives the same strings.
-    _BaseLoader: type = yaml.CBaseLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+if TYPE_CHECKING:  # CBaseLoader has BaseLoader's interface (its CParser stands for Reader to Composer)
     _BaseLoader = yaml.BaseLoader
+else:
+    try:  # libyaml is ~8x faster on the 650-file snapshot; the pure loader gives the same strings.
+        _BaseLoader = yaml.CBaseLoader
+    except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+        _BaseLoader = yaml.BaseLoader
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -121,7 +124,7 @@ def _key(node: Node) -> object:
     return node.value if isinstance(node, ScalarNode) else id(node)
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):
     """The string-only loader with merge keys applied (see :func:`merged_pairs`).
 
     The parser asks the resolver for the tag of every node (libyaml calls back into Python for
@@ -134,20 +137,20 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
                      SequenceNode: yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
                      MappingNode: yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG}
 
-    def __init__(self, stream):
+    def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.merges = _Merges()
 
-    def resolve(self, kind, value, implicit):
+    def resolve(self, kind: type[Node], value: object, implicit: object) -> str:
         return self._DEFAULT_TAGS[kind]
 
-    def descend_resolver(self, current_node, current_index):
+    def descend_resolver(self, current_node: Node | None, current_index: object) -> None:
         pass
 
-    def ascend_resolver(self):
+    def ascend_resolver(self) -> None:
         pass
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         if isinstance(node, MappingNode) and any(is_merge_key(k) for k, _ in node.value):
             node = MappingNode(node.tag, list(merged_pairs(node, self.merges)), node.start_mark, node.end_mark,
                                node.flow_style)
@@ -161,9 +164,9 @@ def check_keys(pairs: list[tuple[Node, Node]], mapping: Node) -> None:
     merged ones) that is a sequence or a mapping: kep.yaml keys are names, such a key has no string to read."""
     for key, _ in pairs:
         if not isinstance(key, ScalarNode):
+            kind = "sequence" if isinstance(key, SequenceNode) else "mapping"
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", mapping.start_mark,
-                f"a key is a {key.id}, not a name", key.start_mark)
+                "while constructing a mapping", mapping.start_mark, f"a key is a {kind}, not a name", key.start_mark)
 
 
 def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Duplicate]]:

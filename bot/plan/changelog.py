@@ -11,15 +11,16 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 from urllib.parse import quote
 
-from bot.plan.diff import KINDS, RELEASED_FLAG, Change
+from bot.model.history.provenance import Provenance, Upstream
+from bot.model.kep import Kep, Problem
+from bot.model.snapshot import Snapshot
+from bot.plan.diff import KINDS, RELEASED_FLAG, Change, ChangeEvidence
 from bot.plan.evidence import Discrepancy
 from bot.plan.evidence.index import pr_url
-from bot.model.kep import Problem
-from bot.model.snapshot import Snapshot
 from bot.wiki.vocabulary import stage_word
 
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
@@ -254,9 +255,9 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     shown = _pr_problems(problems, involved_problems, changes)
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
-        intro = ["About the rows and inputs of this pull request; the run's JSON report lists every problem "
+        about = ["About the rows and inputs of this pull request; the run's JSON report lists every problem "
                  "of the source.", ""]
-        sections.append((details("Problems", len(shown), [*intro, "| Where | Key | Problem |", "|---|---|---|"]),
+        sections.append((details("Problems", len(shown), [*about, "| Where | Key | Problem |", "|---|---|---|"]),
                          rows, "problems"))
     if controls:
         sections.append((details("Controls", None, []), list(controls), "controls"))
@@ -299,7 +300,7 @@ def _flags(c: Change) -> str:
     return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
 
 
-def upstream_cell(upstream, web_url: str = DEFAULT_WEB_URL) -> str:
+def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> str:
     """The Upstream cell of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
     ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; or the commit, ``[0123456789ab](WEB/commit/SHA)``,
     when the subject names no pull request) and the date; ``-`` when unknown. ``upstream`` is a
@@ -396,15 +397,15 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _note_json(e) -> dict:
+def _note_json(e: ChangeEvidence) -> dict[str, object]:
     """An :class:`~bot.plan.evidence.Evidence` for the report: ``{release, pr, url, excerpt, stage, ambiguous}``."""
-    out = e._asdict()
+    out: dict[str, object] = e._asdict()
     out.pop("counter", None)
     return out
 
 
 def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
-           discrepancies: Sequence[Discrepancy] | None = None, provenance: dict | None = None) -> dict:
+           discrepancies: Sequence[Discrepancy] | None = None, provenance: Provenance | None = None) -> dict[str, object]:
     """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
     Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
@@ -421,29 +422,31 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     ``upstream: {commit, date, pr, subject}`` (``null`` when unknown; ``"exact": false`` when only the last
     commit touching the kep.yaml is known) and the object a top-level ``provenance`` (the dict given).
     """
-    out = {
+    items: list[dict[str, object]] = [
+        {"kep": c.kep, "page": c.page, "line": c.line, "field": c.field, "old": c.old, "new": c.new, "kind": c.kind,
+         "applied": c.applied, "kep_path": c.kep_path} for c in changes]
+    out: dict[str, object] = {
         "revision": snapshot.revision,
-        "changes": [{"kep": c.kep, "page": c.page, "line": c.line, "field": c.field, "old": c.old, "new": c.new,
-                     "kind": c.kind, "applied": c.applied, "kep_path": c.kep_path} for c in changes],
+        "changes": items,
         "problems": [{"path": f"{c.page}:{c.line}", "message": f"KEP {c.kep} {c.field} {c.old or '-'} -> "
                       f"{c.new or '-'}: {flag}"} for c in changes for flag in c.flags]
         + [{"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in problems],
     }
     if discrepancies is not None:
-        for item, c in zip(out["changes"], changes):
+        for item, c in zip(items, changes, strict=True):
             item["evidence"] = [_note_json(e) for e in c.evidence if not e.ambiguous and not e.counter]
             item["ambiguous_evidence"] = [_note_json(e) for e in c.evidence if e.ambiguous and not e.counter]
             if any(e.counter for e in c.evidence):
                 item["counter_evidence"] = [_note_json(e) for e in c.evidence if e.counter]
         out["discrepancies"] = [d._asdict() for d in discrepancies]
     if any(c.shipped is not None for c in changes):
-        for item, c in zip(out["changes"], changes):
+        for item, c in zip(items, changes, strict=True):
             item["shipped"] = c.shipped._asdict() if c.shipped is not None else None
-    for item, c in zip(out["changes"], changes):
+    for item, c in zip(items, changes, strict=True):
         if c.pending:
             item["pending"] = c.pending
     if provenance is not None:
-        for item, c in zip(out["changes"], changes):
+        for item, c in zip(items, changes, strict=True):
             item["upstream"] = c.upstream.as_json() if c.upstream is not None else None
         out["provenance"] = provenance
     return out
@@ -511,10 +514,11 @@ def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
     return list(groups.values())
 
 
-def _shipped(snapshot: Snapshot):
+def _shipped(snapshot: Snapshot) -> Callable[[str], bool]:
     """``release -> bool``: True for a milestone no newer than the release in progress (its release notes
     can exist), False for a later one (nothing can be said of a release that has not shipped)."""
-    from bot.model.consistency import milestone_key, release_in_progress
+    from bot.model.consistency import release_in_progress
+    from bot.model.kep import milestone_key
 
     in_progress = release_in_progress(snapshot.all_keps())
 
@@ -532,7 +536,8 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def _row_line(group: list[Change], keps: dict, links: Links, origin: bool, notes: bool, shipped) -> str:
+def _row_line(group: list[Change], keps: Mapping[str, Kep], links: Links, origin: bool, notes: bool,
+              shipped: Callable[[str], bool]) -> str:
     """One Changes table row for the changes of one page row."""
     first = group[0]
     kep = keps.get(first.kep_path)
@@ -552,10 +557,13 @@ def _row_line(group: list[Change], keps: dict, links: Links, origin: bool, notes
     return "| " + " | ".join(cells) + " |"
 
 
-def _row_evidence(group: list[Change], shipped) -> str:
+def _row_evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
     """Evidence for one page row: each release note once, counter-evidence marked ``⚠``; ``none found``
     only when some change is about a release that has shipped, else ``-`` (no notes can exist yet)."""
-    seen, sure, maybe, counter = set(), [], [], []
+    seen: set[tuple[str, int]] = set()
+    sure: list[str] = []
+    maybe: list[str] = []
+    counter: list[str] = []
     for c in group:
         for e in c.evidence:
             if (e.release, e.pr) in seen:

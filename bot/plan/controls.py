@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
-
 class Steering(NamedTuple):
     """The settings the footer names: ``schedule.cron``, ``schedule.timezone`` (``""``: UTC),
     ``pull_request.branch``, whether comment commands are read (``publish: github``), and whether the branch

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from bot.model import consistency
+from bot.model.history.provenance import Upstream, upstream_of
+from bot.model.history.renames import Rename, renamed_cell, unplain_dir
 from bot.model.kep import (
     DEPRECATION_STAGES,
     MILESTONE_PLACEHOLDERS,
@@ -42,11 +44,22 @@ from bot.model.kep import (
     is_unset_milestone,
     normalize_milestone,
 )
-from bot.model.history.provenance import upstream_of
-from bot.model.history.renames import Rename, renamed_cell, unplain_dir
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
-from bot.wiki.matrix import (FIELDS, MatrixPage, MatrixRow, cell_gates, cell_value, disagreements, known_word,
-                             owned_value, page_reading, render_gates, render_row, same_value, spelled)
+from bot.wiki.matrix import (
+    FIELDS,
+    MatrixPage,
+    MatrixRow,
+    cell_gates,
+    cell_value,
+    disagreements,
+    known_word,
+    owned_value,
+    page_reading,
+    render_gates,
+    render_row,
+    same_value,
+    spelled,
+)
 from bot.wiki.tables import fill_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
@@ -58,6 +71,51 @@ _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 RELEASED_FLAG = "rewrites a released milestone"
 #: How the flag of a ``renamed`` finding that ``renames: apply`` refused starts (:attr:`Change.flags`).
 RENAME_REFUSED_FLAG = "not applied"
+
+
+class ChangeEvidence(Protocol):
+    """A release-note entry backing a change (:class:`bot.plan.evidence.index.Evidence`, which imports this
+    module): its ``release``, pull request ``pr`` and ``url``, the ``excerpt``, the ``stage`` it announces,
+    ``ambiguous`` and ``counter``."""
+
+    @property
+    def release(self) -> str: ...
+    @property
+    def pr(self) -> int: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def excerpt(self) -> str: ...
+    @property
+    def stage(self) -> str: ...
+    @property
+    def ambiguous(self) -> bool: ...
+    @property
+    def counter(self) -> bool: ...
+    def _asdict(self) -> dict[str, Any]: ...
+
+
+class ShippedMark(Protocol):
+    """The Shipped mark of a change (:class:`bot.plan.evidence.gates.Mark`, which imports this module): the
+    ``mark``, the ``gate``, the ``release`` and the ``detail``."""
+
+    @property
+    def mark(self) -> str: ...
+    @property
+    def gate(self) -> str: ...
+    @property
+    def release(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    def _asdict(self) -> dict[str, Any]: ...
+
+
+class IgnoreRule(Protocol):
+    """A configured ignore rule (``bot.config.IgnoreRule``): it keeps a cell when it matches."""
+
+    def matches(self, number: int, field: str, new: str) -> bool:
+        """True when the rule ignores the proposal of ``new`` for ``field`` of KEP ``number``."""
+        ...
 
 
 class Change(NamedTuple):
@@ -89,11 +147,11 @@ class Change(NamedTuple):
     kind: str
     applied: bool
     kep_path: str
-    evidence: tuple = ()
-    upstream: object = None
+    evidence: tuple[ChangeEvidence, ...] = ()
+    upstream: Upstream | None = None
     flags: tuple[str, ...] = ()
     ignored: str = ""
-    shipped: object = None
+    shipped: ShippedMark | None = None
     pending: str = ""
 
 
@@ -123,7 +181,7 @@ def _row_id(row: MatrixRow) -> str:
 def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
               only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
               apply_renames: bool = False, hold: Callable[[Kep, Change], str] | None = None,
-              ignores: Mapping[int, Collection[str]] | None = None, rules: Sequence = ()) -> PageDiff:
+              ignores: Mapping[int, Collection[str]] | None = None, rules: Sequence[IgnoreRule] = ()) -> PageDiff:
     """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
 
     ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
@@ -132,7 +190,8 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
     (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
     own style, and the row then synced) only with ``apply_renames``. ``hold(kep, change)``: the release an
     applied change waits for (``""``: none); such a change is kept report-only, kind ``pending``, its cell
-    unchanged (:func:`bot.plan.evidence.gates.pending_release`, ``promote_when: released``). ``ignores``: ``{0-based line:
+    unchanged (:func:`bot.plan.evidence.gates.pending_release`, ``promote_when: released``). ``ignores``: ``{0-based
+    line:
     fields}`` the row's ignore markers name (:mod:`bot.wiki.ignore`); ``rules``: the config's ``ignore`` entries
     (:class:`bot.config.IgnoreRule`); a field either ignores is still compared, its change kept with
     ``applied`` False and ``ignored`` saying which. Returns a
@@ -169,14 +228,15 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
             continue
         kep = candidates[0]
         rename = (renames or {}).get((row.number, row.slug.casefold())) if row.slug else None
-        renamed = rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
-        if renamed:
+        renamed = (rename if rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
+                   else None)
+        if renamed is not None:
             odd = unplain_dir(kep.path)
             flags = (f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
                      "'-', '_', '.'); KEP cell kept",) if odd and apply_renames else ()
             changes.append(Change(kep_id(snapshot, kep), page.path, row.line + 1, "kep", f"{row.number}-{row.slug}",
                                   f"{kep.number}-{kep.slug}", "renamed", apply_renames and not flags, kep.path,
-                                  upstream=upstream_of(rename.commit), flags=flags))
+                                  upstream=upstream_of(renamed.commit), flags=flags))
             if not apply_renames or flags:
                 continue
         elif row.slug and not slug_matches(kep.slug, row.slug):
@@ -187,7 +247,7 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         involved[kep.path] = kep
         marked = frozenset((ignores or {}).get(row.line, ()))
 
-        def skip(field: str, new: str, number: int = kep.number, marked: frozenset = marked) -> str:
+        def skip(field: str, new: str, number: int = kep.number, marked: frozenset[str] = marked) -> str:
             return "page" if field in marked else "config" if any(r.matches(number, field, new) for r in rules) else ""
 
         row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress,
@@ -203,8 +263,8 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
                         if field not in updates and all(known_word(field, v) for v in row.values(field)))
         if updates:
             lines[row.line] = render_row(lines[row.line], row, updates)
-        if renamed and apply_renames:
-            lines[row.line] = _rename_kep_cell(page.lines[row.line], lines[row.line], row, rename)
+        if renamed is not None and apply_renames:
+            lines[row.line] = _rename_kep_cell(page.lines[row.line], lines[row.line], row, renamed)
     return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
 
 
@@ -241,7 +301,7 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
     def add(field: str, old: str, new: str, kind: str, applied: bool, written: str | None = None) -> None:
         if refuse(field, ""):
             return
-        flags = ()
+        flags: tuple[str, ...] = ()
         if field in STAGES and in_progress is not None and consistency.is_released(old, in_progress):
             flags = (f"{RELEASED_FLAG}: {old} (the release in progress is v{in_progress[0]}.{in_progress[1]})",)
         ignored = skip(field, new)

@@ -91,7 +91,7 @@ def digest_range(first: str, last: str) -> tuple[tuple[int, int], tuple[int, int
     return lo, hi
 
 
-def as_json(result: dict[str, list[DigestEntry]]) -> dict[str, list[dict]]:
+def as_json(result: dict[str, list[DigestEntry]]) -> dict[str, list[dict[str, object]]]:
     """``{"alpha": [{"kep", "title", "milestone", "gates", "path", "status", "stage", "reached"}], "beta": ...,
     "stable": ...}``: ``stage`` is kep.yaml's as of the revision, ``reached`` :meth:`DigestEntry.reached` of the
     stage the entry is listed under (False: its milestone was a plan)."""
@@ -156,7 +156,7 @@ def section_span(text: str) -> tuple[int, int] | str:
 
     code = code_lines(text)
 
-    def found(pattern: re.Pattern) -> list[re.Match]:
+    def found(pattern: re.Pattern[str]) -> list[re.Match[str]]:
         return [m for m in pattern.finditer(text) if text.count("\n", 0, m.start()) not in code]
 
     begins, ends = found(_BEGIN_RE), found(_END_RE)

@@ -13,22 +13,22 @@ import posixpath
 from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
-from bot.plan import changelog as changelog_mod
-from bot.plan.changelog import Changelog
-from bot.plan.diff import Change, PageDiff, diff_page, kep_id
 from bot.errors import ConfigError, WikiError
-from bot.plan.evidence import Discrepancy, released, releases_needed
-from bot.plan.evidence import review as review_notes
-from bot.plan.evidence import gates as gates_mod
 from bot.model.gates import Lifecycle
-from bot.model.kep import Problem
-from bot.model.snapshot import Snapshot
-from bot.model.notes import ReleaseNotes, with_missing
-from bot.plan import digest as digest_mod
 from bot.model.history.fields import kep_fields
-from bot.model.history.provenance import History, attach, change_field, shallow_problem
+from bot.model.history.provenance import History, Provenance, attach, change_field, shallow_problem
 from bot.model.history.renames import Rename
+from bot.model.kep import Kep, Problem
+from bot.model.notes import ReleaseNotes, with_missing
+from bot.model.snapshot import Snapshot
+from bot.plan import changelog as changelog_mod
+from bot.plan import digest as digest_mod
+from bot.plan.changelog import Changelog
 from bot.plan.controls import controls
+from bot.plan.diff import Change, PageDiff, diff_page, kep_id
+from bot.plan.evidence import Discrepancy, released, releases_needed
+from bot.plan.evidence import gates as gates_mod
+from bot.plan.evidence import review as review_notes
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
@@ -36,6 +36,7 @@ from bot.wiki import frontmatter
 from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
 from bot.wiki.pages import same_page
 from bot.wiki.matrix import MatrixPage, parse_page
+from bot.wiki.pages import same_page
 
 
 class PageResult(NamedTuple):
@@ -63,7 +64,7 @@ class SyncPlan(NamedTuple):
     changes: list[Change]
     problems: list[Problem]
     changelog: Changelog
-    report: dict
+    report: dict[str, object]
     discrepancies: tuple[Discrepancy, ...] = ()
     generated: tuple[tuple[str, str], ...] = ()
 
@@ -105,7 +106,8 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
     the plan carries no evidence. A needed
     release the source has no notes for becomes a problem (``with_missing``). Raises
     :class:`WikiError` for a page that is not UTF-8 (:class:`ConfigError` for the
-    ``coverage.page``). ``max_chars`` caps the changelog body (characters), cut at a table row boundary. ``history``: the
+    ``coverage.page``). ``max_chars`` caps the changelog body (characters), cut at a table row boundary. ``history``:
+    the
     upstream history of the changed kep.yaml files, or a loader called once with
     ``{kep.yaml path: tracked fields}`` of the changes and the set of paths of the
     proposed ones (:func:`bot.commands.sync.history_loader`); each change then carries
@@ -184,19 +186,20 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
     if lifecycle is not None:
         changes, gate_found = _review_gates(snapshot, results, changes, lifecycle, only, review_rows)
         problems += lifecycle.problems
-    origin: dict | None = None
+    origin: Provenance | None = None
     if history is not None:
         wanted: dict[str, set[str]] = {}
         for c in changes:
             if c.kep_path and change_field(c.field):
                 wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
         current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
-        proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
-        changes, origin = attach(changes, history(wanted, proposed) if callable(history) else history, current)
+        applied = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
+        changes, origin = attach(changes, history(wanted, applied) if callable(history) else history, current)
         if origin.get("shallow"):
             problems = problems + [shallow_problem(origin["shallow"])]
     tracking = _track(config, snapshot, parsed, changes, results, pages, only)
-    results = [r._replace(new=tracking.lines[r.path]) if r.path in tracking.lines else r for r in results]
+    results = [r._replace(new="\n".join(tracking.lines[r.path]).encode("utf-8")) if r.path in tracking.lines else r
+               for r in results]
     matrix = {p.path for p in parsed}
     results, dated = _date_pages(config, results, matrix, today, problems)
     results = [_with_digest(config, snapshot, r, pages[r.path], problems)
@@ -210,12 +213,13 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
                                   provenance=origin)
     if lifecycle is not None:
         report["gate_lifecycle"] = gate_report(lifecycle, gate_found or [])
+    reported = report["problems"]
     log = changelog_mod.render(snapshot, changes, problems, involved_problems=involved,
                                web_url=config.links.enhancements, discrepancies=found, max_chars=max_chars,
                                callouts=tracking_render.callouts(tracking),
                                extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements,
                                                               config.candidates.limit),
-                               report_problems=len(report["problems"]), front_matter=dated, page_url=page_url,
+                               report_problems=len(reported) if isinstance(reported, list) else 0, front_matter=dated, page_url=page_url,
                                controls=controls(config.steering()) if config.publish in ("git", "github") else (),
                                generated=[page for page, _ in generated],
                                **({"gate_findings": gate_found} if lifecycle is not None else {}))
@@ -247,7 +251,7 @@ def _gate_lifecycle(config: PlanSettings, snapshot: Snapshot, pages: dict[str, b
 
 
 def _hold(config: PlanSettings, lifecycle: Lifecycle | None,
-          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable | None:
+          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable[[Kep, Change], str] | None:
     """The ``hold`` of :func:`bot.plan.diff.diff_page` for ``promote_when: released``: releases shipped per the gate
     lists, and per release notes already read (every release with notes but the newest); ``None`` otherwise."""
     if lifecycle is None or config.gate_lifecycle.promote_when != "released":
@@ -272,7 +276,7 @@ def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[C
     return gates_mod.attach_marks(changes, on_pages, js, lifecycle), found
 
 
-def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict:
+def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict[str, object]:
     """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
     ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
     ``message``)."""
@@ -285,9 +289,9 @@ def gate_report(lifecycle: Lifecycle, found: list[Discrepancy]) -> dict:
 
 def _track(config: PlanSettings, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
            results: list[PageResult], pages: dict[str, bytes], only: Collection[int] | None = None) -> Tracking:
-    """The tracking stage (:func:`bot.plan.tracking.track`) for this plan, with ``Tracking.lines`` turned into
-    page bytes. A ``candidates.add_to.page`` not among ``pages`` (a wiki.pages entry read once under an
-    earlier name for the same file, :func:`bot.publish.directory.read_wiki_pages`) is a problem."""
+    """The tracking stage (:func:`bot.plan.tracking.track`) for this plan. A ``candidates.add_to.page`` not
+    among ``pages`` (a wiki.pages entry read once under an earlier name for the same file,
+    :func:`bot.publish.directory.read_wiki_pages`) is a problem."""
     coverage = None
     if config.coverage.page:
         found = next((p for p in pages if posixpath.normpath(p) == posixpath.normpath(config.coverage.page)), None)
@@ -300,7 +304,7 @@ def _track(config: PlanSettings, snapshot: Snapshot, parsed: list[MatrixPage], c
         tracking = tracking._replace(problems=[*tracking.problems, Problem(
             add.page, "candidates.add_to.page", "the same file as an earlier wiki.pages entry, which is read and "
             "written under that name; no rows added (name that entry in candidates.add_to.page)")])
-    return tracking._replace(lines={path: "\n".join(new).encode("utf-8") for path, new in tracking.lines.items()})
+    return tracking
 
 
 def _date_pages(config: PlanSettings, results: list[PageResult], matrix: Collection[str], today: str | None,

@@ -28,10 +28,10 @@ import tenacity
 from github import Auth, GithubException, GithubIntegration
 
 from bot.errors import ConfigError, PublishError
-from bot.publish import pacing
 from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait
-from bot.redact import add_secret, header_problem, redact
 from bot.log import get_logger
+from bot.publish import pacing
+from bot.redact import add_secret, header_problem, redact
 
 #: Attempts per API call (first try included).
 MAX_ATTEMPTS = 5
@@ -65,7 +65,7 @@ class _Counted:
         if self.counter is not None:
             self.counter(None)
         pacing.set_interval(self.pause)
-        super().authentication(headers)  # type: ignore[misc]
+        super().authentication(headers)  # type: ignore[misc]  # a mixin: the Auth class it joins defines it
 
 
 class _CountedToken(_Counted, Auth.Token):
@@ -174,7 +174,8 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(lambda exc: _retry_wait(exc, 1) is not None),
         stop=stop,
-        wait=lambda state: _retry_wait(state.outcome.exception(), state.attempt_number) or 0.0,
+        wait=lambda state: _retry_wait(state.outcome.exception() if state.outcome else None,
+                                       state.attempt_number) or 0.0,
         sleep=sleep,
         before_sleep=log_retry,
         reraise=True,

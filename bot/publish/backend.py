@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
 from bot.errors import ConfigError
+from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, PublishError, WikiError, relative_to
 from bot.log import get_logger
-from bot.publish.files import publish_files
 from bot.publish.backend import Base, Landing, Replan, page_error
+from bot.publish.files import publish_files
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan

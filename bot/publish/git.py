@@ -27,16 +27,16 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
 
-from bot.publish.settings import PublishSettings
 from bot.errors import ConfigError, PublishError, relative_to
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
+from bot.publish.backend import Base, Landing, Replan, page_error
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
+from bot.publish.settings import PublishSettings
 from bot.redact import redact
-from bot.publish.backend import Base, Landing, Replan, page_error
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
@@ -60,7 +60,16 @@ class _Git:
         self.path = path
         self.env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
 
-    def run(self, *args: str, data: bytes | None = None, env: dict | None = None, check: bool = True) -> bytes | None:
+    @overload
+    def run(self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None,
+            check: Literal[True] = True) -> bytes: ...
+
+    @overload
+    def run(self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None,
+            check: bool) -> bytes | None: ...
+
+    def run(self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None,
+            check: bool = True) -> bytes | None:
         proc = subprocess.run(["git", *_NO_HOOKS, "-C", str(self.path), *args], input=data, capture_output=True,
                               env={**self.env, **(env or {})}, check=False)
         if proc.returncode != 0:
@@ -70,13 +79,20 @@ class _Git:
             raise PublishError(redact(f"{self.path}: git {args[0]} failed: {err}"))
         return proc.stdout
 
+    @overload
+    def text(self, *args: str, check: Literal[True] = True) -> str: ...
+
+    @overload
+    def text(self, *args: str, check: bool) -> str | None: ...
+
     def text(self, *args: str, check: bool = True) -> str | None:
         out = self.run(*args, check=check)
         return None if out is None else out.decode("utf-8", "replace").strip()
 
 
 class GitWiki:
-    """:class:`~bot.publish.backend.Wiki` over the git clone at ``wiki_dir``, per ``config.wiki`` and ``config.pull_request``.
+    """:class:`~bot.publish.backend.Wiki` over the git clone at ``wiki_dir``, per ``config.wiki`` and
+    ``config.pull_request``.
 
     :meth:`read` raises :class:`PublishError` when the base cannot be resolved or the bot branch is checked
     out; :class:`ConfigError` (exit 2) naming ``wiki.dir`` when it is not a git work tree and ``wiki.pages``
@@ -117,7 +133,7 @@ class GitWiki:
                                "switch to the base branch first")
         return where
 
-    def _move_branch(self, new: str, head: str | None) -> None:
+    def _move_branch(self, new: str, head: str) -> None:
         """Move the bot branch from ``head`` to ``new`` (compare-and-swap). A linked worktree that has it
         checked out moves with it: its index and files follow (``read-tree -m -u``, no hook runs) when it
         is clean and at ``head``; otherwise :class:`PublishError` names it and nothing moves, since moving
@@ -129,7 +145,8 @@ class GitWiki:
         tree = _Git(Path(where))
         dirty = tree.text("status", "--porcelain", "--untracked-files=no", check=False)
         at = tree.text("rev-parse", "--verify", "-q", "HEAD", check=False)
-        if dirty or dirty is None or at != head or tree.run("read-tree", "-m", "-u", at, new, check=False) is None:
+        if dirty or dirty is None or at is None or at != head \
+                or tree.run("read-tree", "-m", "-u", at, new, check=False) is None:
             raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out in the worktree "
                                f"{where}, which has changes of its own; commit or discard them, or switch that "
                                "worktree to another branch, then run again")
@@ -173,7 +190,7 @@ class GitWiki:
                                                      self.pr_file)
         proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated), base,
                            prmod.pages_digest(self.blobs))
-        head = git.text("rev-parse", "--verify", "-q", ref, check=False)
+        head = git.text("rev-parse", "--verify", "-q", ref, check=False) or ""  # "": no bot branch yet
         # Each built or read once: the ownership test and the empty-commit test both compare them.
         tree = functools.cache(lambda: _tree(git, plan, modes, base))
         head_tree = functools.cache(lambda: git.text("rev-parse", f"{head}^{{tree}}"))
@@ -241,7 +258,9 @@ def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]
     Raises :class:`ConfigError` naming ``wiki.pages`` when a path ends in ``/``, or is not exactly
     one regular file (a blob of mode 100644 or 100755, not a symbolic link) in ``base``'s tree.
     """
-    modes, blobs, pages = {}, {}, {}
+    modes: dict[str, str] = {}
+    blobs: dict[str, str] = {}
+    pages: dict[str, bytes] = {}
     where = f"at {base_name} in {git.path}"
     for path in paths:
         if path.endswith("/") or not path:

@@ -43,28 +43,30 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from github import GitCommit, GithubException, GitRef, GitTree, InputGitTreeElement
+from github.GithubObject import NotSet, Opt
 from github.IssueComment import IssueComment
+from github.NamedUser import NamedUser
 from github.PaginatedList import PaginatedList
 
-from bot.publish.settings import PublishSettings
-from bot.errors import ConfigError
+from bot.errors import ConfigError, KepSyncError
 from bot.http import RequestCounter
 from bot.log import get_logger
-from bot.errors import KepSyncError
+from bot.plan.controls import CONTROLS_SUMMARY
 from bot.publish import auth
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError, GitHubSession, connect
-from bot.plan.controls import CONTROLS_SUMMARY
+from bot.publish.backend import Base, Landing, Replan, page_error
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
-from bot.publish.backend import Base, Landing, Replan, page_error
+from bot.publish.settings import PublishSettings
 from bot.wiki.marking import mark_kep
 
 if TYPE_CHECKING:
-    from bot.plan.planner import SyncPlan
     from github.PullRequest import PullRequest
     from github.Repository import Repository
+
+    from bot.plan.planner import SyncPlan
 
 
 class GitHubWiki:
@@ -84,13 +86,13 @@ class GitHubWiki:
         ``counter`` counts API requests; ``sleep`` (retry waits) and ``seconds_between_writes`` (default
         :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests; ``explain``: KEP number -> its field
         history as ``kep-sync history N`` prints it, for ``/kep-sync explain`` (raises
-        :class:`~bot.errors.KepSyncError` when it cannot; ``None``: the command is answered as unavailable). Raises :class:`ConfigError` without
+        :class:`~bot.errors.KepSyncError` when it cannot; ``None``: the command is answered as unavailable). Raises
+        :class:`ConfigError` without
         ``wiki.repo`` or (unless ``read_only``) without credentials."""
-        if not config.wiki.repo:
-            raise ConfigError("wiki.repo: required for --publish github (OWNER/NAME of the wiki repository)")
+        repo = _wiki_repo(config)
         pause = 0 if read_only else auth.SECONDS_BETWEEN_WRITES if seconds_between_writes is None \
             else seconds_between_writes
-        return cls(config, connect(config.github.api_url, config.wiki.repo, os.environ if env is None else env,
+        return cls(config, connect(config.github.api_url, repo, os.environ if env is None else env,
                                    counter=counter, sleep=sleep, seconds_between_writes=pause, read_only=read_only),
                    read_only, explain)
 
@@ -98,9 +100,10 @@ class GitHubWiki:
                  explain: Callable[[int], str] | None = None):
         self.config, self.pr_config, self.call, self.read_only = config, config.pull_request, session.call, read_only
         self.explain = explain
-        self.repo: Repository = session.client.get_repo(config.wiki.repo)
-        self.owner = config.wiki.repo.split("/", 1)[0]
-        self.log = get_logger(component="publish", repo=config.wiki.repo, branch=config.pull_request.branch)
+        self.repo_name = _wiki_repo(config)
+        self.repo: Repository = session.client.get_repo(self.repo_name)
+        self.owner = self.repo_name.split("/", 1)[0]
+        self.log = get_logger(component="publish", repo=self.repo_name, branch=config.pull_request.branch)
 
     # ------------------------------------------------------------------ one run
     def read(self) -> Base:
@@ -118,7 +121,8 @@ class GitHubWiki:
         self.open_pr = next((p for p in self.pulls if p.state == "open" and p.base.ref == self.base_name), None)
         self.base_sha, self.base_tree = self._base_head(self.base_name)
         self.original, self.blobs = self._read_pages(self.base_name, self.base_sha)
-        self.commands, self.newest = [], (0, "")
+        self.commands: list[cmd.Command] = []
+        self.newest = (0, "")
         if self.open_pr is not None:
             self.commands, self.newest = self._read_commands(self.open_pr)
         pages, self.ignores = self._mark(self.original, prmod.parse_state(self.open_pr.body if self.open_pr else ""))
@@ -160,7 +164,8 @@ class GitHubWiki:
 
     # -------------------------------------------------- commands in comments
     def _read_commands(self, pr: PullRequest) -> tuple[list[cmd.Command], tuple[int, str]]:
-        """``(new commands, (highest comment id, latest updated_at) of the comments listed)``: the comments updated since the
+        """``(new commands, (highest comment id, latest updated_at) of the comments listed)``: the comments updated
+        since the
         state's ``since`` (one request), those after ``seen`` that are commands, each with ``error`` set when
         its author may not give it (one request per author whose ``author_association`` is in
         :data:`~bot.publish.comment_commands.ASSOCIATED`; others are refused without one). Refusals beyond
@@ -185,7 +190,7 @@ class GitHubWiki:
                     self.log.info("command from a user without write access left unanswered", comment=c.id)
                     continue
                 refused.add(login)
-                command = command._replace(error=cmd.refusal(login, *roles[login], self.config.wiki.repo))
+                command = command._replace(error=cmd.refusal(login, *roles[login], self.repo_name))
             found.append(command)
         return found, (top_id, top_time)
 
@@ -206,7 +211,8 @@ class GitHubWiki:
         a new ignore command whose KEP is in no row gets its ``error``."""
         rules = cmd.decode_ignores(state.ignore if state else "")
         rules += [cmd.ignored_rule(c) for c in self.commands if c.verb == "ignore" and not c.error]
-        out, found = dict(pages), {}
+        out = dict(pages)
+        found: dict[tuple[int, tuple[str, ...]], list[str]] = {}
         for kep, fields in dict.fromkeys(rules):
             for path in (p for p in self.config.wiki.pages if p in out):
                 try:
@@ -318,13 +324,14 @@ class GitHubWiki:
         if not plan.changed_pages():
             self._close_superseded(pr, recorded, proposal.base)
             return Landing(plan, [], "")
-        if ours and not regenerate and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
+        if ours and state is not None and not regenerate \
+                and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
             self.log.info("pull request is up to date", pull_request=pr.number)
             self._record(pr, recorded)
             self.head_after = pr.head.sha
             return Landing(plan, [], pr.html_url)
-        fast_forward = ours and not regenerate and state.base == proposal.base
-        if fast_forward and state.fingerprint == proposal.fingerprint and self._same_tree(proposal.base, pr.head.sha,
+        fast_forward = ours and state is not None and not regenerate and state.base == proposal.base
+        if fast_forward and state is not None and state.fingerprint == proposal.fingerprint and self._same_tree(proposal.base, pr.head.sha,
                                                                                            plan):
             # Same changes on the same base, only the page set differs: a commit would be empty.
             new_state = proposal._replace(head=pr.head.sha, follows=state.follows)
@@ -473,14 +480,15 @@ class GitHubWiki:
     def _decorate(self, pr: PullRequest) -> None:
         """Labels and assignees (one issue edit), then reviewers; a refused name is logged, not fatal."""
         cfg = self.pr_config
-        steps = []
+        steps: list[tuple[str, Callable[[], None]]] = []
         if cfg.labels or cfg.assignees:
             issue = self.repo.get_issue(pr.number)
-            fields = {k: v for k, v in (("labels", cfg.labels), ("assignees", cfg.assignees)) if v}
-            steps.append(("set labels and assignees", lambda: issue.edit(**fields)))
+            labels: Opt[list[str]] = list(cfg.labels) if cfg.labels else NotSet
+            assignees: Opt[list[NamedUser | str]] = list(cfg.assignees) if cfg.assignees else NotSet
+            steps.append(("set labels and assignees", lambda: issue.edit(labels=labels, assignees=assignees)))
         if cfg.reviewers or cfg.team_reviewers:
             steps.append(("request reviewers", lambda: pr.create_review_request(
-                reviewers=cfg.reviewers, team_reviewers=cfg.team_reviewers)))
+                reviewers=list(cfg.reviewers), team_reviewers=list(cfg.team_reviewers))))
         for what, step in steps:
             try:
                 self.call(f"{what} on #{pr.number}", step)
@@ -537,6 +545,13 @@ class GitHubWiki:
         return self.pr_config.title or plan.changelog.title
 
 
+def _wiki_repo(config: PublishSettings) -> str:
+    """``wiki.repo`` (``OWNER/NAME``); raises :class:`ConfigError` when it is not set."""
+    if not config.wiki.repo:
+        raise ConfigError("wiki.repo: required for --publish github (OWNER/NAME of the wiki repository)")
+    return config.wiki.repo
+
+
 def _who(person) -> str:
     """``"Name <email>"`` of a PyGithub ``GitAuthor`` (``""`` when missing)."""
     return f"{person.name} <{person.email}>" if person is not None else ""
@@ -550,7 +565,7 @@ def _before_controls(body: str, block: str) -> str:
 
 def _iso(when) -> str:
     """``2024-01-02T03:04:05Z`` for an aware ``datetime`` (``""`` for ``None``)."""
-    return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if when else ""
+    return when.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else ""
 
 
 def _blob_sha(data: bytes) -> str:

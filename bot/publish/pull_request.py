@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
-from bot.plan.diff import Change
 from bot.errors import PublishError
-from bot.plan.controls import REGENERATE_LABEL
+from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
+from bot.plan.controls import REGENERATE_LABEL as REGENERATE_LABEL  # re-exported: pull request words
+from bot.plan.diff import Change
 
 #: GitHub rejects pull request and comment bodies over this many characters.
 GITHUB_BODY_LIMIT = 65_536

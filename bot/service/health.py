@@ -37,7 +37,7 @@ def utc_text(value: datetime.datetime | str) -> str:
     """A time as ISO 8601 in UTC (``2026-03-30T22:00:00+00:00``); a string that is not ISO 8601 stays as is."""
     try:
         moment = value if isinstance(value, datetime.datetime) else datetime.datetime.fromisoformat(value)
-        return moment.astimezone(datetime.timezone.utc).isoformat()
+        return moment.astimezone(datetime.UTC).isoformat()
     except (TypeError, ValueError, OverflowError):
         return str(value)
 

@@ -32,17 +32,17 @@ import structlog
 from bot.config import Config
 from bot.errors import KepSyncError, PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
-from bot.redact import redact, redact_values, without_userinfo
 from bot.log import get_logger
+from bot.redact import redact, redact_values, without_userinfo
+from bot.service.state import RunRecord, State, load_state, save_state
 from bot.sources.enhancements import current_revision
 from bot.sources.release_notes import current_etags
 from bot.sources.upstream import GitHubUpstream, github_upstream
-from bot.service.state import RunRecord, State, load_state, save_state
 
 
 def utcnow() -> datetime.datetime:
     """The current time, UTC, timezone-aware."""
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)
 
 
 def config_fingerprint(config: Config) -> str:
@@ -104,7 +104,9 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
     from bot.commands.sync import run_summary
 
     if sync is None:
-        from bot.commands.sync import run_sync as sync
+        from bot.commands.sync import run_sync
+
+        sync = run_sync
     run_id = uuid.uuid4().hex[:12]
     counter = RequestCounter()
     start, started = time.monotonic(), now()
@@ -280,12 +282,15 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
 def run_audit_job(config: Config, state_dir: Path, *, audit: Callable | None = None) -> bool:
     """One scheduled ``kep-sync audit`` (``audit.cron``): writes ``STATE_DIR/audit.md`` and ``audit.json``.
 
-    ``audit`` defaults to :func:`bot.commands.sync.run_audit` (called as ``audit(config, report_path=..., counter=...)``).
+    ``audit`` defaults to :func:`bot.commands.sync.run_audit` (called as ``audit(config, report_path=...,
+    counter=...)``).
     Logs one ``audit finished`` line (``result`` ``ok`` or ``failed``); never raises and leaves the sync's
     state (and so ``kep-sync health``) alone. Returns True when the audit completed.
     """
     if audit is None:
-        from bot.commands.sync import run_audit as audit
+        from bot.commands.sync import run_audit
+
+        audit = run_audit
     counter = RequestCounter()
     start = time.monotonic()
     with structlog.contextvars.bound_contextvars(run_id=uuid.uuid4().hex[:12]):

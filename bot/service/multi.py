@@ -13,22 +13,26 @@ from __future__ import annotations
 import datetime
 import time
 import uuid
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import structlog
 
+from bot.commands.targets import Target, state_dir_of
 from bot.config import Config
 from bot.errors import KepSyncError, ReportNotWritten
 from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.redact import redact
-from bot.commands.targets import Target, state_dir_of
 
 if TYPE_CHECKING:
-    from bot.model.snapshot import Snapshot
     from bot.commands.sync import SyncOutcome
+    from bot.model.gates import Lifecycle
+    from bot.model.history.provenance import History
+    from bot.model.history.renames import Rename
+    from bot.model.snapshot import Snapshot
+    from bot.sources.upstream import GitHubUpstream
 
 
 class SharedSources:
@@ -47,7 +51,11 @@ class SharedSources:
         self._load = load or (lambda config, counter: load_enhancements(config, counter, self.upstream()))
         self._own_load = load is None  # provenance asks the upstream reader only when the snapshot came from it
         self._snapshot: Snapshot | KepSyncError | None = None
-        self._history = self._notes = self._gates = self._upstream = None
+        self._history: tuple[Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
+                             dict[tuple[int, str], Rename]] | None = None
+        self._notes = None
+        self._gates: Callable[[Collection[str]], Lifecycle] | None = None
+        self._upstream: GitHubUpstream | None = None
         self._read: dict[str, bool] = {}
 
     def upstream(self):
@@ -172,7 +180,8 @@ def sync_and_record(target: Target, state_dir: Path, shared: SharedSources, *,
     """``target``'s sync holding the lock of ``state_dir``, its changelog and report written to
     ``state_dir/last-run`` and the run recorded in ``state_dir/state.json`` (``last_run``, and
     ``last_success`` when it did not fail), so ``kep-sync health`` judges each target. Returns the run's
-    :func:`bot.commands.sync.run_summary`. Raises :class:`~bot.service.state.StateError` when another process holds the lock."""
+    :func:`bot.commands.sync.run_summary`. Raises :class:`~bot.service.state.StateError` when another process holds the
+    lock."""
     from bot.service.job import LAST_RUN_DIR, LastRun
     from bot.service.state import InstanceLock, make_state_dir
 
@@ -218,7 +227,7 @@ def _record(state_dir: Path, summary: dict, started: datetime.datetime) -> None:
 
 
 def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)
 
 
 def summary_lines(results: Sequence[TargetResult]) -> list[str]:

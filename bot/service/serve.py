@@ -33,8 +33,8 @@ from apscheduler.triggers.base import BaseTrigger
 
 from bot.config import Config
 from bot.cron import parse_crontab, timezone
-from bot.service.liveness import process_identity
 from bot.log import get_logger
+from bot.service.liveness import process_identity
 from bot.service.state import InstanceLock, load_state, save_state
 from bot.service.stopsignals import STOP_SIGNALS
 
@@ -134,7 +134,7 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
     apscheduler_log.propagate = False
     with InstanceLock(state_dir):
         state = load_state(state_dir, log=log)
-        state.service_started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        state.service_started = datetime.datetime.now(datetime.UTC).isoformat()
         state.service_process = process_identity()
         save_state(state_dir, state)
         asked = [run_now]  # the run --run-now asks for is never skipped; scheduled ones may be

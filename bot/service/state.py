@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
 from bot.errors import KepSyncError
 from bot.publish.files import write_atomic
@@ -40,7 +41,8 @@ class RunRecord(BaseModel):
     branch stopped the publish, a human must act; ``failed``), ``revision``, ``changes``,
     ``pull_request`` URL (``None`` when there is none), ``http_requests`` and ``error`` (the redacted message
     of a failed run). ``revision``, ``changes`` (proposed), ``applied`` (written or committed: 0 for
-    ``publish: none``), ``pull_request`` and ``error`` are those of the run's report (:func:`bot.commands.sync.run_summary`)."""
+    ``publish: none``), ``pull_request`` and ``error`` are those of the run's report
+    (:func:`bot.commands.sync.run_summary`)."""
 
     #: a key kep-sync does not write, or a value of the wrong type, makes the file "not a kep-sync state"
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -150,7 +152,7 @@ def read_state(state_dir: Path) -> State:
         raise StateCorrupt(path, why) from None
 
 
-def _state_error(err: dict) -> str:
+def _state_error(err: ErrorDetails) -> str:
     """One validation error of ``state.json`` in plain words (:func:`bot.config.error_message`)."""
     from bot.config import error_key, error_message
 
@@ -163,7 +165,7 @@ def set_aside(path: Path, now: datetime.datetime) -> Path:
 
     Raises :class:`StateError` when it cannot be renamed, so it is never overwritten instead.
     """
-    target = path.with_name(f"{path.name}.corrupt-{now.astimezone(datetime.timezone.utc):%Y%m%dT%H%M%SZ}")
+    target = path.with_name(f"{path.name}.corrupt-{now.astimezone(datetime.UTC):%Y%m%dT%H%M%SZ}")
     n = 1
     while target.exists():
         n += 1
@@ -183,7 +185,7 @@ def load_state(state_dir: Path, *, log=None) -> State:
     try:
         return read_state(state_dir)
     except StateCorrupt as exc:
-        kept = set_aside(exc.path, datetime.datetime.now(datetime.timezone.utc))
+        kept = set_aside(exc.path, datetime.datetime.now(datetime.UTC))
         if log is not None:
             log.error("state file corrupt; kept aside, starting from an empty state", error=str(exc),
                       kept_as=str(kept))

@@ -25,12 +25,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from bot import progress
 from bot.errors import SourceError, UsageError, relative_to
 from bot.http import RequestCounter, make_client
-from bot import progress
-from bot.redact import redact
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
+from bot.redact import redact
 from bot.sources import parse_github_spec
 from bot.sources.git import (clean_head, read_git_tree, remote_head, run_git, scan_git_tree, sync_git_cache,
                             worktree_head)
@@ -131,7 +131,8 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
     """Read the KEPs named by ``value`` (an ``--enhancements`` string) into a Snapshot.
 
     ``cache_dir`` holds git clones; ``client`` is reused for the ``github:`` form
-    (one is made when ``None``, with ``token`` and ``counter``; none for a directory or git source). Raises :class:`UsageError` for an unknown form,
+    (one is made when ``None``, with ``token`` and ``counter``; none for a directory or git source). Raises
+    :class:`UsageError` for an unknown form,
     :class:`SourceError` when the source cannot be read.
     """
     source = parse_source(value)

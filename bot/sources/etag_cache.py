@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from bot.errors import SourceError
 from bot.http import send, sendable_etag
-from bot.redact import redact
 from bot.model.kep import Problem
+from bot.redact import redact
 
 if TYPE_CHECKING:
     import httpx

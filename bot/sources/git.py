@@ -12,11 +12,11 @@ import os
 import subprocess
 from pathlib import Path
 
-from bot.errors import SourceError
 from bot import progress
-from bot.redact import redact
+from bot.errors import SourceError
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
+from bot.redact import redact
 from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
 
 
@@ -99,7 +99,8 @@ def _ensure_head(repo: Path, url: str) -> None:
         return
     branches = run_git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/").split()
     if len(branches) != 1:
-        branches = [b for b in ("refs/heads/master", "refs/heads/main") if b in branches][:1]
+        defaults: tuple[str, ...] = ("refs/heads/master", "refs/heads/main")
+        branches = [b for b in defaults if b in branches][:1]
     if not branches:
         raise SourceError(f"{redact(url)}: no HEAD and no single default branch to read")
     run_git(repo, "symbolic-ref", "HEAD", branches[0])
@@ -145,7 +146,7 @@ def scan_git_tree(repo: Path, revision: str,
             if changed:
                 problems.append(Problem(path, "", NOT_UTF8))
     files = []
-    for (path, _), data in zip(wanted, cat_file_batch(repo, [sha for _, sha in wanted])):
+    for (path, _), data in zip(wanted, cat_file_batch(repo, [sha for _, sha in wanted]), strict=True):
         if data is None:  # listed by ls-tree yet not readable (a partial clone): never read as a removed KEP
             raise SourceError(f"git cat-file in {text_path(str(repo))}: the blob of {path} is missing")
         files.append((path, data))
@@ -162,7 +163,8 @@ def cat_file_batch(repo: Path, shas: list[str]) -> list[bytes | None]:
                           input="".join(f"{sha}\n" for sha in shas).encode())
     if proc.returncode != 0:
         raise SourceError(f"git cat-file in {text_path(str(repo))} failed")
-    out, pos, blobs = proc.stdout, 0, []
+    out, pos = proc.stdout, 0
+    blobs: list[bytes | None] = []
     for _ in shas:
         end = out.index(b"\n", pos)
         header = out[pos:end].split()  # "<sha> <type> <size>", or "<sha> missing"
@@ -183,8 +185,8 @@ def remote_head(location: str) -> str:
     if proc.returncode != 0:
         raise SourceError(f"git ls-remote {redact(location)} failed: "
                           f"{redact(proc.stderr.decode(errors='replace').strip())}")
-    refs = dict(reversed(line.split("\t", 1)) for line in proc.stdout.decode(errors="replace").splitlines()
-                if "\t" in line)
+    refs = {ref: sha for sha, ref in (line.split("\t", 1) for line in proc.stdout.decode(errors="replace").splitlines()
+                                      if "\t" in line)}
     branches = [r for r in refs if r.startswith("refs/heads/")]
     for ref in ("HEAD", *(branches if len(branches) == 1 else ()), "refs/heads/master", "refs/heads/main"):
         if ref in refs:

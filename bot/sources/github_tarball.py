@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 from bot.errors import SourceError, UsageError
 from bot.http import send, sendable_etag
-from bot.redact import redact
 from bot.model.kep import Problem
+from bot.redact import redact
 from bot.sources import is_valid_name, is_valid_ref
 from bot.sources.limits import Deadline, LimitedReader, chunk_reader
 from bot.sources.localfs import MAX_FILE_BYTES

@@ -15,10 +15,11 @@ import hashlib
 import json
 import os
 from collections.abc import Collection, Iterable, Mapping
+from datetime import UTC
 from pathlib import Path
 
 from bot import progress
-from bot.errors import SourceError, UsageError
+from bot.errors import UsageError
 from bot.model.history.fields import blob_fields
 from bot.model.history.log import (
     LOG_FORMAT,
@@ -29,6 +30,7 @@ from bot.model.history.log import (
     Version,
     message_subject,
     parse_log,
+    pr_number,
     versions,
 )
 from bot.sources.git import cat_file_batch, git_cache_path, run_git, sync_git_cache, try_git, worktree_head
@@ -88,7 +90,7 @@ class GitHistory:
         if not wanted:
             return
         paths = paths or {}
-        for blob, data in zip(wanted, cat_file_batch(self.repo, wanted)):
+        for blob, data in zip(wanted, cat_file_batch(self.repo, wanted), strict=True):
             self._fields[blob] = None if data is None else blob_fields(paths.get(blob, "keps/x/0-x/kep.yaml"), data)
         self.blobs_read += len(wanted)
         self._dirty = True
@@ -140,8 +142,9 @@ class GitHistory:
         self._dirty = False
 
     def _load_log(self) -> list[Commit]:
-        cached = _read_json(self.cache / "log.json", {}) if self.cache is not None else {}
-        old = (_checked(self.cache / "log.json", _commits_of, cached) or []) if cached else []
+        log_path = self.cache / "log.json" if self.cache is not None else None
+        cached = _read_json(log_path, {}) if log_path is not None else {}
+        old = (_checked(log_path, _commits_of, cached) or []) if cached and log_path is not None else []
         if cached.get("shallow", []) != list(self.shallow):
             old = []  # deepened or made shallow since: the boundary commit's "added everything" entry is stale
         if old and old[0].sha == self.head:
@@ -161,9 +164,9 @@ class GitHistory:
     def commit_at(self, date: str) -> Commit | None:
         """The newest first-parent commit (that changed a kep.yaml) committed on or before ``date``
         (``YYYY-MM-DD``, the whole day in UTC counts); ``None`` when none."""
-        from datetime import datetime, timedelta, timezone
+        from datetime import datetime, timedelta
 
-        limit = datetime.fromisoformat(date).replace(tzinfo=timezone.utc) + timedelta(days=1)
+        limit = datetime.fromisoformat(date).replace(tzinfo=UTC) + timedelta(days=1)
         for commit in self.log():
             if datetime.fromisoformat(commit.date) < limit:
                 return commit
@@ -192,9 +195,10 @@ def _parser_stamp() -> str:
 
     digest = hashlib.sha256()
     for module in (bot.model.kep, bot.model.history.fields):
+        path = module.__file__
         try:
-            digest.update(Path(module.__file__).read_bytes())
-        except (OSError, TypeError):
+            digest.update(Path(path).read_bytes() if path is not None else b"?")
+        except OSError:
             digest.update(b"?")
     return digest.hexdigest()[:16]
 

@@ -37,14 +37,17 @@ def decode_path(name: str | bytes) -> tuple[str, bool]:
             name.encode("utf-8")
             return name, False
         except UnicodeEncodeError:
-            try:
-                name = name.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:
-                name = name.encode("utf-8", "surrogatepass")
+            pass
+        try:
+            raw = name.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raw = name.encode("utf-8", "surrogatepass")
+    else:
+        raw = name
     try:
-        return name.decode("utf-8"), False
+        return raw.decode("utf-8"), False
     except UnicodeDecodeError:
-        return name.decode("utf-8", "replace"), True
+        return raw.decode("utf-8", "replace"), True
 
 
 def text_path(name: str | bytes) -> str:
@@ -62,7 +65,8 @@ def scan_directory(root: Path, max_file_bytes: int = MAX_FILE_BYTES) -> tuple[li
 
     Returns ``(files, problems)``: ``files`` is ``[(relative POSIX path, bytes)]``
     sorted by path (a PRR file with ``b""``: the model uses only the names of the PRR
-    files, :attr:`bot.model.snapshot.Snapshot.prr`, so their bytes are not read); paths are valid text (:func:`decode_path`; a replaced name
+    files, :attr:`bot.model.snapshot.Snapshot.prr`, so their bytes are not read); paths are valid text
+    (:func:`decode_path`; a replaced name
     adds a :data:`NOT_UTF8` problem). Symbolic links anywhere under ``keps/``
     (``keps`` itself included) are never followed: reported as :data:`LINK`.
     Unreadable directories (path ending in ``/``) and files, non-regular files,

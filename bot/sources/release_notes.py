@@ -45,13 +45,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
-from bot.model.note_text import release_name, release_order
 from bot.http import RequestCounter, make_client, send, sendable_etag
-from bot.redact import redact
 from bot.model.kep import Problem
+from bot.model.note_text import release_name, release_order
+from bot.model.notes import ReleaseNotes, with_missing
+from bot.model.notes import skipped_tail as _skipped
+from bot.redact import redact
 from bot.sources import parse_github_spec
 from bot.sources.etag_cache import EtagCache, fetch_cached
-from bot.model.notes import ReleaseNotes, skipped_tail as _skipped, with_missing
 
 if TYPE_CHECKING:
     import httpx
@@ -94,7 +95,8 @@ def parse_notes_source(value: str) -> NotesSource:
 
 
 def select_releases(available: Collection[str], wanted: Collection[str] | None, newest: int = NEWEST) -> list[str]:
-    """Releases to read, oldest first: ``wanted`` ∩ ``available`` plus the ``newest`` latest; all when ``wanted`` is None."""
+    """Releases to read, oldest first: ``wanted`` ∩ ``available`` plus the ``newest`` latest; all when ``wanted`` is
+    None."""
     ordered = sorted(set(available), key=release_order)
     if wanted is None:
         return ordered
@@ -103,7 +105,8 @@ def select_releases(available: Collection[str], wanted: Collection[str] | None, 
     return [r for r in ordered if r in pick]
 
 
-def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, dict] | None, list[Problem]]:
+def parse_notes(where: str, data: bytes,
+                release: str = "") -> tuple[dict[str, dict[str, object]] | None, list[Problem]]:
     """Decode one release-notes file of ``release`` (``vMAJOR.MINOR``): ``({pr: entry}, problems)``.
 
     A file that is not UTF-8, not valid JSON, nested too deeply for the
@@ -126,7 +129,8 @@ def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, d
     if not isinstance(doc, dict):
         return None, [_unusable(where, release, "expected a JSON object keyed by pull request number, "
                                                 f"found {type(doc).__name__}")]
-    entries, problems = {}, []
+    entries: dict[str, dict[str, object]] = {}
+    problems: list[Problem] = []
     for key, entry in doc.items():
         if isinstance(entry, dict) and isinstance(entry.get("text"), str):
             entries[key] = _withdrawn_as_bool(where, key, entry, problems)
@@ -139,7 +143,8 @@ def parse_notes(where: str, data: bytes, release: str = "") -> tuple[dict[str, d
 _CLEARLY_FALSE = ("false", "no", "off", "0", "0.0", "")
 
 
-def _withdrawn_as_bool(where: str, key: str, entry: dict, problems: list[Problem]) -> dict:
+def _withdrawn_as_bool(where: str, key: str, entry: dict[str, object],
+                       problems: list[Problem]) -> dict[str, object]:
     """``entry`` with ``do_not_publish`` as a boolean. A value of another type (``"true"``, ``1``) is read as
     withdrawn (never evidence) unless it clearly says false (``"false"``, ``0``, ``"no"``...), and is reported
     naming the file ``where`` and the entry ``key``. Release-note schema: kubernetes/release, pkg/notes."""
@@ -265,7 +270,7 @@ def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> lis
         problems.append(Problem(redact(listing_url), "", f"{ok.count(False)} item(s) of the directory listing are "
                                                          "not objects with a string name and type (first at index "
                                                          f"{ok.index(False)}); skipped"))
-    return [item["name"] for item, good in zip(listing, ok) if good and item["type"] == "dir"]
+    return [item["name"] for item, good in zip(listing, ok, strict=True) if good and item["type"] == "dir"]
 
 
 def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wanted: Collection[str] | None,

@@ -47,10 +47,10 @@ _EXTENDED_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, ta
 class _CappedTarInfo(tarfile.TarInfo):
     """A TarInfo that refuses an extended header over :data:`MAX_HEADER_BYTES` before tarfile reads it."""
 
-    def _proc_member(self, tarfile_):
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
         if self.type in _EXTENDED_TYPES and self.size > MAX_HEADER_BYTES:
             raise tarfile.HeaderError(f"an extended header of {self.size} bytes (more than {MAX_HEADER_BYTES})")
-        return super()._proc_member(tarfile_)
+        return super()._proc_member(tarfile_)  # type: ignore[misc]  # private to tarfile, not in typeshed
 
 
 def _open_tar(read_chunk: Callable[[], bytes], what: str, limit: int, max_unpacked: int,
@@ -133,7 +133,7 @@ def _read_members(tar: tarfile.TarFile, what: str, limit: int,
     problems: list[Problem] = []
     kept, has_keps = 0, False
     while (member := tar.next()) is not None:
-        tar.members.clear()  # stream mode: keep memory flat however many entries there are
+        tar.members.clear()  # type: ignore[attr-defined]  # stream mode: keep memory flat (private list)
         raw = _member_path(member.name, what)
         path, changed = decode_path(raw or "")
         has_keps = has_keps or path == "keps" or path.startswith("keps/")

@@ -37,8 +37,8 @@ from bot.sources.upstream_cache import Files, UpstreamCache, blob_id, files_of
 if TYPE_CHECKING:
     import httpx
 
-    from bot.model.history.log import Commit
     from bot.http import RequestCounter
+    from bot.model.history.log import Commit
 
 #: A compare listing this many files may be cut short by GitHub (its documented limit): read the tarball.
 MAX_COMPARE_FILES = 300
@@ -167,9 +167,9 @@ class GitHubUpstream:
         return Files(head, files, tuple(sorted(problems)))
 
     def _compare(self, client: httpx.Client, base: str, head: str) -> Listed | None:
-        from bot.http import send
-
         import httpx
+
+        from bot.http import send
 
         url = f"{self.api_url.rstrip('/')}/repos/{self.repo}/compare/{base}...{head}"  # SHAs: nothing to quote
         try:
@@ -183,9 +183,9 @@ class GitHubUpstream:
         return listed_changes(data.get("files"))
 
     def _blob(self, client: httpx.Client, blob: str) -> bytes | None:
-        from bot.http import send
-
         import httpx
+
+        from bot.http import send
 
         url = github_url(self.api_url, self.repo, "git/blobs", blob)
         try:
@@ -223,7 +223,10 @@ def listed_changes(entries: object) -> Listed | None:
 
     if not isinstance(entries, list) or len(entries) >= MAX_COMPARE_FILES:
         return None
-    removed, touched, prr, keps = set(), set(), {}, {}
+    removed: set[str] = set()
+    touched: set[str] = set()
+    prr: dict[str, str] = {}
+    keps: dict[str, str] = {}
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str) \
                 or not isinstance(entry.get("status"), str):
@@ -236,7 +239,7 @@ def listed_changes(entries: object) -> Listed | None:
         wanted = is_kep_file(path) or is_prr_file(path)
         if entry["status"] == "removed":
             removed.add(path)
-        elif wanted and not SHA_RE.fullmatch(str(entry.get("sha"))):
+        elif wanted and not (isinstance(sha := entry.get("sha"), str) and SHA_RE.fullmatch(sha)):
             return None
         elif wanted:
             removed.discard(path)

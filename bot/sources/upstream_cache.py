@@ -75,7 +75,8 @@ class UpstreamCache:
         if data is None:
             return "", ""
         etag, revision = data.get("etag"), data.get("revision")
-        if data.get("ref") != ref or not isinstance(etag, str) or not SHA_RE.fullmatch(str(revision)):
+        if data.get("ref") != ref or not isinstance(etag, str) or not isinstance(revision, str) \
+                or not SHA_RE.fullmatch(revision):
             self._ignored(self._ref_path(ref), "not a ref entry of this ref")
             return "", ""
         return etag, revision

@@ -25,11 +25,11 @@ _DAY_FIRST_RE = re.compile(r"^(\d{1,2}) ([A-Za-z]+)\.? (\d{4})$")
 
 
 class DateLine(NamedTuple):
-    """The ``key:`` line of a front matter block: its line ``index`` (0-based) and the line split as
+    """The ``key:`` line of a front matter block: its ``line`` index (0-based) and the line split as
     ``head`` (key, colon, blanks, opening quote), ``value`` (the date as written) and ``tail``
     (closing quote, blanks, ``# comment``, ``\\r``)."""
 
-    index: int
+    line: int
     head: str
     value: str
     tail: str
@@ -105,7 +105,7 @@ def set_date(lines: list[str], key: str, today: str) -> DateUpdate:
     ``problem`` says so."""
     dates = find_dates(lines, key)
     if len(dates) > 1:
-        where = " and ".join(str(d.index + 1) for d in dates)
+        where = " and ".join(str(d.line + 1) for d in dates)
         return DateUpdate(lines, "", "", f"{key}: given twice in the front matter (lines {where}); the value is "
                                          "ambiguous, so it is not written")
     if not dates:
@@ -120,7 +120,7 @@ def set_date(lines: list[str], key: str, today: str) -> DateUpdate:
     if new == found.value:
         return DateUpdate(lines, "", "", "")
     out = list(lines)
-    out[found.index] = found.head + new + found.tail
+    out[found.line] = found.head + new + found.tail
     return DateUpdate(out, found.value, new, "")
 
 

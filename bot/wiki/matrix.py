@@ -28,11 +28,28 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from bot.model.kep import (DEPRECATION_STAGES, STAGES, STATUSES, Problem, is_gate_name, is_unset_milestone,
-                           normalize_milestone, same_milestone)
+from bot.model.kep import (
+    DEPRECATION_STAGES,
+    STAGES,
+    STATUSES,
+    Problem,
+    is_gate_name,
+    is_unset_milestone,
+    normalize_milestone,
+    same_milestone,
+)
 from bot.wiki.headers import DEFAULT_ALIASES
-from bot.wiki.tables import (Cell, column_alignments, column_widths, display_width, escape_cell, fill_cell,
-                             find_tables, split_row, unescape_cell)
+from bot.wiki.tables import (
+    Cell,
+    column_alignments,
+    column_widths,
+    display_width,
+    escape_cell,
+    fill_cell,
+    find_tables,
+    split_row,
+    unescape_cell,
+)
 from bot.wiki.vocabulary import Vocab, fold, learn, milestone_bareness, spell_milestone, spell_word, stage_word
 
 #: Fields the bot compares, in report order (the JSON report's ``field`` values).
@@ -296,7 +313,7 @@ def _with_vocabulary(tables: list[list[MatrixRow]]) -> list[MatrixRow]:
         shown.append(columns)
     page = learn((pair for columns in shown for values in columns.values() for pair in values), BLANKS)
     out: list[MatrixRow] = []
-    for rows, columns in zip(tables, shown):
+    for rows, columns in zip(tables, shown, strict=True):
         vocab = {key: learn(values, BLANKS).over(page) for key, values in columns.items()}
         out.extend(row._replace(vocab=vocab) for row in rows)
     return out
@@ -501,7 +518,8 @@ def page_reading(field: str, text: str) -> tuple[str, str]:
 
 
 def _is_word(text: str) -> bool:
-    """True when ``text`` is letters, combining marks, decimal digits and ``.-_`` only (``beta``, ``v1.30``, ``已实现``)."""
+    """True when ``text`` is letters, combining marks, decimal digits and ``.-_`` only (``beta``, ``v1.30``,
+    ``已实现``)."""
     return bool(text) and all(ch in _WORD_EXTRA or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd"
                               for ch in text)
 

@@ -14,12 +14,14 @@ GFM table syntax: https://github.github.com/gfm/#tables-extension-
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 # Only block structure is needed (line maps), so inline parsing is off.
 _MD = MarkdownIt("commonmark").enable("table").disable("inline")
@@ -58,7 +60,8 @@ def find_tables(text: str) -> list[Table]:
     """
     tables: list[Table] = []
     lines = text.replace("\r", "").removeprefix("\ufeff").split("\n")
-    start, body = None, []
+    start: int | None = None
+    body: list[int] = []
     for tok in _table_tokens("\n".join(_clip(line) for line in lines)):
         if tok.type == "table_open" and tok.map is not None:
             start, body = tok.map[0], []
@@ -70,19 +73,19 @@ def find_tables(text: str) -> list[Table]:
     return tables
 
 
-class _TableTokens(list):
+class _TableTokens(list[Token]):
     """A token list that keeps only what locates a table (``table_open``, ``tr_open``, ``table_close``): every
     other token markdown-it-py makes (three per cell, and the rest of the page) is dropped as it is appended,
     so the page's token stream never builds up (about 10 kB per row of a wide matrix)."""
 
     KEPT = frozenset(("table_open", "tr_open", "table_close"))
 
-    def append(self, token) -> None:
+    def append(self, token: Token) -> None:
         if token.type in self.KEPT:
             super().append(token)
 
 
-def _table_tokens(src: str) -> list:
+def _table_tokens(src: str) -> list[Token]:
     """The table tokens of ``src``: :meth:`MarkdownIt.parse` with a :class:`_TableTokens` list (the block rules
     that read back earlier tokens are for lists and task lists, and see only what is kept)."""
     from markdown_it.rules_core import StateCore
@@ -124,7 +127,7 @@ def split_row(line: str) -> list[Cell]:
         lead = quote.end() if quote else 0  # "> KEP | Status": the first cell starts after the marks
         if line[lead:pipes[0]].replace("\ufeff", "").strip():
             bounds.append((lead, pipes[0]))
-        for a, b in zip(pipes, pipes[1:]):
+        for a, b in itertools.pairwise(pipes):
             bounds.append((a + 1, b))
         if line[pipes[-1] + 1:body_end].strip():
             bounds.append((pipes[-1] + 1, body_end))

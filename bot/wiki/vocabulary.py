@@ -41,7 +41,10 @@ class Vocab(NamedTuple):
 
     def over(self, fallback: Vocab) -> Vocab:
         """This vocabulary with its gaps filled from ``fallback``."""
-        return Vocab(*(mine if mine is not None else theirs for mine, theirs in zip(self, fallback)))
+        return Vocab(case=fallback.case if self.case is None else self.case,
+                     stable=fallback.stable if self.stable is None else self.stable,
+                     blank=fallback.blank if self.blank is None else self.blank,
+                     bare=fallback.bare if self.bare is None else self.bare)
 
 
 def fold(text: str) -> str:
@@ -108,8 +111,9 @@ def spell_word(field: str, value: str, old: str, vocab: Vocab) -> str:
     or stage word, else the vocabulary's.
     """
     case = word_case(old) or vocab.case
-    if field == "stage" and value.casefold() == "stable" and (vocab.stable or "").casefold() == "ga":
-        return vocab.stable
+    stable = vocab.stable
+    if field == "stage" and value.casefold() == "stable" and stable is not None and stable.casefold() == "ga":
+        return stable
     if case == "upper":
         return value.upper()
     if case == "title":

@@ -17,8 +17,8 @@ import pytest
 import structlog
 
 from bot.cli import main
-from bot.config import Config
 from bot.commands.sync import run_sync
+from bot.config import Config
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 BUNDLE = SHARED / "data" / "enhancements-keps.bundle"

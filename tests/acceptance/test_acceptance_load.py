@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.model.kep import Problem, TEMPLATE_DIRS
+from bot.model.kep import TEMPLATE_DIRS, Problem
 from bot.model.snapshot import Snapshot, resolve
 from bot.sources.enhancements import load_snapshot
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.config import Config
-from bot.plan.evidence import build_index, find_discrepancies, gate_owners, released
 from bot.model.kep import Problem
+from bot.plan.evidence import build_index, find_discrepancies, gate_owners, released
+from bot.plan.planner import plan_sync
 from bot.sources.enhancements import load_snapshot
 from bot.sources.release_notes import load_release_notes
-from bot.plan.planner import plan_sync
 
 pytestmark = pytest.mark.acceptance
 
@@ -174,9 +174,9 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
 def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request, tmp_path):
     """The 2026-03-01 page against the bundle HEAD, with release notes and history, as the bot's pull request
     body on a GitHub wiki: at most 45 lines outside collapsed ``<details>`` blocks."""
+    from bot.commands.sync import history_loader
     from bot.plan.changelog import visible_lines
     from bot.plan.planner import page_url
-    from bot.commands.sync import history_loader
 
     snapshot, _, _ = data
     clone = request.getfixturevalue("bundle_clone")

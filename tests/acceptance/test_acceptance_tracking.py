@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.commands.sync import plan_sync
 from bot.config import Config
 from bot.sources.enhancements import load_snapshot
-from bot.commands.sync import plan_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"

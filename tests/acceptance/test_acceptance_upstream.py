@@ -5,7 +5,6 @@ that commit gives. Skipped when the bundle is absent; nothing from ../shared is 
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 

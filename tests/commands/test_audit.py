@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands.audit import plan_audit, stable_verdicts
 from bot.cli import main
+from bot.commands.audit import plan_audit, stable_verdicts
 from bot.config import Config
 from bot.cron import parse_crontab
-from bot.plan.evidence import build_index
-from bot.model.notes import ReleaseNotes
-from bot.service.job import run_audit_job
 from bot.model.kep import parse_kep
+from bot.model.notes import ReleaseNotes
+from bot.plan.evidence import build_index
+from bot.service.job import run_audit_job
 from bot.service.serve import AUDIT_JOB_ID, JOB_ID, build_scheduler
 
 try:
@@ -161,7 +161,7 @@ def test_audit_cron_is_off_by_default_and_validated():
 def test_serve_schedules_the_audit_as_a_second_job_only_when_asked():
     import datetime
 
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     plain = build_scheduler(lambda: None, parse_crontab("0 6 * * *"), utc)
     assert [j.id for j in plain.get_jobs()] == [JOB_ID]
     both = build_scheduler(lambda: None, parse_crontab("0 6 * * *"), utc,

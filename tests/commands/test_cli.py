@@ -11,7 +11,6 @@ import pytest
 import structlog
 
 from bot.cli import main
-
 from tests.cliutil import SYNC, error_line, log_event
 from tests.syncutil import PAGE, PAGE_SYNCED, tree
 

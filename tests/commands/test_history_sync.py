@@ -11,12 +11,12 @@ import respx
 import structlog
 
 from bot.cli import main
+from bot.commands.sync import history_loader, run_sync
 from bot.config import Config
-from bot.plan import digest as digest_mod
 from bot.model.history.provenance import attach
 from bot.model.snapshot import Snapshot
+from bot.plan import digest as digest_mod
 from bot.plan.planner import plan_sync
-from bot.commands.sync import history_loader, run_sync
 
 try:
     from tests.gitutil import commit, make_repo

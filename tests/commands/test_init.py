@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.cli import main
-from bot.config import load_config, read_config_data
 from bot.commands.init import guess_role
+from bot.config import load_config, read_config_data
 
 EN = """# Matrix
 

@@ -39,9 +39,9 @@ def test_retry_log_line_hides_a_password_with_at_signs(capsys):
 
 
 def test_report_error_field_hides_a_password_with_at_signs(tmp_path):
+    from bot.commands.sync import write_failure_report
     from bot.config import Config
     from bot.errors import SourceError
-    from bot.commands.sync import write_failure_report
 
     config = Config(enhancements="enh", wiki={"dir": "wiki", "pages": ["m.md"]})
     exc = SourceError("git clone https://user:p@ss@w0rd@github.com/x failed: fatal: "
@@ -64,7 +64,8 @@ def test_validate_output_hides_a_password_with_at_signs(work, capsys):
 
 def _git_wiki(tmp_path: Path) -> tuple[Path, list[str]]:
     from tests.gitutil import make_repo
-    from tests.publishutil import PAGE as GIT_PAGE, PAGE_PATH
+    from tests.publishutil import PAGE as GIT_PAGE
+    from tests.publishutil import PAGE_PATH
     from tests.syncutil import kep, write_keps
 
     wiki = tmp_path / "gw"
@@ -121,8 +122,7 @@ def test_serve_records_a_good_sync_even_when_the_last_run_changelog_cannot_be_wr
     from bot.config import load_config
     from bot.service.job import run_job
     from bot.service.state import read_state
-    from tests.servehelp import PAGE_SYNCED, SHA, write_setup
-    from tests.servehelp import API
+    from tests.servehelp import API, PAGE_SYNCED, SHA, write_setup
 
     config = load_config(write_setup(tmp_path, API))
     last = tmp_path / "st" / "last-run"
@@ -146,8 +146,7 @@ def test_serve_with_last_run_as_a_file_still_syncs_and_says_why(tmp_path, github
 
     from bot.config import load_config
     from bot.service.job import run_job
-    from tests.servehelp import write_setup
-    from tests.servehelp import API
+    from tests.servehelp import API, write_setup
 
     config = load_config(write_setup(tmp_path, API))
     (tmp_path / "st").mkdir(exist_ok=True)
@@ -324,7 +323,7 @@ def test_health_is_unhealthy_when_a_recorded_time_is_in_the_future():
     from bot.service.health import check_health
     from bot.service.state import RunRecord, State
 
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     now = datetime.datetime(2026, 3, 30, 12, 0, tzinfo=utc)
     trigger = parse_crontab("0 * * * *", "UTC")
     soon = State(service_started=(now + datetime.timedelta(minutes=5)).isoformat())  # within the clock skew allowed
@@ -364,8 +363,7 @@ def test_a_dry_run_service_records_its_changes_as_proposed_not_applied(tmp_path,
     from bot.config import load_config
     from bot.service.job import run_job
     from bot.service.state import read_state
-    from tests.servehelp import write_setup
-    from tests.servehelp import API
+    from tests.servehelp import API, write_setup
 
     config = load_config(write_setup(tmp_path, API)).model_copy(update={"publish": "none"})
     record = run_job(config, tmp_path / "st")
@@ -378,8 +376,7 @@ def test_a_dry_run_service_records_its_changes_as_proposed_not_applied(tmp_path,
 def test_a_files_service_records_what_it_applied(tmp_path, github):
     from bot.config import load_config
     from bot.service.job import run_job
-    from tests.servehelp import write_setup
-    from tests.servehelp import API
+    from tests.servehelp import API, write_setup
 
     record = run_job(load_config(write_setup(tmp_path, API)), tmp_path / "st")
     assert (record.result, record.changes, record.applied) == ("ok", 2, 2)
@@ -403,11 +400,10 @@ def test_a_member_given_twice_with_different_content_is_reported_and_not_read(tm
 def test_serve_keeps_a_landed_sync_ok_when_its_report_is_lost_after_landing(tmp_path, github):
     from structlog.testing import capture_logs
 
+    from bot.commands.sync import run_sync
     from bot.config import load_config
     from bot.service.job import run_job
-    from bot.commands.sync import run_sync
-    from tests.servehelp import PAGE_SYNCED, write_setup
-    from tests.servehelp import API
+    from tests.servehelp import API, PAGE_SYNCED, write_setup
 
     def sync_then_lose_the_report(config, counter=None, report_path=None, upstream=None):
         import bot.publish.directory as directory

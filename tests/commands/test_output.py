@@ -16,7 +16,6 @@ from bot import progress
 from bot.cli import main
 from bot.config import Config
 from bot.log import configure, get_logger
-
 from tests.syncutil import write_keps
 
 TOKEN = "ghp_" + "s" * 36
@@ -160,7 +159,8 @@ def test_wiki_repo_defaults_to_the_workflow_repository_under_actions(monkeypatch
 
 def test_actions_outputs_and_the_blocked_warning(fake_github, tmp_path, monkeypatch, capsys):
     from bot.publish import auth
-    from tests.publishutil import BRANCH, PAGE as WIKI_PAGE, PAGE_PATH, REPO
+    from tests.publishutil import BRANCH, PAGE_PATH, REPO
+    from tests.publishutil import PAGE as WIKI_PAGE
     from tests.syncutil import kep
 
     fake_github.seed_repo(REPO, {PAGE_PATH: WIKI_PAGE})

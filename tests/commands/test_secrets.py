@@ -13,9 +13,9 @@ from bot.cli import main
 from bot.config import load_config
 from bot.errors import ConfigError
 from bot.http import make_client
-from bot.service.job import run_job
 from bot.publish.auth import connect
 from bot.redact import add_secret, header_problem, redact, secret_variants, without_userinfo
+from bot.service.job import run_job
 from bot.service.state import read_state
 from tests.servehelp import write_setup
 
@@ -121,8 +121,8 @@ def test_serve_state_last_run_files_logs_and_health_hold_no_credential(tmp_path,
 
 def test_the_state_keeps_a_source_url_without_its_credentials(tmp_path, monkeypatch):
     import bot.service.job
-    from bot.sources.enhancements import Revision
     from bot.commands.sync import run_sync
+    from bot.sources.enhancements import Revision
     from tests.servehelp import KEP_PATH, KEP_YAML
 
     (tmp_path / "enh" / KEP_PATH).parent.mkdir(parents=True)

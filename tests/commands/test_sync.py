@@ -6,17 +6,16 @@ import json
 import os
 import stat
 import tempfile
-
 from pathlib import Path
 
 import pytest
 
+from bot.commands.sync import run_sync
 from bot.config import Config
 from bot.errors import ConfigError, PublishError, WikiError
-from bot.publish.files import publish_files, write_atomic
 from bot.plan.planner import plan_sync
-from bot.commands.sync import run_sync
 from bot.publish.directory import read_wiki_pages
+from bot.publish.files import publish_files, write_atomic
 
 try:
     from tests.syncutil import PAGE, PAGE_KEPS, PAGE_SYNCED, snapshot, tree, write_keps

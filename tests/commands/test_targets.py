@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from bot import cli
-from bot.config import Config, validate_config
-from bot.errors import ConfigError, UsageError
-from bot.service.multi import SharedSources, run_targets, summary_lines
-from bot.publish import pacing
 from bot.commands.sync import load_enhancements
 from bot.commands.targets import Shard, Target, expand, parse_shard, select, shard_of, state_dir_of
+from bot.config import Config, validate_config
+from bot.errors import ConfigError, UsageError
+from bot.publish import pacing
+from bot.service.multi import SharedSources, run_targets, summary_lines
 from tests.publishutil import ENV, PAGE, PAGE_PATH, fresh_logging, keps  # noqa: F401 - fixture
 from tests.syncutil import kep, write_keps
 

@@ -14,12 +14,12 @@ from bot.plan.digest import BEGIN, END
 
 try:
     from tests.servehelp import FakeApi
-    from tests.syncutil import PAGE, PAGE_KEPS, write_keps
     from tests.sourcesutil import TARBALL_FILES, make_tarball
+    from tests.syncutil import PAGE, PAGE_KEPS, write_keps
 except ImportError:  # pragma: no cover
     from servehelp import FakeApi
-    from syncutil import PAGE, PAGE_KEPS, write_keps
     from sourcesutil import TARBALL_FILES, make_tarball
+    from syncutil import PAGE, PAGE_KEPS, write_keps
 
 
 @pytest.fixture(autouse=True)

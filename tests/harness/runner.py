@@ -22,6 +22,7 @@ try:
     from tests.harness.strategies import Upstream
 except ImportError:  # pragma: no cover
     from gitutil import commit, git, make_repo
+
     from harness.strategies import Upstream
 
 __all__ = ["CANARY", "Run", "Scenario", "lay_out", "run_cli", "wiki_pages"]

@@ -20,6 +20,7 @@ try:
     from tests.harness.strategies import KepSpec, Upstream, digest_page, pages, upstreams
 except ImportError:  # pragma: no cover
     from gitutil import git
+
     from harness import invariants as inv
     from harness.runner import CANARY, Run, Scenario, branch_exists, lay_out, run_cli, wiki_pages
     from harness.strategies import KepSpec, Upstream, digest_page, pages, upstreams

@@ -8,10 +8,10 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from bot.plan.changelog import kep_yaml_url, render, report, safe, summary, visible_lines
-from bot.plan.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
+from bot.plan.changelog import kep_yaml_url, render, report, safe, summary, visible_lines
+from bot.plan.diff import Change
 
 REV = "0123456789abcdef0123456789abcdef01234567"
 SNAP = Snapshot("github:kubernetes/enhancements@master", REV, {}, {}, ())

@@ -3,10 +3,10 @@ report's count, and a front_matter.date_key update (bot/plan/changelog.py, bot/p
 
 from __future__ import annotations
 
-from bot.plan.changelog import render, source_name
 from bot.config import Config
-from bot.plan.diff import Change
 from bot.model.kep import Problem
+from bot.plan.changelog import render, source_name
+from bot.plan.diff import Change
 from bot.plan.planner import plan_sync
 from tests.syncutil import PAGE, PAGE_KEPS, snapshot
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.plan.diff import Change, diff_page, kep_id
 from bot.model.kep import Problem
+from bot.plan.diff import Change, diff_page, kep_id
 from bot.wiki.matrix import parse_page
 
 try:

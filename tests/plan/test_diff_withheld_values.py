@@ -3,9 +3,9 @@ target, rewrites a released milestone or contradicts itself (bot/plan/diff.py, b
 
 from __future__ import annotations
 
+from bot.model.kep import Problem
 from bot.plan import changelog
 from bot.plan.diff import Change, diff_page
-from bot.model.kep import Problem
 from bot.wiki.matrix import parse_page
 
 try:

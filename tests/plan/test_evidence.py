@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.plan import changelog
 from bot.config import Config
+from bot.model.kep import Problem
+from bot.plan import changelog
 from bot.plan.diff import Change
 from bot.plan.evidence import (
     MAX_ENTRY_CHARS,
@@ -27,9 +28,8 @@ from bot.plan.evidence import (
     releases_needed,
     split_sentences,
 )
-from bot.model.kep import Problem
-from bot.sources.release_notes import ReleaseNotes
 from bot.plan.planner import plan_sync
+from bot.sources.release_notes import ReleaseNotes
 
 try:
     from tests.notesutil import entry, fixture_keps, fixture_snapshot, notes_135, notes_136, notes_137
@@ -306,9 +306,9 @@ def test_report_carries_evidence_and_discrepancies(index):
 
 # -- plan_sync ----------------------------------------------------------------------------
 
-PAGE = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
-        "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n"
-        "| [400](https://kep.k8s.io/400) | implementable / beta | v1.35 | v1.36 | - |\n").encode()
+PAGE = (b"| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+        b"| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n"
+        b"| [400](https://kep.k8s.io/400) | implementable / beta | v1.35 | v1.36 | - |\n")
 
 
 def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():

@@ -8,9 +8,9 @@ of "Needs review". (Kind 8, a source without notes, is in tests/sources/test_rel
 
 from __future__ import annotations
 
+from bot.model.kep import parse_kep
 from bot.plan.diff import Change
 from bot.plan.evidence import Discrepancy, Evidence, build_index, evidence_for, find_discrepancies, review
-from bot.model.kep import parse_kep
 
 try:
     from tests.notesutil import entry, kep_yaml
@@ -169,8 +169,8 @@ def test_needs_review_is_about_the_page_unless_review_all_for_the_pages_sigs():
 
 
 def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_changelog_and_report():
-    from bot.plan import changelog
     from bot.model.snapshot import build_snapshot
+    from bot.plan import changelog
 
     change = _change(S1, "stable", "v1.36")._replace(evidence=(
         Evidence("v1.36", 2, URL + "2", "Promoted `SharedCore` to GA.", "stable", False),

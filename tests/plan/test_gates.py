@@ -13,13 +13,14 @@ import httpx
 import pytest
 import respx
 
+from bot.commands.audit import plan_audit
 from bot.config import validate_config
 from bot.errors import ConfigError
-from bot.plan.evidence import build_index, gates as G
-from bot.plan.evidence.index import gate_owners
 from bot.model.gates import ListError, Spec, blob_sha, lifecycle, parse_gate_list, shipped_text
+from bot.plan.evidence import build_index
+from bot.plan.evidence import gates as G
+from bot.plan.evidence.index import gate_owners
 from bot.plan.planner import plan_sync
-from bot.commands.audit import plan_audit
 from bot.sources import gate_lifecycle as S
 from tests.syncutil import kep, snapshot
 

@@ -9,17 +9,17 @@ import os
 import pytest
 from markdown_it import MarkdownIt
 
-from bot.plan.changelog import kep_yaml_url, render, table_cell
+from bot.commands.sync import run_sync
+from bot.commands.validate import same_files
 from bot.config import Config, load_config
-from bot.plan.diff import diff_page
 from bot.errors import ConfigError
-from bot.plan import digest as digest_mod
 from bot.model.history.log import Commit
 from bot.model.history.renames import Rename, renamed_cell, unplain_dir
+from bot.plan import digest as digest_mod
+from bot.plan.changelog import kep_yaml_url, render, table_cell
+from bot.plan.diff import diff_page
 from bot.plan.planner import plan_sync
-from bot.commands.validate import same_files
 from bot.publish.pull_request import fingerprint
-from bot.commands.sync import run_sync
 from bot.wiki import frontmatter
 from bot.wiki.matrix import parse_page
 

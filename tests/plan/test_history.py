@@ -30,7 +30,7 @@ try:
     from tests.gitutil import commit, git, make_repo
     from tests.syncutil import kep_yaml
 except ImportError:  # pragma: no cover
-    from gitutil import commit, git, make_repo
+    from gitutil import commit, make_repo
     from syncutil import kep_yaml
 
 OLD = "keps/sig-node/100-old-name/kep.yaml"

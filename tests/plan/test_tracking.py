@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 
 from bot.model.kep import Problem
+from bot.plan.diff import Change
 from bot.plan.tracking import Options, track
 from bot.plan.tracking.candidates import find_candidates, window_start
 from bot.plan.tracking.coverage import check_coverage, parse_groups, split_items
 from bot.plan.tracking.production import Finding, left_production, not_production
 from bot.plan.tracking.rows import add_rows
-from bot.plan.diff import Change
 from bot.wiki.matrix import DEFAULT_ALIASES, parse_page
 from bot.wiki.sections import Heading, find_headings, heading_above, same_heading
 from tests.trackingutil import REV, kep, snap

@@ -10,13 +10,20 @@ import pytest
 import structlog
 
 from bot.cli import main
+from bot.commands.sync import open_wiki, sync_snapshot
 from bot.config import Config
 from bot.errors import ConfigError
-from bot.commands.sync import open_wiki, sync_snapshot
 from bot.publish.git import GitWiki
 from tests.gitutil import git, make_repo
-from tests.publishutil import BRANCH, ENV, PAGE, PAGE_PATH, REPO, github_config, run_github
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+from tests.publishutil import (
+    BRANCH,
+    PAGE,
+    PAGE_PATH,
+    REPO,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    github_config,
+    run_github,
+)
 from tests.syncutil import PAGE as SYNC_PAGE
 from tests.syncutil import PAGE_KEPS, kep, snapshot, write_keps
 

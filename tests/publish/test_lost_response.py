@@ -4,8 +4,19 @@ fake (tests/fakegithub.py, ``fail_next(..., applied=True)``)."""
 
 from __future__ import annotations
 
-from tests.publishutil import BRANCH, COMMIT, OPEN, PAGE_PATH, PROMOTED, READS, REPO, R, keps, run_github
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+from tests.publishutil import (
+    BRANCH,
+    COMMIT,
+    OPEN,
+    PAGE_PATH,
+    PROMOTED,
+    READS,
+    REPO,
+    R,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    keps,
+    run_github,
+)
 
 
 def test_fake_applies_the_write_then_answers_502(gh):

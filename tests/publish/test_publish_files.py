@@ -10,10 +10,15 @@ import pytest
 from bot.config import Config
 from bot.errors import PublishError
 from bot.plan.planner import plan_sync
-from bot.publish.files import PageChanged, write_files
 from bot.publish.directory import DirectoryWiki
-from tests.publishutil import PAGE, PAGE_PATH, keps, page
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+from bot.publish.files import PageChanged, write_files
+from tests.publishutil import (
+    PAGE,
+    PAGE_PATH,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    keps,
+    page,
+)
 
 PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
 HUMAN = "| 9999-new-idea | x | provisional / - | - / - / - | saved by a human meanwhile |\n"

@@ -9,12 +9,20 @@ import pytest
 
 from bot.config import Config
 from bot.errors import ConfigError, PublishError
-from bot.publish import pull_request as prmod
 from bot.plan.planner import plan_sync
+from bot.publish import pull_request as prmod
 from bot.publish.git import GitWiki
 from tests.gitutil import commit, git, make_repo
-from tests.publishutil import BRANCH, PAGE, PAGE_PATH, git_config, keps, page, run_git
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+from tests.publishutil import (
+    BRANCH,
+    PAGE,
+    PAGE_PATH,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    git_config,
+    keps,
+    page,
+    run_git,
+)
 
 PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
 

@@ -17,10 +17,24 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
 from tests.fakegithub import git_sha
-from tests.publishutil import (BRANCH, COMMIT, OPEN, PAGE, PAGE_PATH, PROMOTED, READS, READS_PR, REPO, UPDATE,
-                               R, github_config, keps, page, run_github)
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
-
+from tests.publishutil import (
+    BRANCH,
+    COMMIT,
+    OPEN,
+    PAGE,
+    PAGE_PATH,
+    PROMOTED,
+    READS,
+    READS_PR,
+    REPO,
+    UPDATE,
+    R,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    github_config,
+    keps,
+    page,
+    run_github,
+)
 
 
 def opened(gh, cfg):
@@ -464,8 +478,8 @@ def _upstream(tmp_path) -> str:
 
 
 def test_dry_run_reads_the_pages_from_the_repository_with_zero_writes(gh, cfg, tmp_path, monkeypatch):
-    from bot.http import RequestCounter
     from bot.commands.sync import run_sync
+    from bot.http import RequestCounter
 
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "r" * 36)
     dry = cfg.model_copy(update={"publish": "none", "enhancements": _upstream(tmp_path),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.plan.diff import Change
 from bot.errors import PublishError
+from bot.plan.diff import Change
 from bot.publish import pull_request as prmod
 from bot.publish.pull_request import PrState
 

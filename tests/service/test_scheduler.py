@@ -16,7 +16,7 @@ from bot.cron import parse_crontab
 from bot.log import configure
 from bot.service.serve import JOB_ID, MISFIRE_GRACE_SECONDS, Runner, build_scheduler
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 GUARD = 30  # seconds: a hang fails the test instead of blocking it
 
 
@@ -123,7 +123,7 @@ def _dst_days(zone: ZoneInfo, year: int) -> list[datetime.date]:
 def _first_instant_at_or_after(wall: datetime.datetime, zone: ZoneInfo) -> datetime.datetime:
     """Oracle, by scanning UTC in 15-minute steps: the first instant whose local wall time reaches ``wall`` (the
     time itself, its first occurrence when repeated, or the DST change when the clocks jumped over it)."""
-    t = wall.replace(tzinfo=zone, fold=1).astimezone(datetime.timezone.utc) - datetime.timedelta(hours=3)
+    t = wall.replace(tzinfo=zone, fold=1).astimezone(datetime.UTC) - datetime.timedelta(hours=3)
     while t.astimezone(zone).replace(tzinfo=None) < wall:
         t += datetime.timedelta(minutes=15)
     return t
@@ -144,7 +144,7 @@ def test_every_zone_fires_a_daily_fixed_time_once_a_day_around_its_dst_changes()
                 got, prev = [], None
                 for _ in range(4):
                     prev = trigger.get_next_fire_time(prev, prev or want[0] - datetime.timedelta(hours=20))
-                    got.append(prev.astimezone(datetime.timezone.utc))  # fold-safe comparison
+                    got.append(prev.astimezone(datetime.UTC))  # fold-safe comparison
                 assert got == want, (name, day, hh, mm, got)
                 checked += 1
     assert checked > 500  # dozens of zones change offsets twice a year
@@ -243,7 +243,7 @@ def test_a_crontab_that_never_fires_is_refused():
     with pytest.raises(ValueError, match=r"^'0 0 31 2 \*': never fires \(no such date, e.g. 31 February\)$"):
         parse_crontab("0 0 31 2 *")
     assert parse_crontab("0 0 29 2 *").get_next_fire_time(
-        None, datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)).date() == datetime.date(2028, 2, 29)
+        None, datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)).date() == datetime.date(2028, 2, 29)
 
 
 def test_every_bad_field_of_a_crontab_is_named():

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 
-
 from bot.cli import main
 from bot.config import load_config
 from bot.service.job import run_job

@@ -7,7 +7,6 @@ import datetime
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import structlog
@@ -21,7 +20,7 @@ from bot.service.job import run_job
 from bot.service.state import InstanceLock, RunRecord, State, StateCorrupt, load_state, read_state, save_state
 from tests.servehelp import API, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 
 
 @pytest.fixture(autouse=True)

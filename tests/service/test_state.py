@@ -12,7 +12,7 @@ from bot.cron import parse_crontab
 from bot.service.health import LATE_ALLOWANCE, check_health
 from bot.service.state import InstanceLock, RunRecord, State, StateError, default_state_dir, load_state, save_state
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 
 
 def record(result: str = "ok", started: str = "2026-03-02T06:00:00+00:00", **extra) -> RunRecord:
@@ -132,11 +132,11 @@ def test_no_state_is_unhealthy():
 
 def test_health_with_a_time_that_is_not_iso_8601_is_unhealthy_not_a_crash():
     state = State(service_started="yesterday")
-    health = check_health(state, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.timezone.utc))
+    health = check_health(state, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.UTC))
     assert health == (False, "the state directory holds a time that is not a usable ISO 8601 time (Invalid "
                              "isoformat string: 'yesterday')")
     late = State(service_started="9999-12-31T23:59:59+00:00")
-    assert check_health(late, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.timezone.utc)
+    assert check_health(late, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.UTC)
                         ) == (False, "the state directory records a service start time in the future: "
                               "9999-12-31T23:59:59+00:00 is after now (2026-03-02T00:00:00+00:00) by more than 5 "
                               "minutes (a wrong clock?)")

@@ -15,10 +15,10 @@ from bot.errors import ConfigError, SourceError, UsageError
 from bot.http import make_client
 from bot.model.kep import Problem
 from bot.sources.release_notes import (
-    NotesSource,
-    current_etags,
     RAW_MEDIA_TYPE,
+    NotesSource,
     ReleaseNotes,
+    current_etags,
     load_release_notes,
     parse_notes,
     parse_notes_source,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.config import Config
 from bot.plan.planner import plan_sync
-from bot.wiki.ignore import add_marker, mask_page, marker_text, strip_markers
+from bot.wiki.ignore import add_marker, marker_text, mask_page, strip_markers
 from tests.syncutil import PAGE, kep, snapshot
 
 ROW_4671 = "| 4671-gang-scheduling | scheduling | implementable / alpha | v1.35 / - / - | `GenericWorkload` | 组调度 \\| PodGroup |"

@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 
 from bot.model.kep import Problem
-from bot.wiki.matrix import (DEFAULT_ALIASES, cell_gates, cell_value, column_roles, parse_kep_cell, parse_page,
-                             render_gates, render_row)
+from bot.wiki.matrix import (
+    DEFAULT_ALIASES,
+    cell_gates,
+    cell_value,
+    column_roles,
+    parse_kep_cell,
+    parse_page,
+    render_gates,
+    render_row,
+)
 
 try:
     from tests.syncutil import PAGE

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.plan.diff import diff_page
 from bot.model.kep import Problem
+from bot.plan.diff import diff_page
 from bot.wiki.matrix import parse_page
 
 try:

@@ -53,7 +53,8 @@ class Commit(NamedTuple):
 
 
 class Version(NamedTuple):
-    """A kep.yaml as one commit left it: the ``commit``, the ``path`` and the ``blob`` (:data:`NO_BLOB` when deleted)."""
+    """A kep.yaml as one commit left it: the ``commit``, the ``path`` and the ``blob`` (:data:`NO_BLOB` when
+    deleted)."""
 
     commit: Commit
     path: str

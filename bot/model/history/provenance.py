@@ -10,7 +10,7 @@ that still holds the current value. Renames of the KEP directory are followed
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from bot.model.history.fields import CHANGE_FIELDS
 from bot.model.history.log import NO_BLOB, SHALLOW, Commit, Version
@@ -32,9 +32,9 @@ class Upstream(NamedTuple):
     exact: bool = True
     before: str | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         """``{"commit", "date", "pr", "subject"}`` plus ``"exact": false`` when approximate."""
-        out = {"commit": self.commit, "date": self.date, "pr": self.pr, "subject": self.subject}
+        out: dict[str, object] = {"commit": self.commit, "date": self.date, "pr": self.pr, "subject": self.subject}
         if not self.exact:
             out["exact"] = False
         return out
@@ -46,7 +46,8 @@ def upstream_of(commit: Commit, exact: bool = True) -> Upstream:
 
 
 def field_origin(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], field: str) -> Commit | None:
-    """The commit in which ``field`` (a :data:`bot.model.history.fields.TRACKED` name) took its value at the newest version.
+    """The commit in which ``field`` (a :data:`bot.model.history.fields.TRACKED` name) took its value at the newest
+    version.
 
     ``timeline``: ``(version, tracked fields or None when unusable)`` oldest
     first (:meth:`bot.sources.history.GitHistory.timelines`). An unusable or
@@ -137,8 +138,20 @@ class History(NamedTuple):
     shallow: tuple[str, ...] = ()
 
 
+class Provenance(TypedDict):
+    """The report's provenance block: the history ``source`` kind, HTTP ``requests`` it took, changes the
+    plan applies (``proposed``) and those carrying upstream (``with_upstream``); ``shallow``: the boundary
+    commit SHAs of a shallow clone (absent otherwise)."""
+
+    source: str
+    requests: int
+    proposed: int
+    with_upstream: int
+    shallow: NotRequired[list[str]]
+
+
 def attach(changes: Sequence[Change], history: History,
-           current: Mapping[str, Mapping[str, str]] | None = None) -> tuple[list[Change], dict]:
+           current: Mapping[str, Mapping[str, str]] | None = None) -> tuple[list[Change], Provenance]:
     """``(changes with upstream set, the report's provenance block)``; ``current``: see :func:`with_provenance`.
 
     The block: ``{"source": kind, "requests": n, "proposed": changes the plan applies
@@ -152,7 +165,7 @@ def attach(changes: Sequence[Change], history: History,
     else:
         out = list(changes)
     found, applied = coverage(out)
-    block = {"source": history.kind, "requests": history.requests, "proposed": applied, "with_upstream": found}
+    block: Provenance = {"source": history.kind, "requests": history.requests, "proposed": applied, "with_upstream": found}
     if history.shallow:
         block["shallow"] = list(history.shallow)
     return out, block

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model.history.fields import TRACKED
-from bot.model.history.log import NO_BLOB, SHALLOW, Version
+from bot.model.history.log import NO_BLOB, SHALLOW, Commit, Version
 
 #: Event field for the kep.yaml path (created, renamed, moved to another SIG, deleted).
 PATH = "path"
@@ -53,7 +53,7 @@ def events(timeline: Sequence[tuple[Version, Mapping[str, str] | None]]) -> list
     for version, fields in timeline:
         c = version.commit
 
-        def add(field: str, old: str, new: str, path: str = version.path) -> None:
+        def add(field: str, old: str, new: str, path: str = version.path, c: Commit = c) -> None:
             out.append(Event(c.sha, c.date, c.pr, c.subject, path, field, old, new))
 
         if version.blob == NO_BLOB:
@@ -94,6 +94,6 @@ def render_text(number: int, sections: Sequence[tuple[str, Sequence[Event]]]) ->
     return "\n".join(lines)
 
 
-def as_json(sections: Sequence[tuple[str, Sequence[Event]]]) -> list[dict]:
+def as_json(sections: Sequence[tuple[str, Sequence[Event]]]) -> list[dict[str, object]]:
     """Every event of every section as ``{"commit", "date", "pr", "subject", "path", "field", "old", "new"}``."""
     return [e._asdict() for _, evs in sections for e in evs]

@@ -32,6 +32,18 @@ Modules: :mod:`bot.model.note_text` (reading the text),
 :mod:`bot.plan.evidence.review` (discrepancies).
 """
 
+from bot.model.note_text import (
+    MAX_ENTRY_CHARS,
+    MAX_EXCERPT,
+    announced_stage,
+    field_text,
+    gate_names,
+    kep_refs,
+    named_release,
+    release_name,
+    release_order,
+    split_sentences,
+)
 from bot.plan.evidence.index import (
     MAX_EVIDENCE,
     MAX_PR,
@@ -45,18 +57,6 @@ from bot.plan.evidence.index import (
     releases_needed,
 )
 from bot.plan.evidence.review import DISCREPANCY_KINDS, Discrepancy, NotesReview, find_discrepancies, released, review
-from bot.model.note_text import (
-    MAX_ENTRY_CHARS,
-    MAX_EXCERPT,
-    announced_stage,
-    field_text,
-    gate_names,
-    kep_refs,
-    named_release,
-    release_name,
-    release_order,
-    split_sentences,
-)
 
 __all__ = [
     "DISCREPANCY_KINDS", "MAX_ENTRY_CHARS", "MAX_EVIDENCE", "MAX_EXCERPT", "MAX_PR", "Discrepancy", "Evidence",

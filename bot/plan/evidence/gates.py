@@ -17,12 +17,12 @@ import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import Change, kep_id
-from bot.plan.evidence.index import gate_owners, near_gate
-from bot.plan.evidence.review import Discrepancy
 from bot.model.gates import RANK, Gate, GateList, Lifecycle, release_key, shipped_text
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
+from bot.plan.diff import Change, kep_id
+from bot.plan.evidence.index import gate_owners, near_gate
+from bot.plan.evidence.review import Discrepancy
 from bot.wiki.matrix import MatrixPage
 from bot.wiki.tables import escape_cell, fill_cell, split_row, unescape_cell
 
@@ -138,7 +138,7 @@ def mark(change: Change, kep: Kep, j: Join, lc: Lifecycle) -> Mark:
         return Mark(NO_DATA, "", target, j.note)
     if not target:
         return Mark(NO_DATA, j.gate, "", f"kep.yaml names no milestone for {stage}")
-    gate, gl = lc.gate(j.gate, target)
+    gate, gl = _listed(lc, j.gate, target)
     spec = gate.reached(stage)
     where = list_name(gl)
     if spec is not None and spec.release == target:
@@ -205,7 +205,7 @@ def _gate_findings(kep: Kep, ident: str, name: str, lc: Lifecycle, last: tuple[i
         target = normalize_milestone(kep.milestone(stage))
         if not target:
             continue
-        gate, gl = lc.gate(name, target)
+        gate, gl = _listed(lc, name, target)
         spec = gate.reached(stage)
         if spec is not None and spec.release and spec.release != target:
             out.append(Discrepancy("gate-stage-mismatch", ident, kep.path, target,
@@ -218,7 +218,7 @@ def _gate_findings(kep: Kep, ident: str, name: str, lc: Lifecycle, last: tuple[i
                 out.append(Discrepancy("not-shipped", ident, kep.path, target,
                                        f"kep.yaml says {_word(stage)} in {target} (released), but feature gate {name} "
                                        f"{shown} in {target} ({list_name(gl)})"))
-    locked = _locked_ga(*lc.gate(name))
+    locked = _locked_ga(*_listed(lc, name))
     if kep.status == "implementable" and locked is not None:
         ga, lock, gl = locked
         if (not lock or _released(lock, last)) and (not ga or _released(ga, last)):
@@ -228,6 +228,15 @@ def _gate_findings(kep: Kep, ident: str, name: str, lc: Lifecycle, last: tuple[i
                                    f"{lock or 'before the versioned list'} ({list_name(gl)}): done in the code, "
                                    "not marked implemented"))
     return out
+
+
+def _listed(lc: Lifecycle, name: str, release: str = "") -> tuple[Gate, GateList]:
+    """:meth:`Lifecycle.gate` for a gate ``name`` a list holds (:attr:`Join.gate`, :attr:`Join.listed`);
+    raises ``KeyError`` for any other name."""
+    found = lc.gate(name, release)
+    if found is None:
+        raise KeyError(name)
+    return found
 
 
 def _locked_ga(gate: Gate, gl: GateList) -> tuple[str, str, GateList] | None:
@@ -260,9 +269,9 @@ def shipped_cell(j: Join, lc: Lifecycle) -> str | None:
     live KEP declares too as ``B: shared with another KEP`` (never its lifecycle); ``None`` when the KEP has no
     gate of its own in the lists (the cell is kept)."""
     if j.gate:
-        return shipped_text(lc.gate(j.gate)[0])
+        return shipped_text(_listed(lc, j.gate)[0])
     if len(j.listed) > 1 and len(j.shared) < len(j.listed):
-        return "; ".join(f"{g}: shared with another KEP" if g in j.shared else f"{g}: {shipped_text(lc.gate(g)[0])}"
+        return "; ".join(f"{g}: shared with another KEP" if g in j.shared else f"{g}: {shipped_text(_listed(lc, g)[0])}"
                          for g in j.listed)
     return None
 

@@ -10,21 +10,21 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import Change
+from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.note_text import (
-    one_line,
     announced_stage,
     field_text,
     gate_names,
     kep_refs,
     may_name_gates,
     named_release,
+    one_line,
     release_name,
     release_order,
     split_sentences,
 )
 from bot.model.snapshot import slug_matches
-from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.plan.diff import Change
 
 #: Most evidence items kept per change (newest first).
 MAX_EVIDENCE = 3
@@ -129,7 +129,7 @@ def gate_owners(keps: Iterable[Kep], name: Callable[[str], str] = str) -> dict[s
     return out
 
 
-def build_index(notes: Mapping[str, Mapping[str, Mapping]], keps: Sequence[Kep]) -> NotesIndex:
+def build_index(notes: Mapping[str, Mapping[str, object]], keps: Sequence[Kep]) -> NotesIndex:
     """Index the release notes of every release in ``notes`` against ``keps``.
 
     ``notes``: ``{release ("v1.36" or "1.36"): {pr: entry}}``, entries as in
@@ -173,10 +173,10 @@ def pr_url(value: object, pr: int) -> str:
     if not pr:
         return ""
     m = PR_URL_RE.fullmatch(value) if isinstance(value, str) else None
-    return value if m and int(m.group(1)) == pr else f"{PR_BASE}{pr}"
+    return m.group(0) if m and int(m.group(1)) == pr else f"{PR_BASE}{pr}"
 
 
-def _pr_number(entry: Mapping, key: str) -> int:
+def _pr_number(entry: object, key: str) -> int:
     """``pr_number`` when it is an int in 1..MAX_PR, else the key when it is 1-9 ASCII digits, else 0."""
     value = entry.get("pr_number") if isinstance(entry, Mapping) else None
     if type(value) is int and 0 < value <= MAX_PR:  # bool is an int subclass: refused
@@ -184,7 +184,7 @@ def _pr_number(entry: Mapping, key: str) -> int:
     return int(key) if isinstance(key, str) and _PR_KEY_RE.fullmatch(key) else 0
 
 
-def _entry_mentions(release: str, entry: Mapping, pr: int, owners: Mapping[str, tuple[str, ...]],
+def _entry_mentions(release: str, entry: Mapping[str, object], pr: int, owners: Mapping[str, tuple[str, ...]],
                     by_number: Mapping[int, list[Kep]], near: _NearGates) -> list[Mention]:
     """The mentions of one entry, read as a whole note (issue 9, kinds 2 and 4).
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
+from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
+from bot.model.note_text import release_order
 from bot.plan.diff import Change
 from bot.plan.evidence.index import Mention, NotesIndex, attach_evidence, build_index
-from bot.model.note_text import release_order
-from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
 
 #: Discrepancy kinds (issue 5 (a)-(d), issue 9 ``gate-typo``), in report order.
 DISCREPANCY_KINDS = ("not-in-notes", "stage-mismatch", "ready-to-implement", "gate-typo", "undeclared-gate")
@@ -161,16 +161,16 @@ def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list
 
 class NotesReview(NamedTuple):
     """What release notes add to one run: ``changes`` with evidence, the ``discrepancies``,
-    the ``releases`` whose notes were indexed and the ``index`` itself."""
+    the ``releases`` whose notes were indexed and the ``notes_index`` itself."""
 
     changes: list[Change]
     discrepancies: list[Discrepancy]
     releases: tuple[str, ...]
-    index: NotesIndex | None = None
+    notes_index: NotesIndex | None = None
 
 
 def review(changes: Sequence[Change], involved: Sequence[Kep], all_keps: Sequence[Kep],
-           notes: Mapping[str, Mapping[str, Mapping]], available: Sequence[str],
+           notes: Mapping[str, Mapping[str, object]], available: Sequence[str],
            ids: Mapping[str, str] | None = None, *, scope: str = "page",
            page_keps: Sequence[Kep] = ()) -> NotesReview:
     """Attach evidence to ``changes`` and find the discrepancies of the ``involved`` KEPs (the pages' rows).

@@ -18,14 +18,16 @@ import posixpath
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import Change
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, resolve
+from bot.plan.diff import Change
+from bot.plan.settings import PlanSettings
 from bot.plan.tracking.candidates import Candidate, find_candidates
-from bot.plan.tracking.coverage import DEFAULT_COVERAGE_ALIASES, Coverage, Group, check_coverage
+from bot.plan.tracking.coverage import Coverage, Group, check_coverage
 from bot.plan.tracking.production import Finding, left_production, missing_tables, not_production
 from bot.plan.tracking.rows import AddedRow, add_rows
-from bot.wiki.matrix import DEFAULT_ALIASES, MatrixPage, cell_gates
+from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
+from bot.wiki.matrix import MatrixPage, cell_gates
 from bot.wiki.sections import same_heading
 
 
@@ -34,7 +36,8 @@ class Options(NamedTuple):
 
     ``sigs``: tracked SIGs (empty: the SIGs of the KEPs on the pages); ``releases``: window size;
     ``ignore``: KEP numbers never proposed; ``add_page``/``add_table``/``add_count``/``add_reasons``: where new rows go
-    (``add_page`` ``""``: none), how many at most and for which reason kinds; ``production_tables``: headings; ``coverage_aliases``: header aliases of
+    (``add_page`` ``""``: none), how many at most and for which reason kinds; ``production_tables``: headings;
+    ``coverage_aliases``: header aliases of
     the design-group table; ``web_url``: the enhancements repository (links in new rows); ``aliases``: the
     matrix column aliases (``columns``).
     """
@@ -74,7 +77,7 @@ class Tracking(NamedTuple):
     problems: list[Problem]
 
 
-def options_from(config) -> Options:
+def options_from(config: PlanSettings) -> Options:
     """:class:`Options` from a :class:`bot.config.Config` (its ``candidates``, ``production_tables``,
     ``coverage``, ``links`` and ``columns`` settings)."""
     add = config.candidates.add_to

@@ -26,13 +26,14 @@ cannot hide the release most KEPs are in.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterable, Mapping
 from typing import NamedTuple
 
-from bot.plan.diff import kep_id
 from bot.model.kep import STATUSES, Kep, milestone_key, normalize_milestone
 from bot.model.lineage import replaced
 from bot.model.snapshot import Snapshot
+from bot.plan.diff import kep_id
 
 #: Statuses that never make a candidate (kep.yaml schema, plus two out-of-schema values seen upstream).
 CLOSED_STATUSES = frozenset({"withdrawn", "rejected", "replaced", "superseded", "removed"})
@@ -55,7 +56,7 @@ class Candidate(NamedTuple):
     score: int
     kinds: frozenset[str] = frozenset()
 
-    def as_report(self) -> dict:
+    def as_report(self) -> dict[str, object]:
         """``{"kep", "title", "sig", "path", "status", "stage", "latest_milestone", "alpha", "beta", "stable",
         "feature_gates", "reasons"}``, values as kep.yaml writes them (gates without placeholders)."""
         k = self.kep
@@ -76,7 +77,7 @@ def window_start(keps: Iterable[Kep], releases: int) -> tuple[int, int] | None:
     named = sorted({m for m in (milestone_key(k.latest_milestone) for k in keps) if m}, reverse=True)
     if not named:
         return None
-    newest = next((a for a, b in zip(named, named[1:]) if a[0] == b[0] and a[1] - b[1] <= 1), named[0])
+    newest = next((a for a, b in itertools.pairwise(named) if a[0] == b[0] and a[1] - b[1] <= 1), named[0])
     return newest[0], max(newest[1] - releases, 0)
 
 
@@ -127,8 +128,8 @@ def _activity(kep: Kep, start: tuple[int, int] | None) -> list[tuple[str, str]]:
     in the window), else ``targets <stage> in vX`` (a later stage milestone is); ``[]`` when none is."""
     if start is None:
         return []
-    stages = [(key, milestone_key(kep.milestone(key))) for key in ("alpha", "beta", "stable")]
-    stages = [(key, m) for key, m in stages if m]
+    keyed = [(key, milestone_key(kep.milestone(key))) for key in ("alpha", "beta", "stable")]
+    stages = [(key, m) for key, m in keyed if m]
     latest = milestone_key(kep.latest_milestone)
     first = min((m for _, m in stages), default=latest)
     if first and first >= start:

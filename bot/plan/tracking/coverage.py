@@ -55,7 +55,7 @@ class Coverage(NamedTuple):
     problems: tuple[Problem, ...]
     checked: bool = True
 
-    def as_report(self) -> dict:
+    def as_report(self) -> dict[str, object]:
         """The ``coverage`` object of the JSON report: ``{"page", "checked": true, "groups": [{"name", "keps"}],
         "not_in_any_group", "not_on_matrix", "in_several_groups"}``; not checked: ``{"page", "checked": false,
         "groups": []}`` (no lists that would read as full coverage)."""

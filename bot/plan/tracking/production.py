@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import Change
 from bot.model.snapshot import Snapshot, resolve
+from bot.plan.diff import Change
 from bot.wiki.matrix import MatrixPage, cell_value
 from bot.wiki.sections import find_headings, heading_above, same_heading
 
@@ -33,7 +33,7 @@ class Finding(NamedTuple):
     status: str
     kep_path: str
 
-    def as_report(self) -> dict:
+    def as_report(self) -> dict[str, object]:
         """The finding as a JSON object (every field)."""
         return self._asdict()
 

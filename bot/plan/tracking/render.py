@@ -76,10 +76,10 @@ def _numbers(numbers: Sequence[int]) -> str:
     return ", ".join(str(n) for n in numbers) if numbers else "none"
 
 
-def report_keys(tracking: Tracking, production: bool = False) -> dict:
+def report_keys(tracking: Tracking, production: bool = False) -> dict[str, object]:
     """Keys added to the JSON report: ``candidates`` (all, ranked), ``findings`` (``not-production``)
     when production tables are configured (``production``), ``coverage`` when a coverage page is."""
-    out: dict = {"candidates": [c.as_report() for c in tracking.candidates]}
+    out: dict[str, object] = {"candidates": [c.as_report() for c in tracking.candidates]}
     if production:
         out["findings"] = [f.as_report() for f in tracking.findings]
     if tracking.coverage is not None:

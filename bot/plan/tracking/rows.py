@@ -23,21 +23,30 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.diff import render_milestone
 from bot.model.kep import DEPRECATION_STAGES, STAGES, STATUSES, TRUST_FIELDS, Kep, Problem, normalize_milestone
 from bot.model.snapshot import slug_matches
+from bot.plan.diff import render_milestone
 from bot.plan.tracking.candidates import Candidate
 from bot.plan.tracking.production import NOT_PRODUCTION
-from bot.wiki.matrix import (FIELD_CELLS, OWNED_ROLES, MatrixPage, MatrixRow, column_keys, column_roles, locate_all,
-                             parse_kep_cell, parse_page, render_gates, render_row)
+from bot.wiki.matrix import (
+    FIELD_CELLS,
+    OWNED_ROLES,
+    MatrixPage,
+    MatrixRow,
+    column_keys,
+    column_roles,
+    locate_all,
+    parse_kep_cell,
+    parse_page,
+    render_gates,
+    render_row,
+)
 from bot.wiki.sections import find_headings, heading_above, same_heading
+from bot.wiki.tables import Table, column_alignments, column_widths, escape_cell, fill_cell, find_tables, split_row
 from bot.wiki.vocabulary import Vocab
-from bot.wiki.tables import (Table, column_alignments, column_widths, escape_cell, fill_cell, find_tables,
-                             split_row)
 
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\(([^)]*)\)$")
 #: What stands before a table line's first cell: indentation (a list item) and blockquote marks.
-_PREFIX_RE = re.compile(r"^[ \t>]*")
 #: Column roles whose cells a new row fills from kep.yaml; every other cell is left empty.
 _OWNED = (*OWNED_ROLES, "feature_gates")
 
@@ -193,14 +202,14 @@ class _Shape(NamedTuple):
     sample: MatrixRow | None
     line: str
     keys: dict[str, int]
-    widths: list
+    widths: list[int | None]
     aligns: list[str]
     header: str
     wrap: str = ""
 
     @classmethod
     def of(cls, lines: list[str], table: Table, aliases: Mapping[str, Sequence[str]],
-           rows: Sequence[MatrixRow]) -> "_Shape":
+           rows: Sequence[MatrixRow]) -> _Shape:
         header = [c.text for c in split_row(lines[table.header])]
         widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
         wraps = {_wrap(r.cells["kep"].text) for r in rows}
@@ -305,7 +314,7 @@ def _line(cells: list[str], header_line: str) -> str:
     trailing pipes as the header has them, ``\\r`` kept."""
     cr = "\r" if header_line.endswith("\r") else ""
     bare = header_line.rstrip("\r").rstrip()
-    prefix = _PREFIX_RE.match(bare).group(0)
+    prefix = bare[:len(bare) - len(bare.lstrip(" \t>"))]
     lead, trail = bare[len(prefix):].startswith("|"), bare.endswith("|")
     body = " | ".join(cells)
     return prefix + ("| " if lead else "") + body + (" |" if trail else "") + cr
