@@ -365,9 +365,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     """Write a first config from the wiki's KEP tables (:func:`bot.commands.init.init_config`); print what it
     found and the next command."""
-    from bot.commands.init import init_config, summary_lines
+    from bot.commands.init import init_config, invoked_as, summary_lines
 
-    done = init_config(args.output, wiki=args.wiki, pages=args.page, enhancements=args.enhancements, cwd=Path.cwd())
+    done = init_config(args.output, wiki=args.wiki, pages=args.page, enhancements=args.enhancements, cwd=Path.cwd(),
+                       program=invoked_as(sys.argv[0]))
     _write("\n".join(summary_lines(done)) + "\n", "the summary")
     return EXIT_OK
 

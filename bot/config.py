@@ -631,7 +631,7 @@ class Config(_Strict):
     def steering(self) -> Steering:
         """The values the pull request's Controls footer names (:func:`bot.plan.controls.controls`)."""
         return Steering(self.schedule.cron, self.schedule.timezone or "", self.pull_request.branch,
-                        self.publish == "github")
+                        self.publish == "github", self.publish == "git")
 
     def shipped_column(self) -> bool:
         """True when the Shipped column is owned: ``gate_lifecycle.column`` with a ``gate_lifecycle.source``."""

@@ -198,7 +198,7 @@ def config_data(wiki_dir: str, tables: Sequence[FoundTable], enhancements: str |
 def config_text(data: dict, tables: Sequence[FoundTable], cwd: Path) -> str:
     """The config file: a comment header (where relative paths are read from, each KEP table found and
     every guessed column), then ``data`` as YAML."""
-    head = ["# kep-sync configuration written by `kep-sync init`; every key: config/kep-sync.yaml in kep-sync.",
+    head = ["# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.",
             f"# Relative paths are read from the working directory kep-sync runs in; init ran in {escaped(str(cwd))}.",
             "# KEP tables found:"]
     head += [f"#   {escaped(line)}" for table in tables for line in describe(table)]
@@ -232,18 +232,34 @@ def no_tables_error(where: str, scan: Scan) -> UsageError:
                       "or whose cells are KEPs (4671-gang-scheduling, KEP-4671)")
 
 
-def next_command(output: str, enhancements: str | None, snapshot: str | None) -> list[str]:
-    """The lines saying what to run next: a dry run with ``--config`` (when the file is not the default
-    path), and without ``enhancements`` the ``--enhancements PATH`` hint for a run offline (``snapshot``:
-    the snapshot tarball shipped in examples/ when found)."""
+def next_command(output: str, enhancements: str | None, snapshot: str | None,
+                 program: str = "kep-sync") -> list[str]:
+    """The lines saying what to run next: a dry run of ``program`` (:func:`invoked_as`) with ``--config``
+    (when the file is not the default path), and without ``enhancements`` the ``--enhancements PATH`` hint
+    for a run offline (``snapshot``: the snapshot tarball shipped in examples/ when found)."""
     config = "" if output == os.path.join("config", "kep-sync.yaml") else f" --config {_quoted(output)}"
-    lines = ["Next, a dry run (prints the changelog, writes nothing):", f"  kep-sync sync{config}"]
+    lines = ["Next, a dry run (prints the changelog, writes nothing):", f"  {program} sync{config}"]
     if not enhancements:
         example = f", e.g. {snapshot}" if snapshot else ""
         lines += ["It reads the KEPs from github:kubernetes/enhancements@master. Offline, add --enhancements PATH:",
                   f"a clone of kubernetes/enhancements, a git bundle or a snapshot tarball{example}:",
-                  f"  kep-sync sync{config} --enhancements PATH"]
+                  f"  {program} sync{config} --enhancements PATH"]
     return lines
+
+
+def invoked_as(argv0: str, search_path: str | None = None) -> str:
+    """How to name the command in printed advice: ``kep-sync`` when ``argv0`` (``sys.argv[0]``) is the
+    ``kep-sync`` that ``search_path`` (default ``$PATH``) finds, or is not a ``kep-sync`` script at all
+    (``python -m bot``, a test); else ``argv0`` as given, shell-quoted (``.venv/bin/kep-sync`` when the
+    venv is not activated)."""
+    import shutil
+
+    if os.path.basename(argv0) != "kep-sync":
+        return "kep-sync"
+    found = shutil.which("kep-sync", path=search_path)
+    if found and os.path.realpath(found) == os.path.realpath(argv0):
+        return "kep-sync"
+    return _quoted(argv0)
 
 
 def _quoted(text: str) -> str:
@@ -291,12 +307,13 @@ class Written(NamedTuple):
 
 
 def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancements: str | None,
-                cwd: Path) -> Written:
+                cwd: Path, program: str = "kep-sync") -> Written:
     """Scan the wiki, write the config to ``output`` (never over an existing file) and return what was done.
 
     The config is validated before it is written, as ``kep-sync validate`` does (the settings, then the
-    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``). Raises :class:`KepSyncError`
-    when standard output is closed (nothing is written), :class:`UsageError` when
+    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``); the next command names
+    ``program`` (:func:`invoked_as`). Raises :class:`KepSyncError` when standard output is closed (nothing is
+    written), :class:`UsageError` when
     ``output`` exists, the wiki or a page is missing or no page holds a KEP table; :class:`ConfigError`
     with every problem when the config would not validate (nothing is written then).
     """
@@ -326,7 +343,8 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     if problems:
         raise ConfigError("\n".join(["the config kep-sync init would write does not validate:"] + problems))
     _write_new(Path(output), text)
-    return Written(output, text, scan.tables, scan.skipped, next_command(output, enhancements, example_snapshot(cwd)))
+    return Written(output, text, scan.tables, scan.skipped,
+                   next_command(output, enhancements, example_snapshot(cwd), program))
 
 
 def _write_new(path: Path, text: str) -> None:

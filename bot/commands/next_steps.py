@@ -88,7 +88,7 @@ def git_lines(config: Config, landing: Landing) -> list[str]:
              "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
              "before: kep-sync rebuilds it on a new base):",
              f"  cd {shell_path(wiki)}",
-             f"  git push origin {shlex.quote(branch)}",
+             *push_commands(_remotes(wiki), branch),
              f"  {shlex.join(create + gh_options(config))}"]
     if not_a_branch:
         lines.append(not_a_branch)
@@ -107,6 +107,18 @@ def shell_path(path: str) -> str:
     """``path`` as one shell word for ``cd``: quoted, and ``./`` before a relative path that starts with ``-``
     (``cd -w`` would read an option)."""
     return shlex.quote(f"./{path}" if path.startswith("-") else path)
+
+
+def push_commands(remotes: list[str], branch: str) -> list[str]:
+    """The lines pushing ``branch``: to ``origin`` when the clone has it, else to its first remote, else
+    after adding ``origin`` (the clone has no remote; ``remotes``: ``git remote`` output)."""
+    remote = "origin" if "origin" in remotes or not remotes else remotes[0]
+    add = [] if remotes else ["  git remote add origin URL    # this clone has no remote: the wiki repository's URL"]
+    return [*add, f"  git push {shlex.quote(remote)} {shlex.quote(branch)}"]
+
+
+def _remotes(wiki: str) -> list[str]:
+    return _git(wiki, "remote").split()
 
 
 def _branch_head(wiki: str, branch: str) -> str:

@@ -180,3 +180,46 @@ def test_init_with_stdout_closed_writes_nothing_and_says_why(wiki, tmp_path):
     assert (done.returncode, done.stderr) == (1, "kep-sync: error: cannot write the summary to standard output: "
                                                  "it is closed\n")
     assert not (tmp_path / "kep-sync.yaml").exists()
+
+
+def _script(directory, name="kep-sync"):
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text("#!/bin/sh\n", encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_next_command_names_kep_sync_as_invoked_when_it_is_not_on_path(tmp_path):
+    from bot.commands.init import invoked_as
+
+    venv = _script(tmp_path / "venv" / "bin")
+    other = _script(tmp_path / "other")
+    assert invoked_as(venv, search_path=str(tmp_path / "venv" / "bin")) == "kep-sync"
+    assert invoked_as(venv, search_path=str(tmp_path / "nowhere")) == venv
+    assert invoked_as(venv, search_path=other.rsplit("/", 1)[0]) == venv  # another kep-sync is first on PATH
+    assert invoked_as(".venv/bin/kep-sync", search_path=str(tmp_path / "nowhere")) == ".venv/bin/kep-sync"
+    assert invoked_as("/a b/kep-sync", search_path=str(tmp_path / "nowhere")) == "'/a b/kep-sync'"
+    assert invoked_as("/x/bot/__main__.py", search_path=str(tmp_path / "nowhere")) == "kep-sync"
+
+
+def test_init_prints_the_next_command_with_the_program_path(wiki, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.argv", [".venv/bin/kep-sync"])
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert main(["init", "--wiki", "my-wiki"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-4] == "  .venv/bin/kep-sync sync --config kep-sync.yaml"
+    assert out[-1] == "  .venv/bin/kep-sync sync --config kep-sync.yaml --enhancements PATH"
+
+
+def test_the_config_header_points_at_the_configuration_reference(wiki, tmp_path, capsys):
+    assert main(["init", "--wiki", "my-wiki"]) == 0
+    assert (tmp_path / "kep-sync.yaml").read_text(encoding="utf-8").splitlines()[0] == (
+        "# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.")
+
+
+def test_the_config_init_writes_in_a_checkout_is_ignored_by_git():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert "/kep-sync.yaml" in (root / ".gitignore").read_text(encoding="utf-8").splitlines()

@@ -104,11 +104,12 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
     title, _, body = pr_file.read_text().partition("\n\n")
     body_file = pr_file.with_name("pull-request-body.md")
     assert body_file.read_text() == body and title == out.splitlines()[0].removeprefix("# ")
-    assert err.splitlines()[-6:] == [
+    assert err.splitlines()[-7:] == [
         f"kep-sync: branch kep-sync/matrix in wiki at commit {head} (1 page(s) committed)",
         "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
         "before: kep-sync rebuilds it on a new base):",
         "  cd wiki",
+        "  git remote add origin URL    # this clone has no remote: the wiki repository's URL",
         "  git push origin kep-sync/matrix",
         f"  gh pr create --head kep-sync/matrix --base main --title '{title}' --body-file {body_file} --label kep "
         "--reviewer alice --reviewer acme/sig-arch --draft",
@@ -263,3 +264,12 @@ def test_a_dry_run_says_how_many_rows_it_left_as_is_with_problems(work, capsys):
         "kep-sync: 2 rows left as is with problems; run with --report FILE to list them")
     assert main([*sync, "--log-format", "json", "--report", "r.json"]) == 0
     assert json.loads(capsys.readouterr().err)["rows_with_problems"] == 2
+
+
+def test_the_push_command_names_a_remote_the_clone_has():
+    from bot.commands.next_steps import push_commands
+
+    assert push_commands(["fork", "origin"], "kep-sync/matrix") == ["  git push origin kep-sync/matrix"]
+    assert push_commands(["upstream"], "b x") == ["  git push upstream 'b x'"]
+    assert push_commands([], "b") == [
+        "  git remote add origin URL    # this clone has no remote: the wiki repository's URL", "  git push origin b"]
