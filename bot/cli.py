@@ -23,6 +23,7 @@ if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", 
 from bot import __version__
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
+from bot.progress import log_format
 from bot.redact import redact
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
                          help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
                               "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)")
     add_target_options(sync)
+    add_target_options(audit)
     sync.add_argument("--state-dir", metavar="DIR",
                       help="with targets: each target's state, changelog and report go to DIR/targets/NAME "
                            "(default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)")
@@ -267,8 +269,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
     summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
     del summary["error"]  # a run that got here did not fail
     level = log.warning if outcome.blocked else log.info
+    from bot.commands.next_steps import problems_line, rows_with_problems
+
+    left = rows_with_problems(plan.problems)
     level("sync finished", **summary, findings=sum(not c.applied for c in plan.changes), blocked=outcome.blocked,
-          http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+          rows_with_problems=left, http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+    if left and log_format(getattr(args, "log_format", None)) == "text":
+        _to_stderr(problems_line(left, args.report) + "\n")
     tell_what_landed(args, config, outcome, log)
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
@@ -281,7 +288,6 @@ def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> 
     open the pull request (``git``), as lines on stderr with ``--log-format text``, else one ``published`` log
     event; under GitHub Actions the step outputs (``$GITHUB_OUTPUT``) and a ``::warning::`` for a blocked run."""
     from bot.commands import next_steps
-    from bot.progress import log_format
 
     lines = (next_steps.files_lines(outcome, config.wiki.dir) if config.publish == "files" else
              next_steps.git_lines(config, outcome) if config.publish == "git" else [])
@@ -326,7 +332,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Audit every row (:func:`bot.commands.sync.run_audit`); print the markdown audit on stdout; exit 0."""
     from bot.commands.sync import run_audit
 
-    config = resolve_config(args)
+    from bot.cli_targets import one_target
+
+    config = one_target(args, resolve_config(args))
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     counter = RequestCounter()
     start = time.monotonic()
@@ -359,7 +367,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
     source = str(path or "built-in defaults")
     config = checked.config  # None only with errors
-    problems = preflight.offline_problems(config, checked.dropped) if config is not None else []
+    problems = (preflight.offline_problems(config, checked.dropped)
+                if config is not None and not config.targets else [])  # targets: each one's own
     failures: list[str] = []
     if args.online and config is not None and not problems and not checked.errors:
         from bot.http import make_client
@@ -386,9 +395,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     """Write a first config from the wiki's KEP tables (:func:`bot.commands.init.init_config`); print what it
     found and the next command."""
-    from bot.commands.init import init_config, summary_lines
+    from bot.commands.init import init_config, invoked_as, summary_lines
 
-    done = init_config(args.output, wiki=args.wiki, pages=args.page, enhancements=args.enhancements, cwd=Path.cwd())
+    done = init_config(args.output, wiki=args.wiki, pages=args.page, enhancements=args.enhancements, cwd=Path.cwd(),
+                       program=invoked_as(sys.argv[0]))
     _write("\n".join(summary_lines(done)) + "\n", "the summary")
     return EXIT_OK
 
@@ -426,7 +436,7 @@ def cmd_health(args: argparse.Namespace) -> int:
 
     try:
         config = resolve_config(args)
-        if config.targets:
+        if config.targets or args.target or args.shard:
             from bot.cli_targets import cmd_health_targets
 
             return cmd_health_targets(args, config)
@@ -480,11 +490,14 @@ def cmd_digest(args: argparse.Namespace) -> int:
 
 
 def configure_logging(fmt: str | None = None) -> None:
-    """Logs on stderr in the format ``fmt`` (``--log-format``; :func:`bot.log.configure`); structlog is
-    imported here, on first use."""
+    """Logs on stderr in the format ``fmt`` (``--log-format``; :func:`bot.log.configure`), and the progress
+    lines of slow steps when that is text on a terminal (:func:`bot.progress.enable`); structlog is imported
+    here, on first use."""
+    from bot import progress
     from bot.log import configure
 
     configure(fmt=fmt)
+    progress.enable(fmt)
 
 
 def load_token_file() -> None:

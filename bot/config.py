@@ -472,7 +472,8 @@ class Config(_Strict):
     targets: list[TargetConfig] = Field(default_factory=list, exclude=True)
     """Many wikis from one deployment; empty: one target, ``default``."""
     targets_from: Literal["", "app-installations"] = Field(default="", exclude=True)
-    """Accepted values ``""`` and ``app-installations``; no code reads it yet."""
+    """Only ``""``: ``app-installations`` (targets from the GitHub App's installations) is refused as not
+    supported."""
     enhancements: str = Field(default="github:kubernetes/enhancements@master", min_length=1)
     """Where the KEPs come from (``--enhancements``): a directory with ``keps/``, a ``.tar.gz`` snapshot, a git
     repository, URL or bundle, or ``github:OWNER/REPO@REF``."""
@@ -511,6 +512,15 @@ class Config(_Strict):
     """Rows or fields kep-sync must not change, e.g. ``[{kep: 5598, fields: [stable], value: v1.38}]``."""
     digest: DigestConfig = Field(default_factory=DigestConfig)
     """Opt-in generated digest page."""
+
+    @field_validator("targets_from")
+    @classmethod
+    def _no_installations_yet(cls, value: str) -> str:
+        if value:
+            raise PydanticCustomError("not_supported", "'app-installations' is not supported: kep-sync does not "
+                                      "read targets from the GitHub App's installations; list each wiki under "
+                                      "targets: instead", {})
+        return value
 
     @field_validator("targets")
     @classmethod
@@ -621,7 +631,7 @@ class Config(_Strict):
     def steering(self) -> Steering:
         """The values the pull request's Controls footer names (:func:`bot.plan.controls.controls`)."""
         return Steering(self.schedule.cron, self.schedule.timezone or "", self.pull_request.branch,
-                        self.publish == "github")
+                        self.publish == "github", self.publish == "git")
 
     def shipped_column(self) -> bool:
         """True when the Shipped column is owned: ``gate_lifecycle.column`` with a ``gate_lifecycle.source``."""
@@ -693,7 +703,7 @@ def error_message(err: ErrorDetails) -> str:
         return f"{got}: expected a target name: lower-case letters, digits, '.', '_' and '-', at most 63"
     msg = err["msg"].removeprefix("Value error, ")
     if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
-                "needs_coverage", "pages_overlap", "duplicate_target") or got in msg:
+                "needs_coverage", "pages_overlap", "duplicate_target", "not_supported") or got in msg:
         return msg
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")
@@ -714,13 +724,25 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
             if err["type"] == "extra_forbidden":
                 if _SECRET_KEY_RE.search(str(err["loc"][-1])):
                     message = "unknown key (its value is not shown: credentials come from the environment)"
-                message += did_you_mean(err["loc"])
+                    message += did_you_mean(err["loc"])
+                else:
+                    message = shared_key_message(err) or message + did_you_mean(err["loc"])
         lines.append(redact(f"{source}: {shown_key(key)}: {message}"))
     return lines
 
 
 #: An unknown key whose name says it may hold a credential: its value is never echoed.
 _SECRET_KEY_RE = re.compile(r"token|secret|passw|credential|private|auth|key", re.IGNORECASE)
+
+
+def shared_key_message(err: ErrorDetails) -> str:
+    """For a key under ``targets[I]`` that only the top level may set (a setting every target shares, such as
+    ``enhancements`` or ``schedule``): the message saying so, with the value; else ``""``."""
+    loc = tuple(err["loc"])
+    shared = set(Config.model_fields) - set(TargetConfig.model_fields) - {"targets", "targets_from"}
+    if len(loc) == 3 and loc[0] == "targets" and loc[2] in shared:
+        return f"shared by every target: set it at the top level, not under a target (value {shown(err.get('input'))})"
+    return ""
 
 
 def known_keys(loc: tuple) -> list[str]:

@@ -2,7 +2,7 @@
 
 Two formats: ``json`` (one JSON object per line, for machines: the default when stderr is not a terminal)
 and ``text`` (one readable line per event, structlog's ConsoleRenderer: the default on a terminal; colors
-only on a terminal and when ``$NO_COLOR`` is unset, https://no-color.org).
+only on a terminal and when ``$NO_COLOR`` is unset or empty, https://no-color.org).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _redacted(renderer):
 
 def _renderer(fmt: str):
     if fmt == "text":
-        colors = is_terminal(sys.stderr) and "NO_COLOR" not in os.environ
+        colors = is_terminal(sys.stderr) and not os.environ.get("NO_COLOR")
         return structlog.dev.ConsoleRenderer(colors=colors, exception_formatter=structlog.dev.plain_traceback)
     return structlog.processors.JSONRenderer(sort_keys=True)
 

@@ -28,7 +28,7 @@ def require_history(enhancements: str, cache_dir: Path, what: str) -> GitHistory
                          "(https://github.com/OWNER/REPO.git) or a bundle",
                "tarball": "a snapshot tarball has no git history; pass a git clone, URL or bundle"}.get(
             source.kind, "a plain directory has no git history; pass a git clone, URL or bundle")
-        raise UsageError(f"--enhancements {redact(enhancements)!r}: {what} needs git history: {why}")
+        raise UsageError(f"enhancements (--enhancements) {redact(enhancements)!r}: {what} needs git history: {why}")
     return history
 
 

@@ -11,13 +11,15 @@ every such guess is listed, in the output and in the file. Offline: no network i
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import yaml
 
-from bot.errors import UsageError
+from bot.errors import ConfigError, KepSyncError, UsageError
+from bot.wiki.frontmatter import block_end
 from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.matrix import OWNED_ROLES, column_keys, lookalike_column, normalize_header, parse_kep_cell
 from bot.wiki.sections import find_headings, heading_above
@@ -105,7 +107,8 @@ def _all_keps(cells: Sequence[str]) -> bool:
 def page_tables(page: str, text: str) -> list[FoundTable]:
     """The KEP tables of one page (``text`` decoded), in page order."""
     lines = text.split("\n")
-    headings = find_headings(text)
+    end = block_end(lines)
+    headings = [h for h in find_headings(text) if end is None or h.line > end]  # not the front matter's lines
     found = []
     for table in find_tables(text):
         header = [c.text for c in split_row(lines[table.header])]
@@ -195,12 +198,18 @@ def config_data(wiki_dir: str, tables: Sequence[FoundTable], enhancements: str |
 def config_text(data: dict, tables: Sequence[FoundTable], cwd: Path) -> str:
     """The config file: a comment header (where relative paths are read from, each KEP table found and
     every guessed column), then ``data`` as YAML."""
-    head = ["# kep-sync configuration written by `kep-sync init`; every key: config/kep-sync.yaml in kep-sync.",
-            f"# Relative paths are read from the working directory kep-sync runs in; init ran in {cwd}.",
+    head = ["# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.",
+            f"# Relative paths are read from the working directory kep-sync runs in; init ran in {escaped(str(cwd))}.",
             "# KEP tables found:"]
-    head += [f"#   {line}" for table in tables for line in describe(table)]
+    head += [f"#   {escaped(line)}" for table in tables for line in describe(table)]
     body = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
     return "\n".join(head) + "\n" + body
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character that is not printable (a line break, a control character) written as
+    its Python escape (``\\n``, ``\\x1b``), so it stays on one line of a comment or of the terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def describe(table: FoundTable) -> list[str]:
@@ -223,18 +232,34 @@ def no_tables_error(where: str, scan: Scan) -> UsageError:
                       "or whose cells are KEPs (4671-gang-scheduling, KEP-4671)")
 
 
-def next_command(output: str, enhancements: str | None, snapshot: str | None) -> list[str]:
-    """The lines saying what to run next: a dry run with ``--config`` (when the file is not the default
-    path), and without ``enhancements`` the ``--enhancements PATH`` hint for a run offline (``snapshot``:
-    the snapshot tarball shipped in examples/ when found)."""
+def next_command(output: str, enhancements: str | None, snapshot: str | None,
+                 program: str = "kep-sync") -> list[str]:
+    """The lines saying what to run next: a dry run of ``program`` (:func:`invoked_as`) with ``--config``
+    (when the file is not the default path), and without ``enhancements`` the ``--enhancements PATH`` hint
+    for a run offline (``snapshot``: the snapshot tarball shipped in examples/ when found)."""
     config = "" if output == os.path.join("config", "kep-sync.yaml") else f" --config {_quoted(output)}"
-    lines = ["Next, a dry run (prints the changelog, writes nothing):", f"  kep-sync sync{config}"]
+    lines = ["Next, a dry run (prints the changelog, writes nothing):", f"  {program} sync{config}"]
     if not enhancements:
         example = f", e.g. {snapshot}" if snapshot else ""
         lines += ["It reads the KEPs from github:kubernetes/enhancements@master. Offline, add --enhancements PATH:",
                   f"a clone of kubernetes/enhancements, a git bundle or a snapshot tarball{example}:",
-                  f"  kep-sync sync{config} --enhancements PATH"]
+                  f"  {program} sync{config} --enhancements PATH"]
     return lines
+
+
+def invoked_as(argv0: str, search_path: str | None = None) -> str:
+    """How to name the command in printed advice: ``kep-sync`` when ``argv0`` (``sys.argv[0]``) is the
+    ``kep-sync`` that ``search_path`` (default ``$PATH``) finds, or is not a ``kep-sync`` script at all
+    (``python -m bot``, a test); else ``argv0`` as given, shell-quoted (``.venv/bin/kep-sync`` when the
+    venv is not activated)."""
+    import shutil
+
+    if os.path.basename(argv0) != "kep-sync":
+        return "kep-sync"
+    found = shutil.which("kep-sync", path=search_path)
+    if found and os.path.realpath(found) == os.path.realpath(argv0):
+        return "kep-sync"
+    return _quoted(argv0)
 
 
 def _quoted(text: str) -> str:
@@ -254,11 +279,15 @@ def page_argument(pages: Sequence[str], wiki: str | None) -> tuple[Path, list[st
     relative to it (as for sync); without, each ``--page`` is a file and the wiki is their common directory.
     Raises :class:`UsageError` when neither is given."""
     if wiki is not None:
+        if not wiki.strip():
+            raise UsageError("--wiki '': empty; name the wiki directory")
         root = Path(wiki).expanduser()
         return root, list(pages) if pages else list_pages(root)
     if not pages:
         raise UsageError("name the wiki: --wiki DIR (every *.md page under it) or --page FILE (repeatable)")
     for page in pages:
+        if Path(page).is_dir():
+            raise UsageError(f"--page {page!r}: a directory; name a page file, or the directory with --wiki")
         if not Path(page).is_file():
             raise UsageError(f"--page {page!r}: no such file (relative to {os.getcwd()})")
     root = Path(os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in pages]))
@@ -278,19 +307,24 @@ class Written(NamedTuple):
 
 
 def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancements: str | None,
-                cwd: Path) -> Written:
+                cwd: Path, program: str = "kep-sync") -> Written:
     """Scan the wiki, write the config to ``output`` (never over an existing file) and return what was done.
 
     The config is validated before it is written, as ``kep-sync validate`` does (the settings, then the
-    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``). Raises :class:`UsageError` when
+    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``); the next command names
+    ``program`` (:func:`invoked_as`). Raises :class:`KepSyncError` when standard output is closed (nothing is
+    written), :class:`UsageError` when
     ``output`` exists, the wiki or a page is missing or no page holds a KEP table; :class:`ConfigError`
     with every problem when the config would not validate (nothing is written then).
     """
     from bot.commands.validate import offline_problems
     from bot.config import collect_config
     from bot.configyaml import load_config_yaml
-    from bot.errors import ConfigError
 
+    if not output.strip():
+        raise UsageError("--output '': empty; name the config file to write")
+    if sys.stdout is None:  # checked before the file is written: init prints what it wrote
+        raise KepSyncError("cannot write the summary to standard output: it is closed")
     if os.path.lexists(output):
         raise UsageError(f"{output}: exists; kep-sync init never overwrites a config (remove it, or write "
                          "another with --output PATH)")
@@ -299,19 +333,30 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     if not scan.tables:
         raise no_tables_error(wiki if wiki is not None else ", ".join(pages), scan)
     text = config_text(config_data(wiki_setting(root, cwd), scan.tables, enhancements), scan.tables, cwd)
-    checked = collect_config(load_config_yaml(text), output)
+    try:
+        data = load_config_yaml(text)
+    except ValueError as exc:  # ConfigYamlError: a name init could not write as YAML
+        raise ConfigError(f"the config kep-sync init would write does not read back: {escaped(str(exc))}") from None
+    checked = collect_config(data, output)
     problems = checked.errors + ([f"{output}: {p}" for p in offline_problems(checked.config, checked.dropped)]
                                  if checked.config is not None else [])
     if problems:
         raise ConfigError("\n".join(["the config kep-sync init would write does not validate:"] + problems))
     _write_new(Path(output), text)
-    return Written(output, text, scan.tables, scan.skipped, next_command(output, enhancements, example_snapshot(cwd)))
+    return Written(output, text, scan.tables, scan.skipped,
+                   next_command(output, enhancements, example_snapshot(cwd), program))
 
 
 def _write_new(path: Path, text: str) -> None:
-    """Create ``path`` with ``text``; raises :class:`UsageError` when it exists or cannot be written."""
+    """Create ``path`` with ``text``; raises :class:`UsageError` when it exists, its directory is a file or it
+    cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"{path}: cannot write: {path.parent} is not a directory") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot create its directory: {exc.strerror or exc}") from None
+    try:
         with open(path, "x", encoding="utf-8") as fh:
             fh.write(text)
     except FileExistsError:
@@ -332,4 +377,4 @@ def summary_lines(done: Written) -> list[str]:
         more = f" and {len(done.skipped) - 10} more" if len(done.skipped) > 10 else ""
         lines.append("Pages without a KEP table, left out: "
                      + ", ".join(f"{p} ({why})" for p, why in done.skipped[:10]) + more)
-    return lines + [""] + done.next
+    return [escaped(line) for line in lines] + [""] + done.next

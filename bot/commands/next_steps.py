@@ -4,17 +4,19 @@
 - ``--publish git``: the branch, the commit and the commands that push it and open the pull request, with
   the body in a file (:func:`git_lines`); the ``pull_request`` settings only ``--publish github`` applies;
 - under GitHub Actions: the step outputs written to ``$GITHUB_OUTPUT`` (:func:`action_outputs`, the names
-  of ``action.yml``) and a ``::warning::`` workflow command for a blocked run (:func:`blocked_annotation`).
+  of ``action.yml``; :func:`targets_outputs` for a run of many targets) and a ``::warning::`` workflow
+  command for a blocked run (:func:`blocked_annotation`).
 
 Workflow commands and step outputs: https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,8 +87,8 @@ def git_lines(config: Config, publication: Publication) -> list[str]:
     lines = [f"kep-sync: branch {branch} in {wiki} at commit {commit} ({what})",
              "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
              "before: kep-sync rebuilds it on a new base):",
-             f"  cd {shlex.quote(wiki)}",
-             f"  git push origin {shlex.quote(branch)}",
+             f"  cd {shell_path(wiki)}",
+             *push_commands(_remotes(wiki), branch),
              f"  {shlex.join(create + gh_options(config))}"]
     if not_a_branch:
         lines.append(not_a_branch)
@@ -94,7 +96,29 @@ def git_lines(config: Config, publication: Publication) -> list[str]:
     if settings:
         lines.append(f"kep-sync applies pull_request.{', pull_request.'.join(settings)} only with --publish github; "
                      "the gh command above sets them")
+    if config.pull_request.team_reviewers and not config.wiki.repo:
+        lines.append("gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
+                     + " --reviewer ".join(f"<organization>/{t}" for t in config.pull_request.team_reviewers
+                                           if "/" not in t) + " to the gh command")
     return lines
+
+
+def shell_path(path: str) -> str:
+    """``path`` as one shell word for ``cd``: quoted, and ``./`` before a relative path that starts with ``-``
+    (``cd -w`` would read an option)."""
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)
+
+
+def push_commands(remotes: list[str], branch: str) -> list[str]:
+    """The lines pushing ``branch``: to ``origin`` when the clone has it, else to its first remote, else
+    after adding ``origin`` (the clone has no remote; ``remotes``: ``git remote`` output)."""
+    remote = "origin" if "origin" in remotes or not remotes else remotes[0]
+    add = [] if remotes else ["  git remote add origin URL    # this clone has no remote: the wiki repository's URL"]
+    return [*add, f"  git push {shlex.quote(remote)} {shlex.quote(branch)}"]
+
+
+def _remotes(wiki: str) -> list[str]:
+    return _git(wiki, "remote").split()
 
 
 def _branch_head(wiki: str, branch: str) -> str:
@@ -131,16 +155,18 @@ def github_only(config: Config) -> list[str]:
 
 def gh_options(config: Config) -> list[str]:
     """``gh pr create`` options for the settings of :func:`github_only` (``--label L``, ``--reviewer R``,
-    ``--reviewer ORG/TEAM``, ``--assignee A``, ``--draft``)."""
+    ``--reviewer ORG/TEAM``, ``--assignee A``, ``--draft``). A team named without its organization is left
+    out when ``wiki.repo`` (whose owner is the organization) is not set: :func:`git_lines` says so."""
     pr, out = config.pull_request, []
     for name, option in GITHUB_ONLY:
         value = getattr(pr, name)
         if name == "draft":
             out += [option] if value else []
             continue
-        owner = config.wiki.repo.split("/")[0] if config.wiki.repo else "ORG"
-        out += [part for item in value for part in (option, f"{owner}/{item}" if name == "team_reviewers"
-                                                     and "/" not in item else item)]
+        owner = config.wiki.repo.split("/")[0] if config.wiki.repo else ""
+        if name == "team_reviewers":
+            value = [item if "/" in item else f"{owner}/{item}" for item in value if owner or "/" in item]
+        out += [part for item in value for part in (option, item)]
     return out
 
 
@@ -156,6 +182,33 @@ def action_outputs(publication: Publication | None, failed: bool = False) -> dic
             "pull-request-operation": operation}
 
 
+def targets_outputs(results: Sequence) -> dict[str, str]:
+    """The step outputs of a run of many targets (``results``: :class:`bot.service.multi.TargetResult`):
+    ``results`` (JSON object name -> ``ok``, ``blocked``, ``skipped`` or ``failed``), ``failed`` and
+    ``blocked`` (JSON lists of names) and, when one target ran, its ``pull-request-url`` and
+    ``pull-request-number`` (``""`` when none)."""
+    out = {"results": json.dumps({r.name: r.result for r in results}, separators=(",", ":")),
+           "failed": json.dumps([r.name for r in results if r.result == "failed"], separators=(",", ":")),
+           "blocked": json.dumps([r.name for r in results if r.result == "blocked"], separators=(",", ":"))}
+    if len(results) == 1:
+        url = results[0].pull_request or ""
+        number = re.search(r"/pull/([0-9]+)$", url)
+        out["pull-request-url"], out["pull-request-number"] = url, number.group(1) if number else ""
+    return out
+
+
+def rows_with_problems(problems: Sequence) -> int:
+    """How many page rows a run left as is with a problem (:class:`bot.model.kep.Problem` whose ``key`` is
+    ``line N``), each row once however many problems it has."""
+    return len({(p.path, p.key) for p in problems if p.key.startswith("line ")})
+
+
+def problems_line(count: int, report: str | None) -> str:
+    """The terminal line for :func:`rows_with_problems`: how many, and where they are listed."""
+    where = f"the report {report} lists them" if report else "run with --report FILE to list them"
+    return f"kep-sync: {count} row{'s' if count != 1 else ''} left as is with problems; {where}"
+
+
 def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
     """Append ``name=value`` lines to the ``$GITHUB_OUTPUT`` file ``path``. Raises :class:`PublishError`
     naming the file when it cannot be written."""
@@ -167,8 +220,10 @@ def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
         raise PublishError(f"GITHUB_OUTPUT {path}: cannot write: {exc.strerror or exc}") from None
 
 
-def blocked_annotation(branch: str) -> str:
-    """The ``::warning::`` workflow command for a blocked run (one line; ``%``, CR, LF escaped)."""
-    message = (f"kep-sync was blocked: the bot branch {branch} has commits kep-sync did not make, so nothing was "
+def blocked_annotation(branch: str, target: str = "") -> str:
+    """The ``::warning::`` workflow command for a blocked run (one line; ``%``, CR, LF escaped); ``target``:
+    the name of the target that was blocked in a run of many (``""``: the one wiki)."""
+    who = f"kep-sync target {target}" if target else "kep-sync"
+    message = (f"{who} was blocked: the bot branch {branch} has commits kep-sync did not make, so nothing was "
                f"published. Add the label {REGENERATE_LABEL} to the pull request, or delete the branch.")
-    return "::warning title=kep-sync blocked::" + message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::warning title={who} blocked::" + message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -13,6 +13,8 @@ removing a target never moves another one to a different shard.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -38,9 +40,10 @@ class Shard(NamedTuple):
 
 
 def parse_shard(text: str) -> Shard:
-    """``"2/5"`` -> ``Shard(2, 5)``. Raises :class:`ValueError` unless ``0 <= I < N`` (argparse: exit 2)."""
+    """``"2/5"`` -> ``Shard(2, 5)``. Raises :class:`ValueError` unless I and N are ASCII digits and
+    ``0 <= I < N`` (argparse: exit 2)."""
     left, sep, right = text.partition("/")
-    if not (sep and left.strip().isdigit() and right.strip().isdigit()):
+    if not (sep and re.fullmatch(r"[0-9]{1,9}", left.strip()) and re.fullmatch(r"[0-9]{1,9}", right.strip())):
         raise ValueError(f"{text!r}: expected I/N such as 0/4 (share I of N, counted from 0)")
     shard = Shard(int(left), int(right))
     if not 0 <= shard.share < shard.shares:
@@ -60,7 +63,7 @@ def expand(config: Config, source: str) -> list[Target]:
 
     Raises :class:`ConfigError` with every problem of every target, one ``SOURCE: targets[I].key: what is
     wrong`` per line (a problem of the merged settings, such as ``publish: github`` without a ``wiki.repo``,
-    is named under the target too).
+    is named under the target too; two targets on the same wiki and bot branch, :func:`shared_wikis`).
     """
     if not config.targets:
         return [Target(DEFAULT_TARGET, config)]
@@ -71,9 +74,37 @@ def expand(config: Config, source: str) -> list[Target]:
         errors += [line.replace(f"{source}: ", f"{source}: targets[{i}].", 1) for line in checked.errors]
         if checked.config is not None and not checked.errors:
             targets.append(Target(entry.name, checked.config, own_dir=True))
+    if not errors:
+        errors = [f"{source}: {line}" for line in shared_wikis(targets)]
     if errors:
         raise ConfigError("\n".join(errors))
     return targets
+
+
+def wiki_of(config: Config) -> tuple[str, str]:
+    """Where a sync of ``config`` writes: ``("wiki.dir", RESOLVED PATH)`` for ``publish`` ``files`` or ``git``
+    and for a wiki without ``wiki.repo``, else ``("wiki.repo", OWNER/NAME)`` (lower-case: GitHub names are
+    case-insensitive)."""
+    if config.publish in ("files", "git") or not config.wiki.repo:
+        return "wiki.dir", os.path.realpath(os.path.expanduser(config.wiki.dir))
+    return "wiki.repo", config.wiki.repo.lower()
+
+
+def shared_wikis(targets: Sequence[Target]) -> list[str]:
+    """One ``targets[J].pull_request.branch: ...`` line for each target whose wiki (:func:`wiki_of`) and
+    ``pull_request.branch`` an earlier target already has: their commits would rewrite each other's pages
+    on the one bot branch."""
+    seen: dict[tuple[str, str, str], tuple[int, str]] = {}
+    lines = []
+    for j, target in enumerate(targets):
+        key, where = wiki_of(target.config)
+        branch = target.config.pull_request.branch
+        first = seen.setdefault((key, where, branch), (j, target.name))
+        if first[0] != j:
+            lines.append(f"targets[{j}].pull_request.branch: {branch!r}: targets {target.name!r} and {first[1]!r} "
+                         f"(targets[{first[0]}]) write the same wiki ({key} {where!r}) on the same branch and would "
+                         "overwrite each other's commits; give one its own pull_request.branch or wiki")
+    return lines
 
 
 def merge(top: dict, own: dict) -> dict:

@@ -43,19 +43,26 @@ def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]
     problems = _enhancements_problems(config.enhancements) if ok("enhancements") else []
     if ok("enhancements", "candidates.sigs") and not problems:
         problems += _sigs_problems(config)
+    pages = ok("wiki.pages") and not _default_pages_in_doubt(config, dropped)
     if ok("publish", "wiki.dir", "wiki.repo") and pages_on_disk(config):
-        if ok("wiki.pages", "columns"):
-            wiki = _wiki_problems(config)
-            problems += wiki or _tracking_problems(config, ok)  # the tracking checks read every page
-        if ok("digest", "wiki.pages"):
+        if ok("columns"):
+            wiki = _wiki_problems(config, pages=pages)
+            problems += wiki or (_tracking_problems(config, ok) if pages else [])  # they read every page
+        if ok("digest") and pages:
             problems += _digest_problems(config)
-        if ok("wiki.pages", "coverage", "digest"):
+        if ok("coverage", "digest") and pages:
             problems += same_files(config)
     if config.release_notes.source and ok("release_notes.source"):
         problems += _notes_problems(config.release_notes.source)
     if config.gate_lifecycle.source and ok("gate_lifecycle.source"):
         problems += gate_problems(config.gate_lifecycle.source)
     return problems
+
+
+def _default_pages_in_doubt(config: Config, dropped: Collection[str]) -> bool:
+    """True when ``wiki.pages`` was not given and another ``wiki`` key was invalid (a misspelt ``wiki.page``):
+    the default page is then not the one the user meant, and checking it would report a second, wrong problem."""
+    return "pages" not in config.wiki.model_fields_set and overlaps("wiki", dropped)
 
 
 def gate_problems(value: str) -> list[str]:
@@ -103,7 +110,7 @@ def _enhancements_problems(value: str) -> list[str]:
         elif source.kind == "git" and Path(source.location).is_dir() and not _git_has_keps(source.location):
             return [f"enhancements: {shown(value)}: no keps/ folder at the repository's HEAD; a run would refuse it"]
     except KepSyncError as exc:
-        return [f"enhancements: {str(exc).removeprefix('--enhancements ')}"]
+        return [f"enhancements: {str(exc).removeprefix('enhancements (--enhancements) ')}"]
     return []
 
 
@@ -118,7 +125,12 @@ def _git_has_keps(location: str) -> bool:
         return True
 
 
-def _wiki_problems(config: Config) -> list[str]:
+def _wiki_problems(config: Config, *, pages: bool = True) -> list[str]:
+    """``wiki.dir`` (a directory; a git checkout for ``publish: git``) and, when ``pages``, each of
+    ``wiki.pages`` under it (:func:`page_problem`; a missing one names the closest page,
+    :func:`bot.publish.directory.close_page`)."""
+    from bot.publish.directory import close_page
+
     root = Path(config.wiki.dir).expanduser()
     try:
         is_dir, exists = root.is_dir(), root.exists()
@@ -131,10 +143,12 @@ def _wiki_problems(config: Config) -> list[str]:
     if config.publish == "git" and not (root / ".git").exists():
         problems.append(f"wiki.dir {shown(config.wiki.dir)}: not a git checkout{relative_to(config.wiki.dir)}; "
                         "publish git commits in a clone of the wiki")
-    for i, page in enumerate(config.wiki.pages):
+    for i, page in enumerate(config.wiki.pages if pages else ()):
         why = page_problem(root / page, config.aliases())
         if why:
-            problems.append(f"wiki.pages[{i}] {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})")
+            hint = close_page(root, page) if why == "no such file" else ""
+            problems.append(f"wiki.pages[{i}] {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
+                            + (f"; did you mean {hint!r}?" if hint else ""))
     return problems
 
 

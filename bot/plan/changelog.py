@@ -637,10 +637,21 @@ def _ignored_row(c: Change, links: Links) -> str:
 def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem], changes: Sequence[Change]
                  ) -> list[Problem]:
     """The problems a reviewer of this pull request can act on: those about a changed row (``line N`` of its
-    page), about a page or an input as a whole (no line), and the kep.yaml problems of changed KEPs."""
+    page), about a page or an input as a whole (no line), and the kep.yaml problems of changed KEPs. With no
+    applied change (a rerun after the pages were written) every row's problem: the rows left as is are then
+    the only thing the changelog can warn about."""
     rows = {(c.page, f"line {c.line}") for c in changes}
-    mine = {p for p in (*problems, *involved) if not p.key.startswith("line ") or (p.path, p.key) in rows}
-    return sorted(mine, key=lambda p: (p.path, p.key, p.message))
+    every_row = not any(c.applied for c in changes)
+    mine = {p for p in (*problems, *involved)
+            if every_row or not p.key.startswith("line ") or (p.path, p.key) in rows}
+    return sorted(mine, key=problem_order)
+
+
+def problem_order(p: Problem) -> tuple[str, int, str, str]:
+    """Sort key of a problem: by path, then by line number (``line 9`` before ``line 10``; a problem
+    without a line first), then key and message."""
+    m = re.fullmatch(r"line (\d+)", p.key)
+    return p.path, int(m.group(1)) if m else -1, p.key, p.message
 
 
 def visible_lines(body: str) -> int:

@@ -351,10 +351,11 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
         if kep.withholds(field):  # reported even where the cell equals the value read: that value is not trusted
             refuse(field, "")
             continue
-        unknown = [owned_value(s) for s in shown if not known_word(field, s)]
+        unknown = [s for s in shown if not known_word(field, s)]
         if unknown:
-            problems.append(f"KEP {_row_id(row)}: {field} {unknown[0]!r} is not a {field} word kep-sync knows; "
-                            f"{field} kept (kep.yaml says {getattr(kep, field)!r})")
+            word = owned_value(unknown[0])
+            problems.append(f"KEP {_row_id(row)}: {field} {word!r} is not a {field} word kep-sync knows; "
+                            f"{field} kept (kep.yaml says {getattr(kep, field)!r}){_other_field(field, unknown[0])}")
             continue
         odd = [(s, why) for s in shown if field != "feature_gates"
                and not same_value(field, s, _expected(kep, field)) and (why := page_reading(field, s)[1])]
@@ -404,6 +405,16 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
                 add(field, old, spelled(row, field, written), kind, True, written)
     problems.extend(f"{', '.join(fields)} kept: {why} ({kep.path})" for why, fields in kept.items())
     return _flag(changes, consistency.check(kep)), problems, updates
+
+
+def _other_field(field: str, shown: str) -> str:
+    """For a status cell holding a stage word (or a stage cell holding a status word), ``"; 'beta' is a stage:
+    map the column to columns.stage, or write a status"``; else ``""``."""
+    other = {"status": "stage", "stage": "status"}.get(field)
+    if other is None or not known_word(other, shown):
+        return ""
+    return (f"; {owned_value(shown)!r} is a {other}: map the column to columns.{other}, "
+            f"or write a {field}")
 
 
 def _reached(kep: Kep, field: str) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.errors import PublishError, WikiError
+from bot.errors import ConfigError, PublishError, WikiError, relative_to
 from bot.log import get_logger
 from bot.publish.backend import PagesAtBase, Publication, Replan, page_error
 from bot.publish.files import publish_files
@@ -22,10 +22,11 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
     ``once``: names (``wiki.pages``) that are one page when they name one file: a later one that is the
     file of an earlier one (the same ``(st_dev, st_ino)`` after following symbolic links: a symbolic or
     hard link, ``./``, ``a/../``) is not read, so the file is planned and written once, under the name
-    listed first. Raises :class:`ConfigError` (exit 2) naming ``wiki.pages`` / ``--page``
-    when a page does not exist or is not a file, :class:`WikiError` when it
-    cannot be read.
+    listed first. Raises :class:`ConfigError` (exit 2) naming ``wiki.dir`` when ``wiki_dir`` is not a
+    directory, ``wiki.pages`` / ``--page`` when a page does not exist (with the closest page's name,
+    :func:`close_page`) or is not a file, :class:`WikiError` when it cannot be read.
     """
+    _check_dir(wiki_dir)
     out: dict[str, bytes] = {}
     files: set[tuple[int, int]] = set()
     for rel in pages:
@@ -37,7 +38,9 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
         except OSError as exc:  # a name too long, a directory this user may not search
             what = f"cannot be read ({exc.strerror or exc})"
         if what:
-            raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}")
+            hint = close_page(wiki_dir, rel) if what == "no such file" else ""
+            raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}"
+                             + (f"; did you mean {hint!r}?" if hint else ""))
         try:
             if rel in once:
                 st = path.stat()
@@ -48,6 +51,39 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
         except OSError as exc:
             raise WikiError(f"{path}: cannot read wiki page: {exc.strerror or exc}") from None
     return out
+
+
+def _check_dir(wiki_dir: Path) -> None:
+    """Raise :class:`ConfigError` (exit 2) naming ``wiki.dir`` when ``wiki_dir`` is missing or not a
+    directory, and for a relative one the working directory it was read from."""
+    try:
+        is_dir, exists = wiki_dir.is_dir(), wiki_dir.exists()
+    except OSError:  # a name too long: the page check names the reason
+        return
+    if not is_dir:
+        what = "no such directory" if not exists else "not a directory"
+        raise ConfigError(f"wiki.dir (--wiki) {str(wiki_dir)!r}: {what}{relative_to(wiki_dir)}")
+
+
+#: How many ``*.md`` files :func:`close_page` reads at most, to stay quick on a huge directory.
+MAX_CANDIDATES = 5000
+
+
+def close_page(wiki_dir: Path, name: str) -> str:
+    """The ``*.md`` page under ``wiki_dir`` (relative, ``/``-separated, not under a dot directory) whose name
+    is closest to ``name`` (:func:`difflib.get_close_matches`, case ignored), else ``""``."""
+    import difflib
+
+    pages: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(wiki_dir):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        pages += [os.path.relpath(os.path.join(dirpath, f), wiki_dir).replace(os.sep, "/")
+                  for f in sorted(filenames) if f.endswith(".md")]
+        if len(pages) > MAX_CANDIDATES:
+            break
+    folded = {p.casefold(): p for p in reversed(pages)}
+    close = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.6)
+    return folded[close[0]] if close else ""
 
 
 class DirectoryWiki:

@@ -229,7 +229,10 @@ class GitWiki:
         new = _commit(git, plan, proposal, tree(), head if fast_forward else base)
         self._move_branch(new, head)
         _write_pr_file(pr_file, title, body, plan, proposal._replace(head=new))
-        log.info("bot branch updated", head=new, fast_forward=fast_forward)
+        if head:
+            log.info("bot branch updated", head=new, fast_forward=fast_forward)
+        else:
+            log.info("bot branch created", head=new, base=base)
         return Publication(plan, sorted(plan.changed_pages()), str(pr_file))
 
 

@@ -35,7 +35,7 @@ from bot.http import RequestCounter, make_client
 from bot.log import get_logger
 from bot.redact import redact, redact_values, without_userinfo
 from bot.service.state import RunRecord, State, load_state, save_state
-from bot.sources.enhancements import current_revision
+from bot.sources.enhancements import Revision, current_revision
 from bot.sources.release_notes import current_etags
 from bot.sources.upstream import GitHubUpstream, github_upstream
 
@@ -91,13 +91,15 @@ def wiki_marker(config: Config) -> str:
 def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
             now: Callable[[], datetime.datetime] = utcnow,
             transport: httpx.BaseTransport | None = None, force: bool = False,
-            upstream: GitHubUpstream | None = None) -> RunRecord:
+            upstream: GitHubUpstream | None = None, probe: Callable[[], Revision] | None = None) -> RunRecord:
     """Poll, sync if needed, record the outcome in ``state_dir``; never raises for a failed run.
     ``force``: a full run even when nothing changed (a run the user asked for).
 
     ``sync`` defaults to :func:`bot.commands.sync.run_sync` (called as ``sync(config, counter=..., report_path=...)``,
     plus ``upstream=`` for a ``github:`` source: the reader whose probe the poll made, see
     :func:`bot.commands.sync.open_upstream`; ``upstream`` given here is that reader, shared by several targets);
+    ``probe``: for another kind of source, what answers its revision instead of
+    :func:`bot.sources.enhancements.current_revision` (one answer shared by several targets);
     ``transport`` is for tests (respx). Returns the :class:`RunRecord` stored as ``last_run``.
     The token comes from ``GITHUB_TOKEN`` only.
     """
@@ -116,7 +118,7 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         log.info("run started", source=config.enhancements, known_revision=state.revision)
         last = LastRun(state_dir / LAST_RUN_DIR)
         try:
-            summary = _poll_or_sync(config, state, sync, counter, transport, log, last, force, upstream)
+            summary = _poll_or_sync(config, state, sync, counter, transport, log, last, force, upstream, probe)
         except Exception as exc:  # one failed run must not stop the service
             # our errors read as `kep-sync: error:` prints them; anything else names its class
             error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
@@ -217,7 +219,7 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 def _poll_or_sync(config: Config, state: State, sync: Callable, counter: RequestCounter,
                   transport: httpx.BaseTransport | None, log, last: LastRun, force: bool = False,
-                  upstream: GitHubUpstream | None = None) -> dict:
+                  upstream: GitHubUpstream | None = None, ask: Callable[[], Revision] | None = None) -> dict:
     """The poll, then the full sync when needed; returns the run's :func:`bot.commands.sync.run_summary` (``result``
     ``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked.
     A full run writes its changelog and report to ``last``."""
@@ -230,7 +232,7 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
                                            api_url=config.github.api_url, counter=counter,
                                            transport=transport)  # its probe is the sync's: asked once
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
-        probe = upstream.probe() if upstream is not None else current_revision(
+        probe = upstream.probe() if upstream is not None else ask() if ask is not None else current_revision(
             config.enhancements, client, api_url=config.github.api_url, etag=state.revision_etag if same_source else "")
         notes = release_notes_etags(config, client, state.release_notes_etags if same_source else {})
     # a 304 to the state's ETag means the state's revision; the upstream reader fills in its own

@@ -21,7 +21,7 @@ import structlog
 
 from bot.commands.targets import Target, state_dir_of
 from bot.config import Config
-from bot.errors import KepSyncError, ReportNotWritten
+from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.redact import redact
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
     from bot.model.snapshot import Snapshot
+    from bot.sources.enhancements import Revision
     from bot.sources.upstream import GitHubUpstream
 
 
@@ -56,6 +57,7 @@ class SharedSources:
         self._notes = None
         self._gates: Callable[[Collection[str]], Lifecycle] | None = None
         self._upstream: GitHubUpstream | None = None
+        self._revision: Revision | KepSyncError | None = None
         self._read: dict[str, bool] = {}
 
     def upstream(self):
@@ -67,6 +69,26 @@ class SharedSources:
             self._read["upstream"], self._upstream = True, open_upstream(self.config, self.counter)
         return self._upstream
 
+    def revision(self):
+        """The source's revision now (:func:`bot.sources.enhancements.current_revision`: a ``git ls-remote``,
+        a checkout's ``HEAD``, a tarball's header), asked once per process and handed to every target's poll;
+        raises the :class:`~bot.errors.KepSyncError` of that one ask for each target. (A ``github:`` source
+        is probed by :meth:`upstream` instead.)"""
+        if "revision" not in self._read:
+            from bot.http import make_client
+            from bot.sources.enhancements import current_revision
+
+            try:
+                with make_client(None, counter=self.counter) as client:
+                    self._revision = current_revision(self.config.enhancements, client,
+                                                      api_url=self.config.github.api_url)
+            except KepSyncError as exc:
+                self._revision = exc
+            self._read["revision"] = True
+        if isinstance(self._revision, KepSyncError):
+            raise self._revision
+        return self._revision
+
     def snapshot(self) -> Snapshot:
         """The snapshot; raises the :class:`~bot.errors.KepSyncError` of the one attempt to read it."""
         if self._snapshot is None:
@@ -77,6 +99,17 @@ class SharedSources:
         if isinstance(self._snapshot, KepSyncError):
             raise self._snapshot
         return self._snapshot
+
+    def check(self) -> None:
+        """Read the snapshot now; raises its :class:`~bot.errors.ConfigError` or :class:`~bot.errors.UsageError`
+        (a source that is misconfigured: exit 2 before any target runs, as for one target). Any other failure
+        is kept: every target fails with it (:meth:`snapshot`)."""
+        try:
+            self.snapshot()
+        except (ConfigError, UsageError):
+            raise
+        except KepSyncError:
+            pass
 
     def history(self):
         """``(history loader, renamed KEP directories)`` of :func:`bot.commands.sync.history_loader`, made once."""

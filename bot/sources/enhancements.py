@@ -73,7 +73,7 @@ def parse_source(value: str) -> Source:
     Raises :class:`UsageError` for an empty value, an invalid ``github:`` form
     (:func:`bot.sources.parse_github_spec`) and anything that is not a source.
     """
-    spec = parse_github_spec(value, "--enhancements", "HEAD")
+    spec = parse_github_spec(value, "enhancements (--enhancements)", "HEAD")
     if spec:
         return Source("github", *spec)
     if re.match(r"^(https?|file|ssh|git)://", value):
@@ -81,7 +81,7 @@ def parse_source(value: str) -> Source:
     try:
         return _local_source(value, Path(value).expanduser())
     except OSError as exc:  # e.g. a name too long, a directory this user may not search
-        raise UsageError(f"--enhancements {value!r}: cannot be read: {exc.strerror or exc}") from None
+        raise UsageError(f"enhancements (--enhancements) {value!r}: cannot be read: {exc.strerror or exc}") from None
 
 
 def _local_source(value: str, path: Path) -> Source:
@@ -91,11 +91,11 @@ def _local_source(value: str, path: Path) -> Source:
     if path.is_file() and is_tarball_path(path):
         return Source("tarball", str(path))
     if path.is_file() and not _is_bundle(path):
-        raise UsageError(f"--enhancements {value!r}: a file that is neither a .tar.gz snapshot nor a git bundle "
-                         f"(its first line is not {BUNDLE_HEADERS[0]!r} or {BUNDLE_HEADERS[1]!r})")
+        raise UsageError(f"enhancements (--enhancements) {value!r}: a file that is neither a .tar.gz snapshot nor a "
+                         f"git bundle (its first line is not {BUNDLE_HEADERS[0]!r} or {BUNDLE_HEADERS[1]!r})")
     if path.is_file() or (path.is_dir() and ((path / "HEAD").is_file() or (path / ".git").exists())):
         return Source("git", str(path.resolve()))
-    raise UsageError(f"--enhancements {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
+    raise UsageError(f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
                      f"repository, a bundle, a URL or github:OWNER/REPO@REF{relative_to(value)}")
 
 

@@ -103,10 +103,12 @@ def test_missing_page_exits_2_naming_it(work, capsys):
 
 def test_bad_enhancements_exits_2(work, capsys):
     assert main(["sync", "--enhancements", "no/such/dir", "--wiki", "wiki", "--page", "m.md"]) == 2
-    assert error_line(capsys) == ("kep-sync: error: --enhancements 'no/such/dir': not a directory with keps/, a .tar.gz "
-                              f"snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF (relative to {work})")
+    assert error_line(capsys) == ("kep-sync: error: enhancements (--enhancements) 'no/such/dir': not a directory "
+                                  "with keps/, a .tar.gz snapshot, a git repository, a bundle, a URL or "
+                                  f"github:OWNER/REPO@REF (relative to {work})")
     assert main(["sync", "--enhancements", "github:nope", "--wiki", "wiki", "--page", "m.md"]) == 2
-    assert error_line(capsys) == "kep-sync: error: --enhancements 'github:nope': expected github:OWNER/REPO@REF"
+    assert error_line(capsys) == ("kep-sync: error: enhancements (--enhancements) 'github:nope': expected "
+                                  "github:OWNER/REPO@REF")
 
 
 def test_page_not_utf8_exits_1_and_is_not_touched(work, capsys):

@@ -301,13 +301,13 @@ def test_history_needs_git_history(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("KEP_SYNC_CONFIG", "/dev/null")
     write_keps(tmp_path / "enh", kep(1, "a"))
     assert main(["history", "1", "--enhancements", str(tmp_path / "enh")]) == 2
-    assert capsys.readouterr().err == (f"kep-sync: error: --enhancements '{tmp_path / 'enh'}': history needs git "
-                                       "history: a plain directory has no git history; pass a git clone, URL or "
+    assert capsys.readouterr().err == (f"kep-sync: error: enhancements (--enhancements) '{tmp_path / 'enh'}': "
+                                       "history needs git history: a plain directory has no git history; pass a git clone, URL or "
                                        "bundle\n")
     assert main(["digest", "--enhancements", str(tmp_path / "enh"), "--sig", "x", "--from", "v1.1", "--to", "v1.2",
                  "--at", "2026-01-01"]) == 2
-    assert capsys.readouterr().err == (f"kep-sync: error: --enhancements '{tmp_path / 'enh'}': --at/--revision needs "
-                                       "git history: a plain directory has no git history; pass a git clone, URL or "
+    assert capsys.readouterr().err == (f"kep-sync: error: enhancements (--enhancements) '{tmp_path / 'enh'}': "
+                                       "--at/--revision needs git history: a plain directory has no git history; pass a git clone, URL or "
                                        "bundle\n")
 
 

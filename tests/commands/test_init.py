@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot.cli import main
@@ -127,3 +133,93 @@ def test_usage_errors_exit_2(wiki, tmp_path, capsys, args, error):
 ])
 def test_only_plain_role_names_are_guessed(header, role):
     assert guess_role(header) == role
+
+
+def test_page_names_and_the_directory_stay_inside_their_comment_lines(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir()
+    for name in ("a\nfeature_gates: owned #.md", "a\npublish: files #.md"):
+        (tmp_path / "w" / name).write_text(EN, encoding="utf-8")
+    assert main(["init", "--wiki", "w", "--output", "c.yaml"]) == 0
+    text = (tmp_path / "c.yaml").read_text(encoding="utf-8")
+    assert [line for line in text.splitlines() if line.startswith("#") and "#.md" in line] == [
+        "#   a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
+        "#   a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 KEP rows"]
+    config = load_config(tmp_path / "c.yaml")
+    assert (config.feature_gates, config.publish, config.wiki.pages) == (
+        "report", "none", ["a\nfeature_gates: owned #.md", "a\npublish: files #.md"])
+    assert "Wrote c.yaml: 2 page(s)" in capsys.readouterr().out
+
+
+def test_a_table_after_front_matter_is_not_named_by_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "m.md").write_text("---\ntitle: x\n---\n\n" + EN.split("## P1 Foundation\n\n")[1],
+                                         encoding="utf-8")
+    assert main(["init", "--wiki", "w"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "m.md line 5: 2 KEP rows"
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--wiki", ""], "--wiki '': empty; name the wiki directory"),
+    (["--wiki", "my-wiki", "--output", ""], "--output '': empty; name the config file to write"),
+    (["--page", "my-wiki"], "--page 'my-wiki': a directory; name a page file, or the directory with --wiki"),
+    (["--wiki", "my-wiki", "--output", "my-wiki/en.md/c.yaml"],
+     "my-wiki/en.md/c.yaml: cannot write: my-wiki/en.md is not a directory"),
+])
+def test_init_says_what_is_wrong_with_an_argument(wiki, tmp_path, capsys, args, error):
+    assert main(["init", *args]) == 2
+    assert capsys.readouterr().err == f"kep-sync: error: {error}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my-wiki"]
+
+
+def test_init_with_stdout_closed_writes_nothing_and_says_why(wiki, tmp_path):
+    done = subprocess.run(f"{shlex.quote(sys.executable)} -m bot.cli init --wiki my-wiki >&-", shell=True,
+                          cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert (done.returncode, done.stderr) == (1, "kep-sync: error: cannot write the summary to standard output: "
+                                                 "it is closed\n")
+    assert not (tmp_path / "kep-sync.yaml").exists()
+
+
+def _script(directory, name="kep-sync"):
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text("#!/bin/sh\n", encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_next_command_names_kep_sync_as_invoked_when_it_is_not_on_path(tmp_path):
+    from bot.commands.init import invoked_as
+
+    venv = _script(tmp_path / "venv" / "bin")
+    other = _script(tmp_path / "other")
+    assert invoked_as(venv, search_path=str(tmp_path / "venv" / "bin")) == "kep-sync"
+    assert invoked_as(venv, search_path=str(tmp_path / "nowhere")) == venv
+    assert invoked_as(venv, search_path=other.rsplit("/", 1)[0]) == venv  # another kep-sync is first on PATH
+    assert invoked_as(".venv/bin/kep-sync", search_path=str(tmp_path / "nowhere")) == ".venv/bin/kep-sync"
+    assert invoked_as("/a b/kep-sync", search_path=str(tmp_path / "nowhere")) == "'/a b/kep-sync'"
+    assert invoked_as("/x/bot/__main__.py", search_path=str(tmp_path / "nowhere")) == "kep-sync"
+
+
+def test_init_prints_the_next_command_with_the_program_path(wiki, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.argv", [".venv/bin/kep-sync"])
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert main(["init", "--wiki", "my-wiki"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-4] == "  .venv/bin/kep-sync sync --config kep-sync.yaml"
+    assert out[-1] == "  .venv/bin/kep-sync sync --config kep-sync.yaml --enhancements PATH"
+
+
+def test_the_config_header_points_at_the_configuration_reference(wiki, tmp_path, capsys):
+    assert main(["init", "--wiki", "my-wiki"]) == 0
+    assert (tmp_path / "kep-sync.yaml").read_text(encoding="utf-8").splitlines()[0] == (
+        "# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.")
+
+
+def test_the_config_init_writes_in_a_checkout_is_ignored_by_git():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert "/kep-sync.yaml" in (root / ".gitignore").read_text(encoding="utf-8").splitlines()

@@ -240,7 +240,7 @@ def test_a_file_that_is_not_a_bundle_is_not_taken_as_one(work, capsys):
            "'# v2 git bundle' or '# v3 git bundle')")
     assert _validate_error(work, capsys, "passwd") == f"kep-sync: error: c.yaml: enhancements: {why}"
     assert main([*SYNC[:2], "passwd", *SYNC[3:]]) == 2
-    assert capsys.readouterr().err.splitlines()[-1] == f"kep-sync: error: --enhancements {why}"
+    assert capsys.readouterr().err.splitlines()[-1] == f"kep-sync: error: enhancements (--enhancements) {why}"
 
 
 def test_a_git_repository_without_keps_is_refused(work, capsys):

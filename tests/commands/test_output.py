@@ -4,9 +4,11 @@ outputs and the ``::warning::`` of a blocked run; secrets redacted in every form
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,11 +104,12 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
     title, _, body = pr_file.read_text().partition("\n\n")
     body_file = pr_file.with_name("pull-request-body.md")
     assert body_file.read_text() == body and title == out.splitlines()[0].removeprefix("# ")
-    assert err.splitlines()[-6:] == [
+    assert err.splitlines()[-7:] == [
         f"kep-sync: branch kep-sync/matrix in wiki at commit {head} (1 page(s) committed)",
         "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
         "before: kep-sync rebuilds it on a new base):",
         "  cd wiki",
+        "  git remote add origin URL    # this clone has no remote: the wiki repository's URL",
         "  git push origin kep-sync/matrix",
         f"  gh pr create --head kep-sync/matrix --base main --title '{title}' --body-file {body_file} --label kep "
         "--reviewer alice --reviewer acme/sig-arch --draft",
@@ -190,3 +193,83 @@ def test_actions_outputs_and_the_blocked_warning(fake_github, tmp_path, monkeypa
         "::warning title=kep-sync blocked::kep-sync was blocked: the bot branch kep-sync/matrix has commits "
         "kep-sync did not make, so nothing was published. Add the label kep-sync:regenerate to the pull request, "
         "or delete the branch.")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("fmt", "said"), [(None, True), ("text", True), ("json", False)])
+def test_the_command_line_turns_progress_on_for_text_logs_on_a_terminal(monkeypatch, fmt, said):
+    from bot.cli import configure_logging
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    configure_logging(fmt)
+    with progress.step("cloning o/r"):
+        pass
+    lines = [line for line in terminal.getvalue().splitlines() if "cloning" in line]
+    assert [re.sub(r"[0-9.]+ s$", "N s", line) for line in lines] == (
+        ["kep-sync: cloning o/r ...", "kep-sync: cloning o/r: done in N s"] if said else [])
+
+
+@pytest.mark.parametrize(("no_color", "colored"), [(None, True), ("", True), ("1", False)])
+def test_an_empty_no_color_is_ignored(monkeypatch, no_color, colored):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    configure(fmt="text")
+    get_logger().info("x")
+    assert ("\x1b[" in terminal.getvalue()) is colored
+
+
+def test_next_steps_quote_a_wiki_named_like_an_option_and_never_invent_an_organization():
+    from bot.commands.next_steps import gh_options, shell_path
+    from bot.config import validate_config
+
+    assert [shell_path(p) for p in ("-w", "wiki", "my wiki", "/abs/-w")] == ["./-w", "wiki", "'my wiki'", "/abs/-w"]
+    teams = {"team_reviewers": ["sig-arch", "other/sig-docs"], "reviewers": ["alice"]}
+    assert gh_options(validate_config({"pull_request": teams}, "t")) == [
+        "--reviewer", "alice", "--reviewer", "other/sig-docs"]
+    assert gh_options(validate_config({"pull_request": teams, "wiki": {"repo": "acme/w"}}, "t")) == [
+        "--reviewer", "alice", "--reviewer", "acme/sig-arch", "--reviewer", "other/sig-docs"]
+
+
+def test_publish_git_without_wiki_repo_asks_for_the_team_organization(work, capsys):
+    wiki = work / "wiki"
+    git(wiki, "init", "-q", "-b", "main")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "wiki")
+    (work / "c.yaml").write_text(json.dumps({"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"]},
+                                             "pull_request": {"team_reviewers": ["sig-arch"]}}))
+    assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-3].endswith("--body-file " + str(wiki / ".git" / "kep-sync" / "pull-request-body.md"))
+    assert err[-1] == ("gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
+                       "<organization>/sig-arch to the gh command")
+
+
+def test_a_dry_run_says_how_many_rows_it_left_as_is_with_problems(work, capsys):
+    (work / "wiki" / "p.md").write_text("| KEP | Status | Alpha / Beta / GA |\n|---|---|---|\n"
+                                        "| 4671-gang-scheduling | implementable / alpha | soon / - / - |\n"
+                                        "| 5710-workload-aware-preemption | implementable / alpha | later / - / - |\n",
+                                        encoding="utf-8")
+    sync = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "p.md"]
+    assert main([*sync, "--log-format", "text"]) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "kep-sync: 2 rows left as is with problems; run with --report FILE to list them")
+    assert main([*sync, "--log-format", "json", "--report", "r.json"]) == 0
+    assert json.loads(capsys.readouterr().err)["rows_with_problems"] == 2
+
+
+def test_the_push_command_names_a_remote_the_clone_has():
+    from bot.commands.next_steps import push_commands
+
+    assert push_commands(["fork", "origin"], "kep-sync/matrix") == ["  git push origin kep-sync/matrix"]
+    assert push_commands(["upstream"], "b x") == ["  git push upstream 'b x'"]
+    assert push_commands([], "b") == [
+        "  git remote add origin URL    # this clone has no remote: the wiki repository's URL", "  git push origin b"]

@@ -98,7 +98,8 @@ def errors(capsys) -> list[str]:
                                "wiki directory 'wiki'"),
     (["--wiki", f"/tmp/{LONG}"], f"wiki.pages (--page) 'matrix.md': cannot be read (File name too long) under the "
                                  f"wiki directory '/tmp/{LONG}'"),
-    (["--enhancements", f"/tmp/{LONG}"], f"--enhancements '/tmp/{LONG}': cannot be read: File name too long"),
+    (["--enhancements", f"/tmp/{LONG}"],
+     f"enhancements (--enhancements) '/tmp/{LONG}': cannot be read: File name too long"),
     (["--release-notes", f"/tmp/{LONG}"], f"--release-notes '/tmp/{LONG}': cannot be read: File name too long"),
 ])
 def test_a_configured_path_the_os_rejects_is_one_error_exit_2(work, capsys, args, expected):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
+import os
+import shlex
+import subprocess
+import sys
 import json
 from pathlib import Path
 
@@ -43,7 +48,8 @@ def test_no_targets_is_one_default_target_with_the_config_itself():
 
 def test_target_sections_merge_key_by_key_over_the_top_level():
     a, b = _targets({"name": "a", "wiki": {"repo": "acme/a"}, "pull_request": {"labels": ["x"]}},
-                    {"name": "b", "wiki": {"pages": ["m.md"]}, "feature_gates": "owned"},
+                    {"name": "b", "wiki": {"pages": ["m.md"]}, "feature_gates": "owned",
+                     "pull_request": {"branch": "kep-sync/b"}},
                     wiki={"dir": "top", "base": "main"}, publish="files", enhancements="/k")
     assert (a.name, a.config.wiki.repo, a.config.wiki.dir, a.config.wiki.base, a.config.wiki.pages) == \
         ("a", "acme/a", "top", "main", ["kubernetes-keps-implementation-matrix.md"])
@@ -66,7 +72,8 @@ def test_bad_target_keys_are_each_named():
     assert _errors(data) == [
         "t.yaml: targets[0].name: 'Bad Name': expected a target name: lower-case letters, digits, '.', '_' and '-', "
         "at most 63",
-        "t.yaml: targets[1].enhancements: unknown key (value '/k')",
+        "t.yaml: targets[1].enhancements: shared by every target: set it at the top level, not under a target "
+        "(value '/k')",
         "t.yaml: targets[2].wiki.repo: 'x': expected OWNER/NAME of a GitHub repository",
         "t.yaml: targets[3].name: required, missing"]
 
@@ -83,6 +90,32 @@ def test_validate_names_a_target_problem(tmp_path, capsys):
     assert cli.main(["validate", "--config", str(path)]) == 2
     assert capsys.readouterr().err == (f"kep-sync: error: {path}: targets[0].wiki.repo: required when publish is "
                                        "github (OWNER/NAME of the wiki repository)\n")
+
+
+def test_validate_refuses_two_targets_on_one_wiki_and_branch(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text("publish: github\ntargets:\n  - {name: a, wiki: {repo: acme/W}}\n"
+                    "  - {name: b, wiki: {repo: acme/x}}\n  - {name: c, wiki: {repo: Acme/w}}\n"
+                    "  - {name: d, wiki: {repo: acme/w}, pull_request: {branch: kep-sync/d}}\n", encoding="utf-8")
+    assert cli.main(["validate", "--config", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"kep-sync: error: {path}: targets[2].pull_request.branch: 'kep-sync/matrix': targets 'c' and 'a' "
+        "(targets[0]) write the same wiki (wiki.repo 'acme/w') on the same branch and would overwrite each "
+        "other's commits; give one its own pull_request.branch or wiki\n")
+    assert cli.main(["sync", "--config", str(path), "--state-dir", str(tmp_path / "s")]) == 2
+    assert not (tmp_path / "s").exists()
+
+
+def test_two_targets_on_one_wiki_directory_are_refused_by_its_resolved_path(tmp_path):
+    (tmp_path / "w").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "w")
+    data = {"publish": "git", "targets": [{"name": "a", "wiki": {"dir": str(tmp_path / "w"), "repo": "acme/a"}},
+                                          {"name": "b", "wiki": {"dir": str(tmp_path / "link"), "repo": "acme/b"}}]}
+    assert _errors(data) == [
+        "t.yaml: targets[1].pull_request.branch: 'kep-sync/matrix': targets 'b' and 'a' (targets[0]) write the same "
+        f"wiki (wiki.dir '{tmp_path / 'w'}') on the same branch and would overwrite each other's commits; give one "
+        "its own pull_request.branch or wiki"]
+    assert [t.name for t in _targets(*data["targets"], publish="github")] == ["a", "b"]  # two repositories
 
 
 # ---------------------------------------------------------------- selection
@@ -106,7 +139,9 @@ def test_unknown_target_and_bad_shard_are_usage_errors():
     assert parse_shard("1/4") == Shard(1, 4)
     for bad, why in (("4/4", "'4/4': I must be at least 0 and less than N (0/4 .. 3/4)"),
                      ("1", "'1': expected I/N such as 0/4 (share I of N, counted from 0)"),
-                     ("0/0", "'0/0': I must be at least 0 and less than N (0/1 .. 0/1)")):
+                     ("0/0", "'0/0': I must be at least 0 and less than N (0/1 .. 0/1)"),
+                     ("\u0661/\u0662", "'\u0661/\u0662': expected I/N such as 0/4 (share I of N, counted from 0)"),
+                     ("-1/2", "'-1/2': expected I/N such as 0/4 (share I of N, counted from 0)")):
         with pytest.raises(ValueError) as err:
             parse_shard(bad)
         assert str(err.value) == why
@@ -114,7 +149,8 @@ def test_unknown_target_and_bad_shard_are_usage_errors():
 
 def test_targets_command_prints_json_for_a_matrix(tmp_path, capsys):
     path = tmp_path / "c.yaml"
-    path.write_text("targets:\n" + "".join(f"  - name: {n}\n" for n in NAMES), encoding="utf-8")
+    path.write_text("targets:\n" + "".join(f"  - {{name: {n}, wiki: {{repo: acme/{n}}}}}\n" for n in NAMES),
+                    encoding="utf-8")
     assert cli.main(["targets", "--config", str(path)]) == 0
     assert cli.main(["targets", "--config", str(path), "--shard", "2/3"]) == 0
     assert cli.main(["validate", "--config", str(path), "--list-targets"]) == 0
@@ -265,12 +301,223 @@ def test_the_indexed_job_spreads_every_shard_once():
     assert job["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
 
 
-def test_the_targets_workflow_fans_out_from_the_listed_targets():
+def _targets_workflow() -> dict:
     import yaml
 
-    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "kep-sync-targets.yml").read_text(encoding="utf-8"))
+    return yaml.safe_load((ROOT / ".github" / "workflows" / "kep-sync-targets.yml").read_text(encoding="utf-8"))
+
+
+def test_the_targets_workflow_fans_out_from_the_listed_targets():
+    flow = _targets_workflow()
     sync = flow["jobs"]["sync"]
     assert (sync["needs"], sync["strategy"]["fail-fast"]) == ("list", False)
     assert sync["strategy"]["matrix"]["target"] == "${{ fromJSON(needs.list.outputs.targets) }}"
-    assert "kep-sync \"${args[@]}\"" in flow["jobs"]["list"]["steps"][-1]["run"]
+    assert "targets=\"$(kep-sync \"${args[@]}\")\"" in flow["jobs"]["list"]["steps"][-1]["run"]
     assert all("${{" not in step.get("run", "") for job in flow["jobs"].values() for step in job["steps"])
+
+
+def test_the_targets_workflow_shares_the_concurrency_group_and_runs_only_when_asked():
+    flow = _targets_workflow()
+    kep_sync = yaml_load(ROOT / ".github" / "workflows" / "kep-sync.yml")
+    assert flow["concurrency"] == kep_sync["concurrency"] == {"group": "kep-sync", "cancel-in-progress": False}
+    assert list(flow[True]) == ["workflow_dispatch"]  # YAML 1.1 reads the key `on` as True
+    assert [step["name"] for step in flow["jobs"]["list"]["steps"][-2:]] == ["Validate the configuration",
+                                                                            "List the targets"]
+    steps = {step.get("name"): step for step in flow["jobs"]["sync"]["steps"]}
+    assert steps["Upload the changelog and report"]["with"]["path"] == "${{ steps.last.outputs.dir }}/"
+    assert steps["Job summary"]["if"] == "always()"
+
+
+def _run_step(step: dict, cwd: Path, env: dict) -> tuple[int, str]:
+    out = cwd / "github-output"
+    out.write_text("", encoding="utf-8")
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **env, "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": os.devnull,
+                               "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    return done.returncode, out.read_text(encoding="utf-8")
+
+
+def test_the_list_step_fails_on_a_broken_config_and_the_last_run_step_finds_the_directory(tmp_path):
+    steps = {step.get("name"): step for job in _targets_workflow()["jobs"].values() for step in job["steps"]}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, wiki: {repo: o/a}}, {name: b, "
+                                                        "wiki: {repo: o/b}}]\n", encoding="utf-8")
+    assert _run_step(steps["List the targets"], tmp_path, {"ONLY": "b, "}) == (0, 'targets=["b"]\n')
+    (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, bad: 1}]\n", encoding="utf-8")
+    assert _run_step(steps["List the targets"], tmp_path, {"ONLY": ""}) == (2, "")
+    (tmp_path / "state" / "last-run").mkdir(parents=True)
+    summary = dict(steps["Job summary"], run=steps["Job summary"]["run"].replace("python scripts/", "true "))
+    assert _run_step(summary, tmp_path, {"TARGET": "default"}) == (0, "dir=state/last-run\n")
+    (tmp_path / "state" / "targets" / "a" / "last-run").mkdir(parents=True)
+    assert _run_step(summary, tmp_path, {"TARGET": "a"}) == (0, "dir=state/targets/a/last-run\n")
+
+
+def yaml_load(path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_a_misconfigured_source_or_state_dir_is_a_usage_error_before_any_target_runs(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a", "b"])
+    state = tmp_path / "state"
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(state), "--enhancements",
+                     str(tmp_path / "none")]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"kep-sync: error: enhancements (--enhancements) '{tmp_path / 'none'}': not a directory with keps/, a .tar.gz "
+        "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n")
+    assert not state.exists()
+    state.write_text("", encoding="utf-8")
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(state)]) == 2
+    assert capsys.readouterr() == ("", f"kep-sync: error: --state-dir '{state}': not a directory (the state "
+                                       "directory: --state-dir or $KEP_SYNC_STATE_DIR)\n")
+    assert (tmp_path / "a" / "m.md").read_text(encoding="utf-8") == ROW
+
+
+def test_sync_with_targets_logs_in_the_format_asked(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a"])
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s"), "--log-format", "text"]) == 0
+    err = capsys.readouterr().err
+    assert "targets finished" in err
+    assert [line for line in err.splitlines() if line.startswith("{")] == []
+
+
+def test_validate_checks_the_paths_of_every_target(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a", "b", "c"], missing="c")
+    text = config.read_text(encoding="utf-8").replace(str(tmp_path / "b"), str(tmp_path / "nowhere"))
+    config.write_text(text.replace(f"enhancements: {tmp_path / 'keps-src'}", f"enhancements: {tmp_path / 'no'}"),
+                      encoding="utf-8")
+    assert cli.main(["validate", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == (
+        f"kep-sync: error: {config}: enhancements: '{tmp_path / 'no'}': not a directory with keps/, a .tar.gz "
+        "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n"
+        f"kep-sync: error: {config}: targets[1].wiki.dir '{tmp_path / 'nowhere'}': no such directory\n"
+        f"kep-sync: error: {config}: targets[2].wiki.pages[0] 'm.md': no such file (under the wiki directory "
+        f"'{tmp_path / 'c'}')\n")
+
+
+def test_health_with_targets_is_unhealthy_once_the_service_is_gone(tmp_path, capsys):
+    from bot.service.liveness import process_identity
+    from bot.service.state import RunRecord, State, save_state
+
+    config = _deployment(tmp_path, ["a"])
+    state = tmp_path / "s"
+    now = datetime.datetime.now(datetime.UTC).isoformat()
+    good = RunRecord(run_id="r1", started=now, finished=now, result="ok", revision="abc")
+    save_state(state / "targets" / "a", State(last_run=good, last_success=good))
+    save_state(state, State(service_started=now, service_process=process_identity()))
+    assert cli.main(["health", "--config", str(config), "--state-dir", str(state)]) == 0
+    assert capsys.readouterr().out == f"a: healthy: last run r1 ok at {now}, revision abc\n"
+    save_state(state, State(service_started=now, service_process="999999999:1@gone"))
+    assert cli.main(["health", "--config", str(config), "--state-dir", str(state)]) == 1
+    assert capsys.readouterr().out == (f"a: unhealthy: the service that recorded this state (pid 999999999, started "
+                                       f"{now}) is no longer running\n")
+
+
+def test_serve_and_health_refuse_an_unknown_target_as_sync_does(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"wiki: {{dir: {tmp_path}}}\n", encoding="utf-8")
+    base = ["--config", str(path), "--state-dir", str(tmp_path / "s"), "--target", "x"]
+    why = "--target 'x': no such target; the config has: default"
+    for command in ("sync", "serve"):
+        assert cli.main([command, *base]) == 2
+        assert capsys.readouterr().err == f"kep-sync: error: {why}\n"
+    assert cli.main(["health", *base]) == 1  # never 2: Docker reserves it in health checks
+    assert capsys.readouterr().out == f"unhealthy: configuration error: {why}\n"
+    assert not (tmp_path / "s").exists()
+
+
+def test_serve_of_a_shard_without_the_one_target_runs_nothing(tmp_path):
+    from bot.cli_targets import serve_job
+
+    config = validate_config({"wiki": {"dir": str(tmp_path)}}, SRC)
+    args = cli.build_parser().parse_args(["serve", "--shard", "0/2"])  # shard_of("default", 2) == 1
+    job = serve_job(args, config)
+    assert job is not None and job() is None
+    assert serve_job(cli.build_parser().parse_args(["serve", "--shard", "1/2"]), config) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_targets_with_stdout_closed_say_so_without_a_traceback(tmp_path):
+    config = _deployment(tmp_path, ["a"])
+    root = Path(__file__).resolve().parents[2]
+    for command, what in (("targets", "the targets"), (f"sync --state-dir {shlex.quote(str(tmp_path / 's'))}",
+                                                        "the summary")):
+        done = subprocess.run(f"{shlex.quote(sys.executable)} -m bot.cli {command} --config {shlex.quote(str(config))} "
+                              "--log-format json >&-", shell=True,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+        assert (done.returncode, done.stderr.splitlines()[-1]) == (
+            1, f"kep-sync: error: cannot write {what} to standard output: it is closed")
+
+
+def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(tmp_path, monkeypatch, capsys):
+    from bot.cli_targets import tell_actions
+    from bot.service.multi import TargetResult
+
+    out = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    targets = _targets({"name": "a", "wiki": {"repo": "o/a"}},
+                       {"name": "b", "wiki": {"repo": "o/b"}, "pull_request": {"branch": "bot/b"}})
+    tell_actions(targets, [TargetResult("a", "failed", error="x"), TargetResult("b", "blocked")])
+    assert out.read_text(encoding="utf-8") == 'results={"a":"failed","b":"blocked"}\nfailed=["a"]\nblocked=["b"]\n'
+    assert capsys.readouterr().err == (
+        "::warning title=kep-sync target b blocked::kep-sync target b was blocked: the bot branch bot/b has commits "
+        "kep-sync did not make, so nothing was published. Add the label kep-sync:regenerate to the pull request, "
+        "or delete the branch.\n")
+    config = _deployment(tmp_path, ["c"])
+    out.write_text("", encoding="utf-8")
+    assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s")]) == 0
+    assert out.read_text(encoding="utf-8") == ('results={"c":"ok"}\nfailed=[]\nblocked=[]\n'
+                                               'pull-request-url=\npull-request-number=\n')
+
+
+def test_targets_from_app_installations_is_refused_with_what_to_do_instead(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text("targets_from: app-installations\n", encoding="utf-8")
+    for command in ("validate", "targets", "sync"):
+        assert cli.main([command, "--config", str(path)]) == 2
+        assert capsys.readouterr().err == (
+            f"kep-sync: error: {path}: targets_from: 'app-installations' is not supported: kep-sync does not read "
+            "targets from the GitHub App's installations; list each wiki under targets: instead\n")
+
+
+def test_audit_reads_the_one_target_named(tmp_path, capsys):
+    config = _deployment(tmp_path, ["a", "b"])
+    text = config.read_text(encoding="utf-8").replace("wiki: {pages: [m.md]}",
+                                                      "wiki: {pages: [m.md], dir: /placeholder}")
+    config.write_text(text, encoding="utf-8")
+    assert cli.main(["audit", "--config", str(config)]) == 2
+    assert capsys.readouterr().err == ("kep-sync: error: 2 targets selected; this command reads one wiki: name it "
+                                       "with --target NAME (the config has: a, b)\n")
+    assert cli.main(["audit", "--config", str(config), "--target", "b"]) == 0
+    assert capsys.readouterr().out.split("\n")[2] == (
+        f"**kep-sync audit** of m.md against `{tmp_path / 'keps-src'}` at `working tree` and no release notes. "
+        "Nothing was written.")
+
+
+def test_serve_with_targets_asks_for_the_upstream_revision_once_per_poll(tmp_path, monkeypatch):
+    import bot.service.job
+    import bot.sources.enhancements
+    from bot.cli_targets import serve_job
+    from bot.sources.enhancements import current_revision
+
+    config_path = _deployment(tmp_path, ["a", "b", "c"])
+    subprocess.run(["git", "init", "-q", str(tmp_path / "keps-src")], check=True)
+    subprocess.run(["git", "-C", str(tmp_path / "keps-src"), "-c", "user.name=t", "-c", "user.email=t@example.com",
+                    "commit", "-qm", "keps", "--allow-empty"], check=True)
+    asked = []
+
+    def spy(*args, **kwargs):
+        asked.append(args[0])
+        return current_revision(*args, **kwargs)
+
+    monkeypatch.setattr(bot.service.job, "current_revision", spy)
+    monkeypatch.setattr(bot.sources.enhancements, "current_revision", spy)
+    args = cli.build_parser().parse_args(["serve", "--config", str(config_path), "--state-dir", str(tmp_path / "s")])
+    job = serve_job(args, cli.resolve_config(args))
+    for polls in (1, 2):
+        job()
+        assert asked == [str(tmp_path / "keps-src")] * polls
+    records = [json.loads((tmp_path / "s" / "targets" / n / "state.json").read_text())["last_run"] for n in "abc"]
+    assert [(r["result"], r["applied"]) for r in records] == [("ok", 0)] * 3

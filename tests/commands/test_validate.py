@@ -232,3 +232,19 @@ def test_a_digest_page_that_is_one_of_the_pages_needs_its_markers(work, capsys, 
         "written, rows synced (under the wiki directory 'wiki')"])
     (work / "wiki" / "m.md").write_text(PAGE + f"\n{BEGIN}\nold\n{END}\n", encoding="utf-8")
     assert validate(work, capsys, {**GOOD, "digest": digest}) == (0, [])
+
+
+def test_a_mistyped_page_names_the_closest_page(work, capsys):
+    code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "wiki", "pages": ["mm.md"]}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.pages[0] 'mm.md': no such file (under the wiki "
+                               "directory 'wiki'); did you mean 'm.md'?"])
+
+
+def test_a_mistyped_wiki_key_does_not_check_the_default_page_instead(work, capsys):
+    code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "wiki", "page": "m.md"}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.page: unknown key (value 'm.md'); did you mean 'pages'?"])
+    code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "nowiki", "page": "m.md"}})
+    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.page: unknown key (value 'm.md'); did you mean 'pages'?",
+                               f"kep-sync: error: c.yaml: wiki.dir 'nowiki': no such directory (relative to {work})"])
+    code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "wiki", "pages": ["gone.md"], "pagge": 1}})
+    assert err[1] == "kep-sync: error: c.yaml: wiki.pages[0] 'gone.md': no such file (under the wiki directory 'wiki')"

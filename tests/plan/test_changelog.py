@@ -229,3 +229,23 @@ def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_relea
         "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.<br>⚠ counter-evidence: "
         "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha."]
 
+
+
+def test_problems_are_sorted_by_page_then_line_number():
+    changes = [Change("1", "s.md", n, "status", "x", "implemented", "status", True, "k") for n in (9, 10, 100)]
+    problems = [Problem("s.md", "line 100", "c"), Problem("s.md", "line 10", "b"), Problem("s.md", "line 9", "a"),
+                Problem("s.md", "", "page"), Problem("a.md", "", "other page")]
+    body = render(SNAP._replace(revision=""), changes, problems).body
+    rows = [line for line in body.splitlines() if line.startswith(("| a.md", "| s.md"))]
+    assert rows == ["| a.md | - | other page |", "| s.md | - | page |", "| s.md | line 9 | a |",
+                    "| s.md | line 10 | b |", "| s.md | line 100 | c |"]
+
+
+def test_a_no_change_changelog_still_lists_the_rows_left_as_is():
+    kept = Problem("m.md", "line 7", "KEP 1: status 'beta' is not a status word kep-sync knows; status kept")
+    body = render(SNAP, [], [kept, *PROBLEMS]).body
+    assert [line for line in body.splitlines() if line.startswith("| m.md")] == [
+        "| m.md | line 7 | KEP 1: status 'beta' is not a status word kep-sync knows; status kept |",
+        "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |"]
+    body = render(SNAP, CHANGES[:1], [kept]).body  # with a change: only the changed rows' problems
+    assert "| m.md | line 7 |" not in body

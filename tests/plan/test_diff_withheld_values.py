@@ -296,3 +296,19 @@ def test_a_header_ending_in_an_owned_alias_is_reported_not_guessed():
                                   f"('Alpha / Beta / GA'){tail} columns.milestones"),
         Problem("p.md", "line 1", f"column '阶段 Stage' looks like the stage column ('Stage'){tail} columns.stage")]
     assert set(page.rows[0].cells) == {"kep", "status", "stage"}
+
+
+def test_a_status_cell_holding_a_stage_word_says_which_column_role_it_fits():
+    page = parse_page("p.md", "| KEP | Status | Stage |\n|---|---|---|\n"
+                              "| 3012 | beta | beta |\n"
+                              "| 3013 | implementable | implementable |\n")
+    k = [kep(n, f"k{n}", stage="beta", alpha="v1.35", beta="v1.37", latest="v1.37") for n in (3012, 3013)]
+    diff = diff_page(page, snapshot(*k))
+    assert diff.problems == [
+        Problem("p.md", "line 3", "KEP 3012: status 'beta' is not a status word kep-sync knows; status kept "
+                                  "(kep.yaml says 'implementable'); 'beta' is a stage: map the column to "
+                                  "columns.stage, or write a status"),
+        Problem("p.md", "line 4", "KEP 3013: stage 'implementable' is not a stage word kep-sync knows; stage kept "
+                                  "(kep.yaml says 'beta'); 'implementable' is a status: map the column to "
+                                  "columns.status, or write a stage")]
+    assert diff.lines[2:4] == ["| 3012 | beta | beta |", "| 3013 | implementable | implementable |"]

@@ -336,3 +336,30 @@ def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
     assert git(wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", BRANCH) == (
         "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>")
     assert not (wiki / ".git" / "hooks-ran").exists()
+
+
+def test_the_log_says_the_bot_branch_was_created_then_updated(wiki):
+    from structlog.testing import capture_logs
+
+    with capture_logs() as logs:
+        run_git(wiki)
+    base = git(wiki, "rev-parse", "main")
+    assert [(e["event"], e.get("head"), e.get("base")) for e in logs if e["event"].startswith("bot branch")] == [
+        ("bot branch created", git(wiki, "rev-parse", BRANCH), base)]
+    with capture_logs() as logs:
+        run_git(wiki, keps(beta_4671="v1.36"))
+    assert [(e["event"], e.get("fast_forward")) for e in logs if e["event"].startswith("bot branch")] == [
+        ("bot branch updated", True)]
+
+
+def test_the_pull_request_footer_names_only_what_applies_to_a_local_clone():
+    from bot.plan.controls import controls
+
+    lines = controls(Config.model_validate({"publish": "git", "schedule": {"cron": "0 6 * * *"}}).steering())
+    assert lines[:2] == [
+        "- **Runs** when `kep-sync sync --publish git` runs (or on `0 6 * * *` (UTC) under `kep-sync serve`); each "
+        "run updates `kep-sync/matrix` in the clone from the base branch and upstream; push it again after a run "
+        "(with `--force-with-lease` when it was rebuilt on a new base).",
+        "- **Edited branch**: a commit kep-sync did not make on `kep-sync/matrix` stops it; delete the branch "
+        "(`git branch -D kep-sync/matrix`) to let kep-sync start it afresh."]
+    assert lines[2].startswith("- **Ignore rules**: ") and len(lines) == 3

@@ -180,7 +180,7 @@ def test_explain_on_a_source_without_history_says_why(gh, cfg):
     cfg = cfg.model_copy(update={"enhancements": "github:kubernetes/enhancements"})
     run_github(gh, keps(), cfg)
     assert replies(gh, cid) == [
-        "> `/kep-sync explain 4671` (@alice)\n\n**Not carried out**: --enhancements "
+        "> `/kep-sync explain 4671` (@alice)\n\n**Not carried out**: enhancements (--enhancements) "
         "'github:kubernetes/enhancements': history needs git history: a github: source is read as one tarball, "
         "without history; pass a clone, a git URL (https://github.com/OWNER/REPO.git) or a bundle."]
 

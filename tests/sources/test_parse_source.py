@@ -56,7 +56,7 @@ def test_parse_source_urls_and_github(value, expected):
 def test_parse_source_bad_github_forms(value):
     with pytest.raises(UsageError) as info:
         parse_source(value)
-    assert str(info.value) == f"--enhancements {value!r}: expected github:OWNER/REPO@REF"
+    assert str(info.value) == f"enhancements (--enhancements) {value!r}: expected github:OWNER/REPO@REF"
 
 
 def test_parse_source_local_forms(tmp_path, monkeypatch):
@@ -89,7 +89,7 @@ def test_parse_source_rejects_other_values(tmp_path, name):
              "ftp-ish": "ftp://example.invalid/enh"}[name]
     with pytest.raises(UsageError) as info:
         parse_source(value)
-    assert str(info.value) == (f"--enhancements {value!r}: not a directory with keps/, a .tar.gz "
+    assert str(info.value) == (f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz "
                                "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF")
 
 
@@ -121,14 +121,14 @@ def test_load_snapshot_unknown_form_is_usage_error(tmp_path):
 def test_github_spec_refuses_refs_that_are_not_git_ref_names(value, ref):
     with pytest.raises(UsageError) as info:
         parse_source(value)
-    assert str(info.value) == f"--enhancements {value!r}: REF {ref!r} is not a valid git ref name"
+    assert str(info.value) == f"enhancements (--enhancements) {value!r}: REF {ref!r} is not a valid git ref name"
 
 
 @pytest.mark.parametrize("value", ["github:../..@x", "github:./r@main", "github:o/..", "github:../r"])
 def test_github_spec_refuses_dot_owner_or_repo(value):
     with pytest.raises(UsageError) as info:
         parse_source(value)
-    assert str(info.value) == f"--enhancements {value!r}: OWNER and REPO must not be '.' or '..'"
+    assert str(info.value) == f"enhancements (--enhancements) {value!r}: OWNER and REPO must not be '.' or '..'"
 
 
 @pytest.mark.parametrize("ref", ["release-1.30", "v1.30.0-alpha.1", "feature/x.y", "users/a_b/c-d", "é", "HEAD", SHA])
@@ -140,7 +140,7 @@ def test_github_spec_accepts_real_ref_names(ref):
 def test_empty_sources_are_usage_errors(value):
     with pytest.raises(UsageError) as info:
         parse_source(value)
-    assert str(info.value) == f"--enhancements {value!r}: empty"
+    assert str(info.value) == f"enhancements (--enhancements) {value!r}: empty"
     with pytest.raises(UsageError) as info:
         parse_github_spec(value, "--release-notes", "master")
     assert str(info.value) == f"--release-notes {value!r}: empty"

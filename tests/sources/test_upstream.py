@@ -238,3 +238,16 @@ def test_targets_share_one_upstream_reader_and_its_cache(fake, tmp_path):
             loader, _ = shared.history()
             history = loader({path: ["stage"]}, [path])
         assert ([p for _, p, _ in fake.requests], history.kind, sorted(history.last)) == (expected, "github", [path]), run
+
+
+def test_a_merge_commit_answer_whose_subject_is_the_pull_request_title_is_reused(fake, tmp_path):
+    path = "keps/sig-a/1-first/kep.yaml"
+    fake.commit_files(REPO, "main", {path: kep("1", "beta")},
+                      message="Merge pull request #77 from someone/branch\n\nMove 1 to beta")
+    _, up, _ = read(fake, tmp_path / "c")
+    fake.reset_counters()
+    first, sent = up.last_commits([path], 30)
+    assert (sent, first[path].subject, first[path].pr) == (1, "Move 1 to beta", 77)
+    _, again, _ = read(fake, tmp_path / "c")
+    fake.reset_counters()
+    assert again.last_commits([path], 30) == (first, 0) and fake.requests == []
