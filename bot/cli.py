@@ -59,8 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kep-sync", description="Keep a KEP tracking wiki matrix true.")
     parser.add_argument("--version", action="version", version=f"kep-sync {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_add_sync_and_audit, _add_validate_and_targets, _add_serve, _add_history_and_digest, _add_health,
-                _add_init):
+    for add in (
+        _add_sync_and_audit,
+        _add_validate_and_targets,
+        _add_serve,
+        _add_history_and_digest,
+        _add_health,
+        _add_init,
+    ):
         add(sub)
     _log_format_option(parser, argparse.SUPPRESS)
     for cmd in sub.choices.values():  # after the command too: kep-sync sync --log-format json
@@ -80,28 +86,53 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
     audit = sub.add_parser("audit", help="every check on every row of pages already in sync; writes nothing")
     for cmd in (sync, audit):
         cmd.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-        cmd.add_argument("--enhancements", metavar="SRC",
-                         help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF")
+        cmd.add_argument(
+            "--enhancements",
+            metavar="SRC",
+            help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF",
+        )
         cmd.add_argument("--wiki", metavar="DIR", help="wiki directory (overrides wiki.dir)")
-        cmd.add_argument("--page", metavar="PATH", action="append",
-                         help="page relative to the wiki directory; repeatable (overrides wiki.pages)")
-        cmd.add_argument("--publish", choices=["none", "files", "git", "github"],
-                         help="where the result goes" if cmd is sync else
-                              "accepted as for sync; the audit reads the pages as --publish none does")
+        cmd.add_argument(
+            "--page",
+            metavar="PATH",
+            action="append",
+            help="page relative to the wiki directory; repeatable (overrides wiki.pages)",
+        )
+        cmd.add_argument(
+            "--publish",
+            choices=["none", "files", "git", "github"],
+            help="where the result goes"
+            if cmd is sync
+            else "accepted as for sync; the audit reads the pages as --publish none does",
+        )
         cmd.add_argument("--report", metavar="FILE", help="write the JSON report here")
-        cmd.add_argument("--kep", metavar="N", action="append", type=_kep_numbers,
-                         help="only these KEP numbers (repeatable, or comma-separated)")
-        cmd.add_argument("--release-notes", metavar="SRC",
-                         help="release notes as evidence: a directory of release-notes-1.NN.json or "
-                              "github:OWNER/REPO@REF (overrides release_notes.source)")
-        cmd.add_argument("--gate-lifecycle", metavar="SRC",
-                         help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
-                              "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)")
+        cmd.add_argument(
+            "--kep",
+            metavar="N",
+            action="append",
+            type=_kep_numbers,
+            help="only these KEP numbers (repeatable, or comma-separated)",
+        )
+        cmd.add_argument(
+            "--release-notes",
+            metavar="SRC",
+            help="release notes as evidence: a directory of release-notes-1.NN.json or "
+            "github:OWNER/REPO@REF (overrides release_notes.source)",
+        )
+        cmd.add_argument(
+            "--gate-lifecycle",
+            metavar="SRC",
+            help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
+            "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)",
+        )
     add_target_options(sync)
     add_target_options(audit)
-    sync.add_argument("--state-dir", metavar="DIR",
-                      help="with targets: each target's state, changelog and report go to DIR/targets/NAME "
-                           "(default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)")
+    sync.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="with targets: each target's state, changelog and report go to DIR/targets/NAME "
+        "(default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)",
+    )
 
 
 def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
@@ -110,12 +141,21 @@ def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    validate.add_argument("--publish", choices=["none", "files", "git", "github"],
-                          help="validate as the sync will run with this --publish")
-    validate.add_argument("--online", action="store_true",
-                          help="also resolve github: refs, git URLs and the wiki repository (one request each)")
-    validate.add_argument("--list-targets", action="store_true",
-                          help="print the target names as a JSON list instead of ok (as kep-sync targets)")
+    validate.add_argument(
+        "--publish",
+        choices=["none", "files", "git", "github"],
+        help="validate as the sync will run with this --publish",
+    )
+    validate.add_argument(
+        "--online",
+        action="store_true",
+        help="also resolve github: refs, git URLs and the wiki repository (one request each)",
+    )
+    validate.add_argument(
+        "--list-targets",
+        action="store_true",
+        help="print the target names as a JSON list instead of ok (as kep-sync targets)",
+    )
     add_target_options(validate)
     targets = sub.add_parser("targets", help="print the names of the config's targets as a JSON list")
     targets.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -138,14 +178,18 @@ def _add_history_and_digest(sub: argparse._SubParsersAction) -> None:
     history = sub.add_parser("history", help="timeline of one KEP from the enhancements git history")
     history.add_argument("number", type=_kep_number, metavar="N", help="KEP number (4671 or KEP-4671)")
     history.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    history.add_argument("--enhancements", metavar="SRC",
-                         help="git clone, git URL or bundle (a directory must be a git checkout)")
+    history.add_argument(
+        "--enhancements", metavar="SRC", help="git clone, git URL or bundle (a directory must be a git checkout)"
+    )
     history.add_argument("--format", choices=["text", "json"], default="text", help="output format")
 
     digest = sub.add_parser("digest", help="KEPs of a SIG that reached alpha, beta or stable in releases vA..vB")
     digest.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    digest.add_argument("--enhancements", metavar="SRC",
-                        help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF")
+    digest.add_argument(
+        "--enhancements",
+        metavar="SRC",
+        help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF",
+    )
     digest.add_argument("--sig", required=True, help="SIG name: node or sig-node")
     digest.add_argument("--from", dest="first", required=True, metavar="vA", help="first release (v1.33)")
     digest.add_argument("--to", dest="last", required=True, metavar="vB", help="last release (v1.35)")
@@ -169,17 +213,29 @@ def _add_init(sub: argparse._SubParsersAction) -> None:
     """``init``: a first config from the KEP tables of a wiki."""
     init = sub.add_parser("init", help="write a first config from the KEP tables of a wiki; works offline")
     init.add_argument("--wiki", metavar="DIR", help="wiki directory: every *.md page under it is read")
-    init.add_argument("--page", metavar="FILE", action="append", default=[],
-                      help="a page to read (repeatable); relative to --wiki when given, else a file path")
-    init.add_argument("--output", metavar="PATH", default="kep-sync.yaml",
-                      help="config file to write (default: kep-sync.yaml); an existing file is never overwritten")
+    init.add_argument(
+        "--page",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="a page to read (repeatable); relative to --wiki when given, else a file path",
+    )
+    init.add_argument(
+        "--output",
+        metavar="PATH",
+        default="kep-sync.yaml",
+        help="config file to write (default: kep-sync.yaml); an existing file is never overwritten",
+    )
     init.add_argument("--enhancements", metavar="SRC", help="write this enhancements source into the config")
 
 
 def _log_format_option(parser: argparse.ArgumentParser, default: object) -> None:
-    parser.add_argument("--log-format", choices=["auto", "json", "text"], default=default,
-                        help="log lines on stderr: readable text or JSON lines (default auto: text on a terminal, "
-                             "else JSON)")
+    parser.add_argument(
+        "--log-format",
+        choices=["auto", "json", "text"],
+        default=default,
+        help="log lines on stderr: readable text or JSON lines (default auto: text on a terminal, else JSON)",
+    )
 
 
 def resolve_config(args: argparse.Namespace) -> Config:
@@ -222,8 +278,9 @@ def resolve_config(args: argparse.Namespace) -> Config:
     try:
         return validate_config(data, both)
     except ConfigError as exc:
-        raise ConfigError("\n".join(_blame(str(exc).split("\n"), both, raw, str(path) if path else "environment"))
-                          ) from None
+        raise ConfigError(
+            "\n".join(_blame(str(exc).split("\n"), both, raw, str(path) if path else "environment"))
+        ) from None
 
 
 def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
@@ -236,7 +293,7 @@ def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
         own: set[str] = set()
     except ConfigError as exc:
         own = set(str(exc).split("\n"))
-    return [f"{source}{line[len(both):]}" if f"{source}{line[len(both):]}" in own else line for line in lines]
+    return [f"{source}{line[len(both) :]}" if f"{source}{line[len(both) :]}" in own else line for line in lines]
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -260,9 +317,12 @@ def cmd_sync(args: argparse.Namespace) -> int:
     except ReportNotWritten as exc:  # the publish landed: say so, with the changelog and pull request
         outcome, unreported = exc.outcome, exc
     plan = outcome.plan
-    note = (f"> **Blocked: nothing was published.** The bot branch `{config.pull_request.branch}` has commits "
-            "kep-sync did not make (see the log); below is what this run would have published.\n\n"
-            if outcome.blocked else "")
+    note = (
+        f"> **Blocked: nothing was published.** The bot branch `{config.pull_request.branch}` has commits "
+        "kep-sync did not make (see the log); below is what this run would have published.\n\n"
+        if outcome.blocked
+        else ""
+    )
     _write(f"{note}# {plan.changelog.title}\n\n{plan.changelog.body}", "the changelog")
     from bot.commands.sync import run_report, run_summary
 
@@ -272,8 +332,15 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from bot.commands.next_steps import problems_line, rows_with_problems
 
     left = rows_with_problems(plan.problems)
-    level("sync finished", **summary, findings=sum(not c.applied for c in plan.changes), blocked=outcome.blocked,
-          rows_with_problems=left, http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+    level(
+        "sync finished",
+        **summary,
+        findings=sum(not c.applied for c in plan.changes),
+        blocked=outcome.blocked,
+        rows_with_problems=left,
+        http_requests=counter.count,
+        duration_seconds=round(time.monotonic() - start, 3),
+    )
     if left and log_format(getattr(args, "log_format", None)) == "text":
         _to_stderr(problems_line(left, args.report) + "\n")
     tell_what_landed(args, config, outcome, log)
@@ -289,8 +356,13 @@ def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> 
     event; under GitHub Actions the step outputs (``$GITHUB_OUTPUT``) and a ``::warning::`` for a blocked run."""
     from bot.commands import next_steps
 
-    lines = (next_steps.files_lines(outcome, config.wiki.dir) if config.publish == "files" else
-             next_steps.git_lines(config, outcome) if config.publish == "git" else [])
+    lines = (
+        next_steps.files_lines(outcome, config.wiki.dir)
+        if config.publish == "files"
+        else next_steps.git_lines(config, outcome)
+        if config.publish == "git"
+        else []
+    )
     if lines and log_format(getattr(args, "log_format", None)) == "text":
         _to_stderr("".join(redact(line) + "\n" for line in lines))
     elif lines:
@@ -313,8 +385,10 @@ def report_path(args: argparse.Namespace, config: Config) -> Path | None:
     root = Path(config.wiki.dir).expanduser()
     for page in config.pages_to_read():
         if _file_id(root / page) == target:
-            raise UsageError(f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
-                             "(choose another file)")
+            raise UsageError(
+                f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
+                "(choose another file)"
+            )
     return path
 
 
@@ -330,9 +404,8 @@ def _file_id(path: Path) -> tuple[int, int] | str:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audit every row (:func:`bot.commands.sync.run_audit`); print the markdown audit on stdout; exit 0."""
-    from bot.commands.sync import run_audit
-
     from bot.cli_targets import one_target
+    from bot.commands.sync import run_audit
 
     config = one_target(args, resolve_config(args))
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
@@ -343,8 +416,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from bot.commands.audit import log_fields
     from bot.log import get_logger
 
-    get_logger(command="audit").info("audit finished", **log_fields(audit), http_requests=counter.count,
-                                     duration_seconds=round(time.monotonic() - start, 3))
+    get_logger(command="audit").info(
+        "audit finished",
+        **log_fields(audit),
+        http_requests=counter.count,
+        duration_seconds=round(time.monotonic() - start, 3),
+    )
     return EXIT_OK
 
 
@@ -362,13 +439,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     checked = collect_config(raw, str(path) if path else "environment")
     if args.publish is not None and args.publish != raw.get("publish"):
         seen = {line.split(": ", 1)[1] for line in checked.errors}
-        again = collect_config({**raw, "publish": args.publish},
-                               f"{path} with the command-line options" if path else "command line")
+        again = collect_config(
+            {**raw, "publish": args.publish}, f"{path} with the command-line options" if path else "command line"
+        )
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
     source = str(path or "built-in defaults")
     config = checked.config  # None only with errors
-    problems = (preflight.offline_problems(config, checked.dropped)
-                if config is not None and not config.targets else [])  # targets: each one's own
+    problems = (
+        preflight.offline_problems(config, checked.dropped) if config is not None and not config.targets else []
+    )  # targets: each one's own
     failures: list[str] = []
     if args.online and config is not None and not problems and not checked.errors:
         from bot.http import make_client
@@ -397,8 +476,14 @@ def cmd_init(args: argparse.Namespace) -> int:
     found and the next command."""
     from bot.commands.init import init_config, invoked_as, summary_lines
 
-    done = init_config(args.output, wiki=args.wiki, pages=args.page, enhancements=args.enhancements, cwd=Path.cwd(),
-                       program=invoked_as(sys.argv[0]))
+    done = init_config(
+        args.output,
+        wiki=args.wiki,
+        pages=args.page,
+        enhancements=args.enhancements,
+        cwd=Path.cwd(),
+        program=invoked_as(sys.argv[0]),
+    )
     _write("\n".join(summary_lines(done)) + "\n", "the summary")
     return EXIT_OK
 
@@ -440,9 +525,11 @@ def cmd_health(args: argparse.Namespace) -> int:
             from bot.cli_targets import cmd_health_targets
 
             return cmd_health_targets(args, config)
-        verdict = check_health(read_state(_state_dir(args)),
-                               parse_crontab(config.schedule.cron, config.schedule.timezone),
-                               datetime.datetime.now(datetime.UTC))
+        verdict = check_health(
+            read_state(_state_dir(args)),
+            parse_crontab(config.schedule.cron, config.schedule.timezone),
+            datetime.datetime.now(datetime.UTC),
+        )
     except (ConfigError, UsageError) as exc:  # exit 1, never 2: Docker reserves 2 in health checks
         verdict = Health(False, "configuration error: " + "; ".join(str(exc).split("\n")))
     except StateError as exc:
@@ -483,9 +570,19 @@ def cmd_digest(args: argparse.Namespace) -> int:
     from bot.commands.history import digest_text
 
     config = resolve_config(args)
-    _write(digest_text(config.enhancements, Path(config.cache_dir).expanduser(), args.sig, args.first, args.last,
-                       at=args.at or "", revision=args.revision or "", fmt=args.format,
-                       web_url=config.links.enhancements))
+    _write(
+        digest_text(
+            config.enhancements,
+            Path(config.cache_dir).expanduser(),
+            args.sig,
+            args.first,
+            args.last,
+            at=args.at or "",
+            revision=args.revision or "",
+            fmt=args.format,
+            web_url=config.links.enhancements,
+        )
+    )
     return EXIT_OK
 
 
@@ -549,9 +646,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         block_stop_signals()
     configure_logging(getattr(args, "log_format", None))
-    handler = {"sync": cmd_sync, "audit": cmd_audit, "validate": cmd_validate, "serve": cmd_serve, "health": cmd_health,
-               "history": cmd_history, "digest": cmd_digest, "targets": cmd_list_targets, "init": cmd_init
-               }[args.command]
+    handler = {
+        "sync": cmd_sync,
+        "audit": cmd_audit,
+        "validate": cmd_validate,
+        "serve": cmd_serve,
+        "health": cmd_health,
+        "history": cmd_history,
+        "digest": cmd_digest,
+        "targets": cmd_list_targets,
+        "init": cmd_init,
+    }[args.command]
     # What is loaded by now (the modules, pydantic's validators) lives as long as the command: keep the
     # cyclic garbage collector from walking it again in every collection that the many short-lived
     # objects of a run (YAML nodes, rows) set off. A quarter of a dry run's CPU time went there.

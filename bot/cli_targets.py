@@ -33,10 +33,19 @@ def _shard(text: str):
 
 def add_target_options(cmd: argparse.ArgumentParser) -> None:
     """``--target NAME`` (repeatable) and ``--shard I/N`` on ``cmd``."""
-    cmd.add_argument("--target", metavar="NAME", action="append", default=[],
-                     help="only this target of the config's targets: (repeatable)")
-    cmd.add_argument("--shard", metavar="I/N", type=_shard,
-                     help="only share I of N of the targets (0-based; by a hash of the target name)")
+    cmd.add_argument(
+        "--target",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="only this target of the config's targets: (repeatable)",
+    )
+    cmd.add_argument(
+        "--shard",
+        metavar="I/N",
+        type=_shard,
+        help="only share I of N of the targets (0-based; by a hash of the target name)",
+    )
 
 
 def chosen(args: argparse.Namespace, config: Config) -> list[Target]:
@@ -44,8 +53,7 @@ def chosen(args: argparse.Namespace, config: Config) -> list[Target]:
     Raises :class:`~bot.errors.ConfigError` for an invalid target, :class:`UsageError` for an unknown name."""
     from bot.commands.targets import expand, select
 
-    return select(expand(config, _source(args)), getattr(args, "target", None) or (),
-                  getattr(args, "shard", None))
+    return select(expand(config, _source(args)), getattr(args, "target", None) or (), getattr(args, "shard", None))
 
 
 def one_target(args: argparse.Namespace, config: Config) -> Config:
@@ -59,8 +67,10 @@ def one_target(args: argparse.Namespace, config: Config) -> Config:
         from bot.commands.targets import expand
 
         names = ", ".join(t.name for t in expand(config, _source(args)))
-        raise UsageError(f"{len(selected)} targets selected; this command reads one wiki: name it with "
-                         f"--target NAME (the config has: {names})")
+        raise UsageError(
+            f"{len(selected)} targets selected; this command reads one wiki: name it with "
+            f"--target NAME (the config has: {names})"
+        )
     return selected[0].config
 
 
@@ -89,8 +99,9 @@ def checked_state_root(args: argparse.Namespace) -> Path:
     target runs, as any other usage error)."""
     root = state_root(args)
     if root.exists() and not root.is_dir():
-        raise UsageError(f"--state-dir {str(root)!r}: not a directory (the state directory: --state-dir or "
-                         "$KEP_SYNC_STATE_DIR)")
+        raise UsageError(
+            f"--state-dir {str(root)!r}: not a directory (the state directory: --state-dir or $KEP_SYNC_STATE_DIR)"
+        )
     return root
 
 
@@ -105,8 +116,10 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
     from bot.service.multi import SharedSources, run_targets, summary_lines
 
     if args.report:
-        raise UsageError("--report: with targets: each target's report is STATE_DIR/targets/NAME/last-run/"
-                         "report.json (--state-dir); leave --report out")
+        raise UsageError(
+            "--report: with targets: each target's report is STATE_DIR/targets/NAME/last-run/"
+            "report.json (--state-dir); leave --report out"
+        )
     targets = chosen(args, config)
     root = checked_state_root(args)
     start, counter = time.monotonic(), RequestCounter()
@@ -119,9 +132,13 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
     tell_actions(targets, results)
     failed = [r.name for r in results if r.result == "failed"]
     log = get_logger(command="sync")
-    (log.error if failed else log.info)("targets finished", targets=len(results), failed=failed,
-                                        http_requests=counter.count,
-                                        duration_seconds=round(time.monotonic() - start, 3))
+    (log.error if failed else log.info)(
+        "targets finished",
+        targets=len(results),
+        failed=failed,
+        http_requests=counter.count,
+        duration_seconds=round(time.monotonic() - start, 3),
+    )
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -161,9 +178,15 @@ def serve_job(args: argparse.Namespace, config: Config):
         def one(target: Target, state_dir: Path) -> dict:
             make_state_dir(state_dir)
             with InstanceLock(state_dir):
-                record = run_job(target.config, state_dir, upstream=shared.upstream(), probe=shared.revision,
-                                 sync=lambda cfg, counter, report_path, upstream=None: sync_target(
-                                     cfg, shared, report_path=report_path))
+                record = run_job(
+                    target.config,
+                    state_dir,
+                    upstream=shared.upstream(),
+                    probe=shared.revision,
+                    sync=lambda cfg, counter, report_path, upstream=None: sync_target(
+                        cfg, shared, report_path=report_path
+                    ),
+                )
             return {"result": record.result, "pull_request": record.pull_request, "error": record.error}
 
         run_targets(targets, root, shared, run=one)
@@ -191,8 +214,7 @@ def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
     healthy, root = True, state_root(args)
     for target in chosen(args, config):
         try:
-            verdict = check_health(with_service(read_state(state_dir_of(root, target)), read_state(root)), trigger,
-                                   now)
+            verdict = check_health(with_service(read_state(state_dir_of(root, target)), read_state(root)), trigger, now)
             ok, reason = verdict.ok, verdict.reason
         except StateError as exc:
             ok, reason = False, str(exc)
@@ -204,8 +226,12 @@ def cmd_health_targets(args: argparse.Namespace, config: Config) -> int:
 def with_service(state, top):
     """A target's :class:`~bot.service.state.State` with the service that ``kep-sync serve`` recorded in the
     state root (``top``: its process identity and start time; a target's own directory records none)."""
-    return state.model_copy(update={"service_process": top.service_process or state.service_process,
-                                    "service_started": top.service_started or state.service_started})
+    return state.model_copy(
+        update={
+            "service_process": top.service_process or state.service_process,
+            "service_started": top.service_started or state.service_started,
+        }
+    )
 
 
 #: Settings every target shares (set at the top level only): a problem with them is named once.

@@ -54,8 +54,9 @@ class WikiConfig(_Strict):
     pages: list[str] = Field(default_factory=lambda: ["kubernetes-keps-implementation-matrix.md"], min_length=1)
     """Pages holding KEP tables, relative to ``dir`` (``--page``, repeatable); in ``repo`` the same paths from the
     repository root."""
-    repo: str | None = Field(default_factory=actions_repository, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",
-                             validate_default=True)
+    repo: str | None = Field(
+        default_factory=actions_repository, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", validate_default=True
+    )
     """``OWNER/NAME`` of the wiki repository: required by ``publish: github``; with it ``--publish none`` reads the
     pages through the API. Unset under GitHub Actions: the repository the workflow runs in."""
     base: str | None = None
@@ -216,7 +217,9 @@ class LinksConfig(_Strict):
     @classmethod
     def _http_url(cls, url: str) -> str:
         if not is_http_url(url):
-            raise ValueError(f"{shown(url)}: expected an http(s) URL such as https://github.com/kubernetes/enhancements")
+            raise ValueError(
+                f"{shown(url)}: expected an http(s) URL such as https://github.com/kubernetes/enhancements"
+            )
         return without_userinfo(url)
 
 
@@ -232,8 +235,9 @@ class GitHubConfig(_Strict):
     Precedence: a value in the config file > ``$GITHUB_API_URL`` > ``https://api.github.com``.
     """
 
-    api_url: str = Field(default_factory=lambda: os.environ.get("GITHUB_API_URL") or "https://api.github.com",
-                         validate_default=True)
+    api_url: str = Field(
+        default_factory=lambda: os.environ.get("GITHUB_API_URL") or "https://api.github.com", validate_default=True
+    )
     """GitHub API base URL; default ``$GITHUB_API_URL``, else ``https://api.github.com``."""
 
     @field_validator("api_url")
@@ -241,9 +245,11 @@ class GitHubConfig(_Strict):
     def _http_url(cls, url: str) -> str:
         if not is_http_url(url):
             origin = " (from $GITHUB_API_URL)" if url == os.environ.get("GITHUB_API_URL") else ""
-            raise PydanticCustomError("http_url", "{url}{origin}: expected an http(s) URL such as "
-                                      "https://api.github.com or https://HOST/api/v3",
-                                      {"url": shown(url), "origin": origin, "key": "github.api_url"})
+            raise PydanticCustomError(
+                "http_url",
+                "{url}{origin}: expected an http(s) URL such as https://api.github.com or https://HOST/api/v3",
+                {"url": shown(url), "origin": origin, "key": "github.api_url"},
+            )
         return url
 
 
@@ -273,8 +279,10 @@ class PullRequestConfig(_Strict):
             if not label.strip():
                 raise ValueError("a label must not be empty")
             if label.strip().casefold() == REGENERATE_LABEL.casefold():
-                raise ValueError(f"{shown(label)} is the label a human adds to make kep-sync replace a foreign commit; "
-                                 "the bot must not set it on its own pull requests")
+                raise ValueError(
+                    f"{shown(label)} is the label a human adds to make kep-sync replace a foreign commit; "
+                    "the bot must not set it on its own pull requests"
+                )
         return labels
 
     @field_validator("branch")
@@ -362,8 +370,9 @@ class GateLifecycleConfig(_Strict):
     @classmethod
     def _needs_source(cls, when: str, info: ValidationInfo) -> str:
         if when == "released" and not info.data.get("source"):
-            raise PydanticCustomError("needs_source", "released needs gate_lifecycle.source (the gate lists tell "
-                                      "which releases shipped)", {})
+            raise PydanticCustomError(
+                "needs_source", "released needs gate_lifecycle.source (the gate lists tell which releases shipped)", {}
+            )
         return when
 
 
@@ -517,9 +526,13 @@ class Config(_Strict):
     @classmethod
     def _no_installations_yet(cls, value: str) -> str:
         if value:
-            raise PydanticCustomError("not_supported", "'app-installations' is not supported: kep-sync does not "
-                                      "read targets from the GitHub App's installations; list each wiki under "
-                                      "targets: instead", {})
+            raise PydanticCustomError(
+                "not_supported",
+                "'app-installations' is not supported: kep-sync does not "
+                "read targets from the GitHub App's installations; list each wiki under "
+                "targets: instead",
+                {},
+            )
         return value
 
     @field_validator("targets")
@@ -528,10 +541,11 @@ class Config(_Strict):
         seen: dict[str, int] = {}
         for i, target in enumerate(targets):
             if target.name in seen:
-                raise PydanticCustomError("duplicate_target", "{name} is also the name of targets[{first}]; "
-                                          "target names must be unique",
-                                          {"name": shown(target.name), "first": seen[target.name],
-                                           "key": f"targets[{i}].name"})
+                raise PydanticCustomError(
+                    "duplicate_target",
+                    "{name} is also the name of targets[{first}]; target names must be unique",
+                    {"name": shown(target.name), "first": seen[target.name], "key": f"targets[{i}].name"},
+                )
             seen[target.name] = i
         return targets
 
@@ -539,8 +553,9 @@ class Config(_Strict):
     @classmethod
     def _digest_complete(cls, digest: DigestConfig) -> DigestConfig:
         if digest.page and not (digest.sig and digest.first and digest.last):
-            raise PydanticCustomError("digest_incomplete", "digest.page needs digest.sig, digest.from and digest.to",
-                                      {"key": "digest"})
+            raise PydanticCustomError(
+                "digest_incomplete", "digest.page needs digest.sig, digest.from and digest.to", {"key": "digest"}
+            )
         return digest
 
     candidates: CandidatesConfig = Field(default_factory=CandidatesConfig)
@@ -556,9 +571,15 @@ class Config(_Strict):
         wiki = _sibling(info, "wiki.pages")
         add_to = candidates.add_to
         if add_to is not None and wiki is not None and not same_page(add_to.page, wiki.pages):
-            raise PydanticCustomError("not_a_page", "{page} is not one of wiki.pages ({pages})",
-                                      {"page": shown(add_to.page), "pages": ", ".join(map(repr, wiki.pages)),
-                                       "key": "candidates.add_to.page"})
+            raise PydanticCustomError(
+                "not_a_page",
+                "{page} is not one of wiki.pages ({pages})",
+                {
+                    "page": shown(add_to.page),
+                    "pages": ", ".join(map(repr, wiki.pages)),
+                    "key": "candidates.add_to.page",
+                },
+            )
         return candidates
 
     @field_validator("coverage")
@@ -567,9 +588,12 @@ class Config(_Strict):
         candidates = _sibling(info, "candidates.add_to")
         add_to = candidates.add_to if candidates is not None else None
         if add_to is not None and add_to.reasons == ["group"] and coverage.page is None:
-            raise PydanticCustomError("needs_coverage", "candidates.add_to adds only KEPs a design group lists "
-                                      "(reasons: [group]), so it needs coverage.page; set it, or add other reasons",
-                                      {"key": "coverage.page"})
+            raise PydanticCustomError(
+                "needs_coverage",
+                "candidates.add_to adds only KEPs a design group lists "
+                "(reasons: [group]), so it needs coverage.page; set it, or add other reasons",
+                {"key": "coverage.page"},
+            )
         return coverage
 
     @field_validator("production_tables")
@@ -585,16 +609,21 @@ class Config(_Strict):
     def _read_only(cls, coverage: CoverageConfig, info: ValidationInfo) -> CoverageConfig:
         wiki = _sibling(info, "wiki.pages")
         if coverage.page is not None and wiki is not None and same_page(coverage.page, wiki.pages):
-            raise PydanticCustomError("coverage_is_a_matrix_page", "{page} is also in wiki.pages; the coverage "
-                                      "page is read-only for kep-sync, name a page that is not synced",
-                                      {"page": shown(coverage.page), "key": "coverage.page"})
+            raise PydanticCustomError(
+                "coverage_is_a_matrix_page",
+                "{page} is also in wiki.pages; the coverage "
+                "page is read-only for kep-sync, name a page that is not synced",
+                {"page": shown(coverage.page), "key": "coverage.page"},
+            )
         digest = _sibling(info, "digest.page")
-        if coverage.page is not None and digest is not None and digest.page and same_page(coverage.page,
-                                                                                            [digest.page]):
-            raise PydanticCustomError("pages_overlap", "{page} is also digest.page; the coverage page is read-only "
-                                      "for kep-sync and the digest page is written, so they must be different "
-                                      "files: name another page",
-                                      {"page": shown(coverage.page), "key": "coverage.page"})
+        if coverage.page is not None and digest is not None and digest.page and same_page(coverage.page, [digest.page]):
+            raise PydanticCustomError(
+                "pages_overlap",
+                "{page} is also digest.page; the coverage page is read-only "
+                "for kep-sync and the digest page is written, so they must be different "
+                "files: name another page",
+                {"page": shown(coverage.page), "key": "coverage.page"},
+            )
         return coverage
 
     @field_validator("publish")
@@ -602,8 +631,11 @@ class Config(_Strict):
     def _repo_for_github(cls, publish: str, info: ValidationInfo) -> str:
         wiki = _sibling(info, "wiki.repo")  # absent when wiki itself is invalid (reported there)
         if publish == "github" and wiki is not None and not wiki.repo and not info.data.get("targets"):
-            raise PydanticCustomError("missing_for_publish", "required when publish is github (OWNER/NAME of the "
-                                      "wiki repository)", {"key": "wiki.repo"})
+            raise PydanticCustomError(
+                "missing_for_publish",
+                "required when publish is github (OWNER/NAME of the wiki repository)",
+                {"key": "wiki.repo"},
+            )
         return publish
 
     def add_reasons(self) -> list[str]:
@@ -617,21 +649,30 @@ class Config(_Strict):
     def pages_to_read(self) -> list[str]:
         """``wiki.pages`` plus the read-only ``coverage.page`` and the generated ``digest.page`` when set: what a
         wiki backend reads at the base (the digest page is also landed when its section changed)."""
-        extra = [self.coverage.page] if self.coverage.page and not same_page(self.coverage.page, self.wiki.pages) \
-            else []
+        extra = (
+            [self.coverage.page] if self.coverage.page and not same_page(self.coverage.page, self.wiki.pages) else []
+        )
         if self.digest.page and not same_page(self.digest.page, list(self.wiki.pages) + extra):
             extra.append(self.digest.page)
         return list(self.wiki.pages) + extra
 
     def aliases(self) -> dict[str, tuple[str, ...]]:
         """Column aliases as ``{role: (header, ...)}`` for :func:`bot.wiki.matrix.parse_page`."""
-        return {role: tuple(names) for role, names in self.columns.model_dump().items()
-                if role != "shipped" or self.shipped_column()}
+        return {
+            role: tuple(names)
+            for role, names in self.columns.model_dump().items()
+            if role != "shipped" or self.shipped_column()
+        }
 
     def steering(self) -> Steering:
         """The values the pull request's Controls footer names (:func:`bot.plan.controls.controls`)."""
-        return Steering(self.schedule.cron, self.schedule.timezone or "", self.pull_request.branch,
-                        self.publish == "github", self.publish == "git")
+        return Steering(
+            self.schedule.cron,
+            self.schedule.timezone or "",
+            self.pull_request.branch,
+            self.publish == "github",
+            self.publish == "git",
+        )
 
     def shipped_column(self) -> bool:
         """True when the Shipped column is owned: ``gate_lifecycle.column`` with a ``gate_lifecycle.source``."""
@@ -675,7 +716,7 @@ def shown(value: object) -> str:
     import reprlib
 
     if isinstance(value, str):
-        text = repr(value[:MAX_SHOWN + 1])
+        text = repr(value[: MAX_SHOWN + 1])
     else:
         bounded = reprlib.Repr()
         bounded.maxstring = bounded.maxother = MAX_SHOWN
@@ -685,7 +726,7 @@ def shown(value: object) -> str:
 
 def shown_key(key: str) -> str:
     """A config key for an error message: control characters escaped (``\\x1b``), cut like :func:`shown`."""
-    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in key[:MAX_SHOWN + 1])
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in key[: MAX_SHOWN + 1])
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
 
 
@@ -702,8 +743,21 @@ def error_message(err: ErrorDetails) -> str:
     if kind == "string_pattern_mismatch" and err["loc"][:1] == ("targets",) and err["loc"][-1:] == ("name",):
         return f"{got}: expected a target name: lower-case letters, digits, '.', '_' and '-', at most 63"
     msg = err["msg"].removeprefix("Value error, ")
-    if kind in ("value_error", "http_url", "missing_for_publish", "not_a_page", "coverage_is_a_matrix_page",
-                "needs_coverage", "pages_overlap", "duplicate_target", "not_supported") or got in msg:
+    if (
+        kind
+        in (
+            "value_error",
+            "http_url",
+            "missing_for_publish",
+            "not_a_page",
+            "coverage_is_a_matrix_page",
+            "needs_coverage",
+            "pages_overlap",
+            "duplicate_target",
+            "not_supported",
+        )
+        or got in msg
+    ):
         return msg
     if msg.startswith("Input should be "):  # e.g. greater_than_equal: "expected greater than or equal to 0"
         msg = "expected " + msg.removeprefix("Input should be ")
@@ -718,7 +772,10 @@ def config_errors(exc: ValidationError, source: str) -> list[str]:
     lines = []
     for err in exc.errors():
         if err["type"] == "invalid_key":  # pydantic: "Keys should be strings"; the key is the last of loc
-            key, message = error_key(err["loc"][:-1]), f"the key {shown(err['input'])} is not a name (setting names are text)"
+            key, message = (
+                error_key(err["loc"][:-1]),
+                f"the key {shown(err['input'])} is not a name (setting names are text)",
+            )
         else:
             key, message = (err.get("ctx") or {}).get("key") or error_key(err["loc"]), error_message(err)
             if err["type"] == "extra_forbidden":
@@ -758,8 +815,11 @@ def known_keys(loc: tuple) -> list[str]:
         field = model.model_fields.get(part) if model is not None and isinstance(part, str) else None
         if field is None:
             return []
-        kinds = [t for t in (field.annotation, *typing.get_args(field.annotation))
-                 if isinstance(t, type) and issubclass(t, BaseModel)]
+        kinds = [
+            t
+            for t in (field.annotation, *typing.get_args(field.annotation))
+            if isinstance(t, type) and issubclass(t, BaseModel)
+        ]
         model = kinds[0] if kinds else None
     if model is None:
         return []
@@ -865,13 +925,15 @@ def collect_config(data: dict, source: str) -> Checked:
     dropped: set[str] = set()
     for _ in range(_MAX_ROUNDS):
         try:
-            return Checked(Config.model_validate(work, context={"dropped": frozenset(dropped)}), errors,
-                           frozenset(dropped))
+            return Checked(
+                Config.model_validate(work, context={"dropped": frozenset(dropped)}), errors, frozenset(dropped)
+            )
         except ValidationError as exc:
             before, earlier = len(dropped), frozenset(dropped)  # errors of one round are all new
             for err, line in zip(exc.errors(), config_errors(exc, source), strict=True):
-                path = tuple(p for p in itertools.takewhile(lambda part: isinstance(part, str), err["loc"])
-                             if isinstance(p, str))
+                path = tuple(
+                    p for p in itertools.takewhile(lambda part: isinstance(part, str), err["loc"]) if isinstance(p, str)
+                )
                 named = (err.get("ctx") or {}).get("key") or ".".join(path)
                 stale = any(_within(".".join(path), d) or _within(named, d) for d in earlier)
                 if not stale and line not in errors:

@@ -62,8 +62,10 @@ def check_nodes(root: Node) -> None:
         node, key = stack.pop()
         visits += 1
         if visits > MAX_CONFIG_NODES:
-            raise ConfigYamlError(key or "(top level)", f"aliases expand to more than {MAX_CONFIG_NODES:,} values "
-                                  "(an alias bomb?); refused")
+            raise ConfigYamlError(
+                key or "(top level)",
+                f"aliases expand to more than {MAX_CONFIG_NODES:,} values (an alias bomb?); refused",
+            )
         if isinstance(node, ScalarNode):
             digits = sum(c.isdigit() for c in node.value)
             if node.tag == _INT_TAG and digits > MAX_INT_DIGITS:

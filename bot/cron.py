@@ -22,8 +22,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.base import BaseTrigger
 
-MACROS = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
-          "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *"}
+MACROS = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
 #: Weekday names, indexed by the standard crontab number (0 = Sunday).
 DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -73,8 +80,10 @@ def parse_crontab(expr: str, tz: str = "UTC") -> BaseTrigger:
     text = MACROS.get(expr.strip().lower(), expr.strip())
     fields = text.split()
     if len(fields) != 5:
-        raise ValueError(f"{expr!r}: expected 5 fields (minute hour day-of-month month day-of-week) or a macro "
-                         f"such as @daily, got {len(fields)} field(s)")
+        raise ValueError(
+            f"{expr!r}: expected 5 fields (minute hour day-of-month month day-of-week) or a macro "
+            f"such as @daily, got {len(fields)} field(s)"
+        )
     values, errors = [], []
     for field, spec in zip(fields, _FIELDS, strict=True):  # every field's error, not just the first
         try:
@@ -108,8 +117,19 @@ class CrontabTrigger(BaseTrigger):
     #: How far ahead a fire time is looked for, days (the crontab check needs 8 years).
     HORIZON_DAYS = 366 * 9
 
-    def __init__(self, expr: str, minutes: list[int], hours: list[int], days: list[int], months: list[int],
-                 weekdays: list[int], *, either_day: bool, fixed_time: bool, zone: ZoneInfo):
+    def __init__(
+        self,
+        expr: str,
+        minutes: list[int],
+        hours: list[int],
+        days: list[int],
+        months: list[int],
+        weekdays: list[int],
+        *,
+        either_day: bool,
+        fixed_time: bool,
+        zone: ZoneInfo,
+    ):
         self.expr, self.zone, self.either_day, self.fixed_time = expr, zone, either_day, fixed_time
         self.minutes, self.hours = minutes, hours
         self.days, self.months, self.weekdays = frozenset(days), frozenset(months), frozenset(weekdays)
@@ -121,8 +141,9 @@ class CrontabTrigger(BaseTrigger):
     def __repr__(self) -> str:
         return f"<CrontabTrigger ({self.expr!r}, timezone={self.zone.key!r})>"
 
-    def get_next_fire_time(self, previous_fire_time: datetime.datetime | None,
-                           now: datetime.datetime) -> datetime.datetime | None:
+    def get_next_fire_time(
+        self, previous_fire_time: datetime.datetime | None, now: datetime.datetime
+    ) -> datetime.datetime | None:
         """The first fire time after ``previous_fire_time``, or at or after ``now`` when there is none (APScheduler
         passes the last fire time to compute the next), as an aware datetime in the zone; ``None`` when none comes
         within :data:`HORIZON_DAYS` days."""

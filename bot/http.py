@@ -33,6 +33,7 @@ MAX_HINT_SECONDS = 86400.0
 #: Attempts per request (first try included).
 MAX_ATTEMPTS = 4
 
+
 def sendable_etag(value: str) -> str:
     """``value`` when it can be sent back as ``If-None-Match``, else ``""`` (treat as no ETag).
 
@@ -54,8 +55,9 @@ class RequestCounter:
         self.count += 1
 
 
-def make_client(token: str | None = None, *, counter: RequestCounter | None = None,
-                transport: httpx.BaseTransport | None = None) -> httpx.Client:
+def make_client(
+    token: str | None = None, *, counter: RequestCounter | None = None, transport: httpx.BaseTransport | None = None
+) -> httpx.Client:
     """An ``httpx.Client`` with kep-sync's user agent, timeouts and redirects followed.
 
     ``token`` (``GITHUB_TOKEN``, from the environment only) is sent as ``Authorization: Bearer``;
@@ -69,8 +71,13 @@ def make_client(token: str | None = None, *, counter: RequestCounter | None = No
         raise ConfigError(header_problem("GITHUB_TOKEN", token))
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    return httpx.Client(headers=headers, timeout=TIMEOUT_SECONDS, follow_redirects=True,
-                        event_hooks={"request": [counter]} if counter is not None else {}, transport=transport)
+    return httpx.Client(
+        headers=headers,
+        timeout=TIMEOUT_SECONDS,
+        follow_redirects=True,
+        event_hooks={"request": [counter]} if counter is not None else {},
+        transport=transport,
+    )
 
 
 class RetryableStatus(Exception):
@@ -85,7 +92,7 @@ class RetryableStatus(Exception):
 
 def backoff_seconds(attempt: int) -> float:
     """The normal backoff before retry ``attempt`` (1-based): 2, 4, 8, 16, then 30 seconds."""
-    return min(2.0 ** attempt, 30.0)
+    return min(2.0**attempt, 30.0)
 
 
 def parse_retry_after(value: str, now: float | None = None) -> float | None:
@@ -138,8 +145,15 @@ def _wait(state: tenacity.RetryCallState) -> float:
     return backoff_seconds(state.attempt_number)
 
 
-def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
-         sleep: Callable[[float], None] = time.sleep, **kwargs) -> httpx.Response:
+def send(
+    client: httpx.Client,
+    method: str,
+    url: str,
+    *,
+    stream: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+    **kwargs,
+) -> httpx.Response:
     """Send a request with retries and return the final response (any status).
 
     Retried: transport errors, 5xx and a 429 without a usable wait (backoff 2, 4, 8 s),
@@ -155,8 +169,11 @@ def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
         request = client.build_request(method, url, **kwargs)
         response = client.send(request, stream=stream)
         wait = rate_limit_wait(response)
-        if (response.status_code >= 500 or (response.status_code == 429 and wait is None)
-                or (wait is not None and wait <= MAX_RATE_LIMIT_WAIT_SECONDS)):
+        if (
+            response.status_code >= 500
+            or (response.status_code == 429 and wait is None)
+            or (wait is not None and wait <= MAX_RATE_LIMIT_WAIT_SECONDS)
+        ):
             response.close()
             raise RetryableStatus(response, wait)
         return response
@@ -166,9 +183,14 @@ def send(client: httpx.Client, method: str, url: str, *, stream: bool = False,
 
         exc = state.outcome.exception() if state.outcome else None
         reason = f"HTTP {exc.response.status_code}" if isinstance(exc, RetryableStatus) else type(exc).__name__
-        structlog.get_logger().warning("retrying request", method=method, url=redact(url), reason=reason,
-                             attempt=state.attempt_number, wait_seconds=state.next_action.sleep if state.next_action
-                             else None)
+        structlog.get_logger().warning(
+            "retrying request",
+            method=method,
+            url=redact(url),
+            reason=reason,
+            attempt=state.attempt_number,
+            wait_seconds=state.next_action.sleep if state.next_action else None,
+        )
 
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception_type((RetryableStatus, httpx.TransportError)),

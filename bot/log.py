@@ -47,6 +47,7 @@ class LineLogger:
 
 def _redacted(renderer):
     """``renderer`` whose rendered line is redacted as a whole (values inside lists and mappings included)."""
+
     def render(logger, name, event):
         return redact(renderer(logger, name, event))
 

@@ -22,7 +22,8 @@ _TOKEN_RE = re.compile(r"(gh[pousr]_[A-Za-z0-9_]{10,}|github_pat_[A-Za-z0-9_]{10
 _USERINFO_RE = re.compile(r"(?<=://)[^/?#\s]*@")
 #: Query parameters that carry secrets (GitHub, GitLab, signed URLs): the value is hidden, the name kept.
 _SECRET_PARAM_RE = re.compile(
-    r"(?<=[?&;])(token|access_token|private_token|password|key|sig|signature)=[^&#;\s'\"<>]+", re.IGNORECASE)
+    r"(?<=[?&;])(token|access_token|private_token|password|key|sig|signature)=[^&#;\s'\"<>]+", re.IGNORECASE
+)
 
 _added: set[str] = set()
 

@@ -70,27 +70,56 @@ def main() -> int:
             for f in files:
                 json.loads(f.read_bytes())
             floor.append(time.perf_counter() - start)
-        print(f"index: releases={len(notes.notes)} mentions={len(index.mentions)} runs={args.runs} "
-              f"read+index median={statistics.median(total):.3f}s wall, {statistics.median(cpu):.3f}s CPU "
-              f"(build_index alone {statistics.median(index_only):.3f}s; floor json.loads of the files "
-              f"{statistics.median(floor):.3f}s, ratio {statistics.median(total) / statistics.median(floor):.1f}x) "
-              f"target<={INDEX_TARGET}s")
+        print(
+            f"index: releases={len(notes.notes)} mentions={len(index.mentions)} runs={args.runs} "
+            f"read+index median={statistics.median(total):.3f}s wall, {statistics.median(cpu):.3f}s CPU "
+            f"(build_index alone {statistics.median(index_only):.3f}s; floor json.loads of the files "
+            f"{statistics.median(floor):.3f}s, ratio {statistics.median(total) / statistics.median(floor):.1f}x) "
+            f"target<={INDEX_TARGET}s"
+        )
         wiki = t / "wiki"
         wiki.mkdir()
         shutil.copy(SHARED / "wiki" / "kubernetes-keps-implementation-matrix.2026-03-01.md", wiki / "stale.md")
         shutil.copy(SHARED / "wiki" / "kubernetes-keps-implementation-matrix.md", wiki / "current.md")
-        base = [args.kep_sync, "sync", "--enhancements", str(t / "enh"), "--wiki", str(wiki), "--page", "stale.md",
-                "--publish", "none"]
+        base = [
+            args.kep_sync,
+            "sync",
+            "--enhancements",
+            str(t / "enh"),
+            "--wiki",
+            str(wiki),
+            "--page",
+            "stale.md",
+            "--publish",
+            "none",
+        ]
         _timed(base)  # warm the page cache and the bytecode
         plain, notes_runs = [], []
         for _ in range(args.runs):
             plain.append(_timed(base))
             notes_runs.append(_timed(base + ["--release-notes", args.notes]))
         cost = statistics.median(notes_runs) - statistics.median(plain)
-        print(f"sync: runs={args.runs} without notes median={statistics.median(plain):.3f}s with notes "
-              f"median={statistics.median(notes_runs):.3f}s cost={cost:+.3f}s target<={NOTES_COST_TARGET}s")
-        audit = [_timed([args.kep_sync, "audit", "--enhancements", str(t / "enh"), "--wiki", str(wiki), "--page",
-                         "current.md", "--release-notes", args.notes]) for _ in range(3)]
+        print(
+            f"sync: runs={args.runs} without notes median={statistics.median(plain):.3f}s with notes "
+            f"median={statistics.median(notes_runs):.3f}s cost={cost:+.3f}s target<={NOTES_COST_TARGET}s"
+        )
+        audit = [
+            _timed(
+                [
+                    args.kep_sync,
+                    "audit",
+                    "--enhancements",
+                    str(t / "enh"),
+                    "--wiki",
+                    str(wiki),
+                    "--page",
+                    "current.md",
+                    "--release-notes",
+                    args.notes,
+                ]
+            )
+            for _ in range(3)
+        ]
         print(f"audit: 73 rows, every release read, median of 3={statistics.median(audit):.3f}s")
     ok = statistics.median(cpu) <= INDEX_TARGET and cost <= NOTES_COST_TARGET
     return 0 if ok else 1

@@ -33,8 +33,10 @@ def bench_file(path: Path, runs: int) -> None:
             start = time.perf_counter()
             lc = load_gate_lifecycle(str(path), Path(tmp))
             times.append(time.perf_counter() - start)
-    print(f"local file {path.name} ({path.stat().st_size:,} bytes, {len(lc.lists[0].gates)} gates): "
-          f"{spread(times)} over {runs} runs")
+    print(
+        f"local file {path.name} ({path.stat().st_size:,} bytes, {len(lc.lists[0].gates)} gates): "
+        f"{spread(times)} over {runs} runs"
+    )
 
 
 def bench_github(path: Path) -> None:
@@ -49,13 +51,15 @@ def bench_github(path: Path) -> None:
         for label in ("first run (empty cache)", "second run (cached)"):
             sizes: list[int] = []
             client = make_client("bench-token")  # the fake answers authenticated requests only
-            client.event_hooks["response"] = [lambda r: (r.read(), sizes.append(len(r.content)))]
+            client.event_hooks["response"] = [lambda r, sizes=sizes: (r.read(), sizes.append(len(r.content)))]
             start = time.perf_counter()
             lc = load_gate_lifecycle("github:kubernetes/kubernetes", Path(tmp), wanted, api_url=gh.url, client=client)
             took = time.perf_counter() - start
             client.close()
-            print(f"github: {label}: {len(sizes)} requests, {sum(sizes):,} response bytes, {len(lc.lists)} lists "
-                  f"read, {took:.3f} s")
+            print(
+                f"github: {label}: {len(sizes)} requests, {sum(sizes):,} response bytes, {len(lc.lists)} lists "
+                f"read, {took:.3f} s"
+            )
 
 
 def main() -> int:

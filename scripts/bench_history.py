@@ -49,8 +49,9 @@ def main() -> int:
         enh = str(clone_bundle(args.bundle, Path(tmp) / "enh"))
         pages = {"matrix.md": Path(args.page).read_bytes()}
         cache = Path(tmp) / "cache"
-        config = Config.model_validate({"enhancements": enh, "cache_dir": str(cache),
-                                        "wiki": {"dir": tmp, "pages": ["matrix.md"]}})
+        config = Config.model_validate(
+            {"enhancements": enh, "cache_dir": str(cache), "wiki": {"dir": tmp, "pages": ["matrix.md"]}}
+        )
         snapshot = load_snapshot(enh, cache)
         floor, first, later = [], [], []
         plan = None
@@ -76,15 +77,31 @@ def main() -> int:
                 bucket.append(spent[0])
         applied = [c for c in plan.changes if c.applied]
         stale = len({c.kep_id for c in applied})
-        print(f"stale rows={stale} applied changes={len(applied)} with upstream="
-              f"{sum(c.upstream is not None for c in applied)} ({plan.report['provenance']}) "
-              f"plain plan changes={len(plain.changes)}")
+        print(
+            f"stale rows={stale} applied changes={len(applied)} with upstream="
+            f"{sum(c.upstream is not None for c in applied)} ({plan.report['provenance']}) "
+            f"plain plan changes={len(plain.changes)}"
+        )
         print(f"plan without history (for scale): {spread(floor)}")
         print(f"provenance added, first run:  {spread(first)} target<={TARGETS['first']}s")
         print(f"provenance added, later runs: {spread(later)} target<={TARGETS['later']}s")
         digest = {"cold": [], "warm": []}
-        cmd = [str(ROOT / ".venv" / "bin" / "kep-sync"), "digest", "--enhancements", enh, "--sig", "node",
-               "--from", "v1.33", "--to", "v1.35", "--at", "2026-01-01", "--format", "json"]
+        cmd = [
+            str(ROOT / ".venv" / "bin" / "kep-sync"),
+            "digest",
+            "--enhancements",
+            enh,
+            "--sig",
+            "node",
+            "--from",
+            "v1.33",
+            "--to",
+            "v1.35",
+            "--at",
+            "2026-01-01",
+            "--format",
+            "json",
+        ]
         env = {**os.environ, "KEP_SYNC_CACHE_DIR": f"{tmp}/digest-cache", "KEP_SYNC_CONFIG": "/dev/null"}
         for _ in range(args.runs):
             shutil.rmtree(f"{tmp}/digest-cache", ignore_errors=True)
@@ -94,8 +111,11 @@ def main() -> int:
                 digest[kind].append(time.perf_counter() - start)
         print(f"digest as a new process, cold cache: {spread(digest['cold'])} target<{TARGETS['digest']}s")
         print(f"digest as a new process, warm cache: {spread(digest['warm'])}")
-    ok = (statistics.median(first) <= TARGETS["first"] and statistics.median(later) <= TARGETS["later"]
-          and statistics.median(digest["cold"]) < TARGETS["digest"])
+    ok = (
+        statistics.median(first) <= TARGETS["first"]
+        and statistics.median(later) <= TARGETS["later"]
+        and statistics.median(digest["cold"]) < TARGETS["digest"]
+    )
     return 0 if ok else 1
 
 

@@ -31,10 +31,16 @@ def scenarios(fake: FakeGitHub):
     yield "first run opens the PR (labels, assignees, reviewers)", run_github(fake, keps(), cfg), "open"
     yield "second run, no change", run_github(fake, keps(), cfg), "no-change"
     yield "upstream changed: same PR updated", run_github(fake, keps("v1.36"), cfg), None
-    yield "base moved elsewhere (README): nothing to do", (
-        fake.commit_files(REPO, "main", {"README.md": "edited\n"}) and run_github(fake, keps("v1.36"), cfg)), "no-change"
-    yield "base moved on the page: regenerated", (
-        fake.commit_files(REPO, "main", {PAGE_PATH: page(note="edited")}) and run_github(fake, keps("v1.36"), cfg)), None
+    yield (
+        "base moved elsewhere (README): nothing to do",
+        (fake.commit_files(REPO, "main", {"README.md": "edited\n"}) and run_github(fake, keps("v1.36"), cfg)),
+        "no-change",
+    )
+    yield (
+        "base moved on the page: regenerated",
+        (fake.commit_files(REPO, "main", {PAGE_PATH: page(note="edited")}) and run_github(fake, keps("v1.36"), cfg)),
+        None,
+    )
     fake.commit_files(REPO, BRANCH, {"notes.md": "human\n"})
     yield "foreign commit: comment once, skip", run_github(fake, keps("v1.36"), cfg), None
     yield "foreign commit: later runs", run_github(fake, keps("v1.36"), cfg), None
@@ -68,7 +74,11 @@ def single_runs():
     with FakeGitHub() as fake:
         cfg = fresh(fake, **FULL).model_copy(update={"wiki": fresh(fake).wiki.model_copy(update={"base": None})})
         run_github(fake, keps(), cfg)
-        yield "no change, wiki.base unset (default branch from the listed PR)", run_github(fake, keps(), cfg), "no-change"
+        yield (
+            "no change, wiki.base unset (default branch from the listed PR)",
+            run_github(fake, keps(), cfg),
+            "no-change",
+        )
     with FakeGitHub() as fake:
         cfg = fresh(fake, **FULL)
         env = {"KEP_SYNC_APP_ID": "1", "KEP_SYNC_APP_PRIVATE_KEY": _pem()}
@@ -86,8 +96,9 @@ def _pem() -> str:
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption()).decode()
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
 
 
 def main() -> int:
@@ -104,8 +115,10 @@ def main() -> int:
             failed.append(name)
         if target == "open" and len(run.requests) > 12:
             failed.append(name)
-    print("targets: no-change <= 4 requests and 0 writes; opening a PR for one page <= 12 requests: "
-          + ("MISSED by " + "; ".join(failed) if failed else "met"))
+    print(
+        "targets: no-change <= 4 requests and 0 writes; opening a PR for one page <= 12 requests: "
+        + ("MISSED by " + "; ".join(failed) if failed else "met")
+    )
     return 1 if failed else 0
 
 

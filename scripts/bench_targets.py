@@ -51,9 +51,17 @@ def deployment(fake: FakeGitHub, count: int):
         repo = f"acme/wiki-{i:03d}"
         fake.seed_repo(repo, {PAGE_PATH: PAGE, "README.md": "wiki\n"})
         entries.append({"name": f"wiki-{i:03d}", "wiki": {"repo": repo}})
-    config = validate_config({"publish": "github", "github": {"api_url": fake.url}, "provenance": {"enabled": False},
-                              "wiki": {"base": "main", "pages": [PAGE_PATH]}, "pull_request": {"branch": BRANCH},
-                              "targets": entries}, "bench")
+    config = validate_config(
+        {
+            "publish": "github",
+            "github": {"api_url": fake.url},
+            "provenance": {"enabled": False},
+            "wiki": {"base": "main", "pages": [PAGE_PATH]},
+            "pull_request": {"branch": BRANCH},
+            "targets": entries,
+        },
+        "bench",
+    )
     return expand(config, "bench")
 
 
@@ -64,8 +72,13 @@ def measure(fake: CountingGitHub, targets, state: Path, snap) -> dict:
     start = time.perf_counter()
     results = run_targets(targets, state, SharedSources(targets[0].config, load=lambda config, counter: snap))
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "requests": len(fake.requests), "writes": fake.writes, "bytes": fake.bytes,
-            "failed": [r.name for r in results if r.result == "failed"]}
+    return {
+        "seconds": seconds,
+        "requests": len(fake.requests),
+        "writes": fake.writes,
+        "bytes": fake.bytes,
+        "failed": [r.name for r in results if r.result == "failed"],
+    }
 
 
 def main() -> int:
@@ -76,17 +89,21 @@ def main() -> int:
     os.environ.update(ENV)
     auth.SECONDS_BETWEEN_WRITES = 0.0
     snap, bad = keps(), []
-    print(f"{'targets':>7} {'run':<10} {'total s':>8} {'s/target':>9} {'req/target':>10} {'writes/target':>13} "
-          f"{'bytes/target':>12} {'pacing floor s':>14}")
+    print(
+        f"{'targets':>7} {'run':<10} {'total s':>8} {'s/target':>9} {'req/target':>10} {'writes/target':>13} "
+        f"{'bytes/target':>12} {'pacing floor s':>14}"
+    )
     for count in (int(c) for c in args.counts.split(",")):
         with CountingGitHub() as fake, tempfile.TemporaryDirectory() as tmp:
             targets = deployment(fake, count)
             for run in ("first", "no-change"):
                 m = measure(fake, targets, Path(tmp), snap)
                 floor = max(m["writes"] - 1, 0) * 1.0  # bot.publish.auth.SECONDS_BETWEEN_WRITES in a real run
-                print(f"{count:>7} {run:<10} {m['seconds']:>8.2f} {m['seconds'] / count:>9.3f} "
-                      f"{m['requests'] / count:>10.1f} {m['writes'] / count:>13.1f} {m['bytes'] / count:>12.0f} "
-                      f"{floor:>14.0f}")
+                print(
+                    f"{count:>7} {run:<10} {m['seconds']:>8.2f} {m['seconds'] / count:>9.3f} "
+                    f"{m['requests'] / count:>10.1f} {m['writes'] / count:>13.1f} {m['bytes'] / count:>12.0f} "
+                    f"{floor:>14.0f}"
+                )
                 if m["failed"] or (run == "no-change" and m["writes"]):
                     bad.append(f"{count} targets, {run}: failed {m['failed']}, writes {m['writes']}")
     print("all targets ok; no-change runs write nothing" if not bad else "MISSED: " + "; ".join(bad))

@@ -49,9 +49,11 @@ TARGET_RATIO, TARGET_NOTES_RATIO, TARGET_RSS_MB = 4.0, 2.5, 80.0
 RSS_ROWS = (1000, 2000, 5000)
 TARGET_KEPS_GROWTH, TARGET_ROWS_GROWTH = 10.0, 2.0
 #: The floor: parse every kep.yaml with libyaml, construct the documents, nothing else.
-FLOOR = ("import pathlib, sys, yaml\n"
-         "for p in sorted(pathlib.Path(sys.argv[1], 'keps').rglob('kep.yaml')):\n"
-         "    yaml.load(p.read_bytes(), Loader=yaml.CBaseLoader)\n")
+FLOOR = (
+    "import pathlib, sys, yaml\n"
+    "for p in sorted(pathlib.Path(sys.argv[1], 'keps').rglob('kep.yaml')):\n"
+    "    yaml.load(p.read_bytes(), Loader=yaml.CBaseLoader)\n"
+)
 #: The floor after importing the libraries every sync loads (config, log, page parser, command line).
 FLOOR_WITH_LIBRARIES = "import argparse, markdown_it, structlog\nfrom pydantic import BaseModel\n" + FLOOR
 _ROW = re.compile(r"^\| \d+-[^ |]+ \|")
@@ -101,13 +103,27 @@ def run_in_turns(cmds: dict[str, list[str]], cwd: Path, runs: int) -> dict[str, 
                 wall[name].append(elapsed)
                 cpu[name].append(used)
                 peak[name] = max(peak[name], rss)
-    return {name: Figures(statistics.median(wall[name]), statistics.median(cpu[name]), peak[name] / 1024)
-            for name in cmds}
+    return {
+        name: Figures(statistics.median(wall[name]), statistics.median(cpu[name]), peak[name] / 1024) for name in cmds
+    }
 
 
 def sync_cmd(enhancements: Path, page: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "bot.cli", "sync", "--enhancements", str(enhancements), "--wiki", "wiki",
-            "--page", page, "--publish", "none", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "bot.cli",
+        "sync",
+        "--enhancements",
+        str(enhancements),
+        "--wiki",
+        "wiki",
+        "--page",
+        page,
+        "--publish",
+        "none",
+        *extra,
+    ]
 
 
 def multiply_keps(src: Path, dst: Path, factor: int) -> int:
@@ -170,14 +186,18 @@ def main() -> int:
             (tmp / "wiki" / f"r{want}.md").write_text(text, encoding="utf-8")
             wall, used, rss = run_once(sync_cmd(enh, f"r{want}.md"), tmp, bench_env(tmp / "cache"))
             scale.append((count, Figures(wall, used, rss / 1024)))
-        got = run_in_turns({
-            "floor": [sys.executable, str(tmp / "floor.py"), str(enh)],
-            "libs": [sys.executable, str(tmp / "floor_libs.py"), str(enh)],
-            "sync": sync_cmd(enh, "m.md"),
-            "notes": sync_cmd(enh, "m.md", "--release-notes", str(shared / NOTES)),
-            "keps10": sync_cmd(enh10, "m.md"),
-            "rows10": sync_cmd(enh, "m10.md"),
-        }, tmp, runs)
+        got = run_in_turns(
+            {
+                "floor": [sys.executable, str(tmp / "floor.py"), str(enh)],
+                "libs": [sys.executable, str(tmp / "floor_libs.py"), str(enh)],
+                "sync": sync_cmd(enh, "m.md"),
+                "notes": sync_cmd(enh, "m.md", "--release-notes", str(shared / NOTES)),
+                "keps10": sync_cmd(enh10, "m.md"),
+                "rows10": sync_cmd(enh, "m10.md"),
+            },
+            tmp,
+            runs,
+        )
 
     floor, sync = got["floor"], got["sync"]
 
@@ -187,27 +207,54 @@ def main() -> int:
 
     rows = [
         ("floor: parse every kep.yaml (libyaml)", f"{keps1} files", floor, ("", None)),
-        ("  + import pydantic, structlog, ...", f"{keps1} files", got["libs"],
-         (f"x{got['libs'].wall / floor.wall:.2f} floor (CPU x{got['libs'].cpu / floor.cpu:.2f}; reference)", None)),
+        (
+            "  + import pydantic, structlog, ...",
+            f"{keps1} files",
+            got["libs"],
+            (f"x{got['libs'].wall / floor.wall:.2f} floor (CPU x{got['libs'].cpu / floor.cpu:.2f}; reference)", None),
+        ),
         ("sync --publish none", f"{keps1} kep.yaml, {rows1} rows", sync, ratio(sync, floor, TARGET_RATIO, "floor")),
         ("  peak RSS", "", None, (f"{sync.rss:.1f} MB (target <= {TARGET_RSS_MB:g} MB)", sync.rss <= TARGET_RSS_MB)),
-        ("sync --release-notes (dir of 18)", f"{keps1} kep.yaml, {rows1} rows", got["notes"],
-         ratio(got["notes"], floor, TARGET_NOTES_RATIO, "floor")),
-        ("sync, first run (empty cache_dir)", f"{keps1} kep.yaml, {rows1} rows", first,
-         ("one run, not a median: the history is read with git log once, then cached", None)),
-        ("sync, 10x KEPs", f"{keps10} kep.yaml, {rows1} rows", got["keps10"],
-         ratio(got["keps10"], sync, TARGET_KEPS_GROWTH, "sync")),
-        ("sync, 10x rows", f"{keps1} kep.yaml, {rows10} rows", got["rows10"],
-         ratio(got["rows10"], sync, TARGET_ROWS_GROWTH, "sync")),
-    ] + [(f"  peak RSS at {count:,} rows", f"{keps1} kep.yaml, {count} rows", figures,
-          (f"{figures.rss:.1f} MB (one run; target <= {TARGET_RSS_MB:g} MB)", figures.rss <= TARGET_RSS_MB))
-         for count, figures in scale]
-    print(f"kep-sync benchmark: new processes run in turns, median of {runs} rounds, "
-          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end")
+        (
+            "sync --release-notes (dir of 18)",
+            f"{keps1} kep.yaml, {rows1} rows",
+            got["notes"],
+            ratio(got["notes"], floor, TARGET_NOTES_RATIO, "floor"),
+        ),
+        (
+            "sync, first run (empty cache_dir)",
+            f"{keps1} kep.yaml, {rows1} rows",
+            first,
+            ("one run, not a median: the history is read with git log once, then cached", None),
+        ),
+        (
+            "sync, 10x KEPs",
+            f"{keps10} kep.yaml, {rows1} rows",
+            got["keps10"],
+            ratio(got["keps10"], sync, TARGET_KEPS_GROWTH, "sync"),
+        ),
+        (
+            "sync, 10x rows",
+            f"{keps1} kep.yaml, {rows10} rows",
+            got["rows10"],
+            ratio(got["rows10"], sync, TARGET_ROWS_GROWTH, "sync"),
+        ),
+    ] + [
+        (
+            f"  peak RSS at {count:,} rows",
+            f"{keps1} kep.yaml, {count} rows",
+            figures,
+            (f"{figures.rss:.1f} MB (one run; target <= {TARGET_RSS_MB:g} MB)", figures.rss <= TARGET_RSS_MB),
+        )
+        for count, figures in scale
+    ]
+    print(
+        f"kep-sync benchmark: new processes run in turns, median of {runs} rounds, "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
+    )
     print(f"{'figure':38} {'input':26} {'wall':>8} {'CPU':>8} {'peak RSS':>9}  ratio")
     for name, what, figures, (text, ok) in rows:
-        timing = (f"{figures.wall:6.3f} s {figures.cpu:6.3f} s {figures.rss:6.1f} MB" if figures
-                  else " " * 28)
+        timing = f"{figures.wall:6.3f} s {figures.cpu:6.3f} s {figures.rss:6.1f} MB" if figures else " " * 28
         verdict = "" if ok is None else ("  ok" if ok else "  MISSED")
         print(f"{name:38} {what:26} {timing}  {text}{verdict}")
     return 0 if all(ok is not False for *_, (_, ok) in rows) else 1

@@ -99,16 +99,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(rows)} matrix rows, {len(found)} design groups")
     for key in ("not_in_any_group", "not_on_matrix"):
         print(f"{key} ({len(mine[key])}): {', '.join(map(str, mine[key])) or 'none'}")
-    print("in_several_groups: " + ("; ".join(f"{x['kep']} ({', '.join(x['groups'])})"
-                                             for x in mine["in_several_groups"]) or "none"))
+    print(
+        "in_several_groups: "
+        + ("; ".join(f"{x['kep']} ({', '.join(x['groups'])})" for x in mine["in_several_groups"]) or "none")
+    )
     if not args.report:
         return 0
     theirs = json.load(open(args.report, encoding="utf-8")).get("coverage")
     if theirs is None:
         print("report: no coverage object (coverage.page not set?)")
         return 1
-    disagreements = [f"{key}: this reading {mine[key]!r}, the report {theirs.get(key)!r}"
-                     for key in mine if mine[key] != theirs.get(key)]
+    disagreements = [
+        f"{key}: this reading {mine[key]!r}, the report {theirs.get(key)!r}"
+        for key in mine
+        if mine[key] != theirs.get(key)
+    ]
     for line in disagreements:
         print(line)
     print(f"{len(disagreements)} disagreements with {args.report}")

@@ -65,17 +65,25 @@ def main() -> int:
     args = ap.parse_args()
     sig = "sig-" + args.sig.lower().removeprefix("sig-")
     lo, hi = release(args.first), release(args.last)
-    rev = subprocess.run(["git", "-C", args.repo, "rev-list", "--first-parent", "-1",
-                          f"--before={args.at} 23:59:59 +0000", "HEAD"],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    tar = subprocess.run(["git", "-C", args.repo, "archive", "--format=tar", rev, "keps"],
-                         capture_output=True, check=True).stdout
+    rev = subprocess.run(
+        ["git", "-C", args.repo, "rev-list", "--first-parent", "-1", f"--before={args.at} 23:59:59 +0000", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tar = subprocess.run(
+        ["git", "-C", args.repo, "archive", "--format=tar", rev, "keps"], capture_output=True, check=True
+    ).stdout
     found: dict[str, list[int]] = {"alpha": [], "beta": [], "stable": []}
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         for member in archive.getmembers():
             parts = member.name.split("/")
-            if not member.isfile() or parts[-1] != "kep.yaml" or "NNNN-kep-template" in parts \
-                    or "0000-cloud-provider-template" in parts:
+            if (
+                not member.isfile()
+                or parts[-1] != "kep.yaml"
+                or "NNNN-kep-template" in parts
+                or "0000-cloud-provider-template" in parts
+            ):
                 continue
             kep = read_kep(archive.extractfile(member).read().decode("utf-8", "replace"))
             owner = (kep.get("owning-sig") or parts[1]).lower()
@@ -97,7 +105,9 @@ def main() -> int:
         for stage in ("stable", "beta", "alpha"):
             only_mine = sorted(set(found[stage]) - set(theirs[stage]))
             only_bot = sorted(set(theirs[stage]) - set(found[stage]))
-            print(f"{stage}: {'agree' if not only_mine and not only_bot else f'only here {only_mine}, only kep-sync {only_bot}'}")
+            print(
+                f"{stage}: {'agree' if not only_mine and not only_bot else f'only here {only_mine}, only kep-sync {only_bot}'}"
+            )
         return 0 if found == theirs else 1
     return 0
 

@@ -47,6 +47,7 @@ def show(r: tuple[int, int] | None) -> str:
 
 # ---- the gate list: "- name: X" then "  - default: .." items with preRelease / version / lockToDefault ----
 
+
 def read_gates(text: str) -> dict[str, list[dict]]:
     """``{gate: [{version: (1, 33) or None for "1.0", stage, default, locked}, ...]}`` in file order."""
     gates: dict[str, list[dict]] = {}
@@ -92,6 +93,7 @@ def at(specs: list[dict], r: tuple[int, int]) -> dict | None:
 
 # ---- kep.yaml: top-level status / stage, milestone block, feature-gates names ----
 
+
 def read_kep(text: str) -> dict:
     kep = {"status": "", "stage": "", "milestone": {}, "gates": []}
     block = ""
@@ -132,6 +134,7 @@ def read_keps(root: Path) -> dict[str, dict]:
 
 # ---- the page: table rows whose first cells hold a KEP number ----
 
+
 def page_rows(text: str) -> list[tuple[int, str]]:
     """``(number, slug)`` of each row of a table whose header has a ``KEP`` column."""
     rows, kep_col = [], None
@@ -159,6 +162,7 @@ def find_kep(keps: dict[str, dict], number: int, slug: str) -> dict | None:
 
 
 # ---- the reading ----
+
 
 def owners(keps: dict[str, dict], gates: dict) -> dict[str, list[str]]:
     """Listed gate -> the dirs declaring it (a typo of it counts), live KEPs only when a live one declares it."""
@@ -266,11 +270,22 @@ def reading(root: Path, page: str, gates_text: str, notes: dict) -> dict:
             disagree.append(k["dir"])
             if any(notes_side(names[0], lst, notes) for _, _, lst in found):
                 sided.append(k["dir"])
-    alpha_absent = [k["dir"] for k in rows if k and k["gates"] and not listed(k, gates, own)
-                    and (rel(k["milestone"].get("alpha", "")) or (99, 0)) <= (1, 36)
-                    and not any(f"`{g}`" in t for g in k["gates"] for t in notes.values())]
-    locked = [k["dir"] for k in keps.values() if k["status"] == "implementable" and k["stage"] == "stable" and any(
-        s.get("stage") == "stable" and s.get("locked") for g in k["gates"] if g in gates for s in gates[g])]
+    alpha_absent = [
+        k["dir"]
+        for k in rows
+        if k
+        and k["gates"]
+        and not listed(k, gates, own)
+        and (rel(k["milestone"].get("alpha", "")) or (99, 0)) <= (1, 36)
+        and not any(f"`{g}`" in t for g in k["gates"] for t in notes.values())
+    ]
+    locked = [
+        k["dir"]
+        for k in keps.values()
+        if k["status"] == "implementable"
+        and k["stage"] == "stable"
+        and any(s.get("stage") == "stable" and s.get("locked") for g in k["gates"] if g in gates for s in gates[g])
+    ]
     found = []
     for k in dict.fromkeys(d["dir"] for d in rows if d).keys():
         kep = keps[k]
@@ -279,9 +294,15 @@ def reading(root: Path, page: str, gates_text: str, notes: dict) -> dict:
             found += findings(kep, gate, gates[gate], last, newest)
         elif kep["gates"] and not listed(kep, gates, own):
             found += absent(kep, last)
-    return {"rows": len(rows), "rows_with_listed_gate": len(with_gate), "disagree": sorted(disagree),
-            "notes_side_with_list": sorted(sided), "alpha_gate_absent": sorted(alpha_absent),
-            "implementable_ga_locked_upstream": sorted(locked), "findings": sorted(set(found))}
+    return {
+        "rows": len(rows),
+        "rows_with_listed_gate": len(with_gate),
+        "disagree": sorted(disagree),
+        "notes_side_with_list": sorted(sided),
+        "alpha_gate_absent": sorted(alpha_absent),
+        "implementable_ga_locked_upstream": sorted(locked),
+        "findings": sorted(set(found)),
+    }
 
 
 def checkout(source: Path, tmp: str) -> Path:
@@ -300,23 +321,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--audit-report", type=Path, help="kep-sync audit --report JSON to compare with")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        out = reading(checkout(args.enhancements, tmp), args.page.read_text(encoding="utf-8"),
-                      args.gates.read_text(encoding="utf-8"), notes_text(args.notes))
-    print(f"rows: {out['rows']}; with a gate in the list: {out['rows_with_listed_gate']}; one listed gate "
-          f"disagreeing on a stage's release: {len(out['disagree'])} {out['disagree']}")
+        out = reading(
+            checkout(args.enhancements, tmp),
+            args.page.read_text(encoding="utf-8"),
+            args.gates.read_text(encoding="utf-8"),
+            notes_text(args.notes),
+        )
+    print(
+        f"rows: {out['rows']}; with a gate in the list: {out['rows_with_listed_gate']}; one listed gate "
+        f"disagreeing on a stage's release: {len(out['disagree'])} {out['disagree']}"
+    )
     print(f"release notes side with the list: {len(out['notes_side_with_list'])} {out['notes_side_with_list']}")
-    print(f"alpha claimed (<= v1.36), gate in no list or note: {len(out['alpha_gate_absent'])} "
-          f"{out['alpha_gate_absent']}")
-    print(f"implementable + stage stable, a declared gate GA + locked (whole source): {len(out['implementable_ga_locked_upstream'])} "
-          f"{out['implementable_ga_locked_upstream']}")
+    print(
+        f"alpha claimed (<= v1.36), gate in no list or note: {len(out['alpha_gate_absent'])} {out['alpha_gate_absent']}"
+    )
+    print(
+        f"implementable + stage stable, a declared gate GA + locked (whole source): {len(out['implementable_ga_locked_upstream'])} "
+        f"{out['implementable_ga_locked_upstream']}"
+    )
     mine = {tuple(f) for f in out["findings"]}
     for kind, kep, release in sorted(mine):
         print(f"finding: {kind} KEP {kep} {release}")
     if not args.audit_report:
         return 0
     report = json.loads(args.audit_report.read_text(encoding="utf-8"))
-    theirs = {(f["kind"], int(f["kep"].split("-")[0]), f["release"] or "-")
-              for f in report.get("gate_lifecycle", {}).get("findings", [])}
+    theirs = {
+        (f["kind"], int(f["kep"].split("-")[0]), f["release"] or "-")
+        for f in report.get("gate_lifecycle", {}).get("findings", [])
+    }
     for f in sorted(mine - theirs):
         print(f"only here: {f}")
     for f in sorted(theirs - mine):

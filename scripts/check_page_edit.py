@@ -28,9 +28,14 @@ import re
 import sys
 import unicodedata
 
-OWNED = {"status": ["status", "状态"], "stage": ["stage"],
-         "milestones": ["alpha / beta / ga", "alpha / beta / stable"],
-         "alpha": ["alpha"], "beta": ["beta"], "stable": ["ga", "stable"]}
+OWNED = {
+    "status": ["status", "状态"],
+    "stage": ["stage"],
+    "milestones": ["alpha / beta / ga", "alpha / beta / stable"],
+    "alpha": ["alpha"],
+    "beta": ["beta"],
+    "stable": ["ga", "stable"],
+}
 SEP = re.compile(r"\s*(?:/|／|\\\||｜)\s*")
 DELIM = re.compile(r"^\s*>?\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 BLANK = {"", "-", "—", "–", "n/a", "na", "none"}
@@ -69,25 +74,38 @@ def style_changes(old: str, new: str) -> list[str]:
     if marks and not new.startswith(marks):
         why.append("emphasis lost")
     core_old, core_new = old.strip("*_`~"), new.strip("*_`~")
-    if word(old) and word(new) and core_old.isalpha() and core_new.isalpha() and "ga" not in (core_old.lower(),
-                                                                                              core_new.lower()):
-        case = [("upper" if t.isupper() else "title" if t.istitle() else "lower" if t.islower() else "mixed")
-                for t in (core_old, core_new)]
+    if (
+        word(old)
+        and word(new)
+        and core_old.isalpha()
+        and core_new.isalpha()
+        and "ga" not in (core_old.lower(), core_new.lower())
+    ):
+        case = [
+            ("upper" if t.isupper() else "title" if t.istitle() else "lower" if t.islower() else "mixed")
+            for t in (core_old, core_new)
+        ]
         if case[0] != case[1]:
             why.append(f"letter case {case[0]} -> {case[1]}")
     return why
 
 
 def width(text: str) -> int:
-    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf")
-               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return sum(
+        0
+        if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf")
+        else 2
+        if unicodedata.east_asian_width(c) in "WF"
+        else 1
+        for c in text
+    )
 
 
 def pipes(line: str) -> list[int]:
     out, col, i, text = [], 0, 0, line.rstrip("\r")
     while i < len(text):
         if text[i] == "\\" and i + 1 < len(text):
-            col += width(text[i:i + 2])
+            col += width(text[i : i + 2])
             i += 2
             continue
         if text[i] == "|":
@@ -123,7 +141,7 @@ def fields(row: list[str], role_of: dict[int, str]) -> dict[str, list[str]]:
             continue
         parts = split_parts(row[i]) if word(row[i]) else [row[i]]
         names = {"status": ["status", "stage"], "milestones": ["alpha", "beta", "stable"]}.get(role, [role])
-        for name, part in zip(names, parts):
+        for name, part in zip(names, parts, strict=False):
             shown.setdefault(name, []).append(word(part))
     return shown
 
@@ -132,7 +150,7 @@ def check(before: list[str], after: list[str], aliases: dict[str, list[str]]) ->
     found = []
     if len(before) != len(after):
         return [f"line count {len(before)} -> {len(after)}"]
-    changed = {i for i, (a, b) in enumerate(zip(before, after)) if a != b}
+    changed = {i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b}
     in_tables = {}
     for header, idx in tables(before):
         for i in idx:
@@ -147,21 +165,27 @@ def check(before: list[str], after: list[str], aliases: dict[str, list[str]]) ->
         if len(old) != len(new):
             found.append(f"line {i + 1}: {len(old)} cells -> {len(new)}")
             continue
-        for c, (a, b) in enumerate(zip(old, new)):
+        for c, (a, b) in enumerate(zip(old, new, strict=False)):
             if c not in role_of and a != b:
-                found.append(f"line {i + 1}: cell {c + 1} ({header[c] if c < len(header) else '?'}) is not owned, "
-                             f"but changed: {a.strip()!r} -> {b.strip()!r}")
+                found.append(
+                    f"line {i + 1}: cell {c + 1} ({header[c] if c < len(header) else '?'}) is not owned, "
+                    f"but changed: {a.strip()!r} -> {b.strip()!r}"
+                )
             elif c in role_of and a != b:
                 pa, pb = (split_parts(x) if word(x) else [x] for x in (a, b))
                 if len(pa) != len(pb) or any(not p.strip() for p in pb):
                     found.append(f"line {i + 1}: {header[c]} cell {a.strip()!r} -> {b.strip()!r} lost a part")
                     continue
-                found.extend(f"line {i + 1}: {header[c]} part {x!r} -> {y!r}: {why}"
-                             for x, y in zip(pa, pb) if x != y for why in style_changes(x.strip(), y.strip()))
+                found.extend(
+                    f"line {i + 1}: {header[c]} part {x!r} -> {y!r}: {why}"
+                    for x, y in zip(pa, pb, strict=False)
+                    if x != y
+                    for why in style_changes(x.strip(), y.strip())
+                )
         for name, values in fields(new, role_of).items():
             if len(set(values)) > 1:
                 found.append(f"line {i + 1}: {name} shown as {sorted(set(values))} in one row")
-    for header, idx in tables(before):
+    for _header, idx in tables(before):
         if len({tuple(pipes(before[i])) for i in idx}) != 1:
             continue
         target = pipes(before[idx[0]])
@@ -173,7 +197,7 @@ def check(before: list[str], after: list[str], aliases: dict[str, list[str]]) ->
                 continue
             cols = [target[k + 1] - target[k] - 1 for k in range(len(target) - 1)]
             new = cells(after[i])
-            if all(width(c.strip()) + 2 <= w for c, w in zip(new, cols)):
+            if all(width(c.strip()) + 2 <= w for c, w in zip(new, cols, strict=False)):
                 found.append(f"line {i + 1}: the new text fits its columns, but the row is no longer aligned")
     return found
 
@@ -193,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     found = check(before, after, aliases)
     for line in found:
         print(line)
-    changed = sum(1 for x, y in zip(before, after) if x != y)
+    changed = sum(1 for x, y in zip(before, after, strict=False) if x != y)
     print(f"{args.after}: {changed} changed lines, {len(found)} findings")
     return 1 if found else 0
 

@@ -63,8 +63,11 @@ STAGES = ("alpha", "beta", "stable")
 
 _TICK = re.compile(r"`([^`\n]+)`")
 _CAMEL = re.compile(r"^(?:--feature-gates=)?([A-Z][A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*)(?:=(?:true|false))?$")
-_DOC_NUM = (re.compile(r"kep\.k8s\.io/(\d+)"), re.compile(r"enhancements/issues/(\d+)"),
-            re.compile(r"/keps/[^/]+/(?:[^/]+/)?(\d+)-"))
+_DOC_NUM = (
+    re.compile(r"kep\.k8s\.io/(\d+)"),
+    re.compile(r"enhancements/issues/(\d+)"),
+    re.compile(r"/keps/[^/]+/(?:[^/]+/)?(\d+)-"),
+)
 _TEXT_NUM = re.compile(r"\bKEP[- #]*(\d{2,5})\b", re.I)
 
 
@@ -90,9 +93,12 @@ def load_keps(root: Path) -> dict[str, dict]:
         gates = [g.get("name", "") for g in doc.get("feature-gates") or [] if isinstance(g, dict)]
         ms = doc.get("milestone") if isinstance(doc.get("milestone"), dict) else {}
         m = re.match(r"(\d+)-", file.parent.name)
-        out[rel] = {"number": int(m.group(1)) if m else -1, "sig": rel.split("/")[1],
-                    "gates": [g for g in gates if isinstance(g, str) and _CAMEL.match(g)],
-                    "milestones": {s: milestone(ms.get(s)) for s in STAGES}}
+        out[rel] = {
+            "number": int(m.group(1)) if m else -1,
+            "sig": rel.split("/")[1],
+            "gates": [g for g in gates if isinstance(g, str) and _CAMEL.match(g)],
+            "milestones": {s: milestone(ms.get(s)) for s in STAGES},
+        }
     return out
 
 
@@ -102,17 +108,28 @@ def clean(text: str) -> str:
     text = re.sub(r"\b(?:alpha|beta|stable|ga)\s+(?:`[^`]+`\s+)?(?:\w+\s+)?metrics?\b", " ", text, flags=re.I)
     text = re.sub(r"\bmetrics?\b[^.]{0,40}\((?:alpha|beta|stable|ga)\)", " ", text, flags=re.I)
     text = re.sub(r"\bwhen (?:using|enabling|the)\b[^,.]*", " ", text, flags=re.I)
-    text = re.sub(r"\b(?:updated|using|with|for|of|under|in|behind) the (?:alpha|beta) `[^`]+` feature(?: gate)?",
-                  " ", text, flags=re.I)
+    text = re.sub(
+        r"\b(?:updated|using|with|for|of|under|in|behind) the (?:alpha|beta) `[^`]+` feature(?: gate)?",
+        " ",
+        text,
+        flags=re.I,
+    )
     parts = re.split(r"(?<=[.!?])\s+", text)
-    keep = [p for p in parts if not re.search(
-        r"\bwill not\b|\bwon't\b|\bnot yet\b|\bwill (?:graduate|be promoted|move|be enabled)\b"
-        r"|\bstill available\b|\bmight be\b|\bmay be removed\b"
-        r"|\bin a future release\b", p, re.I)]
+    keep = [
+        p
+        for p in parts
+        if not re.search(
+            r"\bwill not\b|\bwon't\b|\bnot yet\b|\bwill (?:graduate|be promoted|move|be enabled)\b"
+            r"|\bstill available\b|\bmight be\b|\bmay be removed\b"
+            r"|\bin a future release\b",
+            p,
+            re.I,
+        )
+    ]
     text = " ".join(keep)
     removal = re.search(r"\b(?:removed|remove|removes|drop|dropped)\b", text, re.I)
-    if removal and not re.search(r"\b(?:promot|graduat)", text[:removal.start()], re.I):
-        text = text[:removal.start()]
+    if removal and not re.search(r"\b(?:promot|graduat)", text[: removal.start()], re.I):
+        text = text[: removal.start()]
     return text
 
 
@@ -120,8 +137,9 @@ def stage_of(text: str) -> str:
     """The stage the cleaned text announces (rule 3), or ``""``."""
     plain = _TICK.sub(lambda m: " " + m.group(1) + " " if "/" in m.group(1) else " X ", text)
     low = plain.lower()
-    target = re.search(r"\b(?:to|as|in|reach(?:es|ed)?)\s+(?:the\s+)?(ga|stable|general availability|beta|alpha)\b",
-                       low)
+    target = re.search(
+        r"\b(?:to|as|in|reach(?:es|ed)?)\s+(?:the\s+)?(ga|stable|general availability|beta|alpha)\b", low
+    )
     if target:
         word = target.group(1)
         return "stable" if word in ("ga", "stable", "general availability") else word
@@ -130,8 +148,12 @@ def stage_of(text: str) -> str:
     api = re.search(r"\.k8s\.io/(v1(?:alpha|beta)?)\d*\b", low) or re.search(r"\b(v1(?:alpha|beta)?)\d*\s+api\b", low)
     if api and re.search(r"promot|graduat", low):
         return {"v1": "stable", "v1beta": "beta", "v1alpha": "alpha"}[api.group(1)]
-    if api and api.group(1) != "v1" and re.search(r"\b(?:add(?:ed|s)?|introduc\w+)\b", low) \
-            and not re.search(r"\bfields?\b", low):
+    if (
+        api
+        and api.group(1) != "v1"
+        and re.search(r"\b(?:add(?:ed|s)?|introduc\w+)\b", low)
+        and not re.search(r"\bfields?\b", low)
+    ):
         return {"v1beta": "beta", "v1alpha": "alpha"}[api.group(1)]  # a new API at an alpha/beta version
     if re.search(r"\bga\b|\bstable\b|general availability|generally available", low):
         return "stable"
@@ -141,15 +163,21 @@ def stage_of(text: str) -> str:
         return "alpha"
     if re.search(r"\benabled\b[^.;]{0,60}\bby default|on by default|default(?:s)? (?:to )?(?:true|enabled)", low):
         return "beta"
-    if re.search(r"\b(?:add(?:ed|s)?|introduc\w+|new)\b[^.]{0,80}feature[- ]gate|feature[- ]gate[^.]{0,60}"
-                 r"\b(?:is now available|has been added|was added)", low):
+    if re.search(
+        r"\b(?:add(?:ed|s)?|introduc\w+|new)\b[^.]{0,80}feature[- ]gate|feature[- ]gate[^.]{0,60}"
+        r"\b(?:is now available|has been added|was added)",
+        low,
+    ):
         return "alpha"
     return ""
 
 
-_QUOTED = re.compile(r"`([^`\n]+)`(?!\s+(?:mechanism|plugin|field|metric|api|type|object|controller|admission)\b)"
-                     r"|\"([A-Za-z0-9]+)\"|'([A-Za-z0-9]+)'|\(([A-Za-z0-9]+)\)"
-                     r"|feature[- ]gates? ([A-Za-z0-9]+)|([A-Za-z0-9]+) feature[- ]gate", re.I)
+_QUOTED = re.compile(
+    r"`([^`\n]+)`(?!\s+(?:mechanism|plugin|field|metric|api|type|object|controller|admission)\b)"
+    r"|\"([A-Za-z0-9]+)\"|'([A-Za-z0-9]+)'|\(([A-Za-z0-9]+)\)"
+    r"|feature[- ]gates? ([A-Za-z0-9]+)|([A-Za-z0-9]+) feature[- ]gate",
+    re.I,
+)
 _RELEASE_SAID = re.compile(r"\b(?:ga|stable|beta|alpha|general availability)\b[^.;`]{0,12}\bin `?v?(1\.\d+)\b", re.I)
 
 
@@ -296,7 +324,7 @@ def evaluate(name: str, report: dict, page_text: str, keps: dict[str, dict], tru
             bad += 1
             wrong.append(f"mismatch {d['kep_path']} {stage} {d['release']} #{d['pr']}: not a contradiction here")
     found = total = 0
-    for (path, stage) in shown:
+    for path, stage in shown:
         want = keps[path]["milestones"][stage]
         expected = sorted(k for k, (when, _) in truth.get((path, stage), {}).items() if when == want)
         if not expected:
@@ -305,17 +333,22 @@ def evaluate(name: str, report: dict, page_text: str, keps: dict[str, dict], tru
         total += min(len(expected), CAP)
         found += min(len(got), CAP)
         if len(got) < min(len(expected), CAP):
-            missed += [f"missed {path} {stage} {r} #{p}: {truth[(path, stage)][(r, p)][1]}"
-                       for r, p in expected if (r, p) not in shown[(path, stage)]]
+            missed += [
+                f"missed {path} {stage} {r} #{p}: {truth[(path, stage)][(r, p)][1]}"
+                for r, p in expected
+                if (r, p) not in shown[(path, stage)]
+            ]
     on_page = page_numbers(page_text)
     review = report.get("discrepancies", [])
     unrelated = [d for d in review if not d.get("kep") or int(re.match(r"\d*", d["kep"]).group() or -1) not in on_page]
     precision = good / (good + bad) if good + bad else 1.0
     recall = found / total if total else 1.0
     apart = sum(len(c.get("ambiguous_evidence") or []) for c in report["changes"])
-    print(f"{name}: changes={len(report['changes'])} evidence_shown={good + bad} ambiguous_apart={apart} "
-          f"precision={precision:.2f} "
-          f"recall={recall:.2f} ({found}/{total}) needs_review={len(review)} unrelated={len(unrelated)}")
+    print(
+        f"{name}: changes={len(report['changes'])} evidence_shown={good + bad} ambiguous_apart={apart} "
+        f"precision={precision:.2f} "
+        f"recall={recall:.2f} ({found}/{total}) needs_review={len(review)} unrelated={len(unrelated)}"
+    )
     if verbose:
         for line in wrong + missed:
             print("   ", line)
@@ -326,9 +359,27 @@ def evaluate(name: str, report: dict, page_text: str, keps: dict[str, dict], tru
 
 def run_kep_sync(exe: str, enh: str, wiki: Path, page: str, notes: str, report: Path) -> dict:
     """``kep-sync sync --publish none`` with a report; returns the report."""
-    proc = subprocess.run([exe, "sync", "--enhancements", enh, "--wiki", str(wiki), "--page", page, "--publish",
-                           "none", "--release-notes", notes, "--report", str(report)],
-                          capture_output=True, text=True, env={**os.environ, "KEP_SYNC_CONFIG": ""})
+    proc = subprocess.run(
+        [
+            exe,
+            "sync",
+            "--enhancements",
+            enh,
+            "--wiki",
+            str(wiki),
+            "--page",
+            page,
+            "--publish",
+            "none",
+            "--release-notes",
+            notes,
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KEP_SYNC_CONFIG": ""},
+    )
     if proc.returncode != 0:
         sys.exit(f"kep-sync failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return json.loads(report.read_text(encoding="utf-8"))
@@ -347,9 +398,12 @@ def main() -> int:
         subprocess.run(["git", "clone", "-q", args.bundle, str(t / "enh")], check=True)
         keps = load_keps(t / "enh")
         truth = read_notes(Path(args.notes), keps)
-        pages = {"stale": (SHARED / "wiki" / "kubernetes-keps-implementation-matrix.2026-03-01.md").read_text("utf-8"),
-                 "blanked": blank_milestones(
-                     (SHARED / "wiki" / "kubernetes-keps-implementation-matrix.md").read_text("utf-8"))}
+        pages = {
+            "stale": (SHARED / "wiki" / "kubernetes-keps-implementation-matrix.2026-03-01.md").read_text("utf-8"),
+            "blanked": blank_milestones(
+                (SHARED / "wiki" / "kubernetes-keps-implementation-matrix.md").read_text("utf-8")
+            ),
+        }
         figures = []
         for name, text in pages.items():
             wiki = t / f"wiki-{name}"
@@ -357,8 +411,10 @@ def main() -> int:
             (wiki / "page.md").write_text(text, encoding="utf-8")
             report = run_kep_sync(args.kep_sync, str(t / "enh"), wiki, "page.md", args.notes, t / f"{name}.json")
             figures.append(evaluate(name, report, text, keps, truth, args.verbose))
-    print(f"targets: precision>=0.97 recall>=0.95 unrelated=0; met: "
-          f"{all(f['precision'] >= 0.97 and f['recall'] >= 0.95 and f['unrelated'] == 0 for f in figures)}")
+    print(
+        f"targets: precision>=0.97 recall>=0.95 unrelated=0; met: "
+        f"{all(f['precision'] >= 0.97 and f['recall'] >= 0.95 and f['unrelated'] == 0 for f in figures)}"
+    )
     return 0
 
 

@@ -159,8 +159,10 @@ def render_section(section: Section, documented: dict[type[BaseModel], str]) -> 
         if nested is not None:
             child = documented[nested]
             description = f"{description} See [`{child}`](#{anchor(child)}).".strip()
-        out.append(f"| `{prefix}{key}` | {cell(type_name(field.annotation))} | {cell(default_value(field))} "
-                   f"| {cell(description)} |")
+        out.append(
+            f"| `{prefix}{key}` | {cell(type_name(field.annotation))} | {cell(default_value(field))} "
+            f"| {cell(description)} |"
+        )
     return out + [""]
 
 

@@ -134,8 +134,10 @@ def operation(spec: dict, method: str, path: str) -> dict:
         op = spec["paths"][path][method]
     except KeyError:
         raise SourceError(f"{method.upper()} {path}: not in the description") from None
-    return {"operationId": op["operationId"],
-            "responses": {code: {"schema": _json_schema(spec, resp)} for code, resp in op["responses"].items()}}
+    return {
+        "operationId": op["operationId"],
+        "responses": {code: {"schema": _json_schema(spec, resp)} for code, resp in op["responses"].items()},
+    }
 
 
 def reachable(spec: dict, roots: set[str]) -> dict[str, object]:
@@ -157,25 +159,34 @@ def subset(spec: dict, source: dict) -> dict:
     paths: dict[str, dict] = {}
     for method, path in OPERATIONS:
         paths.setdefault(path, {})[method] = operation(spec, method, path)
-    return {"openapi": spec["openapi"], "info": {"title": "GitHub REST API: the operations kep-sync uses",
-                                                 "version": spec["info"]["version"]},
-            "x-source": source, "paths": paths,
-            "components": {"schemas": reachable(spec, refs(paths))}}
+    return {
+        "openapi": spec["openapi"],
+        "info": {"title": "GitHub REST API: the operations kep-sync uses", "version": spec["info"]["version"]},
+        "x-source": source,
+        "paths": paths,
+        "components": {"schemas": reachable(spec, refs(paths))},
+    }
 
 
 def read_tarball(tarball: Path) -> tuple[dict, dict]:
     """``(description, x-source)`` from an ``@octokit/openapi`` npm tarball."""
     data = tarball.read_bytes()
     with tarfile.open(tarball) as tar:
+
         def member(name: str) -> bytes:
             try:
                 return tar.extractfile(name).read()
             except (KeyError, AttributeError):
                 raise SourceError(f"{tarball}: no {name}") from None
+
         spec, package = json.loads(member(MEMBER)), json.loads(member("package/package.json"))
-    source = {"package": f"{package['name']}@{package['version']}", "file": MEMBER.removeprefix("package/"),
-              "tarball_sha256": hashlib.sha256(data).hexdigest(), "license": package.get("license", ""),
-              "upstream": "https://github.com/github/rest-api-description"}
+    source = {
+        "package": f"{package['name']}@{package['version']}",
+        "file": MEMBER.removeprefix("package/"),
+        "tarball_sha256": hashlib.sha256(data).hexdigest(),
+        "license": package.get("license", ""),
+        "upstream": "https://github.com/github/rest-api-description",
+    }
     return spec, source
 
 
@@ -186,8 +197,9 @@ def pinned_version() -> str:
 
 def npm_pack(version: str, into: Path) -> Path:
     """Download ``@octokit/openapi@version`` with ``npm pack`` into ``into``; returns the tarball."""
-    done = subprocess.run(["npm", "pack", "--silent", f"{PACKAGE}@{version}"], cwd=into, check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["npm", "pack", "--silent", f"{PACKAGE}@{version}"], cwd=into, check=True, capture_output=True, text=True
+    )
     return into / done.stdout.strip().splitlines()[-1]
 
 
@@ -211,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     text = render(doc)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
-    print(f"{args.out}: {len(OPERATIONS)} operations, {len(doc['components']['schemas'])} schemas, "
-          f"{len(text.encode())} bytes")
+    print(
+        f"{args.out}: {len(OPERATIONS)} operations, {len(doc['components']['schemas'])} schemas, "
+        f"{len(text.encode())} bytes"
+    )
     return 0
 
 

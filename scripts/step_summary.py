@@ -50,23 +50,31 @@ def summary(report: dict | Report, changelog: str, outcome: str, command: str = 
     """The summary markdown. ``outcome``: the step outcome (``success``, ``failure``, ``cancelled``,
     ``skipped``: an earlier step, such as the validation, failed); ``report``: the JSON report (``result``,
     ``error``, ``pull_request``), maybe ``{}``, or a :class:`Report` saying why it is empty."""
-    report, why = (report.data, report.why) if isinstance(report, Report) else (report, "" if report else
-                                                                               "no report was written")
+    report, why = (
+        (report.data, report.why) if isinstance(report, Report) else (report, "" if report else "no report was written")
+    )
     lines = []
     result = report.get("result")
     if outcome == "cancelled":
         lines.append(f"**kep-sync {command} was cancelled** before it finished; nothing below is complete.")
     elif outcome == "skipped":
-        lines.append(f"**kep-sync {command} did not run**: an earlier step failed (a configuration that does not "
-                     "validate stops the job there); see that step's log.")
+        lines.append(
+            f"**kep-sync {command} did not run**: an earlier step failed (a configuration that does not "
+            "validate stops the job there); see that step's log."
+        )
     elif outcome != "success" or result == "failed":
-        error = report.get("error") or (f"{why}; see the step's log for the error" if why else
-                                        "the report names no error; see the step's log for it")
+        error = report.get("error") or (
+            f"{why}; see the step's log for the error"
+            if why
+            else "the report names no error; see the step's log for it"
+        )
         lines.append(f"**kep-sync {command} failed**: {error}")
     elif result == "blocked":
-        lines.append(f"**kep-sync {command} was blocked**: a commit kep-sync did not make is on the bot branch, "
-                     f"so nothing was written. Add the label `{REGENERATE}` to the pull request to let kep-sync "
-                     "replace it, or delete the branch.")
+        lines.append(
+            f"**kep-sync {command} was blocked**: a commit kep-sync did not make is on the bot branch, "
+            f"so nothing was written. Add the label `{REGENERATE}` to the pull request to let kep-sync "
+            "replace it, or delete the branch."
+        )
     if report.get("pull_request"):
         lines.append(f"Pull request: {report['pull_request']}")
     if lines:

@@ -38,13 +38,16 @@ def github_conformance_check():
     CONFORMANCE["answers"] += len(exchanges)
     faults = github_conformance.problems(exchanges)
     assert not faults, f"{len(faults)} answers of the fake GitHub differ from GitHub's description:\n" + "\n".join(
-        faults[:20])
+        faults[:20]
+    )
 
 
 def pytest_terminal_summary(terminalreporter):
     if CONFORMANCE["answers"]:
-        terminalreporter.write_line(f"fake GitHub: {CONFORMANCE['answers']} answers checked against "
-                                    f"{github_conformance.SUBSET.relative_to(github_conformance.SUBSET.parents[2])}")
+        terminalreporter.write_line(
+            f"fake GitHub: {CONFORMANCE['answers']} answers checked against "
+            f"{github_conformance.SUBSET.relative_to(github_conformance.SUBSET.parents[2])}"
+        )
 
 
 @pytest.fixture
@@ -117,6 +120,8 @@ def github():
         mock.get("/repos/o/enh/commits/main").mock(side_effect=commits)
         mock.get(url__regex=r"/repos/o/enh/compare/").mock(return_value=httpx.Response(404))  # the tarball then
         mock.get(url__regex=r"/repos/o/enh/tarball/[0-9a-f]{40}$").mock(
-            side_effect=lambda request: httpx.Response(200, content=tarball({KEP_PATH: KEP_YAML},
-                                                                             request.url.path[-40:])))
+            side_effect=lambda request: httpx.Response(
+                200, content=tarball({KEP_PATH: KEP_YAML}, request.url.path[-40:])
+            )
+        )
         yield mock, state

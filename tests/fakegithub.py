@@ -57,27 +57,64 @@ class Exchange(NamedTuple):
     body: object
 
 
-_USER_LINKS = dict(followers="followers", following="following{/other_user}", gists="gists{/gist_id}",
-                   starred="starred{/owner}{/repo}", subscriptions="subscriptions", organizations="orgs",
-                   repos="repos", events="events{/privacy}", received_events="received_events")
+_USER_LINKS = dict(
+    followers="followers",
+    following="following{/other_user}",
+    gists="gists{/gist_id}",
+    starred="starred{/owner}{/repo}",
+    subscriptions="subscriptions",
+    organizations="orgs",
+    repos="repos",
+    events="events{/privacy}",
+    received_events="received_events",
+)
 _REPO_LINKS = dict(
-    forks="forks", keys="keys{/key_id}", collaborators="collaborators{/collaborator}", teams="teams", hooks="hooks",
-    issue_events="issues/events{/number}", events="events", assignees="assignees{/user}",
-    branches="branches{/branch}", tags="tags", blobs="git/blobs{/sha}", git_tags="git/tags{/sha}",
-    git_refs="git/refs{/sha}", trees="git/trees{/sha}", statuses="statuses/{sha}", languages="languages",
-    stargazers="stargazers", contributors="contributors", subscribers="subscribers", subscription="subscription",
-    commits="commits{/sha}", git_commits="git/commits{/sha}", comments="comments{/number}",
-    issue_comment="issues/comments{/number}", contents="contents/{+path}", compare="compare/{base}...{head}",
-    merges="merges", archive="{archive_format}{/ref}", downloads="downloads", issues="issues{/number}",
-    pulls="pulls{/number}", milestones="milestones{/number}", notifications="notifications{?since,all,participating}",
-    labels="labels{/name}", releases="releases{/id}", deployments="deployments")
+    forks="forks",
+    keys="keys{/key_id}",
+    collaborators="collaborators{/collaborator}",
+    teams="teams",
+    hooks="hooks",
+    issue_events="issues/events{/number}",
+    events="events",
+    assignees="assignees{/user}",
+    branches="branches{/branch}",
+    tags="tags",
+    blobs="git/blobs{/sha}",
+    git_tags="git/tags{/sha}",
+    git_refs="git/refs{/sha}",
+    trees="git/trees{/sha}",
+    statuses="statuses/{sha}",
+    languages="languages",
+    stargazers="stargazers",
+    contributors="contributors",
+    subscribers="subscribers",
+    subscription="subscription",
+    commits="commits{/sha}",
+    git_commits="git/commits{/sha}",
+    comments="comments{/number}",
+    issue_comment="issues/comments{/number}",
+    contents="contents/{+path}",
+    compare="compare/{base}...{head}",
+    merges="merges",
+    archive="{archive_format}{/ref}",
+    downloads="downloads",
+    issues="issues{/number}",
+    pulls="pulls{/number}",
+    milestones="milestones{/number}",
+    notifications="notifications{?since,all,participating}",
+    labels="labels{/name}",
+    releases="releases{/id}",
+    deployments="deployments",
+)
 
 
 def _route(methods: str, rule: str):
     """Register a handler; ``{R}`` expands to ``/repos/<owner>/<name>``."""
+
     def deco(fn):
         ROUTES.append((methods, rule.replace("{R}", "/repos/<owner>/<name>"), fn.__name__))
         return fn
+
     return deco
 
 
@@ -125,8 +162,14 @@ class _QuietHandler(WSGIRequestHandler):
 class FakeGitHub:
     """Stateful fake GitHub API server.  See the module docstring for the state layout."""
 
-    def __init__(self, user_login: str = "kep-bot", app_slug: str = "kep-sync", installation_id: int = 4242,
-                 body_limit: int = 65536, require_auth: bool = True):
+    def __init__(
+        self,
+        user_login: str = "kep-bot",
+        app_slug: str = "kep-sync",
+        installation_id: int = 4242,
+        body_limit: int = 65536,
+        require_auth: bool = True,
+    ):
         self.user_login, self.app_slug, self.installation_id = user_login, app_slug, installation_id
         self.body_limit, self.require_auth = body_limit, require_auth
         self.lock = threading.RLock()
@@ -181,28 +224,60 @@ class FakeGitHub:
             self.requests.clear()
             self.auth_headers.clear()
 
-    def fail_next(self, method: str, path_regex: str, status: int, headers: dict | None = None,
-                  times: int = 1, message: str = "Injected failure", applied: bool = False) -> None:
+    def fail_next(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        headers: dict | None = None,
+        times: int = 1,
+        message: str = "Injected failure",
+        applied: bool = False,
+    ) -> None:
         """Make the next ``times`` requests matching ``method`` ("*" = any) and ``path_regex`` fail.
 
         ``applied=True``: a lost response; the request is carried out (the pull request, ref or comment is
         created) and only then answered with ``status``, as a proxy timing out after GitHub did the work.
         """
         with self.lock:
-            self._faults.append(dict(method=method.upper(), rx=re.compile(path_regex), status=status,
-                                     headers=dict(headers or {}), times=times, message=message, applied=applied))
+            self._faults.append(
+                dict(
+                    method=method.upper(),
+                    rx=re.compile(path_regex),
+                    status=status,
+                    headers=dict(headers or {}),
+                    times=times,
+                    message=message,
+                    applied=applied,
+                )
+            )
 
     def seed_repo(self, full_name: str, files: dict[str, str], branch: str = "main") -> str:
         """Create the repo if needed and point ``branch`` at a new root commit holding ``files``."""
         with self.lock:
             if full_name not in self.repos:
                 owner, name = full_name.split("/")
-                self.repos[full_name] = dict(full_name=full_name, owner=owner, name=name, id=self._next_id(),
-                                             default_branch=branch, refs={}, labels={}, pulls={}, roles={})
+                self.repos[full_name] = dict(
+                    full_name=full_name,
+                    owner=owner,
+                    name=name,
+                    id=self._next_id(),
+                    default_branch=branch,
+                    refs={},
+                    labels={},
+                    pulls={},
+                    roles={},
+                )
             return self._commit_on(full_name, branch, files, "Initial commit", "human", parents=[])
 
-    def commit_files(self, full_name: str, branch: str, files: dict[str, str | None],
-                     message: str = "Human edit", author: str = "human") -> str:
+    def commit_files(
+        self,
+        full_name: str,
+        branch: str,
+        files: dict[str, str | None],
+        message: str = "Human edit",
+        author: str = "human",
+    ) -> str:
         """Commit ``files`` (None deletes) on top of ``branch`` as a foreign user; returns the sha."""
         with self.lock:
             return self._commit_on(full_name, branch, files, message, author)
@@ -212,15 +287,24 @@ class FakeGitHub:
         with self.lock:
             self.repos[full_name]["roles"][login] = role
 
-    def add_comment(self, number: int, body: str, user: str = "human", repo: str | None = None,
-                    association: str = "MEMBER") -> int:
+    def add_comment(
+        self, number: int, body: str, user: str = "human", repo: str | None = None, association: str = "MEMBER"
+    ) -> int:
         """A comment by ``user`` on pull request ``number`` (as the web page posts it), with the author's
         ``author_association`` to the repository; returns its id."""
         with self.lock:
             r = self._repo_for_pull(repo)
             cid, now = self._next_id(), self._tick()
-            self.comments[cid] = dict(id=cid, repo=r["full_name"], number=number, body=body, user=user,
-                                      created_at=now, updated_at=now, association=association)
+            self.comments[cid] = dict(
+                id=cid,
+                repo=r["full_name"],
+                number=number,
+                body=body,
+                user=user,
+                created_at=now,
+                updated_at=now,
+                association=association,
+            )
             return cid
 
     def edit_comment(self, cid: int, body: str) -> None:
@@ -254,8 +338,13 @@ class FakeGitHub:
             if merged:
                 base_ref = f"refs/heads/{pr['base_ref']}"
                 msg = f"Merge pull request #{number} from {r['owner']}/{pr['head_ref']}\n\n{pr['title']}"
-                sha = self._new_commit(self.commits[pr["head_sha"]]["tree"], [r["refs"][base_ref], pr["head_sha"]],
-                                       msg, "human", verified=True)
+                sha = self._new_commit(
+                    self.commits[pr["head_sha"]]["tree"],
+                    [r["refs"][base_ref], pr["head_sha"]],
+                    msg,
+                    "human",
+                    verified=True,
+                )
                 r["refs"][base_ref] = sha
                 pr.update(merged=True, merged_at=self._tick(), merge_commit_sha=sha)
             pr.update(state="closed", closed_at=self._tick())
@@ -326,18 +415,40 @@ class FakeGitHub:
             entry = self.trees[entry[2]][part]
         return entry
 
-    def _new_commit(self, tree: str, parents: list[str], message: str, login: str | None, verified: bool,
-                    author: dict | None = None, committer: dict | None = None) -> str:
+    def _new_commit(
+        self,
+        tree: str,
+        parents: list[str],
+        message: str,
+        login: str | None,
+        verified: bool,
+        author: dict | None = None,
+        committer: dict | None = None,
+    ) -> str:
         ident = {"name": login, "email": f"{login}@users.noreply.github.com", "date": _iso(self._tick())}
         author = {**ident, **(author or {})}
         committer = {**ident, **committer} if committer else dict(author)  # GitHub: defaults to the author
 
-        lines = [f"tree {tree}"] + [f"parent {p}" for p in parents] + [
-            f"{role} {who['name']} <{who['email']}> {int(datetime.fromisoformat(who['date']).timestamp())} +0000"
-            for role, who in (("author", author), ("committer", committer))]
+        lines = (
+            [f"tree {tree}"]
+            + [f"parent {p}" for p in parents]
+            + [
+                f"{role} {who['name']} <{who['email']}> {int(datetime.fromisoformat(who['date']).timestamp())} +0000"
+                for role, who in (("author", author), ("committer", committer))
+            ]
+        )
         sha = git_sha("commit", ("\n".join(lines) + "\n\n" + message).encode())
-        self.commits[sha] = dict(sha=sha, tree=tree, parents=list(parents), message=message, author=author,
-                                 committer=committer, login=login, verified=verified, ts=self._clock)
+        self.commits[sha] = dict(
+            sha=sha,
+            tree=tree,
+            parents=list(parents),
+            message=message,
+            author=author,
+            committer=committer,
+            login=login,
+            verified=verified,
+            ts=self._clock,
+        )
         return sha
 
     def _resolve(self, repo: dict, ref: str) -> str | None:
@@ -371,11 +482,21 @@ class FakeGitHub:
         """Changed files between two trees, shaped like GitHub's ``diff-entry`` (no line stats) at commit ``ref``."""
         old, new = self._flatten(old_tree) if old_tree else {}, self._flatten(new_tree)
         api, web = f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}"
-        return [dict(filename=p, sha=(new.get(p) or old[p])[2], additions=0, deletions=0, changes=0,
-                     status="added" if p not in old else "removed" if p not in new else "modified",
-                     blob_url=f"{web}/blob/{ref}/{p}", raw_url=f"{web}/raw/{ref}/{p}",
-                     contents_url=f"{api}/contents/{p}?ref={ref}")
-                for p in sorted(set(old) | set(new)) if old.get(p) != new.get(p)]
+        return [
+            dict(
+                filename=p,
+                sha=(new.get(p) or old[p])[2],
+                additions=0,
+                deletions=0,
+                changes=0,
+                status="added" if p not in old else "removed" if p not in new else "modified",
+                blob_url=f"{web}/blob/{ref}/{p}",
+                raw_url=f"{web}/raw/{ref}/{p}",
+                contents_url=f"{api}/contents/{p}?ref={ref}",
+            )
+            for p in sorted(set(old) | set(new))
+            if old.get(p) != new.get(p)
+        ]
 
     def _head_sha(self, repo: dict, pr: dict) -> str:
         """Open PRs follow their head branch; closed ones keep the sha they were closed at."""
@@ -391,49 +512,113 @@ class FakeGitHub:
         if not login:
             return None
         uid, api = _stable_id(login), f"{self.url}/users/{login}"
-        return dict(login=login, id=uid, node_id=f"U_{uid}", gravatar_id="",
-                    avatar_url=f"https://avatars.githubusercontent.com/u/{uid}", url=api, html_url=f"https://github.com/{login}",
-                    type="Bot" if login.endswith("[bot]") else "User", site_admin=False,
-                    **{f"{key}_url": f"{api}/{tail}" for key, tail in _USER_LINKS.items()})
+        return dict(
+            login=login,
+            id=uid,
+            node_id=f"U_{uid}",
+            gravatar_id="",
+            avatar_url=f"https://avatars.githubusercontent.com/u/{uid}",
+            url=api,
+            html_url=f"https://github.com/{login}",
+            type="Bot" if login.endswith("[bot]") else "User",
+            site_admin=False,
+            **{f"{key}_url": f"{api}/{tail}" for key, tail in _USER_LINKS.items()},
+        )
 
     def _repo_json(self, r: dict, full: bool = False) -> dict:
         """A ``repository`` (``full``: a ``full-repository``, as ``GET /repos/{owner}/{repo}`` answers)."""
         api, web, host = f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}", "github.com"
         opened = sum(1 for p in r["pulls"].values() if p["state"] == "open")
-        out = dict(id=r["id"], node_id=f"R_{r['id']}", name=r["name"], full_name=r["full_name"], private=False,
-                   owner=self._user(r["owner"]), html_url=web, description=None, fork=False, url=api,
-                   **{f"{key}_url": f"{api}/{tail}" for key, tail in _REPO_LINKS.items()},
-                   git_url=f"git://{host}/{r['full_name']}.git", ssh_url=f"git@{host}:{r['full_name']}.git",
-                   clone_url=f"{web}.git", svn_url=web, mirror_url=None, homepage=None, language=None,
-                   forks_count=0, forks=0, stargazers_count=0, watchers_count=0, watchers=0, size=0,
-                   default_branch=r["default_branch"], open_issues_count=opened, open_issues=opened,
-                   has_issues=True, has_projects=True, has_wiki=True, has_pages=False, has_downloads=True,
-                   archived=False, disabled=False, license=None, visibility="public", pushed_at=_iso(self._clock),
-                   created_at=_iso(_EPOCH), updated_at=_iso(self._clock),
-                   permissions=dict(admin=False, maintain=False, push=True, triage=True, pull=True))
+        out = dict(
+            id=r["id"],
+            node_id=f"R_{r['id']}",
+            name=r["name"],
+            full_name=r["full_name"],
+            private=False,
+            owner=self._user(r["owner"]),
+            html_url=web,
+            description=None,
+            fork=False,
+            url=api,
+            **{f"{key}_url": f"{api}/{tail}" for key, tail in _REPO_LINKS.items()},
+            git_url=f"git://{host}/{r['full_name']}.git",
+            ssh_url=f"git@{host}:{r['full_name']}.git",
+            clone_url=f"{web}.git",
+            svn_url=web,
+            mirror_url=None,
+            homepage=None,
+            language=None,
+            forks_count=0,
+            forks=0,
+            stargazers_count=0,
+            watchers_count=0,
+            watchers=0,
+            size=0,
+            default_branch=r["default_branch"],
+            open_issues_count=opened,
+            open_issues=opened,
+            has_issues=True,
+            has_projects=True,
+            has_wiki=True,
+            has_pages=False,
+            has_downloads=True,
+            archived=False,
+            disabled=False,
+            license=None,
+            visibility="public",
+            pushed_at=_iso(self._clock),
+            created_at=_iso(_EPOCH),
+            updated_at=_iso(self._clock),
+            permissions=dict(admin=False, maintain=False, push=True, triage=True, pull=True),
+        )
         return dict(out, has_discussions=False, network_count=0, subscribers_count=0) if full else out
 
     def _git_commit_json(self, r: dict, sha: str) -> dict:
         """A ``git-commit``."""
         c, api = self.commits[sha], f"{self.url}/repos/{r['full_name']}/git"
         web = f"https://github.com/{r['full_name']}/commit"
-        return dict(sha=sha, node_id=f"C_{sha[:12]}", url=f"{api}/commits/{sha}", message=c["message"],
-                    html_url=f"{web}/{sha}", author=c["author"], committer=c["committer"],
-                    tree=dict(sha=c["tree"], url=f"{api}/trees/{c['tree']}"),
-                    parents=[dict(sha=p, url=f"{api}/commits/{p}", html_url=f"{web}/{p}") for p in c["parents"]],
-                    verification=dict(verified=c["verified"], reason="valid" if c["verified"] else "unsigned",
-                                      signature=None, payload=None, verified_at=None))
+        return dict(
+            sha=sha,
+            node_id=f"C_{sha[:12]}",
+            url=f"{api}/commits/{sha}",
+            message=c["message"],
+            html_url=f"{web}/{sha}",
+            author=c["author"],
+            committer=c["committer"],
+            tree=dict(sha=c["tree"], url=f"{api}/trees/{c['tree']}"),
+            parents=[dict(sha=p, url=f"{api}/commits/{p}", html_url=f"{web}/{p}") for p in c["parents"]],
+            verification=dict(
+                verified=c["verified"],
+                reason="valid" if c["verified"] else "unsigned",
+                signature=None,
+                payload=None,
+                verified_at=None,
+            ),
+        )
 
     def _commit_json(self, r: dict, sha: str, files: bool = False) -> dict:
         """A ``commit`` (``files``: with the ``diff-entry`` list against the first parent)."""
         c, api, web = self.commits[sha], f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}"
         git = self._git_commit_json(r, sha)
-        out = dict(sha=sha, node_id=f"C_{sha[:12]}", url=f"{api}/commits/{sha}", html_url=f"{web}/commit/{sha}",
-                   comments_url=f"{api}/commits/{sha}/comments",
-                   commit=dict(url=git["url"], author=git["author"], committer=git["committer"], message=git["message"],
-                               tree=git["tree"], comment_count=0, verification=git["verification"]),
-                   author=self._user(c["login"]), committer=self._user(c["login"]),
-                   parents=[dict(sha=p, url=f"{api}/commits/{p}", html_url=f"{web}/commit/{p}") for p in c["parents"]])
+        out = dict(
+            sha=sha,
+            node_id=f"C_{sha[:12]}",
+            url=f"{api}/commits/{sha}",
+            html_url=f"{web}/commit/{sha}",
+            comments_url=f"{api}/commits/{sha}/comments",
+            commit=dict(
+                url=git["url"],
+                author=git["author"],
+                committer=git["committer"],
+                message=git["message"],
+                tree=git["tree"],
+                comment_count=0,
+                verification=git["verification"],
+            ),
+            author=self._user(c["login"]),
+            committer=self._user(c["login"]),
+            parents=[dict(sha=p, url=f"{api}/commits/{p}", html_url=f"{web}/commit/{p}") for p in c["parents"]],
+        )
         if files:
             parent_tree = self.commits[c["parents"][0]]["tree"] if c["parents"] else None
             out["files"] = self._diff(r, parent_tree, c["tree"], sha)
@@ -441,45 +626,85 @@ class FakeGitHub:
 
     def _ref_json(self, r: dict, ref: str) -> dict:
         sha, api = r["refs"][ref], f"{self.url}/repos/{r['full_name']}/git"
-        return dict(ref=ref, node_id=f"REF_{_stable_id(ref)}", url=f"{api}/{ref}",
-                    object=dict(sha=sha, type="commit", url=f"{api}/commits/{sha}"))
+        return dict(
+            ref=ref,
+            node_id=f"REF_{_stable_id(ref)}",
+            url=f"{api}/{ref}",
+            object=dict(sha=sha, type="commit", url=f"{api}/commits/{sha}"),
+        )
 
     def _label_json(self, r: dict, name: str) -> dict:
         """Labels are created on first use, like GitHub does when adding an unknown label to an issue; their
         ``description`` is "" (GitHub answers null, but its description types a listed pull request's label
         ``description`` as a string)."""
         lab = r["labels"].setdefault(name, dict(id=self._next_id(), name=name, color="ededed", description=""))
-        return dict(lab, node_id=f"L_{lab['id']}", default=False,
-                    url=f"{self.url}/repos/{r['full_name']}/labels/{name}")
+        return dict(
+            lab, node_id=f"L_{lab['id']}", default=False, url=f"{self.url}/repos/{r['full_name']}/labels/{name}"
+        )
 
     def _pull_json(self, r: dict, pr: dict, full: bool = True) -> dict:
         """A ``pull-request``; ``full=False``: a ``pull-request-simple``, as lists carry them (no ``merged``,
         ``mergeable``, ``comments``, ``commits``, line counts...)."""
         n, api, web = pr["number"], f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}"
         head_sha, base_sha = self._head_sha(r, pr), r["refs"].get(f"refs/heads/{pr['base_ref']}", "")
-        part = lambda ref, sha: dict(label=f"{r['owner']}:{ref}", ref=ref, sha=sha,  # noqa: E731
-                                     user=self._user(r["owner"]), repo=self._repo_json(r))
-        links = dict(self=f"{api}/pulls/{n}", html=f"{web}/pull/{n}", issue=f"{api}/issues/{n}",
-                     comments=f"{api}/issues/{n}/comments", review_comments=f"{api}/pulls/{n}/comments",
-                     review_comment=f"{api}/pulls/comments{{/number}}", commits=f"{api}/pulls/{n}/commits",
-                     statuses=f"{api}/statuses/{head_sha}")
+
+        def part(ref, sha):
+            return dict(
+                label=f"{r['owner']}:{ref}",
+                ref=ref,
+                sha=sha,
+                user=self._user(r["owner"]),
+                repo=self._repo_json(r),
+            )
+
+        links = dict(
+            self=f"{api}/pulls/{n}",
+            html=f"{web}/pull/{n}",
+            issue=f"{api}/issues/{n}",
+            comments=f"{api}/issues/{n}/comments",
+            review_comments=f"{api}/pulls/{n}/comments",
+            review_comment=f"{api}/pulls/comments{{/number}}",
+            commits=f"{api}/pulls/{n}/commits",
+            statuses=f"{api}/statuses/{head_sha}",
+        )
         out = dict(
-            url=links["self"], id=pr["id"], node_id=f"PR_{pr['id']}", html_url=links["html"],
-            diff_url=f"{web}/pull/{n}.diff", patch_url=f"{web}/pull/{n}.patch", issue_url=links["issue"],
-            commits_url=links["commits"], review_comments_url=links["review_comments"],
-            review_comment_url=links["review_comment"], comments_url=links["comments"],
-            statuses_url=links["statuses"], number=n, state=pr["state"], locked=False, title=pr["title"],
-            user=self._user(pr["user"]), body=pr["body"], labels=[self._label_json(r, lab) for lab in pr["labels"]],
-            milestone=None, active_lock_reason=None, created_at=_iso(pr["created_at"]),
-            updated_at=_iso(pr["updated_at"]), closed_at=_iso(pr["closed_at"]), merged_at=_iso(pr["merged_at"]),
+            url=links["self"],
+            id=pr["id"],
+            node_id=f"PR_{pr['id']}",
+            html_url=links["html"],
+            diff_url=f"{web}/pull/{n}.diff",
+            patch_url=f"{web}/pull/{n}.patch",
+            issue_url=links["issue"],
+            commits_url=links["commits"],
+            review_comments_url=links["review_comments"],
+            review_comment_url=links["review_comment"],
+            comments_url=links["comments"],
+            statuses_url=links["statuses"],
+            number=n,
+            state=pr["state"],
+            locked=False,
+            title=pr["title"],
+            user=self._user(pr["user"]),
+            body=pr["body"],
+            labels=[self._label_json(r, lab) for lab in pr["labels"]],
+            milestone=None,
+            active_lock_reason=None,
+            created_at=_iso(pr["created_at"]),
+            updated_at=_iso(pr["updated_at"]),
+            closed_at=_iso(pr["closed_at"]),
+            merged_at=_iso(pr["merged_at"]),
             merge_commit_sha=pr["merge_commit_sha"],
             assignee=self._user(pr["assignees"][0]) if pr["assignees"] else None,
             assignees=[self._user(a) for a in pr["assignees"]],
             requested_reviewers=[self._user(u) for u in pr["reviewers"]],
             requested_teams=[dict(self._team(r, t), **({} if full else {"parent": None})) for t in pr["teams"]],
-            head=part(pr["head_ref"], head_sha), base=part(pr["base_ref"], base_sha),
-            _links={key: dict(href=url) for key, url in links.items()}, author_association="MEMBER",
-            auto_merge=None, draft=pr["draft"])
+            head=part(pr["head_ref"], head_sha),
+            base=part(pr["base_ref"], base_sha),
+            _links={key: dict(href=url) for key, url in links.items()},
+            author_association="MEMBER",
+            auto_merge=None,
+            draft=pr["draft"],
+        )
         return dict(out, **self._pull_counts(r, pr, head_sha, base_sha)) if full else out
 
     def _pull_counts(self, r: dict, pr: dict, head_sha: str, base_sha: str) -> dict:
@@ -487,39 +712,95 @@ class FakeGitHub:
         cmp = self._compare(base_sha, head_sha) if base_sha else dict(ahead=[], merge_base=None)
         mb, open_ = cmp["merge_base"], pr["state"] == "open"
         changed = self._diff(r, self.commits[mb]["tree"], self.commits[head_sha]["tree"], head_sha) if mb else []
-        return dict(merged=pr["merged"], mergeable=open_, mergeable_state="clean",
-                    merged_by=self._user("human") if pr["merged"] else None,
-                    comments=sum(1 for c in self.comments.values() if (c["repo"], c["number"]) == (r["full_name"],
-                                                                                                   pr["number"])),
-                    review_comments=0, maintainer_can_modify=False, commits=len(cmp["ahead"]), additions=0,
-                    deletions=0, changed_files=len(changed))
+        return dict(
+            merged=pr["merged"],
+            mergeable=open_,
+            mergeable_state="clean",
+            merged_by=self._user("human") if pr["merged"] else None,
+            comments=sum(
+                1 for c in self.comments.values() if (c["repo"], c["number"]) == (r["full_name"], pr["number"])
+            ),
+            review_comments=0,
+            maintainer_can_modify=False,
+            commits=len(cmp["ahead"]),
+            additions=0,
+            deletions=0,
+            changed_files=len(changed),
+        )
 
     def _team(self, r: dict, slug: str) -> dict:
         """A ``team-simple`` of the repository's owner."""
         tid, api = _stable_id(slug), f"{self.url}/organizations/{_stable_id(r['owner'])}/team/{_stable_id(slug)}"
-        return dict(id=tid, node_id=f"T_{tid}", url=api, members_url=f"{api}/members{{/member}}", name=slug,
-                    description=None, permission="pull", html_url=f"https://github.com/orgs/{r['owner']}/teams/{slug}",
-                    repositories_url=f"{api}/repos", slug=slug, type="organization")
+        return dict(
+            id=tid,
+            node_id=f"T_{tid}",
+            url=api,
+            members_url=f"{api}/members{{/member}}",
+            name=slug,
+            description=None,
+            permission="pull",
+            html_url=f"https://github.com/orgs/{r['owner']}/teams/{slug}",
+            repositories_url=f"{api}/repos",
+            slug=slug,
+            type="organization",
+        )
 
     def _issue_json(self, r: dict, pr: dict) -> dict:
         """An ``issue`` (the pull request seen as an issue)."""
         p, api = self._pull_json(r, pr), f"{self.url}/repos/{r['full_name']}/issues/{pr['number']}"
-        keys = ("id", "number", "title", "body", "state", "locked", "active_lock_reason", "user", "labels",
-                "assignee", "assignees", "milestone", "comments", "created_at", "updated_at", "closed_at", "html_url",
-                "author_association", "draft")
-        return dict({k: p[k] for k in keys}, url=p["issue_url"], node_id=f"I_{pr['id']}",
-                    repository_url=f"{self.url}/repos/{r['full_name']}", labels_url=f"{api}/labels{{/name}}",
-                    comments_url=f"{api}/comments", events_url=f"{api}/events", timeline_url=f"{api}/timeline",
-                    pull_request=dict(url=p["url"], html_url=p["html_url"], diff_url=p["diff_url"],
-                                      patch_url=p["patch_url"], merged_at=p["merged_at"]))
+        keys = (
+            "id",
+            "number",
+            "title",
+            "body",
+            "state",
+            "locked",
+            "active_lock_reason",
+            "user",
+            "labels",
+            "assignee",
+            "assignees",
+            "milestone",
+            "comments",
+            "created_at",
+            "updated_at",
+            "closed_at",
+            "html_url",
+            "author_association",
+            "draft",
+        )
+        return dict(
+            {k: p[k] for k in keys},
+            url=p["issue_url"],
+            node_id=f"I_{pr['id']}",
+            repository_url=f"{self.url}/repos/{r['full_name']}",
+            labels_url=f"{api}/labels{{/name}}",
+            comments_url=f"{api}/comments",
+            events_url=f"{api}/events",
+            timeline_url=f"{api}/timeline",
+            pull_request=dict(
+                url=p["url"],
+                html_url=p["html_url"],
+                diff_url=p["diff_url"],
+                patch_url=p["patch_url"],
+                merged_at=p["merged_at"],
+            ),
+        )
 
     def _comment_json(self, r: dict, c: dict) -> dict:
         api = f"{self.url}/repos/{r['full_name']}/issues"
-        return dict(id=c["id"], node_id=f"IC_{c['id']}", url=f"{api}/comments/{c['id']}", body=c["body"],
-                    html_url=f"https://github.com/{r['full_name']}/pull/{c['number']}#issuecomment-{c['id']}",
-                    issue_url=f"{api}/{c['number']}", user=self._user(c["user"]),
-                    author_association=c.get("association", "MEMBER"), created_at=_iso(c["created_at"]),
-                    updated_at=_iso(c["updated_at"]))
+        return dict(
+            id=c["id"],
+            node_id=f"IC_{c['id']}",
+            url=f"{api}/comments/{c['id']}",
+            body=c["body"],
+            html_url=f"https://github.com/{r['full_name']}/pull/{c['number']}#issuecomment-{c['id']}",
+            issue_url=f"{api}/{c['number']}",
+            user=self._user(c["user"]),
+            author_association=c.get("association", "MEMBER"),
+            created_at=_iso(c["created_at"]),
+            updated_at=_iso(c["updated_at"]),
+        )
 
     # ------------------------------------------------------------------ plumbing
     def _identity(self, req: Request) -> tuple[str, str | None]:
@@ -533,7 +814,7 @@ class FakeGitHub:
             seg = token.split(".")[1]
             self.jwt_claims.append(json.loads(base64.urlsafe_b64decode(seg + "=" * (-len(seg) % 4))))
         except ValueError:
-            raise ApiError(401, "A JSON web token could not be decoded")
+            raise ApiError(401, "A JSON web token could not be decoded") from None
         return "app", None
 
     def _wsgi(self, environ, start_response):
@@ -554,8 +835,9 @@ class FakeGitHub:
                     self._faults.remove(fault)
                 if fault["applied"]:
                     self._handle(req)  # done, but the answer is lost
-                return self._json(dict(message=fault["message"], documentation_url=_DOCS), fault["status"],
-                                  fault["headers"])
+                return self._json(
+                    dict(message=fault["message"], documentation_url=_DOCS), fault["status"], fault["headers"]
+                )
         return self._handle(req)
 
     def _handle(self, req: Request) -> Response:
@@ -593,12 +875,16 @@ class FakeGitHub:
         try:
             return json.loads(self._req.get_data(as_text=True) or "{}")
         except ValueError:
-            raise ApiError(400, "Problems parsing JSON")
+            raise ApiError(400, "Problems parsing JSON") from None
 
     def _check_body(self, text: str | None, resource: str) -> None:
         if text is not None and len(text) > self.body_limit:
-            raise _invalid(resource, code="custom", field="body",
-                           message=f"body is too long (maximum is {self.body_limit} characters)")
+            raise _invalid(
+                resource,
+                code="custom",
+                field="body",
+                message=f"body is too long (maximum is {self.body_limit} characters)",
+            )
 
     def _pr(self, r: dict, n: int) -> dict:
         _need(n in r["pulls"], 404, "Not Found")
@@ -609,9 +895,22 @@ class FakeGitHub:
     def h_user(self):
         _need(self._kind != "installation", 403, "Resource not accessible by integration")
         user = self._user(self._login)
-        return dict(user, name=None, company=None, blog="", location=None, email=None, hireable=None, bio=None,
-                    public_repos=0, public_gists=0, followers=0, following=0, created_at=_iso(_EPOCH),
-                    updated_at=_iso(_EPOCH))
+        return dict(
+            user,
+            name=None,
+            company=None,
+            blog="",
+            location=None,
+            email=None,
+            hireable=None,
+            bio=None,
+            public_repos=0,
+            public_gists=0,
+            followers=0,
+            following=0,
+            created_at=_iso(_EPOCH),
+            updated_at=_iso(_EPOCH),
+        )
 
     @_route("GET", "{R}")
     def h_repo(self, r):
@@ -623,8 +922,13 @@ class FakeGitHub:
         reads a public repository: ``read``) and the legacy ``permission`` (maintain -> write, triage -> read)."""
         role = r["roles"].get(login, "read")
         legacy = {"maintain": "write", "triage": "read"}.get(role, role)
-        flags = dict(admin=role == "admin", maintain=role in ("admin", "maintain"),
-                     push=role in ("admin", "maintain", "write"), triage=role != "read", pull=True)
+        flags = dict(
+            admin=role == "admin",
+            maintain=role in ("admin", "maintain"),
+            push=role in ("admin", "maintain", "write"),
+            triage=role != "read",
+            pull=True,
+        )
         user = dict(self._user(login), email=None, name=None, permissions=flags, role_name=role)
         return dict(permission=legacy, role_name=role, user=user)
 
@@ -632,13 +936,26 @@ class FakeGitHub:
     def h_installation(self, r):
         iid = self.installation_id
         account = self._user(r["owner"])
-        return dict(id=iid, app_id=1, app_slug=self.app_slug, client_id="Iv1.fake", account=account,
-                    access_tokens_url=f"{self.url}/app/installations/{iid}/access_tokens",
-                    repositories_url=f"{self.url}/installation/repositories",
-                    html_url=f"https://github.com/organizations/{r['owner']}/settings/installations/{iid}",
-                    target_id=account["id"], target_type="Organization", repository_selection="selected",
-                    permissions=dict(contents="write", pull_requests="write"), events=[], single_file_name=None,
-                    created_at=_iso(_EPOCH), updated_at=_iso(_EPOCH), suspended_by=None, suspended_at=None)
+        return dict(
+            id=iid,
+            app_id=1,
+            app_slug=self.app_slug,
+            client_id="Iv1.fake",
+            account=account,
+            access_tokens_url=f"{self.url}/app/installations/{iid}/access_tokens",
+            repositories_url=f"{self.url}/installation/repositories",
+            html_url=f"https://github.com/organizations/{r['owner']}/settings/installations/{iid}",
+            target_id=account["id"],
+            target_type="Organization",
+            repository_selection="selected",
+            permissions=dict(contents="write", pull_requests="write"),
+            events=[],
+            single_file_name=None,
+            created_at=_iso(_EPOCH),
+            updated_at=_iso(_EPOCH),
+            suspended_by=None,
+            suspended_at=None,
+        )
 
     @_route("POST", "/app/installations/<int:iid>/access_tokens")
     def h_access_token(self, iid):
@@ -646,8 +963,12 @@ class FakeGitHub:
         token = f"ghs_fake{len(self.installation_tokens) + 1:028d}"
         self.installation_tokens.add(token)
         expires = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return 201, dict(token=token, expires_at=expires, repository_selection="selected",
-                         permissions=dict(contents="write", pull_requests="write"))
+        return 201, dict(
+            token=token,
+            expires_at=expires,
+            repository_selection="selected",
+            permissions=dict(contents="write", pull_requests="write"),
+        )
 
     @_route("GET", "{R}/branches/<path:branch>")
     def h_branch(self, r, branch):
@@ -655,9 +976,14 @@ class FakeGitHub:
         _need(sha, 404, "Branch not found")
         url = f"{self.url}/repos/{r['full_name']}/branches/{branch}"
         checks = dict(enforcement_level="off", contexts=[], checks=[])
-        return dict(name=branch, commit=self._commit_json(r, sha), protected=False, protection_url=f"{url}/protection",
-                    protection=dict(enabled=False, required_status_checks=checks),
-                    _links=dict(self=url, html=f"https://github.com/{r['full_name']}/tree/{branch}"))
+        return dict(
+            name=branch,
+            commit=self._commit_json(r, sha),
+            protected=False,
+            protection_url=f"{url}/protection",
+            protection=dict(enabled=False, required_status_checks=checks),
+            _links=dict(self=url, html=f"https://github.com/{r['full_name']}/tree/{branch}"),
+        )
 
     @_route("GET", "{R}/git/ref/<path:ref>")
     @_route("PATCH DELETE", "{R}/git/refs/<path:ref>")
@@ -704,12 +1030,25 @@ class FakeGitHub:
         api = f"{self.url}/repos/{r['full_name']}"
 
         def item(p: str, e: tuple) -> dict:
-            links = dict(self=f"{api}/contents/{p}?ref={ref}", git=f"{api}/git/{e[1]}s/{e[2]}",
-                         html=f"https://github.com/{r['full_name']}/blob/{ref}/{p}")
+            links = dict(
+                self=f"{api}/contents/{p}?ref={ref}",
+                git=f"{api}/git/{e[1]}s/{e[2]}",
+                html=f"https://github.com/{r['full_name']}/blob/{ref}/{p}",
+            )
             raw = f"https://raw.githubusercontent.com/{r['full_name']}/{ref}/{p}" if e[1] == "blob" else None
-            return dict(type={"tree": "dir", "commit": "submodule"}.get(e[1], "file"), name=p.rsplit("/", 1)[-1],
-                        path=p, sha=e[2], size=len(self.blobs[e[2]]) if e[1] == "blob" else 0, url=links["self"],
-                        git_url=links["git"], html_url=links["html"], download_url=raw, _links=links)
+            return dict(
+                type={"tree": "dir", "commit": "submodule"}.get(e[1], "file"),
+                name=p.rsplit("/", 1)[-1],
+                path=p,
+                sha=e[2],
+                size=len(self.blobs[e[2]]) if e[1] == "blob" else 0,
+                url=links["self"],
+                git_url=links["git"],
+                html_url=links["html"],
+                download_url=raw,
+                _links=links,
+            )
+
         if entry[1] == "tree":
             return [item(f"{path}/{n}".lstrip("/"), e) for n, e in sorted(self.trees[entry[2]].items())]
         return dict(item(path, entry), content=base64.encodebytes(self.blobs[entry[2]]).decode(), encoding="base64")
@@ -717,7 +1056,7 @@ class FakeGitHub:
     @_route("POST", "{R}/git/blobs")
     def h_create_blob(self, r):
         body = self._body()
-        _need(isinstance(body.get("content"), str), 422, "Invalid request.\n\n\"content\" wasn't supplied.")
+        _need(isinstance(body.get("content"), str), 422, 'Invalid request.\n\n"content" wasn\'t supplied.')
         raw = body["content"].encode()
         sha = self._put_blob(base64.b64decode(raw) if body.get("encoding") == "base64" else raw)
         return 201, dict(sha=sha, url=f"{self.url}/repos/{r['full_name']}/git/blobs/{sha}")
@@ -729,14 +1068,29 @@ class FakeGitHub:
         data = self.blobs[sha]
         if "application/vnd.github.raw" in self._req.headers.get("Accept", ""):
             return Response(data, status=200, mimetype="application/vnd.github.raw")
-        return dict(sha=sha, node_id=f"B_{sha[:12]}", size=len(data), content=base64.encodebytes(data).decode(),
-                    encoding="base64", url=f"{self.url}/repos/{r['full_name']}/git/blobs/{sha}")
+        return dict(
+            sha=sha,
+            node_id=f"B_{sha[:12]}",
+            size=len(data),
+            content=base64.encodebytes(data).decode(),
+            encoding="base64",
+            url=f"{self.url}/repos/{r['full_name']}/git/blobs/{sha}",
+        )
 
     def _tree_json(self, r: dict, sha: str, recursive: bool = False) -> dict:
         api = f"{self.url}/repos/{r['full_name']}/git"
         rows = self._walk(sha) if recursive else ((n, *e) for n, e in sorted(self.trees[sha].items()))
-        entries = [dict(path=p, mode=m, type=t, sha=s, url=f"{api}/{t}s/{s}",
-                        **({"size": len(self.blobs[s])} if t == "blob" else {})) for p, m, t, s in rows]
+        entries = [
+            dict(
+                path=p,
+                mode=m,
+                type=t,
+                sha=s,
+                url=f"{api}/{t}s/{s}",
+                **({"size": len(self.blobs[s])} if t == "blob" else {}),
+            )
+            for p, m, t, s in rows
+        ]
         return dict(sha=sha, url=f"{api}/trees/{sha}", tree=entries, truncated=False)
 
     @_route("POST", "{R}/git/trees")
@@ -748,8 +1102,12 @@ class FakeGitHub:
         flat = self._flatten(base_tree) if base_tree else {}
         for e in body.get("tree", []):
             path, mode, typ, sha = e.get("path", "").strip("/"), e.get("mode"), e.get("type"), e.get("sha")
-            _need(path and mode in _MODES and typ in ("blob", "tree", "commit"), 422, "Invalid tree info",
-                  [dict(resource="Tree", field="tree", code="invalid")])
+            _need(
+                path and mode in _MODES and typ in ("blob", "tree", "commit"),
+                422,
+                "Invalid tree info",
+                [dict(resource="Tree", field="tree", code="invalid")],
+            )
             for p in [p for p in flat if p == path or p.startswith(path + "/")]:
                 del flat[p]
             if e.get("content") is not None:
@@ -771,11 +1129,20 @@ class FakeGitHub:
     def h_create_commit(self, r):
         body = self._body()
         _need(body.get("tree") in self.trees, 422, "Tree SHA does not exist")
-        _need(all(p in self.commits for p in body.get("parents", [])), 422,
-              "Parent SHA does not exist or is not a commit object")
-        sha = self._new_commit(body["tree"], body.get("parents", []), body.get("message", ""), self._login,
-                               verified=self._kind == "installation", author=body.get("author"),
-                               committer=body.get("committer"))
+        _need(
+            all(p in self.commits for p in body.get("parents", [])),
+            422,
+            "Parent SHA does not exist or is not a commit object",
+        )
+        sha = self._new_commit(
+            body["tree"],
+            body.get("parents", []),
+            body.get("message", ""),
+            self._login,
+            verified=self._kind == "installation",
+            author=body.get("author"),
+            committer=body.get("committer"),
+        )
         return 201, self._git_commit_json(r, sha)
 
     @_route("GET", "{R}/git/commits/<sha>")
@@ -821,14 +1188,21 @@ class FakeGitHub:
         cmp = self._compare(base, head)
         _need(cmp["merge_base"], 404, f"No common ancestor between {base_ref} and {head_ref}.")
         web = f"https://github.com/{r['full_name']}/compare"
-        return dict(url=f"{self.url}/repos/{r['full_name']}/compare/{spec}", status=cmp["status"],
-                    html_url=f"{web}/{spec}", diff_url=f"{web}/{spec}.diff", patch_url=f"{web}/{spec}.patch",
-                    permalink_url=f"{web}/{r['owner']}:{base[:7]}...{r['owner']}:{head[:7]}",
-                    ahead_by=len(cmp["ahead"]), behind_by=len(cmp["behind"]), total_commits=len(cmp["ahead"]),
-                    base_commit=self._commit_json(r, base),
-                    merge_base_commit=self._commit_json(r, cmp["merge_base"]),
-                    commits=[self._commit_json(r, c) for c in cmp["ahead"][:int(self._req.args.get("per_page", 250))]],
-                    files=self._diff(r, self.commits[cmp["merge_base"]]["tree"], self.commits[head]["tree"], head))
+        return dict(
+            url=f"{self.url}/repos/{r['full_name']}/compare/{spec}",
+            status=cmp["status"],
+            html_url=f"{web}/{spec}",
+            diff_url=f"{web}/{spec}.diff",
+            patch_url=f"{web}/{spec}.patch",
+            permalink_url=f"{web}/{r['owner']}:{base[:7]}...{r['owner']}:{head[:7]}",
+            ahead_by=len(cmp["ahead"]),
+            behind_by=len(cmp["behind"]),
+            total_commits=len(cmp["ahead"]),
+            base_commit=self._commit_json(r, base),
+            merge_base_commit=self._commit_json(r, cmp["merge_base"]),
+            commits=[self._commit_json(r, c) for c in cmp["ahead"][: int(self._req.args.get("per_page", 250))]],
+            files=self._diff(r, self.commits[cmp["merge_base"]]["tree"], self.commits[head]["tree"], head),
+        )
 
     @_route("GET", "{R}/tarball/<path:ref>")
     def h_tarball(self, r, ref):
@@ -879,16 +1253,34 @@ class FakeGitHub:
                 raise _invalid("PullRequest", field=field, code="invalid")
         self._check_body(body.get("body"), "PullRequest")
         if any((p["state"], p["head_ref"], p["base_ref"]) == ("open", head, base) for p in r["pulls"].values()):
-            raise _invalid("PullRequest", code="custom",
-                           message=f"A pull request already exists for {r['owner']}:{head}.")
+            raise _invalid(
+                "PullRequest", code="custom", message=f"A pull request already exists for {r['owner']}:{head}."
+            )
         if not self._compare(r["refs"][f"refs/heads/{base}"], r["refs"][f"refs/heads/{head}"])["ahead"]:
             raise _invalid("PullRequest", code="custom", message=f"No commits between {base} and {head}")
         n, now = len(r["pulls"]) + 1, self._tick()
-        r["pulls"][n] = dict(number=n, id=self._next_id(), title=body["title"], body=body.get("body"), state="open",
-                             draft=bool(body.get("draft")), merged=False, merged_at=None, closed_at=None,
-                             merge_commit_sha=None, created_at=now, updated_at=now, head_ref=head, base_ref=base,
-                             head_sha=r["refs"][f"refs/heads/{head}"], user=self._login, labels=[], reviewers=[],
-                             teams=[], assignees=[])
+        r["pulls"][n] = dict(
+            number=n,
+            id=self._next_id(),
+            title=body["title"],
+            body=body.get("body"),
+            state="open",
+            draft=bool(body.get("draft")),
+            merged=False,
+            merged_at=None,
+            closed_at=None,
+            merge_commit_sha=None,
+            created_at=now,
+            updated_at=now,
+            head_ref=head,
+            base_ref=base,
+            head_sha=r["refs"][f"refs/heads/{head}"],
+            user=self._login,
+            labels=[],
+            reviewers=[],
+            teams=[],
+            assignees=[],
+        )
         return 201, self._pull_json(r, r["pulls"][n])
 
     @_route("GET PATCH", "{R}/pulls/<int:n>")
@@ -902,8 +1294,12 @@ class FakeGitHub:
             if body.get("state") == "closed" and pr["state"] == "open":
                 pr.update(head_sha=self._head_sha(r, pr), closed_at=self._tick())
             elif body.get("state") == "open" and pr["state"] == "closed":
-                _need(not pr["merged"], 422, "Validation Failed", [dict(resource="PullRequest", code="custom",
-                                                                        message="state cannot be changed.")])
+                _need(
+                    not pr["merged"],
+                    422,
+                    "Validation Failed",
+                    [dict(resource="PullRequest", code="custom", message="state cannot be changed.")],
+                )
                 pr["closed_at"] = None
             pr.update({k: body[k] for k in ("title", "body", "state") if k in body}, updated_at=self._tick())
             pr["base_ref"] = body.get("base", pr["base_ref"])
@@ -921,8 +1317,7 @@ class FakeGitHub:
     @_route("POST", "{R}/pulls/<int:n>/requested_reviewers")
     def h_request_reviewers(self, r, n):
         pr, body = self._pr(r, n), self._body()
-        _need(pr["user"] not in body.get("reviewers", []), 422,
-              "Review cannot be requested from pull request author.")
+        _need(pr["user"] not in body.get("reviewers", []), 422, "Review cannot be requested from pull request author.")
         pr["reviewers"] += [u for u in body.get("reviewers", []) if u not in pr["reviewers"]]
         pr["teams"] += [t for t in body.get("team_reviewers", []) if t not in pr["teams"]]
         return 201, self._pull_json(r, pr, full=False)
@@ -937,16 +1332,20 @@ class FakeGitHub:
                 try:
                     since_ts = datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
                 except ValueError:
-                    raise _invalid("IssueComment", field="since", code="invalid")
-            return [self._comment_json(r, c) for c in sorted(self.comments.values(), key=lambda c: c["id"])
-                    if (c["repo"], c["number"]) == (r["full_name"], n) and (not since or c["updated_at"] >= since_ts)]
+                    raise _invalid("IssueComment", field="since", code="invalid") from None
+            return [
+                self._comment_json(r, c)
+                for c in sorted(self.comments.values(), key=lambda c: c["id"])
+                if (c["repo"], c["number"]) == (r["full_name"], n) and (not since or c["updated_at"] >= since_ts)
+            ]
         text = self._body().get("body")
         _need(text, 422, "Validation Failed", [dict(resource="IssueComment", field="body", code="missing")])
         self._check_body(text, "IssueComment")
         cid = self._next_id()
         now = self._tick()
-        self.comments[cid] = dict(id=cid, repo=r["full_name"], number=n, body=text, user=self._login,
-                                  created_at=now, updated_at=now)
+        self.comments[cid] = dict(
+            id=cid, repo=r["full_name"], number=n, body=text, user=self._login, created_at=now, updated_at=now
+        )
         return 201, self._comment_json(r, self.comments[cid])
 
     @_route("GET POST PUT", "{R}/issues/<int:n>/labels")

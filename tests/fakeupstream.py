@@ -18,14 +18,17 @@ from tests.fakegithub import FakeGitHub
 
 def _objects(repo: Path):
     """Yield ``(sha, type, bytes)`` of every object in ``repo`` (one ``git cat-file --batch-all-objects``)."""
-    out = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch", "--unordered"],
-                         capture_output=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch", "--unordered"],
+        capture_output=True,
+        check=True,
+    ).stdout
     pos = 0
     while pos < len(out):
         end = out.index(b"\n", pos)
         sha, kind, size = out[pos:end].decode().split()
         start = end + 1
-        yield sha, kind, out[start:start + int(size)]
+        yield sha, kind, out[start : start + int(size)]
         pos = start + int(size) + 1
 
 
@@ -36,7 +39,7 @@ def _tree_entries(body: bytes) -> dict[str, tuple[str, str, str]]:
         space, nul = body.index(b" ", pos), body.index(b"\0", pos)
         mode = body[pos:space].decode().rjust(6, "0")
         kind = {"040000": "tree", "160000": "commit"}.get(mode, "blob")
-        entries[body[space + 1:nul].decode("utf-8", "surrogateescape")] = (mode, kind, body[nul + 1:nul + 21].hex())
+        entries[body[space + 1 : nul].decode("utf-8", "surrogateescape")] = (mode, kind, body[nul + 1 : nul + 21].hex())
         pos = nul + 21
     return entries
 
@@ -56,16 +59,28 @@ def _commit_record(sha: str, body: bytes, ts: int) -> dict:
         date = datetime.fromtimestamp(int(when.split()[0]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         return {"name": name, "email": email, "date": date}
 
-    return dict(sha=sha, tree=fields["tree"][0], parents=fields.get("parent", []), message=message,
-                author=ident(fields["author"][0]), committer=ident(fields["committer"][0]), login=None,
-                verified=False, ts=ts)
+    return dict(
+        sha=sha,
+        tree=fields["tree"][0],
+        parents=fields.get("parent", []),
+        message=message,
+        author=ident(fields["author"][0]),
+        committer=ident(fields["committer"][0]),
+        login=None,
+        verified=False,
+        ts=ts,
+    )
 
 
 def load_git_repo(fake: FakeGitHub, repo: Path, full_name: str, branch: str = "master") -> list[str]:
     """Load every object of the git repository ``repo`` into ``fake`` as ``full_name`` (created), with
     ``branch`` at ``repo``'s ``HEAD``; returns the first-parent line of ``HEAD``, oldest first."""
-    line = subprocess.run(["git", "-C", str(repo), "rev-list", "--first-parent", "--reverse", "HEAD"],
-                          capture_output=True, text=True, check=True).stdout.split()
+    line = subprocess.run(
+        ["git", "-C", str(repo), "rev-list", "--first-parent", "--reverse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     order = {sha: i for i, sha in enumerate(line)}
     with fake.lock:
         for sha, kind, body in _objects(repo):
@@ -76,9 +91,16 @@ def load_git_repo(fake: FakeGitHub, repo: Path, full_name: str, branch: str = "m
             elif kind == "commit":
                 fake.commits[sha] = _commit_record(sha, body, order.get(sha, 0))
         owner, name = full_name.split("/")
-        fake.repos[full_name] = dict(full_name=full_name, owner=owner, name=name, id=fake._next_id(),
-                                     default_branch=branch, refs={f"refs/heads/{branch}": line[-1]}, labels={},
-                                     pulls={})
+        fake.repos[full_name] = dict(
+            full_name=full_name,
+            owner=owner,
+            name=name,
+            id=fake._next_id(),
+            default_branch=branch,
+            refs={f"refs/heads/{branch}": line[-1]},
+            labels={},
+            pulls={},
+        )
     return line
 
 

@@ -86,9 +86,11 @@ def subset() -> tuple[dict, referencing.Registry, tuple[Operation, ...]]:
     doc = json.loads(SUBSET.read_text())
     converted = {"paths": openapi_to_json_schema(doc["paths"]), "components": openapi_to_json_schema(doc["components"])}
     registry = referencing.Registry().with_resource(_URI, DRAFT202012.create_resource(converted))
-    ops = tuple(Operation(method.upper(), template, _path_pattern(template),
-                          f"/paths/{_escape(template)}/{method}", op)
-                for template, methods in converted["paths"].items() for method, op in methods.items())
+    ops = tuple(
+        Operation(method.upper(), template, _path_pattern(template), f"/paths/{_escape(template)}/{method}", op)
+        for template, methods in converted["paths"].items()
+        for method, op in methods.items()
+    )
     return doc, registry, ops
 
 

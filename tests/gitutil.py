@@ -36,9 +36,24 @@ def git(path: Path | str, *args: str) -> str:
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
     proc = subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid",
-         "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-C", str(path), *args],
-        capture_output=True, text=True, env=env, check=False,
+        [
+            "git",
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+            "-C",
+            str(path),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)} failed in {path}: {proc.stderr.strip()}")

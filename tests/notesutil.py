@@ -1,7 +1,7 @@
 """Small fixtures for the release-notes tests: kep.yaml text, release-note entries, a KEP set.
 
-    keps = fixture_keps()           # 5 KEPs, one gate declared twice
-    notes = {"v1.36": notes_136()}  # {release: {pr: entry}}
+keps = fixture_keps()           # 5 KEPs, one gate declared twice
+notes = {"v1.36": notes_136()}  # {release: {pr: entry}}
 """
 
 from __future__ import annotations
@@ -10,26 +10,39 @@ from bot.model.kep import Kep, parse_kep
 from bot.model.snapshot import Snapshot, build_snapshot
 
 
-def kep_yaml(number: int, *, status: str = "implementable", stage: str = "beta", alpha: str = "", beta: str = "",
-             stable: str = "", gates: tuple[str, ...] = ()) -> str:
+def kep_yaml(
+    number: int,
+    *,
+    status: str = "implementable",
+    stage: str = "beta",
+    alpha: str = "",
+    beta: str = "",
+    stable: str = "",
+    gates: tuple[str, ...] = (),
+) -> str:
     """A minimal kep.yaml with the given milestones (omitted when empty) and feature gates."""
     ms = "".join(f'  {k}: "{v}"\n' for k, v in (("alpha", alpha), ("beta", beta), ("stable", stable)) if v)
     fg = "".join(f"  - name: {g}\n    components: [kube-apiserver]\n" for g in gates)
-    return (f'title: KEP {number}\nkep-number: "{number}"\nowning-sig: sig-node\nstatus: {status}\nstage: {stage}\n'
-            + (f"milestone:\n{ms}" if ms else "") + (f"feature-gates:\n{fg}" if fg else ""))
+    return (
+        f'title: KEP {number}\nkep-number: "{number}"\nowning-sig: sig-node\nstatus: {status}\nstage: {stage}\n'
+        + (f"milestone:\n{ms}" if ms else "")
+        + (f"feature-gates:\n{fg}" if fg else "")
+    )
 
 
 #: kep.yaml path -> text. SharedGate is declared by 200 and 300 (many-to-many).
 KEP_FILES = {
-    "keps/sig-node/100-widgets/kep.yaml": kep_yaml(100, stage="beta", alpha="v1.35", beta="v1.36",
-                                                   gates=("WidgetGate",)),
+    "keps/sig-node/100-widgets/kep.yaml": kep_yaml(
+        100, stage="beta", alpha="v1.35", beta="v1.36", gates=("WidgetGate",)
+    ),
     "keps/sig-node/200-shared-a/kep.yaml": kep_yaml(200, stage="alpha", alpha="v1.36", gates=("SharedGate",)),
-    "keps/sig-node/300-shared-b/kep.yaml": kep_yaml(300, stage="beta", alpha="v1.35", beta="v1.36",
-                                                    gates=("SharedGate", "OtherGate")),
-    "keps/sig-node/400-quiet/kep.yaml": kep_yaml(400, stage="beta", alpha="v1.35", beta="v1.36",
-                                                 gates=("QuietGate",)),
-    "keps/sig-node/500-done/kep.yaml": kep_yaml(500, stage="stable", alpha="v1.33", beta="v1.34", stable="v1.35",
-                                                gates=("DoneGate",)),
+    "keps/sig-node/300-shared-b/kep.yaml": kep_yaml(
+        300, stage="beta", alpha="v1.35", beta="v1.36", gates=("SharedGate", "OtherGate")
+    ),
+    "keps/sig-node/400-quiet/kep.yaml": kep_yaml(400, stage="beta", alpha="v1.35", beta="v1.36", gates=("QuietGate",)),
+    "keps/sig-node/500-done/kep.yaml": kep_yaml(
+        500, stage="stable", alpha="v1.33", beta="v1.34", stable="v1.35", gates=("DoneGate",)
+    ),
 }
 
 
@@ -45,15 +58,23 @@ def fixture_snapshot() -> Snapshot:
 
 def entry(pr: int, text: str, **extra) -> dict:
     """A release-note entry as release-notes-draft.json writes it."""
-    return {"text": text, "markdown": f"{text} ([#{pr}](https://github.com/kubernetes/kubernetes/pull/{pr}))",
-            "pr_url": f"https://github.com/kubernetes/kubernetes/pull/{pr}", "pr_number": pr,
-            "kinds": ["feature"], "sigs": ["node"], **extra}
+    return {
+        "text": text,
+        "markdown": f"{text} ([#{pr}](https://github.com/kubernetes/kubernetes/pull/{pr}))",
+        "pr_url": f"https://github.com/kubernetes/kubernetes/pull/{pr}",
+        "pr_number": pr,
+        "kinds": ["feature"],
+        "sigs": ["node"],
+        **extra,
+    }
 
 
 def notes_135() -> dict[str, dict]:
     """v1.35: KEP 500 promoted to GA, KEP 100 added at alpha."""
-    return {"9001": entry(9001, "Promoted the `DoneGate` feature gate to GA."),
-            "9002": entry(9002, "Added the `WidgetGate` feature gate (alpha).")}
+    return {
+        "9001": entry(9001, "Promoted the `DoneGate` feature gate to GA."),
+        "9002": entry(9002, "Added the `WidgetGate` feature gate (alpha)."),
+    }
 
 
 def notes_136() -> dict[str, dict]:
@@ -61,9 +82,13 @@ def notes_136() -> dict[str, dict]:
     return {
         "9103": entry(9103, "Promoted `SharedGate` to beta. Thanks @someone."),
         "9101": entry(9101, "Promoted the `WidgetGate` feature gate to Beta, enabled by default."),
-        "9104": entry(9104, "Graduated `SharedGate` to beta.",
-                      documentation=[{"description": "[KEP]", "type": "KEP",
-                                      "url": "https://github.com/kubernetes/enhancements/issues/300"}]),
+        "9104": entry(
+            9104,
+            "Graduated `SharedGate` to beta.",
+            documentation=[
+                {"description": "[KEP]", "type": "KEP", "url": "https://github.com/kubernetes/enhancements/issues/300"}
+            ],
+        ),
         "9105": entry(9105, "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
         "9106": entry(9106, "Fixed a crash in the kubelet."),
         "9107": {"text": 42},
@@ -86,6 +111,8 @@ def cli_tree(tmp_path, monkeypatch):
         (enh / path).write_text(text)
     wiki = tmp_path / "wiki"
     wiki.mkdir()
-    (wiki / "m.md").write_text("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
-                               "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n")
+    (wiki / "m.md").write_text(
+        "| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+        "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n"
+    )
     return enh, wiki

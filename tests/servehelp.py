@@ -65,12 +65,22 @@ def write_setup(tmp: Path, api_url: str, cron: str = "0 0 1 1 *") -> Path:
     wiki.mkdir()
     (wiki / "matrix.md").write_text(PAGE, encoding="utf-8")
     config = tmp / "kep-sync.yaml"
-    config.write_text(json.dumps({
-        "enhancements": "github:o/enh@main", "cache_dir": str(tmp / "cache"),
-        "wiki": {"dir": str(wiki), "pages": ["matrix.md"]}, "publish": "files",
-        "github": {"api_url": api_url}, "schedule": {"cron": cron, "timezone": "UTC"},
-        "provenance": {"enabled": False},  # these tests count requests; provenance ones are in test_history_sync
-    }), encoding="utf-8")
+    config.write_text(
+        json.dumps(
+            {
+                "enhancements": "github:o/enh@main",
+                "cache_dir": str(tmp / "cache"),
+                "wiki": {"dir": str(wiki), "pages": ["matrix.md"]},
+                "publish": "files",
+                "github": {"api_url": api_url},
+                "schedule": {"cron": cron, "timezone": "UTC"},
+                "provenance": {
+                    "enabled": False
+                },  # these tests count requests; provenance ones are in test_history_sync
+            }
+        ),
+        encoding="utf-8",
+    )
     return config
 
 
@@ -131,8 +141,14 @@ class ServeProcess:
     def __init__(self, *args: str, tmp: Path):
         env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GITHUB_TOKEN_FILE")}
         env["KEP_SYNC_CACHE_DIR"] = str(tmp / "cache")
-        self.proc = subprocess.Popen([sys.executable, "-m", "bot.cli", *args], cwd=REPO_ROOT, env=env,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot.cli", *args],
+            cwd=REPO_ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.events: list[dict] = []
         self._lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

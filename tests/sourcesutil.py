@@ -33,9 +33,9 @@ UPSTREAM = {
     "api/proposal.go": "package api\n",
     "README.md": "# enhancements\n",
 }
-WANTED = sorted(p for p in UPSTREAM
-                if p.endswith("/kep.yaml") or p.startswith("keps/prod-readiness/") and p.endswith(".yaml"))
-
+WANTED = sorted(
+    p for p in UPSTREAM if p.endswith("/kep.yaml") or p.startswith("keps/prod-readiness/") and p.endswith(".yaml")
+)
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:
@@ -44,10 +44,8 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
         (root / rel).write_text(text)
 
 
-
 def cache_repos(cache: Path) -> list[Path]:
     return sorted(p for p in (cache / "git").iterdir()) if (cache / "git").is_dir() else []
-
 
 
 def file_info(name: str, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
@@ -105,7 +103,7 @@ class ChunkedStream(httpx.SyncByteStream):
             if self.fail_after is not None and self.served >= self.fail_after:
                 raise httpx.ReadError(f"connection reset while sending {TOKEN}")
             self.served += 1
-            yield self.data[i:i + self.chunk]
+            yield self.data[i : i + self.chunk]
 
     def close(self) -> None:
         self.closed = True
@@ -114,9 +112,16 @@ class ChunkedStream(httpx.SyncByteStream):
 class FakeGitHub:
     """Serves ``commits/{ref}`` (sha media type) and ``tarball/{sha}`` (302 to a codeload host)."""
 
-    def __init__(self, tarball: bytes = b"", *, sha: str = SHA, repo: str = "kubernetes/enhancements",
-                 refs: tuple[str, ...] = ("master", "HEAD"), fail_after: int | None = None,
-                 tarball_status: int = 200):
+    def __init__(
+        self,
+        tarball: bytes = b"",
+        *,
+        sha: str = SHA,
+        repo: str = "kubernetes/enhancements",
+        refs: tuple[str, ...] = ("master", "HEAD"),
+        fail_after: int | None = None,
+        tarball_status: int = 200,
+    ):
         self.tarball, self.sha, self.repo, self.refs = tarball, sha, repo, refs
         self.fail_after, self.tarball_status = fail_after, tarball_status
         self.requests: list[httpx.Request] = []
@@ -129,12 +134,13 @@ class FakeGitHub:
         if request.url.host == "api.github.com" and path.startswith(commits):
             if request.headers.get("Accept") != "application/vnd.github.sha":
                 return httpx.Response(415, json={"message": "wrong media type"})
-            if path[len(commits):] not in self.refs:
+            if path[len(commits) :] not in self.refs:
                 return httpx.Response(404, json={"message": "No commit found for SHA"})
             return httpx.Response(200, text=self.sha)
         if request.url.host == "api.github.com" and path == f"/repos/{self.repo}/tarball/{self.sha}":
-            return httpx.Response(302, headers={
-                "Location": f"https://codeload.example/{self.repo}/legacy.tar.gz/{self.sha}"})
+            return httpx.Response(
+                302, headers={"Location": f"https://codeload.example/{self.repo}/legacy.tar.gz/{self.sha}"}
+            )
         if request.url.host == "codeload.example":
             if self.tarball_status != 200:
                 return httpx.Response(self.tarball_status, text="nope")
@@ -152,7 +158,6 @@ class SleepRecorder:
         self.calls.append(seconds)
 
 
-
 def client_for(handler, token: str | None = TOKEN, counter: RequestCounter | None = None) -> httpx.Client:
     return make_client(token, counter=counter, transport=httpx.MockTransport(handler))
 
@@ -168,4 +173,3 @@ TARBALL_FILES = {
     "keps/prod-readiness/template/nnnn.yaml": "kep-number: NNNN\n",
     "keps/sig-a/other.yaml": "x: y\n",
 }
-

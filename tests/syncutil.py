@@ -17,16 +17,29 @@ __all__ = ["PAGE", "PAGE_KEPS", "PAGE_SYNCED", "REVISION", "kep", "kep_yaml", "s
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 
 
-def kep_yaml(number: int | str, slug: str, *, status: str = "implementable", stage: str = "alpha",
-             alpha: str = "v1.35", beta: str = "", stable: str = "", gates: tuple[str, ...] = (),
-             sig: str = "sig-scheduling", extra: str = "", latest: str = "v1.36") -> str:
+def kep_yaml(
+    number: int | str,
+    slug: str,
+    *,
+    status: str = "implementable",
+    stage: str = "alpha",
+    alpha: str = "v1.35",
+    beta: str = "",
+    stable: str = "",
+    gates: tuple[str, ...] = (),
+    sig: str = "sig-scheduling",
+    extra: str = "",
+    latest: str = "v1.36",
+) -> str:
     """A kep.yaml as upstream writes it (milestone values quoted as given; ``""`` leaves a key out)."""
-    milestones = "".join(f"  {k}: \"{v}\"\n" for k, v in (("alpha", alpha), ("beta", beta), ("stable", stable)) if v)
+    milestones = "".join(f'  {k}: "{v}"\n' for k, v in (("alpha", alpha), ("beta", beta), ("stable", stable)) if v)
     milestones = milestones or '  alpha: ""\n'
     gate_lines = "".join(f"  - name: {g}\n    components:\n      - kube-scheduler\n" for g in gates) or "  []\n"
-    return (f"title: KEP {number} {slug}\nkep-number: {int(number)}\nauthors:\n  - \"@someone\"\n"
-            f"owning-sig: {sig}\nstatus: {status}\nstage: {stage}\ncreation-date: 2024-01-02\n"
-            f"latest-milestone: \"{latest}\"\nmilestone:\n{milestones}feature-gates:\n{gate_lines}{extra}")
+    return (
+        f'title: KEP {number} {slug}\nkep-number: {int(number)}\nauthors:\n  - "@someone"\n'
+        f"owning-sig: {sig}\nstatus: {status}\nstage: {stage}\ncreation-date: 2024-01-02\n"
+        f'latest-milestone: "{latest}"\nmilestone:\n{milestones}feature-gates:\n{gate_lines}{extra}'
+    )
 
 
 def kep(number: int, slug: str, sig: str = "sig-scheduling", **fields) -> tuple[str, bytes]:
@@ -94,12 +107,27 @@ date: 2026-03-01
 #: 624 and 785 agree with the page.
 PAGE_KEPS = (
     kep(4671, "gang-scheduling", stage="beta", beta="v1.37", gates=("GenericWorkload",), latest="v1.37"),
-    kep(5710, "workload-aware-preemption", alpha="v1.36", beta="v1.37", stable="v1.39",
-        gates=("GenericWorkload", "WorkloadPreemption")),
+    kep(
+        5710,
+        "workload-aware-preemption",
+        alpha="v1.36",
+        beta="v1.37",
+        stable="v1.39",
+        gates=("GenericWorkload", "WorkloadPreemption"),
+    ),
     kep(624, "scheduling-framework", status="implemented", stage="stable", alpha="v1.16", stable="v1.19"),
-    kep(785, "scheduler-component-config-api", status="implemented", stage="stable", alpha="", beta="v1.19",
-        stable="v1.25"),
+    kep(
+        785,
+        "scheduler-component-config-api",
+        status="implemented",
+        stage="stable",
+        alpha="",
+        beta="v1.19",
+        stable="v1.25",
+    ),
 )
 #: :data:`PAGE` after a sync against :data:`PAGE_KEPS` (feature gates report-only).
-PAGE_SYNCED = PAGE.replace("| 4671-gang-scheduling | scheduling | implementable / alpha | v1.35 / - / - |",
-                           "| 4671-gang-scheduling | scheduling | implementable / beta | v1.35 / v1.37 / - |")
+PAGE_SYNCED = PAGE.replace(
+    "| 4671-gang-scheduling | scheduling | implementable / alpha | v1.35 / - / - |",
+    "| 4671-gang-scheduling | scheduling | implementable / beta | v1.35 / v1.37 / - |",
+)

@@ -63,9 +63,12 @@ def test_every_relative_link_resolves():
 
 
 def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path):
-    (tmp_path / "a.md").write_text("# Top\n\n## Two words\n\n"
-                                   "see [b](b.md), [ok](#two-words), [x](#nope), `[c](c.md)`,\n"
-                                   "[web](https://example.com)\n\n    [code](c.md)\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text(
+        "# Top\n\n## Two words\n\n"
+        "see [b](b.md), [ok](#two-words), [x](#nope), `[c](c.md)`,\n"
+        "[web](https://example.com)\n\n    [code](c.md)\n",
+        encoding="utf-8",
+    )
     assert broken_links(tmp_path / "a.md") == ["a.md:5: b.md", "a.md:5: #nope (no such heading)"]
 
 
@@ -74,8 +77,12 @@ def test_readme_is_short():
 
 
 def test_prose_lines_are_at_most_120_characters():
-    long = [f"{path.name}:{n}" for path in DOCS for n, line in prose_lines(path.read_text(encoding="utf-8"))
-            if len(line) > MAX_PROSE and not line.lstrip("> ").startswith("|")]
+    long = [
+        f"{path.name}:{n}"
+        for path in DOCS
+        for n, line in prose_lines(path.read_text(encoding="utf-8"))
+        if len(line) > MAX_PROSE and not line.lstrip("> ").startswith("|")
+    ]
     assert long == []
 
 

@@ -105,14 +105,32 @@ STAGES = (
     ("cli", ("bot.cli", "bot.cli_targets")),
 )
 PURE = ("model", "wiki", "plan")
-IO_MODULES = {"subprocess", "socket", "httpx", "github", "urllib.request", "shutil", "tempfile", "fcntl",
-              "apscheduler", "signal", "threading"}
+IO_MODULES = {
+    "subprocess",
+    "socket",
+    "httpx",
+    "github",
+    "urllib.request",
+    "shutil",
+    "tempfile",
+    "fcntl",
+    "apscheduler",
+    "signal",
+    "threading",
+}
 
 
 def stage_of(module: str) -> int:
     """Index in :data:`STAGES` of ``module`` (the longest package prefix that names it)."""
-    best = max(((len(prefix), i) for i, (_, prefixes) in enumerate(STAGES) for prefix in prefixes
-                if module == prefix or (module.startswith(prefix + ".") and prefix != "bot")), default=None)
+    best = max(
+        (
+            (len(prefix), i)
+            for i, (_, prefixes) in enumerate(STAGES)
+            for prefix in prefixes
+            if module == prefix or (module.startswith(prefix + ".") and prefix != "bot")
+        ),
+        default=None,
+    )
     if best is None:
         raise AssertionError(f"{module} is in no stage: add its package to STAGES")
     return best[1]
@@ -121,7 +139,13 @@ def stage_of(module: str) -> int:
 def test_every_module_belongs_to_a_stage():
     graph = import_graph()
     assert sorted(m for m in graph if m != "bot" and stage_of(m) == 0) == [
-        "bot.cron", "bot.errors", "bot.http", "bot.log", "bot.progress", "bot.redact"]
+        "bot.cron",
+        "bot.errors",
+        "bot.http",
+        "bot.log",
+        "bot.progress",
+        "bot.redact",
+    ]
 
 
 def test_no_stage_imports_a_later_one():
@@ -139,7 +163,8 @@ def test_the_stage_check_catches_a_backward_import(tmp_path):
     (pkg / "plan" / "diff.py").write_text("from bot.config import Config\n")
     graph = import_graph(pkg)
     assert [(s, d) for s, deps in graph.items() for d in deps if stage_of(d) > stage_of(s)] == [
-        ("bot.plan.diff", "bot.config")]
+        ("bot.plan.diff", "bot.config")
+    ]
 
 
 def private_imports(root: Path = BOT) -> list[str]:
@@ -148,8 +173,11 @@ def private_imports(root: Path = BOT) -> list[str]:
     for path in sorted(root.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bot"):
-                found += [f"{module_name(path, root)}: {node.module}.{a.name}" for a in node.names
-                          if a.name.startswith("_") and not a.name.startswith("__")]
+                found += [
+                    f"{module_name(path, root)}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
     return found
 
 
@@ -171,8 +199,13 @@ def test_pure_stages_import_no_io():
         if STAGES[stage_of(name)][0] not in PURE:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             found += [f"{name}: {n}" for n in names if n.split(".")[0] in IO_MODULES or n in IO_MODULES]
     assert found == []
 

@@ -31,8 +31,10 @@ except ImportError:  # pragma: no cover
 
 SCRIPTS = sorted(p for p in (ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))  # _bench.py: a helper
 KEP = "keps/sig-node/100-widgets/kep.yaml"
-PAGE = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
-        "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.33 | - | - |\n")
+PAGE = (
+    "| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+    "| [100](https://kep.k8s.io/100) | implementable / alpha | v1.33 | - | - |\n"
+)
 
 
 def _run(monkeypatch, capsys, name: str, *args: str) -> tuple[int, str]:
@@ -49,17 +51,33 @@ def bundle(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("scripts")
     repo = root / "enh"
     (repo / KEP).parent.mkdir(parents=True)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "T",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "T",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "T",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
 
     def git(*args: str, date: str = "") -> None:
-        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                       env={**env, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else env)
+        subprocess.run(
+            ["git", "-C", str(repo), *args],
+            check=True,
+            capture_output=True,
+            env={**env, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else env,
+        )
 
     git("init", "-q", "-b", "main")
-    for pr, date, text in ((1, "2025-06-01T00:00:00Z", kep_yaml(100, "widgets", sig="sig-node", alpha="v1.33")),
-                           (2, "2025-09-01T00:00:00Z", kep_yaml(100, "widgets", sig="sig-node", stage="beta",
-                                                                 alpha="v1.33", beta="v1.34", gates=("Widgets",)))):
+    for pr, date, text in (
+        (1, "2025-06-01T00:00:00Z", kep_yaml(100, "widgets", sig="sig-node", alpha="v1.33")),
+        (
+            2,
+            "2025-09-01T00:00:00Z",
+            kep_yaml(100, "widgets", sig="sig-node", stage="beta", alpha="v1.33", beta="v1.34", gates=("Widgets",)),
+        ),
+    ):
         (repo / KEP).write_text(text)
         git("add", "-A")
         git("commit", "-q", "-m", f"Merge pull request #{pr} from a/b", date=date)
@@ -68,7 +86,8 @@ def bundle(tmp_path_factory) -> Path:
     notes = root / "notes"
     notes.mkdir()
     (notes / "release-notes-1.34.json").write_text(
-        '{"2": {"pr_number": 2, "text": "Promoted the `Widgets` feature gate to beta.", "sigs": ["node"]}}')
+        '{"2": {"pr_number": 2, "text": "Promoted the `Widgets` feature gate to beta.", "sigs": ["node"]}}'
+    )
     return root
 
 
@@ -78,19 +97,43 @@ def test_every_script_imports_and_has_a_main(path):
 
 
 def test_bench_history_runs(bundle, monkeypatch, capsys):
-    rc, out = _run(monkeypatch, capsys, "bench_history.py", "--runs", "1", "--bundle", str(bundle / "enh.bundle"),
-                   "--page", str(bundle / "page.md"))
+    rc, out = _run(
+        monkeypatch,
+        capsys,
+        "bench_history.py",
+        "--runs",
+        "1",
+        "--bundle",
+        str(bundle / "enh.bundle"),
+        "--page",
+        str(bundle / "page.md"),
+    )
     assert rc in (0, 1)  # 1 only when a timing misses its target: not asserted (a busy machine)
-    assert out.splitlines()[0] == ("stale rows=1 applied changes=2 with upstream=2 ({'source': 'git', 'requests': 0, "
-                                   "'proposed': 2, 'with_upstream': 2}) plain plan changes=2")
+    assert out.splitlines()[0] == (
+        "stale rows=1 applied changes=2 with upstream=2 ({'source': 'git', 'requests': 0, "
+        "'proposed': 2, 'with_upstream': 2}) plain plan changes=2"
+    )
     assert [line.split(":")[0] for line in out.splitlines()[1:]] == [
-        "plan without history (for scale)", "provenance added, first run", "provenance added, later runs",
-        "digest as a new process, cold cache", "digest as a new process, warm cache"]
+        "plan without history (for scale)",
+        "provenance added, first run",
+        "provenance added, later runs",
+        "digest as a new process, cold cache",
+        "digest as a new process, warm cache",
+    ]
 
 
 def test_bench_release_notes_runs(bundle, monkeypatch, capsys):
-    rc, out = _run(monkeypatch, capsys, "bench_release_notes.py", "--runs", "1", "--notes", str(bundle / "notes"),
-                   "--bundle", str(bundle / "enh.bundle"))
+    rc, out = _run(
+        monkeypatch,
+        capsys,
+        "bench_release_notes.py",
+        "--runs",
+        "1",
+        "--notes",
+        str(bundle / "notes"),
+        "--bundle",
+        str(bundle / "enh.bundle"),
+    )
     assert rc in (0, 1)
     assert out.splitlines()[0] == "releases=1 json_bytes=97 keps=1 mentions=1 runs=1"
 
@@ -98,8 +141,20 @@ def test_bench_release_notes_runs(bundle, monkeypatch, capsys):
 def test_check_digest_runs(bundle, monkeypatch, capsys, tmp_path):
     repo = tmp_path / "enh"
     subprocess.run(["git", "clone", "-q", str(bundle / "enh.bundle"), str(repo)], check=True)
-    rc, out = _run(monkeypatch, capsys, "check_digest.py", str(repo), "--sig", "node", "--from", "v1.33",
-                   "--to", "v1.35", "--at", "2025-07-01")
+    rc, out = _run(
+        monkeypatch,
+        capsys,
+        "check_digest.py",
+        str(repo),
+        "--sig",
+        "node",
+        "--from",
+        "v1.33",
+        "--to",
+        "v1.35",
+        "--at",
+        "2025-07-01",
+    )
     assert rc == 0
     assert out.splitlines()[1:] == ["stable: 0 []", "beta: 0 []", "alpha: 1 [100]"]
 

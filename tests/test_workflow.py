@@ -38,8 +38,9 @@ def test_workflow_dispatch_offers_audit_and_the_command_exists():
     assert set(inputs) == {"dry_run", "keps", "audit"}
     assert (inputs["audit"]["type"], inputs["audit"]["default"]) == ("boolean", False)
     assert "args=(audit --config config/kep-sync.yaml --report kep-sync-report.json)" in steps()["Sync"]["run"]
-    proc = subprocess.run([sys.executable, "-m", "bot.cli", "audit", "--help"], cwd=ROOT, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "audit", "--help"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("usage: kep-sync audit")
 
 
@@ -51,22 +52,42 @@ def test_a_good_run_shows_the_pull_request_and_the_changelog():
 
 def test_a_blocked_run_says_so_first():
     text = step_summary.summary({"result": "blocked", "pull_request": PR}, CHANGELOG, "success")
-    assert text == ("**kep-sync sync was blocked**: a commit kep-sync did not make is on the bot branch, so nothing "
-                    "was written. Add the label `kep-sync:regenerate` to the pull request to let kep-sync replace "
-                    f"it, or delete the branch.\nPull request: {PR}\n\n{CHANGELOG}")
+    assert text == (
+        "**kep-sync sync was blocked**: a commit kep-sync did not make is on the bot branch, so nothing "
+        "was written. Add the label `kep-sync:regenerate` to the pull request to let kep-sync replace "
+        f"it, or delete the branch.\nPull request: {PR}\n\n{CHANGELOG}"
+    )
 
 
 def test_a_failed_run_says_so_with_the_error_or_without_any_file(tmp_path, capsys):
     report = tmp_path / "r.json"
     report.write_text(json.dumps({"result": "failed", "error": "GET https://api.github.com/x: HTTP 502"}))
-    assert step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "none.md"),
-                              "--outcome", "failure"]) == 0
-    assert capsys.readouterr().out == ("**kep-sync sync failed**: GET https://api.github.com/x: HTTP 502\n\n"
-                                       "_kep-sync sync printed no changelog._\n")
-    assert step_summary.main(["--report", str(tmp_path / "missing.json"), "--changelog", str(tmp_path / "x"),
-                              "--outcome", "failure", "--command", "audit"]) == 0
-    assert capsys.readouterr().out == ("**kep-sync audit failed**: no report was written; see the step's log for "
-                                       "the error\n\n_kep-sync audit printed no changelog._\n")
+    assert (
+        step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "none.md"), "--outcome", "failure"])
+        == 0
+    )
+    assert capsys.readouterr().out == (
+        "**kep-sync sync failed**: GET https://api.github.com/x: HTTP 502\n\n_kep-sync sync printed no changelog._\n"
+    )
+    assert (
+        step_summary.main(
+            [
+                "--report",
+                str(tmp_path / "missing.json"),
+                "--changelog",
+                str(tmp_path / "x"),
+                "--outcome",
+                "failure",
+                "--command",
+                "audit",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out == (
+        "**kep-sync audit failed**: no report was written; see the step's log for "
+        "the error\n\n_kep-sync audit printed no changelog._\n"
+    )
 
 
 def test_a_cancelled_run_is_named():
@@ -76,16 +97,21 @@ def test_a_cancelled_run_is_named():
 def test_a_report_that_cannot_be_read_or_names_no_error_is_not_called_missing(tmp_path, capsys):
     report = tmp_path / "r.json"
     report.write_text('{"result": "fail')
-    assert step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "x"), "--outcome",
-                              "failure"]) == 0
+    assert step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "x"), "--outcome", "failure"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
         f"**kep-sync sync failed**: the report {report} is not JSON (Unterminated string starting at: line 1 "
-        "column 12 (char 11)); see the step's log for the error")
+        "column 12 (char 11)); see the step's log for the error"
+    )
     report.write_text(json.dumps({"audit": {}, "changes": []}))  # an audit that failed after its report
-    assert step_summary.main(["--report", str(report), "--changelog", str(tmp_path / "x"), "--outcome",
-                              "failure", "--command", "audit"]) == 0
+    assert (
+        step_summary.main(
+            ["--report", str(report), "--changelog", str(tmp_path / "x"), "--outcome", "failure", "--command", "audit"]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.splitlines()[0] == (
-        "**kep-sync audit failed**: the report names no error; see the step's log for it")
+        "**kep-sync audit failed**: the report names no error; see the step's log for it"
+    )
     report.write_text("[]")
     assert step_summary.read_report(report) == step_summary.Report({}, f"the report {report} is not a JSON object")
 
@@ -93,7 +119,8 @@ def test_a_report_that_cannot_be_read_or_names_no_error_is_not_called_missing(tm
 def test_a_run_stopped_by_the_validation_did_not_run_rather_than_failed():
     assert step_summary.summary(step_summary.Report({}, "no report was written"), "", "skipped") == (
         "**kep-sync sync did not run**: an earlier step failed (a configuration that does not validate stops the "
-        "job there); see that step's log.\n\n_kep-sync sync printed no changelog._\n")
+        "job there); see that step's log.\n\n_kep-sync sync printed no changelog._\n"
+    )
 
 
 class _Ctx:
@@ -114,9 +141,18 @@ def _job_runs(event_name: str, event: dict) -> bool:
     code = expr.replace("&&", " and ").replace("||", " or ").replace("\n", " ")
     starts = lambda text, prefix: (text or "").lower().startswith(prefix.lower())  # noqa: E731 (case-insensitive)
     contains = lambda items, item: any(x.lower() == (item or "").lower() for x in items)  # noqa: E731 (array form)
-    return bool(eval(code, {"__builtins__": {}}, {"github": _Ctx({"event_name": event_name, "event": event}),
-                                                  "startsWith": starts, "contains": contains,
-                                                  "fromJSON": json.loads}))
+    return bool(
+        eval(
+            code,
+            {"__builtins__": {}},
+            {
+                "github": _Ctx({"event_name": event_name, "event": event}),
+                "startsWith": starts,
+                "contains": contains,
+                "fromJSON": json.loads,
+            },
+        )
+    )
 
 
 def test_comments_and_the_regenerate_label_run_it_and_nothing_else_does():
@@ -131,8 +167,14 @@ def test_comments_and_the_regenerate_label_run_it_and_nothing_else_does():
     assert _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "/kep-sync ignore 4671 stable", **member}})
     assert not _job_runs("issue_comment", {"issue": {}, "comment": {"body": "/kep-sync regenerate", **member}})
     assert not _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "LGTM /kep-sync", **member}})
-    for association, runs in (("OWNER", True), ("COLLABORATOR", True), ("CONTRIBUTOR", False), ("NONE", False),
-                              ("FIRST_TIME_CONTRIBUTOR", False), (None, False)):
+    for association, runs in (
+        ("OWNER", True),
+        ("COLLABORATOR", True),
+        ("CONTRIBUTOR", False),
+        ("NONE", False),
+        ("FIRST_TIME_CONTRIBUTOR", False),
+        (None, False),
+    ):
         comment = {"body": "/kep-sync regenerate", "author_association": association}
         assert _job_runs("issue_comment", {"issue": on_pr, "comment": comment}) is runs, association
     assert _job_runs("pull_request", {"label": {"name": "kep-sync:regenerate"}})
@@ -145,5 +187,6 @@ def test_no_event_text_reaches_a_shell_and_a_labeled_run_uses_the_default_branch
         text = json.dumps([step.get("run", ""), step.get("env", {})])
         assert "github.event." not in text and "github.head_ref" not in text, step.get("name")
     checkout = steps()["actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8"]
-    assert checkout["with"]["ref"] == ("${{ github.event_name == 'pull_request' && "
-                                       "github.event.repository.default_branch || '' }}")
+    assert checkout["with"]["ref"] == (
+        "${{ github.event_name == 'pull_request' && github.event.repository.default_branch || '' }}"
+    )

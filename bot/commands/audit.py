@@ -77,13 +77,18 @@ def log_fields(audit: AuditPlan) -> dict:
     """The figures of an audit for its ``audit finished`` log line (``kep-sync audit`` and ``serve``):
     ``revision``, ``rows``, ``changes`` (a sync would propose), ``discrepancies`` and
     ``shipped_not_implemented`` (implementable + stable with the GA milestone shipped)."""
-    return {"revision": audit.snapshot.revision, "rows": audit.rows, "changes": sum(c.applied for c in audit.changes),
-            "discrepancies": len(audit.discrepancies),
-            "shipped_not_implemented": sum(v.shipped == SHIPPED for v in audit.stable)}
+    return {
+        "revision": audit.snapshot.revision,
+        "rows": audit.rows,
+        "changes": sum(c.applied for c in audit.changes),
+        "discrepancies": len(audit.discrepancies),
+        "shipped_not_implemented": sum(v.shipped == SHIPPED for v in audit.stable),
+    }
 
 
-def stable_verdicts(keps: Sequence[Kep], index: NotesIndex | None, available: Sequence[str],
-                    ids: dict[str, str]) -> list[StableVerdict]:
+def stable_verdicts(
+    keps: Sequence[Kep], index: NotesIndex | None, available: Sequence[str], ids: dict[str, str]
+) -> list[StableVerdict]:
     """The tracking rule for every KEP of ``keps`` with status ``implementable`` and stage ``stable``.
 
     ``index``: the release notes of every release the source has (``None``: no
@@ -114,8 +119,17 @@ def stable_verdicts(keps: Sequence[Kep], index: NotesIndex | None, available: Se
             shipped = PLANNED
         else:
             shipped = SHIPPED if target in indexed else UNKNOWN
-        out.append(StableVerdict(ident, kep.path, kep.milestone("stable"), shipped, bool(hits), evidence,
-                                 _verdict(target, shipped, bool(hits), index is not None)))
+        out.append(
+            StableVerdict(
+                ident,
+                kep.path,
+                kep.milestone("stable"),
+                shipped,
+                bool(hits),
+                evidence,
+                _verdict(target, shipped, bool(hits), index is not None),
+            )
+        )
     return out
 
 
@@ -125,24 +139,35 @@ def _verdict(target: str, shipped: str, confirmed: bool, notes: bool) -> str:
     if not target:
         return "no stable milestone in kep.yaml: cannot tell when GA ships"
     if shipped == IN_PROGRESS:
-        return f"{target} is the release being made: GA in progress" + (" (its draft notes announce GA)"
-                                                                          if confirmed else "")
+        return f"{target} is the release being made: GA in progress" + (
+            " (its draft notes announce GA)" if confirmed else ""
+        )
     if shipped == PLANNED:
         return f"{target} is not out yet: GA planned"
     if shipped == UNKNOWN:
         return f"no release notes for {target}: cannot tell whether GA shipped"
     if confirmed:
-        return (f"GA shipped in {target} (the release notes confirm it); still implementable upstream: "
-                "done in practice, not marked implemented")
-    return (f"GA milestone {target} shipped, but no release note announces GA for this KEP (check the notes' "
-            "prose and the KEP's history); still implementable upstream: likely done, not marked implemented")
+        return (
+            f"GA shipped in {target} (the release notes confirm it); still implementable upstream: "
+            "done in practice, not marked implemented"
+        )
+    return (
+        f"GA milestone {target} shipped, but no release note announces GA for this KEP (check the notes' "
+        "prose and the KEP's history); still implementable upstream: likely done, not marked implemented"
+    )
 
 
-def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], notes: ReleaseNotes | None, *,
-               only: Collection[int] | None = None,
-               history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-               renames: Mapping[tuple[int, str], Rename] | None = None,
-               gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None) -> AuditPlan:
+def plan_audit(
+    config: Config,
+    snapshot: Snapshot,
+    pages: dict[str, bytes],
+    notes: ReleaseNotes | None,
+    *,
+    only: Collection[int] | None = None,
+    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
+    renames: Mapping[tuple[int, str], Rename] | None = None,
+    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+) -> AuditPlan:
     """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
 
     The sync's plan (:func:`bot.plan.planner.plan_sync`, with the release-note review of
@@ -154,29 +179,68 @@ def plan_audit(config: Config, snapshot: Snapshot, pages: dict[str, bytes], note
     The report is the plan's (:func:`bot.commands.sync.run_report` adds what a run adds) with an ``audit`` object added:
     ``{"rows", "implementable_stable": [{kep, kep_path, stable, shipped, confirmed, verdict, evidence}]}``.
     """
-    plan = plan_sync(config, snapshot, pages, only=only, release_notes=notes, max_chars=10**9, review_rows=True,
-                     history=history, renames=renames, gates=gates)
+    plan = plan_sync(
+        config,
+        snapshot,
+        pages,
+        only=only,
+        release_notes=notes,
+        max_chars=10**9,
+        review_rows=True,
+        history=history,
+        renames=renames,
+        gates=gates,
+    )
     wanted = None if only is None else set(only)
     on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if wanted is None or k.number in wanted}
     ids = {p: kep_id(snapshot, k) for p, k in on_pages.items()}
     index = build_index(notes.notes, snapshot.all_keps()) if notes is not None else None
     stable = stable_verdicts(list(on_pages.values()), index, notes.available if notes else (), ids)
     rows = sum(len(r.diff.keps) for r in plan.pages)
-    checks = [f._replace(kep_id=ids[k.path]) for k in on_pages.values()
-              for f in consistency.check(k)]
+    checks = [f._replace(kep_id=ids[k.path]) for k in on_pages.values() for f in consistency.check(k)]
     report = dict(plan.report)
-    report["audit"] = {"rows": rows, "implementable_stable": [
-        {"kep": v.kep, "kep_path": v.kep_path, "stable": v.stable, "shipped": v.shipped, "confirmed": v.confirmed,
-         "verdict": v.verdict, "evidence": [e._asdict() for e in v.evidence]} for v in stable],
-        "consistency": [{"kep": c.kep_id, "kep_path": c.kep_path, "fields": list(c.fields), "message": c.message}
-                        for c in checks]}
+    report["audit"] = {
+        "rows": rows,
+        "implementable_stable": [
+            {
+                "kep": v.kep,
+                "kep_path": v.kep_path,
+                "stable": v.stable,
+                "shipped": v.shipped,
+                "confirmed": v.confirmed,
+                "verdict": v.verdict,
+                "evidence": [e._asdict() for e in v.evidence],
+            }
+            for v in stable
+        ],
+        "consistency": [
+            {"kep": c.kep_id, "kep_path": c.kep_path, "fields": list(c.fields), "message": c.message} for c in checks
+        ],
+    }
     markdown = render_audit(snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks)
-    return AuditPlan(snapshot, plan.pages, plan.changes, plan.problems, plan.discrepancies, tuple(stable), rows,
-                     markdown, report, tuple(checks))
+    return AuditPlan(
+        snapshot,
+        plan.pages,
+        plan.changes,
+        plan.problems,
+        plan.discrepancies,
+        tuple(stable),
+        rows,
+        markdown,
+        report,
+        tuple(checks),
+    )
 
 
-def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, stable: Sequence[StableVerdict],
-                 notes: ReleaseNotes | None, body: str, checks: Sequence[Finding] = ()) -> str:
+def render_audit(
+    snapshot: Snapshot,
+    pages: Sequence[PageResult],
+    rows: int,
+    stable: Sequence[StableVerdict],
+    notes: ReleaseNotes | None,
+    body: str,
+    checks: Sequence[Finding] = (),
+) -> str:
     """The audit as markdown: a title, what was read, the implementable + stable table, the kep.yaml
     consistency findings of every row, then ``body`` (the sync's changelog body: changes a sync would
     propose, Needs review, report-only findings, problems)."""
@@ -184,21 +248,37 @@ def render_audit(snapshot: Snapshot, pages: Sequence[PageResult], rows: int, sta
     confirmed = sum(v.shipped == SHIPPED and v.confirmed for v in stable)
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     ordered = sorted(notes.available, key=release_order) if notes else []
-    read = (f"release notes {ordered[0]}..{ordered[-1]} ({ordered[-1]} taken as the release being made)"
-            if ordered else "no release notes")
-    out = [f"# KEP audit: {rows} rows, {done} implementable with their GA milestone shipped "
-           f"({confirmed} confirmed by the release notes)", "",
-           f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against "
-           f"{source_name(snapshot.source)} at `{rev}` and {read}. Nothing was written.", ""]
+    read = (
+        f"release notes {ordered[0]}..{ordered[-1]} ({ordered[-1]} taken as the release being made)"
+        if ordered
+        else "no release notes"
+    )
+    out = [
+        f"# KEP audit: {rows} rows, {done} implementable with their GA milestone shipped "
+        f"({confirmed} confirmed by the release notes)",
+        "",
+        f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against "
+        f"{source_name(snapshot.source)} at `{rev}` and {read}. Nothing was written.",
+        "",
+    ]
     if stable:
-        out += ["### Implementable + stable: implemented in practice?", "",
-                "kep.yaml says `implementable` with stage `stable`; that does not mean implemented.", "",
-                "| KEP | GA milestone | Shipped | Notes confirm GA | Verdict |", "|---|---|---|---|---|"]
+        out += [
+            "### Implementable + stable: implemented in practice?",
+            "",
+            "kep.yaml says `implementable` with stage `stable`; that does not mean implemented.",
+            "",
+            "| KEP | GA milestone | Shipped | Notes confirm GA | Verdict |",
+            "|---|---|---|---|---|",
+        ]
         for v in stable:
-            notes_cell = "<br>".join(f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}"
-                                     for e in v.evidence) or "no"
-            out.append(f"| {kep_link(v.kep)} | {table_cell(v.stable) or '-'} | {v.shipped} | {notes_cell} | "
-                       f"{table_cell(v.verdict)} |")
+            notes_cell = (
+                "<br>".join(f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}" for e in v.evidence)
+                or "no"
+            )
+            out.append(
+                f"| {kep_link(v.kep)} | {table_cell(v.stable) or '-'} | {v.shipped} | {notes_cell} | "
+                f"{table_cell(v.verdict)} |"
+            )
         out.append("")
     if checks:
         out += ["### kep.yaml contradicts itself (every row)", "", "| KEP | Fields | Finding |", "|---|---|---|"]

@@ -24,10 +24,11 @@ def require_history(enhancements: str, cache_dir: Path, what: str) -> GitHistory
     source = parse_source(enhancements)
     history = open_history(source.kind, source.location, cache_dir)
     if history is None:
-        why = {"github": "a github: source is read as one tarball, without history; pass a clone, a git URL "
-                         "(https://github.com/OWNER/REPO.git) or a bundle",
-               "tarball": "a snapshot tarball has no git history; pass a git clone, URL or bundle"}.get(
-            source.kind, "a plain directory has no git history; pass a git clone, URL or bundle")
+        why = {
+            "github": "a github: source is read as one tarball, without history; pass a clone, a git URL "
+            "(https://github.com/OWNER/REPO.git) or a bundle",
+            "tarball": "a snapshot tarball has no git history; pass a git clone, URL or bundle",
+        }.get(source.kind, "a plain directory has no git history; pass a git clone, URL or bundle")
         raise UsageError(f"enhancements (--enhancements) {redact(enhancements)!r}: {what} needs git history: {why}")
     return history
 
@@ -48,8 +49,18 @@ def history_text(enhancements: str, cache_dir: Path, number: int, fmt: str = "te
     return timeline.render_text(number, sections)
 
 
-def digest_text(enhancements: str, cache_dir: Path, sig: str, first: str, last: str, *, at: str = "",
-                revision: str = "", fmt: str = "markdown", web_url: str = digest_mod.DEFAULT_WEB_URL) -> str:
+def digest_text(
+    enhancements: str,
+    cache_dir: Path,
+    sig: str,
+    first: str,
+    last: str,
+    *,
+    at: str = "",
+    revision: str = "",
+    fmt: str = "markdown",
+    web_url: str = digest_mod.DEFAULT_WEB_URL,
+) -> str:
     """``kep-sync digest``: markdown tables or ``{"alpha": [...], "beta": [...], "stable": [...]}``.
 
     ``at`` (``YYYY-MM-DD``) or ``revision`` picks the kep.yaml state (default:
@@ -79,8 +90,10 @@ def _require_sig(snapshot, sig: str) -> None:
     if sig in known:
         return
     close = difflib.get_close_matches(sig, known, n=5, cutoff=0.6) or known[:5]
-    raise UsageError(f"--sig {sig}: no kep.yaml at {snapshot.revision[:12] or 'this revision'} names this SIG; "
-                     f"close SIG names: {', '.join(close) or 'none'}")
+    raise UsageError(
+        f"--sig {sig}: no kep.yaml at {snapshot.revision[:12] or 'this revision'} names this SIG; "
+        f"close SIG names: {', '.join(close) or 'none'}"
+    )
 
 
 def _snapshot(enhancements: str, cache_dir: Path, at: str, revision: str):

@@ -28,8 +28,22 @@ from bot.wiki.tables import find_tables, split_row
 #: Most pages read under one wiki directory; a larger tree is refused (name the pages with ``--page``).
 MAX_PAGES = 2000
 #: Words around a role's name in a header that do not change its meaning (``GA release``, ``Beta milestone``).
-FILLER_WORDS = frozenset({"release", "releases", "milestone", "milestones", "version", "versions", "target",
-                          "targeted", "since", "in", "k8s", "kubernetes"})
+FILLER_WORDS = frozenset(
+    {
+        "release",
+        "releases",
+        "milestone",
+        "milestones",
+        "version",
+        "versions",
+        "target",
+        "targeted",
+        "since",
+        "in",
+        "k8s",
+        "kubernetes",
+    }
+)
 #: Roles :func:`guess_role` may give a header (never ``kep``: that column is found by its cells).
 GUESSED_ROLES = OWNED_ROLES + ("feature_gates",)
 
@@ -85,8 +99,9 @@ def table_columns(header: Sequence[str], body: Sequence[Sequence[str]]) -> tuple
     known = {index: key.split("#")[0] for key, index in column_keys(header, DEFAULT_ALIASES).items()}
     guessed: dict[int, str] = {}
     if "kep" not in known.values():
-        kep = next((i for i in range(len(header)) if i not in known and _all_keps([r[i] for r in body if i < len(r)])),
-                   None)
+        kep = next(
+            (i for i in range(len(header)) if i not in known and _all_keps([r[i] for r in body if i < len(r)])), None
+        )
         if kep is None:
             return None
         guessed[kep] = "kep"
@@ -127,15 +142,18 @@ def list_pages(wiki: Path) -> list[str]:
 
     Raises :class:`UsageError` when ``wiki`` is not a directory or holds more than :data:`MAX_PAGES` pages."""
     if not wiki.is_dir():
-        raise UsageError(f"--wiki {str(wiki)!r}: {'not a directory' if wiki.exists() else 'no such directory'}"
-                         f" (relative to {os.getcwd()})")
+        raise UsageError(
+            f"--wiki {str(wiki)!r}: {'not a directory' if wiki.exists() else 'no such directory'}"
+            f" (relative to {os.getcwd()})"
+        )
     pages = []
     for dirpath, dirnames, filenames in os.walk(wiki):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         pages += [os.path.relpath(os.path.join(dirpath, f), wiki) for f in filenames if f.endswith(".md")]
         if len(pages) > MAX_PAGES:
-            raise UsageError(f"--wiki {str(wiki)!r}: more than {MAX_PAGES} pages; name the ones with KEP tables "
-                             "with --page")
+            raise UsageError(
+                f"--wiki {str(wiki)!r}: more than {MAX_PAGES} pages; name the ones with KEP tables with --page"
+            )
     return sorted(p.replace(os.sep, "/") for p in pages)
 
 
@@ -198,9 +216,11 @@ def config_data(wiki_dir: str, tables: Sequence[FoundTable], enhancements: str |
 def config_text(data: dict, tables: Sequence[FoundTable], cwd: Path) -> str:
     """The config file: a comment header (where relative paths are read from, each KEP table found and
     every guessed column), then ``data`` as YAML."""
-    head = ["# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.",
-            f"# Relative paths are read from the working directory kep-sync runs in; init ran in {escaped(str(cwd))}.",
-            "# KEP tables found:"]
+    head = [
+        "# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.",
+        f"# Relative paths are read from the working directory kep-sync runs in; init ran in {escaped(str(cwd))}.",
+        "# KEP tables found:",
+    ]
     head += [f"#   {escaped(line)}" for table in tables for line in describe(table)]
     body = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
     return "\n".join(head) + "\n" + body
@@ -227,13 +247,14 @@ def no_tables_error(where: str, scan: Scan) -> UsageError:
     """The error when no page read holds a KEP table: which pages were read and what a KEP table is."""
     names = " or ".join(repr(a) for a in DEFAULT_ALIASES["kep"])
     read = ", ".join(f"{p} ({why})" for p, why in scan.skipped[:5]) + (" ..." if len(scan.skipped) > 5 else "")
-    return UsageError(f"{where}: no KEP table found in {len(scan.skipped)} page(s) read"
-                      f"{': ' + read if read else ''}; a KEP table is a markdown table with a column named {names} "
-                      "or whose cells are KEPs (4671-gang-scheduling, KEP-4671)")
+    return UsageError(
+        f"{where}: no KEP table found in {len(scan.skipped)} page(s) read"
+        f"{': ' + read if read else ''}; a KEP table is a markdown table with a column named {names} "
+        "or whose cells are KEPs (4671-gang-scheduling, KEP-4671)"
+    )
 
 
-def next_command(output: str, enhancements: str | None, snapshot: str | None,
-                 program: str = "kep-sync") -> list[str]:
+def next_command(output: str, enhancements: str | None, snapshot: str | None, program: str = "kep-sync") -> list[str]:
     """The lines saying what to run next: a dry run of ``program`` (:func:`invoked_as`) with ``--config``
     (when the file is not the default path), and without ``enhancements`` the ``--enhancements PATH`` hint
     for a run offline (``snapshot``: the snapshot tarball shipped in examples/ when found)."""
@@ -241,9 +262,11 @@ def next_command(output: str, enhancements: str | None, snapshot: str | None,
     lines = ["Next, a dry run (prints the changelog, writes nothing):", f"  {program} sync{config}"]
     if not enhancements:
         example = f", e.g. {snapshot}" if snapshot else ""
-        lines += ["It reads the KEPs from github:kubernetes/enhancements@master. Offline, add --enhancements PATH:",
-                  f"a clone of kubernetes/enhancements, a git bundle or a snapshot tarball{example}:",
-                  f"  {program} sync{config} --enhancements PATH"]
+        lines += [
+            "It reads the KEPs from github:kubernetes/enhancements@master. Offline, add --enhancements PATH:",
+            f"a clone of kubernetes/enhancements, a git bundle or a snapshot tarball{example}:",
+            f"  {program} sync{config} --enhancements PATH",
+        ]
     return lines
 
 
@@ -294,7 +317,6 @@ def page_argument(pages: Sequence[str], wiki: str | None) -> tuple[Path, list[st
     return root, [os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/") for p in pages]
 
 
-
 class Written(NamedTuple):
     """What :func:`init_config` did: the config ``path`` written, its ``text``, the ``tables`` found,
     the pages ``skipped`` (``(page, why)``) and the ``next`` lines to print."""
@@ -306,8 +328,15 @@ class Written(NamedTuple):
     next: list[str]
 
 
-def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancements: str | None,
-                cwd: Path, program: str = "kep-sync") -> Written:
+def init_config(
+    output: str,
+    *,
+    wiki: str | None,
+    pages: Sequence[str],
+    enhancements: str | None,
+    cwd: Path,
+    program: str = "kep-sync",
+) -> Written:
     """Scan the wiki, write the config to ``output`` (never over an existing file) and return what was done.
 
     The config is validated before it is written, as ``kep-sync validate`` does (the settings, then the
@@ -326,8 +355,10 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     if sys.stdout is None:  # checked before the file is written: init prints what it wrote
         raise KepSyncError("cannot write the summary to standard output: it is closed")
     if os.path.lexists(output):
-        raise UsageError(f"{output}: exists; kep-sync init never overwrites a config (remove it, or write "
-                         "another with --output PATH)")
+        raise UsageError(
+            f"{output}: exists; kep-sync init never overwrites a config (remove it, or write "
+            "another with --output PATH)"
+        )
     root, names = page_argument(pages, wiki)
     scan = scan_pages(root, names)
     if not scan.tables:
@@ -338,13 +369,17 @@ def init_config(output: str, *, wiki: str | None, pages: Sequence[str], enhancem
     except ValueError as exc:  # ConfigYamlError: a name init could not write as YAML
         raise ConfigError(f"the config kep-sync init would write does not read back: {escaped(str(exc))}") from None
     checked = collect_config(data, output)
-    problems = checked.errors + ([f"{output}: {p}" for p in offline_problems(checked.config, checked.dropped)]
-                                 if checked.config is not None else [])
+    problems = checked.errors + (
+        [f"{output}: {p}" for p in offline_problems(checked.config, checked.dropped)]
+        if checked.config is not None
+        else []
+    )
     if problems:
         raise ConfigError("\n".join(["the config kep-sync init would write does not validate:"] + problems))
     _write_new(Path(output), text)
-    return Written(output, text, scan.tables, scan.skipped,
-                   next_command(output, enhancements, example_snapshot(cwd), program))
+    return Written(
+        output, text, scan.tables, scan.skipped, next_command(output, enhancements, example_snapshot(cwd), program)
+    )
 
 
 def _write_new(path: Path, text: str) -> None:
@@ -367,14 +402,17 @@ def _write_new(path: Path, text: str) -> None:
 
 def summary_lines(done: Written) -> list[str]:
     """What init prints: each KEP table and its columns, the guesses, the pages skipped, the next command."""
-    lines = [f"Wrote {done.path}: {len({t.page for t in done.tables})} page(s), {len(done.tables)} KEP table(s), "
-             f"{sum(t.rows for t in done.tables)} KEP rows."]
+    lines = [
+        f"Wrote {done.path}: {len({t.page for t in done.tables})} page(s), {len(done.tables)} KEP table(s), "
+        f"{sum(t.rows for t in done.tables)} KEP rows."
+    ]
     lines += [line for table in done.tables for line in describe(table)]
     guesses = [f"{c.text!r} -> columns.{c.role}" for t in done.tables for c in t.columns if c.guessed]
     if guesses:
         lines.append("Guessed (check them in the config): " + "; ".join(dict.fromkeys(guesses)))
     if done.skipped:
         more = f" and {len(done.skipped) - 10} more" if len(done.skipped) > 10 else ""
-        lines.append("Pages without a KEP table, left out: "
-                     + ", ".join(f"{p} ({why})" for p, why in done.skipped[:10]) + more)
+        lines.append(
+            "Pages without a KEP table, left out: " + ", ".join(f"{p} ({why})" for p, why in done.skipped[:10]) + more
+        )
     return [escaped(line) for line in lines] + [""] + done.next

@@ -30,8 +30,13 @@ if TYPE_CHECKING:
 
 #: The ``pull_request`` settings kep-sync applies only when it opens the pull request (``--publish github``),
 #: with the ``gh pr create`` option that does the same.
-GITHUB_ONLY = (("labels", "--label"), ("reviewers", "--reviewer"), ("team_reviewers", "--reviewer"),
-               ("assignees", "--assignee"), ("draft", "--draft"))
+GITHUB_ONLY = (
+    ("labels", "--label"),
+    ("reviewers", "--reviewer"),
+    ("team_reviewers", "--reviewer"),
+    ("assignees", "--assignee"),
+    ("draft", "--draft"),
+)
 #: Name of the pull request body file written next to ``pull-request.md`` for ``gh pr create --body-file``.
 BODY_FILE = "pull-request-body.md"
 
@@ -54,8 +59,10 @@ def files_lines(publication: Publication, wiki_dir: str) -> list[str]:
     """``wrote PAGE: N rows changed, M added`` per page written under ``wiki_dir``, or that none was."""
     if not publication.written:
         return [f"kep-sync: no page written under {wiki_dir}: the pages already match"]
-    return [f"kep-sync: wrote {Path(wiki_dir, page)}: {_rows(changed, added)}"
-            for page, (changed, added) in row_counts(publication).items()]
+    return [
+        f"kep-sync: wrote {Path(wiki_dir, page)}: {_rows(changed, added)}"
+        for page, (changed, added) in row_counts(publication).items()
+    ]
 
 
 def _rows(changed: int, added: int) -> str:
@@ -69,8 +76,10 @@ def git_lines(config: Config, publication: Publication) -> list[str]:
     file cannot be written."""
     wiki, branch = config.wiki.dir, config.pull_request.branch
     if publication.blocked:
-        return [f"kep-sync: blocked: the branch {branch} in {wiki} has commits kep-sync did not make; nothing was "
-                "committed (delete the branch to let kep-sync start it afresh)"]
+        return [
+            f"kep-sync: blocked: the branch {branch} in {wiki} has commits kep-sync did not make; nothing was "
+            "committed (delete the branch to let kep-sync start it afresh)"
+        ]
     if not publication.url:
         return [f"kep-sync: nothing to commit: the base of {wiki} already has these rows (no branch {branch})"]
     pr_file = Path(publication.url)
@@ -84,22 +93,28 @@ def git_lines(config: Config, publication: Publication) -> list[str]:
     what = f"{len(publication.written)} page(s) committed" if publication.written else "already up to date"
     base, not_a_branch = pr_base(wiki, config.wiki.base)
     create = ["gh", "pr", "create", "--head", branch, "--base", base, "--title", title, "--body-file", str(body_file)]
-    lines = [f"kep-sync: branch {branch} in {wiki} at commit {commit} ({what})",
-             "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
-             "before: kep-sync rebuilds it on a new base):",
-             f"  cd {shell_path(wiki)}",
-             *push_commands(_remotes(wiki), branch),
-             f"  {shlex.join(create + gh_options(config))}"]
+    lines = [
+        f"kep-sync: branch {branch} in {wiki} at commit {commit} ({what})",
+        "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
+        "before: kep-sync rebuilds it on a new base):",
+        f"  cd {shell_path(wiki)}",
+        *push_commands(_remotes(wiki), branch),
+        f"  {shlex.join(create + gh_options(config))}",
+    ]
     if not_a_branch:
         lines.append(not_a_branch)
     settings = github_only(config)
     if settings:
-        lines.append(f"kep-sync applies pull_request.{', pull_request.'.join(settings)} only with --publish github; "
-                     "the gh command above sets them")
+        lines.append(
+            f"kep-sync applies pull_request.{', pull_request.'.join(settings)} only with --publish github; "
+            "the gh command above sets them"
+        )
     if config.pull_request.team_reviewers and not config.wiki.repo:
-        lines.append("gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
-                     + " --reviewer ".join(f"<organization>/{t}" for t in config.pull_request.team_reviewers
-                                           if "/" not in t) + " to the gh command")
+        lines.append(
+            "gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
+            + " --reviewer ".join(f"<organization>/{t}" for t in config.pull_request.team_reviewers if "/" not in t)
+            + " to the gh command"
+        )
     return lines
 
 
@@ -143,8 +158,10 @@ def pr_base(wiki: str, base: str | None) -> tuple[str, str]:
         return name.split("/", 1)[1], ""
     commit = _git(wiki, "rev-parse", "--verify", "-q", f"{name or 'HEAD'}^{{commit}}") or "(unknown)"
     what = f"wiki.base {name!r}" if base else "a detached HEAD"
-    return commit, (f"kep-sync: the branch is built on {what} (commit {commit}), not a branch: a pull request "
-                    "needs a base branch, so give gh pr create --base the branch it should merge into")
+    return commit, (
+        f"kep-sync: the branch is built on {what} (commit {commit}), not a branch: a pull request "
+        "needs a base branch, so give gh pr create --base the branch it should merge into"
+    )
 
 
 def github_only(config: Config) -> list[str]:
@@ -178,8 +195,11 @@ def action_outputs(publication: Publication | None, failed: bool = False) -> dic
     url = publication.url if re.match(r"^https?://", publication.url or "") else ""
     number = re.search(r"/pull/([0-9]+)$", url)
     operation = publication.operation or ("blocked" if publication.blocked else "none")
-    return {"pull-request-number": number.group(1) if number else "", "pull-request-url": url,
-            "pull-request-operation": operation}
+    return {
+        "pull-request-number": number.group(1) if number else "",
+        "pull-request-url": url,
+        "pull-request-operation": operation,
+    }
 
 
 def targets_outputs(results: Sequence) -> dict[str, str]:
@@ -187,9 +207,11 @@ def targets_outputs(results: Sequence) -> dict[str, str]:
     ``results`` (JSON object name -> ``ok``, ``blocked``, ``skipped`` or ``failed``), ``failed`` and
     ``blocked`` (JSON lists of names) and, when one target ran, its ``pull-request-url`` and
     ``pull-request-number`` (``""`` when none)."""
-    out = {"results": json.dumps({r.name: r.result for r in results}, separators=(",", ":")),
-           "failed": json.dumps([r.name for r in results if r.result == "failed"], separators=(",", ":")),
-           "blocked": json.dumps([r.name for r in results if r.result == "blocked"], separators=(",", ":"))}
+    out = {
+        "results": json.dumps({r.name: r.result for r in results}, separators=(",", ":")),
+        "failed": json.dumps([r.name for r in results if r.result == "failed"], separators=(",", ":")),
+        "blocked": json.dumps([r.name for r in results if r.result == "blocked"], separators=(",", ":")),
+    }
     if len(results) == 1:
         url = results[0].pull_request or ""
         number = re.search(r"/pull/([0-9]+)$", url)
@@ -224,6 +246,8 @@ def blocked_annotation(branch: str, target: str = "") -> str:
     """The ``::warning::`` workflow command for a blocked run (one line; ``%``, CR, LF escaped); ``target``:
     the name of the target that was blocked in a run of many (``""``: the one wiki)."""
     who = f"kep-sync target {target}" if target else "kep-sync"
-    message = (f"{who} was blocked: the bot branch {branch} has commits kep-sync did not make, so nothing was "
-               f"published. Add the label {REGENERATE_LABEL} to the pull request, or delete the branch.")
+    message = (
+        f"{who} was blocked: the bot branch {branch} has commits kep-sync did not make, so nothing was "
+        f"published. Add the label {REGENERATE_LABEL} to the pull request, or delete the branch."
+    )
     return f"::warning title={who} blocked::" + message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

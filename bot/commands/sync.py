@@ -53,8 +53,9 @@ class Published(NamedTuple):
     blocked: bool = False
 
 
-def release_notes_loader(config: Config, counter: RequestCounter | None = None
-                         ) -> Callable[[Collection[str] | None], ReleaseNotes] | None:
+def release_notes_loader(
+    config: Config, counter: RequestCounter | None = None
+) -> Callable[[Collection[str] | None], ReleaseNotes] | None:
     """A loader ``wanted releases -> ReleaseNotes`` for ``config.release_notes.source`` (token from
     ``GITHUB_TOKEN``), or ``None`` when release notes are off (``source: ""``)."""
     if not config.release_notes.source:
@@ -63,9 +64,14 @@ def release_notes_loader(config: Config, counter: RequestCounter | None = None
     def load(wanted: Collection[str] | None) -> ReleaseNotes:  # None: every release
         from bot.sources.release_notes import load_release_notes
 
-        return load_release_notes(config.release_notes.source, Path(config.cache_dir).expanduser(), wanted,
-                                  api_url=config.github.api_url, token=os.environ.get("GITHUB_TOKEN") or None,
-                                  counter=counter)
+        return load_release_notes(
+            config.release_notes.source,
+            Path(config.cache_dir).expanduser(),
+            wanted,
+            api_url=config.github.api_url,
+            token=os.environ.get("GITHUB_TOKEN") or None,
+            counter=counter,
+        )
 
     return load
 
@@ -75,12 +81,14 @@ def open_upstream(config: Config, counter: RequestCounter | None = None) -> GitH
     another kind of source; one per process, reused by every call that takes ``upstream``."""
     from bot.sources.upstream import github_upstream
 
-    return github_upstream(config.enhancements, Path(config.cache_dir).expanduser(), api_url=config.github.api_url,
-                           counter=counter)
+    return github_upstream(
+        config.enhancements, Path(config.cache_dir).expanduser(), api_url=config.github.api_url, counter=counter
+    )
 
 
-def gate_lifecycle_loader(config: Config, counter: RequestCounter | None = None
-                          ) -> Callable[[Collection[str]], Lifecycle] | None:
+def gate_lifecycle_loader(
+    config: Config, counter: RequestCounter | None = None
+) -> Callable[[Collection[str]], Lifecycle] | None:
     """A loader ``wanted releases -> Lifecycle`` for ``config.gate_lifecycle.source`` (token from
     ``GITHUB_TOKEN``), read once per run however often it is called; ``None`` when the source is off."""
     if not config.gate_lifecycle.source:
@@ -91,27 +99,38 @@ def gate_lifecycle_loader(config: Config, counter: RequestCounter | None = None
         from bot.sources.gate_lifecycle import load_gate_lifecycle
 
         if "lc" not in read:
-            read["lc"] = load_gate_lifecycle(config.gate_lifecycle.source, Path(config.cache_dir).expanduser(),
-                                             wanted, api_url=config.github.api_url,
-                                             token=os.environ.get("GITHUB_TOKEN") or None, counter=counter)
+            read["lc"] = load_gate_lifecycle(
+                config.gate_lifecycle.source,
+                Path(config.cache_dir).expanduser(),
+                wanted,
+                api_url=config.github.api_url,
+                token=os.environ.get("GITHUB_TOKEN") or None,
+                counter=counter,
+            )
         return read["lc"]
 
     return load
 
 
-def load_enhancements(config: Config, counter: RequestCounter | None = None,
-                      upstream: GitHubUpstream | None = None) -> Snapshot:
+def load_enhancements(
+    config: Config, counter: RequestCounter | None = None, upstream: GitHubUpstream | None = None
+) -> Snapshot:
     """The snapshot named by ``config.enhancements`` (token from ``GITHUB_TOKEN`` for ``github:``); through
     ``upstream`` (:func:`open_upstream`) when given: incremental, cached by commit in ``cache_dir``."""
     if upstream is not None:
         return upstream.snapshot()
-    return load_snapshot(config.enhancements, Path(config.cache_dir).expanduser(), api_url=config.github.api_url,
-                         token=os.environ.get("GITHUB_TOKEN") or None, counter=counter)
+    return load_snapshot(
+        config.enhancements,
+        Path(config.cache_dir).expanduser(),
+        api_url=config.github.api_url,
+        token=os.environ.get("GITHUB_TOKEN") or None,
+        counter=counter,
+    )
 
 
-def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter | None = None,
-                   upstream: GitHubUpstream | None = None) -> tuple[Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
-                              dict[tuple[int, str], Rename]]:
+def history_loader(
+    config: Config, snapshot: Snapshot, counter: RequestCounter | None = None, upstream: GitHubUpstream | None = None
+) -> tuple[Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None, dict[tuple[int, str], Rename]]:
     """``(history loader for plan_sync, renamed KEP directories)`` for ``config.enhancements`` at the
     snapshot's revision; the loader takes ``{kep.yaml path: tracked fields}`` and the paths of the
     proposed changes.
@@ -137,7 +156,9 @@ def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter |
     if not config.provenance.enabled:
         return None, renames
     if git is not None:
-        return (lambda wanted, proposed=(): History("git", timelines=git.recent(wanted), shallow=git.boundary())), renames
+        return (
+            lambda wanted, proposed=(): History("git", timelines=git.recent(wanted), shallow=git.boundary())
+        ), renames
     if source.kind != "github" or not snapshot.revision:
         return None, renames
 
@@ -155,16 +176,28 @@ def history_loader(config: Config, snapshot: Snapshot, counter: RequestCounter |
             asked[key] = History("github", last=last, requests=sent)
         if key not in asked:
             with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
-                last, sent = github_last_commits(client, config.github.api_url, source.location, snapshot.revision,
-                                                 paths, config.provenance.max_requests)
+                last, sent = github_last_commits(
+                    client,
+                    config.github.api_url,
+                    source.location,
+                    snapshot.revision,
+                    paths,
+                    config.provenance.max_requests,
+                )
             asked[key] = History("github", last=last, requests=sent)
         return asked[key]
 
     return from_github, renames
 
 
-def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Mapping[str, str] | None = None,
-              sleep: Callable[[float], None] = time.sleep, seconds_between_writes: float | None = None) -> Wiki:
+def open_wiki(
+    config: Config,
+    counter: RequestCounter | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    seconds_between_writes: float | None = None,
+) -> Wiki:
     """The wiki backend for ``config.publish``: GitHub for ``github`` (and for ``none`` with ``wiki.repo`` set,
     read-only), the git clone at ``wiki.dir`` for ``git``, else the directory ``wiki.dir``.
 
@@ -175,8 +208,15 @@ def open_wiki(config: Config, counter: RequestCounter | None = None, *, env: Map
     if config.publish == "github" or (config.publish == "none" and config.wiki.repo):
         from bot.publish.github import GitHubWiki
 
-        return GitHubWiki.connect(config, counter, env, sleep, seconds_between_writes,
-                                  read_only=config.publish == "none", explain=explainer(config))
+        return GitHubWiki.connect(
+            config,
+            counter,
+            env,
+            sleep,
+            seconds_between_writes,
+            read_only=config.publish == "none",
+            explain=explainer(config),
+        )
     if config.publish == "git":
         from bot.publish.git import GitWiki
 
@@ -188,6 +228,7 @@ def explainer(config: Config) -> Callable[[int], str]:
     """KEP number -> its field history as ``kep-sync history N`` prints it, from ``config.enhancements`` (for
     ``/kep-sync explain``). Raises :class:`~bot.errors.UsageError` when the source has no git history (a
     ``github:`` source or a tarball) or no kep.yaml ever had the number."""
+
     def explain(number: int) -> str:
         from bot.commands.history import history_text
 
@@ -196,13 +237,19 @@ def explainer(config: Config) -> Callable[[int], str]:
     return explain
 
 
-def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Collection[int] | None = None,
-                  today: str | None = None,
-                  release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
-                  report_path: Path | None = None,
-                  history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-                  renames: Mapping[tuple[int, str], Rename] | None = None,
-                  gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None) -> SyncOutcome:
+def sync_snapshot(
+    config: Config,
+    snapshot: Snapshot,
+    wiki: Wiki,
+    *,
+    only: Collection[int] | None = None,
+    today: str | None = None,
+    release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
+    report_path: Path | None = None,
+    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
+    renames: Mapping[tuple[int, str], Rename] | None = None,
+    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+) -> SyncOutcome:
     """Read the pages from ``wiki``, plan against ``snapshot`` and, unless ``config.publish`` is ``none``, publish.
 
     ``only``, ``today``, ``release_notes``, ``history``, ``renames`` and ``gates`` go to
@@ -216,9 +263,19 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
     """
 
     def replan(base: PagesAtBase) -> SyncPlan:
-        return plan_sync(config, snapshot, base.pages, only=only, today=today, release_notes=release_notes,
-                         max_chars=base.max_chars, history=history, renames=renames, gates=gates,
-                         page_url=page_url(config, base.revision))
+        return plan_sync(
+            config,
+            snapshot,
+            base.pages,
+            only=only,
+            today=today,
+            release_notes=release_notes,
+            max_chars=base.max_chars,
+            history=history,
+            renames=renames,
+            gates=gates,
+            page_url=page_url(config, base.revision),
+        )
 
     plan = None
     try:
@@ -228,15 +285,17 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
         else:
             # Every mode: a report path that cannot be written stops the run before anything lands.
             verb = "written" if config.publish == "files" else "committed"
-            _write_report(report_path, run_report(config, snapshot, plan, None,
-                                                  error=f"stopped before the pages were {verb}"))
+            _write_report(
+                report_path, run_report(config, snapshot, plan, None, error=f"stopped before the pages were {verb}")
+            )
             publication = wiki.publish(plan, replan)
     except KepSyncError as exc:
         if not isinstance(exc, _ReportError):
             write_failure_report(report_path, config, snapshot, plan, exc)
         raise
-    outcome = SyncOutcome(publication.plan, publication.written, publication.url, publication.blocked,
-                          publication.operation)
+    outcome = SyncOutcome(
+        publication.plan, publication.written, publication.url, publication.blocked, publication.operation
+    )
     try:
         _write_report(report_path, run_report(config, snapshot, publication.plan, publication))
     except _ReportError as exc:
@@ -244,8 +303,14 @@ def sync_snapshot(config: Config, snapshot: Snapshot, wiki: Wiki, *, only: Colle
     return outcome
 
 
-def run_sync(config: Config, *, only: Collection[int] | None = None, report_path: Path | None = None,
-             counter: RequestCounter | None = None, upstream: GitHubUpstream | None = None) -> SyncOutcome:
+def run_sync(
+    config: Config,
+    *,
+    only: Collection[int] | None = None,
+    report_path: Path | None = None,
+    counter: RequestCounter | None = None,
+    upstream: GitHubUpstream | None = None,
+) -> SyncOutcome:
     """Run one sync end to end and publish per ``config.publish`` (:func:`sync_snapshot` on
     :func:`load_enhancements` and :func:`open_wiki`); ``counter`` counts HTTP requests.
 
@@ -265,9 +330,18 @@ def run_sync(config: Config, *, only: Collection[int] | None = None, report_path
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
         raise
-    return sync_snapshot(config, snapshot, wiki, only=only, today=datetime.date.today().isoformat(),
-                         release_notes=release_notes_loader(config, counter), report_path=report_path,
-                         history=history, renames=renames, gates=gate_lifecycle_loader(config, counter))
+    return sync_snapshot(
+        config,
+        snapshot,
+        wiki,
+        only=only,
+        today=datetime.date.today().isoformat(),
+        release_notes=release_notes_loader(config, counter),
+        report_path=report_path,
+        history=history,
+        renames=renames,
+        gates=gate_lifecycle_loader(config, counter),
+    )
 
 
 def _read(wiki: Wiki, config: Config) -> PagesAtBase:
@@ -286,12 +360,17 @@ def _read(wiki: Wiki, config: Config) -> PagesAtBase:
         for key, page in (("coverage.page", config.coverage.page), ("digest.page", config.digest.page)):
             prefix = f"wiki.pages (--page) {page!r}: "
             if page and page not in config.wiki.pages and str(exc).startswith(prefix):
-                raise ConfigError(f"{key} {page!r}: {str(exc)[len(prefix):]}") from None
+                raise ConfigError(f"{key} {page!r}: {str(exc)[len(prefix) :]}") from None
         raise
 
 
-def run_audit(config: Config, *, only: Collection[int] | None = None, report_path: Path | None = None,
-              counter: RequestCounter | None = None) -> AuditPlan:
+def run_audit(
+    config: Config,
+    *,
+    only: Collection[int] | None = None,
+    report_path: Path | None = None,
+    counter: RequestCounter | None = None,
+) -> AuditPlan:
     """Audit the pages (``kep-sync audit``): every check on every row; nothing is written but ``report_path``.
 
     The pages are read as ``--publish none`` reads them (``wiki.repo`` through the API, read-only; else
@@ -312,8 +391,16 @@ def run_audit(config: Config, *, only: Collection[int] | None = None, report_pat
         history, renames = history_loader(config, snapshot, counter, upstream)
         base = _read(open_wiki(config, counter), config)
         loader = release_notes_loader(config, counter)
-        audit = plan_audit(config, snapshot, base.pages, loader(None) if loader else None, only=only,
-                           history=history, renames=renames, gates=gate_lifecycle_loader(config, counter))
+        audit = plan_audit(
+            config,
+            snapshot,
+            base.pages,
+            loader(None) if loader else None,
+            only=only,
+            history=history,
+            renames=renames,
+            gates=gate_lifecycle_loader(config, counter),
+        )
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
         raise
@@ -321,8 +408,14 @@ def run_audit(config: Config, *, only: Collection[int] | None = None, report_pat
     return audit
 
 
-def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | AuditPlan | None,
-               publication: Publication | Published | None, *, error: str = "") -> dict:
+def run_report(
+    config: Config,
+    snapshot: Snapshot | None,
+    plan: SyncPlan | AuditPlan | None,
+    publication: Publication | Published | None,
+    *,
+    error: str = "",
+) -> dict:
     """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.report` of the ``plan`` plus what happened.
 
     ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is
@@ -350,13 +443,15 @@ def run_report(config: Config, snapshot: Snapshot | None, plan: SyncPlan | Audit
     written = sorted(publication.written) if publication is not None and not failed and not publication.blocked else []
     result = "failed" if failed or publication is None else "blocked" if publication.blocked else "ok"
     changes = base["changes"] if isinstance(base["changes"], list) else []
-    out = {**base, "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written}
-                               for c in changes],
-           "publish": config.publish, "result": result, "pages_written": written,
-           "pull_request": (publication.url or None) if publication is not None and config.publish == "github"
-           else None,
-           "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git"
-           else None}
+    out = {
+        **base,
+        "changes": [{**c, "proposed": c["applied"], "applied": c["applied"] and c["page"] in written} for c in changes],
+        "publish": config.publish,
+        "result": result,
+        "pages_written": written,
+        "pull_request": (publication.url or None) if publication is not None and config.publish == "github" else None,
+        "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git" else None,
+    }
     if failed:
         out["error"] = error or "the run did not finish"
     return out
@@ -368,15 +463,21 @@ def run_summary(report: dict) -> dict:
     changelog lists), ``applied`` (how many were written or committed), ``pages_written`` (a count),
     ``pull_request`` (URL or ``None``), ``pull_request_file`` (``None`` unless ``git``) and ``error``
     (``None`` unless failed)."""
-    return {"result": report["result"], "revision": report["revision"],
-            "changes": sum(bool(c.get("proposed")) for c in report["changes"]),
-            "applied": sum(bool(c.get("applied")) for c in report["changes"]),
-            "pages_written": len(report["pages_written"]), "pull_request": report["pull_request"],
-            "pull_request_file": report.get("pull_request_file"), "error": report.get("error")}
+    return {
+        "result": report["result"],
+        "revision": report["revision"],
+        "changes": sum(bool(c.get("proposed")) for c in report["changes"]),
+        "applied": sum(bool(c.get("applied")) for c in report["changes"]),
+        "pages_written": len(report["pages_written"]),
+        "pull_request": report["pull_request"],
+        "pull_request_file": report.get("pull_request_file"),
+        "error": report.get("error"),
+    }
 
 
-def write_failure_report(path: Path | None, config: Config, snapshot: Snapshot | None, plan: SyncPlan | None,
-                         exc: Exception) -> None:
+def write_failure_report(
+    path: Path | None, config: Config, snapshot: Snapshot | None, plan: SyncPlan | None, exc: Exception
+) -> None:
     """Best effort: the report of a failed run (:func:`run_report` with ``error``); a report that cannot be
     written is left out, so the run's own error is the one raised."""
     from bot.redact import redact

@@ -47,8 +47,10 @@ def parse_shard(text: str) -> Shard:
         raise ValueError(f"{text!r}: expected I/N such as 0/4 (share I of N, counted from 0)")
     shard = Shard(int(left), int(right))
     if not 0 <= shard.share < shard.shares:
-        raise ValueError(f"{text!r}: I must be at least 0 and less than N (0/{shard.shares or 1} .. "
-                         f"{max(shard.shares - 1, 0)}/{shard.shares or 1})")
+        raise ValueError(
+            f"{text!r}: I must be at least 0 and less than N (0/{shard.shares or 1} .. "
+            f"{max(shard.shares - 1, 0)}/{shard.shares or 1})"
+        )
     return shard
 
 
@@ -101,9 +103,11 @@ def shared_wikis(targets: Sequence[Target]) -> list[str]:
         branch = target.config.pull_request.branch
         first = seen.setdefault((key, where, branch), (j, target.name))
         if first[0] != j:
-            lines.append(f"targets[{j}].pull_request.branch: {branch!r}: targets {target.name!r} and {first[1]!r} "
-                         f"(targets[{first[0]}]) write the same wiki ({key} {where!r}) on the same branch and would "
-                         "overwrite each other's commits; give one its own pull_request.branch or wiki")
+            lines.append(
+                f"targets[{j}].pull_request.branch: {branch!r}: targets {target.name!r} and {first[1]!r} "
+                f"(targets[{first[0]}]) write the same wiki ({key} {where!r}) on the same branch and would "
+                "overwrite each other's commits; give one its own pull_request.branch or wiki"
+            )
     return lines
 
 

@@ -37,6 +37,7 @@ def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]
     ``dropped``: settings that were invalid and stand at their defaults in ``config``
     (:attr:`bot.config.Checked.dropped`); the checks that read them are skipped, the others run.
     """
+
     def ok(*keys: str) -> bool:
         return not any(overlaps(key, dropped) for key in keys)
 
@@ -76,8 +77,11 @@ def gate_problems(value: str) -> list[str]:
             return []
         lc = load_gate_lifecycle(value, Path("."))
     except KepSyncError as exc:
-        return [f"gate_lifecycle.source: {str(exc).removeprefix('gate_lifecycle.source (--gate-lifecycle) ')}"
-                .replace("--gate-lifecycle ", "", 1)]
+        return [
+            f"gate_lifecycle.source: {str(exc).removeprefix('gate_lifecycle.source (--gate-lifecycle) ')}".replace(
+                "--gate-lifecycle ", "", 1
+            )
+        ]
     return [f"gate_lifecycle.source: {p.path} {p.key}: {p.message}" for p in lc.problems]
 
 
@@ -94,9 +98,12 @@ def _sigs_problems(config: Config) -> list[str]:
     except KepSyncError as exc:
         return [f"enhancements: {exc}"]
     named = {tracked_sig(k.sig) for k in snapshot.all_keps() if k.sig}
-    return [f"candidates.sigs[{i}] {shown(sig)}: no kep.yaml in {shown(config.enhancements)} has owning-sig "
-            f"{tracked_sig(sig)} (they name {', '.join(sorted(named)) or 'none'})"
-            for i, sig in enumerate(config.candidates.sigs) if tracked_sig(sig) not in named]
+    return [
+        f"candidates.sigs[{i}] {shown(sig)}: no kep.yaml in {shown(config.enhancements)} has owning-sig "
+        f"{tracked_sig(sig)} (they name {', '.join(sorted(named)) or 'none'})"
+        for i, sig in enumerate(config.candidates.sigs)
+        if tracked_sig(sig) not in named
+    ]
 
 
 def _enhancements_problems(value: str) -> list[str]:
@@ -141,14 +148,18 @@ def _wiki_problems(config: Config, *, pages: bool = True) -> list[str]:
         return [f"wiki.dir {shown(config.wiki.dir)}: {what}{relative_to(config.wiki.dir)}"]
     problems = []
     if config.publish == "git" and not (root / ".git").exists():
-        problems.append(f"wiki.dir {shown(config.wiki.dir)}: not a git checkout{relative_to(config.wiki.dir)}; "
-                        "publish git commits in a clone of the wiki")
+        problems.append(
+            f"wiki.dir {shown(config.wiki.dir)}: not a git checkout{relative_to(config.wiki.dir)}; "
+            "publish git commits in a clone of the wiki"
+        )
     for i, page in enumerate(config.wiki.pages if pages else ()):
         why = page_problem(root / page, config.aliases())
         if why:
             hint = close_page(root, page) if why == "no such file" else ""
-            problems.append(f"wiki.pages[{i}] {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
-                            + (f"; did you mean {hint!r}?" if hint else ""))
+            problems.append(
+                f"wiki.pages[{i}] {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
+                + (f"; did you mean {hint!r}?" if hint else "")
+            )
     return problems
 
 
@@ -172,17 +183,23 @@ def _tracking_problems(config: Config, ok=lambda *keys: True) -> list[str]:
             if not groups:  # the last problem says why: no group table, or one with no row
                 why = found[-1].message.removesuffix("; coverage not checked")
         if why:
-            problems.append(f"coverage.page {shown(cov.page)}: {why} (under the wiki directory {shown(config.wiki.dir)})")
+            problems.append(
+                f"coverage.page {shown(cov.page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
+            )
     texts = {page: (root / page).read_bytes().decode("utf-8") for page in config.wiki.pages}
     add = config.candidates.add_to
     if add is not None and ok("candidates.add_to"):
         page = next((p for p in texts if Path(p) == Path(add.page)), add.page)
         if page in texts and table_under(texts[page], add.table, config.aliases()) is None:
-            problems.append(f"candidates.add_to.table {shown(add.table)}: no KEP table under that heading on {shown(add.page)}")
+            problems.append(
+                f"candidates.add_to.table {shown(add.table)}: no KEP table under that heading on {shown(add.page)}"
+            )
     if config.production_tables and ok("production_tables"):
         pages = [parse_page(p, t, config.aliases()) for p, t in texts.items()]
-        problems += [f"production_tables {shown(t)}: no KEP table under that heading on the pages"
-                     for t in missing_tables(pages, config.production_tables)]
+        problems += [
+            f"production_tables {shown(t)}: no KEP table under that heading on the pages"
+            for t in missing_tables(pages, config.production_tables)
+        ]
     return problems
 
 
@@ -210,8 +227,11 @@ def same_files(config: Config) -> list[str]:
     ``wiki.pages`` entries may name one file. Paths that cannot be resolved are left to the other checks."""
     root = Path(config.wiki.dir).expanduser()
     named = [(f"wiki.pages[{i}]", page) for i, page in enumerate(config.wiki.pages)]
-    named += [(key, page) for key, page in (("coverage.page", config.coverage.page),
-                                             ("digest.page", config.digest.page)) if page]
+    named += [
+        (key, page)
+        for key, page in (("coverage.page", config.coverage.page), ("digest.page", config.digest.page))
+        if page
+    ]
     seen: dict[tuple[int, int] | Path, list[tuple[str, str]]] = {}
     problems = []
     for key, page in named:
@@ -223,8 +243,10 @@ def same_files(config: Config) -> list[str]:
         earlier = seen.setdefault((st.st_dev, st.st_ino) if st else real, [])
         clash = next((other for other in earlier if not _may_share((key, page), other)), None)
         if clash is not None:
-            problems.append(f"{key} {shown(page)}: the same file as {clash[0]} {shown(clash[1])} ({shown(str(real))}); "
-                            f"{_ROLES[_role(key)]} and {_ROLES[_role(clash[0])]}, so name two different files")
+            problems.append(
+                f"{key} {shown(page)}: the same file as {clash[0]} {shown(clash[1])} ({shown(str(real))}); "
+                f"{_ROLES[_role(key)]} and {_ROLES[_role(clash[0])]}, so name two different files"
+            )
         earlier.append((key, page))
     return problems
 
@@ -237,8 +259,11 @@ def _may_share(one: tuple[str, str], other: tuple[str, str]) -> bool:
 
 
 #: What kep-sync does with each kind of page, for :func:`same_files`.
-_ROLES = {"wiki.pages": "the rows of wiki.pages are synced", "coverage.page": "the coverage page is read-only",
-          "digest.page": "the digest page is rewritten between its markers"}
+_ROLES = {
+    "wiki.pages": "the rows of wiki.pages are synced",
+    "coverage.page": "the coverage page is read-only",
+    "digest.page": "the digest page is rewritten between its markers",
+}
 
 
 def _role(key: str) -> str:
@@ -267,8 +292,7 @@ def page_problem(path: Path, aliases: dict[str, tuple[str, ...]]) -> str:
     if why:
         return why
     lines = text.split("\n")
-    if not any("kep" in column_roles([c.text for c in split_row(lines[t.header])], aliases)
-               for t in find_tables(text)):
+    if not any("kep" in column_roles([c.text for c in split_row(lines[t.header])], aliases) for t in find_tables(text)):
         names = ", ".join(repr(a) for a in aliases.get("kep", ()))
         return f"no table with a KEP column ({names})"
     return ""
@@ -306,20 +330,31 @@ def online_problems(config: Config, client, failures: list[str] | None = None) -
     checks: list[tuple[str, str, Callable[[], object]]] = []
     source = parse_source(config.enhancements)
     if source.kind == "github":
-        checks.append(("enhancements", config.enhancements,
-                       lambda: probe_github_ref(client, api, source.location, source.ref)))
+        checks.append(
+            ("enhancements", config.enhancements, lambda: probe_github_ref(client, api, source.location, source.ref))
+        )
     elif source.kind == "git" and re.match(r"^(https?|ssh|git)://", source.location):
         checks.append(("enhancements", config.enhancements, lambda: remote_head(source.location)))
     if config.release_notes.source:
         notes = parse_notes_source(config.release_notes.source)
         if notes.kind == "github":
-            checks.append(("release_notes.source", config.release_notes.source,
-                           lambda: probe_github_ref(client, api, notes.location, notes.ref)))
+            checks.append(
+                (
+                    "release_notes.source",
+                    config.release_notes.source,
+                    lambda: probe_github_ref(client, api, notes.location, notes.ref),
+                )
+            )
     wiki_repo = config.wiki.repo
     if wiki_repo and not pages_on_disk(config):
         base = config.wiki.base or "HEAD"
-        checks.append(("wiki.repo", f"{wiki_repo}@{config.wiki.base or '(default branch)'}",
-                       lambda: probe_github_ref(client, api, wiki_repo, base)))
+        checks.append(
+            (
+                "wiki.repo",
+                f"{wiki_repo}@{config.wiki.base or '(default branch)'}",
+                lambda: probe_github_ref(client, api, wiki_repo, base),
+            )
+        )
     problems: list[str] = []
     for key, value, check in checks:
         try:

@@ -59,27 +59,45 @@ def check(kep: Kep) -> list[Finding]:
     out: list[Finding] = []
     reached = STAGES.index(kep.stage) if kep.stage in STAGES else -1
     if latest and reached in (0, 1):
-        for higher in STAGES[reached + 1:]:
+        for higher in STAGES[reached + 1 :]:
             if (high_ms := ms[higher]) and high_ms <= latest:
-                out.append(_finding(kep, ("stage", higher), f"kep.yaml says stage {kep.stage} but milestone.{higher} "
-                                   f"{_v(high_ms)} is not after latest-milestone {_v(latest)}; "
-                                   "the stage may not have been updated"))
+                out.append(
+                    _finding(
+                        kep,
+                        ("stage", higher),
+                        f"kep.yaml says stage {kep.stage} but milestone.{higher} "
+                        f"{_v(high_ms)} is not after latest-milestone {_v(latest)}; "
+                        "the stage may not have been updated",
+                    )
+                )
                 break
     if reached >= 0 and not kep.distrust(kep.stage) and not ms[kep.stage]:
-        out.append(_finding(kep, ("stage", kep.stage), f"kep.yaml says stage {kep.stage} but gives no {kep.stage} "
-                                                 "milestone"))
+        out.append(
+            _finding(kep, ("stage", kep.stage), f"kep.yaml says stage {kep.stage} but gives no {kep.stage} milestone")
+        )
     if kep.status == "implemented" and reached in (0, 1):
         out.append(_finding(kep, ("status", "stage"), f"kep.yaml says status implemented but stage {kep.stage}"))
     for i, low in enumerate(STAGES):
-        for high in STAGES[i + 1:]:
+        for high in STAGES[i + 1 :]:
             if (low_ms := ms[low]) and (high_ms := ms[high]) and low_ms > high_ms:
-                out.append(_finding(kep, (low, high), f"kep.yaml's milestone.{low} {_v(low_ms)} is later than "
-                                   f"milestone.{high} {_v(high_ms)}"))
+                out.append(
+                    _finding(
+                        kep,
+                        (low, high),
+                        f"kep.yaml's milestone.{low} {_v(low_ms)} is later than milestone.{high} {_v(high_ms)}",
+                    )
+                )
     if latest:
         for stage in STAGES[: reached + 1]:
             if (stage_ms := ms[stage]) and stage_ms > latest:
-                out.append(_finding(kep, (stage,), f"kep.yaml's milestone.{stage} {_v(stage_ms)} is later than "
-                                   f"latest-milestone {_v(latest)} although the stage is {kep.stage}"))
+                out.append(
+                    _finding(
+                        kep,
+                        (stage,),
+                        f"kep.yaml's milestone.{stage} {_v(stage_ms)} is later than "
+                        f"latest-milestone {_v(latest)} although the stage is {kep.stage}",
+                    )
+                )
     return out
 
 
@@ -90,8 +108,9 @@ def release_in_progress(keps: Iterable[Kep]) -> tuple[int, int] | None:
     "Released" (:func:`is_released`) means older than this. At the enhancements bundle's HEAD
     (2026-07-22) 94 KEPs name v1.37 and one names v1.38, so v1.37 is in progress and v1.36 released.
     """
-    counts = Counter(k for k in (milestone_key(kep.latest_milestone) for kep in keps
-                                 if not kep.distrust("latest_milestone")) if k)
+    counts = Counter(
+        k for k in (milestone_key(kep.latest_milestone) for kep in keps if not kep.distrust("latest_milestone")) if k
+    )
     floor = max(2, math.ceil(RELEASE_SHARE * sum(counts.values())))
     open_ = [m for m, n in counts.items() if n >= floor]
     return max(open_) if open_ else None

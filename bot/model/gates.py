@@ -190,8 +190,9 @@ def parse_gate_list(where: str, data: bytes, release: str = "") -> tuple[GateLis
     if root is None:
         root = SequenceNode("tag:yaml.org,2002:seq", [])
     if not isinstance(root, SequenceNode):
-        raise ListError(f"{where}: line {root.start_mark.line + 1}: expected a list of gates "
-                        "(- name: ..., versionedSpecs: [...])")
+        raise ListError(
+            f"{where}: line {root.start_mark.line + 1}: expected a list of gates (- name: ..., versionedSpecs: [...])"
+        )
     _check_size(where, root)
     problems: list[Problem] = []
     gates: dict[str, Gate] = {}
@@ -248,9 +249,11 @@ def _spec(where: str, gate: str, node: Node, problems: list[Problem]) -> Spec | 
     values = {k: v.value for k, v in fields.items() if isinstance(v, ScalarNode)}
     version, pre = values.get("version", ""), values.get("preRelease", "")
     flags = [values.get("default", ""), values.get("lockToDefault", "false")]
-    why = ("" if _VERSION_RE.match(version) else f"version {version!r} is not MAJOR.MINOR") or (
-        "" if pre in PRE_RELEASE else f"preRelease {pre!r} is not one of {', '.join(PRE_RELEASE)}") or (
-        "" if all(f in ("true", "false") for f in flags) else "default and lockToDefault must be true or false")
+    why = (
+        ("" if _VERSION_RE.match(version) else f"version {version!r} is not MAJOR.MINOR")
+        or ("" if pre in PRE_RELEASE else f"preRelease {pre!r} is not one of {', '.join(PRE_RELEASE)}")
+        or ("" if all(f in ("true", "false") for f in flags) else "default and lockToDefault must be true or false")
+    )
     if why:
         problems.append(_at(where, node, f"gate {gate}: {why}; spec skipped"))
         return None

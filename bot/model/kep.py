@@ -36,20 +36,46 @@ MILESTONE_PLACEHOLDERS = frozenset({"tbd", "x.y", "never", "todo", "n/a"})
 #: Fields a kep.yaml may leave untrusted (:attr:`Kep.untrusted`); the same names as the wiki's owned fields.
 TRUST_FIELDS = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
 #: What each YAML key given twice makes ambiguous (a key given twice is ambiguous: YAML requires unique keys).
-_DUPLICATE_FIELDS = {"status": ("status",), "stage": ("stage",), "milestone": ("alpha", "beta", "stable"),
-                     "milestone.alpha": ("alpha",), "milestone.beta": ("beta",), "milestone.stable": ("stable",),
-                     "feature-gates": ("feature_gates",), "latest-milestone": ("latest_milestone",)}
+_DUPLICATE_FIELDS = {
+    "status": ("status",),
+    "stage": ("stage",),
+    "milestone": ("alpha", "beta", "stable"),
+    "milestone.alpha": ("alpha",),
+    "milestone.beta": ("beta",),
+    "milestone.stable": ("stable",),
+    "feature-gates": ("feature_gates",),
+    "latest-milestone": ("latest_milestone",),
+}
 #: Keys of ``milestone`` that mean a stage but are not the template's spelling (``GA``, ``Alpha``).
 _MILESTONE_KEY_ALIASES = {"alpha": "alpha", "beta": "beta", "stable": "stable", "ga": "stable"}
 #: Placeholders of ``keps/NNNN-kep-template/kep.yaml`` that no real KEP keeps (its sample milestones
 #: v1.19 / v1.20 / v1.22 are no evidence: KEPs of that time really targeted them); a copy that keeps
 #: two of these is a template copy. ``authors`` and ``feature-gates`` match one item of the list.
-TEMPLATE_SAMPLES = {"kep-number": "NNNN", "owning-sig": "sig-xyz", "creation-date": "yyyy-mm-dd",
-                    "authors": "@jane.doe", "feature-gates": "MyFeature"}
+TEMPLATE_SAMPLES = {
+    "kep-number": "NNNN",
+    "owning-sig": "sig-xyz",
+    "creation-date": "yyyy-mm-dd",
+    "authors": "@jane.doe",
+    "feature-gates": "MyFeature",
+}
 #: The top-level kep.yaml keys :func:`parse_kep` reads; nothing else is constructed from the YAML.
-MODEL_KEYS = frozenset({"kep-number", "title", "owning-sig", "status", "stage", "latest-milestone", "milestone",
-                        "feature-gates", "creation-date", "last-updated", "replaces", "superseded-by",
-                        *TEMPLATE_SAMPLES})
+MODEL_KEYS = frozenset(
+    {
+        "kep-number",
+        "title",
+        "owning-sig",
+        "status",
+        "stage",
+        "latest-milestone",
+        "milestone",
+        "feature-gates",
+        "creation-date",
+        "last-updated",
+        "replaces",
+        "superseded-by",
+        *TEMPLATE_SAMPLES,
+    }
+)
 #: How an :attr:`Kep.untrusted` reason says the file is silent on a field (nothing withheld, see :meth:`Kep.withholds`).
 SAYS_NOTHING = "so it says nothing about"
 #: The two template directories of kubernetes/enhancements that are not KEPs.
@@ -233,7 +259,9 @@ def load_yaml(path: str, data: bytes) -> dict[str, object]:
     return _load(path, data)[0]
 
 
-def _load(path: str, data: bytes, keys: frozenset[str] | None = None) -> tuple[dict[str, object], list[yamlload.Duplicate]]:
+def _load(
+    path: str, data: bytes, keys: frozenset[str] | None = None
+) -> tuple[dict[str, object], list[yamlload.Duplicate]]:
     """``(mapping, keys given twice)``; ``keys``: only these top-level keys are constructed
     (:func:`bot.model.yamlload.load`); see :func:`load_yaml` for errors."""
     try:
@@ -334,14 +362,19 @@ class _Reading:
     def duplicates(self, duplicates: list[yamlload.Duplicate]) -> None:
         """A key given twice: a problem naming both lines; the fields it feeds are not trusted."""
         for dup in duplicates:
-            fields = _DUPLICATE_FIELDS.get(dup.key, ("feature_gates",) if dup.key.startswith("feature-gates[") else None)
+            fields = _DUPLICATE_FIELDS.get(
+                dup.key, ("feature_gates",) if dup.key.startswith("feature-gates[") else None
+            )
             what = f"given twice (lines {dup.first} and {dup.again})"
             if fields is None:
                 self.problem(dup.key, f"{what}; YAML requires unique keys, the last value is read")
                 continue
             written = [f for f in fields if f in TRUST_FIELDS]
-            self.problem(dup.key, f"{what}; the value is ambiguous"
-                         + (f", so {', '.join(written)} is not written" if written else ", so it is not used"))
+            self.problem(
+                dup.key,
+                f"{what}; the value is ambiguous"
+                + (f", so {', '.join(written)} is not written" if written else ", so it is not used"),
+            )
             self.distrust(fields, f"{dup.key} is given twice in kep.yaml (lines {dup.first} and {dup.again})")
 
     def identity(self) -> tuple[int, str, str]:
@@ -355,8 +388,9 @@ class _Reading:
             return int(m.group(1)), m.group(2), declared
         if _NUMBER_RE.match(declared):
             return int(declared), dirname, declared
-        raise KepFileError(Problem(self.path, "kep-number",
-                                   f"no KEP number in the directory name or kep-number ({quote(declared)})"))
+        raise KepFileError(
+            Problem(self.path, "kep-number", f"no KEP number in the directory name or kep-number ({quote(declared)})")
+        )
 
     def status_and_stage(self) -> tuple[str, str, str]:
         """``(status, stage, latest-milestone)`` as written; invalid values and dates are problems."""
@@ -382,7 +416,9 @@ class _Reading:
         raw_ms = self.doc.get("milestone")
         if not isinstance(raw_ms, dict):
             if _is_null(raw_ms):
-                why = f"kep.yaml has no milestone mapping{_spelled_as(self.doc, 'milestone')}, {SAYS_NOTHING} milestones"
+                why = (
+                    f"kep.yaml has no milestone mapping{_spelled_as(self.doc, 'milestone')}, {SAYS_NOTHING} milestones"
+                )
             else:
                 why = "kep.yaml's milestone is not a mapping"
                 self.problem("milestone", f"expected a mapping, found {quote(raw_ms)}")
@@ -396,7 +432,9 @@ class _Reading:
         for key in raw_ms:
             meant = _MILESTONE_KEY_ALIASES.get(str(key).strip().casefold())
             if meant and key != meant:
-                self.problem(f"milestone.{key}", f"is not a milestone key; did you mean {meant!r}? {meant} is not written")
+                self.problem(
+                    f"milestone.{key}", f"is not a milestone key; did you mean {meant!r}? {meant} is not written"
+                )
                 self.distrust(meant, f"kep.yaml spells milestone.{meant} as {quote(key)}")
         return milestones
 
@@ -404,8 +442,11 @@ class _Reading:
         """A template copy, or a file whose status and stage are both unusable: no field is trusted."""
         markers = template_markers(self.doc)
         if markers or not (status in STATUSES or stage in STAGES + DEPRECATION_STAGES):
-            why = (f"kep.yaml is a copy of the KEP template ({', '.join(markers)})" if markers
-                   else "kep.yaml's status and stage are both unusable")
+            why = (
+                f"kep.yaml is a copy of the KEP template ({', '.join(markers)})"
+                if markers
+                else "kep.yaml's status and stage are both unusable"
+            )
             self.problems.insert(0, Problem(self.path, "", f"{why}: none of its fields is written"))
             self.untrusted = {}
             self.distrust(TRUST_FIELDS, why)
@@ -415,8 +456,11 @@ class _Reading:
         gates: list[str] = []
         raw_gates = self.doc.get("feature-gates")
         if _is_null(raw_gates):  # 255 kep.yaml files at the bundle HEAD have none (most predate the field)
-            self.distrust("feature_gates", f"kep.yaml has no feature-gates list{_spelled_as(self.doc, 'feature-gates')}, "
-                                           f"{SAYS_NOTHING} feature gates")
+            self.distrust(
+                "feature_gates",
+                f"kep.yaml has no feature-gates list{_spelled_as(self.doc, 'feature-gates')}, "
+                f"{SAYS_NOTHING} feature gates",
+            )
             return gates
         if not isinstance(raw_gates, list):
             self.problem("feature-gates", f"expected a list, found {quote(raw_gates)}")
@@ -433,8 +477,11 @@ class _Reading:
                 self.problem(f"feature-gates[{i}].name", f"{quote(name)} is a placeholder, not a gate")
             elif not is_gate_name(name.strip()):
                 self.problem(f"feature-gates[{i}].name", f"{quote(name)} is not a feature gate name")
-                self.distrust("feature_gates", f"feature-gates[{i}].name in kep.yaml is not a feature gate name "
-                                               f"({quote(name)}), so the list is not trusted")
+                self.distrust(
+                    "feature_gates",
+                    f"feature-gates[{i}].name in kep.yaml is not a feature gate name "
+                    f"({quote(name)}), so the list is not trusted",
+                )
         return gates
 
 

@@ -35,8 +35,11 @@ _KEP_TEXT_RES = (
     re.compile(r"kep\.k8s\.io/([0-9]{1,5})\b", re.I),
     re.compile(r"github\.com/kubernetes/enhancements/issues/([0-9]{1,5})\b", re.I),
     # a fork's copy of the KEP (github.com/USER/enhancements) names the same KEP
-    re.compile(r"github\.com/[\w.-]{1,39}/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/){1,3}?"
-               r"([0-9]{1,5})-([\w.-]+)", re.I),
+    re.compile(
+        r"github\.com/[\w.-]{1,39}/enhancements/(?:tree|blob)/[^/\s)]+/keps/(?:[^/\s)]+/){1,3}?"
+        r"([0-9]{1,5})-([\w.-]+)",
+        re.I,
+    ),
 )
 #: Every KEP reference pattern below contains one of these words.
 _KEP_HINT_RE = re.compile(r"kep|enhancements", re.I)
@@ -44,8 +47,10 @@ _KEP_HINT_RE = re.compile(r"kep|enhancements", re.I)
 _ANY_STAGE_RE = re.compile(r"alpha|beta|\bGA\b|stable", re.I)
 _SPAN = r"\x00[0-9]{1,6}\x00"
 _RUN = rf"{_SPAN}(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*,\s*and\s+){_SPAN})*"
-_GATE_PHRASE_RES = (re.compile(rf"({_RUN})\s+(?:feature[- ])?gates?\b", re.I),
-                    re.compile(rf"\bfeature[- ]gates?\s+(?:named\s+|called\s+)?({_RUN})", re.I))
+_GATE_PHRASE_RES = (
+    re.compile(rf"({_RUN})\s+(?:feature[- ])?gates?\b", re.I),
+    re.compile(rf"\bfeature[- ]gates?\s+(?:named\s+|called\s+)?({_RUN})", re.I),
+)
 _STAGE_WORDS = (
     ("stable", re.compile(r"\bGA\b|(?i:\b(?:stable|generally available|general availability)\b)")),
     ("beta", re.compile(r"\bbeta\b", re.I)),
@@ -54,21 +59,39 @@ _STAGE_WORDS = (
 _REMOVED_RE = re.compile(r"\b(removed|removes|remove|removal of|dropped)\b", re.I)
 _DEPRECATED_RE = re.compile(r"\bdeprecat(ed|es|e|ion)\b", re.I)
 _LOCKED_RE = re.compile(r"\blocked\b|\blocks? (?:it |them )?to\b", re.I)
-_DEFAULT_ON_RE = re.compile(r"\b(enabled|on) by default\b|\bdefault(?:s|ed)? (?:to )?(?:true|enabled|on)\b"
-                            r"|\benabled?\b[^.;]*\bby default\b", re.I)
-_FUTURE_RE = re.compile(r"\bwill be\b|\bin a future release\b|\bplanned\b|\btargeted for\b"
-                        r"|\b(?:until|once|when|before)\b[^.;]{0,60}\bgraduates?\b"
-                        r"|\bprepar(?:e|es|ed|ing|ation)\b[^.;]{0,80}\b(?:graduat|promot)", re.I)
-_ADDED_GATE_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:(?:alpha|beta)\s+)?"
-                            r"`[^`]+`\s+feature[- ]gate", re.I)
-_TRANSITION_RE = re.compile(r"\b(promot\w*|graduat\w*|moved? to|move[sd]? to|is now (?:GA|beta|stable))\b"
-                            r"|\bto (GA|beta|stable|general availability)\b", re.I)
-_ALPHA_INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:an?\s+|the\s+)?(?:new\s+)?alpha\b"
-                             r"|\b(?:add(?:ed|s)?|introduc\w+)\b[^.;()]{0,80}\(alpha\)", re.I)
+_DEFAULT_ON_RE = re.compile(
+    r"\b(enabled|on) by default\b|\bdefault(?:s|ed)? (?:to )?(?:true|enabled|on)\b"
+    r"|\benabled?\b[^.;]*\bby default\b",
+    re.I,
+)
+_FUTURE_RE = re.compile(
+    r"\bwill be\b|\bin a future release\b|\bplanned\b|\btargeted for\b"
+    r"|\b(?:until|once|when|before)\b[^.;]{0,60}\bgraduates?\b"
+    r"|\bprepar(?:e|es|ed|ing|ation)\b[^.;]{0,80}\b(?:graduat|promot)",
+    re.I,
+)
+_ADDED_GATE_RE = re.compile(
+    r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:(?:alpha|beta)\s+)?"
+    r"`[^`]+`\s+feature[- ]gate",
+    re.I,
+)
+_TRANSITION_RE = re.compile(
+    r"\b(promot\w*|graduat\w*|moved? to|move[sd]? to|is now (?:GA|beta|stable))\b"
+    r"|\bto (GA|beta|stable|general availability)\b",
+    re.I,
+)
+_ALPHA_INTRO_RE = re.compile(
+    r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:an?\s+|the\s+)?(?:new\s+)?alpha\b"
+    r"|\b(?:add(?:ed|s)?|introduc\w+)\b[^.;()]{0,80}\(alpha\)",
+    re.I,
+)
 _TARGET_RE = re.compile(r"\bto (?:the )?(GA|alpha|beta|stable|general availability)\b(?! and\b)", re.I)
 _DEMOTED_RE = re.compile(r"\bdemot\w*|\brevert\w*|\bback to\b", re.I)
-_IN_RELEASE_RE = re.compile(r"\b(?:GA|alpha|beta|stable|default)\b[^.;`]{0,8}?\bin (?:Kubernetes )?`?v?"
-                            r"(1\.[0-9]{1,2})\b", re.I)
+_IN_RELEASE_RE = re.compile(
+    r"\b(?:GA|alpha|beta|stable|default)\b[^.;`]{0,8}?\bin (?:Kubernetes )?`?v?"
+    r"(1\.[0-9]{1,2})\b",
+    re.I,
+)
 _GATE_WORD_RE = re.compile(r"\bfeature[- ]gates?\b|\bgates?\b", re.I)
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
 _RELEASE_RE = re.compile(r"(?<![0-9])([0-9]{1,4})\.([0-9]{1,4})(?![0-9])")
@@ -83,22 +106,34 @@ _SIDE_REMARK_RES = (
     re.compile(r"\b(?:when|while|if)\s+(?:using|enabling|you use|you enable)\b[^,.;]*", re.I),
     re.compile(r"\bv?[0-9]+\.[0-9]+\.[0-9]+-(?:alpha|beta|rc)\.[0-9]+", re.I),  # a pre-release tag
     # a named metric's stability: "Graduated metric `x_total` to Beta", "Promoted the `a_total` and `b` metrics"
-    re.compile(r"\b(?:promot|graduat)\w*\s+(?:the\s+)?(?:metrics?\b|(?:`\w+_\w+`(?:,?\s+(?:and\s+)?)?)+\s*"
-               r"metrics?\b).*", re.I),
+    re.compile(
+        r"\b(?:promot|graduat)\w*\s+(?:the\s+)?(?:metrics?\b|(?:`\w+_\w+`(?:,?\s+(?:and\s+)?)?)+\s*"
+        r"metrics?\b).*",
+        re.I,
+    ),
 )
 #: A stage named to deny or hedge it: "will not graduate or be enabled by default", "is still available, but might be removed".
-_NEGATION_RE = re.compile(r"\b(?:will not|won't|not yet|never)\b|\bnot (?:be )?(?:graduat|promot|enabled by default)"
-                          r"|\bstill available\b|\bmight be removed\b|\bdelay\w*\b[^.;]*\bgraduat", re.I)
+_NEGATION_RE = re.compile(
+    r"\b(?:will not|won't|not yet|never)\b|\bnot (?:be )?(?:graduat|promot|enabled by default)"
+    r"|\bstill available\b|\bmight be removed\b|\bdelay\w*\b[^.;]*\bgraduat",
+    re.I,
+)
 #: "Promoted ... to `scheduling.k8s.io/v1beta1`": an API group version names the stage.
-_API_VERSION_RE = re.compile(r"`[a-z0-9.-]*\.k8s\.io/(v[0-9]{1,2})(alpha|beta)?[0-9]{0,2}`|`(v[0-9]{1,2})(alpha|beta)?"
-                             r"[0-9]{0,2}`\s+API\b", re.I)
+_API_VERSION_RE = re.compile(
+    r"`[a-z0-9.-]*\.k8s\.io/(v[0-9]{1,2})(alpha|beta)?[0-9]{0,2}`|`(v[0-9]{1,2})(alpha|beta)?"
+    r"[0-9]{0,2}`\s+API\b",
+    re.I,
+)
 #: "Introduced the `scheduling.k8s.io/v1alpha1` Workload API": a new API at vNalphaM / vNbetaM is that stage; a
 #: field added to an existing API ("Added the `x` field to the `v1beta1` API") is not.
 _API_INTRO_RE = re.compile(r"^(?![^.;]*\bfields?\b)[^.;]*\b(?:add(?:ed|s)?|introduc\w+)\b", re.I)
 #: A feature gate introduced without a stage word: alpha, the default stage of a new gate.
-_INTRO_RE = re.compile(r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:feature[- ]gates?\s*,?\s*[`\"]"
-                       r"|[`\"][^`\"]+[`\"]\s+feature[- ]gates?\b)"
-                       r"|\bnew\s+feature[- ]gates?\s*,?\s*[`\"][^`\"]+[`\"]\s+(?:is|are)\s+now\s+available", re.I)
+_INTRO_RE = re.compile(
+    r"\b(?:add(?:ed|s)?|introduc\w+)\s+(?:the\s+|a\s+)?(?:new\s+)?(?:feature[- ]gates?\s*,?\s*[`\"]"
+    r"|[`\"][^`\"]+[`\"]\s+feature[- ]gates?\b)"
+    r"|\bnew\s+feature[- ]gates?\s*,?\s*[`\"][^`\"]+[`\"]\s+(?:is|are)\s+now\s+available",
+    re.I,
+)
 #: After a bare gate name: the name is an API kind qualifying a field or its metrics ("EndpointSlice `hints` field").
 _KIND_USE_RE = re.compile(r"\s+(?:`|metrics?\b)")
 
@@ -184,8 +219,11 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
         return ("stable" if word in ("ga", "stable", "general availability") else word), not demoted
     for stage, rx in _STAGE_WORDS:
         if rx.search(plain):
-            exact = not demoted and (bool(_TRANSITION_RE.search(plain)) or bool(_ADDED_GATE_RE.search(sentence))
-                                     or (stage == "alpha" and bool(_ALPHA_INTRO_RE.search(plain))))
+            exact = not demoted and (
+                bool(_TRANSITION_RE.search(plain))
+                or bool(_ADDED_GATE_RE.search(sentence))
+                or (stage == "alpha" and bool(_ALPHA_INTRO_RE.search(plain)))
+            )
             return stage, exact
     if _LOCKED_RE.search(plain) and gate_word:
         return "stable", False
@@ -221,7 +259,7 @@ def one_line(text: str) -> str:
     cut = text[: MAX_EXCERPT - 1]
     if cut.count("`") % 2:
         tick = cut.rindex("`")
-        cut = cut[:tick] if cut[:tick].strip() else cut[tick + 1:]  # a span from the start: drop its backtick
+        cut = cut[:tick] if cut[:tick].strip() else cut[tick + 1 :]  # a span from the start: drop its backtick
     return cut.rstrip() + "…"
 
 
@@ -246,8 +284,11 @@ def gate_names(sentence: str, declared: Collection[str]) -> tuple[tuple[str, ...
         i = bisect_left(starts, pos) - 1  # the last span opening before pos (spans never overlap)
         return i >= 0 and pos < quoted[i][1]
 
-    found = [w.group() for w in _WORD_RE.finditer(sentence) if w.group() in declared and (
-        in_code(w.start()) or not _KIND_USE_RE.match(sentence, w.end()))]
+    found = [
+        w.group()
+        for w in _WORD_RE.finditer(sentence)
+        if w.group() in declared and (in_code(w.start()) or not _KIND_USE_RE.match(sentence, w.end()))
+    ]
     undeclared: list[str] = []
     if "gate" in sentence.lower():
         counter = iter(range(len(spans)))

@@ -47,8 +47,13 @@ def with_missing(notes: ReleaseNotes, wanted: Collection[str]) -> ReleaseNotes:
     for release in sorted({r for r in (release_name(w) for w in wanted) if r}, key=release_order):
         if release in notes.notes or release in skipped or (newest is not None and release_order(release) > newest):
             continue
-        problems.append(Problem(notes.source, "", f"release notes for {release} are not available from "
-                                                  f"{notes.source}; {skipped_tail(release)}"))
+        problems.append(
+            Problem(
+                notes.source,
+                "",
+                f"release notes for {release} are not available from {notes.source}; {skipped_tail(release)}",
+            )
+        )
         skipped.add(release)
     return notes._replace(problems=tuple(problems), skipped=frozenset(skipped))
 

@@ -81,7 +81,9 @@ def build_snapshot(files: Iterable[tuple[str, bytes]], source: str, revision: st
         keps.sort(key=lambda k: k.path)
         if len(keps) > 1:
             paths = ", ".join(k.path for k in keps)
-            problems.append(Problem(keps[0].path, "kep-number", f"number {number} is used by {len(keps)} KEPs: {paths}"))
+            problems.append(
+                Problem(keps[0].path, "kep-number", f"number {number} is used by {len(keps)} KEPs: {paths}")
+            )
     problems.sort()
     return Snapshot(
         source=source,
@@ -139,4 +141,3 @@ def number_hints(snapshot: Snapshot, number: int) -> list[str]:
         if re.fullmatch(r"[0-9]{1,9}", declared) and int(declared) == number and kep.number != number:
             hints.append(f"{kep.path} declares kep-number {declared} (its directory says {kep.number})")
     return hints
-

@@ -57,8 +57,9 @@ class _Merges:
     def spend(self, steps: int, node: Node) -> None:
         self.steps += steps
         if self.steps > MAX_VISITS:
-            raise TooLarge(None, None, f"merge keys expand to more than {MAX_VISITS:,} keys (an alias bomb?)",
-                           node.start_mark)
+            raise TooLarge(
+                None, None, f"merge keys expand to more than {MAX_VISITS:,} keys (an alias bomb?)", node.start_mark
+            )
 
 
 class Duplicate(NamedTuple):
@@ -77,8 +78,9 @@ def is_merge_key(node: Node) -> bool:
     return node.tag == _MERGE_TAG or (node.value == "<<" and node.style in (None, "") and node.tag == _STR_TAG)
 
 
-def merged_pairs(node: MappingNode, _merges: _Merges | None = None,
-                 _active: frozenset[int] = frozenset()) -> list[tuple[Node, Node]]:
+def merged_pairs(
+    node: MappingNode, _merges: _Merges | None = None, _active: frozenset[int] = frozenset()
+) -> list[tuple[Node, Node]]:
     """The ``(key node, value node)`` pairs of ``node`` with its merge keys applied, in spec order.
 
     ``_merges``: the document's memo and step count (a fresh one when ``None``). Raises
@@ -98,17 +100,24 @@ def merged_pairs(node: MappingNode, _merges: _Merges | None = None,
     for key, value in node.value:
         if not is_merge_key(key):
             continue
-        sources = [value] if isinstance(value, MappingNode) else (
-            value.value if isinstance(value, SequenceNode) else [value])
+        sources = (
+            [value] if isinstance(value, MappingNode) else (value.value if isinstance(value, SequenceNode) else [value])
+        )
         for source in sources:
             if not isinstance(source, MappingNode):
                 raise yaml.constructor.ConstructorError(
-                    "while applying a merge key", key.start_mark,
-                    f"expected a mapping or a list of mappings to merge, found a {source.id}", source.start_mark)
+                    "while applying a merge key",
+                    key.start_mark,
+                    f"expected a mapping or a list of mappings to merge, found a {source.id}",
+                    source.start_mark,
+                )
             if id(source) in active:
                 raise yaml.constructor.ConstructorError(
-                    "while applying a merge key", key.start_mark, "the merge includes the mapping itself",
-                    source.start_mark)
+                    "while applying a merge key",
+                    key.start_mark,
+                    "the merge includes the mapping itself",
+                    source.start_mark,
+                )
             pairs = merged_pairs(source, merges, active)
             merges.spend(len(pairs) + 1, source)
             last = {_key(k): (k, v) for k, v in pairs}  # a key given twice: the last, as YAML loaders read it
@@ -133,9 +142,11 @@ class _Loader(_BaseLoader):
     the path bookkeeping is skipped (``tests/model/test_yamlload.py`` checks both agree).
     """
 
-    _DEFAULT_TAGS = {ScalarNode: yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG,
-                     SequenceNode: yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
-                     MappingNode: yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG}
+    _DEFAULT_TAGS = {
+        ScalarNode: yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG,
+        SequenceNode: yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
+        MappingNode: yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    }
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -152,8 +163,9 @@ class _Loader(_BaseLoader):
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         if isinstance(node, MappingNode) and any(is_merge_key(k) for k, _ in node.value):
-            node = MappingNode(node.tag, list(merged_pairs(node, self.merges)), node.start_mark, node.end_mark,
-                               node.flow_style)
+            node = MappingNode(
+                node.tag, list(merged_pairs(node, self.merges)), node.start_mark, node.end_mark, node.flow_style
+            )
         if isinstance(node, MappingNode):
             check_keys(node.value, node)
         return super().construct_mapping(node, deep=deep)
@@ -166,7 +178,8 @@ def check_keys(pairs: list[tuple[Node, Node]], mapping: Node) -> None:
         if not isinstance(key, ScalarNode):
             kind = "sequence" if isinstance(key, SequenceNode) else "mapping"
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", mapping.start_mark, f"a key is a {kind}, not a name", key.start_mark)
+                "while constructing a mapping", mapping.start_mark, f"a key is a {kind}, not a name", key.start_mark
+            )
 
 
 def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Duplicate]]:
@@ -191,8 +204,11 @@ def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Dupl
         check_keys(pairs, node)
         if keys is not None and isinstance(node, MappingNode):
             wanted = {spelling(k) for k in keys}
-            doc = {key.value: loader.construct_object(value, deep=True)
-                   for key, value in pairs if key.value in keys or spelling(key.value) in wanted}
+            doc = {
+                key.value: loader.construct_object(value, deep=True)
+                for key, value in pairs
+                if key.value in keys or spelling(key.value) in wanted
+            }
         else:
             doc = loader.construct_document(node)
         return doc, duplicate_keys(node)
@@ -222,14 +238,19 @@ def duplicate_keys(root: Node) -> list[Duplicate]:
         node, prefix, active = stack.pop()
         visits += 1
         if visits > MAX_VISITS:
-            raise TooLarge(None, None, f"aliases expand to more than {MAX_VISITS:,} mappings and sequences "
-                                       "(an alias bomb?)", node.start_mark)
+            raise TooLarge(
+                None,
+                None,
+                f"aliases expand to more than {MAX_VISITS:,} mappings and sequences (an alias bomb?)",
+                node.start_mark,
+            )
         if id(node) in active:
             continue
         inner = active | {id(node)}
         if isinstance(node, SequenceNode):
-            stack.extend((item, f"{prefix}[{i}]", inner) for i, item in enumerate(node.value)
-                         if not isinstance(item, ScalarNode))
+            stack.extend(
+                (item, f"{prefix}[{i}]", inner) for i, item in enumerate(node.value) if not isinstance(item, ScalarNode)
+            )
         elif isinstance(node, MappingNode):
             first: dict[str, int] = {}
             for key, value in node.value:

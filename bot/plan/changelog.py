@@ -28,21 +28,30 @@ DEFAULT_MAX_BODY_CHARS = 60_000
 DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
 #: A handle: ``@login`` or ``@org/team``; dots inside count (``@jane.doe`` is one token, so its code span covers it
 #: whole), a dot at the end does not (``thanks @jane.``).
-_HANDLE_RE = re.compile(r"(?<![\w/`])@([A-Za-z0-9](?:[A-Za-z0-9-]|\.(?=[A-Za-z0-9]))*"
-                        r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?)")
+_HANDLE_RE = re.compile(
+    r"(?<![\w/`])@([A-Za-z0-9](?:[A-Za-z0-9-]|\.(?=[A-Za-z0-9]))*"
+    r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?)"
+)
 _TICKS_RE = re.compile(r"`+")
 #: Characters that end a line in some renderer or are invisible controls: never written raw into a cell.
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 #: Zero-width space, the fallback where a code span cannot be opened safely (Renovate does the same).
 _ZWSP = "\u200b"
 #: ``kind: (singular, plural)`` for the summary line.
-_NOUNS = {"promoted": ("promoted", "promoted"), "demoted": ("demoted", "demoted"),
-          "stage": ("stage change", "stage changes"), "status": ("status change", "status changes"),
-          "retargeted": ("retargeted", "retargeted"), "target-removed": ("target removed", "targets removed"),
-          "added": ("new row", "new rows"),
-          "gates": ("feature gate drift", "feature gate drifts"), "renamed": ("renamed", "renamed"),
-          "missing-upstream": ("missing upstream", "missing upstream"),
-          "shipped": ("shipped cell", "shipped cells"), "pending": ("pending", "pending")}
+_NOUNS = {
+    "promoted": ("promoted", "promoted"),
+    "demoted": ("demoted", "demoted"),
+    "stage": ("stage change", "stage changes"),
+    "status": ("status change", "status changes"),
+    "retargeted": ("retargeted", "retargeted"),
+    "target-removed": ("target removed", "targets removed"),
+    "added": ("new row", "new rows"),
+    "gates": ("feature gate drift", "feature gate drifts"),
+    "renamed": ("renamed", "renamed"),
+    "missing-upstream": ("missing upstream", "missing upstream"),
+    "shipped": ("shipped cell", "shipped cells"),
+    "pending": ("pending", "pending"),
+}
 
 
 #: A body section: ``(header lines, rows, noun for the "N more ... left out" line)``.
@@ -182,8 +191,12 @@ class ChangelogInputs(NamedTuple):
     max_chars: int = DEFAULT_MAX_BODY_CHARS
 
 
-def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem],
-           inputs: ChangelogInputs = ChangelogInputs()) -> Changelog:
+def render(
+    snapshot: Snapshot,
+    changes: Sequence[Change],
+    problems: Sequence[Problem],
+    inputs: ChangelogInputs | None = None,
+) -> Changelog:
     """Build the changelog for one run.
 
     ``changes``: every Change (applied and report-only); ``problems``: rows left as is and untrusted values;
@@ -198,13 +211,16 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     block with its count in the summary line (:func:`details`). Problems shown are those about the
     changed rows, the pages and the inputs of this run (:func:`_pr_problems`).
     """
+    inputs = ChangelogInputs() if inputs is None else inputs
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     applied = [c for c in changes if c.applied]
     links = Links(inputs.web_url, snapshot.revision, inputs.page_url)
     head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
     sections: list[Section] = list(inputs.callouts)
-    for heading, kind, noun in (("### Graduations", "promoted", "graduations"), ("### Demotions", "demoted",
-                                                                                "demotions")):
+    for heading, kind, noun in (
+        ("### Graduations", "promoted", "graduations"),
+        ("### Demotions", "demoted", "demotions"),
+    ):
         picked = [c for c in applied if c.kind == kind]
         if picked:
             sections.append(([heading], grouped_graduations(picked), noun))
@@ -215,15 +231,19 @@ def render(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     shown = _pr_problems(problems, inputs.involved_problems, changes)
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
-        about = ["About the rows and inputs of this pull request; the run's JSON report lists every problem "
-                 "of the source.", ""]
-        sections.append((details("Problems", len(shown), [*about, "| Where | Key | Problem |", "|---|---|---|"]),
-                         rows, "problems"))
+        about = [
+            "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
+            "",
+        ]
+        sections.append(
+            (details("Problems", len(shown), [*about, "| Where | Key | Problem |", "|---|---|---|"]), rows, "problems")
+        )
     if inputs.controls:
         sections.append((details("Controls", None, []), list(inputs.controls), "controls"))
     title = _title(changes, inputs.generated)
-    return Changelog(title, _fit(head, sections, inputs.max_chars),
-                     safe(_commit_message(title, snapshot, applied, inputs.generated)))
+    return Changelog(
+        title, _fit(head, sections, inputs.max_chars), safe(_commit_message(title, snapshot, applied, inputs.generated))
+    )
 
 
 def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, inputs: ChangelogInputs) -> Section:
@@ -234,13 +254,23 @@ def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, in
     notes = inputs.discrepancies is not None
     origin = any(c.upstream is not None for c in applied)
     gates = inputs.gate_findings is not None
-    rows = [_row_line(group, keps, links, origin, notes, shipped)
-            + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
-            for group in _by_row(applied)]
-    return (["### Changes", "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "")
-             + (" Evidence |" if notes else "") + (" Shipped |" if gates else ""),
-             "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "")
-             + ("---|" if gates else "")], rows, "changes")
+    rows = [
+        _row_line(group, keps, links, origin, notes, shipped)
+        + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
+        for group in _by_row(applied)
+    ]
+    return (
+        [
+            "### Changes",
+            "| KEP | Page | Change | kep.yaml |"
+            + (" Upstream |" if origin else "")
+            + (" Evidence |" if notes else "")
+            + (" Shipped |" if gates else ""),
+            "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "") + ("---|" if gates else ""),
+        ],
+        rows,
+        "changes",
+    )
 
 
 def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInputs) -> list[Section]:
@@ -248,24 +278,42 @@ def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInpu
     updates and digest pages; then the collapsed removed targets and rewritten released milestones."""
     out: list[Section] = []
     if inputs.front_matter:
-        rows = [f"- {table_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`"
-                for page, key, old, new in inputs.front_matter]
+        rows = [
+            f"- {table_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`"
+            for page, key, old, new in inputs.front_matter
+        ]
         out.append((["### Front matter"], rows, "front matter updates"))
     if inputs.generated:
-        out.append((["### Digest"], [
-            f"- {table_cell(page)}: digest section regenerated from kep.yaml" for page in inputs.generated],
-            "digest pages"))
+        out.append(
+            (
+                ["### Digest"],
+                [f"- {table_cell(page)}: digest section regenerated from kep.yaml" for page in inputs.generated],
+                "digest pages",
+            )
+        )
     removed = [c for c in applied if c.kind == "target-removed"]
     released = [c for c in applied if any(f.startswith(RELEASED_FLAG) for f in c.flags)]
     for heading, intro, picked, noun in (
-            ("Targets removed upstream", "kep.yaml no longer names a milestone for these stages; the cell is "
-             "cleared.", removed, "removed targets"),
-            ("Released milestones rewritten", "The page showed a milestone that is already released; kep.yaml "
-             "now names another. The history of the kep.yaml value is given; check that the page was wrong.",
-             released, "rewrites")):
+        (
+            "Targets removed upstream",
+            "kep.yaml no longer names a milestone for these stages; the cell is cleared.",
+            removed,
+            "removed targets",
+        ),
+        (
+            "Released milestones rewritten",
+            "The page showed a milestone that is already released; kep.yaml "
+            "now names another. The history of the kep.yaml value is given; check that the page was wrong.",
+            released,
+            "rewrites",
+        ),
+    ):
         if picked:
-            rows = [f"- KEP {kep_link(c.kep_id)} {c.field}: {table_cell(c.old)} → **{table_cell(c.new)}** "
-                    f"({links.page(c.page, c.line)}){_history_text(c, inputs.web_url)}" for c in picked]
+            rows = [
+                f"- KEP {kep_link(c.kep_id)} {c.field}: {table_cell(c.old)} → **{table_cell(c.new)}** "
+                f"({links.page(c.page, c.line)}){_history_text(c, inputs.web_url)}"
+                for c in picked
+            ]
             out.append((details(heading, len(picked), [intro, ""]), rows, noun))
     return out
 
@@ -275,37 +323,87 @@ def _review_sections(changes: Sequence[Change], links: Links, inputs: ChangelogI
     "Ignored", "Report only", then ``inputs.extra``."""
     out: list[Section] = []
     if inputs.discrepancies:
-        out.append((details("Needs review", len(inputs.discrepancies), [
-            "Release notes and kep.yaml disagree; nothing here was applied.", "",
-            "| KEP | Release | Finding | Release note |", "|---|---|---|---|"]),
-                    [_review_row(d) for d in inputs.discrepancies], "discrepancies"))
+        out.append(
+            (
+                details(
+                    "Needs review",
+                    len(inputs.discrepancies),
+                    [
+                        "Release notes and kep.yaml disagree; nothing here was applied.",
+                        "",
+                        "| KEP | Release | Finding | Release note |",
+                        "|---|---|---|---|",
+                    ],
+                ),
+                [_review_row(d) for d in inputs.discrepancies],
+                "discrepancies",
+            )
+        )
     if inputs.gate_findings:
-        out.append((details("Needs review: feature-gate lifecycle", len(inputs.gate_findings), [
-            "The feature-gate list and kep.yaml disagree; nothing here was applied.", "",
-            "| KEP | Release | Finding |", "|---|---|---|"]), [_gate_row(d) for d in inputs.gate_findings],
-                    "gate findings"))
+        out.append(
+            (
+                details(
+                    "Needs review: feature-gate lifecycle",
+                    len(inputs.gate_findings),
+                    [
+                        "The feature-gate list and kep.yaml disagree; nothing here was applied.",
+                        "",
+                        "| KEP | Release | Finding |",
+                        "|---|---|---|",
+                    ],
+                ),
+                [_gate_row(d) for d in inputs.gate_findings],
+                "gate findings",
+            )
+        )
     ignored = [c for c in changes if c.ignored]
     if ignored:
-        out.append((details("Ignored", len(ignored), [
-            "Kept by an ignore rule (a `<!-- kep-sync: ignore -->` marker in the row, or `ignore:` in the "
-            "config); still compared, not applied.", "", "| KEP | Page | Field | Page → kep.yaml | Rule |",
-            "|---|---|---|---|---|"]), [_ignored_row(c, links) for c in ignored], "ignored"))
+        out.append(
+            (
+                details(
+                    "Ignored",
+                    len(ignored),
+                    [
+                        "Kept by an ignore rule (a `<!-- kep-sync: ignore -->` marker in the row, or `ignore:` in the "
+                        "config); still compared, not applied.",
+                        "",
+                        "| KEP | Page | Field | Page → kep.yaml | Rule |",
+                        "|---|---|---|---|---|",
+                    ],
+                ),
+                [_ignored_row(c, links) for c in ignored],
+                "ignored",
+            )
+        )
     report_only = [c for c in changes if not c.applied and not c.ignored]
     if report_only:
         rows = [_finding_row(c, inputs.web_url) for c in report_only]
-        out.append((details("Report only (not applied)", len(report_only),
-                            ["| KEP | Page | Finding |", "|---|---|---|"]), rows, "findings"))
+        out.append(
+            (
+                details("Report only (not applied)", len(report_only), ["| KEP | Page | Finding |", "|---|---|---|"]),
+                rows,
+                "findings",
+            )
+        )
     return out + [_collapsed(x) for x in inputs.extra]
 
 
 def _commit_message(title: str, snapshot: Snapshot, applied: list[Change], generated: Sequence[str]) -> str:
     """The commit message: ``title``, one line per applied change and digest page, then the source and
     revision (when there is one)."""
-    return title + "\n\n" + "\n".join(
-        [f"- KEP-{c.kep_id} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied]
-        + [f"- {page}: digest section regenerated" for page in generated]) + (
-        f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n" if snapshot.revision
-        else "\n")
+    return (
+        title
+        + "\n\n"
+        + "\n".join(
+            [f"- KEP-{c.kep_id} {c.field}: {c.old or '-'} -> {c.new or '-'}" for c in applied]
+            + [f"- {page}: digest section regenerated" for page in generated]
+        )
+        + (
+            f"\n\nSource: {source_name(snapshot.source, code=False)}@{snapshot.revision}\n"
+            if snapshot.revision
+            else "\n"
+        )
+    )
 
 
 def _title(changes: Sequence[Change], generated: Sequence[str]) -> str:
@@ -331,8 +429,6 @@ def source_name(source: str, *, code: bool = True) -> str:
 MAX_TITLE_CHARS = 60
 
 
-
-
 def _flags(c: Change) -> str:
     """The change's report-only flags for a table cell: ``<br>⚠ flag`` each, ``""`` when none."""
     return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
@@ -346,11 +442,15 @@ def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> 
     if upstream is None:
         return "-"
     base = web_url.rstrip("/")
-    subject = _short(re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""),
-                     MAX_SUBJECT_CHARS)
+    subject = _short(
+        re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""), MAX_SUBJECT_CHARS
+    )
     text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
-    link = (f"[{table_cell(text)}]({base}/pull/{upstream.pr})" if upstream.pr
-            else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})")
+    link = (
+        f"[{table_cell(text)}]({base}/pull/{upstream.pr})"
+        if upstream.pr
+        else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})"
+    )
     return f"{link} {table_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
 
 
@@ -358,8 +458,6 @@ def note_link(pr: int, url: str) -> str:
     """``[#N](url)`` for a release note's pull request, the url checked again by
     :func:`bot.plan.evidence.index.pr_url` (``github.com/OWNER/REPO/pull/N`` or the kubernetes/kubernetes one)."""
     return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
-
-
 
 
 def shipped_cell(c: Change) -> str:
@@ -387,8 +485,10 @@ def _review_row(d: Finding) -> str:
 
 def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
     if c.kind == "pending":
-        what = (f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}: pending {c.pending} "
-                f"(written once {c.pending} has shipped; `promote_when: released`)")
+        what = (
+            f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}: pending {c.pending} "
+            f"(written once {c.pending} has shipped; `promote_when: released`)"
+        )
     elif c.kind == "missing-upstream":
         what = f"no kep.yaml upstream has this number (row shows status {table_cell(c.old)}); row kept"
     elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
@@ -408,6 +508,7 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
     saying how many. Room for those lines is reserved up front, so the body
     never exceeds ``max_chars`` unless the head and section headers alone do.
     """
+
     def note(left: int, noun: str) -> str:
         return f"_{left} more {noun} left out to keep this text short enough for a pull request; see the JSON report._"
 
@@ -421,7 +522,7 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
         block = list(header)
         room = max_chars - size - sum(worst[i:])
         kept = 0
-        while not cut and kept < len(rows) and lines(block[len(header):]) + len(rows[kept]) + 1 <= room:
+        while not cut and kept < len(rows) and lines(block[len(header) :]) + len(rows[kept]) + 1 <= room:
             block.append(rows[kept])
             kept += 1
         if kept < len(rows):
@@ -442,8 +543,14 @@ def _note_json(e: ChangeEvidence) -> dict[str, object]:
     return out
 
 
-def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Problem], *,
-           discrepancies: Sequence[Finding] | None = None, provenance: Provenance | None = None) -> dict[str, object]:
+def report(
+    snapshot: Snapshot,
+    changes: Sequence[Change],
+    problems: Sequence[Problem],
+    *,
+    discrepancies: Sequence[Finding] | None = None,
+    provenance: Provenance | None = None,
+) -> dict[str, object]:
     """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
     Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
@@ -461,13 +568,30 @@ def report(snapshot: Snapshot, changes: Sequence[Change], problems: Sequence[Pro
     commit touching the kep.yaml is known) and the object a top-level ``provenance`` (the dict given).
     """
     items: list[dict[str, object]] = [
-        {"kep": c.kep_id, "page": c.page, "line": c.line, "field": c.field, "old": c.old, "new": c.new, "kind": c.kind,
-         "applied": c.applied, "kep_path": c.kep_path} for c in changes]
+        {
+            "kep": c.kep_id,
+            "page": c.page,
+            "line": c.line,
+            "field": c.field,
+            "old": c.old,
+            "new": c.new,
+            "kind": c.kind,
+            "applied": c.applied,
+            "kep_path": c.kep_path,
+        }
+        for c in changes
+    ]
     out: dict[str, object] = {
         "revision": snapshot.revision,
         "changes": items,
-        "problems": [{"path": f"{c.page}:{c.line}", "message": f"KEP {c.kep_id} {c.field} {c.old or '-'} -> "
-                      f"{c.new or '-'}: {flag}"} for c in changes for flag in c.flags]
+        "problems": [
+            {
+                "path": f"{c.page}:{c.line}",
+                "message": f"KEP {c.kep_id} {c.field} {c.old or '-'} -> {c.new or '-'}: {flag}",
+            }
+            for c in changes
+            for flag in c.flags
+        ]
         + [{"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in problems],
     }
     if discrepancies is not None:
@@ -540,8 +664,10 @@ def grouped_graduations(changes: Sequence[Change]) -> list[str]:
         keps = moves.setdefault((stage_word(c.old), stage_word(c.new)), [])
         if c.kep_id not in keps:
             keps.append(c.kep_id)
-    return [f"- {table_cell(old)} → **{table_cell(new)}**: {', '.join(kep_link(k) for k in keps)}"
-            for (old, new), keps in moves.items()]
+    return [
+        f"- {table_cell(old)} → **{table_cell(new)}**: {', '.join(kep_link(k) for k in keps)}"
+        for (old, new), keps in moves.items()
+    ]
 
 
 def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
@@ -563,6 +689,7 @@ def _shipped(snapshot: Snapshot) -> Callable[[str], bool]:
     def shipped(value: str) -> bool:
         key = milestone_key(value)
         return key is None or in_progress is None or key <= in_progress
+
     return shipped
 
 
@@ -571,22 +698,36 @@ MAX_SUBJECT_CHARS = 50
 
 
 def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _row_line(group: list[Change], keps: Mapping[str, Kep], links: Links, origin: bool, notes: bool,
-              shipped: Callable[[str], bool]) -> str:
+def _row_line(
+    group: list[Change],
+    keps: Mapping[str, Kep],
+    links: Links,
+    origin: bool,
+    notes: bool,
+    shipped: Callable[[str], bool],
+) -> str:
     """One Changes table row for the changes of one page row."""
     first = group[0]
     kep = keps.get(first.kep_path)
     title = _short(kep.title, MAX_TITLE_CHARS) if kep is not None else ""
     where = dict(kep.key_lines) if kep is not None else {}
     fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
-    yaml_links = " ".join(f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
-                          for c in group if c.field in where and links.kep_yaml(c.kep_path))
+    yaml_links = " ".join(
+        f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
+        for c in group
+        if c.field in where and links.kep_yaml(c.kep_path)
+    )
     url = links.kep_yaml(first.kep_path)
     yaml = (f"[kep.yaml]({url})" + (f" {yaml_links}" if yaml_links else "")) if url else table_cell(first.kep_path)
-    cells = [f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id), links.page(first.page, first.line), fields, yaml]
+    cells = [
+        f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
+        links.page(first.page, first.line),
+        fields,
+        yaml,
+    ]
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
@@ -609,8 +750,11 @@ def _row_evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
             seen.add((e.release, e.pr))
             text = f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}"
             (counter if getattr(e, "counter", False) else maybe if e.ambiguous else sure).append(text)
-    out = sure or (["none found"] if any(shipped(c.new) for c in group if c.new) else [
-        "- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"])
+    out = sure or (
+        ["none found"]
+        if any(shipped(c.new) for c in group if c.new)
+        else ["- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"]
+    )
     if maybe:
         out.append("ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe))
     out += [f"⚠ counter-evidence: {t}" for t in counter]
@@ -630,20 +774,20 @@ def _history_text(c: Change, web_url: str) -> str:
 
 def _ignored_row(c: Change, links: Links) -> str:
     rule = "row marker" if c.ignored == "page" else "config `ignore`"
-    return (f"| {kep_link(c.kep_id)} | {links.page(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
-            f"| {rule} |")
+    return (
+        f"| {kep_link(c.kep_id)} | {links.page(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
+        f"| {rule} |"
+    )
 
 
-def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem], changes: Sequence[Change]
-                 ) -> list[Problem]:
+def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem], changes: Sequence[Change]) -> list[Problem]:
     """The problems a reviewer of this pull request can act on: those about a changed row (``line N`` of its
     page), about a page or an input as a whole (no line), and the kep.yaml problems of changed KEPs. With no
     applied change (a rerun after the pages were written) every row's problem: the rows left as is are then
     the only thing the changelog can warn about."""
     rows = {(c.page, f"line {c.line}") for c in changes}
     every_row = not any(c.applied for c in changes)
-    mine = {p for p in (*problems, *involved)
-            if every_row or not p.key.startswith("line ") or (p.path, p.key) in rows}
+    mine = {p for p in (*problems, *involved) if every_row or not p.key.startswith("line ") or (p.path, p.key) in rows}
     return sorted(mine, key=problem_order)
 
 

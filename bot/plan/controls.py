@@ -22,14 +22,17 @@ class Steering(NamedTuple):
     commands: bool
     local: bool = False
 
+
 #: The pull request label a human adds to make kep-sync regenerate its branch: a pull request with it gets
 #: a fresh commit from the base even over commits kep-sync did not make.
 REGENERATE_LABEL = "kep-sync:regenerate"
 
 #: The footer's line on ignore rules, in every publish mode.
-_IGNORE_RULES = ("- **Ignore rules**: `<!-- kep-sync: ignore -->` or `<!-- kep-sync: ignore stable -->` in a row of "
-                 "the page (merged with the page), or `ignore:` in the kep-sync config "
-                 "(`{kep: 5598, fields: [stable], value: v1.38}`); ignored cells are listed under \"Ignored\".")
+_IGNORE_RULES = (
+    "- **Ignore rules**: `<!-- kep-sync: ignore -->` or `<!-- kep-sync: ignore stable -->` in a row of "
+    "the page (merged with the page), or `ignore:` in the kep-sync config "
+    '(`{kep: 5598, fields: [stable], value: v1.38}`); ignored cells are listed under "Ignored".'
+)
 
 #: The summary line that opens the footer (:func:`bot.plan.changelog.details`).
 CONTROLS_SUMMARY = "<details><summary>Controls</summary>"
@@ -41,13 +44,20 @@ def controls(steering: Steering) -> list[str]:
     if steering.local:
         return local_controls(steering)
     cron = steering.cron
-    when = (f"on its schedule: `{cron}` ({steering.timezone or 'UTC'}) under `kep-sync serve`, or its "
-            "workflow's cron in GitHub Actions")
-    commands = [
-        "- **Commands** (a comment that starts with one; from people with write access to the wiki repository; "
-        "read on the next run (in GitHub Actions the comment starts one), carried out once, answered in a reply): `/kep-sync ignore <KEP> [fields...]` adds "
-        "the ignore marker to the KEP's row in this pull request, `/kep-sync regenerate` acts as the label, "
-        "`/kep-sync explain <KEP>` replies with the KEP's field history."] if steering.commands else []
+    when = (
+        f"on its schedule: `{cron}` ({steering.timezone or 'UTC'}) under `kep-sync serve`, or its "
+        "workflow's cron in GitHub Actions"
+    )
+    commands = (
+        [
+            "- **Commands** (a comment that starts with one; from people with write access to the wiki repository; "
+            "read on the next run (in GitHub Actions the comment starts one), carried out once, answered in a reply): `/kep-sync ignore <KEP> [fields...]` adds "
+            "the ignore marker to the KEP's row in this pull request, `/kep-sync regenerate` acts as the label, "
+            "`/kep-sync explain <KEP>` replies with the KEP's field history."
+        ]
+        if steering.commands
+        else []
+    )
     return [
         f"- **Runs** {when}; each run rebuilds this pull request from the base branch and upstream.",
         "- **Closed without merge**: the same proposal is not opened again; a different one is.",

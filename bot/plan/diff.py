@@ -65,8 +65,20 @@ from bot.wiki.tables import fill_cell, split_row
 from bot.wiki.vocabulary import stage_word
 
 #: Change kinds, in changelog order; ``added`` is a new row appended by ``candidates.add_to`` (field ``row``).
-KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "added", "gates", "renamed",
-         "missing-upstream", "shipped", "pending")
+KINDS = (
+    "promoted",
+    "demoted",
+    "stage",
+    "status",
+    "retargeted",
+    "target-removed",
+    "added",
+    "gates",
+    "renamed",
+    "missing-upstream",
+    "shipped",
+    "pending",
+)
 _GRADUATION = {stage: i for i, stage in enumerate(STAGES)}
 #: How a flag that marks a released milestone rewritten starts (:attr:`Change.flags`).
 RELEASED_FLAG = "rewrites a released milestone"
@@ -179,10 +191,18 @@ def _row_id(row: MatrixRow) -> str:
     return m.group(0) if m else str(row.number)
 
 
-def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False,
-              only: Collection[int] | None = None, renames: Mapping[tuple[int, str], Rename] | None = None,
-              apply_renames: bool = False, hold: Callable[[Kep, Change], str] | None = None,
-              ignores: Mapping[int, Collection[str]] | None = None, rules: Sequence[IgnoreRule] = ()) -> PageDiff:
+def diff_page(
+    page: MatrixPage,
+    snapshot: Snapshot,
+    *,
+    gates_owned: bool = False,
+    only: Collection[int] | None = None,
+    renames: Mapping[tuple[int, str], Rename] | None = None,
+    apply_renames: bool = False,
+    hold: Callable[[Kep, Change], str] | None = None,
+    ignores: Mapping[int, Collection[str]] | None = None,
+    rules: Sequence[IgnoreRule] = (),
+) -> PageDiff:
     """Compare every row of ``page`` with ``snapshot`` and rewrite the owned cells that differ.
 
     ``only``: KEP numbers to consider (``None`` for all). ``renames``: KEP
@@ -211,17 +231,24 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         if kep is None:
             continue
         rename = (renames or {}).get((row.number, row.slug.casefold())) if row.slug else None
-        renamed = (rename if rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug)
-                   else None)
+        renamed = (
+            rename if rename is not None and rename.path == kep.path and not slug_matches(kep.slug, row.slug) else None
+        )
         if renamed is not None:
             change = _rename_change(kep_id(snapshot, kep), page.path, row, kep, renamed, apply_renames)
             changes.append(change)
             if not change.applied:
                 continue
         elif row.slug and not slug_matches(kep.slug, row.slug):
-            problems.append(Problem(page.path, where, f"row names KEP {_row_id(row)} but upstream it is "
-                                                      f"{kep.number}-{kep.slug} ({kep.path}); left as is: "
-                                                      "fix the number or the slug"))
+            problems.append(
+                Problem(
+                    page.path,
+                    where,
+                    f"row names KEP {_row_id(row)} but upstream it is "
+                    f"{kep.number}-{kep.slug} ({kep.path}); left as is: "
+                    "fix the number or the slug",
+                )
+            )
             continue
         involved[kep.path] = kep
         marked = frozenset((ignores or {}).get(row.line, ()))
@@ -229,8 +256,7 @@ def diff_page(page: MatrixPage, snapshot: Snapshot, *, gates_owned: bool = False
         def skip(field: str, new: str, number: int = kep.number, marked: frozenset[str] = marked) -> str:
             return "page" if field in marked else "config" if any(r.matches(number, field, new) for r in rules) else ""
 
-        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress,
-                                                       skip)
+        row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress, skip)
         if hold is not None:
             row_changes, updates = held(row_changes, updates, kep, hold)
         changes.extend(row_changes)
@@ -248,23 +274,43 @@ def _rename_change(ident: str, path: str, row: MatrixRow, kep: Kep, rename: Rena
     with ``apply`` and when the new directory name is plain (else flagged :data:`RENAME_REFUSED_FLAG`);
     ``upstream`` is the commit of the ``rename``."""
     odd = unplain_dir(kep.path)
-    flags = (f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
-             "'-', '_', '.'); KEP cell kept",) if odd and apply else ()
-    return Change(ident, path, row.line + 1, "kep", f"{row.number}-{row.slug}", f"{kep.number}-{kep.slug}",
-                  "renamed", apply and not flags, kep.path, upstream=upstream_of(rename.commit), flags=flags)
+    flags = (
+        (
+            f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
+            "'-', '_', '.'); KEP cell kept",
+        )
+        if odd and apply
+        else ()
+    )
+    return Change(
+        ident,
+        path,
+        row.line + 1,
+        "kep",
+        f"{row.number}-{row.slug}",
+        f"{kep.number}-{kep.slug}",
+        "renamed",
+        apply and not flags,
+        kep.path,
+        upstream=upstream_of(rename.commit),
+        flags=flags,
+    )
 
 
 def _disagreeing(row: MatrixRow, updates: Mapping[str, str]) -> list[str]:
     """Problems of the fields ``row`` shows with different values in several cells that no update rewrites
     (kep.yaml gives no value to write), when every value is a known word."""
-    return [f"KEP {_row_id(row)}: {field} shown as {' and '.join(repr(v) for v in shown)} in one row; kep.yaml "
-            "gives no value to write, so the row is kept as it is"
-            for field, shown in disagreements(row)
-            if field not in updates and all(known_word(field, v) for v in row.values(field))]
+    return [
+        f"KEP {_row_id(row)}: {field} shown as {' and '.join(repr(v) for v in shown)} in one row; kep.yaml "
+        "gives no value to write, so the row is kept as it is"
+        for field, shown in disagreements(row)
+        if field not in updates and all(known_word(field, v) for v in row.values(field))
+    ]
 
 
-def _row_kep(path: str, snapshot: Snapshot, row: MatrixRow, changes: list[Change], problems: list[Problem]
-             ) -> Kep | None:
+def _row_kep(
+    path: str, snapshot: Snapshot, row: MatrixRow, changes: list[Change], problems: list[Problem]
+) -> Kep | None:
     """The one KEP upstream that ``row`` (on page ``path``) names, or ``None`` when the row is left as is: its
     kep.yaml cannot be read, no KEP has its number (a ``missing-upstream`` change is added to ``changes``) or
     several match. Why goes to ``problems``."""
@@ -272,28 +318,30 @@ def _row_kep(path: str, snapshot: Snapshot, row: MatrixRow, changes: list[Change
     candidates = resolve(snapshot, row.number, row.slug)
     broken = unreadable(snapshot, row.number, row.slug)
     if broken and not any(slug_matches(k.slug, row.slug) for k in candidates):
-        problems.extend(Problem(path, where, f"KEP {_row_id(row)}: {p.path} cannot be read ({p.message}); "
-                                             "row kept") for p in broken)
+        problems.extend(
+            Problem(path, where, f"KEP {_row_id(row)}: {p.path} cannot be read ({p.message}); row kept") for p in broken
+        )
         return None
     if not candidates:
         old = row.value("status") or ""
-        changes.append(Change(_row_id(row), path, row.line + 1,
-                              "status", cell_value(old), "", "missing-upstream", False, ""))
-        problems.extend(Problem(path, where, f"KEP {_row_id(row)}: {hint}")
-                        for hint in number_hints(snapshot, row.number))
+        changes.append(
+            Change(_row_id(row), path, row.line + 1, "status", cell_value(old), "", "missing-upstream", False, "")
+        )
+        problems.extend(
+            Problem(path, where, f"KEP {_row_id(row)}: {hint}") for hint in number_hints(snapshot, row.number)
+        )
         return None
     if len(candidates) > 1:
         paths = ", ".join(k.path for k in candidates)
-        fix = (f"the slug {row.slug!r} matches none of them" if row.slug
-               else "add the slug to the KEP cell")
-        problems.append(Problem(path, where, f"KEP {_row_id(row)} is ambiguous upstream ({paths}); "
-                                             f"{fix}; left as is"))
+        fix = f"the slug {row.slug!r} matches none of them" if row.slug else "add the slug to the KEP cell"
+        problems.append(Problem(path, where, f"KEP {_row_id(row)} is ambiguous upstream ({paths}); {fix}; left as is"))
         return None
     return candidates[0]
 
 
-def held(changes: list[Change], updates: dict[str, str], kep: Kep, hold: Callable[[Kep, Change], str]
-         ) -> tuple[list[Change], dict[str, str]]:
+def held(
+    changes: list[Change], updates: dict[str, str], kep: Kep, hold: Callable[[Kep, Change], str]
+) -> tuple[list[Change], dict[str, str]]:
     """One row's ``changes`` and cell ``updates`` with each applied change ``hold`` names a release for turned
     into a report-only ``pending`` change (``Change.pending`` that release) and its update dropped."""
     out, kept = [], dict(updates)
@@ -315,8 +363,14 @@ def _rename_kep_cell(original: str, line: str, row: MatrixRow, rename: Rename) -
     return fill_cell(line, cell, renamed_cell(cell.text, row.number, row.slug, old_dir, rename.path), width, align)
 
 
-def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progress: tuple[int, int] | None = None,
-              skip: Callable[[str, str], str] = lambda field, new: "") -> tuple[list[Change], list[str], dict[str, str]]:
+def _diff_row(
+    row: MatrixRow,
+    kep: Kep,
+    ident: str,
+    gates_owned: bool,
+    in_progress: tuple[int, int] | None = None,
+    skip: Callable[[str, str], str] = lambda field, new: "",
+) -> tuple[list[Change], list[str], dict[str, str]]:
     changes: list[Change] = []
     problems: list[str] = []
     updates: dict[str, str] = {}
@@ -330,8 +384,11 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             flags = (f"{RELEASED_FLAG}: {old} (the release in progress is v{in_progress[0]}.{in_progress[1]})",)
         ignored = skip(field, new)
         applied = applied and not ignored
-        changes.append(Change(ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags,
-                              ignored=ignored))
+        changes.append(
+            Change(
+                ident, row.page, row.line + 1, field, old, new, kind, applied, kep.path, flags=flags, ignored=ignored
+            )
+        )
         if applied:
             updates[field] = new if written is None else written
 
@@ -354,15 +411,25 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
         unknown = [s for s in shown if not known_word(field, s)]
         if unknown:
             word = owned_value(unknown[0])
-            problems.append(f"KEP {_row_id(row)}: {field} {word!r} is not a {field} word kep-sync knows; "
-                            f"{field} kept (kep.yaml says {getattr(kep, field)!r}){_other_field(field, unknown[0])}")
+            problems.append(
+                f"KEP {_row_id(row)}: {field} {word!r} is not a {field} word kep-sync knows; "
+                f"{field} kept (kep.yaml says {getattr(kep, field)!r}){_other_field(field, unknown[0])}"
+            )
             continue
-        odd = [(s, why) for s in shown if field != "feature_gates"
-               and not same_value(field, s, _expected(kep, field)) and (why := page_reading(field, s)[1])]
+        odd = [
+            (s, why)
+            for s in shown
+            if field != "feature_gates"
+            and not same_value(field, s, _expected(kep, field))
+            and (why := page_reading(field, s)[1])
+        ]
         if odd:  # rewriting would delete the marks (or a value it cannot read): kept whatever kep.yaml says
             part, why = odd[0]
-            refuse(field, f"{field} cell {part.strip()!r} {why}; kep.yaml says {_expected(kep, field)!r}; "
-                          f"{field} cell kept ({kep.path})")
+            refuse(
+                field,
+                f"{field} cell {part.strip()!r} {why}; kep.yaml says {_expected(kep, field)!r}; "
+                f"{field} cell kept ({kep.path})",
+            )
             continue
         if field == "status":
             new = kep.status
@@ -390,12 +457,18 @@ def _diff_row(row: MatrixRow, kep: Kep, ident: str, gates_owned: bool, in_progre
             if old is None:
                 continue
             if is_placeholder_milestone(new):
-                refuse(field, f"kep.yaml milestone.{field} {new!r} is a placeholder, not a milestone; {field} cell "
-                              f"kept ({kep.path})")
+                refuse(
+                    field,
+                    f"kep.yaml milestone.{field} {new!r} is a placeholder, not a milestone; {field} cell "
+                    f"kept ({kep.path})",
+                )
                 continue
             if is_unset_milestone(new) and _reached(kep, field) and not kep.distrust(field):
-                kept.setdefault(f"kep.yaml says stage {kep.stage} but names no milestone for a stage it has "
-                                "reached: lost upstream, not a target removed", []).append(field)
+                kept.setdefault(
+                    f"kep.yaml says stage {kep.stage} but names no milestone for a stage it has "
+                    "reached: lost upstream, not a target removed",
+                    [],
+                ).append(field)
                 continue
             written = _render_milestone(new)
             if written is None:
@@ -413,14 +486,17 @@ def _other_field(field: str, shown: str) -> str:
     other = {"status": "stage", "stage": "status"}.get(field)
     if other is None or not known_word(other, shown):
         return ""
-    return (f"; {owned_value(shown)!r} is a {other}: map the column to columns.{other}, "
-            f"or write a {field}")
+    return f"; {owned_value(shown)!r} is a {other}: map the column to columns.{other}, or write a {field}"
 
 
 def _reached(kep: Kep, field: str) -> bool:
     """True when ``field`` (``alpha``/``beta``/``stable``) is a stage the KEP's trusted ``stage`` has reached."""
-    return (field in STAGES and kep.stage in STAGES and not kep.distrust("stage")
-            and STAGES.index(field) <= STAGES.index(kep.stage))
+    return (
+        field in STAGES
+        and kep.stage in STAGES
+        and not kep.distrust("stage")
+        and STAGES.index(field) <= STAGES.index(kep.stage)
+    )
 
 
 def _expected(kep: Kep, field: str) -> str:

@@ -74,8 +74,17 @@ def digest(snapshot: Snapshot, sig: str, first: str, last: str) -> dict[str, lis
         for stage in reversed(STAGES):
             key = milestone_key(kep.milestone(stage))
             if key is not None and lo <= key <= hi:
-                out[stage].append(DigestEntry(kep.number, kep.title, normalize_milestone(kep.milestone(stage)) or "",
-                                              kep.gates(), kep.path, kep.status, kep.stage))
+                out[stage].append(
+                    DigestEntry(
+                        kep.number,
+                        kep.title,
+                        normalize_milestone(kep.milestone(stage)) or "",
+                        kep.gates(),
+                        kep.path,
+                        kep.status,
+                        kep.stage,
+                    )
+                )
                 break
     return out
 
@@ -95,8 +104,10 @@ def as_json(result: dict[str, list[DigestEntry]]) -> dict[str, list[dict[str, ob
     """``{"alpha": [{"kep", "title", "milestone", "gates", "path", "status", "stage", "reached"}], "beta": ...,
     "stable": ...}``: ``stage`` is kep.yaml's as of the revision, ``reached`` :meth:`DigestEntry.reached` of the
     stage the entry is listed under (False: its milestone was a plan)."""
-    return {stage: [{**e._asdict(), "gates": list(e.gates), "reached": e.reached(stage)} for e in entries]
-            for stage, entries in result.items()}
+    return {
+        stage: [{**e._asdict(), "gates": list(e.gates), "reached": e.reached(stage)} for e in entries]
+        for stage, entries in result.items()
+    }
 
 
 def _planned(entries: list[DigestEntry], stage: str) -> str:
@@ -109,8 +120,15 @@ def _planned(entries: list[DigestEntry], stage: str) -> str:
     return f", of which {len(below)} planned: kep.yaml stage still {'/'.join(order)} at that revision"
 
 
-def render_markdown(result: dict[str, list[DigestEntry]], sig: str, first: str, last: str, revision: str,
-                    web_url: str = DEFAULT_WEB_URL, source: str = "") -> str:
+def render_markdown(
+    result: dict[str, list[DigestEntry]],
+    sig: str,
+    first: str,
+    last: str,
+    revision: str,
+    web_url: str = DEFAULT_WEB_URL,
+    source: str = "",
+) -> str:
     """Markdown like a SIG annual report: a heading, then per stage (stable first) a table
     KEP | Title | Milestone | Feature gates; the note under the heading names ``source`` (``Snapshot.source``,
     as the sync changelog names it: :func:`bot.plan.changelog.source_name`; without one, ``web_url``) and
@@ -123,12 +141,17 @@ def render_markdown(result: dict[str, list[DigestEntry]], sig: str, first: str, 
     def planned(stage: str) -> int:
         return sum(not e.reached(stage) for e in result[stage])
 
-    counts = ", ".join(f"{len(result[s])} {s}" + (f" ({planned(s)} planned)" if planned(s) else "")
-                       for s in reversed(STAGES))
+    counts = ", ".join(
+        f"{len(result[s])} {s}" + (f" ({planned(s)} planned)" if planned(s) else "") for s in reversed(STAGES)
+    )
     rev = f" at `{revision[:12]}`" if revision else ""
     where = source_name(source) if source else f"[kubernetes/enhancements]({web_url})"
-    lines = [f"## {sig}: KEPs by stage reached in {normalize_milestone(first)}..{normalize_milestone(last)}", "",
-             f"{counts}; from kep.yaml in {where}{rev}.", ""]
+    lines = [
+        f"## {sig}: KEPs by stage reached in {normalize_milestone(first)}..{normalize_milestone(last)}",
+        "",
+        f"{counts}; from kep.yaml in {where}{rev}.",
+        "",
+    ]
     for stage in reversed(STAGES):
         entries = result[stage]
         lines += [f"### {stage.capitalize()} ({len(entries)}{_planned(entries, stage)})", ""]
@@ -162,8 +185,10 @@ def section_span(text: str) -> tuple[int, int] | str:
     begins, ends = found(_BEGIN_RE), found(_END_RE)
     if len(begins) > 1 or len(ends) > 1:
         lines = [text.count("\n", 0, m.start()) + 1 for m in sorted(begins + ends, key=lambda m: m.start())]
-        return (f"{len(begins)} begin and {len(ends)} end digest markers outside code (lines "
-                f"{', '.join(map(str, lines))}); expected one pair, page left as is")
+        return (
+            f"{len(begins)} begin and {len(ends)} end digest markers outside code (lines "
+            f"{', '.join(map(str, lines))}); expected one pair, page left as is"
+        )
     if not begins or not ends or ends[0].start() < begins[0].end():
         return f"no {BEGIN!r} ... {END!r} section outside code; page left as is"
     return begins[0].start(), ends[0].start()
@@ -177,9 +202,9 @@ def rewrite_section(text: str, block: str) -> str | None:
         return None
     begin, end = span
     head_end = text.find("\n", begin)
-    nl = "\r\n" if text[head_end - 1:head_end] == "\r" else "\n"
+    nl = "\r\n" if text[head_end - 1 : head_end] == "\r" else "\n"
     inner = "".join(line + nl for line in block.strip("\n").split("\n"))
-    return text[:head_end + 1] + inner + text[end:]
+    return text[: head_end + 1] + inner + text[end:]
 
 
 def matrix_page_why(why: str) -> str:
@@ -197,7 +222,7 @@ def blank_section(text: str) -> str:
         return text
     begin, end = span
     head_end = text.find("\n", begin)
-    return text[:head_end + 1] + "\n" * text.count("\n", head_end + 1, end) + text[end:]
+    return text[: head_end + 1] + "\n" * text.count("\n", head_end + 1, end) + text[end:]
 
 
 def section_text(text: str) -> str:
@@ -206,4 +231,4 @@ def section_text(text: str) -> str:
     span = section_span(text)
     if isinstance(span, str):
         return ""
-    return text[text.find("\n", span[0]) + 1:span[1]]
+    return text[text.find("\n", span[0]) + 1 : span[1]]

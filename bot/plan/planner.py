@@ -86,14 +86,21 @@ def decode_page(path: str, data: bytes, key: str = "") -> str:
         raise WikiError(f"{path}: {why}; page not touched") from None
 
 
-def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes], *,
-              only: Collection[int] | None = None, today: str | None = None,
-              release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
-              max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
-              history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-              renames: Mapping[tuple[int, str], Rename] | None = None, review_rows: bool = False,
-              gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
-              page_url: str = "") -> SyncPlan:
+def plan_sync(
+    config: PlanSettings,
+    snapshot: Snapshot,
+    pages: dict[str, bytes],
+    *,
+    only: Collection[int] | None = None,
+    today: str | None = None,
+    release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
+    max_chars: int = changelog_mod.DEFAULT_MAX_BODY_CHARS,
+    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
+    renames: Mapping[tuple[int, str], Rename] | None = None,
+    review_rows: bool = False,
+    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+    page_url: str = "",
+) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes``, ``history``
     or ``gates`` is a loader).
 
@@ -127,24 +134,43 @@ def plan_sync(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
     reviewed = _review(scope, diffed, release_notes, history, review_rows)
     changes, problems, found, gate_found = reviewed.changes, reviewed.problems, reviewed.found, reviewed.gate_found
     tracking = _track(config, snapshot, diffed.parsed, changes, results, pages, only)
-    results = [r._replace(new="\n".join(tracking.lines[r.path]).encode("utf-8")) if r.path in tracking.lines else r
-               for r in results]
+    results = [
+        r._replace(new="\n".join(tracking.lines[r.path]).encode("utf-8")) if r.path in tracking.lines else r
+        for r in results
+    ]
     matrix = {p.path for p in diffed.parsed}
     results, dated = _date_pages(config, results, matrix, today, problems)
-    results = [_with_digest(config, snapshot, r, pages[r.path], problems)
-               if r.path in matrix and _is_digest(config, r.path) else r for r in results]
+    results = [
+        _with_digest(config, snapshot, r, pages[r.path], problems)
+        if r.path in matrix and _is_digest(config, r.path)
+        else r
+        for r in results
+    ]
     changes = changes + tracking.changes
     problems = problems + tracking.problems
     generated = _generated(config, results)
     report = _report(scope, reviewed._replace(changes=changes, problems=problems))
     touched = {c.kep_path for c in changes}
-    log = changelog_mod.render(snapshot, changes, problems, changelog_mod.ChangelogInputs(
-        involved_problems=[p for k in snapshot.all_keps() if k.path in touched for p in k.problems],
-        discrepancies=found, gate_findings=gate_found, callouts=tracking_render.callouts(tracking),
-        extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements, config.candidates.limit),
-        front_matter=dated, generated=[page for page, _ in generated],
-        controls=controls(config.steering()) if config.publish in ("git", "github") else (),
-        web_url=config.links.enhancements, page_url=page_url, max_chars=max_chars))
+    log = changelog_mod.render(
+        snapshot,
+        changes,
+        problems,
+        changelog_mod.ChangelogInputs(
+            involved_problems=[p for k in snapshot.all_keps() if k.path in touched for p in k.problems],
+            discrepancies=found,
+            gate_findings=gate_found,
+            callouts=tracking_render.callouts(tracking),
+            extra=tracking_render.sections(
+                tracking, snapshot.revision, config.links.enhancements, config.candidates.limit
+            ),
+            front_matter=dated,
+            generated=[page for page, _ in generated],
+            controls=controls(config.steering()) if config.publish in ("git", "github") else (),
+            web_url=config.links.enhancements,
+            page_url=page_url,
+            max_chars=max_chars,
+        ),
+    )
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
 
@@ -171,29 +197,36 @@ class _Reviewed(NamedTuple):
     origin: Provenance | None
 
 
-def _review(scope: _Scope, diffed: _Diffed,
-            release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None,
-            history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
-            review_rows: bool) -> _Reviewed:
+def _review(
+    scope: _Scope,
+    diffed: _Diffed,
+    release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None,
+    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
+    review_rows: bool,
+) -> _Reviewed:
     """The reviews of the diffed changes, each when its input is given: ``--kep`` numbers and ``ignore`` rules
     naming a KEP in no row, release notes (evidence, discrepancies), the feature-gate lifecycle (Shipped marks,
     gate findings) and the upstream history (provenance)."""
     changes, problems, only = diffed.changes, diffed.problems, scope.only
     if only is not None:
-        problems += [Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
-                     for n in sorted(set(only) - diffed.numbers)]
-    problems += [Problem("config", f"ignore[{i}]", f"KEP {rule.kep} is in no matrix row of the pages; the rule "
-                         "ignores nothing")
-                 for i, rule in enumerate(scope.config.ignore) if rule.kep not in diffed.numbers]
+        problems += [
+            Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
+            for n in sorted(set(only) - diffed.numbers)
+        ]
+    problems += [
+        Problem("config", f"ignore[{i}]", f"KEP {rule.kep} is in no matrix row of the pages; the rule ignores nothing")
+        for i, rule in enumerate(scope.config.ignore)
+        if rule.kep not in diffed.numbers
+    ]
     found: list[Finding] | None = None
     if release_notes is not None:
-        changes, found, notes_problems = _review_release_notes(scope, diffed.results, changes, release_notes,
-                                                               review_rows)
+        changes, found, notes_problems = _review_release_notes(
+            scope, diffed.results, changes, release_notes, review_rows
+        )
         problems += notes_problems
     gate_found: list[Finding] | None = None
     if scope.lifecycle is not None:
-        changes, gate_found = _review_gates(scope.snapshot, diffed.results, changes, scope.lifecycle, only,
-                                            review_rows)
+        changes, gate_found = _review_gates(scope.snapshot, diffed.results, changes, scope.lifecycle, only, review_rows)
         problems += scope.lifecycle.problems
     origin: Provenance | None = None
     if history is not None:
@@ -207,8 +240,13 @@ def _report(scope: _Scope, reviewed: _Reviewed) -> dict[str, object]:
     """The JSON report of the plan before the tracking keys: changes, every problem (the snapshot's too),
     discrepancies, provenance and, with a gate lifecycle, its ``gate_lifecycle`` block."""
     snapshot = scope.snapshot
-    report = changelog_mod.report(snapshot, reviewed.changes, reviewed.problems + snapshot.all_problems(),
-                                  discrepancies=reviewed.found, provenance=reviewed.origin)
+    report = changelog_mod.report(
+        snapshot,
+        reviewed.changes,
+        reviewed.problems + snapshot.all_problems(),
+        discrepancies=reviewed.found,
+        provenance=reviewed.origin,
+    )
     if scope.lifecycle is not None:
         report["gate_lifecycle"] = gate_report(scope.lifecycle, reviewed.gate_found or [])
     return report
@@ -225,8 +263,12 @@ class _Diffed(NamedTuple):
     numbers: set[int]
 
 
-def _diff_pages(scope: _Scope, pages: dict[str, bytes], renames: Mapping[tuple[int, str], Rename] | None,
-                hold: Callable[[Kep, Change], str] | None) -> _Diffed:
+def _diff_pages(
+    scope: _Scope,
+    pages: dict[str, bytes],
+    renames: Mapping[tuple[int, str], Rename] | None,
+    hold: Callable[[Kep, Change], str] | None,
+) -> _Diffed:
     """Diff every matrix page of ``pages`` against the snapshot; a digest page that is no ``wiki.pages`` entry
     is only regenerated, the read-only ``coverage.page`` is skipped (input of the tracking stage only)."""
     config, snapshot = scope.config, scope.snapshot
@@ -246,9 +288,17 @@ def _diff_pages(scope: _Scope, pages: dict[str, bytes], renames: Mapping[tuple[i
         out.parsed.append(page)
         out.numbers.update(row.number for row in page.rows)
         out.numbers.update(row.number for row in page.left)  # a row left as is: its own problem says why
-        diff = diff_page(page, snapshot, gates_owned=config.feature_gates == "owned", only=scope.only,
-                         renames=renames, apply_renames=config.renames == "apply", hold=hold,
-                         ignores=row_ignores(masked), rules=config.ignore)
+        diff = diff_page(
+            page,
+            snapshot,
+            gates_owned=config.feature_gates == "owned",
+            only=scope.only,
+            renames=renames,
+            apply_renames=config.renames == "apply",
+            hold=hold,
+            ignores=row_ignores(masked),
+            rules=config.ignore,
+        )
         lines = diff.lines
         if scope.lifecycle is not None and config.shipped_column():
             lines, column = gates_mod.shipped_column(page, lines, snapshot, scope.lifecycle, snapshot.all_keps())
@@ -260,9 +310,13 @@ def _diff_pages(scope: _Scope, pages: dict[str, bytes], renames: Mapping[tuple[i
     return out
 
 
-def _review_release_notes(scope: _Scope, results: list[PageResult], changes: list[Change],
-                          release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes],
-                          review_rows: bool) -> tuple[list[Change], list[Finding], list[Problem]]:
+def _review_release_notes(
+    scope: _Scope,
+    results: list[PageResult],
+    changes: list[Change],
+    release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes],
+    review_rows: bool,
+) -> tuple[list[Change], list[Finding], list[Problem]]:
     """``changes`` with their release-note evidence, the discrepancies and the problems of reading the notes.
 
     The check is about what this run proposes: the KEPs of applied changes, not every row (the audit,
@@ -275,15 +329,24 @@ def _review_release_notes(scope: _Scope, results: list[PageResult], changes: lis
         proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
     needed = releases_needed(proposed.values())
     notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
-    review = review_notes(changes, list(proposed.values()), snapshot.all_keps(), notes.notes,
-                          notes.available, ids={p: kep_id(snapshot, k) for p, k in proposed.items()},
-                          scope=scope.config.release_notes.review, page_keps=list(on_pages.values()))
+    review = review_notes(
+        changes,
+        list(proposed.values()),
+        snapshot.all_keps(),
+        notes.notes,
+        notes.available,
+        ids={p: kep_id(snapshot, k) for p, k in proposed.items()},
+        scope=scope.config.release_notes.review,
+        page_keps=list(on_pages.values()),
+    )
     return review.changes, review.discrepancies, list(notes.problems)
 
 
-def _provenance(snapshot: Snapshot, changes: list[Change],
-                history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History]
-                ) -> tuple[list[Change], Provenance]:
+def _provenance(
+    snapshot: Snapshot,
+    changes: list[Change],
+    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History],
+) -> tuple[list[Change], Provenance]:
     """``changes`` with the upstream commit behind each new value, and the report's ``provenance`` block.
     ``history`` is called once with ``{kep.yaml path: tracked fields}`` and the paths of the proposed changes."""
     wanted: dict[str, set[str]] = {}
@@ -306,8 +369,12 @@ def page_url(config: PlanSettings, base_revision: str) -> str:
     return f"{host}/{config.wiki.repo}/blob/{base_revision}/"
 
 
-def _gate_lifecycle(config: PlanSettings, snapshot: Snapshot, pages: dict[str, bytes],
-                    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None) -> Lifecycle | None:
+def _gate_lifecycle(
+    config: PlanSettings,
+    snapshot: Snapshot,
+    pages: dict[str, bytes],
+    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None,
+) -> Lifecycle | None:
     """``gates``, or what its loader gives for the releases the milestones of the pages' KEPs name."""
     if gates is None or isinstance(gates, Lifecycle):
         return gates
@@ -318,8 +385,11 @@ def _gate_lifecycle(config: PlanSettings, snapshot: Snapshot, pages: dict[str, b
     return gates(releases_needed(k for k in snapshot.all_keps() if k.number in numbers))
 
 
-def _hold(config: PlanSettings, lifecycle: Lifecycle | None,
-          notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None) -> Callable[[Kep, Change], str] | None:
+def _hold(
+    config: PlanSettings,
+    lifecycle: Lifecycle | None,
+    notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None,
+) -> Callable[[Kep, Change], str] | None:
     """The ``hold`` of :func:`bot.plan.diff.diff_page` for ``promote_when: released``: releases shipped per the gate
     lists, and per release notes already read (every release with notes but the newest); ``None`` otherwise."""
     if lifecycle is None or config.gate_lifecycle.promote_when != "released":
@@ -330,8 +400,14 @@ def _hold(config: PlanSettings, lifecycle: Lifecycle | None,
     return lambda kep, change: gates_mod.pending_release(kep, change, shipped)
 
 
-def _review_gates(snapshot: Snapshot, results: list[PageResult], changes: list[Change], lifecycle: Lifecycle,
-                  only: Collection[int] | None, review_rows: bool) -> tuple[list[Change], list[Finding]]:
+def _review_gates(
+    snapshot: Snapshot,
+    results: list[PageResult],
+    changes: list[Change],
+    lifecycle: Lifecycle,
+    only: Collection[int] | None,
+    review_rows: bool,
+) -> tuple[list[Change], list[Finding]]:
     """``changes`` with their Shipped marks, and the gate findings of the KEPs of every row (``review_rows``)
     or of the changed ones."""
     on_pages = {k.path: k for r in results for k in r.diff.keps}
@@ -348,14 +424,25 @@ def gate_report(lifecycle: Lifecycle, found: list[Finding]) -> dict[str, object]
     """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
     ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
     ``message``)."""
-    return {"source": lifecycle.source,
-            "lists": [{"where": gl.where, "release": gl.release, "newest": gl.newest, "revision": gl.revision}
-                      for gl in lifecycle.lists],
-            "findings": [d.as_report(GATE_KEYS) for d in found]}
+    return {
+        "source": lifecycle.source,
+        "lists": [
+            {"where": gl.where, "release": gl.release, "newest": gl.newest, "revision": gl.revision}
+            for gl in lifecycle.lists
+        ],
+        "findings": [d.as_report(GATE_KEYS) for d in found],
+    }
 
 
-def _track(config: PlanSettings, snapshot: Snapshot, parsed: list[MatrixPage], changes: list[Change],
-           results: list[PageResult], pages: dict[str, bytes], only: Collection[int] | None = None) -> Tracking:
+def _track(
+    config: PlanSettings,
+    snapshot: Snapshot,
+    parsed: list[MatrixPage],
+    changes: list[Change],
+    results: list[PageResult],
+    pages: dict[str, bytes],
+    only: Collection[int] | None = None,
+) -> Tracking:
     """The tracking stage (:func:`bot.plan.tracking.track`) for this plan. A ``candidates.add_to.page`` not
     among ``pages`` (a wiki.pages entry read once under an earlier name for the same file,
     :func:`bot.publish.directory.read_wiki_pages`) is a problem."""
@@ -368,14 +455,23 @@ def _track(config: PlanSettings, snapshot: Snapshot, parsed: list[MatrixPage], c
     tracking = track(snapshot, parsed, changes, lines, options_from(config), coverage, only)
     add = config.candidates.add_to
     if add and not any(posixpath.normpath(p) == posixpath.normpath(add.page) for p in pages):
-        tracking = tracking._replace(problems=[*tracking.problems, Problem(
-            add.page, "candidates.add_to.page", "the same file as an earlier wiki.pages entry, which is read and "
-            "written under that name; no rows added (name that entry in candidates.add_to.page)")])
+        tracking = tracking._replace(
+            problems=[
+                *tracking.problems,
+                Problem(
+                    add.page,
+                    "candidates.add_to.page",
+                    "the same file as an earlier wiki.pages entry, which is read and "
+                    "written under that name; no rows added (name that entry in candidates.add_to.page)",
+                ),
+            ]
+        )
     return tracking
 
 
-def _date_pages(config: PlanSettings, results: list[PageResult], matrix: Collection[str], today: str | None,
-                problems: list[Problem]) -> tuple[list[PageResult], list[tuple[str, str, str, str]]]:
+def _date_pages(
+    config: PlanSettings, results: list[PageResult], matrix: Collection[str], today: str | None, problems: list[Problem]
+) -> tuple[list[PageResult], list[tuple[str, str, str, str]]]:
     """``results`` with ``front_matter.date_key`` set to ``today`` on each ``matrix`` page whose bytes this
     run changed (rows rewritten or added), and ``(page, key, old, new)`` of each date written; a date
     kept because its format is unknown (:func:`bot.wiki.frontmatter.set_date`) is added to ``problems``."""
@@ -411,14 +507,18 @@ def _is_digest(config: PlanSettings, path: str) -> bool:
 def _generated(config: PlanSettings, results: list[PageResult]) -> tuple[tuple[str, str], ...]:
     """``(page, section text)`` of the digest page when this plan changes its digest section
     (:attr:`SyncPlan.generated`); ``()`` when it keeps it."""
+
     def section(data: bytes) -> str:
         return digest_mod.section_text(data.decode("utf-8"))
 
-    return tuple((r.path, section(r.new)) for r in results
-                 if _is_digest(config, r.path) and section(r.old) != section(r.new))
+    return tuple(
+        (r.path, section(r.new)) for r in results if _is_digest(config, r.path) and section(r.old) != section(r.new)
+    )
 
 
-def digest_page(config: PlanSettings, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]) -> PageResult:
+def digest_page(
+    config: PlanSettings, snapshot: Snapshot, path: str, data: bytes, problems: list[Problem]
+) -> PageResult:
     """The ``digest.page`` with its section rewritten (:func:`_rewritten_digest`); a page without one pair
     of markers outside code is reported in ``problems`` and kept byte-identical."""
     text = decode_page(path, data)
@@ -429,8 +529,9 @@ def digest_page(config: PlanSettings, snapshot: Snapshot, path: str, data: bytes
     return PageResult(path, data, new.encode("utf-8"), PageDiff([], [], [], new.split("\n")))
 
 
-def _with_digest(config: PlanSettings, snapshot: Snapshot, result: PageResult, data: bytes,
-                 problems: list[Problem]) -> PageResult:
+def _with_digest(
+    config: PlanSettings, snapshot: Snapshot, result: PageResult, data: bytes, problems: list[Problem]
+) -> PageResult:
     """A matrix page's ``result`` (read with its digest section emptied) with the section rewritten in its
     new bytes (:func:`_rewritten_digest`) and ``data``, the page as read, put back as its old bytes. A page
     without one pair of markers outside code (never emptied) keeps its synced rows; ``problems`` gets why."""
@@ -447,6 +548,13 @@ def _rewritten_digest(config: PlanSettings, snapshot: Snapshot, text: str) -> st
     """``text`` with its digest section rewritten (:func:`bot.plan.digest.rewrite_section`) from
     ``snapshot`` per ``config.digest``; ``None`` when it has no one pair of markers outside code."""
     d = config.digest
-    block = digest_mod.render_markdown(digest_mod.digest(snapshot, d.sig, d.first, d.last), d.sig, d.first, d.last,
-                                       snapshot.revision, config.links.enhancements, snapshot.source)
+    block = digest_mod.render_markdown(
+        digest_mod.digest(snapshot, d.sig, d.first, d.last),
+        d.sig,
+        d.first,
+        d.last,
+        snapshot.revision,
+        config.links.enhancements,
+        snapshot.source,
+    )
     return digest_mod.rewrite_section(text, block)

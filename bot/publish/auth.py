@@ -109,14 +109,19 @@ def _retry_wait(exc: BaseException | None, attempt: int) -> float | None:
 def _describe(what: str, exc: BaseException) -> str:
     if isinstance(exc, GithubException):
         data = exc.data if isinstance(exc.data, dict) else {}
-        detail = "; ".join(str(e.get("message") or e.get("code") or e) if isinstance(e, dict) else str(e)
-                           for e in data.get("errors") or [])
+        detail = "; ".join(
+            str(e.get("message") or e.get("code") or e) if isinstance(e, dict) else str(e)
+            for e in data.get("errors") or []
+        )
         message = data.get("message") or str(exc.data or "")
         wait = _retry_wait(exc, 1)
         hint = ""
         if exc.status in (403, 429) and wait is not None:
-            hint = (f" (rate limited; the wait of {wait:.0f}s is over the budget)" if wait > MAX_RATE_LIMIT_WAIT_SECONDS
-                    else " (rate limited; still limited after retrying)")
+            hint = (
+                f" (rate limited; the wait of {wait:.0f}s is over the budget)"
+                if wait > MAX_RATE_LIMIT_WAIT_SECONDS
+                else " (rate limited; still limited after retrying)"
+            )
         return redact(f"GitHub API: {what}: HTTP {exc.status} {message}{': ' + detail if detail else ''}{hint}")
     return redact(f"GitHub API: {what}: {type(exc).__name__}: {exc}")
 
@@ -128,15 +133,22 @@ class GitHubSession(NamedTuple):
     sleep: Callable[[float], None]
     token_kind: str
 
-    def call(self, what: str, fn: Callable[..., T], *args: Any, recover: Callable[[], T | None] | None = None,
-             **kwargs: Any) -> T:
+    def call(
+        self, what: str, fn: Callable[..., T], *args: Any, recover: Callable[[], T | None] | None = None, **kwargs: Any
+    ) -> T:
         """``fn(*args, **kwargs)`` with retries; raises :class:`GitHubApiError` naming ``what`` on failure.
         ``recover``: for a write that must not be repeated, see :func:`call_with_retry`."""
         return call_with_retry(what, fn, *args, sleep=self.sleep, recover=recover, **kwargs)
 
 
-def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable[[float], None] = time.sleep,
-                    recover: Callable[[], T | None] | None = None, **kwargs: Any) -> T:
+def call_with_retry(
+    what: str,
+    fn: Callable[..., T],
+    *args: Any,
+    sleep: Callable[[float], None] = time.sleep,
+    recover: Callable[[], T | None] | None = None,
+    **kwargs: Any,
+) -> T:
     """Run one API call with the retry policy of this module; ``sleep`` is injectable for tests.
 
     ``recover``: for a write GitHub may have carried out although its answer was lost (a 5xx or a dropped
@@ -162,20 +174,30 @@ def call_with_retry(what: str, fn: Callable[..., T], *args: Any, sleep: Callable
 
     def stop(state: tenacity.RetryCallState) -> bool:
         wait = _retry_wait(state.outcome.exception() if state.outcome else None, state.attempt_number)
-        return (state.attempt_number >= MAX_ATTEMPTS or wait is None or wait > MAX_RATE_LIMIT_WAIT_SECONDS
-                or state.idle_for + wait > RETRY_BUDGET_SECONDS)
+        return (
+            state.attempt_number >= MAX_ATTEMPTS
+            or wait is None
+            or wait > MAX_RATE_LIMIT_WAIT_SECONDS
+            or state.idle_for + wait > RETRY_BUDGET_SECONDS
+        )
 
     def log_retry(state: tenacity.RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
         reason = f"HTTP {exc.status}" if isinstance(exc, GithubException) else type(exc).__name__
-        get_logger().warning("retrying request", call=what, reason=reason, attempt=state.attempt_number,
-                             wait_seconds=state.next_action.sleep if state.next_action else None)
+        get_logger().warning(
+            "retrying request",
+            call=what,
+            reason=reason,
+            attempt=state.attempt_number,
+            wait_seconds=state.next_action.sleep if state.next_action else None,
+        )
 
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(lambda exc: _retry_wait(exc, 1) is not None),
         stop=stop,
-        wait=lambda state: _retry_wait(state.outcome.exception() if state.outcome else None,
-                                       state.attempt_number) or 0.0,
+        wait=lambda state: (
+            _retry_wait(state.outcome.exception() if state.outcome else None, state.attempt_number) or 0.0
+        ),
         sleep=sleep,
         before_sleep=log_retry,
         reraise=True,
@@ -192,8 +214,9 @@ def _private_key(env: Mapping[str, str]) -> str:
         return env["KEP_SYNC_APP_PRIVATE_KEY"]
     path = env.get("KEP_SYNC_APP_PRIVATE_KEY_FILE", "")
     if not path:
-        raise ConfigError("KEP_SYNC_APP_ID is set but neither KEP_SYNC_APP_PRIVATE_KEY nor "
-                          "KEP_SYNC_APP_PRIVATE_KEY_FILE is")
+        raise ConfigError(
+            "KEP_SYNC_APP_ID is set but neither KEP_SYNC_APP_PRIVATE_KEY nor KEP_SYNC_APP_PRIVATE_KEY_FILE is"
+        )
     try:
         key = Path(path).expanduser().read_text(encoding="utf-8")
     except OSError as exc:
@@ -212,32 +235,56 @@ def _key_setting(env: Mapping[str, str]) -> str:
     return f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {env.get('KEP_SYNC_APP_PRIVATE_KEY_FILE', '')}"
 
 
-def _installation_token(api_url: str, repo: str, app_id: str, key: str, counter: RequestCounter | None,
-                        sleep: Callable[[float], None], pause: float,
-                        key_setting: str = "KEP_SYNC_APP_PRIVATE_KEY") -> str:
+def _installation_token(
+    api_url: str,
+    repo: str,
+    app_id: str,
+    key: str,
+    counter: RequestCounter | None,
+    sleep: Callable[[float], None],
+    pause: float,
+    key_setting: str = "KEP_SYNC_APP_PRIVATE_KEY",
+) -> str:
     app_auth = _CountedAppAuth(app_id, key)
     app_auth.counter, app_auth.pause = counter, pause
     pacing.install()
-    integration = GithubIntegration(auth=app_auth, base_url=api_url, user_agent=USER_AGENT, retry=None,
-                                    seconds_between_requests=None, seconds_between_writes=None)
+    integration = GithubIntegration(
+        auth=app_auth,
+        base_url=api_url,
+        user_agent=USER_AGENT,
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
     owner, name = repo.split("/", 1)
     try:
-        installation = call_with_retry(f"find the GitHub App installation for {repo}",
-                                       integration.get_repo_installation, owner, name, sleep=sleep)
+        installation = call_with_retry(
+            f"find the GitHub App installation for {repo}", integration.get_repo_installation, owner, name, sleep=sleep
+        )
     except (ValueError, jwt.PyJWTError) as exc:  # a key PyJWT cannot load; the key itself is never shown
         raise ConfigError(f"{key_setting}: not a usable RSA private key ({type(exc).__name__})") from None
-    grant = call_with_retry(f"create an installation token for {repo}", integration.get_access_token,
-                            installation.id, sleep=sleep)
+    grant = call_with_retry(
+        f"create an installation token for {repo}", integration.get_access_token, installation.id, sleep=sleep
+    )
     add_secret(grant.token)
     if header_problem("the installation token", grant.token):
-        raise GitHubApiError(f"GitHub API: create an installation token for {repo}: "
-                             + header_problem("the installation token", grant.token))
+        raise GitHubApiError(
+            f"GitHub API: create an installation token for {repo}: "
+            + header_problem("the installation token", grant.token)
+        )
     return grant.token
 
 
-def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: RequestCounter | None = None,
-            sleep: Callable[[float], None] = time.sleep,
-            seconds_between_writes: float = SECONDS_BETWEEN_WRITES, read_only: bool = False) -> GitHubSession:
+def connect(
+    api_url: str,
+    repo: str,
+    env: Mapping[str, str],
+    *,
+    counter: RequestCounter | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    seconds_between_writes: float = SECONDS_BETWEEN_WRITES,
+    read_only: bool = False,
+) -> GitHubSession:
     """A :class:`GitHubSession` for ``repo`` (``OWNER/NAME``) at ``api_url``, authenticated from ``env``.
 
     Raises :class:`ConfigError` when no credentials are set (unless
@@ -248,8 +295,16 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
     pull requests it opens do not trigger other workflows.
     """
     if env.get("KEP_SYNC_APP_ID"):
-        token = _installation_token(api_url, repo, env["KEP_SYNC_APP_ID"], _private_key(env), counter, sleep,
-                                    seconds_between_writes, _key_setting(env))
+        token = _installation_token(
+            api_url,
+            repo,
+            env["KEP_SYNC_APP_ID"],
+            _private_key(env),
+            counter,
+            sleep,
+            seconds_between_writes,
+            _key_setting(env),
+        )
         kind = "app"
     elif env.get("GITHUB_TOKEN"):
         token, kind = env["GITHUB_TOKEN"], "token"
@@ -259,15 +314,26 @@ def connect(api_url: str, repo: str, env: Mapping[str, str], *, counter: Request
         if env.get("GITHUB_ACTIONS") == "true" and token.startswith("ghs_") and not read_only:
             get_logger(component="publish").warning(
                 "GITHUB_TOKEN looks like the GitHub Actions token: pull requests it opens or updates do not "
-                "trigger other workflows (e.g. CI); use a GitHub App (KEP_SYNC_APP_ID) or a personal access token")
+                "trigger other workflows (e.g. CI); use a GitHub App (KEP_SYNC_APP_ID) or a personal access token"
+            )
     elif read_only:
         token, kind = "", "none"
     else:
-        raise ConfigError("--publish github needs credentials in the environment: GITHUB_TOKEN, or "
-                          "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE")
+        raise ConfigError(
+            "--publish github needs credentials in the environment: GITHUB_TOKEN, or "
+            "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE"
+        )
     auth = _CountedToken(token) if token else _CountedAnonymous()
     auth.counter, auth.pause = counter, seconds_between_writes
     pacing.install()  # writes are paced per process (pacing.PACER), not by each PyGithub client
-    client = github.Github(auth=auth, base_url=api_url, user_agent=USER_AGENT, retry=None, per_page=PER_PAGE,
-                           seconds_between_requests=None, seconds_between_writes=None, lazy=True)
+    client = github.Github(
+        auth=auth,
+        base_url=api_url,
+        user_agent=USER_AGENT,
+        retry=None,
+        per_page=PER_PAGE,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+        lazy=True,
+    )
     return GitHubSession(client, sleep, kind)

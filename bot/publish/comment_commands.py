@@ -65,8 +65,9 @@ def parse_comment(cid: int, user: str, updated: str, body: str | None) -> Comman
     base = Command(cid, user, updated, first)
     verb, args = (words[1].casefold(), words[2:]) if len(words) > 1 else ("", [])
     if verb == "regenerate":
-        return base._replace(verb=verb, error=f"`regenerate` takes no arguments; got {quoted(' '.join(args))}"
-                             if args else "")
+        return base._replace(
+            verb=verb, error=f"`regenerate` takes no arguments; got {quoted(' '.join(args))}" if args else ""
+        )
     if verb not in ("ignore", "explain"):
         what = f"unknown command {quoted(verb)}" if verb else "no command given"
         return base._replace(error=f"{what}; the commands are {USAGE}")
@@ -75,13 +76,15 @@ def parse_comment(cid: int, user: str, updated: str, body: str | None) -> Comman
         return base._replace(verb=verb, error=f"`{verb}` needs a KEP number, e.g. `/kep-sync {verb} 4671`")
     kep, rest = int(match.group(1)), args[1:]
     if verb == "explain":
-        return base._replace(verb=verb, kep=kep, error=f"`explain` takes one KEP; got {quoted(' '.join(rest))} "
-                             "after it" if rest else "")
+        return base._replace(
+            verb=verb, kep=kep, error=f"`explain` takes one KEP; got {quoted(' '.join(rest))} after it" if rest else ""
+        )
     words = [w for part in rest for w in part.split(",") if w]
     unknown = [w for w in words if not field_name(w)]
     if unknown:
-        return base._replace(verb=verb, kep=kep, error=f"unknown field {quoted(unknown[0])}; fields: "
-                             + ", ".join(IGNORABLE))
+        return base._replace(
+            verb=verb, kep=kep, error=f"unknown field {quoted(unknown[0])}; fields: " + ", ".join(IGNORABLE)
+        )
     named = {field_name(w) for w in words}
     return base._replace(verb=verb, kep=kep, fields=tuple(f for f in IGNORABLE if f in named))
 
@@ -151,18 +154,27 @@ def ignore_done(command: Command, where: Sequence[str], head: str) -> str:
     marker = marker_text(command.fields)
     rows = ", ".join(where)
     if not head:
-        return reply(command, f"**Recorded**: kep-sync adds `{marker}` to the row of KEP {command.kep} ({rows}) "
-                              "when it next updates this branch (a commit it did not make stops it now).")
-    return reply(command, f"**Done**: kep-sync added `{marker}` to the row of KEP {command.kep} ({rows}) in "
-                          f"commit `{head[:12]}`. The cell stays as the page has it, its drift is listed under "
-                          "\"Ignored\", and the marker lands in the page with this pull request.")
+        return reply(
+            command,
+            f"**Recorded**: kep-sync adds `{marker}` to the row of KEP {command.kep} ({rows}) "
+            "when it next updates this branch (a commit it did not make stops it now).",
+        )
+    return reply(
+        command,
+        f"**Done**: kep-sync added `{marker}` to the row of KEP {command.kep} ({rows}) in "
+        f"commit `{head[:12]}`. The cell stays as the page has it, its drift is listed under "
+        '"Ignored", and the marker lands in the page with this pull request.',
+    )
 
 
 def regenerate_done(command: Command, head: str) -> str:
     """The reply to a regenerate command: the branch now points at ``head`` (``""``: no commit was needed)."""
     if not head:
-        return reply(command, "**Done**: nothing to rebuild; the base branch already has every change, so "
-                              "kep-sync closed this pull request.")
+        return reply(
+            command,
+            "**Done**: nothing to rebuild; the base branch already has every change, so "
+            "kep-sync closed this pull request.",
+        )
     return reply(command, f"**Done**: kep-sync replaced the branch with a fresh commit from the base: `{head[:12]}`.")
 
 
@@ -171,8 +183,11 @@ def explain_done(command: Command, history: str) -> str:
     if len(history) > MAX_REPLY:
         history = history[:MAX_REPLY] + "\n… (cut; run kep-sync history for the rest)"
     fence = "````" if "```" in history else "```"
-    return reply(command, f"Field history of KEP {command.kep} (as `kep-sync history {command.kep}` prints it):\n\n"
-                          f"{fence}\n{history.rstrip()}\n{fence}")
+    return reply(
+        command,
+        f"Field history of KEP {command.kep} (as `kep-sync history {command.kep}` prints it):\n\n"
+        f"{fence}\n{history.rstrip()}\n{fence}",
+    )
 
 
 def quoted(text: str, limit: int = MAX_QUOTE) -> str:

@@ -39,8 +39,9 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
             what = f"cannot be read ({exc.strerror or exc})"
         if what:
             hint = close_page(wiki_dir, rel) if what == "no such file" else ""
-            raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}"
-                             + (f"; did you mean {hint!r}?" if hint else ""))
+            raise page_error(
+                rel, what, f"under the wiki directory {str(wiki_dir)!r}" + (f"; did you mean {hint!r}?" if hint else "")
+            )
         try:
             if rel in once:
                 st = path.stat()
@@ -77,8 +78,11 @@ def close_page(wiki_dir: Path, name: str) -> str:
     pages: list[str] = []
     for dirpath, dirnames, filenames in os.walk(wiki_dir):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        pages += [os.path.relpath(os.path.join(dirpath, f), wiki_dir).replace(os.sep, "/")
-                  for f in sorted(filenames) if f.endswith(".md")]
+        pages += [
+            os.path.relpath(os.path.join(dirpath, f), wiki_dir).replace(os.sep, "/")
+            for f in sorted(filenames)
+            if f.endswith(".md")
+        ]
         if len(pages) > MAX_CANDIDATES:
             break
     folded = {p.casefold(): p for p in reversed(pages)}

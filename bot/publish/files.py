@@ -34,8 +34,10 @@ class PageChanged(PublishError):
     """A page's bytes on disk are no longer those the plan was made from; ``path`` names it. Exit code 1."""
 
     def __init__(self, path: Path):
-        super().__init__(f"{path}: changed on disk while kep-sync was planning; nothing was written "
-                         "(run again to plan from the new page)")
+        super().__init__(
+            f"{path}: changed on disk while kep-sync was planning; nothing was written "
+            "(run again to plan from the new page)"
+        )
         self.path = path
 
 
@@ -122,8 +124,9 @@ def _check_unchanged(expected: dict[Path, bytes]) -> None:
             raise PageChanged(path)
 
 
-def write_files(files: dict[Path, bytes], *, must_exist: bool = True,
-                expected: dict[Path, bytes] | None = None) -> None:
+def write_files(
+    files: dict[Path, bytes], *, must_exist: bool = True, expected: dict[Path, bytes] | None = None
+) -> None:
     """Replace every ``{path: bytes}`` or, on any failure before the first move, none of them.
 
     ``expected``: ``{path: bytes}`` each path must still hold just before the first move (the bytes a
@@ -178,6 +181,8 @@ def publish_files(wiki_dir: Path, pages: dict[str, bytes], read: dict[str, bytes
     ``read``: ``{relative path: bytes}`` the plan was made from; a page that no longer holds them raises
     :class:`PageChanged` and nothing is written. Returns the relative paths written, sorted.
     """
-    write_files({wiki_dir / rel: data for rel, data in sorted(pages.items())},
-                expected={wiki_dir / rel: data for rel, data in (read or {}).items()})
+    write_files(
+        {wiki_dir / rel: data for rel, data in sorted(pages.items())},
+        expected={wiki_dir / rel: data for rel, data in (read or {}).items()},
+    )
     return sorted(pages)

@@ -44,8 +44,12 @@ if TYPE_CHECKING:
 _ZERO = "0" * 40
 #: The author and committer of every commit kep-sync makes in git mode (see :mod:`bot.publish.ownership`).
 BOT_NAME, BOT_EMAIL = "kep-sync", "kep-sync@users.noreply.github.com"
-_IDENTITY = {"GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
-             "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL}
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": BOT_NAME,
+    "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+    "GIT_COMMITTER_NAME": BOT_NAME,
+    "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+}
 
 
 #: Before every git command: no repository hook runs, not even those plumbing runs (``update-ref`` runs
@@ -61,17 +65,25 @@ class _Git:
         self.env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
 
     @overload
-    def run(self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None,
-            check: Literal[True] = True) -> bytes: ...
+    def run(
+        self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None, check: Literal[True] = True
+    ) -> bytes: ...
 
     @overload
-    def run(self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None,
-            check: bool) -> bytes | None: ...
+    def run(
+        self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None, check: bool
+    ) -> bytes | None: ...
 
-    def run(self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None,
-            check: bool = True) -> bytes | None:
-        proc = subprocess.run(["git", *_NO_HOOKS, "-C", str(self.path), *args], input=data, capture_output=True,
-                              env={**self.env, **(env or {})}, check=False)
+    def run(
+        self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None, check: bool = True
+    ) -> bytes | None:
+        proc = subprocess.run(
+            ["git", *_NO_HOOKS, "-C", str(self.path), *args],
+            input=data,
+            capture_output=True,
+            env={**self.env, **(env or {})},
+            check=False,
+        )
         if proc.returncode != 0:
             if not check:
                 return None
@@ -115,8 +127,10 @@ class GitWiki:
         git = self.git
         git_dir = git.text("rev-parse", "--absolute-git-dir", check=False)
         if git_dir is None:
-            raise ConfigError(f"wiki.dir {str(self.wiki_dir)!r}: not a git checkout{relative_to(self.wiki_dir)}; "
-                              "publish git commits in a clone of the wiki")
+            raise ConfigError(
+                f"wiki.dir {str(self.wiki_dir)!r}: not a git checkout{relative_to(self.wiki_dir)}; "
+                "publish git commits in a clone of the wiki"
+            )
         checked_out = git.text("symbolic-ref", "-q", "HEAD", check=False)
         self._refuse_checked_out()
         self.base_name = self.config.wiki.base or (checked_out or "").removeprefix("refs/heads/") or "HEAD"
@@ -129,8 +143,9 @@ class GitWiki:
         :class:`PublishError` when it is the wiki's own worktree (``git worktree list --porcelain``)."""
         where = _worktree_of(self.git, self.ref)
         if where is not None and Path(where).resolve() == self.wiki_dir.resolve():
-            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out; "
-                               "switch to the base branch first")
+            raise PublishError(
+                f"{self.wiki_dir}: the bot branch {self.branch} is checked out; switch to the base branch first"
+            )
         return where
 
     def _move_branch(self, new: str, head: str) -> None:
@@ -145,20 +160,29 @@ class GitWiki:
         tree = _Git(Path(where))
         dirty = tree.text("status", "--porcelain", "--untracked-files=no", check=False)
         at = tree.text("rev-parse", "--verify", "-q", "HEAD", check=False)
-        if dirty or dirty is None or at is None or at != head \
-                or tree.run("read-tree", "-m", "-u", at, new, check=False) is None:
-            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} is checked out in the worktree "
-                               f"{where}, which has changes of its own; commit or discard them, or switch that "
-                               "worktree to another branch, then run again")
+        if (
+            dirty
+            or dirty is None
+            or at is None
+            or at != head
+            or tree.run("read-tree", "-m", "-u", at, new, check=False) is None
+        ):
+            raise PublishError(
+                f"{self.wiki_dir}: the bot branch {self.branch} is checked out in the worktree "
+                f"{where}, which has changes of its own; commit or discard them, or switch that "
+                "worktree to another branch, then run again"
+            )
         if self.git.run("update-ref", "-m", "kep-sync: update bot branch", self.ref, new, head, check=False) is None:
             tree.run("read-tree", "-m", "-u", new, at, check=False)  # the branch moved meanwhile: put the files back
-            raise PublishError(f"{self.wiki_dir}: the bot branch {self.branch} moved while kep-sync updated it; "
-                               "run again")
+            raise PublishError(
+                f"{self.wiki_dir}: the bot branch {self.branch} moved while kep-sync updated it; run again"
+            )
         self.log.info("worktree moved with the bot branch", worktree=where)
 
     def _resolve_base(self) -> str:
-        base = self.git.text("rev-parse", "--verify", "-q", "--end-of-options", f"{self.base_name}^{{commit}}",
-                             check=False)
+        base = self.git.text(
+            "rev-parse", "--verify", "-q", "--end-of-options", f"{self.base_name}^{{commit}}", check=False
+        )
         if not base:
             raise PublishError(f"{self.wiki_dir}: wiki.base {self.base_name!r} is not a branch or commit")
         return base
@@ -186,10 +210,21 @@ class GitWiki:
         return self._publish(plan)
 
     def _publish(self, plan: SyncPlan) -> Publication:
-        git, ref, log, base, modes, body, pr_file = (self.git, self.ref, self.log, self.base, self.modes, self.body,
-                                                     self.pr_file)
-        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated), base,
-                           prmod.pages_digest(self.blobs))
+        git, ref, log, base, modes, body, pr_file = (
+            self.git,
+            self.ref,
+            self.log,
+            self.base,
+            self.modes,
+            self.body,
+            self.pr_file,
+        )
+        proposal = PrState(
+            plan.snapshot.revision,
+            prmod.fingerprint(plan.changes, plan.generated),
+            base,
+            prmod.pages_digest(self.blobs),
+        )
         head = git.text("rev-parse", "--verify", "-q", ref, check=False) or ""  # "": no bot branch yet
         # Each built or read once: the ownership test and the empty-commit test both compare them.
         tree = functools.cache(lambda: _tree(git, plan, modes, base))
@@ -198,25 +233,37 @@ class GitWiki:
         if head:
             parents, identities, message = _commit_info(git, head)
             recorded = prmod.parse_state(body) if body else None
-            if not is_own_head(head, recorded.head if recorded else "", parents, identities,
-                               lambda: f"{BOT_NAME} <{BOT_EMAIL}>",
-                               lambda: head_tree() == tree()):
-                log.warning("the bot branch has commits kep-sync did not make; not updating it (delete the branch "
-                            "to let kep-sync start it afresh)", head=head)
+            if not is_own_head(
+                head,
+                recorded.head if recorded else "",
+                parents,
+                identities,
+                lambda: f"{BOT_NAME} <{BOT_EMAIL}>",
+                lambda: head_tree() == tree(),
+            ):
+                log.warning(
+                    "the bot branch has commits kep-sync did not make; not updating it (delete the branch "
+                    "to let kep-sync start it afresh)",
+                    head=head,
+                )
                 return Publication(plan, [], "", blocked=True)
             head_state = prmod.parse_trailers(message)
         if not plan.changed_pages():
             if head and self._refuse_checked_out():
-                log.info("the base already has these rows; the bot branch is checked out in a worktree, so it "
-                         "stays", base=base)
+                log.info(
+                    "the base already has these rows; the bot branch is checked out in a worktree, so it stays",
+                    base=base,
+                )
             elif head:
                 git.run("update-ref", "-d", ref, head)
                 pr_file.unlink(missing_ok=True)
                 log.info("the base already has these rows; bot branch deleted", base=base)
             return Publication(plan, [], "")
         title = self.config.pull_request.title or plan.changelog.title
-        if head_state is not None and (head_state.fingerprint, head_state.pages) == (proposal.fingerprint,
-                                                                                     proposal.pages):
+        if head_state is not None and (head_state.fingerprint, head_state.pages) == (
+            proposal.fingerprint,
+            proposal.pages,
+        ):
             _write_pr_file(pr_file, title, body, plan, proposal._replace(head=head))
             log.info("bot branch is up to date", head=head)
             return Publication(plan, [], str(pr_file))
@@ -251,8 +298,9 @@ def _worktree_of(git: _Git, ref: str) -> str | None:
     return None
 
 
-def _read_pages(git: _Git, base: str, base_name: str, paths: list[str]
-                ) -> tuple[dict[str, str], dict[str, str], dict[str, bytes]]:
+def _read_pages(
+    git: _Git, base: str, base_name: str, paths: list[str]
+) -> tuple[dict[str, str], dict[str, str], dict[str, bytes]]:
     """``(modes, blob SHAs, bytes)`` of each page at commit ``base``.
 
     Raises :class:`ConfigError` naming ``wiki.pages`` when a path ends in ``/``, or is not exactly
@@ -284,8 +332,11 @@ def _commit_info(git: _Git, sha: str) -> tuple[list[str], list[str], str]:
     headers, _, message = raw.partition("\n\n")
     fields = [line.split(" ", 1) for line in headers.split("\n") if " " in line]
     people = {key: value.rsplit(">", 1)[0] + ">" for key, value in fields if key in ("author", "committer")}
-    return ([value for key, value in fields if key == "parent"],
-            [people.get("author", ""), people.get("committer", "")], message)
+    return (
+        [value for key, value in fields if key == "parent"],
+        [people.get("author", ""), people.get("committer", "")],
+        message,
+    )
 
 
 def _tree(git: _Git, plan: SyncPlan, modes: dict[str, str], base: str) -> str:
@@ -302,8 +353,7 @@ def _tree(git: _Git, plan: SyncPlan, modes: dict[str, str], base: str) -> str:
 def _commit(git: _Git, plan: SyncPlan, proposal: PrState, tree: str, parent: str) -> str:
     """Commit ``tree`` (from :func:`_tree`) on ``parent`` as kep-sync (:data:`_IDENTITY`); returns the commit SHA."""
     message = prmod.with_trailers(plan.changelog.commit_message, proposal).encode("utf-8")
-    return git.run("commit-tree", tree, "-p", parent, "-F", "-", data=message,
-                   env=dict(_IDENTITY)).decode().strip()
+    return git.run("commit-tree", tree, "-p", parent, "-F", "-", data=message, env=dict(_IDENTITY)).decode().strip()
 
 
 def _read_pr_body(path: Path) -> str | None:

@@ -79,9 +79,16 @@ class GitHubWiki:
     """
 
     @classmethod
-    def connect(cls, config: PublishSettings, counter: RequestCounter | None = None, env: Mapping[str, str] | None = None,
-                sleep: Callable[[float], None] = time.sleep, seconds_between_writes: float | None = None,
-                read_only: bool = False, explain: Callable[[int], str] | None = None) -> GitHubWiki:
+    def connect(
+        cls,
+        config: PublishSettings,
+        counter: RequestCounter | None = None,
+        env: Mapping[str, str] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        seconds_between_writes: float | None = None,
+        read_only: bool = False,
+        explain: Callable[[int], str] | None = None,
+    ) -> GitHubWiki:
         """A backend with an authenticated session. ``env`` (default ``os.environ``) holds the credentials;
         ``counter`` counts API requests; ``sleep`` (retry waits) and ``seconds_between_writes`` (default
         :data:`bot.publish.auth.SECONDS_BETWEEN_WRITES`) are for tests; ``explain``: KEP number -> its field
@@ -90,14 +97,35 @@ class GitHubWiki:
         :class:`ConfigError` without
         ``wiki.repo`` or (unless ``read_only``) without credentials."""
         repo = _wiki_repo(config)
-        pause = 0 if read_only else auth.SECONDS_BETWEEN_WRITES if seconds_between_writes is None \
+        pause = (
+            0
+            if read_only
+            else auth.SECONDS_BETWEEN_WRITES
+            if seconds_between_writes is None
             else seconds_between_writes
-        return cls(config, connect(config.github.api_url, repo, os.environ if env is None else env,
-                                   counter=counter, sleep=sleep, seconds_between_writes=pause, read_only=read_only),
-                   read_only, explain)
+        )
+        return cls(
+            config,
+            connect(
+                config.github.api_url,
+                repo,
+                os.environ if env is None else env,
+                counter=counter,
+                sleep=sleep,
+                seconds_between_writes=pause,
+                read_only=read_only,
+            ),
+            read_only,
+            explain,
+        )
 
-    def __init__(self, config: PublishSettings, session: GitHubSession, read_only: bool = False,
-                 explain: Callable[[int], str] | None = None):
+    def __init__(
+        self,
+        config: PublishSettings,
+        session: GitHubSession,
+        read_only: bool = False,
+        explain: Callable[[int], str] | None = None,
+    ):
         self.config, self.pr_config, self.call, self.read_only = config, config.pull_request, session.call, read_only
         self.explain = explain
         self.repo_name = _wiki_repo(config)
@@ -115,8 +143,12 @@ class GitHubWiki:
         self.pulls, self.open_pr = [], None
         if not self.read_only:
             branch = self.pr_config.branch
-            self.pulls = self.call("list the bot's pull requests", lambda: self.repo.get_pulls(
-                state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc").get_page(0))
+            self.pulls = self.call(
+                "list the bot's pull requests",
+                lambda: self.repo.get_pulls(
+                    state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc"
+                ).get_page(0),
+            )
         self.base_name = self._base_name()
         self.open_pr = next((p for p in self.pulls if p.state == "open" and p.base.ref == self.base_name), None)
         self.base_sha, self.base_tree = self._base_head(self.base_name)
@@ -127,7 +159,9 @@ class GitHubWiki:
             self.commands, self.newest = self._read_commands(self.open_pr)
         pages, self.ignores = self._mark(self.original, prmod.parse_state(self.open_pr.body if self.open_pr else ""))
         budget = prmod.changelog_budget(self.open_pr.body if self.open_pr else None)
-        return PagesAtBase(pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores)))
+        return PagesAtBase(
+            pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores))
+        )
 
     def publish(self, plan: SyncPlan, replan: Replan) -> Publication:
         """Open or update the bot pull request for ``plan`` (see the module docstring).
@@ -142,24 +176,46 @@ class GitHubWiki:
             raise ConfigError("--publish none: the GitHub wiki was opened read-only; nothing lands")
         # Pages whose only change is an ignore marker a command added are changed pages too.
         plan = plan._replace(pages=[p._replace(old=self.original.get(p.path, p.old)) for p in plan.pages])
-        marks = tuple((page, f"ignore {kep} {' '.join(fields)}") for (kep, fields), where in self.ignores.items()
-                      for page in sorted({w.rsplit(" line ", 1)[0] for w in where}))
+        marks = tuple(
+            (page, f"ignore {kep} {' '.join(fields)}")
+            for (kep, fields), where in self.ignores.items()
+            for page in sorted({w.rsplit(" line ", 1)[0] for w in where})
+        )
         if self.ignores:
-            plan = plan._replace(changelog=plan.changelog._replace(
-                body=_before_controls(plan.changelog.body, self._ignore_block()),
-                commit_message=plan.changelog.commit_message.rstrip("\n") + "\n\n" + "\n".join(
-                    f"Ignore marker added on request: KEP {kep} {' '.join(fields) or '(whole row)'}"
-                    for kep, fields in self.ignores) + "\n"))
-        proposal = PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes, plan.generated + marks),
-                           self.base_sha, prmod.pages_digest(self.blobs), **self._commands_state())
+            plan = plan._replace(
+                changelog=plan.changelog._replace(
+                    body=_before_controls(plan.changelog.body, self._ignore_block()),
+                    commit_message=plan.changelog.commit_message.rstrip("\n")
+                    + "\n\n"
+                    + "\n".join(
+                        f"Ignore marker added on request: KEP {kep} {' '.join(fields) or '(whole row)'}"
+                        for kep, fields in self.ignores
+                    )
+                    + "\n",
+                )
+            )
+        proposal = PrState(
+            plan.snapshot.revision,
+            prmod.fingerprint(plan.changes, plan.generated + marks),
+            self.base_sha,
+            prmod.pages_digest(self.blobs),
+            **self._commands_state(),
+        )
         if self.open_pr is None:
             publication = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
             return publication._replace(operation="created" if publication.url else "none")
         self.head_after = ""
         publication = self._update(self.open_pr, plan, proposal, self.base_tree)
         self._answer(self.open_pr, publication)
-        operation = ("blocked" if publication.blocked else "closed" if not publication.url
-                     else "updated" if publication.written else "none")
+        operation = (
+            "blocked"
+            if publication.blocked
+            else "closed"
+            if not publication.url
+            else "updated"
+            if publication.written
+            else "none"
+        )
         return publication._replace(operation=operation)
 
     # -------------------------------------------------- commands in comments
@@ -172,8 +228,14 @@ class GitHubWiki:
         one per author and :data:`~bot.publish.comment_commands.MAX_REFUSALS` per run are left out (logged)."""
         state = prmod.parse_state(pr.body) or PrState()
         since, seen = cmd.since_query(state.since), int(state.seen) if state.seen.isdigit() else 0
-        comments = self.call(f"list comments of #{pr.number}", lambda: list(PaginatedList(
-            IssueComment, self.repo.requester, f"{pr.issue_url}/comments", {"since": since} if since else None)))
+        comments = self.call(
+            f"list comments of #{pr.number}",
+            lambda: list(
+                PaginatedList(
+                    IssueComment, self.repo.requester, f"{pr.issue_url}/comments", {"since": since} if since else None
+                )
+            ),
+        )
         found, roles, top_id, top_time = [], {}, seen, ""
         refused: set[str] = set()
         for c in comments:
@@ -205,8 +267,9 @@ class GitHubWiki:
             raise
         return str(data.get("permission") or ""), str(data.get("role_name") or "")
 
-    def _mark(self, pages: dict[str, bytes], state: PrState | None
-              ) -> tuple[dict[str, bytes], dict[tuple[int, tuple[str, ...]], list[str]]]:
+    def _mark(
+        self, pages: dict[str, bytes], state: PrState | None
+    ) -> tuple[dict[str, bytes], dict[tuple[int, tuple[str, ...]], list[str]]]:
         """``(pages with the markers of every ignore command carried out, {(KEP, fields): ["page line N"]})``;
         a new ignore command whose KEP is in no row gets its ``error``."""
         rules = cmd.decode_ignores(state.ignore if state else "")
@@ -223,17 +286,22 @@ class GitHubWiki:
                 found.setdefault((kep, fields), []).extend(f"{path} line {n + 1}" for n in lines)
         found = {rule: where for rule, where in found.items() if where}
         pages_named = ", ".join(self.config.wiki.pages)
-        self.commands = [c._replace(error=f"KEP {c.kep} is in no row of {pages_named}")
-                         if c.verb == "ignore" and not c.error and cmd.ignored_rule(c) not in found else c
-                         for c in self.commands]
+        self.commands = [
+            c._replace(error=f"KEP {c.kep} is in no row of {pages_named}")
+            if c.verb == "ignore" and not c.error and cmd.ignored_rule(c) not in found
+            else c
+            for c in self.commands
+        ]
         return out, found
 
     def _ignore_block(self) -> str:
         """The body lines listing the ignore markers commands added (``""`` when none)."""
         if not self.ignores:
             return ""
-        lines = [f"- KEP {kep}: `{cmd.marker_text(fields)}` ({', '.join(where)})"
-                 for (kep, fields), where in self.ignores.items()]
+        lines = [
+            f"- KEP {kep}: `{cmd.marker_text(fields)}` ({', '.join(where)})"
+            for (kep, fields), where in self.ignores.items()
+        ]
         return "**Ignore markers added by `/kep-sync ignore`**\n\n" + "\n".join(lines) + "\n\n"
 
     def _commands_state(self) -> dict[str, str]:
@@ -314,8 +382,9 @@ class GitHubWiki:
         state = prmod.parse_state(pr.body)
         labelled = prmod.REGENERATE_LABEL in {label.name for label in pr.labels}
         regenerate = labelled or any(c.verb == "regenerate" and not c.error for c in self.commands)
-        ours = state is not None and self._is_ours(pr.head.sha, state.head, self._identity_of(state.head),
-                                                   proposal.base, plan)
+        ours = state is not None and self._is_ours(
+            pr.head.sha, state.head, self._identity_of(state.head), proposal.base, plan
+        )
         recorded = (state or PrState())._replace(**self._commands_state())
         if not ours and not regenerate:
             self._note_foreign(pr)
@@ -324,15 +393,23 @@ class GitHubWiki:
         if not plan.changed_pages():
             self._close_superseded(pr, recorded, proposal.base)
             return Publication(plan, [], "")
-        if ours and state is not None and not regenerate \
-                and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages):
+        if (
+            ours
+            and state is not None
+            and not regenerate
+            and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages)
+        ):
             self.log.info("pull request is up to date", pull_request=pr.number)
             self._record(pr, recorded)
             self.head_after = pr.head.sha
             return Publication(plan, [], pr.html_url)
         fast_forward = ours and state is not None and not regenerate and state.base == proposal.base
-        if fast_forward and state is not None and state.fingerprint == proposal.fingerprint and self._same_tree(proposal.base, pr.head.sha,
-                                                                                           plan):
+        if (
+            fast_forward
+            and state is not None
+            and state.fingerprint == proposal.fingerprint
+            and self._same_tree(proposal.base, pr.head.sha, plan)
+        ):
             # Same changes on the same base, only the page set differs: a commit would be empty.
             new_state = proposal._replace(head=pr.head.sha, follows=state.follows)
             body = prmod.merge_body(pr.body, prmod.render_section(plan.changelog.body, new_state))
@@ -348,9 +425,14 @@ class GitHubWiki:
         self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
         self.head_after = new_head
         if labelled:
-            self.call("remove the regenerate label", pr.remove_from_labels, prmod.REGENERATE_LABEL,
-                      recover=lambda: None if any(label.name == prmod.REGENERATE_LABEL for label in pr.get_labels())
-                      else True)
+            self.call(
+                "remove the regenerate label",
+                pr.remove_from_labels,
+                prmod.REGENERATE_LABEL,
+                recover=lambda: (
+                    None if any(label.name == prmod.REGENERATE_LABEL for label in pr.get_labels()) else True
+                ),
+            )
         self.log.info("pull request updated", pull_request=pr.number, head=new_head, fast_forward=fast_forward)
         return Publication(plan, sorted(plan.changed_pages()), pr.html_url)
 
@@ -363,9 +445,14 @@ class GitHubWiki:
         if head == recorded:
             return True
         commit = self.call("read the bot branch head", self.repo.get_git_commit, head)
-        return is_own_head(head, recorded, [p.sha for p in commit.parents],
-                           [_who(commit.author), _who(commit.committer)], bot_identity,
-                           lambda: self._same_tree(base, head, plan))
+        return is_own_head(
+            head,
+            recorded,
+            [p.sha for p in commit.parents],
+            [_who(commit.author), _who(commit.committer)],
+            bot_identity,
+            lambda: self._same_tree(base, head, plan),
+        )
 
     def _identity_of(self, sha: str) -> Callable[[], str]:
         """A lazy ``"Name <email>"`` of commit ``sha`` (a commit the bot recorded; ``""`` when it is gone)."""
@@ -379,6 +466,7 @@ class GitHubWiki:
                 if exc.status in (404, 422):
                     return ""
                 raise
+
         return read
 
     def _same_tree(self, base: str, head: str, plan: SyncPlan) -> bool:
@@ -386,7 +474,8 @@ class GitHubWiki:
         files = self.call("compare the bot branch with the base", self.repo.compare, base, head).files
         want = {path: _blob_sha(data) for path, data in plan.changed_pages().items()}
         return len(files) < 300 and {f.filename: f.sha for f in files if f.status == "modified"} == want == {
-            f.filename: f.sha for f in files}
+            f.filename: f.sha for f in files
+        }
 
     def _move_branch(self, sha: str, force: bool) -> None:
         """Point the bot branch at ``sha``; a branch deleted under an open pull request is created again."""
@@ -396,28 +485,47 @@ class GitHubWiki:
             if exc.status != 422:
                 raise
             try:  # "Reference does not exist": create it (never overwrites; an existing branch fails again)
-                self.call("recreate the bot branch", self.repo.create_git_ref, f"refs/heads/{self.pr_config.branch}",
-                          sha, recover=lambda: self._branch_at(sha))
+                self.call(
+                    "recreate the bot branch",
+                    self.repo.create_git_ref,
+                    f"refs/heads/{self.pr_config.branch}",
+                    sha,
+                    recover=lambda: self._branch_at(sha),
+                )
             except GitHubApiError:
                 raise exc from None
             self.log.warning("the bot branch was deleted under the open pull request; created it again", head=sha)
 
     def _note_foreign(self, pr: PullRequest) -> None:
-        self.log.warning("the bot branch has commits kep-sync did not make; not updating", pull_request=pr.number,
-                         label=prmod.REGENERATE_LABEL)
+        self.log.warning(
+            "the bot branch has commits kep-sync did not make; not updating",
+            pull_request=pr.number,
+            label=prmod.REGENERATE_LABEL,
+        )
         comments = self.call(f"list comments of #{pr.number}", lambda: list(pr.get_issue_comments()))
         if any(prmod.FOREIGN_COMMENT_TAG in (c.body or "") for c in comments):
             return
-        self._comment(pr, (
-            f"{prmod.FOREIGN_COMMENT_TAG}\nkep-sync found commits on `{self.pr_config.branch}` that it did not "
-            f"make (head `{pr.head.sha[:12]}`), so it leaves this pull request alone. To replace the branch with "
-            f"a fresh commit from the base (dropping those commits), add the label `{prmod.REGENERATE_LABEL}`."))
+        self._comment(
+            pr,
+            (
+                f"{prmod.FOREIGN_COMMENT_TAG}\nkep-sync found commits on `{self.pr_config.branch}` that it did not "
+                f"make (head `{pr.head.sha[:12]}`), so it leaves this pull request alone. To replace the branch with "
+                f"a fresh commit from the base (dropping those commits), add the label `{prmod.REGENERATE_LABEL}`."
+            ),
+        )
 
     def _close_superseded(self, pr: PullRequest, state: PrState, base: str) -> None:
-        self._comment(pr, f"The base branch `{pr.base.ref}` already has these rows (at `{base[:12]}`), so this pull "
-                          "request is superseded. Closing it; kep-sync opens a new one when upstream changes again.")
-        body = prmod.merge_body(pr.body, prmod.render_section(
-            "**kep-sync**: superseded; the base branch already has these rows.", state._replace(status="superseded")))
+        self._comment(
+            pr,
+            f"The base branch `{pr.base.ref}` already has these rows (at `{base[:12]}`), so this pull "
+            "request is superseded. Closing it; kep-sync opens a new one when upstream changes again.",
+        )
+        body = prmod.merge_body(
+            pr.body,
+            prmod.render_section(
+                "**kep-sync**: superseded; the base branch already has these rows.", state._replace(status="superseded")
+            ),
+        )
         self.call(f"close #{pr.number}", pr.edit, state="closed", body=body)
         self._delete_branch()
         self.log.info("pull request closed as superseded", pull_request=pr.number)
@@ -430,8 +538,9 @@ class GitHubWiki:
                 raise
 
     # ---------------------------------------------------------- new pull request
-    def _open(self, pulls: list[PullRequest], plan: SyncPlan, proposal: PrState, base_name: str,
-              base_tree: str) -> Publication:
+    def _open(
+        self, pulls: list[PullRequest], plan: SyncPlan, proposal: PrState, base_name: str, base_tree: str
+    ) -> Publication:
         if not plan.changed_pages():
             self.log.info("wiki is up to date; no pull request needed")
             return Publication(plan, [], "")
@@ -439,18 +548,28 @@ class GitHubWiki:
         rejected = [(p, s) for p, s in closed if s is not None and s.status != "superseded"]
         same = next((p for p, s in rejected if s.fingerprint == proposal.fingerprint), None)
         if same is not None:
-            self.log.warning("this proposal was closed without merge; not reopening it", pull_request=same.number,
-                             fingerprint=proposal.fingerprint)
+            self.log.warning(
+                "this proposal was closed without merge; not reopening it",
+                pull_request=same.number,
+                fingerprint=proposal.fingerprint,
+            )
             return Publication(plan, [], "")
         made = self._commit(plan, proposal, base_tree, proposal.base)
         new_head = made.sha
-        self._create_branch(new_head, {s.head for _, s in closed if s is not None}, _who(made.committer), plan,
-                            proposal.base)
+        self._create_branch(
+            new_head, {s.head for _, s in closed if s is not None}, _who(made.committer), plan, proposal.base
+        )
         state = proposal._replace(head=new_head, follows=str(rejected[0][0].number) if rejected else "")
-        pr = self.call("open the pull request", self.repo.create_pull, base=base_name, head=self.pr_config.branch,
-                       title=self._title(plan), draft=self.pr_config.draft,
-                       body=prmod.render_section(plan.changelog.body, state),
-                       recover=lambda: self._open_pull(base_name, new_head))
+        pr = self.call(
+            "open the pull request",
+            self.repo.create_pull,
+            base=base_name,
+            head=self.pr_config.branch,
+            title=self._title(plan),
+            draft=self.pr_config.draft,
+            body=prmod.render_section(plan.changelog.body, state),
+            recover=lambda: self._open_pull(base_name, new_head),
+        )
         self._decorate(pr)
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
         return Publication(plan, sorted(plan.changed_pages()), pr.html_url)
@@ -468,13 +587,16 @@ class GitHubWiki:
         except GitHubApiError as exc:
             if exc.status != 422:
                 raise
-        old = self.call("read the bot branch",
-                        lambda: self.repo.get_git_ref(f"heads/{self.pr_config.branch}").object.sha)
+        old = self.call(
+            "read the bot branch", lambda: self.repo.get_git_ref(f"heads/{self.pr_config.branch}").object.sha
+        )
         if old not in known_heads:
             if not self._is_ours(old, "", lambda: identity, base, plan):
-                raise GitHubApiError(f"{self.config.wiki.repo}: branch {self.pr_config.branch} exists with a commit "
-                                     f"kep-sync did not make ({old[:12]}); not overwriting it. Delete the branch "
-                                     "or set pull_request.branch to another name")
+                raise GitHubApiError(
+                    f"{self.config.wiki.repo}: branch {self.pr_config.branch} exists with a commit "
+                    f"kep-sync did not make ({old[:12]}); not overwriting it. Delete the branch "
+                    "or set pull_request.branch to another name"
+                )
         self.call("move the bot branch", self._branch_ref().edit, sha, force=True)
 
     def _decorate(self, pr: PullRequest) -> None:
@@ -487,8 +609,14 @@ class GitHubWiki:
             assignees: Opt[list[NamedUser | str]] = list(cfg.assignees) if cfg.assignees else NotSet
             steps.append(("set labels and assignees", lambda: issue.edit(labels=labels, assignees=assignees)))
         if cfg.reviewers or cfg.team_reviewers:
-            steps.append(("request reviewers", lambda: pr.create_review_request(
-                reviewers=list(cfg.reviewers), team_reviewers=list(cfg.team_reviewers))))
+            steps.append(
+                (
+                    "request reviewers",
+                    lambda: pr.create_review_request(
+                        reviewers=list(cfg.reviewers), team_reviewers=list(cfg.team_reviewers)
+                    ),
+                )
+            )
         for what, step in steps:
             try:
                 self.call(f"{what} on #{pr.number}", step)
@@ -516,6 +644,7 @@ class GitHubWiki:
 
     def _comment(self, pr: PullRequest, body: str) -> None:
         """One comment on ``pr``; after a lost response the comment is looked for by its text, never posted twice."""
+
         def posted():
             return next((c for c in pr.get_issue_comments() if c.body == body), None)
 
@@ -526,12 +655,17 @@ class GitHubWiki:
         """Blobs, tree and commit for the changed pages on ``base_tree``; returns the commit (no ref moved)."""
         elements = []
         for path, data in sorted(plan.changed_pages().items()):
-            blob = self.call(f"upload {path}", self.repo.create_git_blob,
-                             base64.b64encode(data).decode("ascii"), "base64")
+            blob = self.call(
+                f"upload {path}", self.repo.create_git_blob, base64.b64encode(data).decode("ascii"), "base64"
+            )
             elements.append(InputGitTreeElement(path, "100644", "blob", sha=blob.sha))
         requester, url = self.repo.requester, self.repo.url
-        tree = self.call("create the tree", self.repo.create_git_tree, elements,
-                         GitTree.GitTree(requester, url=f"{url}/git/trees/{base_tree}", attributes={"sha": base_tree}))
+        tree = self.call(
+            "create the tree",
+            self.repo.create_git_tree,
+            elements,
+            GitTree.GitTree(requester, url=f"{url}/git/trees/{base_tree}", attributes={"sha": base_tree}),
+        )
         parents = [GitCommit.GitCommit(requester, url=f"{url}/git/commits/{parent}", attributes={"sha": parent})]
         message = prmod.with_trailers(plan.changelog.commit_message, proposal)
         return self.call("create the commit", self.repo.create_git_commit, message, tree, parents)

@@ -17,8 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 
-def is_own_head(head: str, recorded_head: str, parents: Sequence[str], identities: Sequence[str],
-                bot_identity: Callable[[], str], same_tree: Callable[[], bool]) -> bool:
+def is_own_head(
+    head: str,
+    recorded_head: str,
+    parents: Sequence[str],
+    identities: Sequence[str],
+    bot_identity: Callable[[], str],
+    same_tree: Callable[[], bool],
+) -> bool:
     """True when ``head`` (a commit SHA) is kep-sync's own commit under the rule above.
 
     ``recorded_head``: the head kep-sync recorded (``""`` when none); ``parents``: the head's

@@ -41,8 +41,12 @@ _BEGIN_RE = re.compile(r"^<!-- kep-sync:begin\b[^>\n]*-->[ \t\r]*$", re.M)
 _END_RE = re.compile(r"^<!-- kep-sync:end -->[ \t\r]*$", re.M)
 _STATE_RE = re.compile(r"^<!-- kep-sync:state ([^>\n]*?) -->[ \t\r]*$", re.M)
 _TRAILER_RE = re.compile(r"^[A-Za-z0-9-]+: \S")
-_TRAILERS = {"fingerprint": "Kep-Sync-Fingerprint", "revision": "Kep-Sync-Revision",
-             "base": "Kep-Sync-Base", "pages": "Kep-Sync-Pages"}
+_TRAILERS = {
+    "fingerprint": "Kep-Sync-Fingerprint",
+    "revision": "Kep-Sync-Revision",
+    "base": "Kep-Sync-Base",
+    "pages": "Kep-Sync-Pages",
+}
 
 
 class PrState(NamedTuple):
@@ -124,7 +128,7 @@ def outside_text(body: str | None) -> str:
     """The human part of a body: everything outside the bot section (all of it when there is no section)."""
     body = body or ""
     span = _section_span(body)
-    return body if span is None else body[: span[0]] + body[span[1]:]
+    return body if span is None else body[: span[0]] + body[span[1] :]
 
 
 def changelog_budget(body: str | None) -> int:
@@ -137,8 +141,10 @@ def changelog_budget(body: str | None) -> int:
     human = len(outside_text(body))
     budget = BODY_LIMIT - SECTION_OVERHEAD - human
     if budget < MIN_CHANGELOG_CHARS:
-        raise PublishError(f"pull request body: the text outside the kep-sync section is {human} characters, "
-                           f"leaving no room under kep-sync's {BODY_LIMIT} limit; shorten it")
+        raise PublishError(
+            f"pull request body: the text outside the kep-sync section is {human} characters, "
+            f"leaving no room under kep-sync's {BODY_LIMIT} limit; shorten it"
+        )
     return budget
 
 
@@ -159,7 +165,7 @@ def with_state(body: str | None, state: PrState) -> str:
     found = list(_STATE_RE.finditer(body, span[0], span[1])) if span else []
     if not found:
         return merge_body(body, render_section("", state))
-    return body[:found[-1].start()] + state_marker(state) + body[found[-1].end():]
+    return body[: found[-1].start()] + state_marker(state) + body[found[-1].end() :]
 
 
 def merge_body(existing: str | None, section: str) -> str:
@@ -167,7 +173,7 @@ def merge_body(existing: str | None, section: str) -> str:
     existing = existing or ""
     span = _section_span(existing)
     if span is not None:
-        return existing[: span[0]] + section + existing[span[1]:]
+        return existing[: span[0]] + section + existing[span[1] :]
     return f"{existing.rstrip()}\n\n{section}" if existing.strip() else section
 
 
@@ -189,5 +195,3 @@ def parse_trailers(message: str) -> PrState | None:
             if key == name and value.strip():
                 found[field] = value.strip()
     return PrState(**found) if "fingerprint" in found else None
-
-

@@ -47,31 +47,42 @@ def check_health(state: State, trigger: BaseTrigger, now: datetime.datetime) -> 
     reason is in UTC, whatever ``schedule.timezone`` is. A recorded time more than
     :data:`CLOCK_SKEW_ALLOWANCE` after ``now`` is unhealthy (it would hide every overdue run)."""
     if still_running(state.service_process) is False:
-        return Health(False, f"the service that recorded this state (pid {state.service_process.partition(':')[0]}, "
-                             f"started {utc_text(state.service_started)}) is no longer running")
+        return Health(
+            False,
+            f"the service that recorded this state (pid {state.service_process.partition(':')[0]}, "
+            f"started {utc_text(state.service_started)}) is no longer running",
+        )
     last = state.last_run
     if last is not None and not last.ok:
         return Health(False, f"last run {last.run_id} failed at {utc_text(last.finished)}: {last.error}")
     try:
-        marks = [datetime.datetime.fromisoformat(t) for t in
-                 (state.last_success.started if state.last_success else "", state.service_started) if t]
+        marks = [
+            datetime.datetime.fromisoformat(t)
+            for t in (state.last_success.started if state.last_success else "", state.service_started)
+            if t
+        ]
         if not marks:
             return Health(False, "no service start and no run recorded in the state directory")
         since = max(marks)
         recorded = [("service start", state.service_started), ("last run finished", last.finished if last else "")]
         for what, text in [("last good run", state.last_success.started if state.last_success else ""), *recorded]:
             if text and datetime.datetime.fromisoformat(text) > now + CLOCK_SKEW_ALLOWANCE:
-                return Health(False, f"the state directory records a {what} time in the future: {utc_text(text)} "
-                                     f"is after now ({utc_text(now)}) by more than "
-                                     f"{int(CLOCK_SKEW_ALLOWANCE.total_seconds() // 60)} minutes (a wrong clock?)")
+                return Health(
+                    False,
+                    f"the state directory records a {what} time in the future: {utc_text(text)} "
+                    f"is after now ({utc_text(now)}) by more than "
+                    f"{int(CLOCK_SKEW_ALLOWANCE.total_seconds() // 60)} minutes (a wrong clock?)",
+                )
         due = trigger.get_next_fire_time(None, since + datetime.timedelta(seconds=1))
         late = due is not None and due + LATE_ALLOWANCE <= now
     except (TypeError, ValueError, OverflowError) as exc:
         return Health(False, f"the state directory holds a time that is not a usable ISO 8601 time ({exc})")
     if late:
-        return Health(False, f"run due at {utc_text(due)} has not succeeded (last good run or start: "
-                             f"{utc_text(since)})")
+        return Health(
+            False, f"run due at {utc_text(due)} has not succeeded (last good run or start: {utc_text(since)})"
+        )
     if last is None:
         return Health(True, f"service started at {utc_text(since)}; no run due yet")
-    return Health(True, f"last run {last.run_id} {last.result} at {utc_text(last.finished)}, "
-                        f"revision {last.revision or '-'}")
+    return Health(
+        True, f"last run {last.run_id} {last.result} at {utc_text(last.finished)}, revision {last.revision or '-'}"
+    )

@@ -75,8 +75,11 @@ def wiki_marker(config: Config) -> str:
     if config.publish == "git":
         import subprocess
 
-        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q",
-                               f"{config.wiki.base or 'HEAD'}^{{commit}}"], capture_output=True, check=False)
+        proc = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "-q", f"{config.wiki.base or 'HEAD'}^{{commit}}"],
+            capture_output=True,
+            check=False,
+        )
         return f"git:{proc.stdout.decode('ascii', 'replace').strip()}" if proc.returncode == 0 else "git:?"
     digest = hashlib.sha256()
     for page in config.pages_to_read():
@@ -88,10 +91,17 @@ def wiki_marker(config: Config) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
-            now: Callable[[], datetime.datetime] = utcnow,
-            transport: httpx.BaseTransport | None = None, force: bool = False,
-            upstream: GitHubUpstream | None = None, probe: Callable[[], Revision] | None = None) -> RunRecord:
+def run_job(
+    config: Config,
+    state_dir: Path,
+    *,
+    sync: Callable | None = None,
+    now: Callable[[], datetime.datetime] = utcnow,
+    transport: httpx.BaseTransport | None = None,
+    force: bool = False,
+    upstream: GitHubUpstream | None = None,
+    probe: Callable[[], Revision] | None = None,
+) -> RunRecord:
     """Poll, sync if needed, record the outcome in ``state_dir``; never raises for a failed run.
     ``force``: a full run even when nothing changed (a run the user asked for).
 
@@ -125,10 +135,18 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
             log.error("run failed", error=error)
             summary = run_summary(last.failed(config, error, log))
         result = summary["result"]
-        record = RunRecord(run_id=run_id, started=started.isoformat(), finished=now().isoformat(), result=result,
-                           http_requests=counter.count, error=summary["error"] or "", revision=summary["revision"],
-                           changes=summary["changes"], applied=summary["applied"],
-                           pull_request=summary["pull_request"])
+        record = RunRecord(
+            run_id=run_id,
+            started=started.isoformat(),
+            finished=now().isoformat(),
+            result=result,
+            http_requests=counter.count,
+            error=summary["error"] or "",
+            revision=summary["revision"],
+            changes=summary["changes"],
+            applied=summary["applied"],
+            pull_request=summary["pull_request"],
+        )
         state.last_run = record
         if record.ok:
             state.last_success = record
@@ -137,9 +155,14 @@ def run_job(config: Config, state_dir: Path, *, sync: Callable | None = None,
         except Exception as exc:
             log.error("state not saved", error=redact(str(exc)))
         level = {"failed": "error", "blocked": "warning"}.get(result, "info")
-        getattr(log, level)("run finished", **summary, http_requests=counter.count,
-                            duration_seconds=round(time.monotonic() - start, 3),
-                            changelog=last.written.get("changelog"), report=last.written.get("report"))
+        getattr(log, level)(
+            "run finished",
+            **summary,
+            http_requests=counter.count,
+            duration_seconds=round(time.monotonic() - start, 3),
+            changelog=last.written.get("changelog"),
+            report=last.written.get("report"),
+        )
     return record
 
 
@@ -163,8 +186,10 @@ class LastRun:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except FileExistsError:
-            raise PublishError(f"{self.directory}: exists and is not a directory; move it away so kep-sync "
-                               "can keep the last run's changelog and report there") from None
+            raise PublishError(
+                f"{self.directory}: exists and is not a directory; move it away so kep-sync "
+                "can keep the last run's changelog and report there"
+            ) from None
         except OSError as exc:
             raise PublishError(f"{self.directory}: cannot create: {exc.strerror or exc}") from None
         return self.report
@@ -217,9 +242,18 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_ino, st.st_mtime_ns
 
 
-def _poll_or_sync(config: Config, state: State, sync: Callable, counter: RequestCounter,
-                  transport: httpx.BaseTransport | None, log, last: LastRun, force: bool = False,
-                  upstream: GitHubUpstream | None = None, ask: Callable[[], Revision] | None = None) -> dict:
+def _poll_or_sync(
+    config: Config,
+    state: State,
+    sync: Callable,
+    counter: RequestCounter,
+    transport: httpx.BaseTransport | None,
+    log,
+    last: LastRun,
+    force: bool = False,
+    upstream: GitHubUpstream | None = None,
+    ask: Callable[[], Revision] | None = None,
+) -> dict:
     """The poll, then the full sync when needed; returns the run's :func:`bot.commands.sync.run_summary` (``result``
     ``skipped``, ``ok`` or ``blocked``). Updates ``state`` in place after a full run that was not blocked.
     A full run writes its changelog and report to ``last``."""
@@ -228,22 +262,45 @@ def _poll_or_sync(config: Config, state: State, sync: Callable, counter: Request
     source = without_userinfo(config.enhancements)  # the state never keeps a credential of a source URL
     same_source = state.source == source
     fingerprint = config_fingerprint(config)
-    upstream = upstream or github_upstream(config.enhancements, Path(config.cache_dir).expanduser(),
-                                           api_url=config.github.api_url, counter=counter,
-                                           transport=transport)  # its probe is the sync's: asked once
+    upstream = upstream or github_upstream(
+        config.enhancements,
+        Path(config.cache_dir).expanduser(),
+        api_url=config.github.api_url,
+        counter=counter,
+        transport=transport,
+    )  # its probe is the sync's: asked once
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
-        probe = upstream.probe() if upstream is not None else ask() if ask is not None else current_revision(
-            config.enhancements, client, api_url=config.github.api_url, etag=state.revision_etag if same_source else "")
+        probe = (
+            upstream.probe()
+            if upstream is not None
+            else ask()
+            if ask is not None
+            else current_revision(
+                config.enhancements,
+                client,
+                api_url=config.github.api_url,
+                etag=state.revision_etag if same_source else "",
+            )
+        )
         notes = release_notes_etags(config, client, state.release_notes_etags if same_source else {})
     # a 304 to the state's ETag means the state's revision; the upstream reader fills in its own
     revision = probe.revision or (state.revision if probe.not_modified else "")
     blocked_before = state.last_run is not None and state.last_run.result == "blocked"
-    if (not force and revision and same_source and revision == state.revision and state.config == fingerprint
-            and notes is not None and notes == state.release_notes_etags and not blocked_before
-            and state.wiki == wiki_marker(config)):
+    if (
+        not force
+        and revision
+        and same_source
+        and revision == state.revision
+        and state.config == fingerprint
+        and notes is not None
+        and notes == state.release_notes_etags
+        and not blocked_before
+        and state.wiki == wiki_marker(config)
+    ):
         log.info("no upstream or wiki change; run skipped", revision=revision)
-        return run_summary({"result": "skipped", "revision": revision, "changes": [], "pages_written": [],
-                            "pull_request": None})
+        return run_summary(
+            {"result": "skipped", "revision": revision, "changes": [], "pages_written": [], "pull_request": None}
+        )
     try:
         report = last.prepare()
     except PublishError as exc:  # the sync still runs; only its last-run files are lost
@@ -303,11 +360,21 @@ def run_audit_job(config: Config, state_dir: Path, *, audit: Callable | None = N
 
             write_files({state_dir / "audit.md": done.markdown.encode("utf-8")}, must_exist=False)
         except Exception as exc:  # a failed audit must not stop the service
-            log.error("audit finished", result="failed", error=redact(f"{type(exc).__name__}: {exc}"),
-                      http_requests=counter.count, duration_seconds=round(time.monotonic() - start, 3))
+            log.error(
+                "audit finished",
+                result="failed",
+                error=redact(f"{type(exc).__name__}: {exc}"),
+                http_requests=counter.count,
+                duration_seconds=round(time.monotonic() - start, 3),
+            )
             return False
         from bot.commands.audit import log_fields
 
-        log.info("audit finished", result="ok", **log_fields(done), http_requests=counter.count,
-                 duration_seconds=round(time.monotonic() - start, 3))
+        log.info(
+            "audit finished",
+            result="ok",
+            **log_fields(done),
+            http_requests=counter.count,
+            duration_seconds=round(time.monotonic() - start, 3),
+        )
     return True

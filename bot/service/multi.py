@@ -44,16 +44,25 @@ class SharedSources:
     failure to read the snapshot is kept too: every target fails with it, and it is read only once.
     """
 
-    def __init__(self, config: Config, counter: RequestCounter | None = None,
-                 load: Callable[[Config, RequestCounter | None], Snapshot] | None = None):
+    def __init__(
+        self,
+        config: Config,
+        counter: RequestCounter | None = None,
+        load: Callable[[Config, RequestCounter | None], Snapshot] | None = None,
+    ):
         from bot.commands.sync import load_enhancements
 
         self.config, self.counter = config, counter
         self._load = load or (lambda config, counter: load_enhancements(config, counter, self.upstream()))
         self._own_load = load is None  # provenance asks the upstream reader only when the snapshot came from it
         self._snapshot: Snapshot | KepSyncError | None = None
-        self._history: tuple[Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
-                             dict[tuple[int, str], Rename]] | None = None
+        self._history: (
+            tuple[
+                Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
+                dict[tuple[int, str], Rename],
+            ]
+            | None
+        ) = None
         self._notes = None
         self._gates: Callable[[Collection[str]], Lifecycle] | None = None
         self._upstream: GitHubUpstream | None = None
@@ -80,8 +89,9 @@ class SharedSources:
 
             try:
                 with make_client(None, counter=self.counter) as client:
-                    self._revision = current_revision(self.config.enhancements, client,
-                                                      api_url=self.config.github.api_url)
+                    self._revision = current_revision(
+                        self.config.enhancements, client, api_url=self.config.github.api_url
+                    )
             except KepSyncError as exc:
                 self._revision = exc
             self._read["revision"] = True
@@ -116,8 +126,9 @@ class SharedSources:
         if self._history is None:
             from bot.commands.sync import history_loader
 
-            self._history = history_loader(self.config, self.snapshot(), self.counter,
-                                           self.upstream() if self._own_load else None)
+            self._history = history_loader(
+                self.config, self.snapshot(), self.counter, self.upstream() if self._own_load else None
+            )
         return self._history
 
     def release_notes(self):
@@ -152,8 +163,9 @@ def _memo(load):
     return once
 
 
-def sync_target(config: Config, shared: SharedSources, *, only: Collection[int] | None = None,
-                report_path: Path | None = None) -> SyncOutcome:
+def sync_target(
+    config: Config, shared: SharedSources, *, only: Collection[int] | None = None, report_path: Path | None = None
+) -> SyncOutcome:
     """One target's sync (:func:`bot.commands.sync.sync_snapshot`) on the shared upstream; raises as
     :func:`bot.commands.sync.run_sync` does, after writing the failure report to ``report_path``."""
     from bot.commands.sync import open_wiki, sync_snapshot, write_failure_report
@@ -166,9 +178,18 @@ def sync_target(config: Config, shared: SharedSources, *, only: Collection[int] 
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
         raise
-    return sync_snapshot(config, snapshot, wiki, only=only, today=datetime.date.today().isoformat(),
-                         release_notes=shared.release_notes(), report_path=report_path, history=history,
-                         renames=renames, gates=shared.gates())
+    return sync_snapshot(
+        config,
+        snapshot,
+        wiki,
+        only=only,
+        today=datetime.date.today().isoformat(),
+        release_notes=shared.release_notes(),
+        report_path=report_path,
+        history=history,
+        renames=renames,
+        gates=shared.gates(),
+    )
 
 
 class TargetResult(NamedTuple):
@@ -184,9 +205,14 @@ class TargetResult(NamedTuple):
     seconds: float = 0.0
 
 
-def run_targets(targets: Sequence[Target], state_root: Path, shared: SharedSources, *,
-                only: Collection[int] | None = None,
-                run: Callable[[Target, Path], dict] | None = None) -> list[TargetResult]:
+def run_targets(
+    targets: Sequence[Target],
+    state_root: Path,
+    shared: SharedSources,
+    *,
+    only: Collection[int] | None = None,
+    run: Callable[[Target, Path], dict] | None = None,
+) -> list[TargetResult]:
     """Run every target in order, each with its own state directory under ``state_root`` and its lock;
     never raises for a failed target. ``run(target, state_dir)`` returns the run's
     :func:`bot.commands.sync.run_summary` (default: :func:`sync_and_record`)."""
@@ -201,15 +227,22 @@ def run_targets(targets: Sequence[Target], state_root: Path, shared: SharedSourc
                 error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
                 get_logger(command="sync").error("target failed", error=error)
                 summary = {"result": "failed", "pull_request": None, "error": error}
-        results.append(TargetResult(target.name, summary["result"], summary.get("pull_request"),
-                                    summary.get("error") or "",
-                                    (shared.counter.count if shared.counter else 0) - before,
-                                    round(time.monotonic() - start, 3)))
+        results.append(
+            TargetResult(
+                target.name,
+                summary["result"],
+                summary.get("pull_request"),
+                summary.get("error") or "",
+                (shared.counter.count if shared.counter else 0) - before,
+                round(time.monotonic() - start, 3),
+            )
+        )
     return results
 
 
-def sync_and_record(target: Target, state_dir: Path, shared: SharedSources, *,
-                    only: Collection[int] | None = None) -> dict:
+def sync_and_record(
+    target: Target, state_dir: Path, shared: SharedSources, *, only: Collection[int] | None = None
+) -> dict:
     """``target``'s sync holding the lock of ``state_dir``, its changelog and report written to
     ``state_dir/last-run`` and the run recorded in ``state_dir/state.json`` (``last_run``, and
     ``last_success`` when it did not fail), so ``kep-sync health`` judges each target. Returns the run's
@@ -250,9 +283,17 @@ def _record(state_dir: Path, summary: dict, started: datetime.datetime) -> None:
     from bot.service.state import RunRecord, load_state, save_state
 
     state = load_state(state_dir, log=get_logger(command="sync"))
-    record = RunRecord(run_id=uuid.uuid4().hex[:12], started=started.isoformat(), finished=_now().isoformat(),
-                       result=summary["result"], error=summary["error"] or "", revision=summary["revision"],
-                       changes=summary["changes"], applied=summary["applied"], pull_request=summary["pull_request"])
+    record = RunRecord(
+        run_id=uuid.uuid4().hex[:12],
+        started=started.isoformat(),
+        finished=_now().isoformat(),
+        result=summary["result"],
+        error=summary["error"] or "",
+        revision=summary["revision"],
+        changes=summary["changes"],
+        applied=summary["applied"],
+        pull_request=summary["pull_request"],
+    )
     state.last_run = record
     if record.ok:
         state.last_success = record
@@ -265,5 +306,7 @@ def _now() -> datetime.datetime:
 
 def summary_lines(results: Sequence[TargetResult]) -> list[str]:
     """One line per target: ``NAME<TAB>RESULT<TAB>PULL REQUEST or -``, and the error of a failed one."""
-    return [f"{r.name}\t{r.result}\t{r.pull_request or '-'}" + (f"\t{'; '.join(r.error.splitlines())}" if r.error else "")
-            for r in results]
+    return [
+        f"{r.name}\t{r.result}\t{r.pull_request or '-'}" + (f"\t{'; '.join(r.error.splitlines())}" if r.error else "")
+        for r in results
+    ]

@@ -99,24 +99,51 @@ class _JsonLogHandler(logging.Handler):
         get_logger(logger=record.name).log(record.levelno, record.getMessage())
 
 
-def build_scheduler(runner: Callable[[], None], trigger: BaseTrigger, tz: datetime.tzinfo, *,
-                    first_run: datetime.datetime | None = None,
-                    audit: tuple[Callable[[], None], BaseTrigger] | None = None) -> BlockingScheduler:
+def build_scheduler(
+    runner: Callable[[], None],
+    trigger: BaseTrigger,
+    tz: datetime.tzinfo,
+    *,
+    first_run: datetime.datetime | None = None,
+    audit: tuple[Callable[[], None], BaseTrigger] | None = None,
+) -> BlockingScheduler:
     """A ``BlockingScheduler`` (not started) with the sync job and, when ``audit`` is given, the audit job
     (``(runner, trigger)``, id :data:`AUDIT_JOB_ID`); ``first_run`` overrides the sync's first fire time.
     One worker thread: a sync and an audit never overlap."""
     scheduler = BlockingScheduler(timezone=tz, executors={"default": {"type": "threadpool", "max_workers": 1}})
     options = {"next_run_time": first_run} if first_run else {}
-    scheduler.add_job(runner, trigger, id=JOB_ID, name="kep-sync run", coalesce=True, max_instances=1,
-                      misfire_grace_time=MISFIRE_GRACE_SECONDS, **options)
+    scheduler.add_job(
+        runner,
+        trigger,
+        id=JOB_ID,
+        name="kep-sync run",
+        coalesce=True,
+        max_instances=1,
+        misfire_grace_time=MISFIRE_GRACE_SECONDS,
+        **options,
+    )
     if audit is not None:
-        scheduler.add_job(audit[0], audit[1], id=AUDIT_JOB_ID, name="kep-sync audit", coalesce=True,
-                          max_instances=1, misfire_grace_time=MISFIRE_GRACE_SECONDS)
+        scheduler.add_job(
+            audit[0],
+            audit[1],
+            id=AUDIT_JOB_ID,
+            name="kep-sync audit",
+            coalesce=True,
+            max_instances=1,
+            misfire_grace_time=MISFIRE_GRACE_SECONDS,
+        )
     return scheduler
 
 
-def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callable[[], object] | None = None,
-          shutdown_timeout: float = SHUTDOWN_TIMEOUT_SECONDS, audit_job: Callable[[], object] | None = None) -> int:
+def serve(
+    config: Config,
+    state_dir: Path,
+    *,
+    run_now: bool = False,
+    job: Callable[[], object] | None = None,
+    shutdown_timeout: float = SHUTDOWN_TIMEOUT_SECONDS,
+    audit_job: Callable[[], object] | None = None,
+) -> int:
     """Run the service until a stop signal (:data:`STOP_SIGNALS`); returns the exit code (0).
 
     ``job`` defaults to :func:`bot.service.job.run_job` on ``config`` and ``state_dir``; with ``audit.cron`` set,
@@ -139,20 +166,27 @@ def serve(config: Config, state_dir: Path, *, run_now: bool = False, job: Callab
 
         runner = Runner(job or scheduled_run)
         auditor = Runner(audit_job or (lambda: run_audit_job(config, state_dir)))
-        audit = (auditor, parse_crontab(config.audit.cron, config.schedule.timezone)) if config.audit.cron.strip() \
-            else None
-        scheduler = build_scheduler(runner, trigger, tz, first_run=datetime.datetime.now(tz) if run_now else None,
-                                    audit=audit)
+        audit = (
+            (auditor, parse_crontab(config.audit.cron, config.schedule.timezone)) if config.audit.cron.strip() else None
+        )
+        scheduler = build_scheduler(
+            runner, trigger, tz, first_run=datetime.datetime.now(tz) if run_now else None, audit=audit
+        )
         # Block the stop signals in every thread (threads inherit the mask) and take them with
         # sigwait in one thread: a handler only runs in the main thread, which sits in an
         # uninterruptible wait inside BlockingScheduler when the kernel picks another thread.
         previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         stop, stopper = _stop_handlers((runner, auditor), scheduler, log, shutdown_timeout)
 
-        log.info("service started", cron=config.schedule.cron, audit_cron=config.audit.cron,
-                 timezone=config.schedule.timezone,
-                 state_dir=str(state_dir), run_now=run_now,
-                 next_run=str(trigger.get_next_fire_time(None, datetime.datetime.now(tz))))
+        log.info(
+            "service started",
+            cron=config.schedule.cron,
+            audit_cron=config.audit.cron,
+            timezone=config.schedule.timezone,
+            state_dir=str(state_dir),
+            run_now=run_now,
+            next_run=str(trigger.get_next_fire_time(None, datetime.datetime.now(tz))),
+        )
         try:
             # after "service started": a signal already pending is then logged after it, never before;
             # one that came while the service was starting stops it before the scheduler (and a --run-now
@@ -186,8 +220,9 @@ def _record_start(state_dir: Path, log: Any) -> None:
     save_state(state_dir, state)
 
 
-def _stop_handlers(runners: tuple[Runner, Runner], scheduler: BlockingScheduler, log: Any,
-                   shutdown_timeout: float) -> tuple[Callable[[int], None], Callable[[], None]]:
+def _stop_handlers(
+    runners: tuple[Runner, Runner], scheduler: BlockingScheduler, log: Any, shutdown_timeout: float
+) -> tuple[Callable[[int], None], Callable[[], None]]:
     """``(stop, stopper)``: ``stop(signo)`` stops both ``runners`` and logs it; ``stopper`` (a thread's target)
     waits for a stop signal, calls ``stop`` and shuts ``scheduler`` down."""
 
@@ -196,8 +231,7 @@ def _stop_handlers(runners: tuple[Runner, Runner], scheduler: BlockingScheduler,
         # stop both runners first: a run that has not started by now never starts (--run-now included)
         in_progress = [r.stop() for r in runners]
         if any(in_progress):
-            log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout,
-                     signal=name)
+            log.info("stop requested; finishing the run in progress", timeout_seconds=shutdown_timeout, signal=name)
         else:
             log.info("stop requested", signal=name)
 

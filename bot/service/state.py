@@ -173,8 +173,9 @@ def set_aside(path: Path, now: datetime.datetime) -> Path:
     try:
         os.rename(path, target)
     except OSError as exc:
-        raise StateError(f"{path}: state file is corrupt and cannot be kept aside as {target.name}: "
-                         f"{exc.strerror or exc}") from None
+        raise StateError(
+            f"{path}: state file is corrupt and cannot be kept aside as {target.name}: {exc.strerror or exc}"
+        ) from None
     return target
 
 
@@ -187,8 +188,7 @@ def load_state(state_dir: Path, *, log=None) -> State:
     except StateCorrupt as exc:
         kept = set_aside(exc.path, datetime.datetime.now(datetime.UTC))
         if log is not None:
-            log.error("state file corrupt; kept aside, starting from an empty state", error=str(exc),
-                      kept_as=str(kept))
+            log.error("state file corrupt; kept aside, starting from an empty state", error=str(exc), kept_as=str(kept))
         return State()
 
 
@@ -199,8 +199,7 @@ def make_state_dir(state_dir: Path) -> None:
     """
     try:
         if state_dir.exists() and not state_dir.is_dir():
-            raise StateError(f"{state_dir}: not a directory (the state directory: --state-dir or "
-                             "$KEP_SYNC_STATE_DIR)")
+            raise StateError(f"{state_dir}: not a directory (the state directory: --state-dir or $KEP_SYNC_STATE_DIR)")
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StateError(f"{state_dir}: cannot create the state directory: {exc.strerror or exc}") from None
@@ -247,8 +246,9 @@ class InstanceLock:
         except OSError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
             os.close(fd)
-            raise StateError(f"{self.path}: another kep-sync instance (pid {holder}) holds the lock "
-                             "of this state directory") from None
+            raise StateError(
+                f"{self.path}: another kep-sync instance (pid {holder}) holds the lock of this state directory"
+            ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd

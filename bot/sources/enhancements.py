@@ -32,8 +32,15 @@ from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
 from bot.redact import redact
 from bot.sources import parse_github_spec
-from bot.sources.git import (clean_head, read_git_tree, remote_head, run_git, scan_git_tree, sync_git_cache,
-                            worktree_head)
+from bot.sources.git import (
+    clean_head,
+    read_git_tree,
+    remote_head,
+    run_git,
+    scan_git_tree,
+    sync_git_cache,
+    worktree_head,
+)
 from bot.sources.github_tarball import (
     DEFAULT_API_URL,
     MAX_TARBALL_BYTES,
@@ -50,9 +57,22 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
-    "DEFAULT_API_URL", "MAX_TARBALL_BYTES", "Revision", "Source", "current_revision", "github_url", "load_snapshot",
-    "parse_source", "probe_github_ref", "read_directory", "read_git_tree", "read_tarball", "resolve_github_ref",
-    "scan_git_tree", "sync_git_cache", "with_problems",
+    "DEFAULT_API_URL",
+    "MAX_TARBALL_BYTES",
+    "Revision",
+    "Source",
+    "current_revision",
+    "github_url",
+    "load_snapshot",
+    "parse_source",
+    "probe_github_ref",
+    "read_directory",
+    "read_git_tree",
+    "read_tarball",
+    "resolve_github_ref",
+    "scan_git_tree",
+    "sync_git_cache",
+    "with_problems",
 ]
 
 
@@ -91,18 +111,24 @@ def _local_source(value: str, path: Path) -> Source:
     if path.is_file() and is_tarball_path(path):
         return Source("tarball", str(path))
     if path.is_file() and not _is_bundle(path):
-        raise UsageError(f"enhancements (--enhancements) {value!r}: a file that is neither a .tar.gz snapshot nor a "
-                         f"git bundle (its first line is not {BUNDLE_HEADERS[0]!r} or {BUNDLE_HEADERS[1]!r})")
+        raise UsageError(
+            f"enhancements (--enhancements) {value!r}: a file that is neither a .tar.gz snapshot nor a "
+            f"git bundle (its first line is not {BUNDLE_HEADERS[0]!r} or {BUNDLE_HEADERS[1]!r})"
+        )
     if path.is_file() or (path.is_dir() and ((path / "HEAD").is_file() or (path / ".git").exists())):
         return Source("git", str(path.resolve()))
-    raise UsageError(f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
-                     f"repository, a bundle, a URL or github:OWNER/REPO@REF{relative_to(value)}")
+    raise UsageError(
+        f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
+        f"repository, a bundle, a URL or github:OWNER/REPO@REF{relative_to(value)}"
+    )
 
 
 #: Said when a ``github:`` source cannot be read: how to run from a copy on this machine.
-OFFLINE_HINT = ("offline, or GitHub unreachable? read the KEPs from a copy on this machine with --enhancements PATH: "
-                "a clone of kubernetes/enhancements, a git bundle, or a snapshot tarball such as "
-                "examples/enhancements-*.tar.gz in the kep-sync repository")
+OFFLINE_HINT = (
+    "offline, or GitHub unreachable? read the KEPs from a copy on this machine with --enhancements PATH: "
+    "a clone of kubernetes/enhancements, a git bundle, or a snapshot tarball such as "
+    "examples/enhancements-*.tar.gz in the kep-sync repository"
+)
 
 
 def unreachable(exc: SourceError) -> bool:
@@ -125,9 +151,15 @@ def _is_bundle(path: Path) -> bool:
     return head.rstrip(b"\r\n").decode("ascii", "replace") in BUNDLE_HEADERS
 
 
-def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL,
-                  token: str | None = None, client: httpx.Client | None = None,
-                  counter: RequestCounter | None = None) -> Snapshot:
+def load_snapshot(
+    value: str,
+    cache_dir: Path,
+    *,
+    api_url: str = DEFAULT_API_URL,
+    token: str | None = None,
+    client: httpx.Client | None = None,
+    counter: RequestCounter | None = None,
+) -> Snapshot:
     """Read the KEPs named by ``value`` (an ``--enhancements`` string) into a Snapshot.
 
     ``cache_dir`` holds git clones; ``client`` is reused for the ``github:`` form
@@ -147,8 +179,10 @@ def load_snapshot(value: str, cache_dir: Path, *, api_url: str = DEFAULT_API_URL
         repo = sync_git_cache(source.location, cache_dir)
         revision = run_git(repo, "rev-parse", "HEAD").strip()
         if not run_git(repo, "ls-tree", revision, "--", "keps").strip():
-            raise SourceError(f"{text_path(redact(source.location))}: no keps/ folder at revision {revision}; "
-                              "refused, not read as every KEP gone")
+            raise SourceError(
+                f"{text_path(redact(source.location))}: no keps/ folder at revision {revision}; "
+                "refused, not read as every KEP gone"
+            )
         files, problems = scan_git_tree(repo, revision)
         return with_problems(build_snapshot(files, text_path(redact(value)), revision), problems)
     own = client is None
@@ -181,8 +215,7 @@ def read_directory(root: Path) -> Iterator[tuple[str, bytes]]:
     yield from scan_directory(root)[0]
 
 
-def current_revision(value: str, client: httpx.Client, *, api_url: str = DEFAULT_API_URL,
-                     etag: str = "") -> Revision:
+def current_revision(value: str, client: httpx.Client, *, api_url: str = DEFAULT_API_URL, etag: str = "") -> Revision:
     """The revision ``value`` (an ``--enhancements`` string) points at now, with ONE request.
 
     - ``github:OWNER/REPO@REF``: ``GET /repos/{owner}/{repo}/commits/{ref}`` with

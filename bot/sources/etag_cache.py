@@ -75,13 +75,25 @@ class EtagCache:
             self._failed("remove", name, exc)
 
     def _failed(self, verb: str, name: str, exc: OSError) -> None:
-        self.problems.append(Problem(str(self.root / name), "", f"cannot {verb} the release-notes cache: "
-                                                                f"{exc.strerror or exc}; going on without it"))
+        self.problems.append(
+            Problem(
+                str(self.root / name),
+                "",
+                f"cannot {verb} the release-notes cache: {exc.strerror or exc}; going on without it",
+            )
+        )
 
 
-def fetch_cached(client: httpx.Client, cache: EtagCache, name: str, url: str, problems: list[Problem],
-                 headers: dict[str, str] | None = None, usable: Callable[[bytes], bool] = lambda body: True,
-                 max_bytes: int = 32 * 1024 * 1024) -> bytes | None:
+def fetch_cached(
+    client: httpx.Client,
+    cache: EtagCache,
+    name: str,
+    url: str,
+    problems: list[Problem],
+    headers: dict[str, str] | None = None,
+    usable: Callable[[bytes], bool] = lambda body: True,
+    max_bytes: int = 32 * 1024 * 1024,
+) -> bytes | None:
     """GET ``url`` with ``If-None-Match``; the body (fresh or cached), or ``None`` on 404.
 
     ``usable(body)`` says whether a body decodes: a fresh body that does not is returned but
@@ -97,12 +109,14 @@ def fetch_cached(client: httpx.Client, cache: EtagCache, name: str, url: str, pr
             return cached[0]
         cache.drop(name)
         cached = None
-    return _answer(cache, name, url, _get(client, url, cached, problems, dict(headers or {})), cached, problems,
-                   usable, max_bytes)
+    return _answer(
+        cache, name, url, _get(client, url, cached, problems, dict(headers or {})), cached, problems, usable, max_bytes
+    )
 
 
-def _get(client: httpx.Client, url: str, cached: tuple[bytes, str] | None, problems: list[Problem],
-         headers: dict[str, str]) -> httpx.Response | None:
+def _get(
+    client: httpx.Client, url: str, cached: tuple[bytes, str] | None, problems: list[Problem], headers: dict[str, str]
+) -> httpx.Response | None:
     """The response to GET ``url``; ``None`` (and a problem) when the network failed and ``cached`` is there."""
     import httpx  # loaded on the first request: a directory source never needs it
 
@@ -115,8 +129,16 @@ def _get(client: httpx.Client, url: str, cached: tuple[bytes, str] | None, probl
         raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
 
 
-def _answer(cache: EtagCache, name: str, url: str, response: httpx.Response | None, cached: tuple[bytes, str] | None,
-            problems: list[Problem], usable: Callable[[bytes], bool], max_bytes: int) -> bytes | None:
+def _answer(
+    cache: EtagCache,
+    name: str,
+    url: str,
+    response: httpx.Response | None,
+    cached: tuple[bytes, str] | None,
+    problems: list[Problem],
+    usable: Callable[[bytes], bool],
+    max_bytes: int,
+) -> bytes | None:
     """The body :func:`fetch_cached` returns for ``response`` (``None``: the network failed, use ``cached``)."""
     what = f"GET {redact(url)}"
     if response is None:

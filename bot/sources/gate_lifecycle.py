@@ -93,14 +93,24 @@ def list_path(release: str) -> str | None:
 def wanted_branches(wanted: Collection[str]) -> list[str]:
     """Releases whose branch is read for ``wanted`` releases: each at v1.32 or later, v1.32 for older ones
     (its list is back-filled to each gate's first release), oldest first."""
-    out = {r if release_key(r) >= FIRST_RELEASE else f"v{FIRST_RELEASE[0]}.{FIRST_RELEASE[1]}"
-           for r in wanted if release_key(r) != (0, 0)}
+    out = {
+        r if release_key(r) >= FIRST_RELEASE else f"v{FIRST_RELEASE[0]}.{FIRST_RELEASE[1]}"
+        for r in wanted
+        if release_key(r) != (0, 0)
+    }
     return sorted(out, key=release_key)
 
 
-def load_gate_lifecycle(value: str, cache_dir: Path, wanted: Collection[str] = (), *,
-                        api_url: str = "https://api.github.com", token: str | None = None,
-                        client: httpx.Client | None = None, counter: RequestCounter | None = None) -> Lifecycle:
+def load_gate_lifecycle(
+    value: str,
+    cache_dir: Path,
+    wanted: Collection[str] = (),
+    *,
+    api_url: str = "https://api.github.com",
+    token: str | None = None,
+    client: httpx.Client | None = None,
+    counter: RequestCounter | None = None,
+) -> Lifecycle:
     """Read the lists named by ``value``; ``wanted``: releases (``v1.33``) a ``github:`` source must read.
 
     Raises :class:`UsageError` for an unknown form, :class:`ConfigError` for a list that cannot be used
@@ -160,15 +170,23 @@ def read_directory(root: Path) -> Lifecycle:
         raise ConfigError(f"{KEY} {str(root)!r}: cannot list: {exc.strerror or exc}") from None
     files, problems = _named_files(paths)
     if not files:
-        raise ConfigError(f"{KEY} {str(root)!r}: no list named by its release (1.33.yaml or "
-                          "versioned_feature_list-1.33.yaml) in the directory")
+        raise ConfigError(
+            f"{KEY} {str(root)!r}: no list named by its release (1.33.yaml or "
+            "versioned_feature_list-1.33.yaml) in the directory"
+        )
     lists = []
     for release, path in files:
         gl, found = _parse(str(path), _read(path), release)
         if gl.newest != release:
-            found.append(Problem(str(path), "name", f"the file name says {release}, its newest version is "
-                                 f"{gl.newest or 'none'}: read as the list of {gl.newest or 'no release'} in "
-                                 "the making (rename the file to its release)"))
+            found.append(
+                Problem(
+                    str(path),
+                    "name",
+                    f"the file name says {release}, its newest version is "
+                    f"{gl.newest or 'none'}: read as the list of {gl.newest or 'no release'} in "
+                    "the making (rename the file to its release)",
+                )
+            )
             gl = gl._replace(release="")
         lists.append(gl)
         problems += found
@@ -183,11 +201,17 @@ def _named_files(paths: list[Path]) -> tuple[list[tuple[str, Path]], list[Proble
     for path in paths:
         release = release_of(path.name)
         if not release or release_key(release) < FIRST_RELEASE:
-            problems.append(Problem(str(path), "name", "not named by a release v1.32 or later (1.33.yaml or "
-                                    "versioned_feature_list-1.33.yaml); not read"))
+            problems.append(
+                Problem(
+                    str(path),
+                    "name",
+                    "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); not read",
+                )
+            )
         elif release in files:
-            problems.append(Problem(str(path), "name", f"a second list for {release} (after "
-                                    f"{files[release].name}); not read"))
+            problems.append(
+                Problem(str(path), "name", f"a second list for {release} (after {files[release].name}); not read")
+            )
         else:
             files[release] = path
     return sorted(files.items(), key=lambda rp: release_key(rp[0])), problems
@@ -208,8 +232,9 @@ def _content(body: bytes) -> tuple[bytes, str] | None:
     return None
 
 
-def _load_github(client: httpx.Client, cache_root: Path, source: GateSource, wanted: Collection[str],
-                 api_url: str) -> Lifecycle:
+def _load_github(
+    client: httpx.Client, cache_root: Path, source: GateSource, wanted: Collection[str], api_url: str
+) -> Lifecycle:
     problems: list[Problem] = []
     cache = EtagCache(cache_root, problems)
     lists: list[GateList] = []
@@ -219,8 +244,16 @@ def _load_github(client: httpx.Client, cache_root: Path, source: GateSource, wan
     for release in branches + ahead:
         path = list_path(release) or LIST_PATH
         url = _contents_url(api_url, source.location, path, release)
-        body = fetch_cached(client, cache, f"release-{release[1:]}", url, problems, max_bytes=MAX_LIST_BYTES,
-                            headers={"Accept": "application/vnd.github+json"}, usable=lambda b: _content(b) is not None)
+        body = fetch_cached(
+            client,
+            cache,
+            f"release-{release[1:]}",
+            url,
+            problems,
+            max_bytes=MAX_LIST_BYTES,
+            headers={"Accept": "application/vnd.github+json"},
+            usable=lambda b: _content(b) is not None,
+        )
         if body is None:  # no such branch (a release not cut yet) or no list on it
             if release in ahead:
                 break
@@ -232,7 +265,9 @@ def _load_github(client: httpx.Client, cache_root: Path, source: GateSource, wan
         lists.append(gl._replace(revision=decoded[1] or gl.revision))
         problems += found
     if not lists:
-        raise ConfigError(f"{KEY} github:{source.location}: no release-1.NN branch with a feature-gate list among "
-                          f"{', '.join(branches + ahead[:1])}")
+        raise ConfigError(
+            f"{KEY} github:{source.location}: no release-1.NN branch with a feature-gate list among "
+            f"{', '.join(branches + ahead[:1])}"
+        )
     lists[-1] = lists[-1]._replace(final=False)
     return lifecycle(f"github:{source.location}", lists, problems)

@@ -49,8 +49,9 @@ def clean_head(root: Path) -> str:
 def _git_bytes(repo: Path, *args: str) -> bytes:
     proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     if proc.returncode != 0:
-        raise SourceError(f"git {args[0]} in {text_path(str(repo))} failed: "
-                          f"{redact(proc.stderr.decode(errors='replace').strip())}")
+        raise SourceError(
+            f"git {args[0]} in {text_path(str(repo))} failed: {redact(proc.stderr.decode(errors='replace').strip())}"
+        )
     return proc.stdout
 
 
@@ -74,8 +75,9 @@ def sync_git_cache(url: str, cache_dir: Path) -> Path:
     if not (repo / "HEAD").is_file():
         repo.parent.mkdir(parents=True, exist_ok=True)
         with progress.step(f"cloning {url}", "a first clone of kubernetes/enhancements takes about a minute"):
-            proc = subprocess.run(["git", "clone", "--bare", "--quiet", url, str(repo)],
-                                  capture_output=True, check=False)
+            proc = subprocess.run(
+                ["git", "clone", "--bare", "--quiet", url, str(repo)], capture_output=True, check=False
+            )
         if proc.returncode != 0:
             raise SourceError(f"git clone {redact(url)} failed: {redact(proc.stderr.decode(errors='replace').strip())}")
         # Later fetches name the URL each time; do not keep credentials from it in the cache's config.
@@ -114,8 +116,9 @@ def read_git_tree(repo: Path, revision: str) -> list[tuple[str, bytes]]:
     return scan_git_tree(repo, revision)[0]
 
 
-def scan_git_tree(repo: Path, revision: str,
-                  max_file_bytes: int = MAX_FILE_BYTES) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+def scan_git_tree(
+    repo: Path, revision: str, max_file_bytes: int = MAX_FILE_BYTES
+) -> tuple[list[tuple[str, bytes]], list[Problem]]:
     """``(files, problems)`` for ``keps/`` at ``revision``: metadata blobs read with one ``git cat-file --batch``.
 
     ``files`` is ``[(path, bytes)]`` sorted by path (paths decoded as UTF-8,
@@ -159,8 +162,12 @@ def cat_file_batch(repo: Path, shas: list[str]) -> list[bytes | None]:
     a SHA git reports missing or that is not a blob. Raises :class:`SourceError` when git fails."""
     if not shas:
         return []
-    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], capture_output=True, check=False,
-                          input="".join(f"{sha}\n" for sha in shas).encode())
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "--batch"],
+        capture_output=True,
+        check=False,
+        input="".join(f"{sha}\n" for sha in shas).encode(),
+    )
     if proc.returncode != 0:
         raise SourceError(f"git cat-file in {text_path(str(repo))} failed")
     out, pos = proc.stdout, 0
@@ -173,20 +180,26 @@ def cat_file_batch(repo: Path, shas: list[str]) -> list[bytes | None]:
             pos = end + 1
             continue
         size = int(header[2])
-        blobs.append(out[end + 1:end + 1 + size] if header[1] == b"blob" else None)
+        blobs.append(out[end + 1 : end + 1 + size] if header[1] == b"blob" else None)
         pos = end + 1 + size + 1
     return blobs
 
 
 def remote_head(location: str) -> str:
     """The commit ``HEAD`` (else the only branch, else master/main) of ``location`` names, via ``git ls-remote``."""
-    proc = subprocess.run(["git", "ls-remote", location], capture_output=True, check=False,
-                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    proc = subprocess.run(
+        ["git", "ls-remote", location], capture_output=True, check=False, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    )
     if proc.returncode != 0:
-        raise SourceError(f"git ls-remote {redact(location)} failed: "
-                          f"{redact(proc.stderr.decode(errors='replace').strip())}")
-    refs = {ref: sha for sha, ref in (line.split("\t", 1) for line in proc.stdout.decode(errors="replace").splitlines()
-                                      if "\t" in line)}
+        raise SourceError(
+            f"git ls-remote {redact(location)} failed: {redact(proc.stderr.decode(errors='replace').strip())}"
+        )
+    refs = {
+        ref: sha
+        for sha, ref in (
+            line.split("\t", 1) for line in proc.stdout.decode(errors="replace").splitlines() if "\t" in line
+        )
+    }
     branches = [r for r in refs if r.startswith("refs/heads/")]
     for ref in ("HEAD", *(branches if len(branches) == 1 else ()), "refs/heads/master", "refs/heads/main"):
         if ref in refs:

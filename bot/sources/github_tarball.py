@@ -74,9 +74,17 @@ def resolve_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str) 
     return probe_github_ref(client, api_url, repo, ref).revision
 
 
-def probe_github_ref(client: httpx.Client, api_url: str, repo: str, ref: str, etag: str = "", *,
-                     max_bytes: int = MAX_REF_BYTES, seconds: float = MAX_REF_SECONDS,
-                     clock: Callable[[], float] = time.monotonic) -> Revision:
+def probe_github_ref(
+    client: httpx.Client,
+    api_url: str,
+    repo: str,
+    ref: str,
+    etag: str = "",
+    *,
+    max_bytes: int = MAX_REF_BYTES,
+    seconds: float = MAX_REF_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> Revision:
     """One ``GET /repos/{owner}/{repo}/commits/{ref}`` with ``Accept: application/vnd.github.sha``.
 
     GitHub REST returns the SHA as text; with ``etag`` the request is
@@ -124,10 +132,18 @@ def _send_streamed(client: httpx.Client, url: str, what: str, **kwargs) -> httpx
         raise SourceError(f"{what}: {type(exc).__name__}: {redact(str(exc))}") from None
 
 
-def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str, limit: int = MAX_TARBALL_BYTES, *,
-                 max_unpacked: int = MAX_UNPACKED_BYTES, max_file_bytes: int = MAX_FILE_BYTES,
-                 seconds: float = MAX_DOWNLOAD_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> tuple[list[tuple[str, bytes]], list[Problem]]:
+def read_tarball(
+    client: httpx.Client,
+    api_url: str,
+    repo: str,
+    sha: str,
+    limit: int = MAX_TARBALL_BYTES,
+    *,
+    max_unpacked: int = MAX_UNPACKED_BYTES,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    seconds: float = MAX_DOWNLOAD_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[list[tuple[str, bytes]], list[Problem]]:
     """Stream ``GET /repos/{repo}/tarball/{sha}`` and return its metadata files, in memory.
 
     Returns ``(files, problems)``, read by :func:`bot.sources.tarball.read_tar_stream` (the member checks
@@ -146,9 +162,14 @@ def read_tarball(client: httpx.Client, api_url: str, repo: str, sha: str, limit:
         if response.status_code != 200:
             raise SourceError(f"{what}: HTTP {response.status_code}")
         deadline.check()
-        files, problems, _ = read_tar_stream(chunk_reader(response.iter_bytes()), what, limit,
-                                             max_unpacked=max_unpacked, max_file_bytes=max_file_bytes,
-                                             deadline=deadline)
+        files, problems, _ = read_tar_stream(
+            chunk_reader(response.iter_bytes()),
+            what,
+            limit,
+            max_unpacked=max_unpacked,
+            max_file_bytes=max_file_bytes,
+            deadline=deadline,
+        )
         return files, problems
     except httpx.HTTPError as exc:
         raise SourceError(f"{what}: {type(exc).__name__} while reading the body: {redact(str(exc))}") from None

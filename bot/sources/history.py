@@ -30,7 +30,6 @@ from bot.model.history.log import (
     Version,
     message_subject,
     parse_log,
-    pr_number,
     versions,
 )
 from bot.sources.git import cat_file_batch, git_cache_path, run_git, sync_git_cache, try_git, worktree_head
@@ -120,16 +119,16 @@ class GitHistory:
             self._read(found, {p: depth[p] for p in pending})
             again = []
             for p in pending:
-                suffix = [(v, self._fields.get(v.blob)) for v in found[p][-depth[p]:]]
+                suffix = [(v, self._fields.get(v.blob)) for v in found[p][-depth[p] :]]
                 if depth[p] < len(found[p]) and any(field_origin(suffix, f) == suffix[0][0].commit for f in wanted[p]):
                     depth[p] = min(4 * depth[p], len(found[p]))
                     again.append(p)
             pending = again
-        return {p: [(v, self._fields.get(v.blob)) for v in vs[-depth[p]:]] if vs else [] for p, vs in found.items()}
+        return {p: [(v, self._fields.get(v.blob)) for v in vs[-depth[p] :]] if vs else [] for p, vs in found.items()}
 
     def _read(self, found: Mapping[str, list[Version]], depth: Mapping[str, int]) -> None:
         """Parse the newest ``depth[path]`` versions of each path (one ``git cat-file``) and save the cache."""
-        chosen = [v for p, n in depth.items() for v in found[p][len(found[p]) - n:]]
+        chosen = [v for p, n in depth.items() for v in found[p][len(found[p]) - n :]]
         self.prefetch([v.blob for v in chosen], {v.blob: v.path for v in chosen})
         self.save()
 
@@ -137,8 +136,9 @@ class GitHistory:
         """Write the blob cache when new blobs were parsed (atomic replace; errors are ignored: a cache)."""
         if self.cache is None or not self._dirty:
             return
-        _write_json(self.cache / "blobs.json", {"version": CACHE_VERSION, "parser": _parser_stamp(),
-                                                "blobs": self._fields})
+        _write_json(
+            self.cache / "blobs.json", {"version": CACHE_VERSION, "parser": _parser_stamp(), "blobs": self._fields}
+        )
         self._dirty = False
 
     def _load_log(self) -> list[Commit]:
@@ -153,12 +153,20 @@ class GitHistory:
         if old and _on_first_parent_line(self.repo, old[0].sha, self.head):
             commits = parse_log(_git_log(self.repo, f"{old[0].sha}..{self.head}")) + old
         if commits is None:
-            with progress.step("reading the kep.yaml history", "the first run reads every commit; later runs only new ones"):
+            with progress.step(
+                "reading the kep.yaml history", "the first run reads every commit; later runs only new ones"
+            ):
                 commits = parse_log(_git_log(self.repo, self.head))
         if self.cache is not None:
-            _write_json(self.cache / "log.json", {"version": CACHE_VERSION, "head": self.head,
-                                                  "shallow": list(self.shallow),
-                                                  "commits": [_plain(c) for c in commits]})
+            _write_json(
+                self.cache / "log.json",
+                {
+                    "version": CACHE_VERSION,
+                    "head": self.head,
+                    "shallow": list(self.shallow),
+                    "commits": [_plain(c) for c in commits],
+                },
+            )
         return commits
 
     def commit_at(self, date: str) -> Commit | None:
@@ -204,8 +212,20 @@ def _parser_stamp() -> str:
 
 
 def _git_log(repo: Path, revisions: str) -> str:
-    return run_git(repo, "-c", "core.quotePath=false", "log", "--first-parent", "--raw", "--no-renames",
-                   "--no-abbrev", f"--format={LOG_FORMAT}", revisions, "--", _PATHSPEC)
+    return run_git(
+        repo,
+        "-c",
+        "core.quotePath=false",
+        "log",
+        "--first-parent",
+        "--raw",
+        "--no-renames",
+        "--no-abbrev",
+        f"--format={LOG_FORMAT}",
+        revisions,
+        "--",
+        _PATHSPEC,
+    )
 
 
 def _on_first_parent_line(repo: Path, old: str, new: str) -> bool:
@@ -248,11 +268,18 @@ def _commits_of(cached: dict) -> list[Commit]:
         raise ValueError("log.json: 'head' must be a string and 'commits' a list")
     out = []
     for i, raw in enumerate(commits):
-        ok = isinstance(raw, list) and len(raw) == 6 and _is_str(*raw[:4]) and type(raw[4]) is int \
-            and isinstance(raw[5], list) and all(isinstance(f, list) and len(f) == 4 and _is_str(*f)
-                                                 and f[0] in ("A", "M", "D") for f in raw[5])
+        ok = (
+            isinstance(raw, list)
+            and len(raw) == 6
+            and _is_str(*raw[:4])
+            and type(raw[4]) is int
+            and isinstance(raw[5], list)
+            and all(isinstance(f, list) and len(f) == 4 and _is_str(*f) and f[0] in ("A", "M", "D") for f in raw[5])
+        )
         if not ok:
-            raise ValueError(f"log.json: commits[{i}] is not [sha, parent, date, subject, pr, [[status, path, old, new]]]")
+            raise ValueError(
+                f"log.json: commits[{i}] is not [sha, parent, date, subject, pr, [[status, path, old, new]]]"
+            )
         out.append(_commit(raw))
     return out
 
@@ -268,8 +295,11 @@ def _blobs_of(cached: dict) -> dict[str, dict | None]:
     for blob, fields in blobs.items():
         if fields is None:
             continue
-        if not isinstance(fields, dict) or not all(_is_str(k, v) for k, v in fields.items()) \
-                or not set(TRACKED) <= set(fields):
+        if (
+            not isinstance(fields, dict)
+            or not all(_is_str(k, v) for k, v in fields.items())
+            or not set(TRACKED) <= set(fields)
+        ):
             raise ValueError(f"blobs.json: blob {blob[:40]!r} is not null nor an object of tracked fields as strings")
     return blobs
 
@@ -338,8 +368,9 @@ def snapshot_at(history: GitHistory, revision: str, source: str):
     return with_problems(build_snapshot(files, source, revision), problems)
 
 
-def github_last_commits(client, api_url: str, repo: str, revision: str, paths: Iterable[str],
-                        max_requests: int) -> tuple[dict[str, Commit], int]:
+def github_last_commits(
+    client, api_url: str, repo: str, revision: str, paths: Iterable[str], max_requests: int
+) -> tuple[dict[str, Commit], int]:
     """The newest commit touching each kep.yaml in ``paths`` at ``revision`` of ``repo`` (``OWNER/NAME``).
 
     One ``GET /repos/{owner}/{repo}/commits?path=P&sha=REV&per_page=1`` per path
@@ -361,8 +392,13 @@ def github_last_commits(client, api_url: str, repo: str, revision: str, paths: I
         sent += 1
         url = f"{api_url.rstrip('/')}/repos/{repo}/commits"
         try:
-            response = send(client, "GET", url, params={"path": path, "sha": revision, "per_page": "1"},
-                            headers={"Accept": "application/vnd.github+json"})
+            response = send(
+                client,
+                "GET",
+                url,
+                params={"path": path, "sha": revision, "per_page": "1"},
+                headers={"Accept": "application/vnd.github+json"},
+            )
         except httpx.HTTPError:
             break  # provenance is an extra: a dead connection leaves the rest without it, the sync goes on
         if response.status_code != 200:

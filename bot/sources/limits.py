@@ -41,8 +41,15 @@ class LimitedReader(io.RawIOBase):
     (``unit`` e.g. ``" once decompressed"``) and checks ``deadline`` after every chunk.
     """
 
-    def __init__(self, read_chunk: Callable[[], bytes], limit: int, what: str, *,
-                 deadline: Deadline | None = None, unit: str = ""):
+    def __init__(
+        self,
+        read_chunk: Callable[[], bytes],
+        limit: int,
+        what: str,
+        *,
+        deadline: Deadline | None = None,
+        unit: str = "",
+    ):
         super().__init__()
         self._read_chunk, self._limit, self._what, self._unit = read_chunk, limit, what, unit
         self._deadline, self._buf, self.seen = deadline, b"", 0

@@ -21,8 +21,14 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 LINK = "symbolic link; skipped"
 NOT_UTF8 = "path is not valid UTF-8 (bad bytes shown as U+FFFD)"
 
-_KINDS = ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
-          (stat.S_ISBLK, "block device"), (stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symbolic link"))
+_KINDS = (
+    (stat.S_ISFIFO, "FIFO"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+    (stat.S_ISDIR, "directory"),
+    (stat.S_ISLNK, "symbolic link"),
+)
 
 
 def decode_path(name: str | bytes) -> tuple[str, bool]:

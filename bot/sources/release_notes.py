@@ -90,8 +90,9 @@ def parse_notes_source(value: str) -> NotesSource:
         raise UsageError(f"--release-notes {value!r}: cannot be read: {exc.strerror or exc}") from None
     if is_dir:
         return NotesSource("dir", str(path))
-    raise UsageError(f"--release-notes {value!r}: not a directory of release-notes-1.NN.json files "
-                     "nor github:OWNER/REPO@REF")
+    raise UsageError(
+        f"--release-notes {value!r}: not a directory of release-notes-1.NN.json files nor github:OWNER/REPO@REF"
+    )
 
 
 def select_releases(available: Collection[str], wanted: Collection[str] | None, newest: int = NEWEST) -> list[str]:
@@ -105,8 +106,9 @@ def select_releases(available: Collection[str], wanted: Collection[str] | None, 
     return [r for r in ordered if r in pick]
 
 
-def parse_notes(where: str, data: bytes,
-                release: str = "") -> tuple[dict[str, dict[str, object]] | None, list[Problem]]:
+def parse_notes(
+    where: str, data: bytes, release: str = ""
+) -> tuple[dict[str, dict[str, object]] | None, list[Problem]]:
     """Decode one release-notes file of ``release`` (``vMAJOR.MINOR``): ``({pr: entry}, problems)``.
 
     A file that is not UTF-8, not valid JSON, nested too deeply for the
@@ -127,8 +129,11 @@ def parse_notes(where: str, data: bytes,
     except RecursionError:
         return None, [_unusable(where, release, "JSON nested too deeply to decode")]
     if not isinstance(doc, dict):
-        return None, [_unusable(where, release, "expected a JSON object keyed by pull request number, "
-                                                f"found {type(doc).__name__}")]
+        return None, [
+            _unusable(
+                where, release, f"expected a JSON object keyed by pull request number, found {type(doc).__name__}"
+            )
+        ]
     entries: dict[str, dict[str, object]] = {}
     problems: list[Problem] = []
     for key, entry in doc.items():
@@ -143,8 +148,7 @@ def parse_notes(where: str, data: bytes,
 _CLEARLY_FALSE = ("false", "no", "off", "0", "0.0", "")
 
 
-def _withdrawn_as_bool(where: str, key: str, entry: dict[str, object],
-                       problems: list[Problem]) -> dict[str, object]:
+def _withdrawn_as_bool(where: str, key: str, entry: dict[str, object], problems: list[Problem]) -> dict[str, object]:
     """``entry`` with ``do_not_publish`` as a boolean. A value of another type (``"true"``, ``1``) is read as
     withdrawn (never evidence) unless it clearly says false (``"false"``, ``0``, ``"no"``...), and is reported
     naming the file ``where`` and the entry ``key``. Release-note schema: kubernetes/release, pkg/notes."""
@@ -153,8 +157,14 @@ def _withdrawn_as_bool(where: str, key: str, entry: dict[str, object],
         return entry
     shown = str(value).strip().casefold() if isinstance(value, (str, int, float)) else "?"
     withdrawn = shown not in _CLEARLY_FALSE
-    problems.append(Problem(where, key, f"do_not_publish is {json.dumps(value)[:40]} ({type(value).__name__}), not "
-                                        f"true/false; read as {'true (withdrawn: never evidence)' if withdrawn else 'false'}"))
+    problems.append(
+        Problem(
+            where,
+            key,
+            f"do_not_publish is {json.dumps(value)[:40]} ({type(value).__name__}), not "
+            f"true/false; read as {'true (withdrawn: never evidence)' if withdrawn else 'false'}",
+        )
+    )
     return {**entry, "do_not_publish": withdrawn}
 
 
@@ -163,10 +173,17 @@ def _unusable(where: str, release: str, why: str) -> Problem:
     return Problem(where, "", f"{why}; {_skipped(release or 'this release')}")
 
 
-def load_release_notes(value: str, cache_dir: Path, wanted: Collection[str] | None = None, *,
-                       newest: int = NEWEST, api_url: str = DEFAULT_API_URL,
-                       token: str | None = None, client: httpx.Client | None = None,
-                       counter: RequestCounter | None = None) -> ReleaseNotes:
+def load_release_notes(
+    value: str,
+    cache_dir: Path,
+    wanted: Collection[str] | None = None,
+    *,
+    newest: int = NEWEST,
+    api_url: str = DEFAULT_API_URL,
+    token: str | None = None,
+    client: httpx.Client | None = None,
+    counter: RequestCounter | None = None,
+) -> ReleaseNotes:
     """Read the release notes named by ``value`` for the releases ``wanted`` (``None``: all) plus the ``newest``.
 
     ``cache_dir`` is the run's cache directory (``config.cache_dir``); ``client``
@@ -196,8 +213,9 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
     try:
         children = sorted(root.iterdir())
     except OSError as exc:
-        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: cannot list release notes: "
-                          f"{exc.strerror or exc}") from None
+        raise ConfigError(
+            f"release_notes.source (--release-notes) {str(root)!r}: cannot list release notes: {exc.strerror or exc}"
+        ) from None
     files = {}
     for path in children:
         m = _FILE_RE.match(path.name)
@@ -205,8 +223,9 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
             files[f"v{int(m.group(1))}.{int(m.group(2))}"] = path
     available = tuple(sorted(files, key=release_order))
     if not available:
-        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: no release-notes-1.NN.json file "
-                          "in the directory")
+        raise ConfigError(
+            f"release_notes.source (--release-notes) {str(root)!r}: no release-notes-1.NN.json file in the directory"
+        )
     notes, problems, skipped = {}, [], set()
     for release in select_releases(available, wanted, newest):
         path = files[release]
@@ -234,8 +253,10 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
                 message = message.removesuffix(f"; {_skipped(release)}")
             lines.append(f"{problem.path}: {message}")
         why = "\n".join(lines)
-        raise ConfigError(f"release_notes.source (--release-notes) {str(root)!r}: the source has no usable release "
-                          f"notes (every release-notes file read is unusable; nothing was checked):\n{why}")
+        raise ConfigError(
+            f"release_notes.source (--release-notes) {str(root)!r}: the source has no usable release "
+            f"notes (every release-notes file read is unusable; nothing was checked):\n{why}"
+        )
     return ReleaseNotes(str(root), available, notes, tuple(problems), frozenset(skipped))
 
 
@@ -264,49 +285,81 @@ def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> lis
         listing = None
     if not isinstance(listing, list):
         raise SourceError(f"GET {redact(listing_url)}: not a contents API directory listing")
-    ok = [isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("type"), str)
-          for item in listing]
+    ok = [
+        isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("type"), str)
+        for item in listing
+    ]
     if not all(ok):
-        problems.append(Problem(redact(listing_url), "", f"{ok.count(False)} item(s) of the directory listing are "
-                                                         "not objects with a string name and type (first at index "
-                                                         f"{ok.index(False)}); skipped"))
+        problems.append(
+            Problem(
+                redact(listing_url),
+                "",
+                f"{ok.count(False)} item(s) of the directory listing are "
+                "not objects with a string name and type (first at index "
+                f"{ok.index(False)}); skipped",
+            )
+        )
     return [item["name"] for item, good in zip(listing, ok, strict=True) if good and item["type"] == "dir"]
 
 
-def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wanted: Collection[str] | None,
-                 newest: int, api_url: str) -> ReleaseNotes:
+def _load_github(
+    client: httpx.Client,
+    cache_root: Path,
+    source: NotesSource,
+    wanted: Collection[str] | None,
+    newest: int,
+    api_url: str,
+) -> ReleaseNotes:
     problems: list[Problem] = []
     cache = EtagCache(cache_root, problems)
     listing_url = _contents_url(api_url, source, "releases")
-    body = fetch_cached(client, cache, "releases", listing_url, problems,
-                        headers={"Accept": "application/vnd.github+json"}, usable=_is_listing,
-                        max_bytes=MAX_NOTES_BYTES)
+    body = fetch_cached(
+        client,
+        cache,
+        "releases",
+        listing_url,
+        problems,
+        headers={"Accept": "application/vnd.github+json"},
+        usable=_is_listing,
+        max_bytes=MAX_NOTES_BYTES,
+    )
     if body is None:
-        raise ConfigError(f"release_notes.source (--release-notes) GET {redact(listing_url)}: HTTP 404, no "
-                          f"releases/ folder at {source.ref!r}")
+        raise ConfigError(
+            f"release_notes.source (--release-notes) GET {redact(listing_url)}: HTTP 404, no "
+            f"releases/ folder at {source.ref!r}"
+        )
     names = _release_dirs(listing_url, body, problems)
-    available = tuple(sorted({f"v{int(m.group(1))}.{int(m.group(2))}" for m in map(_DIR_RE.match, names) if m},
-                             key=release_order))
+    available = tuple(
+        sorted({f"v{int(m.group(1))}.{int(m.group(2))}" for m in map(_DIR_RE.match, names) if m}, key=release_order)
+    )
     if not available:
-        raise ConfigError(f"release_notes.source (--release-notes) GET {redact(listing_url)}: no "
-                          f"release-1.NN folder under releases/ at {source.ref!r}")
+        raise ConfigError(
+            f"release_notes.source (--release-notes) GET {redact(listing_url)}: no "
+            f"release-1.NN folder under releases/ at {source.ref!r}"
+        )
     notes: dict[str, dict[str, dict]] = {}
     skipped: set[str] = set()
     for release in select_releases(available, wanted, newest):
         path = f"releases/release-{release[1:]}/release-notes/release-notes-draft.json"
         where = f"{source.location}@{source.ref}:{path}"
         try:
-            data = fetch_cached(client, cache, f"release-{release[1:]}", _contents_url(api_url, source, path),
-                                problems, headers={"Accept": RAW_MEDIA_TYPE}, max_bytes=MAX_NOTES_BYTES,
-                                usable=lambda data: parse_notes("", data)[0] is not None)
+            data = fetch_cached(
+                client,
+                cache,
+                f"release-{release[1:]}",
+                _contents_url(api_url, source, path),
+                problems,
+                headers={"Accept": RAW_MEDIA_TYPE},
+                max_bytes=MAX_NOTES_BYTES,
+                usable=lambda data: parse_notes("", data)[0] is not None,
+            )
         except SourceError as exc:  # one file lost, no cached copy: the others still count
             problems.append(_unusable(where, release, str(exc)))
             skipped.add(release)
             continue
         if data is None:
             if release not in {release_name(w) for w in wanted or ()}:  # a wanted one is told by with_missing
-                problems.append(Problem(f"{source.location}/{path}", "",
-                                        f"no release notes for {release} (HTTP 404)"))
+                problems.append(Problem(f"{source.location}/{path}", "", f"no release notes for {release} (HTTP 404)"))
             continue
         read, found = parse_notes(where, data, release)
         if read is not None:
@@ -314,12 +367,12 @@ def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, wa
         else:
             skipped.add(release)
         problems += found
-    return ReleaseNotes(f"github:{source.location}@{source.ref}", available, notes, tuple(problems),
-                        frozenset(skipped))
+    return ReleaseNotes(f"github:{source.location}@{source.ref}", available, notes, tuple(problems), frozenset(skipped))
 
 
-def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
-                  api_url: str = DEFAULT_API_URL) -> dict[str, str] | None:
+def current_etags(
+    value: str, client: httpx.Client, known: dict[str, str], *, api_url: str = DEFAULT_API_URL
+) -> dict[str, str] | None:
     """The current version tags of a release-notes source, for the cheap no-change poll.
 
     Directory: ``{file: "SIZE-MTIME_NS"}`` of its ``release-notes-1.NN.json``
@@ -333,12 +386,17 @@ def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
     """
     source = parse_notes_source(value)
     if source.kind == "dir":
-        return {str(p): f"{p.stat().st_size}-{p.stat().st_mtime_ns}"
-                for p in sorted(Path(source.location).iterdir()) if _FILE_RE.match(p.name)}
+        return {
+            str(p): f"{p.stat().st_size}-{p.stat().st_mtime_ns}"
+            for p in sorted(Path(source.location).iterdir())
+            if _FILE_RE.match(p.name)
+        }
     import httpx  # loaded for a github: source only
 
-    url = (f"{api_url.rstrip('/')}/repos/{source.location}/commits?path=releases&sha={quote(source.ref, safe='')}"
-           "&per_page=1")
+    url = (
+        f"{api_url.rstrip('/')}/repos/{source.location}/commits?path=releases&sha={quote(source.ref, safe='')}"
+        "&per_page=1"
+    )
     headers = {"Accept": "application/vnd.github+json"}
     etag = sendable_etag(known.get(url, ""))  # a state file may hold anything: never send what httpx refuses
     if etag:
@@ -353,4 +411,3 @@ def current_etags(value: str, client: httpx.Client, known: dict[str, str], *,
         raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}")
     etag = sendable_etag(response.headers.get("etag", ""))
     return {url: etag} if etag else None
-

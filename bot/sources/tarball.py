@@ -40,8 +40,13 @@ MAX_HEADER_BYTES = 64 * 1024
 
 #: A full commit SHA-1, lower-case hex (as git archive, GitHub and the commits API write it).
 SHA_RE = re.compile(r"[0-9a-f]{40}")
-_EXTENDED_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
-                   tarfile.GNUTYPE_LONGLINK)
+_EXTENDED_TYPES = (
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+)
 
 
 class _CappedTarInfo(tarfile.TarInfo):
@@ -53,8 +58,9 @@ class _CappedTarInfo(tarfile.TarInfo):
         return super()._proc_member(tarfile_)  # type: ignore[misc]  # private to tarfile, not in typeshed
 
 
-def _open_tar(read_chunk: Callable[[], bytes], what: str, limit: int, max_unpacked: int,
-              deadline: Deadline | None) -> tarfile.TarFile:
+def _open_tar(
+    read_chunk: Callable[[], bytes], what: str, limit: int, max_unpacked: int, deadline: Deadline | None
+) -> tarfile.TarFile:
     """The gzip tar stream over ``read_chunk`` with every cap: compressed and decompressed bytes, the
     ``deadline`` and the size of extended headers."""
     body = LimitedReader(read_chunk, limit, what, deadline=deadline)
@@ -68,9 +74,15 @@ def is_tarball_path(path: Path) -> bool:
     return path.name.lower().endswith(TARBALL_SUFFIXES)
 
 
-def read_tar_stream(read_chunk: Callable[[], bytes], what: str, limit: int = MAX_TARBALL_BYTES, *,
-                    max_unpacked: int = MAX_UNPACKED_BYTES, max_file_bytes: int = MAX_FILE_BYTES,
-                    deadline: Deadline | None = None) -> tuple[list[tuple[str, bytes]], list[Problem], str]:
+def read_tar_stream(
+    read_chunk: Callable[[], bytes],
+    what: str,
+    limit: int = MAX_TARBALL_BYTES,
+    *,
+    max_unpacked: int = MAX_UNPACKED_BYTES,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    deadline: Deadline | None = None,
+) -> tuple[list[tuple[str, bytes]], list[Problem], str]:
     """Read a gzip tar stream: ``(files, problems, revision)``.
 
     ``read_chunk()`` returns the next compressed bytes (``b""`` at the end); ``what`` names the
@@ -89,9 +101,11 @@ def read_tar_stream(read_chunk: Callable[[], bytes], what: str, limit: int = MAX
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
     if not has_keps:
-        raise SourceError(f"{what}: no keps/ folder under the archive's top folder (an enhancements tarball "
-                          "holds TOP/keps/..., as git archive and GitHub write it); refused, not read as "
-                          "every KEP gone")
+        raise SourceError(
+            f"{what}: no keps/ folder under the archive's top folder (an enhancements tarball "
+            "holds TOP/keps/..., as git archive and GitHub write it); refused, not read as "
+            "every KEP gone"
+        )
     return files, problems, comment if SHA_RE.fullmatch(comment) else ""
 
 
@@ -114,8 +128,10 @@ def tarball_revision(path: Path) -> str:
     :data:`MAX_HEADER_BYTES` is refused). Raises :class:`SourceError` when the file is not a readable tar.gz."""
     what = text_path(str(path))
     try:
-        with open(path, "rb") as fh, _open_tar(lambda: fh.read(1 << 16), what, MAX_TARBALL_BYTES,
-                                               MAX_UNPACKED_BYTES, None) as tar:
+        with (
+            open(path, "rb") as fh,
+            _open_tar(lambda: fh.read(1 << 16), what, MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, None) as tar,
+        ):
             tar.next()
             comment = tar.pax_headers.get("comment", "").strip()
     except (tarfile.TarError, EOFError, zlib.error) as exc:
@@ -127,8 +143,9 @@ def tarball_revision(path: Path) -> str:
     return comment if SHA_RE.fullmatch(comment) else ""
 
 
-def _read_members(tar: tarfile.TarFile, what: str, limit: int,
-                  max_file_bytes: int) -> tuple[list[tuple[str, bytes]], list[Problem], bool]:
+def _read_members(
+    tar: tarfile.TarFile, what: str, limit: int, max_file_bytes: int
+) -> tuple[list[tuple[str, bytes]], list[Problem], bool]:
     files: list[tuple[str, bytes]] = []
     problems: list[Problem] = []
     kept, has_keps = 0, False
@@ -165,8 +182,11 @@ def _unique(files: list[tuple[str, bytes]]) -> tuple[list[tuple[str, bytes]], li
     for path, data in files:
         seen.setdefault(path, []).append(data)
     kept = [(path, versions[0]) for path, versions in seen.items() if len(set(versions)) == 1]
-    problems = [Problem(path, "", f"the archive holds this member {len(versions)} times with different content; "
-                                  "not read") for path, versions in seen.items() if len(set(versions)) > 1]
+    problems = [
+        Problem(path, "", f"the archive holds this member {len(versions)} times with different content; not read")
+        for path, versions in seen.items()
+        if len(set(versions)) > 1
+    ]
     return kept, problems
 
 

@@ -55,8 +55,17 @@ class GitHubUpstream:
     ``fetched``: the kep.yaml blobs fetched one by one.
     """
 
-    def __init__(self, repo: str, ref: str, cache_dir: Path, *, api_url: str, token: str | None = None,
-                 counter: RequestCounter | None = None, transport: httpx.BaseTransport | None = None):
+    def __init__(
+        self,
+        repo: str,
+        ref: str,
+        cache_dir: Path,
+        *,
+        api_url: str,
+        token: str | None = None,
+        counter: RequestCounter | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ):
         self.repo, self.ref, self.api_url = repo, ref, api_url
         self.token, self.counter, self.transport = token, counter, transport
         self.problems: list[Problem] = []
@@ -110,8 +119,9 @@ class GitHubUpstream:
                 self.cache.put_files(files)
                 self._carry(head)
             snap = build_snapshot(files.pairs(), f"github:{self.repo}@{self.ref}", head)
-            self._snapshot = snap._replace(problems=tuple(sorted(snap.problems + files.problems
-                                                                 + tuple(self.problems))))
+            self._snapshot = snap._replace(
+                problems=tuple(sorted(snap.problems + files.problems + tuple(self.problems)))
+            )
         return self._snapshot
 
     def last_commits(self, paths: Iterable[str], max_requests: int) -> tuple[dict[str, Commit], int]:
@@ -173,8 +183,9 @@ class GitHubUpstream:
 
         url = f"{self.api_url.rstrip('/')}/repos/{self.repo}/compare/{base}...{head}"  # SHAs: nothing to quote
         try:
-            response = send(client, "GET", url, params={"per_page": "1"},
-                            headers={"Accept": "application/vnd.github+json"})
+            response = send(
+                client, "GET", url, params={"per_page": "1"}, headers={"Accept": "application/vnd.github+json"}
+            )
             data = response.json() if response.status_code == 200 else None
         except (httpx.HTTPError, ValueError):  # a transport error or a body that is not JSON: read the tarball
             return None
@@ -228,8 +239,11 @@ def listed_changes(entries: object) -> Listed | None:
     prr: dict[str, str] = {}
     keps: dict[str, str] = {}
     for entry in entries:
-        if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str) \
-                or not isinstance(entry.get("status"), str):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("filename"), str)
+            or not isinstance(entry.get("status"), str)
+        ):
             return None
         path, previous = entry["filename"], entry.get("previous_filename")
         if isinstance(previous, str):
@@ -249,8 +263,14 @@ def listed_changes(entries: object) -> Listed | None:
     return Listed(frozenset(removed), prr, keps, frozenset(touched))
 
 
-def github_upstream(enhancements: str, cache_dir: Path, *, api_url: str, counter: RequestCounter | None = None,
-                    transport: httpx.BaseTransport | None = None) -> GitHubUpstream | None:
+def github_upstream(
+    enhancements: str,
+    cache_dir: Path,
+    *,
+    api_url: str,
+    counter: RequestCounter | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> GitHubUpstream | None:
     """The :class:`GitHubUpstream` of an ``--enhancements`` value (token from ``GITHUB_TOKEN``), ``None`` when
     it is not a ``github:`` source. Raises :class:`~bot.errors.UsageError` for an invalid value."""
     from bot.sources.enhancements import parse_source
@@ -258,5 +278,12 @@ def github_upstream(enhancements: str, cache_dir: Path, *, api_url: str, counter
     source = parse_source(enhancements)
     if source.kind != "github":
         return None
-    return GitHubUpstream(source.location, source.ref, cache_dir, api_url=api_url,
-                          token=os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport)
+    return GitHubUpstream(
+        source.location,
+        source.ref,
+        cache_dir,
+        api_url=api_url,
+        token=os.environ.get("GITHUB_TOKEN") or None,
+        counter=counter,
+        transport=transport,
+    )

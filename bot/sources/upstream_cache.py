@@ -75,8 +75,12 @@ class UpstreamCache:
         if data is None:
             return "", ""
         etag, revision = data.get("etag"), data.get("revision")
-        if data.get("ref") != ref or not isinstance(etag, str) or not isinstance(revision, str) \
-                or not SHA_RE.fullmatch(revision):
+        if (
+            data.get("ref") != ref
+            or not isinstance(etag, str)
+            or not isinstance(revision, str)
+            or not SHA_RE.fullmatch(revision)
+        ):
             self._ignored(self._ref_path(ref), "not a ref entry of this ref")
             return "", ""
         return etag, revision
@@ -103,7 +107,7 @@ class UpstreamCache:
     def latest(self, but: str = "") -> Files | None:
         """The newest usable files entry other than revision ``but`` (the base of an incremental read)."""
         for path in self._entries("files-"):
-            revision = path.name[len("files-"):-len(".json")]
+            revision = path.name[len("files-") : -len(".json")]
             if revision != but and SHA_RE.fullmatch(revision):
                 found = self.files(revision)
                 if found is not None:
@@ -113,10 +117,12 @@ class UpstreamCache:
     def put_files(self, files: Files) -> None:
         """Store ``files`` and drop all but the newest :data:`KEEP_REVISIONS` revisions (with their commits)."""
         rows = [[p, blob, data.decode("utf-8", "surrogateescape")] for p, (blob, data) in sorted(files.files.items())]
-        self._write(self.root / f"files-{files.revision}.json",
-                    {"revision": files.revision, "files": rows, "problems": [list(p) for p in files.problems]})
+        self._write(
+            self.root / f"files-{files.revision}.json",
+            {"revision": files.revision, "files": rows, "problems": [list(p) for p in files.problems]},
+        )
         for old in self._entries("files-")[KEEP_REVISIONS:]:
-            revision = old.name[len("files-"):-len(".json")]
+            revision = old.name[len("files-") : -len(".json")]
             for stale in (old, self.root / f"commits-{revision}.json"):
                 stale.unlink(missing_ok=True)
 
@@ -187,15 +193,19 @@ class UpstreamCache:
             os.replace(tmp, path)
             tmp = None
         except OSError as exc:
-            self.problems.append(Problem(str(path), "", f"upstream cache not written ({exc.strerror or exc}); "
-                                                        "the next run reads upstream again"))
+            self.problems.append(
+                Problem(
+                    str(path),
+                    "",
+                    f"upstream cache not written ({exc.strerror or exc}); the next run reads upstream again",
+                )
+            )
         finally:
             if tmp is not None:
                 Path(tmp).unlink(missing_ok=True)
 
     def _ignored(self, path: Path, why: str) -> None:
-        self.problems.append(Problem(str(path), "", f"upstream cache entry ignored: {why}; read from upstream "
-                                                    "instead"))
+        self.problems.append(Problem(str(path), "", f"upstream cache entry ignored: {why}; read from upstream instead"))
 
 
 def _files_from(revision: str, data: dict) -> Files:
@@ -206,8 +216,13 @@ def _files_from(revision: str, data: dict) -> Files:
         raise ValueError("'files' and 'problems' must be lists")
     files: dict[str, tuple[str, bytes]] = {}
     for row in rows:
-        if not (isinstance(row, list) and len(row) == 3 and all(isinstance(v, str) for v in row)
-                and (is_kep_file(row[0]) or is_prr_file(row[0])) and SHA_RE.fullmatch(row[1])):
+        if not (
+            isinstance(row, list)
+            and len(row) == 3
+            and all(isinstance(v, str) for v in row)
+            and (is_kep_file(row[0]) or is_prr_file(row[0]))
+            and SHA_RE.fullmatch(row[1])
+        ):
             raise ValueError(f"files: {str(row)[:80]} is not [metadata path, blob id, text]")
         data_ = row[2].encode("utf-8", "surrogateescape")
         if is_kep_file(row[0]) and blob_id(data_) != row[1]:
@@ -225,8 +240,16 @@ def _commits_from(data: dict) -> dict[str, Commit]:
         raise ValueError("'commits' must be an object")
     out = {}
     for path, row in rows.items():
-        if not (is_kep_file(path) and isinstance(row, list) and len(row) == 4 and SHA_RE.fullmatch(str(row[0]))
-                and isinstance(row[1], str) and isinstance(row[2], str) and type(row[3]) is int and row[3] >= 0):
+        if not (
+            is_kep_file(path)
+            and isinstance(row, list)
+            and len(row) == 4
+            and SHA_RE.fullmatch(str(row[0]))
+            and isinstance(row[1], str)
+            and isinstance(row[2], str)
+            and type(row[3]) is int
+            and row[3] >= 0
+        ):
             raise ValueError(f"commits: {path[:80]!r} is not [sha, date, subject, pr]")
         out[path] = Commit(row[0], "", row[1], row[2], row[3], ())
     return out

@@ -16,8 +16,20 @@ import datetime
 import re
 from typing import NamedTuple
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _YMD_RE = re.compile(r"^(\d{4})([-/.])(\d{1,2})\2(\d{1,2})$")
 _DMY_RE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
 _MONTH_FIRST_RE = re.compile(r"^([A-Za-z]+)\.? (\d{1,2}), (\d{4})$")
@@ -73,28 +85,31 @@ def near_keys(lines: list[str], key: str) -> list[str]:
     """``N: 'LINE'`` (1-based) of each top-level line in the front matter block whose key is ``key`` but for
     case or blanks before the colon (``Date:``, ``date :``): lines :func:`find_dates` does not read."""
     near = re.compile(rf"^{re.escape(key)}[ \t]*:(?:[ \t]|\r?$)", re.IGNORECASE)
-    return [f"line {i + 1} {lines[i].rstrip(chr(13))!r}" for i in range(1, block_end(lines) or 0)
-            if near.match(lines[i]) and _date_line(i, lines[i], key) is None]
+    return [
+        f"line {i + 1} {lines[i].rstrip(chr(13))!r}"
+        for i in range(1, block_end(lines) or 0)
+        if near.match(lines[i]) and _date_line(i, lines[i], key) is None
+    ]
 
 
 def _date_line(i: int, line: str, key: str) -> DateLine | None:
     """Line ``i`` split as a :class:`DateLine` when it is a top-level ``key:`` line, else ``None``."""
     if not line.startswith(f"{key}:"):
         return None
-    rest = line[len(key) + 1:]
+    rest = line[len(key) + 1 :]
     cr = "\r" if rest.endswith("\r") else ""
     rest = rest.removesuffix("\r")
-    blanks = rest[:len(rest) - len(rest.lstrip(" \t"))]
+    blanks = rest[: len(rest) - len(rest.lstrip(" \t"))]
     if rest and not blanks:  # "dates:" or "date:x" is another key or no mapping
         return None
-    body = rest[len(blanks):]
+    body = rest[len(blanks) :]
     if body[:1] in ("'", '"') and body.find(body[0], 1) > 0:
         close = body.find(body[0], 1)
-        return DateLine(i, line[:len(key) + 1] + blanks + body[0], body[1:close], body[close:] + cr)
+        return DateLine(i, line[: len(key) + 1] + blanks + body[0], body[1:close], body[close:] + cr)
     comment = re.search(r"[ \t]#", body)
-    value = body[:comment.start()] if comment else body
+    value = body[: comment.start()] if comment else body
     plain = value.rstrip(" \t")
-    return DateLine(i, line[:len(key) + 1] + (blanks or " "), plain, body[len(plain):] + cr)
+    return DateLine(i, line[: len(key) + 1] + (blanks or " "), plain, body[len(plain) :] + cr)
 
 
 def set_date(lines: list[str], key: str, today: str) -> DateUpdate:
@@ -106,17 +121,30 @@ def set_date(lines: list[str], key: str, today: str) -> DateUpdate:
     dates = find_dates(lines, key)
     if len(dates) > 1:
         where = " and ".join(str(d.line + 1) for d in dates)
-        return DateUpdate(lines, "", "", f"{key}: given twice in the front matter (lines {where}); the value is "
-                                         "ambiguous, so it is not written")
+        return DateUpdate(
+            lines,
+            "",
+            "",
+            f"{key}: given twice in the front matter (lines {where}); the value is ambiguous, so it is not written",
+        )
     if not dates:
         near = near_keys(lines, key)
-        return DateUpdate(lines, "", "", f"{key}: no {key + ':'!r} line in the front matter, only "
-                                         f"{', '.join(near)}; not written" if near else "")
+        return DateUpdate(
+            lines,
+            "",
+            "",
+            f"{key}: no {key + ':'!r} line in the front matter, only {', '.join(near)}; not written" if near else "",
+        )
     found = dates[0]
     new = same_format(found.value, datetime.date.fromisoformat(today))
     if new is None:
-        return DateUpdate(lines, "", "", f"{key}: {found.value!r} is not a date kep-sync can write in the same "
-                                         "format (YYYY-MM-DD, DD.MM.YYYY, January 15, 2026, ...); kept")
+        return DateUpdate(
+            lines,
+            "",
+            "",
+            f"{key}: {found.value!r} is not a date kep-sync can write in the same "
+            "format (YYYY-MM-DD, DD.MM.YYYY, January 15, 2026, ...); kept",
+        )
     if new == found.value:
         return DateUpdate(lines, "", "", "")
     out = list(lines)
@@ -139,11 +167,23 @@ def same_format(value: str, day: datetime.date) -> str | None:
         return f"{_num(day.day, pad)}.{_num(day.month, pad)}.{day.year}"
     m = _MONTH_FIRST_RE.match(value)
     if m and _month(m[1]):
-        return value[:m.start(1)] + _month(m[1], day.month) + value[m.end(1):m.start(2)] + \
-            _num(day.day, m[2].startswith("0")) + ", " + str(day.year)
+        return (
+            value[: m.start(1)]
+            + _month(m[1], day.month)
+            + value[m.end(1) : m.start(2)]
+            + _num(day.day, m[2].startswith("0"))
+            + ", "
+            + str(day.year)
+        )
     m = _DAY_FIRST_RE.match(value)
     if m and _month(m[2]):
-        return _num(day.day, m[1].startswith("0")) + " " + _month(m[2], day.month) + value[m.end(2):m.start(3)] + str(day.year)
+        return (
+            _num(day.day, m[1].startswith("0"))
+            + " "
+            + _month(m[2], day.month)
+            + value[m.end(2) : m.start(3)]
+            + str(day.year)
+        )
     return None
 
 

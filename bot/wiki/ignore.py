@@ -96,7 +96,7 @@ def strip_markers(line: str) -> tuple[str, list[Marker]]:
         return line, []
     parts, last, at = [], 0, []
     for m in found:
-        parts.append(line[last:m.start()])
+        parts.append(line[last : m.start()])
         at.append(sum(map(len, parts)))
         last = m.end()
     stripped = "".join(parts) + line[last:]
@@ -120,7 +120,7 @@ def restore_markers(original: str, stripped: str, rendered: str, markers: Iterab
     placed = []
     for n, m in enumerate(markers):
         was, now = old[min(m.cell, len(old) - 1)], new[min(m.cell, len(new) - 1)]
-        if now.lo + m.offset <= now.hi and rendered[now.lo:now.lo + m.offset] == stripped[was.lo:was.lo + m.offset]:
+        if now.lo + m.offset <= now.hi and rendered[now.lo : now.lo + m.offset] == stripped[was.lo : was.lo + m.offset]:
             placed.append((now.lo + m.offset, n, m.raw or m.text))
         else:
             placed.append((now.end, n, (" " if now.text else "") + m.text))
@@ -136,10 +136,18 @@ def marker_problems(path: str, masked: Masked) -> list[Problem]:
         for m in markers:
             if m.unknown:
                 words = ", ".join(repr(w[:40]) for w in m.unknown[:MAX_QUOTED])
-                kept = f"ignores only {', '.join(f for f in IGNORABLE if f in m.fields)}" if m.fields else \
-                    "ignores nothing"
-                out.append(Problem(path, f"line {i + 1}", f"ignore marker: {words} names no field (one of "
-                                   f"{', '.join(IGNORABLE)}); the marker {kept}"))
+                kept = (
+                    f"ignores only {', '.join(f for f in IGNORABLE if f in m.fields)}"
+                    if m.fields
+                    else "ignores nothing"
+                )
+                out.append(
+                    Problem(
+                        path,
+                        f"line {i + 1}",
+                        f"ignore marker: {words} names no field (one of {', '.join(IGNORABLE)}); the marker {kept}",
+                    )
+                )
     return out
 
 
@@ -163,7 +171,7 @@ def add_marker(line: str, cell: int, fields: Iterable[str]) -> str:
     if fields <= ignored_fields(strip_markers(line)[1]):
         return line
     target = split_row(line)[cell]
-    return line[:target.end] + (" " if target.text else "") + marker_text(fields) + line[target.end:]
+    return line[: target.end] + (" " if target.text else "") + marker_text(fields) + line[target.end :]
 
 
 #: ``{0-based line: (original line, line without markers, markers)}`` of a page's lines with markers.

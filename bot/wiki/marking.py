@@ -13,8 +13,9 @@ from bot.wiki.matrix import parse_page
 from bot.wiki.tables import split_row
 
 
-def mark_kep(path: str, text: str, aliases: Mapping[str, Sequence[str]], kep: int,
-             fields: Collection[str]) -> tuple[str, list[int]]:
+def mark_kep(
+    path: str, text: str, aliases: Mapping[str, Sequence[str]], kep: int, fields: Collection[str]
+) -> tuple[str, list[int]]:
     """``(text with the marker for fields added to each matrix row of KEP kep, 0-based lines of those rows)``.
 
     ``fields``: names of :data:`bot.wiki.ignore.IGNORABLE` (empty: the whole row); ``aliases``: the column

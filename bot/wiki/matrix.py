@@ -75,8 +75,10 @@ _KEP_RE = re.compile(rf"^{_KEP_PREFIX}([0-9]{{1,9}})(?:-([A-Za-z0-9][A-Za-z0-9_.
 _LEADING_KEP_RE = re.compile(rf"^{_KEP_PREFIX}([0-9]{{1,9}})(?![0-9.])", re.IGNORECASE)
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 #: A URL naming a KEP: its enhancements issue, its ``kep.k8s.io`` short link or its ``keps/<sig>/`` directory.
-_KEP_URL_RE = re.compile(r"(?:/enhancements/issues/|\bkep\.k8s\.io/|/keps/[^/\s)]+/)([0-9]{1,9})(?![0-9])"
-                         r"(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?")
+_KEP_URL_RE = re.compile(
+    r"(?:/enhancements/issues/|\bkep\.k8s\.io/|/keps/[^/\s)]+/)([0-9]{1,9})(?![0-9])"
+    r"(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?"
+)
 #: A composite cell's separator: ``/``, full-width ``／``, an escaped pipe ``\|`` or ``｜``, any spaces around;
 #: never the slash of the blank ``n/a``.
 _SEP_RE = re.compile(r"([\s\u200b]*(?:(?<!\bn)(?<!\bN)/(?![aA]\b)|／|\\\||｜)[\s\u200b]*)")
@@ -226,13 +228,21 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
         for i, text in enumerate(header):
             like = None if i in keys.values() else lookalike_column(text, aliases)
             if like:
-                problems.append(Problem(path, f"line {table.header + 1}", f"column {text!r} looks like the {like[0]} "
-                                        f"column ({like[1]!r}) but is not one of its names, so kep-sync neither reads "
-                                        f"nor writes it and its values can go stale; add it to columns.{like[0]}"))
+                problems.append(
+                    Problem(
+                        path,
+                        f"line {table.header + 1}",
+                        f"column {text!r} looks like the {like[0]} "
+                        f"column ({like[1]!r}) but is not one of its names, so kep-sync neither reads "
+                        f"nor writes it and its values can go stale; add it to columns.{like[0]}",
+                    )
+                )
         widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
         aligns = column_alignments(lines[table.delimiter])
-        layout = {key: (widths[i] if i < len(widths) else None, aligns[i] if i < len(aligns) else "left")
-                  for key, i in keys.items()}
+        layout = {
+            key: (widths[i] if i < len(widths) else None, aligns[i] if i < len(aligns) else "left")
+            for key, i in keys.items()
+        }
         rows: list[MatrixRow] = []
         for index in table.body:
             cells = split_row(lines[index])
@@ -242,8 +252,9 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             if named is not None and (len(cells) != len(header) or parse_kep_cell(kep_text) is None):
                 left.append(ProblemRow(index, *named))
             if len(cells) != len(header):
-                problems.append(Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; "
-                                                     "left as is"))
+                problems.append(
+                    Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; left as is")
+                )
                 continue
             key = parse_kep_cell(kep_text)
             if key is None:
@@ -254,10 +265,14 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             if bad:
                 left.append(ProblemRow(index, key[0], key[1]))
                 cell = row.cells[bad[0]]
-                why = ("has a struck-through part (history, not a value)" if "~~" in cell.text
-                       else "is not in the expected format")
-                problems.append(Problem(path, where, f"{who}: {header[keys[bad[0]]]} cell {cell.text!r} {why}; "
-                                                     "left as is"))
+                why = (
+                    "has a struck-through part (history, not a value)"
+                    if "~~" in cell.text
+                    else "is not in the expected format"
+                )
+                problems.append(
+                    Problem(path, where, f"{who}: {header[keys[bad[0]]]} cell {cell.text!r} {why}; left as is")
+                )
                 continue
             rows.append(row)
         tables.append(rows)
@@ -434,8 +449,9 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
                 continue
             text = spelled(row, field, value, key, old)
             marks = _unwrap(old)[0] if field != "feature_gates" else ""
-            pieces[index] = f"{marks}{escape_cell(text)}{marks[::-1]}" if text else \
-                row.vocab.get(key, Spelling()).blank or "-"
+            pieces[index] = (
+                f"{marks}{escape_cell(text)}{marks[::-1]}" if text else row.vocab.get(key, Spelling()).blank or "-"
+            )
             if not old.strip():
                 _fill_gap(pieces, index)
             if row.layout.get(key, (None, ""))[0] is not None:
@@ -520,8 +536,9 @@ def page_reading(field: str, text: str) -> tuple[str, str]:
 def _is_word(text: str) -> bool:
     """True when ``text`` is letters, combining marks, decimal digits and ``.-_`` only (``beta``, ``v1.30``,
     ``已实现``)."""
-    return bool(text) and all(ch in _WORD_EXTRA or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd"
-                              for ch in text)
+    return bool(text) and all(
+        ch in _WORD_EXTRA or unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd" for ch in text
+    )
 
 
 def _unwrap(text: str) -> tuple[str, str]:

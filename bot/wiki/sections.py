@@ -40,8 +40,9 @@ def code_lines(text: str) -> frozenset[int]:
     """0-based indices of the lines of ``text`` inside code: fenced blocks (fence lines included) and indented
     code blocks, nested ones too, from markdown-it-py's token map; same line numbering as :func:`find_headings`."""
     tokens = _MD.parse(text.replace("\r", "").removeprefix("\ufeff"))
-    return frozenset(i for tok in tokens if tok.type in ("fence", "code_block") and tok.map is not None
-                     for i in range(*tok.map))
+    return frozenset(
+        i for tok in tokens if tok.type in ("fence", "code_block") and tok.map is not None for i in range(*tok.map)
+    )
 
 
 def heading_above(headings: Sequence[Heading], line: int) -> str:

@@ -118,18 +118,18 @@ def split_row(line: str) -> list[Cell]:
     """
     body_end = len(line) - 1 if line.endswith("\r") else len(line)
     pipes = _pipe_positions(line, body_end)
-    first = line[:pipes[0]].replace("\ufeff", "").strip() if pipes else line.strip()
+    first = line[: pipes[0]].replace("\ufeff", "").strip() if pipes else line.strip()
     bounds: list[tuple[int, int]] = []
     if not pipes:
         bounds.append((0, body_end))
     else:
         quote = _QUOTE_RE.match(line) if first.startswith(">") else None
         lead = quote.end() if quote else 0  # "> KEP | Status": the first cell starts after the marks
-        if line[lead:pipes[0]].replace("\ufeff", "").strip():
+        if line[lead : pipes[0]].replace("\ufeff", "").strip():
             bounds.append((lead, pipes[0]))
         for a, b in itertools.pairwise(pipes):
             bounds.append((a + 1, b))
-        if line[pipes[-1] + 1:body_end].strip():
+        if line[pipes[-1] + 1 : body_end].strip():
             bounds.append((pipes[-1] + 1, body_end))
     cells = []
     for a, b in bounds:
@@ -160,10 +160,10 @@ def replace_cell(line: str, cell: Cell, text: str) -> str:
     (a cell written ``||`` gets one space each side when the row pads its other cells).
     """
     if not cell.text and cell.hi - cell.lo < 2 and text:
-        raw = line[cell.lo:cell.hi]
+        raw = line[cell.lo : cell.hi]
         if raw or "| " in line:
-            return line[:cell.lo] + f" {text} " + line[cell.hi:]
-    return line[:cell.start] + text + line[cell.end:]
+            return line[: cell.lo] + f" {text} " + line[cell.hi :]
+    return line[: cell.start] + text + line[cell.end :]
 
 
 def display_width(text: str) -> int:
@@ -189,7 +189,7 @@ def column_widths(lines: Sequence[str]) -> list[int | None]:
     for i in range(count):
         width = None
         for line, cells in rows:  # stops at the first line that differs (usually the delimiter row)
-            w = display_width(line[cells[i].lo:cells[i].hi]) if i < len(cells) and _closed(line, cells[i]) else None
+            w = display_width(line[cells[i].lo : cells[i].hi]) if i < len(cells) and _closed(line, cells[i]) else None
             if w is None or (width is not None and w != width):
                 break
             width = w
@@ -207,8 +207,13 @@ def column_alignments(delimiter: str) -> list[str]:
     out = []
     for cell in split_row(delimiter):
         spec = cell.text.replace(" ", "")
-        out.append("center" if spec.startswith(":") and spec.endswith(":") and len(spec) > 1
-                   else "right" if spec.endswith(":") else "left")
+        out.append(
+            "center"
+            if spec.startswith(":") and spec.endswith(":") and len(spec) > 1
+            else "right"
+            if spec.endswith(":")
+            else "left"
+        )
     return out
 
 
@@ -221,10 +226,10 @@ def fill_cell(line: str, cell: Cell, text: str, width: int | None, align: str = 
     """
     if width is None:
         return replace_cell(line, cell, text)
-    raw = line[cell.lo:cell.hi]
+    raw = line[cell.lo : cell.hi]
     blank = not raw.strip()
-    lead = raw[:len(raw) - len(raw.lstrip())] if not blank else raw[:min(1, len(raw))]
-    trail = raw[len(raw.rstrip()):] if not blank else raw[len(lead):][:1]
+    lead = raw[: len(raw) - len(raw.lstrip())] if not blank else raw[: min(1, len(raw))]
+    trail = raw[len(raw.rstrip()) :] if not blank else raw[len(lead) :][:1]
     pad_l, pad_r = min(1, len(lead)), min(1, len(trail))
     if blank and len(raw) < 2:
         pad_l = pad_r = 1 if raw or "| " in line else 0
@@ -239,7 +244,7 @@ def fill_cell(line: str, cell: Cell, text: str, width: int | None, align: str = 
         cell_text = " " * left + text + " " * right
     else:
         cell_text = " " * pad_l + text + " " * pad_r
-    return line[:cell.lo] + cell_text + line[cell.hi:]
+    return line[: cell.lo] + cell_text + line[cell.hi :]
 
 
 def escape_cell(text: str) -> str:

@@ -41,10 +41,12 @@ class Spelling(NamedTuple):
 
     def over(self, fallback: Spelling) -> Spelling:
         """This vocabulary with its gaps filled from ``fallback``."""
-        return Spelling(case=fallback.case if self.case is None else self.case,
-                        stable=fallback.stable if self.stable is None else self.stable,
-                        blank=fallback.blank if self.blank is None else self.blank,
-                        bare=fallback.bare if self.bare is None else self.bare)
+        return Spelling(
+            case=fallback.case if self.case is None else self.case,
+            stable=fallback.stable if self.stable is None else self.stable,
+            blank=fallback.blank if self.blank is None else self.blank,
+            bare=fallback.bare if self.bare is None else self.bare,
+        )
 
 
 def fold(text: str) -> str:

@@ -32,8 +32,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("enhancements") / "enhancements"
-    subprocess.run(["git", "clone", "-q", "-b", "master", str(BUNDLE), str(target)], check=True,
-                   capture_output=True)
+    subprocess.run(["git", "clone", "-q", "-b", "master", str(BUNDLE), str(target)], check=True, capture_output=True)
     return target
 
 
@@ -60,8 +59,9 @@ def problems(snap: Snapshot) -> list[Problem]:
 
 
 def test_revision_is_the_bundle_head(snapshots, checkout):
-    head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert head == REVISION
     assert snapshots["bundle"].revision == REVISION
     assert snapshots["file-url"].revision == REVISION
@@ -104,32 +104,71 @@ def test_cluster_resource_claim_template_is_a_real_kep(snap):
 @pytest.mark.parametrize(
     "problem",
     [
-        Problem("keps/sig-scheduling/5075-dra-consumable-capacity/kep.yaml", "creation-date",
-                "'2025-30-01' is not a valid date (YYYY-MM-DD)"),
-        Problem("keps/sig-api-machinery/4355-coordinated-leader-election/kep.yaml", "creation-date",
-                "'2023-14-05' is not a valid date (YYYY-MM-DD)"),
-        Problem("keps/sig-node/2625-cpumanager-policies-thread-placement/kep.yaml", "status",
-                f"'imlpemented' is not a valid status ({STATUSES})"),
-        Problem("keps/sig-instrumentation/1753-logs-sanitization/kep.yaml", "status",
-                f"'implemented (alpha)' is not a valid status ({STATUSES})"),
-        Problem("keps/sig-api-machinery/4153-declarative-validation/kep.yaml", "status",
-                f"'superseded' is not a valid status ({STATUSES})"),
-        Problem("keps/sig-node/281-dynamic-kubelet-configuration/kep.yaml", "status",
-                f"'removed' is not a valid status ({STATUSES})"),
-        Problem("keps/sig-instrumentation/1753-logs-sanitization/kep.yaml", "stage",
-                f"'alpha (deprecated)' is not a valid stage ({STAGES})"),
-        Problem("keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml", "kep-number",
-                "declares '1884' but the directory says 2043"),
-        Problem("keps/sig-cli/3515-kubectl-explain-openapiv3/kep.yaml", "milestone.alpha",
-                "'1.26' lacks the 'v' prefix (read as v1.26)"),
-        Problem("keps/sig-storage/1432-volume-health-monitor/kep.yaml", "milestone.alpha",
-                "'v1.21, v1.37' is not a release milestone (vMAJOR.MINOR)"),
-        Problem("keps/sig-instrumentation/3498-extending-stability/kep.yaml", "feature-gates[0].name",
-                "'n/a' is a placeholder, not a gate"),
-        Problem("keps/sig-storage/3314-csi-changed-block-tracking/kep.yaml", "feature-gates[0].name",
-                "'None' is a placeholder, not a gate"),
-        Problem("keps/sig-storage/3141-prevent-volume-mode-conversion/kep.yaml", "feature-gates[0].name",
-                "'' is a placeholder, not a gate"),
+        Problem(
+            "keps/sig-scheduling/5075-dra-consumable-capacity/kep.yaml",
+            "creation-date",
+            "'2025-30-01' is not a valid date (YYYY-MM-DD)",
+        ),
+        Problem(
+            "keps/sig-api-machinery/4355-coordinated-leader-election/kep.yaml",
+            "creation-date",
+            "'2023-14-05' is not a valid date (YYYY-MM-DD)",
+        ),
+        Problem(
+            "keps/sig-node/2625-cpumanager-policies-thread-placement/kep.yaml",
+            "status",
+            f"'imlpemented' is not a valid status ({STATUSES})",
+        ),
+        Problem(
+            "keps/sig-instrumentation/1753-logs-sanitization/kep.yaml",
+            "status",
+            f"'implemented (alpha)' is not a valid status ({STATUSES})",
+        ),
+        Problem(
+            "keps/sig-api-machinery/4153-declarative-validation/kep.yaml",
+            "status",
+            f"'superseded' is not a valid status ({STATUSES})",
+        ),
+        Problem(
+            "keps/sig-node/281-dynamic-kubelet-configuration/kep.yaml",
+            "status",
+            f"'removed' is not a valid status ({STATUSES})",
+        ),
+        Problem(
+            "keps/sig-instrumentation/1753-logs-sanitization/kep.yaml",
+            "stage",
+            f"'alpha (deprecated)' is not a valid stage ({STAGES})",
+        ),
+        Problem(
+            "keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml",
+            "kep-number",
+            "declares '1884' but the directory says 2043",
+        ),
+        Problem(
+            "keps/sig-cli/3515-kubectl-explain-openapiv3/kep.yaml",
+            "milestone.alpha",
+            "'1.26' lacks the 'v' prefix (read as v1.26)",
+        ),
+        Problem(
+            "keps/sig-storage/1432-volume-health-monitor/kep.yaml",
+            "milestone.alpha",
+            "'v1.21, v1.37' is not a release milestone (vMAJOR.MINOR)",
+        ),
+        Problem(
+            "keps/sig-instrumentation/3498-extending-stability/kep.yaml",
+            "feature-gates[0].name",
+            "'n/a' is a placeholder, not a gate",
+        ),
+        Problem(
+            "keps/sig-storage/3314-csi-changed-block-tracking/kep.yaml",
+            "feature-gates[0].name",
+            "'None' is a placeholder, not a gate",
+        ),
+        Problem(
+            "keps/sig-storage/3141-prevent-volume-mode-conversion/kep.yaml",
+            "feature-gates[0].name",
+            "'' is a placeholder, not a gate",
+        ),
         Problem("keps/sig-network/536-topology-aware-routing/kep.yaml", "stage", "missing or empty"),
     ],
     ids=lambda p: f"{p.path.split('/')[2]}:{p.key}",
@@ -139,11 +178,15 @@ def test_known_upstream_defects_are_reported(snap, problem):
 
 
 def test_duplicate_numbers(snap):
-    zero = ["keps/sig-architecture/0000-kep-process/kep.yaml",
-            "keps/sig-contributor-experience/0000-community-forum/kep.yaml",
-            "keps/sig-release/0000-anago-to-krel-migration/kep.yaml"]
-    dup = ["keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml",
-           "keps/sig-node/2133-kubelet-credential-providers/kep.yaml"]
+    zero = [
+        "keps/sig-architecture/0000-kep-process/kep.yaml",
+        "keps/sig-contributor-experience/0000-community-forum/kep.yaml",
+        "keps/sig-release/0000-anago-to-krel-migration/kep.yaml",
+    ]
+    dup = [
+        "keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml",
+        "keps/sig-node/2133-kubelet-credential-providers/kep.yaml",
+    ]
     assert [k.path for k in snap.keps[0]] == zero
     assert [k.path for k in snap.keps[2133]] == dup
     assert snap.problems == (
@@ -170,8 +213,11 @@ def test_dates_stay_strings_and_every_file_parsed(snap):
 def test_placeholder_milestones(snap):
     zero = {p.path for p in problems(snap) if p.message == "'0.0' is not a release milestone (vMAJOR.MINOR)"}
     assert len(zero) == 99
-    counts = {value: sorted(p.path for p in problems(snap)
-                            if p.message == f"{value!r} is not a release milestone (vMAJOR.MINOR)")
-              for value in ("TBD", "x.y")}
+    counts = {
+        value: sorted(
+            p.path for p in problems(snap) if p.message == f"{value!r} is not a release milestone (vMAJOR.MINOR)"
+        )
+        for value in ("TBD", "x.y")
+    }
     assert len(counts["TBD"]) == 37
     assert counts["x.y"] == ["keps/sig-autoscaling/2021-scale-from-zero/kep.yaml"]

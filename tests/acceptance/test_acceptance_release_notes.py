@@ -58,7 +58,10 @@ def test_every_1_36_graduation_sentence_naming_a_declared_gate_is_linked_to_its_
     assert 136368 not in {m.pr for m in graduations}
     manifest = next(m for m in graduations if m.pr == 137346)
     assert (manifest.stage, manifest.exact, manifest.links) == (
-        "alpha", True, ("keps/sig-api-machinery/5793-manifest-based-admission-control-config/kep.yaml",))
+        "alpha",
+        True,
+        ("keps/sig-api-machinery/5793-manifest-based-admission-control-config/kep.yaml",),
+    )
     for m in graduations:
         linked = set(m.links) | set(m.ambiguous)
         for gate in m.gates:
@@ -87,9 +90,11 @@ def test_a_bare_gate_name_is_a_mention(data):
 def test_the_excerpt_of_a_long_note_is_not_cut_inside_a_code_span(data):
     _, _, index = data
     m = next(m for m in index.mentions if (m.release, m.pr) == ("v1.36", 134947))
-    assert m.excerpt == ("ACTION REQUIRED: DRA (Dynamic Resource Allocation) drivers and controllers now require "
-                         "granular RBAC permissions to update ResourceClaim statuses when the "
-                         "`DRAResourceClaimGranularStatusAuthorization` feature gate is enabled (Beta in…")
+    assert m.excerpt == (
+        "ACTION REQUIRED: DRA (Dynamic Resource Allocation) drivers and controllers now require "
+        "granular RBAC permissions to update ResourceClaim statuses when the "
+        "`DRAResourceClaimGranularStatusAuthorization` feature gate is enabled (Beta in…"
+    )
     assert len(m.excerpt) == 234  # was 240, ending "(Beta in `v1.3…"
     assert [x.pr for x in index.mentions if x.excerpt.endswith("…") and x.excerpt.count("`") % 2] == []
 
@@ -98,8 +103,13 @@ def test_a_gate_declared_by_several_keps_is_shown_as_ambiguous(data):
     _, _, index = data
     m = next(m for m in index.mentions if (m.release, m.pr) == ("v1.28", 118816))
     assert m.excerpt == "`TopologyManagerPolicyOptions` feature-flag is promoted to beta and enabled by default."
-    assert (m.links, m.ambiguous) == ((), ("keps/sig-node/3545-improved-multi-numa-alignment/kep.yaml",
-                                           "keps/sig-node/4622-topologymanager-max-allowable-numa-nodes/kep.yaml"))
+    assert (m.links, m.ambiguous) == (
+        (),
+        (
+            "keps/sig-node/3545-improved-multi-numa-alignment/kep.yaml",
+            "keps/sig-node/4622-topologymanager-max-allowable-numa-nodes/kep.yaml",
+        ),
+    )
 
 
 def test_hand_checked_discrepancies_are_found(data):
@@ -109,25 +119,36 @@ def test_hand_checked_discrepancies_are_found(data):
     assert got[("gate-typo", "3695", "v1.34", 132940)] == (  # the first release naming it
         "the v1.34 notes name feature gate KubeletPodResourcesDynamicResources; kep.yaml declares "
         "KubeletPodResourcesDynamicResource: likely a typo in kep.yaml (the notes are linked to this KEP as a near "
-        "match)")
+        "match)"
+    )
     assert got[("stage-mismatch", "2371", "v1.26", 113609)] == (  # linked by its KEP number
-        "v1.26 notes say alpha reached in v1.26; kep.yaml milestone.alpha is v1.29")
+        "v1.26 notes say alpha reached in v1.26; kep.yaml milestone.alpha is v1.29"
+    )
     assert got[("stage-mismatch", "5647", "v1.36", 135462)] == (
-        "v1.36 notes say beta reached by v1.36; kep.yaml milestone.beta is v1.37")
+        "v1.36 notes say beta reached by v1.36; kep.yaml milestone.beta is v1.37"
+    )
     assert got[("stage-mismatch", "4656", "v1.36", 135742)] == (
-        "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is v1.35")
+        "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is v1.35"
+    )
     assert got[("stage-mismatch", "127", "v1.33", 130138)] == (
-        "v1.33 notes say beta reached by v1.33; kep.yaml milestone.beta is v1.35")
+        "v1.33 notes say beta reached by v1.33; kep.yaml milestone.beta is v1.35"
+    )
     assert got[("stage-mismatch", "4193", "v1.33", 129591)] == (
-        "v1.33 notes say stable reached in v1.33; kep.yaml milestone.stable is v1.32")
+        "v1.33 notes say stable reached in v1.33; kep.yaml milestone.stable is v1.32"
+    )
     assert got[("ready-to-implement", "4816", "v1.36", 0)] == (
-        "status implementable, but the stable milestone v1.36 is released: ready to mark implemented?")
+        "status implementable, but the stable milestone v1.36 is released: ready to mark implemented?"
+    )
     assert not any(d.release == "v1.37" and d.kind == "not-in-notes" for d in found)  # 1.37 is not out yet
     # Every KEP of bundle HEAD. Gates named bare count (e.g. KEP 4832 in v1.33; WinOverlay beta in v1.20 vs KEP
     # 5100's v1.33), and so do transitions linked by KEP number (e.g. 2371) and a gate introduced before kep.yaml's
     # alpha (e.g. MutatingAdmissionPolicy in v1.30 vs 3962's v1.32); undeclared gates only when asked for.
-    assert Counter(d.kind for d in found) == {"not-in-notes": 305, "stage-mismatch": 61, "ready-to-implement": 75,
-                                              "gate-typo": 6}
+    assert Counter(d.kind for d in found) == {
+        "not-in-notes": 305,
+        "stage-mismatch": 61,
+        "ready-to-implement": 75,
+        "gate-typo": 6,
+    }
 
 
 def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
@@ -150,22 +171,42 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     # (v1.16 is not in the source, v1.38 and v1.39 are not made yet): 34 changes, 16 with evidence. Needs review
     # covers the KEPs this run changes (23), not every row: 6 not-in-notes, 1 stage-mismatch (127), no
     # ready-to-implement (the changed KEPs' stable milestones are not released).
-    assert asked == [["v1.16", "v1.22", "v1.25", "v1.27", "v1.29", "v1.32", "v1.33", "v1.34", "v1.35", "v1.36",
-                      "v1.37", "v1.38", "v1.39"]]
+    assert asked == [
+        [
+            "v1.16",
+            "v1.22",
+            "v1.25",
+            "v1.27",
+            "v1.29",
+            "v1.32",
+            "v1.33",
+            "v1.34",
+            "v1.35",
+            "v1.36",
+            "v1.37",
+            "v1.38",
+            "v1.39",
+        ]
+    ]
     # Evidence only from the release kep.yaml names for the stage, all sure; Needs review is about the page's KEPs
     # only (no undeclared gates of 1.36/1.37; 3695's typo is in).
     assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 19)
     # Counter-evidence: one v1.37 note calls 5732's gate Alpha while kep.yaml moves 5732 to beta in v1.37.
-    counter = [(c.kep_id, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter]
+    counter = [
+        (c.kep_id, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter
+    ]
     assert counter == [("5732", "stage", "v1.37", 138274, "alpha")]
     assert sum(1 for c in with_notes.changes if any(not e.counter for e in c.evidence)) == 18
     assert [e for c in with_notes.changes for e in c.evidence if e.ambiguous] == []
-    assert Counter(d.kind for d in with_notes.discrepancies) == {"not-in-notes": 6, "stage-mismatch": 1,
-                                                                  "gate-typo": 1}
+    assert Counter(d.kind for d in with_notes.discrepancies) == {"not-in-notes": 6, "stage-mismatch": 1, "gate-typo": 1}
     # a milestone names v1.16, older than the newest release notes (v1.37) but not in the source
-    assert [p for p in with_notes.problems if p.path == str(NOTES_DIR)] == [Problem(
-        str(NOTES_DIR), "", f"release notes for v1.16 are not available from {NOTES_DIR}; "
-                            "evidence and checks for v1.16 were skipped")]
+    assert [p for p in with_notes.problems if p.path == str(NOTES_DIR)] == [
+        Problem(
+            str(NOTES_DIR),
+            "",
+            f"release notes for v1.16 are not available from {NOTES_DIR}; evidence and checks for v1.16 were skipped",
+        )
+    ]
 
 
 def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request, tmp_path):
@@ -177,33 +218,55 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
 
     snapshot, _, _ = data
     clone = request.getfixturevalue("bundle_clone")
-    config = Config.model_validate({"enhancements": str(clone), "cache_dir": str(tmp_path / "cache"),
-                                    "publish": "github", "wiki": {"repo": "acme/wiki", "pages": ["matrix.md"]}})
+    config = Config.model_validate(
+        {
+            "enhancements": str(clone),
+            "cache_dir": str(tmp_path / "cache"),
+            "publish": "github",
+            "wiki": {"repo": "acme/wiki", "pages": ["matrix.md"]},
+        }
+    )
     base = "b" * 40
-    plan = plan_sync(config, snapshot, {"matrix.md": PAGE_2026_03.read_bytes()},
-                     release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp_path / "cache", wanted),
-                     history=history_loader(config, snapshot)[0], page_url=page_url(config, base))
+    plan = plan_sync(
+        config,
+        snapshot,
+        {"matrix.md": PAGE_2026_03.read_bytes()},
+        release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp_path / "cache", wanted),
+        history=history_loader(config, snapshot)[0],
+        page_url=page_url(config, base),
+    )
     body = plan.changelog.body
     assert visible_lines(body) == 40 <= 45  # summary 2, Graduations 5, Changes 27 (23 rows), 6 summary lines
     assert [line for line in body.splitlines() if line.startswith("<details>")] == [
-        "<details><summary>Released milestones rewritten (8)</summary>", "<details><summary>Needs review (8)</summary>",
+        "<details><summary>Released milestones rewritten (8)</summary>",
+        "<details><summary>Needs review (8)</summary>",
         "<details><summary>Report only (not applied) (2)</summary>",
-        "<details><summary>New KEPs to consider (36)</summary>", "<details><summary>Problems (4)</summary>",
-        "<details><summary>Controls</summary>"]
+        "<details><summary>New KEPs to consider (36)</summary>",
+        "<details><summary>Problems (4)</summary>",
+        "<details><summary>Controls</summary>",
+    ]
     assert "JSON report holds" not in body
     rows = {line.split(" ", 2)[1]: line for line in body.splitlines() if line.startswith("| [")}
     # 5598 moves to v1.38, which has not shipped: no "none found"
     assert rows["[5598](https://kep.k8s.io/5598)"].endswith("| - (v1.38 not released yet) |")
     # 5732: the v1.37 note calling its gate Alpha is shown as counter-evidence
-    assert "none found<br>⚠ counter-evidence: v1.37 [#138274](https://github.com/kubernetes/kubernetes/pull/138274)" \
+    assert (
+        "none found<br>⚠ counter-evidence: v1.37 [#138274](https://github.com/kubernetes/kubernetes/pull/138274)"
         in rows["[5732](https://kep.k8s.io/5732)"]
+    )
     # links land on the fact: the page line at the base revision, the kep.yaml key at the revision
-    assert f"[matrix.md:78](https://github.com/acme/wiki/blob/{base}/matrix.md#L78)" in rows[
-        "[5732](https://kep.k8s.io/5732)"]
-    assert (f"[L25](https://github.com/kubernetes/enhancements/blob/{snapshot.revision}/keps/sig-scheduling/"
-            "5732-topology-aware-workload-scheduling/kep.yaml#L25)") in rows["[5732](https://kep.k8s.io/5732)"]
+    assert (
+        f"[matrix.md:78](https://github.com/acme/wiki/blob/{base}/matrix.md#L78)"
+        in rows["[5732](https://kep.k8s.io/5732)"]
+    )
+    assert (
+        f"[L25](https://github.com/kubernetes/enhancements/blob/{snapshot.revision}/keps/sig-scheduling/"
+        "5732-topology-aware-workload-scheduling/kep.yaml#L25)"
+    ) in rows["[5732](https://kep.k8s.io/5732)"]
     # a rewritten released milestone: the value kep.yaml gave before and the pull request that changed it
-    assert ("- KEP [2033](https://kep.k8s.io/2033) beta: v1.35 → **v1.37** "
-            f"([matrix.md:55](https://github.com/acme/wiki/blob/{base}/matrix.md#L55)); kep.yaml said v1.35 until "
-            "[#5694 KEP-2033: KubeletInUserNamespace: postpone beta t…](https://github.com/kubernetes/enhancements/"
-            "pull/5694) 2026-04-07") in body
+    assert (
+        "- KEP [2033](https://kep.k8s.io/2033) beta: v1.35 → **v1.37** "
+        f"([matrix.md:55](https://github.com/acme/wiki/blob/{base}/matrix.md#L55)); kep.yaml said v1.35 until "
+        "[#5694 KEP-2033: KubeletInUserNamespace: postpone beta t…](https://github.com/kubernetes/enhancements/"
+        "pull/5694) 2026-04-07"
+    ) in body

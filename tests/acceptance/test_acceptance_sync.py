@@ -35,8 +35,7 @@ APPLIED, FINDINGS = 32, 2
 TITLE = "# Update KEP matrix: 32 changes in 23 KEPs (12 promoted, 3 status changes, 17 retargeted)"
 ROW = re.compile(r"^\| (\d+-[^ |]+) \|")
 
-pytestmark = [pytest.mark.acceptance,
-              pytest.mark.skipif(not PRESENT and not REQUIRED, reason=f"{SHARED} is absent")]
+pytestmark = [pytest.mark.acceptance, pytest.mark.skipif(not PRESENT and not REQUIRED, reason=f"{SHARED} is absent")]
 
 
 @pytest.fixture(scope="session")
@@ -61,9 +60,28 @@ def resync(enhancements: Path, tmp: Path) -> tuple[bytes, dict, str]:
     env["KEP_SYNC_CACHE_DIR"] = str(tmp / "cache")
     env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "sync", "--enhancements", str(enhancements), "--wiki", "wiki",
-         "--page", "matrix.md", "--publish", "files", "--report", "r.json"],
-        cwd=tmp, env=env, capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "bot.cli",
+            "sync",
+            "--enhancements",
+            str(enhancements),
+            "--wiki",
+            "wiki",
+            "--page",
+            "matrix.md",
+            "--publish",
+            "files",
+            "--report",
+            "r.json",
+        ],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return (tmp / "wiki" / "matrix.md").read_bytes(), json.loads((tmp / "r.json").read_text()), proc.stdout
 
@@ -86,7 +104,7 @@ def assert_matches_target(result: str) -> None:
     target = rows_by_kep(NEW_PAGE.read_text(encoding="utf-8").split("\n"))
     assert len(new) == len(old)
     rows = 0
-    for i, (before, after) in enumerate(zip(old, new)):
+    for i, (before, after) in enumerate(zip(old, new, strict=False)):
         m = ROW.match(before)
         if m:
             rows += 1
@@ -112,20 +130,33 @@ def test_1_rows_equal_the_2026_07_07_page(first_run):
 
 def test_1_report_and_changelog(first_run):
     _, _, report, stdout = first_run
-    assert set(report) == {"revision", "changes", "problems", "provenance", "candidates", "publish", "result",
-                           "pull_request", "pull_request_file", "pages_written"}  # a git checkout has history
+    assert set(report) == {
+        "revision",
+        "changes",
+        "problems",
+        "provenance",
+        "candidates",
+        "publish",
+        "result",
+        "pull_request",
+        "pull_request_file",
+        "pages_written",
+    }  # a git checkout has history
     assert report["provenance"] == {"source": "git", "requests": 0, "proposed": APPLIED, "with_upstream": APPLIED}
     assert (report["publish"], report["result"], report["pull_request"]) == ("files", "ok", None)
     assert report["revision"] == REVISION
     applied = [c for c in report["changes"] if c["applied"]]
     assert (len(applied), len(report["changes"])) == (APPLIED, APPLIED + FINDINGS)
     assert {c["kind"] for c in applied} == {"promoted", "status", "retargeted"}
-    assert sorted((c["kep"], c["field"]) for c in report["changes"] if not c["applied"]) == \
-        [("2837", "feature_gates"), ("3695", "feature_gates")]
+    assert sorted((c["kep"], c["field"]) for c in report["changes"] if not c["applied"]) == [
+        ("2837", "feature_gates"),
+        ("3695", "feature_gates"),
+    ]
     assert all(c["proposed"] == c["applied"] for c in report["changes"])
-    assert all(set(c) == {"kep", "page", "line", "field", "old", "new", "kind", "applied", "proposed", "kep_path",
-                          "upstream"}
-               for c in report["changes"])
+    assert all(
+        set(c) == {"kep", "page", "line", "field", "old", "new", "kind", "applied", "proposed", "kep_path", "upstream"}
+        for c in report["changes"]
+    )
     assert all(set(p) == {"path", "message"} for p in report["problems"])
     assert stdout.startswith(TITLE + "\n")
     assert f"/blob/{REVISION}/keps/sig-scheduling/4671-gang-scheduling/kep.yaml" in stdout
@@ -158,23 +189,37 @@ def test_4_head_loads_654_keps_and_reports_the_real_defects(enhancements, first_
     assert (len(snap.keps[0]), len(snap.keps[2133])) == (3, 2)
     problems = {(p["path"], p["message"]) for p in first_run[2]["problems"]}
     for path, message in [
-        ("keps/sig-scheduling/5075-dra-consumable-capacity/kep.yaml",
-         "creation-date: '2025-30-01' is not a valid date (YYYY-MM-DD)"),
-        ("keps/sig-api-machinery/4355-coordinated-leader-election/kep.yaml",
-         "creation-date: '2023-14-05' is not a valid date (YYYY-MM-DD)"),
-        ("keps/sig-node/2625-cpumanager-policies-thread-placement/kep.yaml",
-         "status: 'imlpemented' is not a valid status "
-         "(provisional, implementable, implemented, deferred, rejected, withdrawn, replaced)"),
-        ("keps/sig-instrumentation/1753-logs-sanitization/kep.yaml",
-         "stage: 'alpha (deprecated)' is not a valid stage (alpha, beta, stable, deprecated, disabled, removed)"),
-        ("keps/sig-storage/1432-volume-health-monitor/kep.yaml",
-         "milestone.alpha: 'v1.21, v1.37' is not a release milestone (vMAJOR.MINOR)"),
-        ("keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml",
-         "kep-number: declares '1884' but the directory says 2043"),
-        ("keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml",
-         "kep-number: number 2133 is used by 2 KEPs: "
-         "keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml, "
-         "keps/sig-node/2133-kubelet-credential-providers/kep.yaml"),
+        (
+            "keps/sig-scheduling/5075-dra-consumable-capacity/kep.yaml",
+            "creation-date: '2025-30-01' is not a valid date (YYYY-MM-DD)",
+        ),
+        (
+            "keps/sig-api-machinery/4355-coordinated-leader-election/kep.yaml",
+            "creation-date: '2023-14-05' is not a valid date (YYYY-MM-DD)",
+        ),
+        (
+            "keps/sig-node/2625-cpumanager-policies-thread-placement/kep.yaml",
+            "status: 'imlpemented' is not a valid status "
+            "(provisional, implementable, implemented, deferred, rejected, withdrawn, replaced)",
+        ),
+        (
+            "keps/sig-instrumentation/1753-logs-sanitization/kep.yaml",
+            "stage: 'alpha (deprecated)' is not a valid stage (alpha, beta, stable, deprecated, disabled, removed)",
+        ),
+        (
+            "keps/sig-storage/1432-volume-health-monitor/kep.yaml",
+            "milestone.alpha: 'v1.21, v1.37' is not a release milestone (vMAJOR.MINOR)",
+        ),
+        (
+            "keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml",
+            "kep-number: declares '1884' but the directory says 2043",
+        ),
+        (
+            "keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml",
+            "kep-number: number 2133 is used by 2 KEPs: "
+            "keps/sig-cloud-provider/2133-out-of-tree-credential-provider/kep.yaml, "
+            "keps/sig-node/2133-kubelet-credential-providers/kep.yaml",
+        ),
     ]:
         assert (path, message) in problems
     assert sum(1 for _, m in problems if m.endswith("'0.0' is not a release milestone (vMAJOR.MINOR)")) == 99

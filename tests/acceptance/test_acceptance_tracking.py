@@ -41,21 +41,21 @@ ADDED_BY_HAND = [5517, 5836, 5941, 5945, 5963, 6012, 6072, 6080, 6089, 6122, 613
 NOT_ON_MATRIX = [583, 1258, 3022, 3094, 5832]
 # By hand, rows no group lists. P0: 4817, 5304, 5677, 5945, 6072, 5607, 4438, 4563;
 # P1: 3633, 2837, 3573, 4009, 3695, 2413, 2862, 2254, 727.
-NOT_IN_ANY_GROUP = [727, 2254, 2413, 2837, 2862, 3573, 3633, 3695, 4009, 4438, 4563, 4817, 5304, 5607, 5677,
-                    5945, 6072]
+NOT_IN_ANY_GROUP = [727, 2254, 2413, 2837, 2862, 3573, 3633, 3695, 4009, 4438, 4563, 4817, 5304, 5607, 5677, 5945, 6072]
 GROUPS = [
     ("Scheduler core / queue / placement", [624, 785, 1451, 3521, 4247, 6132, 5598, 895, 1258, 3022, 3094, 4832, 5229]),
     ("Workload / gang / workload-aware scheduling", [4671, 5710, 6012, 6089, 5732, 5832, 583]),
     ("DRA / device resource model", [4381, 3063, 5007, 5075, 5517, 5729, 5941, 5963, 6080, 5055, 4815, 4816, 5030]),
     ("HPA / metrics / scale from zero", [4951, 853, 2702, 1610, 117, 5325, 2021, 5679, 5030]),
     ("In-place Pod resize / resource mutation", [1287, 5419, 5526, 5554, 6122, 5836]),
-    ("Node runtime / resource managers / observability / security",
-     [2040, 2221, 585, 3570, 1769, 693, 753, 127, 2033, 2371, 4205, 5394, 4680, 5328]),
+    (
+        "Node runtime / resource managers / observability / security",
+        [2040, 2221, 585, 3570, 1769, 693, 753, 127, 2033, 2371, 4205, 5394, 4680, 5328],
+    ),
 ]
 PRODUCTION = ["P0 Landmark KEPs", "P1 Foundation KEPs"]
 
-pytestmark = [pytest.mark.acceptance,
-              pytest.mark.skipif(not PRESENT and not REQUIRED, reason=f"{SHARED} is absent")]
+pytestmark = [pytest.mark.acceptance, pytest.mark.skipif(not PRESENT and not REQUIRED, reason=f"{SHARED} is absent")]
 
 
 @pytest.fixture(scope="module")
@@ -88,10 +88,20 @@ def test_candidates_for_the_2026_03_01_page_find_the_rows_the_maintainers_added(
     assert sorted(set(keps) & _numbers(OLD_PAGE)) == []
     assert {c["sig"] for c in candidates} == {"sig-node", "sig-scheduling"}
     first = candidates[0]
-    assert first == {"kep": "6132", "title": first["title"], "sig": "sig-scheduling",
-                     "path": "keps/sig-scheduling/6132-prequeueing-hints/kep.yaml", "status": "implementable",
-                     "stage": "beta", "latest_milestone": "v1.37", "alpha": "", "beta": "v1.37", "stable": "v1.39",
-                     "feature_gates": ["SchedulerPreQueueingHints"], "reasons": ["new in v1.37"]}
+    assert first == {
+        "kep": "6132",
+        "title": first["title"],
+        "sig": "sig-scheduling",
+        "path": "keps/sig-scheduling/6132-prequeueing-hints/kep.yaml",
+        "status": "implementable",
+        "stage": "beta",
+        "latest_milestone": "v1.37",
+        "alpha": "",
+        "beta": "v1.37",
+        "stable": "v1.39",
+        "feature_gates": ["SchedulerPreQueueingHints"],
+        "reasons": ["new in v1.37"],
+    }
     by_kep = {c["kep"]: c for c in candidates}
     assert by_kep["5517"]["reasons"] == ["active in v1.37"]
     assert "5832" not in by_kep and "583" not in by_kep
@@ -108,15 +118,18 @@ def test_coverage_lists_on_the_current_pages_are_exactly_the_hand_computed_ones(
     plan = plan_sync(config, snapshot, {"matrix.md": NEW_PAGE.read_bytes(), "coverage.md": COVERAGE_PAGE.read_bytes()})
     assert [p.path for p in plan.pages] == ["matrix.md"]  # the coverage page is never a page to write
     assert plan.report["coverage"] == {
-        "page": "coverage.md", "checked": True,
+        "page": "coverage.md",
+        "checked": True,
         "groups": [{"name": name, "keps": keps} for name, keps in GROUPS],
         "not_in_any_group": NOT_IN_ANY_GROUP,
         "not_on_matrix": NOT_ON_MATRIX,
-        "in_several_groups": [{"kep": 5030, "groups": ["DRA / device resource model",
-                                                       "HPA / metrics / scale from zero"]}],
+        "in_several_groups": [
+            {"kep": 5030, "groups": ["DRA / device resource model", "HPA / metrics / scale from zero"]}
+        ],
     }
-    section = plan.changelog.body.split("<details><summary>Design-group coverage (coverage.md) (3)</summary>\n\n",
-                                        1)[1].split("\n\n", 1)[0]
+    section = plan.changelog.body.split("<details><summary>Design-group coverage (coverage.md) (3)</summary>\n\n", 1)[
+        1
+    ].split("\n\n", 1)[0]
     assert section.rstrip("\n").split("\n") == [
         "- Rows in no design group (17): " + ", ".join(map(str, NOT_IN_ANY_GROUP)),
         "- In a design group, no row (5): 583, 1258, 3022, 3094, 5832",
@@ -131,12 +144,24 @@ def test_coverage_lists_on_the_current_pages_are_exactly_the_hand_computed_ones(
 def test_production_tables_on_the_current_page(snapshot):
     plan = plan_sync(_config(production_tables=PRODUCTION), snapshot, {"matrix.md": NEW_PAGE.read_bytes()})
     assert plan.report["findings"] == [
-        {"kind": "not-production", "kep": "3063-dynamic-resource-allocation", "page": "matrix.md", "line": 39,
-         "table": "P0 Landmark KEPs", "status": "withdrawn",
-         "kep_path": "keps/sig-node/3063-dynamic-resource-allocation/kep.yaml"},
-        {"kind": "not-production", "kep": "6080-dra-derived-attributes", "page": "matrix.md", "line": 45,
-         "table": "P0 Landmark KEPs", "status": "provisional",
-         "kep_path": "keps/sig-scheduling/6080-dra-derived-attributes/kep.yaml"},
+        {
+            "kind": "not-production",
+            "kep": "3063-dynamic-resource-allocation",
+            "page": "matrix.md",
+            "line": 39,
+            "table": "P0 Landmark KEPs",
+            "status": "withdrawn",
+            "kep_path": "keps/sig-node/3063-dynamic-resource-allocation/kep.yaml",
+        },
+        {
+            "kind": "not-production",
+            "kep": "6080-dra-derived-attributes",
+            "page": "matrix.md",
+            "line": 45,
+            "table": "P0 Landmark KEPs",
+            "status": "provisional",
+            "kep_path": "keps/sig-scheduling/6080-dra-derived-attributes/kep.yaml",
+        },
     ]
     assert "findings" not in plan_sync(Config(), snapshot, {"matrix.md": NEW_PAGE.read_bytes()}).report
 
@@ -147,30 +172,46 @@ def test_cli_add_to_then_a_second_run_changes_nothing(snapshot, tmp_path):
     wiki.mkdir()
     (wiki / "matrix.md").write_bytes(NEW_PAGE.read_bytes())
     (wiki / "coverage.md").write_bytes(COVERAGE_PAGE.read_bytes())
-    (tmp_path / "c.yaml").write_text(json.dumps({
-        "enhancements": str(BUNDLE), "wiki": {"dir": str(wiki), "pages": ["matrix.md"]},
-        "coverage": {"page": "coverage.md"}, "production_tables": PRODUCTION,
-        "candidates": {"add_to": {"page": "matrix.md", "table": "P1 Foundation KEPs", "count": 10}}}))
+    (tmp_path / "c.yaml").write_text(
+        json.dumps(
+            {
+                "enhancements": str(BUNDLE),
+                "wiki": {"dir": str(wiki), "pages": ["matrix.md"]},
+                "coverage": {"page": "coverage.md"},
+                "production_tables": PRODUCTION,
+                "candidates": {"add_to": {"page": "matrix.md", "table": "P1 Foundation KEPs", "count": 10}},
+            }
+        )
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KEP_SYNC_", "GITHUB_"))}
     env.update(KEP_SYNC_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
 
     def run() -> tuple[dict, str]:
-        proc = subprocess.run([sys.executable, "-m", "bot.cli", "sync", "--config", "c.yaml", "--publish", "files",
-                               "--report", "r.json"], cwd=tmp_path, env=env, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "sync", "--config", "c.yaml", "--publish", "files", "--report", "r.json"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == 0, proc.stderr
         return json.loads((tmp_path / "r.json").read_text()), proc.stdout
 
     report, stdout = run()
     added = [(c["kep"], c["line"], c["new"]) for c in report["changes"] if c["kind"] == "added"]
     # the design groups' KEPs with no row (583 and 5832 are not candidates: 4671 replaces them)
-    assert added == [("3094", 112, "3094-pod-topology-spread-considering-taints"),
-                     ("3022", 113, "3022-min-domains-in-pod-topology-spread"),
-                     ("1258", 114, "1258-default-pod-topology-spread")]
+    assert added == [
+        ("3094", 112, "3094-pod-topology-spread-considering-taints"),
+        ("3022", 113, "3022-min-domains-in-pod-topology-spread"),
+        ("1258", 114, "1258-default-pod-topology-spread"),
+    ]
     assert not any("KEP 583" in p["message"] or "KEP 5832" in p["message"] for p in report["problems"])
     assert stdout.startswith("# Update KEP matrix: 3 changes in 3 KEPs (3 new rows)\n")
     lines = (wiki / "matrix.md").read_text(encoding="utf-8").split("\n")
-    assert lines[111] == ("| 3094-pod-topology-spread-considering-taints |  | implemented / stable | "
-                          "v1.25 / v1.26 / v1.33 | `NodeInclusionPolicyInPodTopologySpread` |  |")
+    assert lines[111] == (
+        "| 3094-pod-topology-spread-considering-taints |  | implemented / stable | "
+        "v1.25 / v1.26 / v1.33 | `NodeInclusionPolicyInPodTopologySpread` |  |"
+    )
     assert (wiki / "coverage.md").read_bytes() == COVERAGE_PAGE.read_bytes()
     report2, stdout2 = run()
     assert [c for c in report2["changes"] if c["applied"]] == []

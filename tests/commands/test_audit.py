@@ -40,18 +40,24 @@ NO_GA = _kep(5, stage="stable", beta="v1.36")
 IMPLEMENTED = _kep(6, status="implemented", stage="stable", stable="v1.35")
 BETA = _kep(7, stage="beta", beta="v1.36", stable="v1.35")
 KEPS = [DONE, SILENT, MAKING, LATER, NO_GA, IMPLEMENTED, BETA]
-NOTES = {"v1.34": {"1": entry(1, "Fixed `SilentGate` docs.")},
-         "v1.35": {"2": entry(2, "Promoted the `DoneGate` feature gate to GA. It is locked to enabled.")},
-         "v1.36": {}, "v1.37": {"3": entry(3, "Promoted the `MakingGate` feature gate to GA.")}}
+NOTES = {
+    "v1.34": {"1": entry(1, "Fixed `SilentGate` docs.")},
+    "v1.35": {"2": entry(2, "Promoted the `DoneGate` feature gate to GA. It is locked to enabled.")},
+    "v1.36": {},
+    "v1.37": {"3": entry(3, "Promoted the `MakingGate` feature gate to GA.")},
+}
 AVAILABLE = ("v1.34", "v1.35", "v1.36", "v1.37")
 
 
 def test_implementable_stable_verdicts():
     got = stable_verdicts(KEPS, build_index(NOTES, KEPS), AVAILABLE, {})
     assert [(v.kep, v.stable, v.shipped, v.confirmed, [e.pr for e in v.evidence]) for v in got] == [
-        ("1", "v1.35", "shipped", True, [2]), ("2", "v1.34", "shipped", False, []),
-        ("3", "v1.37", "in progress", True, [3]), ("4", "v1.38", "planned", False, []),
-        ("5", "", "unknown", False, [])]
+        ("1", "v1.35", "shipped", True, [2]),
+        ("2", "v1.34", "shipped", False, []),
+        ("3", "v1.37", "in progress", True, [3]),
+        ("4", "v1.38", "planned", False, []),
+        ("5", "", "unknown", False, []),
+    ]
     assert [v.verdict for v in got] == [
         "GA shipped in v1.35 (the release notes confirm it); still implementable upstream: done in practice, "
         "not marked implemented",
@@ -59,30 +65,38 @@ def test_implementable_stable_verdicts():
         "KEP's history); still implementable upstream: likely done, not marked implemented",
         "v1.37 is the release being made: GA in progress (its draft notes announce GA)",
         "v1.38 is not out yet: GA planned",
-        "no stable milestone in kep.yaml: cannot tell when GA ships"]
+        "no stable milestone in kep.yaml: cannot tell when GA ships",
+    ]
     without = stable_verdicts([DONE], None, (), {"keps/sig-node/1-k/kep.yaml": "1-k"})
     assert [(v.kep, v.shipped, v.verdict) for v in without] == [
-        ("1-k", "unknown", "unknown: no release notes (--release-notes) to tell whether GA shipped")]
+        ("1-k", "unknown", "unknown: no release notes (--release-notes) to tell whether GA shipped")
+    ]
 
 
-PAGE = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
-        "| [100](https://kep.k8s.io/100) | implementable / beta | v1.35 | v1.36 | - |\n"
-        "| [500](https://kep.k8s.io/500) | implementable / stable | v1.33 | v1.34 | v1.35 |\n")
+PAGE = (
+    "| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+    "| [100](https://kep.k8s.io/100) | implementable / beta | v1.35 | v1.36 | - |\n"
+    "| [500](https://kep.k8s.io/500) | implementable / stable | v1.33 | v1.34 | v1.35 |\n"
+)
 
 
 def test_plan_audit_checks_every_row_and_reports_in_the_sync_shape():
     from tests.notesutil import fixture_snapshot, notes_135, notes_136, notes_137
 
-    notes = ReleaseNotes("fixture", ("v1.35", "v1.36", "v1.37"),
-                         {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}, ())
+    notes = ReleaseNotes(
+        "fixture", ("v1.35", "v1.36", "v1.37"), {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}, ()
+    )
     audit = plan_audit(Config(), fixture_snapshot(), {"m.md": PAGE.encode()}, notes)
     assert [p.changed for p in audit.pages] == [False]  # in sync: a sync would change nothing
     assert audit.rows == 2
     # both rows are reviewed although neither changes (a sync reviews only the KEPs it changes)
     assert [(d.kind, d.kep_id, d.release) for d in audit.discrepancies] == [
-        ("stage-mismatch", "100", "v1.36"), ("ready-to-implement", "500", "v1.35")]
+        ("stage-mismatch", "100", "v1.36"),
+        ("ready-to-implement", "500", "v1.35"),
+    ]
     assert [(v.kep, v.shipped, v.confirmed, [e.pr for e in v.evidence]) for v in audit.stable] == [
-        ("500", "shipped", True, [9001])]
+        ("500", "shipped", True, [9001])
+    ]
     from bot.plan.planner import plan_sync
 
     sync = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE.encode()}, release_notes=notes)
@@ -91,13 +105,16 @@ def test_plan_audit_checks_every_row_and_reports_in_the_sync_shape():
     assert audit.report["audit"]["rows"] == 2
     assert audit.report["audit"]["implementable_stable"][0]["verdict"] == (
         "GA shipped in v1.35 (the release notes confirm it); still implementable upstream: done in practice, "
-        "not marked implemented")
+        "not marked implemented"
+    )
     assert audit.markdown.splitlines()[0] == (
-        "# KEP audit: 2 rows, 1 implementable with their GA milestone shipped (1 confirmed by the release notes)")
-    assert "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the " \
-           "`DoneGate` feature gate to GA. | GA shipped in v1.35" in audit.markdown
+        "# KEP audit: 2 rows, 1 implementable with their GA milestone shipped (1 confirmed by the release notes)"
+    )
+    assert (
+        "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the "
+        "`DoneGate` feature gate to GA. | GA shipped in v1.35" in audit.markdown
+    )
     assert "<details><summary>Needs review (" in audit.markdown
-
 
 
 def test_cli_audit_writes_nothing_but_the_report_and_exits_0(tmp_path, monkeypatch, capsys, _reset_structlog):
@@ -108,25 +125,50 @@ def test_cli_audit_writes_nothing_but_the_report_and_exits_0(tmp_path, monkeypat
     (notes / "release-notes-1.36.json").write_text("{}")
     before = (wiki / "m.md").read_bytes()
     report = tmp_path / "audit.json"
-    rc = main(["audit", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md", "--publish", "files",
-               "--release-notes", str(notes), "--report", str(report)])
+    rc = main(
+        [
+            "audit",
+            "--enhancements",
+            str(enh),
+            "--wiki",
+            str(wiki),
+            "--page",
+            "m.md",
+            "--publish",
+            "files",
+            "--release-notes",
+            str(notes),
+            "--report",
+            str(report),
+        ]
+    )
     out = capsys.readouterr()
     assert rc == 0
     assert (wiki / "m.md").read_bytes() == before  # --publish files is accepted, nothing is written
     assert sorted(os.listdir(wiki)) == ["m.md"]
-    assert out.out.splitlines()[0] == "# KEP audit: 1 rows, 0 implementable with their GA milestone shipped (0 " \
-                                      "confirmed by the release notes)"
+    assert (
+        out.out.splitlines()[0] == "# KEP audit: 1 rows, 0 implementable with their GA milestone shipped (0 "
+        "confirmed by the release notes)"
+    )
     data = json.loads(report.read_text())
     assert [(c["kep"], c["field"], c["proposed"], c["applied"]) for c in data["changes"]] == [
-        ("100", "stage", True, False), ("100", "beta", True, False)]  # proposed, never applied: as --publish none
+        ("100", "stage", True, False),
+        ("100", "beta", True, False),
+    ]  # proposed, never applied: as --publish none
     assert (data["result"], data["publish"], data["pages_written"], data["pull_request"]) == ("ok", "none", [], None)
     assert "error" not in data
     assert data["audit"] == {"rows": 1, "implementable_stable": [], "consistency": []}
     line = json.loads(out.err.splitlines()[-1])
-    assert {k: line[k] for k in ("event", "revision", "rows", "changes", "discrepancies",
-                                 "shipped_not_implemented")} == {
-        "event": "audit finished", "revision": data["revision"], "rows": 1, "changes": 2, "discrepancies": 0,
-        "shipped_not_implemented": 0}
+    assert {
+        k: line[k] for k in ("event", "revision", "rows", "changes", "discrepancies", "shipped_not_implemented")
+    } == {
+        "event": "audit finished",
+        "revision": data["revision"],
+        "rows": 1,
+        "changes": 2,
+        "discrepancies": 0,
+        "shipped_not_implemented": 0,
+    }
 
 
 def test_a_failed_audit_writes_a_failed_report_as_sync_does(tmp_path, monkeypatch, capsys, _reset_structlog):
@@ -134,8 +176,19 @@ def test_a_failed_audit_writes_a_failed_report_as_sync_does(tmp_path, monkeypatc
     got = {}
     for cmd in ("sync", "audit"):  # exit 2: a source that does not exist is a config error, for both commands
         report = tmp_path / f"{cmd}.json"
-        rc = main([cmd, "--enhancements", str(tmp_path / "gone"), "--wiki", str(wiki), "--page", "m.md",
-                   "--report", str(report)])
+        rc = main(
+            [
+                cmd,
+                "--enhancements",
+                str(tmp_path / "gone"),
+                "--wiki",
+                str(wiki),
+                "--page",
+                "m.md",
+                "--report",
+                str(report),
+            ]
+        )
         got[cmd] = (rc, json.loads(report.read_text()))
     assert got["audit"] == got["sync"]
     rc, data = got["audit"]
@@ -143,8 +196,10 @@ def test_a_failed_audit_writes_a_failed_report_as_sync_does(tmp_path, monkeypatc
     assert data["error"] == capsys.readouterr().err.splitlines()[-1].removeprefix("kep-sync: error: ")
     (wiki / "bad.md").write_bytes(b"| KEP |\n\xff\n")  # a page that is not UTF-8: the audit fails, exit 1
     report = tmp_path / "bad.json"
-    assert main(["audit", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "bad.md",
-                 "--report", str(report)]) == 1
+    assert (
+        main(["audit", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "bad.md", "--report", str(report)])
+        == 1
+    )
     why = "bad.md: not UTF-8 (invalid start byte at byte 8); page not touched"
     assert capsys.readouterr().err.splitlines()[-1] == f"kep-sync: error: {why}"
     data = json.loads(report.read_text())
@@ -164,8 +219,9 @@ def test_serve_schedules_the_audit_as_a_second_job_only_when_asked():
     utc = datetime.UTC
     plain = build_scheduler(lambda: None, parse_crontab("0 6 * * *"), utc)
     assert [j.id for j in plain.get_jobs()] == [JOB_ID]
-    both = build_scheduler(lambda: None, parse_crontab("0 6 * * *"), utc,
-                           audit=(lambda: None, parse_crontab("0 7 * * 1")))
+    both = build_scheduler(
+        lambda: None, parse_crontab("0 6 * * *"), utc, audit=(lambda: None, parse_crontab("0 7 * * 1"))
+    )
     assert [j.id for j in both.get_jobs()] == [JOB_ID, AUDIT_JOB_ID]
     job = both.get_job(AUDIT_JOB_ID)
     assert (job.name, job.coalesce, job.max_instances) == ("kep-sync audit", True, 1)
@@ -209,8 +265,9 @@ def test_audit_of_the_current_page_pins_the_implementable_stable_verdicts(tmp_pa
     subprocess.run(["git", "clone", "-q", str(bundle), str(tmp_path / "enh")], check=True, capture_output=True)
     snapshot = load_snapshot(str(tmp_path / "enh"), tmp_path / "cache")
     page = (SHARED / "wiki" / "kubernetes-keps-implementation-matrix.md").read_bytes()
-    audit = plan_audit(Config(), snapshot, {"matrix.md": page},
-                       load_release_notes(str(notes), tmp_path / "cache", None))
+    audit = plan_audit(
+        Config(), snapshot, {"matrix.md": page}, load_release_notes(str(notes), tmp_path / "cache", None)
+    )
     assert audit.rows == 73
     assert [(v.kep, v.stable, v.shipped, v.confirmed, [e.pr for e in v.evidence]) for v in audit.stable] == [
         ("2254", "v1.25", "shipped", False, []),  # cgroup v2: the 1.25 notes never announce its GA
@@ -225,7 +282,8 @@ def test_audit_of_the_current_page_pins_the_implementable_stable_verdicts(tmp_pa
         ("6072", "v1.37", "in progress", False, []),
     ]
     assert audit.markdown.splitlines()[0] == (
-        "# KEP audit: 73 rows, 4 implementable with their GA milestone shipped (3 confirmed by the release notes)")
+        "# KEP audit: 73 rows, 4 implementable with their GA milestone shipped (3 confirmed by the release notes)"
+    )
     assert not any(p.changed for p in audit.pages)
 
 
@@ -233,19 +291,32 @@ def test_a_row_in_sync_still_gets_its_kep_yaml_consistency_checked():
     from bot.model.snapshot import build_snapshot
 
     path = "keps/sig-node/700-odd/kep.yaml"
-    snap = build_snapshot([(path, kep_yaml(700, status="implemented", stage="beta", alpha="v1.35",
-                                           beta="v1.36").encode())], "fixture", "abc123")
-    page = ("| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
-            "| [700](https://kep.k8s.io/700) | implemented / beta | v1.35 | v1.36 | - |\n")
+    snap = build_snapshot(
+        [(path, kep_yaml(700, status="implemented", stage="beta", alpha="v1.35", beta="v1.36").encode())],
+        "fixture",
+        "abc123",
+    )
+    page = (
+        "| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+        "| [700](https://kep.k8s.io/700) | implemented / beta | v1.35 | v1.36 | - |\n"
+    )
     audit = plan_audit(Config(), snap, {"m.md": page.encode()}, None)
     assert audit.changes == []  # a sync has nothing to say about this row
     assert [(c.kep_id, c.fields, c.message) for c in audit.consistency] == [
-        ("700", ("status", "stage"), "kep.yaml says status implemented but stage beta")]
+        ("700", ("status", "stage"), "kep.yaml says status implemented but stage beta")
+    ]
     assert audit.report["audit"]["consistency"] == [
-        {"kep": "700", "kep_path": path, "fields": ["status", "stage"],
-         "message": "kep.yaml says status implemented but stage beta"}]
-    assert ("| [700](https://kep.k8s.io/700) | status, stage | kep.yaml says status implemented but stage beta |"
-            in audit.markdown)
+        {
+            "kep": "700",
+            "kep_path": path,
+            "fields": ["status", "stage"],
+            "message": "kep.yaml says status implemented but stage beta",
+        }
+    ]
+    assert (
+        "| [700](https://kep.k8s.io/700) | status, stage | kep.yaml says status implemented but stage beta |"
+        in audit.markdown
+    )
 
 
 def test_a_hostile_pr_url_never_reaches_the_audit_markdown_and_the_header_names_the_real_source():
@@ -253,12 +324,15 @@ def test_a_hostile_pr_url_never_reaches_the_audit_markdown_and_the_header_names_
 
     n135 = dict(notes_135())
     n135["9001"] = dict(n135["9001"], pr_url="https://x.example/|a|b|@evilhandle\n\n## injected heading\n")
-    notes = ReleaseNotes("fixture", ("v1.35", "v1.36", "v1.37"),
-                         {"v1.35": n135, "v1.36": notes_136(), "v1.37": notes_137()}, ())
+    notes = ReleaseNotes(
+        "fixture", ("v1.35", "v1.36", "v1.37"), {"v1.35": n135, "v1.36": notes_136(), "v1.37": notes_137()}, ()
+    )
     snapshot = fixture_snapshot()._replace(source="github:example/enh-fork@main")
     audit = plan_audit(Config(), snapshot, {"m.md": PAGE.encode()}, notes)
-    assert "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the " \
-           "`DoneGate` feature gate to GA. | GA shipped in v1.35" in audit.markdown
+    assert (
+        "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the "
+        "`DoneGate` feature gate to GA. | GA shipped in v1.35" in audit.markdown
+    )
     assert "evil" not in audit.markdown and "injected" not in audit.markdown and "x.example" not in audit.markdown
     assert audit.markdown.splitlines()[2].startswith("**kep-sync audit** of m.md against example/enh-fork at `")
     assert "kubernetes/enhancements" not in audit.markdown.splitlines()[2]

@@ -8,8 +8,10 @@ from bot.configyaml import ConfigYamlError, load_config_yaml
 
 
 def test_typed_values_as_the_safe_loader_builds_them():
-    assert load_config_yaml("publish: none\ncandidates:\n  limit: 50\n") == {"publish": "none",
-                                                                           "candidates": {"limit": 50}}
+    assert load_config_yaml("publish: none\ncandidates:\n  limit: 50\n") == {
+        "publish": "none",
+        "candidates": {"limit": 50},
+    }
     assert load_config_yaml("") is None
 
 

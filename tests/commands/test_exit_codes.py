@@ -33,8 +33,11 @@ def work(work, monkeypatch) -> Path:
         "ok": {"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"]}},
         "not-git": {"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"]}, "publish": "git"},
         "unknown-key": {"enhancements": "enh", "wiki": {"dir": "wiki", "pagse": ["m.md"]}},
-        "offline": {"enhancements": "github:o/enh@main", "github": {"api_url": CLOSED},
-                    "wiki": {"dir": "wiki", "pages": ["m.md"]}},
+        "offline": {
+            "enhancements": "github:o/enh@main",
+            "github": {"api_url": CLOSED},
+            "wiki": {"dir": "wiki", "pages": ["m.md"]},
+        },
         "not-utf8": {"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["latin1.md"]}},
     }
     for name, data in settings.items():
@@ -42,32 +45,35 @@ def work(work, monkeypatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("args", "code"), [
-    (["sync", "--config", "ok.yaml"], 0),
-    (["validate", "--config", "ok.yaml"], 0),
-    (["audit", "--config", "ok.yaml"], 0),
-    # a configured path that is not what the setting needs is configuration: 2 from every command
-    (["sync", "--config", "not-git.yaml"], 2),
-    (["validate", "--config", "not-git.yaml"], 2),
-    (["sync", "--config", "ok.yaml", "--publish", "git"], 2),
-    (["validate", "--config", "ok.yaml", "--publish", "git"], 2),
-    (["sync", "--config", "unknown-key.yaml"], 2),
-    (["validate", "--config", "unknown-key.yaml"], 2),
-    (["audit", "--config", "unknown-key.yaml"], 2),
-    (["history", "1", "--config", "unknown-key.yaml"], 2),
-    (["serve", "--config", "unknown-key.yaml"], 2),
-    (["sync", "--config", "missing.yaml"], 2),
-    (["validate", "--config", "missing.yaml"], 2),
-    (["health", "--config", "missing.yaml"], 1),  # Docker reserves 2 in health checks
-    (["sync", "--config", "ok.yaml", "--kep", "x"], 2),
-    (["init"], 2),
-    # the network did not answer: the run failed (1), validate --online included
-    (["sync", "--config", "offline.yaml"], 1),
-    (["validate", "--config", "offline.yaml"], 0),  # offline validation only parses the github: form
-    (["validate", "--config", "offline.yaml", "--online"], 1),
-    # a page that cannot be read as text: the run failed
-    (["sync", "--config", "not-utf8.yaml"], 1),
-])
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["sync", "--config", "ok.yaml"], 0),
+        (["validate", "--config", "ok.yaml"], 0),
+        (["audit", "--config", "ok.yaml"], 0),
+        # a configured path that is not what the setting needs is configuration: 2 from every command
+        (["sync", "--config", "not-git.yaml"], 2),
+        (["validate", "--config", "not-git.yaml"], 2),
+        (["sync", "--config", "ok.yaml", "--publish", "git"], 2),
+        (["validate", "--config", "ok.yaml", "--publish", "git"], 2),
+        (["sync", "--config", "unknown-key.yaml"], 2),
+        (["validate", "--config", "unknown-key.yaml"], 2),
+        (["audit", "--config", "unknown-key.yaml"], 2),
+        (["history", "1", "--config", "unknown-key.yaml"], 2),
+        (["serve", "--config", "unknown-key.yaml"], 2),
+        (["sync", "--config", "missing.yaml"], 2),
+        (["validate", "--config", "missing.yaml"], 2),
+        (["health", "--config", "missing.yaml"], 1),  # Docker reserves 2 in health checks
+        (["sync", "--config", "ok.yaml", "--kep", "x"], 2),
+        (["init"], 2),
+        # the network did not answer: the run failed (1), validate --online included
+        (["sync", "--config", "offline.yaml"], 1),
+        (["validate", "--config", "offline.yaml"], 0),  # offline validation only parses the github: form
+        (["validate", "--config", "offline.yaml", "--online"], 1),
+        # a page that cannot be read as text: the run failed
+        (["sync", "--config", "not-utf8.yaml"], 1),
+    ],
+)
 def test_exit_codes(work, capsys, args, code):
     assert exit_code(args) == code
     assert "Traceback" not in capsys.readouterr().err
@@ -86,8 +92,10 @@ def test_not_a_git_checkout_reads_the_same_from_sync_and_validate(work, capsys):
     from_sync = capsys.readouterr().err.splitlines()[-1]
     assert main(["validate", "--config", "not-git.yaml"]) == 2
     from_validate = capsys.readouterr().err.splitlines()[-1]
-    assert from_sync == (f"kep-sync: error: wiki.dir 'wiki': not a git checkout (relative to {work}); publish git "
-                         "commits in a clone of the wiki")
+    assert from_sync == (
+        f"kep-sync: error: wiki.dir 'wiki': not a git checkout (relative to {work}); publish git "
+        "commits in a clone of the wiki"
+    )
     assert from_validate == from_sync.replace("error: ", "error: not-git.yaml: ", 1)
 
 
@@ -114,4 +122,5 @@ def test_validate_online_names_the_network_failure_and_exits_1(work, capsys):
 def test_an_unknown_key_suggests_the_known_one(work, capsys):
     assert main(["validate", "--config", "unknown-key.yaml"]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        "kep-sync: error: unknown-key.yaml: wiki.pagse: unknown key (value ['m.md']); did you mean 'pages'?"]
+        "kep-sync: error: unknown-key.yaml: wiki.pagse: unknown key (value ['m.md']); did you mean 'pages'?"
+    ]

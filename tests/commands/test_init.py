@@ -59,8 +59,10 @@ def test_init_writes_a_config_with_the_pages_and_the_guessed_column_aliases(wiki
     assert config.columns.stable == ["GA", "Stable", "GA release"]
     assert config.columns.status == ["状态", "Status"]  # known headers keep the defaults
     assert out.splitlines()[0] == "Wrote kep-sync.yaml: 2 page(s), 2 KEP table(s), 4 KEP rows."
-    assert ("Guessed (check them in the config): 'GA release' -> columns.stable; '编号' -> columns.kep; "
-            "'里程碑 (Alpha / Beta / GA)' -> columns.milestones") in out.splitlines()
+    assert (
+        "Guessed (check them in the config): 'GA release' -> columns.stable; '编号' -> columns.kep; "
+        "'里程碑 (Alpha / Beta / GA)' -> columns.milestones"
+    ) in out.splitlines()
     assert "Pages without a KEP table, left out: notes.md (no KEP table)" in out.splitlines()
     assert out.splitlines()[-5:] == [
         "Next, a dry run (prints the changelog, writes nothing):",
@@ -75,13 +77,17 @@ def test_init_writes_a_config_with_the_pages_and_the_guessed_column_aliases(wiki
 def test_the_written_config_syncs_both_tables_offline(wiki, tmp_path, capsys):
     from tests.syncutil import kep, write_keps
 
-    write_keps(tmp_path / "enh", kep(4671, "gang-scheduling", stage="stable", alpha="v1.35", beta="v1.37",
-                                     stable="v1.39", status="implemented"),
-               kep(5710, "workload-aware-preemption", alpha="v1.36"))
+    write_keps(
+        tmp_path / "enh",
+        kep(4671, "gang-scheduling", stage="stable", alpha="v1.35", beta="v1.37", stable="v1.39", status="implemented"),
+        kep(5710, "workload-aware-preemption", alpha="v1.36"),
+    )
     assert main(["init", "--wiki", "my-wiki", "--enhancements", "enh", "--output", "conf/k.yaml"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[-2:] == ["Next, a dry run (prints the changelog, writes nothing):",
-                                     "  kep-sync sync --config conf/k.yaml"]
+    assert out.splitlines()[-2:] == [
+        "Next, a dry run (prints the changelog, writes nothing):",
+        "  kep-sync sync --config conf/k.yaml",
+    ]
     assert main(["sync", "--config", "conf/k.yaml", "--publish", "files"]) == 0
     capsys.readouterr()
     cjk = (wiki / "sub" / "cjk.md").read_text(encoding="utf-8")
@@ -92,8 +98,10 @@ def test_the_written_config_syncs_both_tables_offline(wiki, tmp_path, capsys):
 def test_init_refuses_to_overwrite_a_config(wiki, tmp_path, capsys):
     (tmp_path / "kep-sync.yaml").write_text("publish: none\n")
     assert main(["init", "--wiki", "my-wiki"]) == 2
-    assert capsys.readouterr().err == ("kep-sync: error: kep-sync.yaml: exists; kep-sync init never overwrites a "
-                                       "config (remove it, or write another with --output PATH)\n")
+    assert capsys.readouterr().err == (
+        "kep-sync: error: kep-sync.yaml: exists; kep-sync init never overwrites a "
+        "config (remove it, or write another with --output PATH)\n"
+    )
     assert (tmp_path / "kep-sync.yaml").read_text() == "publish: none\n"
 
 
@@ -104,7 +112,8 @@ def test_a_wiki_without_a_kep_table_is_a_clear_error(tmp_path, monkeypatch, caps
     assert main(["init", "--wiki", "w"]) == 2
     assert capsys.readouterr().err == (
         "kep-sync: error: w: no KEP table found in 1 page(s) read: notes.md (no KEP table); a KEP table is a "
-        "markdown table with a column named 'KEP' or whose cells are KEPs (4671-gang-scheduling, KEP-4671)\n")
+        "markdown table with a column named 'KEP' or whose cells are KEPs (4671-gang-scheduling, KEP-4671)\n"
+    )
     assert not (tmp_path / "kep-sync.yaml").exists()
 
 
@@ -113,24 +122,39 @@ def test_pages_named_as_files_make_their_directory_the_wiki(wiki, tmp_path, caps
     config = load_config(tmp_path / "c.yaml")
     assert (config.wiki.dir, config.wiki.pages) == ("my-wiki/sub", ["cjk.md"])
     assert read_config_data(tmp_path / "c.yaml")["columns"] == {
-        "kep": ["KEP", "编号"], "milestones": ["Alpha / Beta / GA", "Alpha / Beta / Stable", "里程碑 (Alpha / Beta / GA)"]}
+        "kep": ["KEP", "编号"],
+        "milestones": ["Alpha / Beta / GA", "Alpha / Beta / Stable", "里程碑 (Alpha / Beta / GA)"],
+    }
 
 
-@pytest.mark.parametrize(("args", "error"), [
-    ([], "name the wiki: --wiki DIR (every *.md page under it) or --page FILE (repeatable)"),
-    (["--wiki", "nowhere"], "--wiki 'nowhere': no such directory (relative to {cwd})"),
-    (["--wiki", "my-wiki", "--page", "gone.md"], "--page 'gone.md': no such file (relative to {cwd}/my-wiki)"),
-])
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ([], "name the wiki: --wiki DIR (every *.md page under it) or --page FILE (repeatable)"),
+        (["--wiki", "nowhere"], "--wiki 'nowhere': no such directory (relative to {cwd})"),
+        (["--wiki", "my-wiki", "--page", "gone.md"], "--page 'gone.md': no such file (relative to {cwd}/my-wiki)"),
+    ],
+)
 def test_usage_errors_exit_2(wiki, tmp_path, capsys, args, error):
     assert main(["init", *args]) == 2
     assert capsys.readouterr().err == f"kep-sync: error: {error.format(cwd=tmp_path)}\n"
 
 
-@pytest.mark.parametrize(("header", "role"), [
-    ("里程碑 (Alpha / Beta / GA)", "milestones"), ("GA release", "stable"), ("Alpha milestone", "alpha"),
-    ("Target Beta release", "beta"), ("Feature gates in k8s", "feature_gates"),
-    ("Notes", ""), ("GA owner", ""), ("Release", ""), ("KEP", ""), ("Beta testers", ""),
-])
+@pytest.mark.parametrize(
+    ("header", "role"),
+    [
+        ("里程碑 (Alpha / Beta / GA)", "milestones"),
+        ("GA release", "stable"),
+        ("Alpha milestone", "alpha"),
+        ("Target Beta release", "beta"),
+        ("Feature gates in k8s", "feature_gates"),
+        ("Notes", ""),
+        ("GA owner", ""),
+        ("Release", ""),
+        ("KEP", ""),
+        ("Beta testers", ""),
+    ],
+)
 def test_only_plain_role_names_are_guessed(header, role):
     assert guess_role(header) == role
 
@@ -144,29 +168,39 @@ def test_page_names_and_the_directory_stay_inside_their_comment_lines(tmp_path, 
     text = (tmp_path / "c.yaml").read_text(encoding="utf-8")
     assert [line for line in text.splitlines() if line.startswith("#") and "#.md" in line] == [
         "#   a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
-        "#   a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 KEP rows"]
+        "#   a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
+    ]
     config = load_config(tmp_path / "c.yaml")
     assert (config.feature_gates, config.publish, config.wiki.pages) == (
-        "report", "none", ["a\nfeature_gates: owned #.md", "a\npublish: files #.md"])
+        "report",
+        "none",
+        ["a\nfeature_gates: owned #.md", "a\npublish: files #.md"],
+    )
     assert "Wrote c.yaml: 2 page(s)" in capsys.readouterr().out
 
 
 def test_a_table_after_front_matter_is_not_named_by_it(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "w").mkdir()
-    (tmp_path / "w" / "m.md").write_text("---\ntitle: x\n---\n\n" + EN.split("## P1 Foundation\n\n")[1],
-                                         encoding="utf-8")
+    (tmp_path / "w" / "m.md").write_text(
+        "---\ntitle: x\n---\n\n" + EN.split("## P1 Foundation\n\n")[1], encoding="utf-8"
+    )
     assert main(["init", "--wiki", "w"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "m.md line 5: 2 KEP rows"
 
 
-@pytest.mark.parametrize(("args", "error"), [
-    (["--wiki", ""], "--wiki '': empty; name the wiki directory"),
-    (["--wiki", "my-wiki", "--output", ""], "--output '': empty; name the config file to write"),
-    (["--page", "my-wiki"], "--page 'my-wiki': a directory; name a page file, or the directory with --wiki"),
-    (["--wiki", "my-wiki", "--output", "my-wiki/en.md/c.yaml"],
-     "my-wiki/en.md/c.yaml: cannot write: my-wiki/en.md is not a directory"),
-])
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--wiki", ""], "--wiki '': empty; name the wiki directory"),
+        (["--wiki", "my-wiki", "--output", ""], "--output '': empty; name the config file to write"),
+        (["--page", "my-wiki"], "--page 'my-wiki': a directory; name a page file, or the directory with --wiki"),
+        (
+            ["--wiki", "my-wiki", "--output", "my-wiki/en.md/c.yaml"],
+            "my-wiki/en.md/c.yaml: cannot write: my-wiki/en.md is not a directory",
+        ),
+    ],
+)
 def test_init_says_what_is_wrong_with_an_argument(wiki, tmp_path, capsys, args, error):
     assert main(["init", *args]) == 2
     assert capsys.readouterr().err == f"kep-sync: error: {error}\n"
@@ -174,11 +208,18 @@ def test_init_says_what_is_wrong_with_an_argument(wiki, tmp_path, capsys, args, 
 
 
 def test_init_with_stdout_closed_writes_nothing_and_says_why(wiki, tmp_path):
-    done = subprocess.run(f"{shlex.quote(sys.executable)} -m bot.cli init --wiki my-wiki >&-", shell=True,
-                          cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
-    assert (done.returncode, done.stderr) == (1, "kep-sync: error: cannot write the summary to standard output: "
-                                                 "it is closed\n")
+    done = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m bot.cli init --wiki my-wiki >&-",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "kep-sync: error: cannot write the summary to standard output: it is closed\n",
+    )
     assert not (tmp_path / "kep-sync.yaml").exists()
 
 
@@ -215,7 +256,8 @@ def test_init_prints_the_next_command_with_the_program_path(wiki, tmp_path, caps
 def test_the_config_header_points_at_the_configuration_reference(wiki, tmp_path, capsys):
     assert main(["init", "--wiki", "my-wiki"]) == 0
     assert (tmp_path / "kep-sync.yaml").read_text(encoding="utf-8").splitlines()[0] == (
-        "# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.")
+        "# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync."
+    )
 
 
 def test_the_config_init_writes_in_a_checkout_is_ignored_by_git():

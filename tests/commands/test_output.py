@@ -31,8 +31,13 @@ def _reset():
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd,
-                          check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 @pytest.mark.parametrize("fmt", ["json", "text"])
@@ -45,8 +50,11 @@ def test_every_renderer_redacts_secrets_even_inside_lists(capsys, fmt):
         event = json.loads(err)
         assert (event["event"], event["tokens"], event["url"]) == ("token seen", ["***"], "https://***@github.com/o/r")
     else:
-        assert re.fullmatch(r"\S+ \[info\s*\] token seen\s+command=t n=1 tokens=\['\*\*\*'\] "
-                            r"url=https://\*\*\*@github.com/o/r\n", err), err
+        assert re.fullmatch(
+            r"\S+ \[info\s*\] token seen\s+command=t n=1 tokens=\['\*\*\*'\] "
+            r"url=https://\*\*\*@github.com/o/r\n",
+            err,
+        ), err
 
 
 def test_the_log_is_json_when_stderr_is_no_terminal_and_text_on_request(work, capsys):
@@ -70,8 +78,9 @@ def test_progress_says_what_a_slow_step_does_only_when_enabled(capsys, monkeypat
     assert re.fullmatch(r"kep-sync: cloning https://\*\*\*@example.com/e.git: done in [0-9]+\.[0-9] s", lines[1])
     with pytest.raises(RuntimeError), progress.step("downloading o/r@abc"):
         raise RuntimeError("boom")
-    assert re.fullmatch(r"kep-sync: downloading o/r@abc: failed after [0-9]+\.[0-9] s",
-                        capsys.readouterr().err.splitlines()[1])
+    assert re.fullmatch(
+        r"kep-sync: downloading o/r@abc: failed after [0-9]+\.[0-9] s", capsys.readouterr().err.splitlines()[1]
+    )
 
 
 def test_publish_files_says_which_pages_it_wrote_and_how_many_rows(work, capsys):
@@ -86,7 +95,8 @@ def test_publish_files_in_json_is_one_published_event(work, capsys):
     assert main(["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "m.md", "--publish", "files"]) == 0
     events = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     assert [(e["event"], e.get("lines")) for e in events if e["event"] == "published"] == [
-        ("published", ["kep-sync: wrote wiki/m.md: 1 row changed, 0 added"])]
+        ("published", ["kep-sync: wrote wiki/m.md: 1 row changed, 0 added"])
+    ]
 
 
 def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_request(work, capsys):
@@ -94,9 +104,20 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
     git(wiki, "init", "-q", "-b", "main")
     git(wiki, "add", "-A")
     git(wiki, "commit", "-qm", "wiki")
-    (work / "c.yaml").write_text(json.dumps({
-        "enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"], "repo": "acme/wiki"},
-        "pull_request": {"labels": ["kep"], "reviewers": ["alice"], "team_reviewers": ["sig-arch"], "draft": True}}))
+    (work / "c.yaml").write_text(
+        json.dumps(
+            {
+                "enhancements": "enh",
+                "wiki": {"dir": "wiki", "pages": ["m.md"], "repo": "acme/wiki"},
+                "pull_request": {
+                    "labels": ["kep"],
+                    "reviewers": ["alice"],
+                    "team_reviewers": ["sig-arch"],
+                    "draft": True,
+                },
+            }
+        )
+    )
     assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
     out, err = capsys.readouterr()
     head = git(wiki, "rev-parse", "kep-sync/matrix")
@@ -118,8 +139,10 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
     ]
 
 
-@pytest.mark.parametrize("base, expected", [("", "--base main"), ("main", "--base main"),
-                                            ("origin/main", "--base main"), ("detached", "--base {sha}")])
+@pytest.mark.parametrize(
+    "base, expected",
+    [("", "--base main"), ("main", "--base main"), ("origin/main", "--base main"), ("detached", "--base {sha}")],
+)
 def test_the_gh_command_always_names_the_base_and_a_detached_base_is_called_no_branch(work, capsys, base, expected):
     wiki = work / "wiki"
     git(wiki, "init", "-q", "-b", "main")
@@ -129,15 +152,26 @@ def test_the_gh_command_always_names_the_base_and_a_detached_base_is_called_no_b
     git(wiki, "update-ref", "refs/remotes/origin/main", sha)
     if base == "detached":
         git(wiki, "checkout", "-q", "--detach")
-    (work / "c.yaml").write_text(json.dumps({"enhancements": "enh", "wiki": {
-        "dir": "wiki", "pages": ["m.md"], **({"base": base} if base not in ("", "detached") else {})}}))
+    (work / "c.yaml").write_text(
+        json.dumps(
+            {
+                "enhancements": "enh",
+                "wiki": {"dir": "wiki", "pages": ["m.md"], **({"base": base} if base not in ("", "detached") else {})},
+            }
+        )
+    )
     assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
     err = capsys.readouterr().err.splitlines()
     gh = next(line for line in err if line.startswith("  gh pr create"))
     assert gh.startswith(f"  gh pr create --head kep-sync/matrix {expected.format(sha=sha)} --title ")
-    assert [line for line in err if "not a branch" in line] == ([] if base != "detached" else [
-        f"kep-sync: the branch is built on a detached HEAD (commit {sha}), not a branch: a pull request needs a "
-        "base branch, so give gh pr create --base the branch it should merge into"])
+    assert [line for line in err if "not a branch" in line] == (
+        []
+        if base != "detached"
+        else [
+            f"kep-sync: the branch is built on a detached HEAD (commit {sha}), not a branch: a pull request needs a "
+            "base branch, so give gh pr create --base the branch it should merge into"
+        ]
+    )
 
 
 def test_a_local_git_source_is_named_as_configured_never_by_its_resolved_path(work, capsys):
@@ -166,13 +200,22 @@ def test_actions_outputs_and_the_blocked_warning(fake_github, tmp_path, monkeypa
     from tests.syncutil import kep
 
     fake_github.seed_repo(REPO, {PAGE_PATH: WIKI_PAGE})
-    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
-               kep(5710, "kep-5710", stage="alpha", alpha="v1.35"))
-    (tmp_path / "c.yaml").write_text(f"enhancements: {tmp_path / 'up'}\nwiki:\n  pages: [{PAGE_PATH}]\n"
-                                     f"github:\n  api_url: {fake_github.url}\npublish: github\n")
+    write_keps(
+        tmp_path / "up",
+        kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+        kep(5710, "kep-5710", stage="alpha", alpha="v1.35"),
+    )
+    (tmp_path / "c.yaml").write_text(
+        f"enhancements: {tmp_path / 'up'}\nwiki:\n  pages: [{PAGE_PATH}]\n"
+        f"github:\n  api_url: {fake_github.url}\npublish: github\n"
+    )
     outputs = tmp_path / "github-output"
-    for name, value in (("GITHUB_TOKEN", TOKEN), ("GITHUB_ACTIONS", "true"), ("GITHUB_REPOSITORY", REPO),
-                        ("GITHUB_OUTPUT", str(outputs))):
+    for name, value in (
+        ("GITHUB_TOKEN", TOKEN),
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_REPOSITORY", REPO),
+        ("GITHUB_OUTPUT", str(outputs)),
+    ):
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(auth, "SECONDS_BETWEEN_WRITES", 0)
 
@@ -192,7 +235,8 @@ def test_actions_outputs_and_the_blocked_warning(fake_github, tmp_path, monkeypa
     assert err.splitlines()[-1] == (
         "::warning title=kep-sync blocked::kep-sync was blocked: the bot branch kep-sync/matrix has commits "
         "kep-sync did not make, so nothing was published. Add the label kep-sync:regenerate to the pull request, "
-        "or delete the branch.")
+        "or delete the branch."
+    )
 
 
 class _Terminal(io.StringIO):
@@ -211,7 +255,8 @@ def test_the_command_line_turns_progress_on_for_text_logs_on_a_terminal(monkeypa
         pass
     lines = [line for line in terminal.getvalue().splitlines() if "cloning" in line]
     assert [re.sub(r"[0-9.]+ s$", "N s", line) for line in lines] == (
-        ["kep-sync: cloning o/r ...", "kep-sync: cloning o/r: done in N s"] if said else [])
+        ["kep-sync: cloning o/r ...", "kep-sync: cloning o/r: done in N s"] if said else []
+    )
 
 
 @pytest.mark.parametrize(("no_color", "colored"), [(None, True), ("", True), ("1", False)])
@@ -234,9 +279,19 @@ def test_next_steps_quote_a_wiki_named_like_an_option_and_never_invent_an_organi
     assert [shell_path(p) for p in ("-w", "wiki", "my wiki", "/abs/-w")] == ["./-w", "wiki", "'my wiki'", "/abs/-w"]
     teams = {"team_reviewers": ["sig-arch", "other/sig-docs"], "reviewers": ["alice"]}
     assert gh_options(validate_config({"pull_request": teams}, "t")) == [
-        "--reviewer", "alice", "--reviewer", "other/sig-docs"]
+        "--reviewer",
+        "alice",
+        "--reviewer",
+        "other/sig-docs",
+    ]
     assert gh_options(validate_config({"pull_request": teams, "wiki": {"repo": "acme/w"}}, "t")) == [
-        "--reviewer", "alice", "--reviewer", "acme/sig-arch", "--reviewer", "other/sig-docs"]
+        "--reviewer",
+        "alice",
+        "--reviewer",
+        "acme/sig-arch",
+        "--reviewer",
+        "other/sig-docs",
+    ]
 
 
 def test_publish_git_without_wiki_repo_asks_for_the_team_organization(work, capsys):
@@ -244,24 +299,36 @@ def test_publish_git_without_wiki_repo_asks_for_the_team_organization(work, caps
     git(wiki, "init", "-q", "-b", "main")
     git(wiki, "add", "-A")
     git(wiki, "commit", "-qm", "wiki")
-    (work / "c.yaml").write_text(json.dumps({"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"]},
-                                             "pull_request": {"team_reviewers": ["sig-arch"]}}))
+    (work / "c.yaml").write_text(
+        json.dumps(
+            {
+                "enhancements": "enh",
+                "wiki": {"dir": "wiki", "pages": ["m.md"]},
+                "pull_request": {"team_reviewers": ["sig-arch"]},
+            }
+        )
+    )
     assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[-3].endswith("--body-file " + str(wiki / ".git" / "kep-sync" / "pull-request-body.md"))
-    assert err[-1] == ("gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
-                       "<organization>/sig-arch to the gh command")
+    assert err[-1] == (
+        "gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
+        "<organization>/sig-arch to the gh command"
+    )
 
 
 def test_a_dry_run_says_how_many_rows_it_left_as_is_with_problems(work, capsys):
-    (work / "wiki" / "p.md").write_text("| KEP | Status | Alpha / Beta / GA |\n|---|---|---|\n"
-                                        "| 4671-gang-scheduling | implementable / alpha | soon / - / - |\n"
-                                        "| 5710-workload-aware-preemption | implementable / alpha | later / - / - |\n",
-                                        encoding="utf-8")
+    (work / "wiki" / "p.md").write_text(
+        "| KEP | Status | Alpha / Beta / GA |\n|---|---|---|\n"
+        "| 4671-gang-scheduling | implementable / alpha | soon / - / - |\n"
+        "| 5710-workload-aware-preemption | implementable / alpha | later / - / - |\n",
+        encoding="utf-8",
+    )
     sync = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "p.md"]
     assert main([*sync, "--log-format", "text"]) == 0
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "kep-sync: 2 rows left as is with problems; run with --report FILE to list them")
+        "kep-sync: 2 rows left as is with problems; run with --report FILE to list them"
+    )
     assert main([*sync, "--log-format", "json", "--report", "r.json"]) == 0
     assert json.loads(capsys.readouterr().err)["rows_with_problems"] == 2
 
@@ -272,4 +339,6 @@ def test_the_push_command_names_a_remote_the_clone_has():
     assert push_commands(["fork", "origin"], "kep-sync/matrix") == ["  git push origin kep-sync/matrix"]
     assert push_commands(["upstream"], "b x") == ["  git push upstream 'b x'"]
     assert push_commands([], "b") == [
-        "  git remote add origin URL    # this clone has no remote: the wiki repository's URL", "  git push origin b"]
+        "  git remote add origin URL    # this clone has no remote: the wiki repository's URL",
+        "  git push origin b",
+    ]

@@ -25,8 +25,14 @@ class _Broken(io.StringIO):
         raise self.exc
 
 
-@pytest.mark.parametrize("exc", [BrokenPipeError(32, "Broken pipe"), OSError(28, "No space left on device"),
-                                 ValueError("I/O operation on closed file.")])
+@pytest.mark.parametrize(
+    "exc",
+    [
+        BrokenPipeError(32, "Broken pipe"),
+        OSError(28, "No space left on device"),
+        ValueError("I/O operation on closed file."),
+    ],
+)
 def test_a_log_line_that_cannot_be_written_is_dropped(exc):
     LineLogger(_Broken(exc)).info("stop requested")  # no exception
     ok = io.StringIO()
@@ -37,9 +43,14 @@ def test_a_log_line_that_cannot_be_written_is_dropped(exc):
 def _serve(tmp_path, stderr):
     config = write_setup(tmp_path, "http://127.0.0.1:9")  # the cron never fires during the test
     env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GITHUB_TOKEN_FILE")}
-    return subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--config", str(config), "--state-dir",
-                             str(tmp_path / "st")], cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=stderr)
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "serve", "--config", str(config), "--state-dir", str(tmp_path / "st")],
+        cwd=REPO_ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
 
 
 def _stop(proc: subprocess.Popen) -> int:
@@ -93,15 +104,25 @@ def errors(capsys) -> list[str]:
     return [line for line in capsys.readouterr().err.splitlines() if not line.startswith("{")]
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--page", f"{LONG}.md"], f"wiki.pages (--page) '{LONG}.md': cannot be read (File name too long) under the "
-                               "wiki directory 'wiki'"),
-    (["--wiki", f"/tmp/{LONG}"], f"wiki.pages (--page) 'matrix.md': cannot be read (File name too long) under the "
-                                 f"wiki directory '/tmp/{LONG}'"),
-    (["--enhancements", f"/tmp/{LONG}"],
-     f"enhancements (--enhancements) '/tmp/{LONG}': cannot be read: File name too long"),
-    (["--release-notes", f"/tmp/{LONG}"], f"--release-notes '/tmp/{LONG}': cannot be read: File name too long"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (
+            ["--page", f"{LONG}.md"],
+            f"wiki.pages (--page) '{LONG}.md': cannot be read (File name too long) under the wiki directory 'wiki'",
+        ),
+        (
+            ["--wiki", f"/tmp/{LONG}"],
+            f"wiki.pages (--page) 'matrix.md': cannot be read (File name too long) under the "
+            f"wiki directory '/tmp/{LONG}'",
+        ),
+        (
+            ["--enhancements", f"/tmp/{LONG}"],
+            f"enhancements (--enhancements) '/tmp/{LONG}': cannot be read: File name too long",
+        ),
+        (["--release-notes", f"/tmp/{LONG}"], f"--release-notes '/tmp/{LONG}': cannot be read: File name too long"),
+    ],
+)
 def test_a_configured_path_the_os_rejects_is_one_error_exit_2(work, capsys, args, expected):
     from bot.cli import main
 
@@ -113,13 +134,15 @@ def test_validate_lists_os_errors_one_per_line(work, capsys):
     from bot.cli import main
     from bot.config import shown
 
-    (work / "v.yaml").write_text(f"enhancements: .\nwiki:\n  dir: wiki\n  pages: [{LONG}.md]\n"
-                                 f"schedule:\n  timezone: {LONG}\n")
+    (work / "v.yaml").write_text(
+        f"enhancements: .\nwiki:\n  dir: wiki\n  pages: [{LONG}.md]\nschedule:\n  timezone: {LONG}\n"
+    )
     assert main(["validate", "--config", "v.yaml"]) == 2
     assert errors(capsys) == [
         f"kep-sync: error: v.yaml: schedule.timezone: unknown time zone '{LONG}' (File name too long)",
         f"kep-sync: error: v.yaml: wiki.pages[0] {shown(LONG + '.md')}: cannot be read: File name too long (under "
-        "the wiki directory 'wiki')"]
+        "the wiki directory 'wiki')",
+    ]
 
 
 def test_health_tells_an_unreadable_state_file_from_a_corrupt_one(work, capsys):
@@ -131,8 +154,10 @@ def test_health_tells_an_unreadable_state_file_from_a_corrupt_one(work, capsys):
     (work / "st" / "state.json").rmdir()
     (work / "st" / "state.json").write_text("{")
     assert main(["health", "--config", "c.yaml", "--state-dir", "st"]) == 1
-    assert capsys.readouterr().out == ("unhealthy: st/state.json: state file is corrupt (not JSON: Expecting "
-                                       "property name enclosed in double quotes at line 1 column 2)\n")
+    assert capsys.readouterr().out == (
+        "unhealthy: st/state.json: state file is corrupt (not JSON: Expecting "
+        "property name enclosed in double quotes at line 1 column 2)\n"
+    )
 
 
 def test_an_unreadable_state_file_is_never_kept_aside(work):
@@ -160,17 +185,35 @@ def test_a_directory_this_user_may_not_search_is_one_error_not_a_traceback(tmp_p
     (locked / "wiki").mkdir(parents=True)
     (locked / "wiki" / "matrix.md").write_text("x\n")
     os.chmod(locked, 0)
-    (tmp_path / "c.yaml").write_text(f"enhancements: {tmp_path}\nwiki:\n  dir: {locked / 'wiki'}\n"
-                                     "  pages: [matrix.md]\npublish: none\n")
+    (tmp_path / "c.yaml").write_text(
+        f"enhancements: {tmp_path}\nwiki:\n  dir: {locked / 'wiki'}\n  pages: [matrix.md]\npublish: none\n"
+    )
     env = {**os.environ, "KEP_SYNC_CACHE_DIR": str(tmp_path / "cache")}
     try:
-        serve = subprocess.run([*_without_root_file_access(), sys.executable, "-m", "bot.cli", "serve", "--config",
-                                str(tmp_path / "c.yaml"), "--state-dir", str(locked / "state")],
-                               cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=GUARD_SECONDS)
+        serve = subprocess.run(
+            [
+                *_without_root_file_access(),
+                sys.executable,
+                "-m",
+                "bot.cli",
+                "serve",
+                "--config",
+                str(tmp_path / "c.yaml"),
+                "--state-dir",
+                str(locked / "state"),
+            ],
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GUARD_SECONDS,
+        )
     finally:
         os.chmod(locked, 0o755)
-    assert (serve.returncode, serve.stderr.splitlines()) == (1, [
-        f"kep-sync: error: {locked / 'state'}: cannot create the state directory: Permission denied"])
+    assert (serve.returncode, serve.stderr.splitlines()) == (
+        1,
+        [f"kep-sync: error: {locked / 'state'}: cannot create the state directory: Permission denied"],
+    )
 
 
 def test_an_os_error_no_check_named_is_still_one_line():
@@ -184,27 +227,38 @@ def test_an_os_error_no_check_named_is_still_one_line():
 def test_digest_at_rejects_a_date_it_cannot_handle_with_a_usage_error(work, capsys, value):
     from bot.cli import main
 
-    assert main(["digest", "--config", "c.yaml", "--sig", "scheduling", "--from", "v1.30", "--to", "v1.31",
-                 "--at", value]) == 2
-    assert errors(capsys)[-1] == f"kep-sync: error: --at {value!r}: expected a date YYYY-MM-DD from 0001-01-01 " \
-                                 "to 9999-12-30"
+    assert (
+        main(["digest", "--config", "c.yaml", "--sig", "scheduling", "--from", "v1.30", "--to", "v1.31", "--at", value])
+        == 2
+    )
+    assert (
+        errors(capsys)[-1] == f"kep-sync: error: --at {value!r}: expected a date YYYY-MM-DD from 0001-01-01 "
+        "to 9999-12-30"
+    )
 
 
 # -- a closed stdout (``>&-``): one error line, or silence when stderr is closed too; never a traceback -------
 
-CLOSED = [(["sync", "--config", "c.yaml", "--publish", "files"], "the changelog"),
-          (["digest", "--config", "c.yaml", "--sig", "scheduling", "--from", "v1.30", "--to", "v1.35"], ""),
-          (["init", "--wiki", "wiki", "--output", "new.yaml"], "the summary"),
-          (["targets", "--config", "c.yaml"], "the targets"),
-          (["validate", "--config", "c.yaml"], "")]
+CLOSED = [
+    (["sync", "--config", "c.yaml", "--publish", "files"], "the changelog"),
+    (["digest", "--config", "c.yaml", "--sig", "scheduling", "--from", "v1.30", "--to", "v1.35"], ""),
+    (["init", "--wiki", "wiki", "--output", "new.yaml"], "the summary"),
+    (["targets", "--config", "c.yaml"], "the targets"),
+    (["validate", "--config", "c.yaml"], ""),
+]
 
 
 def _closed(work, args, redirect):
     env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GITHUB_TOKEN_FILE")}
     env["PYTHONPATH"] = str(REPO_ROOT)
-    return subprocess.run(["sh", "-c", f'exec "$0" -m bot.cli "$@" --log-format text {redirect}', sys.executable,
-                           *args], cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                          timeout=60)
+    return subprocess.run(
+        ["sh", "-c", f'exec "$0" -m bot.cli "$@" --log-format text {redirect}', sys.executable, *args],
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize("args, what", CLOSED, ids=[a[0] for a, _ in CLOSED])
@@ -213,8 +267,10 @@ def test_a_closed_stdout_is_one_error_line_exit_1(work, args, what):
         (work / "c.yaml").write_text((work / "c.yaml").read_text() + "targets:\n  - name: a\n")
     done = _closed(work, args, ">&-")
     lines = [line for line in done.stderr.decode().splitlines() if line.startswith("kep-sync:")]
-    assert (done.returncode, lines) == (1, [f"kep-sync: error: cannot write {what + ' ' if what else ''}to "
-                                             "standard output: it is closed"])
+    assert (done.returncode, lines) == (
+        1,
+        [f"kep-sync: error: cannot write {what + ' ' if what else ''}to standard output: it is closed"],
+    )
     assert b"Traceback" not in done.stderr
 
 
@@ -222,4 +278,3 @@ def test_a_closed_stdout_is_one_error_line_exit_1(work, args, what):
 def test_closed_stdout_and_stderr_exit_1_silently(work, args, what):
     done = _closed(work, args, ">&- 2>&-")
     assert (done.returncode, done.stdout, done.stderr) == (1, b"", b"")
-

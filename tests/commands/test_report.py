@@ -25,20 +25,38 @@ def report(work: Path) -> dict:
 
 
 def outcome(data: dict) -> tuple:
-    return (data["publish"], data["result"], data["pull_request"], data["pages_written"], data.get("error"),
-            [(c["field"], c["proposed"], c["applied"]) for c in data["changes"]])
+    return (
+        data["publish"],
+        data["result"],
+        data["pull_request"],
+        data["pages_written"],
+        data.get("error"),
+        [(c["field"], c["proposed"], c["applied"]) for c in data["changes"]],
+    )
 
 
 def test_publish_none_applies_nothing_but_says_what_it_proposes(work, capsys):
     assert main([*SYNC, "--publish", "none"]) == 0
-    assert outcome(report(work)) == ("none", "ok", None, [], None, [
-        ("stage", True, False), ("beta", True, False), ("feature_gates", False, False)])
+    assert outcome(report(work)) == (
+        "none",
+        "ok",
+        None,
+        [],
+        None,
+        [("stage", True, False), ("beta", True, False), ("feature_gates", False, False)],
+    )
 
 
 def test_publish_files_applies_the_changes_of_the_pages_it_wrote(work, capsys):
     assert main([*SYNC, "--publish", "files"]) == 0
-    assert outcome(report(work)) == ("files", "ok", None, ["m.md"], None, [
-        ("stage", True, True), ("beta", True, True), ("feature_gates", False, False)])
+    assert outcome(report(work)) == (
+        "files",
+        "ok",
+        None,
+        ["m.md"],
+        None,
+        [("stage", True, True), ("beta", True, True), ("feature_gates", False, False)],
+    )
 
 
 def test_a_run_that_fails_while_landing_writes_its_report_and_applies_nothing(work, capsys, monkeypatch):
@@ -47,10 +65,17 @@ def test_a_run_that_fails_while_landing_writes_its_report_and_applies_nothing(wo
 
     monkeypatch.setattr(directory, "publish_files", full_disk)
     assert main([*SYNC, "--publish", "files"]) == 1
-    assert capsys.readouterr().err.splitlines()[-1] == \
-        "kep-sync: error: wiki/m.md: cannot write: No space left on device"
-    assert outcome(report(work)) == ("files", "failed", None, [], "wiki/m.md: cannot write: No space left on device", [
-        ("stage", True, False), ("beta", True, False), ("feature_gates", False, False)])
+    assert (
+        capsys.readouterr().err.splitlines()[-1] == "kep-sync: error: wiki/m.md: cannot write: No space left on device"
+    )
+    assert outcome(report(work)) == (
+        "files",
+        "failed",
+        None,
+        [],
+        "wiki/m.md: cannot write: No space left on device",
+        [("stage", True, False), ("beta", True, False), ("feature_gates", False, False)],
+    )
     assert (work / "wiki" / "m.md").read_bytes() == SYNC_PAGE.encode()
 
 
@@ -76,9 +101,15 @@ def test_git_commit_applies_and_a_blocked_run_applies_nothing(tmp_path):
     from bot.commands.sync import run_report
 
     data = run_report(cfg, first.plan.snapshot, first.plan, first)
-    assert (data["result"], data["pages_written"], data["pull_request"], data["pull_request_file"]) == \
-        ("ok", [PAGE_PATH], None, str(wiki / ".git" / "kep-sync" / "pull-request.md"))
-    assert [c["applied"] for c in data["changes"] if c["proposed"]] == [True] * sum(c.applied for c in first.plan.changes)
+    assert (data["result"], data["pages_written"], data["pull_request"], data["pull_request_file"]) == (
+        "ok",
+        [PAGE_PATH],
+        None,
+        str(wiki / ".git" / "kep-sync" / "pull-request.md"),
+    )
+    assert [c["applied"] for c in data["changes"] if c["proposed"]] == [True] * sum(
+        c.applied for c in first.plan.changes
+    )
     git(wiki, "checkout", "-q", BRANCH)
     commit(wiki, {"notes.md": "mine\n"}, "human work")
     git(wiki, "checkout", "-q", "main")
@@ -94,10 +125,28 @@ def test_the_sync_finished_line_says_what_the_report_says(work, capsys):
     line, published = capsys.readouterr().err.splitlines()  # then the pages written, for people
     assert json.loads(published)["lines"] == ["kep-sync: wrote wiki/m.md: 1 row changed, 0 added"]
     event = json.loads(line)
-    assert {k: event[k] for k in ("result", "revision", "changes", "applied", "pages_written", "pull_request",
-                                  "pull_request_file", "findings")} == {
-        "result": "ok", "revision": "", "changes": 2, "applied": 2, "pages_written": 1, "pull_request": None,
-        "pull_request_file": None, "findings": 1}
+    assert {
+        k: event[k]
+        for k in (
+            "result",
+            "revision",
+            "changes",
+            "applied",
+            "pages_written",
+            "pull_request",
+            "pull_request_file",
+            "findings",
+        )
+    } == {
+        "result": "ok",
+        "revision": "",
+        "changes": 2,
+        "applied": 2,
+        "pages_written": 1,
+        "pull_request": None,
+        "pull_request_file": None,
+        "findings": 1,
+    }
     assert "error" not in event
     assert main([*SYNC, "--publish", "none"]) == 0
     event = json.loads(capsys.readouterr().err.splitlines()[0])

@@ -59,15 +59,22 @@ def test_without_userinfo():
     assert without_userinfo("github:kubernetes/enhancements@master") == "github:kubernetes/enhancements@master"
 
 
-@pytest.mark.parametrize("value, expected", [
-    (CLASSIC + "\n", NEWLINE_MESSAGE),
-    (" " + CLASSIC, "GITHUB_TOKEN starts or ends with whitespace, which an HTTP header cannot carry "
-                    "(strip it from the secret)"),
-    (CLASSIC + "é", "GITHUB_TOKEN contains a character that is not ASCII, which an HTTP header cannot carry"),
-    (CLASSIC[:10] + "\x01" + CLASSIC[10:], "GITHUB_TOKEN contains a control character or space, which an HTTP "
-                                           "header cannot carry"),
-    (CLASSIC, ""),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (CLASSIC + "\n", NEWLINE_MESSAGE),
+        (
+            " " + CLASSIC,
+            "GITHUB_TOKEN starts or ends with whitespace, which an HTTP header cannot carry (strip it from the secret)",
+        ),
+        (CLASSIC + "é", "GITHUB_TOKEN contains a character that is not ASCII, which an HTTP header cannot carry"),
+        (
+            CLASSIC[:10] + "\x01" + CLASSIC[10:],
+            "GITHUB_TOKEN contains a control character or space, which an HTTP header cannot carry",
+        ),
+        (CLASSIC, ""),
+    ],
+)
 def test_header_problem_names_the_variable_never_the_value(value, expected):
     assert header_problem("GITHUB_TOKEN", value) == expected
 
@@ -106,12 +113,16 @@ def test_serve_state_last_run_files_logs_and_health_hold_no_credential(tmp_path,
     def leaky_sync(*_args, **_kwargs):
         raise RuntimeError(f"Illegal header value b'Bearer {CLASSIC}\\n' for {cfg.enhancements}")
 
-    record = run_job(cfg, tmp_path / "st", sync=leaky_sync,
-                     transport=httpx.MockTransport(lambda request: httpx.Response(404)))
+    record = run_job(
+        cfg, tmp_path / "st", sync=leaky_sync, transport=httpx.MockTransport(lambda request: httpx.Response(404))
+    )
     assert record.result == "failed" and CLASSIC not in record.error
     files = [p for p in (tmp_path / "st").rglob("*") if p.is_file()]
     assert sorted(p.relative_to(tmp_path / "st").as_posix() for p in files) == [
-        "last-run/changelog.md", "last-run/report.json", "state.json"]
+        "last-run/changelog.md",
+        "last-run/report.json",
+        "state.json",
+    ]
     assert [p.name for p in files if CLASSIC in p.read_text()] == []
     assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 1
     out, err = capsys.readouterr()
@@ -146,4 +157,5 @@ def test_links_enhancements_drops_its_userinfo_since_links_are_published():
     from bot.config import LinksConfig
 
     assert LinksConfig(enhancements="https://bot:s3cr3t-value@example.test/k/enh").enhancements == (
-        "https://example.test/k/enh")
+        "https://example.test/k/enh"
+    )

@@ -56,8 +56,10 @@ def test_second_run_changes_nothing(variant):
 def test_plan_lists_changes_findings_and_report():
     p = plan(PAGE.encode())
     assert [(c.kep_id, c.field, c.kind, c.applied) for c in p.changes] == [
-        ("4671", "stage", "promoted", True), ("4671", "beta", "retargeted", True),
-        ("5710", "feature_gates", "gates", False)]
+        ("4671", "stage", "promoted", True),
+        ("4671", "beta", "retargeted", True),
+        ("5710", "feature_gates", "gates", False),
+    ]
     assert p.changed_pages() == {"m.md": PAGE_SYNCED.encode()}
     assert p.report["revision"] == snapshot().revision
     assert [c["kind"] for c in p.report["changes"]] == ["promoted", "retargeted", "gates"]
@@ -67,8 +69,10 @@ def test_feature_gates_owned_rewrites_the_gate_cell():
     p = plan(PAGE.encode(), feature_gates="owned")
     assert "| `GenericWorkload`, `WorkloadPreemption` | 抢占 |" in p.pages[0].new.decode()
     assert [(c.kep_id, c.field, c.old, c.new, c.applied) for c in p.changes] == [
-        ("4671", "stage", "alpha", "beta", True), ("4671", "beta", "", "v1.37", True),
-        ("5710", "feature_gates", "GenericWorkload", "GenericWorkload, WorkloadPreemption", True)]
+        ("4671", "stage", "alpha", "beta", True),
+        ("4671", "beta", "", "v1.37", True),
+        ("5710", "feature_gates", "GenericWorkload", "GenericWorkload, WorkloadPreemption", True),
+    ]
 
 
 def test_front_matter_is_untouched_by_default_and_the_date_is_opt_in():
@@ -98,9 +102,15 @@ def _config(tmp_path, publish: str, **extra) -> Config:
     write_keps(tmp_path / "enh", *PAGE_KEPS)
     (tmp_path / "wiki" / "sub").mkdir(parents=True)
     (tmp_path / "wiki" / "sub" / "m.md").write_bytes(PAGE.encode())
-    return Config.model_validate({"enhancements": str(tmp_path / "enh"), "cache_dir": str(tmp_path / "cache"),
-                                  "wiki": {"dir": str(tmp_path / "wiki"), "pages": ["sub/m.md"]},
-                                  "publish": publish, **extra})
+    return Config.model_validate(
+        {
+            "enhancements": str(tmp_path / "enh"),
+            "cache_dir": str(tmp_path / "cache"),
+            "wiki": {"dir": str(tmp_path / "wiki"), "pages": ["sub/m.md"]},
+            "publish": publish,
+            **extra,
+        }
+    )
 
 
 def test_run_sync_files_rewrites_the_page_atomically(tmp_path):
@@ -112,12 +122,24 @@ def test_run_sync_files_rewrites_the_page_atomically(tmp_path):
     assert tree(tmp_path / "wiki") == {"sub/m.md": PAGE_SYNCED.encode()}  # no temp files left behind
     assert stat.S_IMODE(page.stat().st_mode) == 0o640
     data = json.loads((tmp_path / "r.json").read_text())
-    assert set(data) == {"revision", "changes", "problems", "candidates", "publish", "result", "pull_request",
-                         "pull_request_file", "pages_written"}
+    assert set(data) == {
+        "revision",
+        "changes",
+        "problems",
+        "candidates",
+        "publish",
+        "result",
+        "pull_request",
+        "pull_request_file",
+        "pages_written",
+    }
     assert (data["result"], data["pages_written"]) == ("ok", ["sub/m.md"])
     assert data["revision"] == ""  # a plain directory has no commit
-    assert [(c["kep"], c["field"]) for c in data["changes"]] == [("4671", "stage"), ("4671", "beta"),
-                                                                 ("5710", "feature_gates")]
+    assert [(c["kep"], c["field"]) for c in data["changes"]] == [
+        ("4671", "stage"),
+        ("4671", "beta"),
+        ("5710", "feature_gates"),
+    ]
     again = run_sync(config)
     assert again.written == [] and tree(tmp_path / "wiki") == {"sub/m.md": PAGE_SYNCED.encode()}
 
@@ -195,6 +217,7 @@ def test_an_ordinary_user_is_refused_a_page_the_os_would_refuse(shared_tmp):
     (shared_tmp / "locked" / "p.md").write_bytes(b"p")
     for path, mode in (("ro.md", 0o444), ("a.md", 0o666), ("locked/p.md", 0o666), ("locked", 0o555)):
         (shared_tmp / path).chmod(mode)  # the page in locked/ is writable; its directory is not
+
     def attempt() -> str:
         said = []
         for pages in ({"a.md": b"A", "ro.md": b"B"}, {"a.md": b"A", "locked/p.md": b"P"}):

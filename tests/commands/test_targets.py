@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import shlex
 import subprocess
 import sys
-import json
 from pathlib import Path
 
 import pytest
@@ -47,61 +47,91 @@ def test_no_targets_is_one_default_target_with_the_config_itself():
 
 
 def test_target_sections_merge_key_by_key_over_the_top_level():
-    a, b = _targets({"name": "a", "wiki": {"repo": "acme/a"}, "pull_request": {"labels": ["x"]}},
-                    {"name": "b", "wiki": {"pages": ["m.md"]}, "feature_gates": "owned",
-                     "pull_request": {"branch": "kep-sync/b"}},
-                    wiki={"dir": "top", "base": "main"}, publish="files", enhancements="/k")
-    assert (a.name, a.config.wiki.repo, a.config.wiki.dir, a.config.wiki.base, a.config.wiki.pages) == \
-        ("a", "acme/a", "top", "main", ["kubernetes-keps-implementation-matrix.md"])
-    assert (a.config.pull_request.labels, a.config.pull_request.branch, a.config.feature_gates) == \
-        (["x"], "kep-sync/matrix", "report")
-    assert (b.config.wiki.repo, b.config.wiki.dir, b.config.wiki.pages, b.config.feature_gates) == \
-        (None, "top", ["m.md"], "owned")
+    a, b = _targets(
+        {"name": "a", "wiki": {"repo": "acme/a"}, "pull_request": {"labels": ["x"]}},
+        {"name": "b", "wiki": {"pages": ["m.md"]}, "feature_gates": "owned", "pull_request": {"branch": "kep-sync/b"}},
+        wiki={"dir": "top", "base": "main"},
+        publish="files",
+        enhancements="/k",
+    )
+    assert (a.name, a.config.wiki.repo, a.config.wiki.dir, a.config.wiki.base, a.config.wiki.pages) == (
+        "a",
+        "acme/a",
+        "top",
+        "main",
+        ["kubernetes-keps-implementation-matrix.md"],
+    )
+    assert (a.config.pull_request.labels, a.config.pull_request.branch, a.config.feature_gates) == (
+        ["x"],
+        "kep-sync/matrix",
+        "report",
+    )
+    assert (b.config.wiki.repo, b.config.wiki.dir, b.config.wiki.pages, b.config.feature_gates) == (
+        None,
+        "top",
+        ["m.md"],
+        "owned",
+    )
     assert (a.config.enhancements, b.config.publish, a.config.targets, a.own_dir) == ("/k", "files", [], True)
     assert state_dir_of(Path("/s"), b) == Path("/s/targets/b")
 
 
 def test_target_names_are_unique_and_named_by_their_key():
     assert _errors({"targets": [{"name": "a"}, {"name": "b"}, {"name": "a"}]}) == [
-        "t.yaml: targets[2].name: 'a' is also the name of targets[0]; target names must be unique"]
+        "t.yaml: targets[2].name: 'a' is also the name of targets[0]; target names must be unique"
+    ]
 
 
 def test_bad_target_keys_are_each_named():
-    data = {"targets": [{"name": "Bad Name"}, {"name": "ok", "enhancements": "/k"},
-                        {"name": "c", "wiki": {"repo": "x"}}, {"wiki": {"dir": "w"}}]}
+    data = {
+        "targets": [
+            {"name": "Bad Name"},
+            {"name": "ok", "enhancements": "/k"},
+            {"name": "c", "wiki": {"repo": "x"}},
+            {"wiki": {"dir": "w"}},
+        ]
+    }
     assert _errors(data) == [
         "t.yaml: targets[0].name: 'Bad Name': expected a target name: lower-case letters, digits, '.', '_' and '-', "
         "at most 63",
         "t.yaml: targets[1].enhancements: shared by every target: set it at the top level, not under a target "
         "(value '/k')",
         "t.yaml: targets[2].wiki.repo: 'x': expected OWNER/NAME of a GitHub repository",
-        "t.yaml: targets[3].name: required, missing"]
+        "t.yaml: targets[3].name: required, missing",
+    ]
 
 
 def test_merged_settings_are_checked_per_target():
     data = {"publish": "github", "targets": [{"name": "a", "wiki": {"repo": "acme/a"}}, {"name": "b"}]}
-    assert _errors(data) == ["t.yaml: targets[1].wiki.repo: required when publish is github "
-                             "(OWNER/NAME of the wiki repository)"]
+    assert _errors(data) == [
+        "t.yaml: targets[1].wiki.repo: required when publish is github (OWNER/NAME of the wiki repository)"
+    ]
 
 
 def test_validate_names_a_target_problem(tmp_path, capsys):
     path = tmp_path / "c.yaml"
     path.write_text("publish: github\ntargets:\n  - name: a\n", encoding="utf-8")
     assert cli.main(["validate", "--config", str(path)]) == 2
-    assert capsys.readouterr().err == (f"kep-sync: error: {path}: targets[0].wiki.repo: required when publish is "
-                                       "github (OWNER/NAME of the wiki repository)\n")
+    assert capsys.readouterr().err == (
+        f"kep-sync: error: {path}: targets[0].wiki.repo: required when publish is "
+        "github (OWNER/NAME of the wiki repository)\n"
+    )
 
 
 def test_validate_refuses_two_targets_on_one_wiki_and_branch(tmp_path, capsys):
     path = tmp_path / "c.yaml"
-    path.write_text("publish: github\ntargets:\n  - {name: a, wiki: {repo: acme/W}}\n"
-                    "  - {name: b, wiki: {repo: acme/x}}\n  - {name: c, wiki: {repo: Acme/w}}\n"
-                    "  - {name: d, wiki: {repo: acme/w}, pull_request: {branch: kep-sync/d}}\n", encoding="utf-8")
+    path.write_text(
+        "publish: github\ntargets:\n  - {name: a, wiki: {repo: acme/W}}\n"
+        "  - {name: b, wiki: {repo: acme/x}}\n  - {name: c, wiki: {repo: Acme/w}}\n"
+        "  - {name: d, wiki: {repo: acme/w}, pull_request: {branch: kep-sync/d}}\n",
+        encoding="utf-8",
+    )
     assert cli.main(["validate", "--config", str(path)]) == 2
     assert capsys.readouterr().err == (
         f"kep-sync: error: {path}: targets[2].pull_request.branch: 'kep-sync/matrix': targets 'c' and 'a' "
         "(targets[0]) write the same wiki (wiki.repo 'acme/w') on the same branch and would overwrite each "
-        "other's commits; give one its own pull_request.branch or wiki\n")
+        "other's commits; give one its own pull_request.branch or wiki\n"
+    )
     assert cli.main(["sync", "--config", str(path), "--state-dir", str(tmp_path / "s")]) == 2
     assert not (tmp_path / "s").exists()
 
@@ -109,12 +139,18 @@ def test_validate_refuses_two_targets_on_one_wiki_and_branch(tmp_path, capsys):
 def test_two_targets_on_one_wiki_directory_are_refused_by_its_resolved_path(tmp_path):
     (tmp_path / "w").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "w")
-    data = {"publish": "git", "targets": [{"name": "a", "wiki": {"dir": str(tmp_path / "w"), "repo": "acme/a"}},
-                                          {"name": "b", "wiki": {"dir": str(tmp_path / "link"), "repo": "acme/b"}}]}
+    data = {
+        "publish": "git",
+        "targets": [
+            {"name": "a", "wiki": {"dir": str(tmp_path / "w"), "repo": "acme/a"}},
+            {"name": "b", "wiki": {"dir": str(tmp_path / "link"), "repo": "acme/b"}},
+        ],
+    }
     assert _errors(data) == [
         "t.yaml: targets[1].pull_request.branch: 'kep-sync/matrix': targets 'b' and 'a' (targets[0]) write the same "
         f"wiki (wiki.dir '{tmp_path / 'w'}') on the same branch and would overwrite each other's commits; give one "
-        "its own pull_request.branch or wiki"]
+        "its own pull_request.branch or wiki"
+    ]
     assert [t.name for t in _targets(*data["targets"], publish="github")] == ["a", "b"]  # two repositories
 
 
@@ -137,11 +173,13 @@ def test_unknown_target_and_bad_shard_are_usage_errors():
     with pytest.raises(UsageError, match=r"^--target 'zeta': no such target; the config has: alpha, beta$"):
         select([Target("alpha", Config()), Target("beta", Config())], ["alpha", "zeta"])
     assert parse_shard("1/4") == Shard(1, 4)
-    for bad, why in (("4/4", "'4/4': I must be at least 0 and less than N (0/4 .. 3/4)"),
-                     ("1", "'1': expected I/N such as 0/4 (share I of N, counted from 0)"),
-                     ("0/0", "'0/0': I must be at least 0 and less than N (0/1 .. 0/1)"),
-                     ("\u0661/\u0662", "'\u0661/\u0662': expected I/N such as 0/4 (share I of N, counted from 0)"),
-                     ("-1/2", "'-1/2': expected I/N such as 0/4 (share I of N, counted from 0)")):
+    for bad, why in (
+        ("4/4", "'4/4': I must be at least 0 and less than N (0/4 .. 3/4)"),
+        ("1", "'1': expected I/N such as 0/4 (share I of N, counted from 0)"),
+        ("0/0", "'0/0': I must be at least 0 and less than N (0/1 .. 0/1)"),
+        ("\u0661/\u0662", "'\u0661/\u0662': expected I/N such as 0/4 (share I of N, counted from 0)"),
+        ("-1/2", "'-1/2': expected I/N such as 0/4 (share I of N, counted from 0)"),
+    ):
         with pytest.raises(ValueError) as err:
             parse_shard(bad)
         assert str(err.value) == why
@@ -149,18 +187,19 @@ def test_unknown_target_and_bad_shard_are_usage_errors():
 
 def test_targets_command_prints_json_for_a_matrix(tmp_path, capsys):
     path = tmp_path / "c.yaml"
-    path.write_text("targets:\n" + "".join(f"  - {{name: {n}, wiki: {{repo: acme/{n}}}}}\n" for n in NAMES),
-                    encoding="utf-8")
+    path.write_text(
+        "targets:\n" + "".join(f"  - {{name: {n}, wiki: {{repo: acme/{n}}}}}\n" for n in NAMES), encoding="utf-8"
+    )
     assert cli.main(["targets", "--config", str(path)]) == 0
     assert cli.main(["targets", "--config", str(path), "--shard", "2/3"]) == 0
     assert cli.main(["validate", "--config", str(path), "--list-targets"]) == 0
-    assert capsys.readouterr().out == (json.dumps(NAMES) + "\n" + '["alpha", "epsilon"]\n'
-                                       + json.dumps(NAMES) + "\n")
+    assert capsys.readouterr().out == (json.dumps(NAMES) + "\n" + '["alpha", "epsilon"]\n' + json.dumps(NAMES) + "\n")
     with pytest.raises(SystemExit) as exited:
         cli.main(["targets", "--config", str(path), "--shard", "3/3"])
     assert exited.value.code == 2
-    assert capsys.readouterr().err.endswith("argument --shard: '3/3': I must be at least 0 and less than N "
-                                            "(0/3 .. 2/3)\n")
+    assert capsys.readouterr().err.endswith(
+        "argument --shard: '3/3': I must be at least 0 and less than N (0/3 .. 2/3)\n"
+    )
 
 
 # ---------------------------------------------------------------- runs
@@ -168,8 +207,14 @@ def test_targets_command_prints_json_for_a_matrix(tmp_path, capsys):
 
 def _deployment(tmp_path: Path, names: list[str], missing: str = "") -> Path:
     write_keps(tmp_path / "keps-src", kep(4671, "gang", stage="beta", alpha="v1.35", beta="v1.37"))
-    lines = [f"enhancements: {tmp_path / 'keps-src'}", f"cache_dir: {tmp_path / 'cache'}", "publish: files",
-             "provenance: {enabled: false}", "wiki: {pages: [m.md]}", "targets:"]
+    lines = [
+        f"enhancements: {tmp_path / 'keps-src'}",
+        f"cache_dir: {tmp_path / 'cache'}",
+        "publish: files",
+        "provenance: {enabled: false}",
+        "wiki: {pages: [m.md]}",
+        "targets:",
+    ]
     for name in names:
         (tmp_path / name).mkdir()
         if name != missing:
@@ -187,13 +232,18 @@ def test_one_failing_target_never_stops_the_others(tmp_path, capsys):
     assert capsys.readouterr().out == (
         "a\tok\t-\n"
         f"b\tfailed\t-\twiki.pages (--page) 'm.md': no such file under the wiki directory '{tmp_path / 'b'}'\n"
-        "c\tok\t-\n")
+        "c\tok\t-\n"
+    )
     for name in ("a", "c"):
         assert (tmp_path / name / "m.md").read_text(encoding="utf-8") == ROW.replace(
-            "implementable / alpha | v1.35 / - / -", "implementable / beta | v1.35 / v1.37 / -")
+            "implementable / alpha | v1.35 / - / -", "implementable / beta | v1.35 / v1.37 / -"
+        )
     records = {n: json.loads((state / "targets" / n / "state.json").read_text())["last_run"] for n in "abc"}
-    assert {n: (r["result"], r["applied"]) for n, r in records.items()} == \
-        {"a": ("ok", 2), "b": ("failed", 0), "c": ("ok", 2)}
+    assert {n: (r["result"], r["applied"]) for n, r in records.items()} == {
+        "a": ("ok", 2),
+        "b": ("failed", 0),
+        "c": ("ok", 2),
+    }
     assert json.loads((state / "targets" / "b" / "last-run" / "report.json").read_text())["result"] == "failed"
     assert sorted(p.name for p in (state / "targets" / "a").iterdir()) == ["last-run", "lock", "state.json"]
     assert not (state / "state.json").exists()  # the root holds only the targets' directories
@@ -208,10 +258,16 @@ def test_target_option_runs_only_that_target(tmp_path, capsys):
 
 
 def test_upstream_is_read_once_for_every_target(tmp_path):
-    config = validate_config({"enhancements": str(write_keps(tmp_path / "k", kep(4671, "gang"))),
-                              "cache_dir": str(tmp_path / "cache"), "provenance": {"enabled": False},
-                              "wiki": {"pages": ["m.md"]},
-                              "targets": [{"name": n, "wiki": {"dir": str(tmp_path / n)}} for n in "xyz"]}, SRC)
+    config = validate_config(
+        {
+            "enhancements": str(write_keps(tmp_path / "k", kep(4671, "gang"))),
+            "cache_dir": str(tmp_path / "cache"),
+            "provenance": {"enabled": False},
+            "wiki": {"pages": ["m.md"]},
+            "targets": [{"name": n, "wiki": {"dir": str(tmp_path / n)}} for n in "xyz"],
+        },
+        SRC,
+    )
     for n in "xyz":
         (tmp_path / n).mkdir()
         (tmp_path / n / "m.md").write_text(ROW, encoding="utf-8")
@@ -271,15 +327,24 @@ def test_writes_are_paced_across_targets_not_per_target(monkeypatch, fake_github
     for repo in ("acme/one", "acme/two"):
         fake_github.seed_repo(repo, {PAGE_PATH: PAGE})
         entries.append({"name": repo.split("/")[1], "wiki": {"repo": repo}})
-    config = validate_config({"publish": "github", "github": {"api_url": fake_github.url},
-                              "wiki": {"base": "main", "pages": [PAGE_PATH]}, "pull_request": {"branch": BRANCH},
-                              "provenance": {"enabled": False},
-                              "targets": entries}, SRC)
+    config = validate_config(
+        {
+            "publish": "github",
+            "github": {"api_url": fake_github.url},
+            "wiki": {"base": "main", "pages": [PAGE_PATH]},
+            "pull_request": {"branch": BRANCH},
+            "provenance": {"enabled": False},
+            "targets": entries,
+        },
+        SRC,
+    )
     targets = expand(config, SRC)
     snap = keps()
     results = run_targets(targets, tmp_path, SharedSources(targets[0].config, load=lambda c, k: snap))
     assert [(r.name, r.result, r.pull_request) for r in results] == [
-        ("one", "ok", "https://github.com/acme/one/pull/1"), ("two", "ok", "https://github.com/acme/two/pull/1")]
+        ("one", "ok", "https://github.com/acme/one/pull/1"),
+        ("two", "ok", "https://github.com/acme/two/pull/1"),
+    ]
     # the clock stands still: every write but the very first of the process waits the whole interval
     assert waits == [1.0] * (fake_github.writes - 1)
 
@@ -312,7 +377,7 @@ def test_the_targets_workflow_fans_out_from_the_listed_targets():
     sync = flow["jobs"]["sync"]
     assert (sync["needs"], sync["strategy"]["fail-fast"]) == ("list", False)
     assert sync["strategy"]["matrix"]["target"] == "${{ fromJSON(needs.list.outputs.targets) }}"
-    assert "targets=\"$(kep-sync \"${args[@]}\")\"" in flow["jobs"]["list"]["steps"][-1]["run"]
+    assert 'targets="$(kep-sync "${args[@]}")"' in flow["jobs"]["list"]["steps"][-1]["run"]
     assert all("${{" not in step.get("run", "") for job in flow["jobs"].values() for step in job["steps"])
 
 
@@ -321,8 +386,10 @@ def test_the_targets_workflow_shares_the_concurrency_group_and_runs_only_when_as
     kep_sync = yaml_load(ROOT / ".github" / "workflows" / "kep-sync.yml")
     assert flow["concurrency"] == kep_sync["concurrency"] == {"group": "kep-sync", "cancel-in-progress": False}
     assert list(flow[True]) == ["workflow_dispatch"]  # YAML 1.1 reads the key `on` as True
-    assert [step["name"] for step in flow["jobs"]["list"]["steps"][-2:]] == ["Validate the configuration",
-                                                                            "List the targets"]
+    assert [step["name"] for step in flow["jobs"]["list"]["steps"][-2:]] == [
+        "Validate the configuration",
+        "List the targets",
+    ]
     steps = {step.get("name"): step for step in flow["jobs"]["sync"]["steps"]}
     assert steps["Upload the changelog and report"]["with"]["path"] == "${{ steps.last.outputs.dir }}/"
     assert steps["Job summary"]["if"] == "always()"
@@ -331,17 +398,28 @@ def test_the_targets_workflow_shares_the_concurrency_group_and_runs_only_when_as
 def _run_step(step: dict, cwd: Path, env: dict) -> tuple[int, str]:
     out = cwd / "github-output"
     out.write_text("", encoding="utf-8")
-    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **env, "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": os.devnull,
-                               "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            **env,
+            "GITHUB_OUTPUT": str(out),
+            "GITHUB_STEP_SUMMARY": os.devnull,
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
+    )
     return done.returncode, out.read_text(encoding="utf-8")
 
 
 def test_the_list_step_fails_on_a_broken_config_and_the_last_run_step_finds_the_directory(tmp_path):
     steps = {step.get("name"): step for job in _targets_workflow()["jobs"].values() for step in job["steps"]}
     (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, wiki: {repo: o/a}}, {name: b, "
-                                                        "wiki: {repo: o/b}}]\n", encoding="utf-8")
+    (tmp_path / "config" / "kep-sync.yaml").write_text(
+        "targets: [{name: a, wiki: {repo: o/a}}, {name: b, wiki: {repo: o/b}}]\n", encoding="utf-8"
+    )
     assert _run_step(steps["List the targets"], tmp_path, {"ONLY": "b, "}) == (0, 'targets=["b"]\n')
     (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, bad: 1}]\n", encoding="utf-8")
     assert _run_step(steps["List the targets"], tmp_path, {"ONLY": ""}) == (2, "")
@@ -361,16 +439,22 @@ def yaml_load(path: Path) -> dict:
 def test_a_misconfigured_source_or_state_dir_is_a_usage_error_before_any_target_runs(tmp_path, capsys):
     config = _deployment(tmp_path, ["a", "b"])
     state = tmp_path / "state"
-    assert cli.main(["sync", "--config", str(config), "--state-dir", str(state), "--enhancements",
-                     str(tmp_path / "none")]) == 2
+    assert (
+        cli.main(["sync", "--config", str(config), "--state-dir", str(state), "--enhancements", str(tmp_path / "none")])
+        == 2
+    )
     assert capsys.readouterr().err.endswith(
         f"kep-sync: error: enhancements (--enhancements) '{tmp_path / 'none'}': not a directory with keps/, a .tar.gz "
-        "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n")
+        "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n"
+    )
     assert not state.exists()
     state.write_text("", encoding="utf-8")
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(state)]) == 2
-    assert capsys.readouterr() == ("", f"kep-sync: error: --state-dir '{state}': not a directory (the state "
-                                       "directory: --state-dir or $KEP_SYNC_STATE_DIR)\n")
+    assert capsys.readouterr() == (
+        "",
+        f"kep-sync: error: --state-dir '{state}': not a directory (the state "
+        "directory: --state-dir or $KEP_SYNC_STATE_DIR)\n",
+    )
     assert (tmp_path / "a" / "m.md").read_text(encoding="utf-8") == ROW
 
 
@@ -385,15 +469,17 @@ def test_sync_with_targets_logs_in_the_format_asked(tmp_path, capsys):
 def test_validate_checks_the_paths_of_every_target(tmp_path, capsys):
     config = _deployment(tmp_path, ["a", "b", "c"], missing="c")
     text = config.read_text(encoding="utf-8").replace(str(tmp_path / "b"), str(tmp_path / "nowhere"))
-    config.write_text(text.replace(f"enhancements: {tmp_path / 'keps-src'}", f"enhancements: {tmp_path / 'no'}"),
-                      encoding="utf-8")
+    config.write_text(
+        text.replace(f"enhancements: {tmp_path / 'keps-src'}", f"enhancements: {tmp_path / 'no'}"), encoding="utf-8"
+    )
     assert cli.main(["validate", "--config", str(config)]) == 2
     assert capsys.readouterr().err == (
         f"kep-sync: error: {config}: enhancements: '{tmp_path / 'no'}': not a directory with keps/, a .tar.gz "
         "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n"
         f"kep-sync: error: {config}: targets[1].wiki.dir '{tmp_path / 'nowhere'}': no such directory\n"
         f"kep-sync: error: {config}: targets[2].wiki.pages[0] 'm.md': no such file (under the wiki directory "
-        f"'{tmp_path / 'c'}')\n")
+        f"'{tmp_path / 'c'}')\n"
+    )
 
 
 def test_health_with_targets_is_unhealthy_once_the_service_is_gone(tmp_path, capsys):
@@ -410,8 +496,9 @@ def test_health_with_targets_is_unhealthy_once_the_service_is_gone(tmp_path, cap
     assert capsys.readouterr().out == f"a: healthy: last run r1 ok at {now}, revision abc\n"
     save_state(state, State(service_started=now, service_process="999999999:1@gone"))
     assert cli.main(["health", "--config", str(config), "--state-dir", str(state)]) == 1
-    assert capsys.readouterr().out == (f"a: unhealthy: the service that recorded this state (pid 999999999, started "
-                                       f"{now}) is no longer running\n")
+    assert capsys.readouterr().out == (
+        f"a: unhealthy: the service that recorded this state (pid 999999999, started {now}) is no longer running\n"
+    )
 
 
 def test_serve_and_health_refuse_an_unknown_target_as_sync_does(tmp_path, capsys):
@@ -441,13 +528,22 @@ def test_serve_of_a_shard_without_the_one_target_runs_nothing(tmp_path):
 def test_targets_with_stdout_closed_say_so_without_a_traceback(tmp_path):
     config = _deployment(tmp_path, ["a"])
     root = Path(__file__).resolve().parents[2]
-    for command, what in (("targets", "the targets"), (f"sync --state-dir {shlex.quote(str(tmp_path / 's'))}",
-                                                        "the summary")):
-        done = subprocess.run(f"{shlex.quote(sys.executable)} -m bot.cli {command} --config {shlex.quote(str(config))} "
-                              "--log-format json >&-", shell=True,
-                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)})
+    for command, what in (
+        ("targets", "the targets"),
+        (f"sync --state-dir {shlex.quote(str(tmp_path / 's'))}", "the summary"),
+    ):
+        done = subprocess.run(
+            f"{shlex.quote(sys.executable)} -m bot.cli {command} --config {shlex.quote(str(config))} "
+            "--log-format json >&-",
+            shell=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )
         assert (done.returncode, done.stderr.splitlines()[-1]) == (
-            1, f"kep-sync: error: cannot write {what} to standard output: it is closed")
+            1,
+            f"kep-sync: error: cannot write {what} to standard output: it is closed",
+        )
 
 
 def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(tmp_path, monkeypatch, capsys):
@@ -457,19 +553,23 @@ def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(t
     out = tmp_path / "out"
     monkeypatch.setenv("GITHUB_OUTPUT", str(out))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    targets = _targets({"name": "a", "wiki": {"repo": "o/a"}},
-                       {"name": "b", "wiki": {"repo": "o/b"}, "pull_request": {"branch": "bot/b"}})
+    targets = _targets(
+        {"name": "a", "wiki": {"repo": "o/a"}},
+        {"name": "b", "wiki": {"repo": "o/b"}, "pull_request": {"branch": "bot/b"}},
+    )
     tell_actions(targets, [TargetResult("a", "failed", error="x"), TargetResult("b", "blocked")])
     assert out.read_text(encoding="utf-8") == 'results={"a":"failed","b":"blocked"}\nfailed=["a"]\nblocked=["b"]\n'
     assert capsys.readouterr().err == (
         "::warning title=kep-sync target b blocked::kep-sync target b was blocked: the bot branch bot/b has commits "
         "kep-sync did not make, so nothing was published. Add the label kep-sync:regenerate to the pull request, "
-        "or delete the branch.\n")
+        "or delete the branch.\n"
+    )
     config = _deployment(tmp_path, ["c"])
     out.write_text("", encoding="utf-8")
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s")]) == 0
-    assert out.read_text(encoding="utf-8") == ('results={"c":"ok"}\nfailed=[]\nblocked=[]\n'
-                                               'pull-request-url=\npull-request-number=\n')
+    assert out.read_text(encoding="utf-8") == (
+        'results={"c":"ok"}\nfailed=[]\nblocked=[]\npull-request-url=\npull-request-number=\n'
+    )
 
 
 def test_targets_from_app_installations_is_refused_with_what_to_do_instead(tmp_path, capsys):
@@ -479,21 +579,26 @@ def test_targets_from_app_installations_is_refused_with_what_to_do_instead(tmp_p
         assert cli.main([command, "--config", str(path)]) == 2
         assert capsys.readouterr().err == (
             f"kep-sync: error: {path}: targets_from: 'app-installations' is not supported: kep-sync does not read "
-            "targets from the GitHub App's installations; list each wiki under targets: instead\n")
+            "targets from the GitHub App's installations; list each wiki under targets: instead\n"
+        )
 
 
 def test_audit_reads_the_one_target_named(tmp_path, capsys):
     config = _deployment(tmp_path, ["a", "b"])
-    text = config.read_text(encoding="utf-8").replace("wiki: {pages: [m.md]}",
-                                                      "wiki: {pages: [m.md], dir: /placeholder}")
+    text = config.read_text(encoding="utf-8").replace(
+        "wiki: {pages: [m.md]}", "wiki: {pages: [m.md], dir: /placeholder}"
+    )
     config.write_text(text, encoding="utf-8")
     assert cli.main(["audit", "--config", str(config)]) == 2
-    assert capsys.readouterr().err == ("kep-sync: error: 2 targets selected; this command reads one wiki: name it "
-                                       "with --target NAME (the config has: a, b)\n")
+    assert capsys.readouterr().err == (
+        "kep-sync: error: 2 targets selected; this command reads one wiki: name it "
+        "with --target NAME (the config has: a, b)\n"
+    )
     assert cli.main(["audit", "--config", str(config), "--target", "b"]) == 0
     assert capsys.readouterr().out.split("\n")[2] == (
         f"**kep-sync audit** of m.md against `{tmp_path / 'keps-src'}` at `working tree` and no release notes. "
-        "Nothing was written.")
+        "Nothing was written."
+    )
 
 
 def test_serve_with_targets_asks_for_the_upstream_revision_once_per_poll(tmp_path, monkeypatch):
@@ -504,8 +609,22 @@ def test_serve_with_targets_asks_for_the_upstream_revision_once_per_poll(tmp_pat
 
     config_path = _deployment(tmp_path, ["a", "b", "c"])
     subprocess.run(["git", "init", "-q", str(tmp_path / "keps-src")], check=True)
-    subprocess.run(["git", "-C", str(tmp_path / "keps-src"), "-c", "user.name=t", "-c", "user.email=t@example.com",
-                    "commit", "-qm", "keps", "--allow-empty"], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(tmp_path / "keps-src"),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-qm",
+            "keps",
+            "--allow-empty",
+        ],
+        check=True,
+    )
     asked = []
 
     def spy(*args, **kwargs):

@@ -91,8 +91,13 @@ def test_pages_read_from_the_wiki_repository_are_not_looked_for_on_disk(work, ca
 
 def test_publish_git_needs_a_git_checkout(work, capsys):
     code, err = validate(work, capsys, {**GOOD, "publish": "git"})
-    assert (code, err) == (2, [f"kep-sync: error: c.yaml: wiki.dir 'wiki': not a git checkout (relative to {work}); "
-                               "publish git commits in a clone of the wiki"])
+    assert (code, err) == (
+        2,
+        [
+            f"kep-sync: error: c.yaml: wiki.dir 'wiki': not a git checkout (relative to {work}); "
+            "publish git commits in a clone of the wiki"
+        ],
+    )
 
 
 def test_tarball_source_must_be_readable(work, capsys):
@@ -100,32 +105,50 @@ def test_tarball_source_must_be_readable(work, capsys):
     assert validate(work, capsys, {**GOOD, "enhancements": "snap.tar.gz"}) == (0, [])
     (work / "bad.tar.gz").write_bytes(b"not gzip")
     code, err = validate(work, capsys, {**GOOD, "enhancements": "bad.tar.gz"})
-    assert code == 2 and err[0].startswith("kep-sync: error: c.yaml: enhancements: bad.tar.gz: not a readable "
-                                           "tar.gz archive (")
+    assert code == 2 and err[0].startswith(
+        "kep-sync: error: c.yaml: enhancements: bad.tar.gz: not a readable tar.gz archive ("
+    )
 
 
 def test_release_notes_directory_must_hold_release_notes_files(work, capsys):
     (work / "notes").mkdir()
     (work / "notes" / "README.md").write_text("x")
     code, err = validate(work, capsys, {**GOOD, "release_notes": {"source": "notes"}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: release_notes.source 'notes': the directory holds no "
-                               "release-notes-1.NN.json file"])
+    assert (code, err) == (
+        2,
+        ["kep-sync: error: c.yaml: release_notes.source 'notes': the directory holds no release-notes-1.NN.json file"],
+    )
     (work / "notes" / "release-notes-1.36.json").write_text("{}")
     assert validate(work, capsys, {**GOOD, "release_notes": {"source": "notes"}}) == (0, [])
     code, err = validate(work, capsys, {**GOOD, "release_notes": {"source": "nonotes"}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: release_notes.source: 'nonotes': not a directory of "
-                               "release-notes-1.NN.json files nor github:OWNER/REPO@REF"])
+    assert (code, err) == (
+        2,
+        [
+            "kep-sync: error: c.yaml: release_notes.source: 'nonotes': not a directory of "
+            "release-notes-1.NN.json files nor github:OWNER/REPO@REF"
+        ],
+    )
 
 
 def test_links_enhancements_must_be_an_http_url(work, capsys):
     code, err = validate(work, capsys, {**GOOD, "links": {"enhancements": "github.com/kubernetes/enhancements"}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: links.enhancements: 'github.com/kubernetes/enhancements': "
-                               "expected an http(s) URL such as https://github.com/kubernetes/enhancements"])
+    assert (code, err) == (
+        2,
+        [
+            "kep-sync: error: c.yaml: links.enhancements: 'github.com/kubernetes/enhancements': "
+            "expected an http(s) URL such as https://github.com/kubernetes/enhancements"
+        ],
+    )
 
 
 def test_type_errors_name_the_key_with_indices_and_the_value_in_plain_words(work, capsys):
-    settings = {"wiki": "examples/wiki", "columns": {"kep": "KEP"}, "publish": "sometimes",
-                "pull_request": {"draft": "maybe", "reviewers": ["ok", 7]}, "schedule": {"cron": 5}}
+    settings = {
+        "wiki": "examples/wiki",
+        "columns": {"kep": "KEP"},
+        "publish": "sometimes",
+        "pull_request": {"draft": "maybe", "reviewers": ["ok", 7]},
+        "schedule": {"cron": 5},
+    }
     code, err = validate(work, capsys, settings)
     assert code == 2
     assert err == [
@@ -138,33 +161,48 @@ def test_type_errors_name_the_key_with_indices_and_the_value_in_plain_words(work
     ]  # plain words: no "Input should be a valid dictionary or instance of ..."
 
 
-@pytest.mark.parametrize(("written", "canonical"), [("utc", "UTC"), ("UTC", "UTC"), ("europe/berlin", "Europe/Berlin"),
-                                                    ("AMERICA/NEW_YORK", "America/New_York")])
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [("utc", "UTC"), ("UTC", "UTC"), ("europe/berlin", "Europe/Berlin"), ("AMERICA/NEW_YORK", "America/New_York")],
+)
 def test_time_zone_names_match_iana_case_insensitively_and_are_written_canonically(written, canonical):
     assert Config.model_validate({"schedule": {"timezone": written}}).schedule.timezone == canonical
 
 
 def test_unknown_time_zone_is_still_an_error(work, capsys):
     code, err = validate(work, capsys, {**GOOD, "schedule": {"timezone": "Mars/Olympus"}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: schedule.timezone: unknown time zone 'Mars/Olympus' "
-                               "(expected an IANA name such as UTC or Europe/Berlin)"])
+    assert (code, err) == (
+        2,
+        [
+            "kep-sync: error: c.yaml: schedule.timezone: unknown time zone 'Mars/Olympus' "
+            "(expected an IANA name such as UTC or Europe/Berlin)"
+        ],
+    )
 
 
 def test_online_resolves_github_refs_and_the_wiki_repository(work, capsys):
     with FakeApi() as api:
-        settings = {"enhancements": "github:o/enh@main", "publish": "github", "github": {"api_url": api.url},
-                    "wiki": {"repo": "o/wiki", "base": "main"}}
+        settings = {
+            "enhancements": "github:o/enh@main",
+            "publish": "github",
+            "github": {"api_url": api.url},
+            "wiki": {"repo": "o/wiki", "base": "main"},
+        }
         assert validate(work, capsys, settings) == (0, [])  # offline: only parsed
         assert api.requests == []
         code, err = validate(work, capsys, settings, "--online")
         assert code == 2
-        assert err == [f"kep-sync: error: c.yaml: wiki.repo 'o/wiki@main': GET {api.url}/repos/o/wiki/commits/main: "
-                       "HTTP 404, could not resolve 'main' to a commit"]
+        assert err == [
+            f"kep-sync: error: c.yaml: wiki.repo 'o/wiki@main': GET {api.url}/repos/o/wiki/commits/main: "
+            "HTTP 404, could not resolve 'main' to a commit"
+        ]
         assert [path for path, _ in api.requests] == ["/repos/o/enh/commits/main", "/repos/o/wiki/commits/main"]
         settings = {**GOOD, "enhancements": "github:o/enh@nope", "github": {"api_url": api.url}}
         code, err = validate(work, capsys, settings, "--online")
-        assert err == [f"kep-sync: error: c.yaml: enhancements 'github:o/enh@nope': GET {api.url}/repos/o/enh/commits/"
-                       "nope: HTTP 404, could not resolve 'nope' to a commit"]
+        assert err == [
+            f"kep-sync: error: c.yaml: enhancements 'github:o/enh@nope': GET {api.url}/repos/o/enh/commits/"
+            "nope: HTTP 404, could not resolve 'nope' to a commit"
+        ]
         settings["enhancements"] = "github:o/enh@main"
         assert validate(work, capsys, settings, "--online") == (0, [])
 
@@ -183,15 +221,21 @@ def test_the_shipped_configs_validate(monkeypatch, capsys):
 def test_numbers_are_asked_for_in_plain_words(work, capsys):
     code, err = validate(work, capsys, {**GOOD, "candidates": {"limit": "many"}, "provenance": {"max_requests": -1}})
     assert code == 2
-    assert err == ["kep-sync: error: c.yaml: provenance.max_requests: expected greater than or equal to 0, got -1",
-                   "kep-sync: error: c.yaml: candidates.limit: expected a whole number, got 'many'"]
+    assert err == [
+        "kep-sync: error: c.yaml: provenance.max_requests: expected greater than or equal to 0, got -1",
+        "kep-sync: error: c.yaml: candidates.limit: expected a whole number, got 'many'",
+    ]
 
 
 def test_every_error_at_once_schema_cross_field_and_on_disk_checks_of_the_valid_sections(work, capsys):
-    settings = {**GOOD, "publish": "files", "candidates": {"sigs": ["Sig Node"], "releases": 0,
-                                                           "add_to": {"page": "other.md", "table": "P0"}},
-                "production_tables": ["No Such Heading"], "coverage": {"page": "missing.md"},
-                "schedule": {"cron": "61 * * * *"}}
+    settings = {
+        **GOOD,
+        "publish": "files",
+        "candidates": {"sigs": ["Sig Node"], "releases": 0, "add_to": {"page": "other.md", "table": "P0"}},
+        "production_tables": ["No Such Heading"],
+        "coverage": {"page": "missing.md"},
+        "schedule": {"cron": "61 * * * *"},
+    }
     code, err = validate(work, capsys, settings)
     assert code == 2
     assert err == [
@@ -207,19 +251,32 @@ def test_every_error_at_once_schema_cross_field_and_on_disk_checks_of_the_valid_
 
 def test_a_check_against_an_invalid_key_is_skipped_not_misjudged(work, capsys):
     # wiki.pages is invalid: add_to.page is not compared with the default pages, no page is looked for on disk
-    settings = {**GOOD, "wiki": {"dir": "wiki", "pages": ["../m.md"]}, "publish": "files",
-                "candidates": {"add_to": {"page": "m.md", "table": "P0", "reasons": ["new"]}}}
+    settings = {
+        **GOOD,
+        "wiki": {"dir": "wiki", "pages": ["../m.md"]},
+        "publish": "files",
+        "candidates": {"add_to": {"page": "m.md", "table": "P0", "reasons": ["new"]}},
+    }
     code, err = validate(work, capsys, settings)
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.pages: '../m.md' must be a path relative to the wiki, "
-                               "without '..'"])
+    assert (code, err) == (
+        2,
+        ["kep-sync: error: c.yaml: wiki.pages: '../m.md' must be a path relative to the wiki, without '..'"],
+    )
 
 
 def test_candidates_sigs_any_case_and_a_sig_no_local_kep_yaml_has(work, capsys):
     assert Config.model_validate({"candidates": {"sigs": ["SIG-Node", " Scheduling"]}}).candidates.sigs == [
-        "sig-node", "scheduling"]
+        "sig-node",
+        "scheduling",
+    ]
     code, err = validate(work, capsys, {**GOOD, "candidates": {"sigs": ["SIG-Scheduling", "nope"]}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: candidates.sigs[1] 'nope': no kep.yaml in 'enh' has "
-                               "owning-sig sig-nope (they name sig-scheduling)"])
+    assert (code, err) == (
+        2,
+        [
+            "kep-sync: error: c.yaml: candidates.sigs[1] 'nope': no kep.yaml in 'enh' has "
+            "owning-sig sig-nope (they name sig-scheduling)"
+        ],
+    )
     assert validate(work, capsys, {**GOOD, "candidates": {"sigs": ["scheduling"]}}) == (0, [])
 
 
@@ -227,24 +284,38 @@ def test_candidates_sigs_any_case_and_a_sig_no_local_kep_yaml_has(work, capsys):
 def test_a_digest_page_that_is_one_of_the_pages_needs_its_markers(work, capsys, page):
     # a matrix page may carry the digest section: validate asks it for the markers like any digest page
     digest = {"page": page, "sig": "node", "from": "v1.33", "to": "v1.35"}
-    assert validate(work, capsys, {**GOOD, "digest": digest}) == (2, [
-        f"kep-sync: error: c.yaml: digest.page {page!r}: no {BEGIN!r} ... {END!r} section outside code; digest not "
-        "written, rows synced (under the wiki directory 'wiki')"])
+    assert validate(work, capsys, {**GOOD, "digest": digest}) == (
+        2,
+        [
+            f"kep-sync: error: c.yaml: digest.page {page!r}: no {BEGIN!r} ... {END!r} section outside code; digest not "
+            "written, rows synced (under the wiki directory 'wiki')"
+        ],
+    )
     (work / "wiki" / "m.md").write_text(PAGE + f"\n{BEGIN}\nold\n{END}\n", encoding="utf-8")
     assert validate(work, capsys, {**GOOD, "digest": digest}) == (0, [])
 
 
 def test_a_mistyped_page_names_the_closest_page(work, capsys):
     code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "wiki", "pages": ["mm.md"]}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.pages[0] 'mm.md': no such file (under the wiki "
-                               "directory 'wiki'); did you mean 'm.md'?"])
+    assert (code, err) == (
+        2,
+        [
+            "kep-sync: error: c.yaml: wiki.pages[0] 'mm.md': no such file (under the wiki "
+            "directory 'wiki'); did you mean 'm.md'?"
+        ],
+    )
 
 
 def test_a_mistyped_wiki_key_does_not_check_the_default_page_instead(work, capsys):
     code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "wiki", "page": "m.md"}})
     assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.page: unknown key (value 'm.md'); did you mean 'pages'?"])
     code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "nowiki", "page": "m.md"}})
-    assert (code, err) == (2, ["kep-sync: error: c.yaml: wiki.page: unknown key (value 'm.md'); did you mean 'pages'?",
-                               f"kep-sync: error: c.yaml: wiki.dir 'nowiki': no such directory (relative to {work})"])
+    assert (code, err) == (
+        2,
+        [
+            "kep-sync: error: c.yaml: wiki.page: unknown key (value 'm.md'); did you mean 'pages'?",
+            f"kep-sync: error: c.yaml: wiki.dir 'nowiki': no such directory (relative to {work})",
+        ],
+    )
     code, err = validate(work, capsys, {**GOOD, "wiki": {"dir": "wiki", "pages": ["gone.md"], "pagge": 1}})
     assert err[1] == "kep-sync: error: c.yaml: wiki.pages[0] 'gone.md': no such file (under the wiki directory 'wiki')"

@@ -14,10 +14,18 @@ import os
 
 from hypothesis import HealthCheck, Phase, settings
 
-_COMMON = dict(deadline=None, print_blob=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                      HealthCheck.function_scoped_fixture])
-settings.register_profile("ci", max_examples=int(os.environ.get("KEP_SYNC_HARNESS_EXAMPLES", "25")),
-                          derandomize=True, database=None, phases=[Phase.explicit, Phase.generate], **_COMMON)
+_COMMON = dict(
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
+settings.register_profile(
+    "ci",
+    max_examples=int(os.environ.get("KEP_SYNC_HARNESS_EXAMPLES", "25")),
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    **_COMMON,
+)
 settings.register_profile("deep", max_examples=1000, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -61,12 +61,18 @@ def check_digest(before: bytes, after: bytes) -> None:
     old, new = before.decode().split("\n"), after.decode().split("\n")
     ob, oe = _digest_span(old)
     nb, ne = _digest_span(new)
-    assert old[:ob + 1] == new[:nb + 1], "bytes before the digest section changed"
+    assert old[: ob + 1] == new[: nb + 1], "bytes before the digest section changed"
     assert old[oe:] == new[ne:], "bytes after the digest section changed"
 
 
-def check_written(before: Mapping[str, bytes], after: Mapping[str, bytes], report: dict, *,
-                  digest_page: str | None = None, date_key: str | None = None) -> dict[str, tuple[set, set]]:
+def check_written(
+    before: Mapping[str, bytes],
+    after: Mapping[str, bytes],
+    report: dict,
+    *,
+    digest_page: str | None = None,
+    date_key: str | None = None,
+) -> dict[str, tuple[set, set]]:
     """Every byte outside what the report lists as written is unchanged, and every change it calls applied
     is in the written bytes. Returns ``{page: (changed old lines, added new lines)}`` for the table check."""
     written = set(report["pages_written"])
@@ -99,20 +105,24 @@ def _check_lines(page: str, before: bytes, after: bytes, report: dict, date_key:
         for idx in (_front_matter_date_line(old, date_key),):
             if idx is not None:
                 allowed.add(idx)
-    diff = {i for i, (a, b) in enumerate(zip(old, kept)) if a != b}
+    diff = {i for i, (a, b) in enumerate(zip(old, kept, strict=False)) if a != b}
     if added and old and kept[-1] == old[-1] + "\r" and len(old) - 1 in diff:
         diff.discard(len(old) - 1)  # a CRLF table that ended the page: the added row brings the line end
     extra = sorted(diff - allowed)
-    assert not extra, (f"{page}: lines changed that no applied change names: "
-                       + "; ".join(f"{i + 1}: {old[i]!r} -> {kept[i]!r}" for i in extra[:3]))
+    assert not extra, f"{page}: lines changed that no applied change names: " + "; ".join(
+        f"{i + 1}: {old[i]!r} -> {kept[i]!r}" for i in extra[:3]
+    )
     for c in report["changes"]:
         if c.get("applied") and c["page"] == page and c["kind"] != "added":
             i = int(c["line"]) - 1
             assert old[i] != kept[i], f"{page}:{i + 1}: change {c['kind']} {c['field']} applied but line unchanged"
     for i in added:
         text = new[i]
-        cell = next(c["new"] for c in report["changes"] if c.get("applied") and c["kind"] == "added"
-                    and c["page"] == page and int(c["line"]) - 1 == i)
+        cell = next(
+            c["new"]
+            for c in report["changes"]
+            if c.get("applied") and c["kind"] == "added" and c["page"] == page and int(c["line"]) - 1 == i
+        )
         assert cell in text, f"{page}:{i + 1}: added row does not hold its KEP cell {cell!r}: {text!r}"
     return diff, added
 
@@ -149,11 +159,12 @@ def check_tables(page: str, before: bytes, after: bytes, changed: set[int], adde
     old, new = md_tables(old_text), md_tables(new_text)
     assert len(old) == len(new), f"{page}: markdown-it reads {len(old)} tables before, {len(new)} after"
     shift = _line_map(len(old_text.split("\n")) + len(added), added)
-    for t, (ot, nt) in enumerate(zip(old, new)):
+    for t, (ot, nt) in enumerate(zip(old, new, strict=False)):
         new_rows = {line: cells for line, cells in nt}
         plus = [line for line, _ in nt if line in added]
-        assert len(nt) == len(ot) + len(plus), (f"{page}: table {t + 1} has {len(ot)} rows before, {len(nt)} after, "
-                                                f"{len(plus)} added")
+        assert len(nt) == len(ot) + len(plus), (
+            f"{page}: table {t + 1} has {len(ot)} rows before, {len(nt)} after, {len(plus)} added"
+        )
         width = len(ot[0][1])
         for line, cells in ot:
             got = new_rows.get(shift[line])
@@ -189,5 +200,8 @@ def check_no_secret(texts: Iterable[str | bytes], secret: str, where: Iterable[s
 def files_under(root: Path, skip: Iterable[Path] = ()) -> dict[str, bytes]:
     """``{relative path: bytes}`` of every file under ``root``, except under ``skip``."""
     skipped = [s.resolve() for s in skip]
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not any(p.resolve().is_relative_to(s) for s in skipped)}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not any(p.resolve().is_relative_to(s) for s in skipped)
+    }

@@ -61,8 +61,7 @@ def run_cli(argv: list[str], env: dict[str, str], report: Path | None = None) ->
     out, err = io.StringIO(), io.StringIO()
     if report is not None and report.exists():
         report.unlink()
-    with mock.patch.dict(os.environ, env), \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with mock.patch.dict(os.environ, env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(argv)
         finally:
@@ -78,8 +77,9 @@ def _write_tree(root: Path, files: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def lay_out(root: Path, up: Upstream, pages: dict[str, str], options: dict, *, git_upstream: bool,
-            git_wiki: bool) -> Scenario:
+def lay_out(
+    root: Path, up: Upstream, pages: dict[str, str], options: dict, *, git_upstream: bool, git_wiki: bool
+) -> Scenario:
     """Write the upstream tree (a git repository with the renames as a second commit, or a plain
     directory of the renamed tree), the wiki pages (committed on ``main`` when ``git_wiki``) and a config
     file (JSON, which YAML reads) with ``options`` merged over the paths."""
@@ -87,8 +87,10 @@ def lay_out(root: Path, up: Upstream, pages: dict[str, str], options: dict, *, g
     if git_upstream:
         before, after = up.files(renamed=False), up.files(renamed=True)
         make_repo(enh, before, "Merge pull request #1 from a/add")
-        moved = {**{p: None for p in before if p not in after},
-                 **{p: b for p, b in after.items() if before.get(p) != b}}
+        moved = {
+            **{p: None for p in before if p not in after},
+            **{p: b for p, b in after.items() if before.get(p) != b},
+        }
         if moved:
             commit(enh, moved, "KEP: rename directories (#2)")
     else:
@@ -99,8 +101,12 @@ def lay_out(root: Path, up: Upstream, pages: dict[str, str], options: dict, *, g
     else:
         _write_tree(wiki, encoded)
     matrix = [p for p in pages if p != options.get("digest", {}).get("page")]
-    config = {"enhancements": str(enh), "cache_dir": str(root / "cache"),
-              "wiki": {"dir": str(wiki), "pages": matrix}, **options}
+    config = {
+        "enhancements": str(enh),
+        "cache_dir": str(root / "cache"),
+        "wiki": {"dir": str(wiki), "pages": matrix},
+        **options,
+    }
     path = root / "kep-sync.yaml"
     path.write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
     return Scenario(root, enh, wiki, path, root / "report.json", tuple(pages))

@@ -57,15 +57,26 @@ class KepSpec(NamedTuple):
     def yaml(self) -> str:
         """The kep.yaml text (strings JSON-quoted, which YAML reads as double-quoted scalars)."""
         q = json.dumps
-        ms = "".join(f"  {k}: {q(v)}\n" for k, v in (("alpha", self.alpha), ("beta", self.beta),
-                                                     ("stable", self.stable)) if v) or '  alpha: ""\n'
+        ms = (
+            "".join(
+                f"  {k}: {q(v)}\n"
+                for k, v in (("alpha", self.alpha), ("beta", self.beta), ("stable", self.stable))
+                if v
+            )
+            or '  alpha: ""\n'
+        )
         gates = "".join(f"  - name: {g}\n    components:\n      - kubelet\n" for g in self.gates) or "  []\n"
-        twice = {"status": "status: implemented\n", "stage": "stage: beta\n",
-                 "milestone": 'milestone:\n  beta: "v1.30"\n'}.get(self.twice, "")
-        return (f"title: {q(self.title)}\nkep-number: {self.number}\nauthors:\n  - \"@someone\"\n"
-                f"owning-sig: {self.sig}\nstatus: {self.status}\nstage: {q(self.stage)}\n"
-                f"creation-date: 2024-01-02\nlatest-milestone: \"v1.37\"\nmilestone:\n{ms}"
-                f"feature-gates:\n{gates}{twice}")
+        twice = {
+            "status": "status: implemented\n",
+            "stage": "stage: beta\n",
+            "milestone": 'milestone:\n  beta: "v1.30"\n',
+        }.get(self.twice, "")
+        return (
+            f'title: {q(self.title)}\nkep-number: {self.number}\nauthors:\n  - "@someone"\n'
+            f"owning-sig: {self.sig}\nstatus: {self.status}\nstage: {q(self.stage)}\n"
+            f'creation-date: 2024-01-02\nlatest-milestone: "v1.37"\nmilestone:\n{ms}'
+            f"feature-gates:\n{gates}{twice}"
+        )
 
 
 class Upstream(NamedTuple):
@@ -87,8 +98,9 @@ class Upstream(NamedTuple):
 
 _WORD = st.sampled_from(["gang", "scheduling", "node", "swap", "dra", "pod", "level", "x"])
 _PLAIN_SLUG = st.lists(_WORD, min_size=1, max_size=3).map("-".join)
-_HOSTILE_SLUG = st.tuples(_PLAIN_SLUG, st.sampled_from(["|", " ", "\x01", "`", "矩阵", "<b>", "\\"]),
-                          _PLAIN_SLUG).map("".join)
+_HOSTILE_SLUG = st.tuples(_PLAIN_SLUG, st.sampled_from(["|", " ", "\x01", "`", "矩阵", "<b>", "\\"]), _PLAIN_SLUG).map(
+    "".join
+)
 _SLUG = st.one_of(_PLAIN_SLUG, _PLAIN_SLUG, _PLAIN_SLUG, _HOSTILE_SLUG)
 _TITLE = st.lists(st.one_of(_WORD, st.sampled_from(HOSTILE)), min_size=1, max_size=5).map(" ".join)
 
@@ -99,19 +111,25 @@ def kep_specs(draw, number: int | None = None) -> KepSpec:
     slug = draw(_SLUG)
     old = draw(st.one_of(st.just(""), _PLAIN_SLUG.filter(lambda s: s != slug)))
     return KepSpec(
-        number=draw(st.sampled_from(NUMBERS)) if number is None else number, slug=slug,
-        sig=draw(st.sampled_from(SIGS)), title=draw(_TITLE), status=draw(st.sampled_from(STATUSES)),
-        stage=draw(st.sampled_from(STAGES)), alpha=draw(st.sampled_from(MILESTONES)),
-        beta=draw(st.sampled_from(MILESTONES)), stable=draw(st.sampled_from(MILESTONES)),
+        number=draw(st.sampled_from(NUMBERS)) if number is None else number,
+        slug=slug,
+        sig=draw(st.sampled_from(SIGS)),
+        title=draw(_TITLE),
+        status=draw(st.sampled_from(STATUSES)),
+        stage=draw(st.sampled_from(STAGES)),
+        alpha=draw(st.sampled_from(MILESTONES)),
+        beta=draw(st.sampled_from(MILESTONES)),
+        stable=draw(st.sampled_from(MILESTONES)),
         gates=tuple(draw(st.lists(st.sampled_from(["GateA", "GateB", "Gate|C"]), max_size=2, unique=True))),
-        twice=draw(st.sampled_from(["", "", "", "", "", "status", "stage", "milestone"])), old_slug=old)
+        twice=draw(st.sampled_from(["", "", "", "", "", "status", "stage", "milestone"])),
+        old_slug=old,
+    )
 
 
 @st.composite
 def upstreams(draw, max_keps: int = 6) -> Upstream:
     """1..``max_keps`` KEPs; numbers from a small pool, so two KEPs share a number now and then."""
-    keps = draw(st.lists(kep_specs(), min_size=1, max_size=max_keps,
-                         unique_by=lambda k: (k.sig, k.dirname)))
+    keps = draw(st.lists(kep_specs(), min_size=1, max_size=max_keps, unique_by=lambda k: (k.sig, k.dirname)))
     seen = {k.path(True) for k in keps}
     keps = [k for k in keps if not k.old_slug or k.path(False) not in seen or k.old_slug == k.slug]
     # KEPs no page names (numbers above 7000), with values a new row may take: candidates for candidates.add_to.
@@ -121,8 +139,17 @@ def upstreams(draw, max_keps: int = 6) -> Upstream:
 
 
 def _fresh(k: KepSpec, sig: str, slug: str) -> KepSpec:
-    return k._replace(slug=slug, status="implementable", stage="alpha", alpha="v1.37", beta="", stable="", twice="",
-                      old_slug="", sig=sig)
+    return k._replace(
+        slug=slug,
+        status="implementable",
+        stage="alpha",
+        alpha="v1.37",
+        beta="",
+        stable="",
+        twice="",
+        old_slug="",
+        sig=sig,
+    )
 
 
 # --------------------------------------------------------------------------------------------- pages
@@ -134,8 +161,17 @@ LAYOUTS = [
     ("KEP", "Status", "Notes"),
     ("KEP", "状态", "Alpha / Beta / GA"),
 ]
-HUMAN = ["组调度 \\| PodGroup", "<br>two<br>lines", "[design](https://example.test/d)", "**bold**", "抢占",
-         "`code`", "note", "<b>x</b>", "a \\| b"]
+HUMAN = [
+    "组调度 \\| PodGroup",
+    "<br>two<br>lines",
+    "[design](https://example.test/d)",
+    "**bold**",
+    "抢占",
+    "`code`",
+    "note",
+    "<b>x</b>",
+    "a \\| b",
+]
 #: Wrappers of a table: (first line prefix, prefix of the lines after it, lines before, lines after).
 CONTAINERS = {
     "none": ("", "", [], []),
@@ -147,7 +183,7 @@ CONTAINERS = {
 FRONT = {
     "none": [],
     "plain": ["---", "title: KEP 矩阵", "date: 2026-03-01", "---", ""],
-    "quoted": ["---", "date: \"2026-03-01\"  # updated by hand", "---", ""],
+    "quoted": ["---", 'date: "2026-03-01"  # updated by hand', "---", ""],
     "dots": ["---", "date: 2026-03-01", "...", ""],
     "unclosed": ["---", "date: 2026-03-01", ""],
     "later": ["# intro", "", "---", "date: 2026-03-01", "---", ""],
@@ -173,9 +209,14 @@ def _kep_cell(draw, kep: KepSpec | None, number: int) -> str:
     if "|" in name or "`" in name or "\x01" in name or "<" in name or "\\" in name:
         style = draw(st.sampled_from(["kep", "bare"]))
     sig = kep.sig if kep else "sig-node"
-    return {"slug": name, "kep": f"KEP-{number}", "bare": str(number), "html": f"<b>{name}</b>",
-            "link": f"[{name}](https://github.com/kubernetes/enhancements/tree/master/keps/{sig}/{name})",
-            "url": f"[{number}](https://kep.k8s.io/{number})"}[style]
+    return {
+        "slug": name,
+        "kep": f"KEP-{number}",
+        "bare": str(number),
+        "html": f"<b>{name}</b>",
+        "link": f"[{name}](https://github.com/kubernetes/enhancements/tree/master/keps/{sig}/{name})",
+        "url": f"[{number}](https://kep.k8s.io/{number})",
+    }[style]
 
 
 def _row(draw, header: tuple[str, ...], kep: KepSpec | None, number: int) -> list[str]:
@@ -183,10 +224,18 @@ def _row(draw, header: tuple[str, ...], kep: KepSpec | None, number: int) -> lis
     stage = draw(st.sampled_from(["alpha", "beta", "stable", "GA", "**beta**"]))
     sep = draw(st.sampled_from([" / ", " \\| ", "／", "/"]))
     ms = [draw(st.sampled_from(["v1.35", "v1.36", "-", "1.37", "—"])) for _ in range(3)]
-    cells = {"KEP": _kep_cell(draw, kep, number), "SIG": "scheduling", "状态": f"{status}{sep}{stage}",
-             "Status": status, "Stage": stage, "Alpha / Beta / GA": sep.join(ms),
-             "Alpha": ms[0], "Beta": ms[1], "GA": ms[2],
-             "Feature gate": draw(st.sampled_from(["`GateA`", "", "`GateA`, `GateB`"]))}
+    cells = {
+        "KEP": _kep_cell(draw, kep, number),
+        "SIG": "scheduling",
+        "状态": f"{status}{sep}{stage}",
+        "Status": status,
+        "Stage": stage,
+        "Alpha / Beta / GA": sep.join(ms),
+        "Alpha": ms[0],
+        "Beta": ms[1],
+        "GA": ms[2],
+        "Feature gate": draw(st.sampled_from(["`GateA`", "", "`GateA`, `GateB`"])),
+    }
     return [cells.get(h, draw(st.sampled_from(HUMAN))) for h in header]
 
 
@@ -214,7 +263,9 @@ def tables(draw, up: Upstream, heading: str) -> list[str]:
     """A KEP table under ``heading`` (lines without line endings), in a container, padded or not."""
     header = draw(st.sampled_from(LAYOUTS))
     # Rows for the KEPs at even positions only: the others are left to be candidates for new rows.
-    numbers = draw(st.lists(st.sampled_from([k.number for k in up.keps[::2] if k.number < 7000] + [9999]), min_size=0, max_size=4))
+    numbers = draw(
+        st.lists(st.sampled_from([k.number for k in up.keps[::2] if k.number < 7000] + [9999]), min_size=0, max_size=4)
+    )
     rows = [list(header), []]
     for n in numbers:
         matching = [k for k in up.keps if k.number == n]

@@ -32,20 +32,39 @@ _GIT_OWN = ("/config", "/FETCH_HEAD")
 
 
 def _kep(number: int, slug: str, **fields) -> KepSpec:
-    base = dict(sig="sig-scheduling", title=f"KEP {number}", status="implementable", stage="beta", alpha="v1.35",
-                beta="v1.37", stable="", gates=(), twice="", old_slug="")
+    base = dict(
+        sig="sig-scheduling",
+        title=f"KEP {number}",
+        status="implementable",
+        stage="beta",
+        alpha="v1.35",
+        beta="v1.37",
+        stable="",
+        gates=(),
+        twice="",
+        old_slug="",
+    )
     return KepSpec(number, slug, **{**base, **fields})
 
 
 _TABLE = "## T\n\n| KEP | Status | Stage | Beta |\n|---|---|---|---|\n| 4671-gang | implementable | alpha | - |\n"
 #: Inputs the harness found failing (minimal by hand), replayed first by every profile.
 #: A ``date:`` line in a block that is not front matter (no closing ``---``) is body text.
-UNCLOSED_FRONT_MATTER = (Upstream((_kep(4671, "gang"),)), {"m.md": "---\ndate: 2026-03-01\n\n" + _TABLE},
-                         {"front_matter": {"date_key": "date"}}, False, {"GITHUB_TOKEN": CANARY})
+UNCLOSED_FRONT_MATTER = (
+    Upstream((_kep(4671, "gang"),)),
+    {"m.md": "---\ndate: 2026-03-01\n\n" + _TABLE},
+    {"front_matter": {"date_key": "date"}},
+    False,
+    {"GITHUB_TOKEN": CANARY},
+)
 #: ``links.enhancements`` with userinfo and a git source (kep.yaml links at the revision): no link may carry it.
-LINK_USERINFO = (Upstream((_kep(4671, "gang"), _kep(5710, "new-kep", stage="alpha", alpha="v1.37", beta=""))),
-                 {"m.md": _TABLE}, {"links": {"enhancements": f"https://bot:{CANARY}@example.test/k/enh"}}, True,
-                 {"GITHUB_TOKEN": CANARY})
+LINK_USERINFO = (
+    Upstream((_kep(4671, "gang"), _kep(5710, "new-kep", stage="alpha", alpha="v1.37", beta=""))),
+    {"m.md": _TABLE},
+    {"links": {"enhancements": f"https://bot:{CANARY}@example.test/k/enh"}},
+    True,
+    {"GITHUB_TOKEN": CANARY},
+)
 
 PINNED = (UNCLOSED_FRONT_MATTER, LINK_USERINFO)
 
@@ -58,13 +77,21 @@ def scenarios(draw) -> tuple[Upstream, dict[str, str], dict, bool, dict[str, str
     texts = {"m.md": first.text}
     if draw(st.booleans()):
         texts["sub/n.md"] = draw(pages(up, max_tables=1)).text
-    opts: dict = {"renames": draw(st.sampled_from(["report", "apply"])),
-                  "feature_gates": draw(st.sampled_from(["report", "owned"]))}
+    opts: dict = {
+        "renames": draw(st.sampled_from(["report", "apply"])),
+        "feature_gates": draw(st.sampled_from(["report", "owned"])),
+    }
     if draw(st.booleans()):
         opts["front_matter"] = {"date_key": "date"}
     if draw(st.booleans()):
-        opts["candidates"] = {"add_to": {"page": "m.md", "table": draw(st.sampled_from(first.headings)),
-                                         "count": draw(st.integers(1, 3)), "reasons": ["new", "active", "targets"]}}
+        opts["candidates"] = {
+            "add_to": {
+                "page": "m.md",
+                "table": draw(st.sampled_from(first.headings)),
+                "count": draw(st.integers(1, 3)),
+                "reasons": ["new", "active", "targets"],
+            }
+        }
     if draw(st.booleans()):
         texts[DIGEST] = digest_page(crlf=draw(st.booleans()))
         opts["digest"] = {"page": DIGEST, "sig": up.keps[0].sig.removeprefix("sig-"), "from": "v1.33", "to": "v1.38"}
@@ -86,7 +113,9 @@ def _check_run(run, label: str) -> None:
     note(f"{label}: exit {run.code}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr[-3000:]}")
     assert "Traceback" not in run.stderr, f"{label}: traceback"
     assert run.code == 0, f"{label}: exit {run.code}: {run.stderr.strip().splitlines()[-1:]}"
-    assert run.report is not None and run.report["result"] == "ok", f"{label}: report {run.report and run.report.get('result')}"
+    assert run.report is not None and run.report["result"] == "ok", (
+        f"{label}: report {run.report and run.report.get('result')}"
+    )
 
 
 def _check_secret(sc: Scenario, runs, extra: list[str] = ()) -> None:
@@ -122,8 +151,7 @@ def _first_run(root: Path, scenario, publish: str) -> _First:
 
 def _check_landing(opts: dict, before: dict, after: dict, report: dict) -> None:
     date_key = opts.get("front_matter", {}).get("date_key")
-    lines = inv.check_written(before, after, report, digest_page=opts.get("digest", {}).get("page"),
-                              date_key=date_key)
+    lines = inv.check_written(before, after, report, digest_page=opts.get("digest", {}).get("page"), date_key=date_key)
     for page, (changed, added) in lines.items():
         inv.check_tables(page, before[page], after[page], changed, added)
 
@@ -175,4 +203,3 @@ def test_publish_git_holds_every_invariant(scenario):
         assert again_proposed == [], f"a run on the merged result proposes changes again: {again_proposed}"
         log = git(sc.wiki, "log", "--all", "-p", "--format=%H %an %B")
         _check_secret(sc, [first, again, merged], [log])
-

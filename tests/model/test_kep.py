@@ -61,6 +61,7 @@ def problems_for(kep: Kep, key: str) -> list[Problem]:
 
 # -- a clean file -------------------------------------------------------------------------------
 
+
 def test_clean_kep_parses_every_field_raw_with_no_problems():
     kep = parse()
     assert kep == Kep(
@@ -92,7 +93,9 @@ def test_milestones_keep_template_order_and_only_present_keys():
 
 
 def test_values_are_stripped_and_nulls_become_empty():
-    kep = parse(title="title: '  padded title  '", owning_sig="owning-sig: ~", latest_milestone="latest-milestone: null")
+    kep = parse(
+        title="title: '  padded title  '", owning_sig="owning-sig: ~", latest_milestone="latest-milestone: null"
+    )
     assert kep.title == "padded title"
     assert kep.sig == ""
     assert kep.latest_milestone == ""
@@ -108,6 +111,7 @@ def test_absent_fields_are_empty_strings():
 
 
 # -- string-only loading --------------------------------------------------------------------------
+
 
 def test_dates_numbers_and_booleans_stay_strings():
     data = kep_yaml(title="title: yes", kep_number="kep-number: 5075", creation_date="creation-date: 2025-01-30")
@@ -129,8 +133,14 @@ def test_milestone_that_yaml_would_read_as_a_float_keeps_its_text():
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("creation-date", "2025-30-01"), ("creation-date", "2023-14-05"), ("last-updated", "2024-02-30"),
-     ("last-updated", "v1.30"), ("creation-date", "yyyy-mm-dd"), ("creation-date", "2025/01/30")],
+    [
+        ("creation-date", "2025-30-01"),
+        ("creation-date", "2023-14-05"),
+        ("last-updated", "2024-02-30"),
+        ("last-updated", "v1.30"),
+        ("creation-date", "yyyy-mm-dd"),
+        ("creation-date", "2025/01/30"),
+    ],
 )
 def test_invalid_dates_are_reported_not_raised(key, value):
     kep = parse(**{key: f"{key}: {value}"})
@@ -143,6 +153,7 @@ def test_valid_dates_including_leap_day_and_quoted_are_fine():
 
 
 # -- status ------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("status", STATUSES)
 def test_every_valid_status_is_accepted(status):
@@ -169,9 +180,15 @@ def test_missing_status_is_reported():
 def test_implemented_before_stable_is_a_consistency_finding_not_a_problem(stage):
     kep = parse(status="status: implemented", stage=f"stage: {stage}")
     assert kep.problems == ()
-    later = [(("beta",), "kep.yaml's milestone.beta v1.35 is later than latest-milestone v1.34 although the "
-                     "stage is beta")] if stage == "beta" else []  # the fixture's milestones, not what is tested
-    assert [(f.fields, f.message) for f in check(kep)] == [(("status", "stage"), f"kep.yaml says status implemented but stage {stage}"), *later]
+    later = (
+        [(("beta",), "kep.yaml's milestone.beta v1.35 is later than latest-milestone v1.34 although the stage is beta")]
+        if stage == "beta"
+        else []
+    )  # the fixture's milestones, not what is tested
+    assert [(f.fields, f.message) for f in check(kep)] == [
+        (("status", "stage"), f"kep.yaml says status implemented but stage {stage}"),
+        *later,
+    ]
 
 
 @pytest.mark.parametrize("stage", ["stable", *DEPRECATION_STAGES])
@@ -180,6 +197,7 @@ def test_implemented_with_stable_or_deprecation_stage_is_fine(stage):
 
 
 # -- stage -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("stage", STAGES + DEPRECATION_STAGES)
 def test_valid_and_deprecation_stages_are_accepted(stage):
@@ -218,9 +236,12 @@ def test_implemented_alpha_with_deprecated_stage_reports_both():
 
 # -- milestones --------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("value", ["0.0", "TBD", "x.y", "never", "TODO", "v1.21, v1.37", "1.30.1", "V1.30", "v1"])
 def test_bad_milestone_values_are_reported_per_key(value):
-    kep = parse(latest_milestone=f'latest-milestone: "{value}"', milestone=f'milestone:\n  alpha: "{value}"\n  beta: v1.35')
+    kep = parse(
+        latest_milestone=f'latest-milestone: "{value}"', milestone=f'milestone:\n  alpha: "{value}"\n  beta: v1.35'
+    )
     assert kep.latest_milestone == value
     assert kep.milestones == (("alpha", value), ("beta", "v1.35"))
     assert kep.problems == (
@@ -233,8 +254,9 @@ def test_bad_milestone_values_are_reported_per_key(value):
 def test_a_milestone_with_a_leading_zero_is_malformed_not_guessed(value):
     kep = parse(milestone=f'milestone:\n  alpha: "{value}"\n  beta: v1.35')
     assert kep.milestones == (("alpha", value), ("beta", "v1.35"))
-    assert kep.problems == (Problem(PATH, "milestone.alpha", f"{value!r} is not a release milestone: a number starts "
-                                                             "with 0"),)
+    assert kep.problems == (
+        Problem(PATH, "milestone.alpha", f"{value!r} is not a release milestone: a number starts with 0"),
+    )
 
 
 def test_milestone_without_v_prefix_is_reported_with_its_reading():
@@ -275,6 +297,7 @@ def test_milestone_value_that_is_a_list_is_reported():
 
 # -- non-string values where strings belong -------------------------------------------------------------
 
+
 @pytest.mark.parametrize(("line", "kind"), [("title: [a, b]", "list"), ("title: {a: b}", "dict")])
 def test_collection_where_a_string_belongs_is_reported_not_raised(line, kind):
     kep = parse(title=line)
@@ -295,6 +318,7 @@ def test_status_and_stage_as_collections_are_reported():
 
 
 # -- kep-number ----------------------------------------------------------------------------------------
+
 
 def test_kep_number_mismatch_with_directory_is_reported_and_directory_wins():
     path = "keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml"
@@ -336,11 +360,13 @@ def test_no_number_anywhere_raises(line):
     with pytest.raises(KepFileError) as info:
         parse(path, kep_number=line)
     declared = "" if line is None else "TBD"
-    assert info.value.problem == Problem(path, "kep-number",
-                                         f"no KEP number in the directory name or kep-number ({declared!r})")
+    assert info.value.problem == Problem(
+        path, "kep-number", f"no KEP number in the directory name or kep-number ({declared!r})"
+    )
 
 
 # -- feature gates -------------------------------------------------------------------------------------
+
 
 def test_junk_gate_names_are_kept_reported_and_excluded_from_gates():
     gates = textwrap.dedent("""\
@@ -371,7 +397,9 @@ def test_yaml_null_gate_name_is_a_placeholder():
     assert [p.key for p in kep.problems] == ["feature-gates[0].name", "feature-gates[1].name", "feature-gates[2].name"]
 
 
-@pytest.mark.parametrize("line", ["feature-gates: null", "feature-gates:", "feature-gates: ~", "feature-gates: []", None])
+@pytest.mark.parametrize(
+    "line", ["feature-gates: null", "feature-gates:", "feature-gates: ~", "feature-gates: []", None]
+)
 def test_null_or_empty_feature_gates_are_fine(line):
     kep = parse(feature_gates=line)
     assert kep.feature_gates == ()
@@ -410,6 +438,7 @@ def test_junk_gate_names_are_lowercase():
 
 # -- whole-file failures --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -433,15 +462,23 @@ def test_unusable_files_raise_kep_file_error_naming_path_and_line(data, message)
 
 
 def test_problem_str():
-    assert str(Problem("keps/a/1-b/kep.yaml", "stage", "missing or empty")) == "keps/a/1-b/kep.yaml: stage: missing or empty"
+    assert (
+        str(Problem("keps/a/1-b/kep.yaml", "stage", "missing or empty"))
+        == "keps/a/1-b/kep.yaml: stage: missing or empty"
+    )
     assert str(Problem("keps/a/1-b/kep.yaml", "", "broken")) == "keps/a/1-b/kep.yaml: broken"
 
 
 def test_several_problems_come_in_file_order():
-    kep = parse(status="status: imlpemented", stage="stage:", creation_date="creation-date: 2025-30-01",
-                kep_number="kep-number: 1", latest_milestone="latest-milestone: TBD",
-                milestone="milestone:\n  alpha: 0.0\n  beta: 1.35",
-                feature_gates="feature-gates:\n  - name: n/a")
+    kep = parse(
+        status="status: imlpemented",
+        stage="stage:",
+        creation_date="creation-date: 2025-30-01",
+        kep_number="kep-number: 1",
+        latest_milestone="latest-milestone: TBD",
+        milestone="milestone:\n  alpha: 0.0\n  beta: 1.35",
+        feature_gates="feature-gates:\n  - name: n/a",
+    )
     assert kep.problems == (
         Problem(PATH, "", "kep.yaml's status and stage are both unusable: none of its fields is written"),
         Problem(PATH, "kep-number", "declares '1' but the directory says 5075"),
@@ -457,12 +494,28 @@ def test_several_problems_come_in_file_order():
 
 # -- milestone helpers ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("v1.30", "v1.30"), ("1.30", "v1.30"), (" v1.9 ", "v1.9"), ("v01.030", None), ("v1.036", None), ("v2.0", "v2.0"),
-        ("v0.1", "v0.1"), ("0.0", None), ("v0.0", None), ("TBD", None), ("x.y", None), ("", None),
-        ("v1.21, v1.37", None), ("V1.30", None), ("v1.30.0", None), ("v1", None), ("1.3a", None), ("-", None),
+        ("v1.30", "v1.30"),
+        ("1.30", "v1.30"),
+        (" v1.9 ", "v1.9"),
+        ("v01.030", None),
+        ("v1.036", None),
+        ("v2.0", "v2.0"),
+        ("v0.1", "v0.1"),
+        ("0.0", None),
+        ("v0.0", None),
+        ("TBD", None),
+        ("x.y", None),
+        ("", None),
+        ("v1.21, v1.37", None),
+        ("V1.30", None),
+        ("v1.30.0", None),
+        ("v1", None),
+        ("1.3a", None),
+        ("-", None),
     ],
 )
 def test_normalize_milestone(value, expected):
@@ -471,8 +524,15 @@ def test_normalize_milestone(value, expected):
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("v1.30", (1, 30)), ("1.9", (1, 9)), ("v1.100", (1, 100)), ("v2.0", (2, 0)), ("0.0", None), ("TBD", None),
-     ("", None)],
+    [
+        ("v1.30", (1, 30)),
+        ("1.9", (1, 9)),
+        ("v1.100", (1, 100)),
+        ("v2.0", (2, 0)),
+        ("0.0", None),
+        ("TBD", None),
+        ("", None),
+    ],
 )
 def test_milestone_key(value, expected):
     assert milestone_key(value) == expected
@@ -486,11 +546,26 @@ def test_milestone_key_orders_numerically():
 @pytest.mark.parametrize(
     ("a", "b", "expected"),
     [
-        ("1.30", "v1.30", True), ("v1.30", "v1.30", True), (" v1.30", "v01.30 ", False), ("v1.36", "v1.036", False),
-        ("", "-", True), ("-", "—", True), ("", "", True), ("", " ", True),
-        ("TBD", "TBD", True), ("TBD", "tbd", True), ("0.0", "0.0", True), ("0.0", "", True), ("", "TBD", True),
-        ("x.y", "-", True), ("v1.21, v1.37", "v1.21, v1.37", True), ("v1.21, v1.37", "", False),
-        ("v1.30", "v1.31", False), ("v1.30", "", False), ("v1.30", "TBD", False), ("v1.30", "0.0", False),
+        ("1.30", "v1.30", True),
+        ("v1.30", "v1.30", True),
+        (" v1.30", "v01.30 ", False),
+        ("v1.36", "v1.036", False),
+        ("", "-", True),
+        ("-", "—", True),
+        ("", "", True),
+        ("", " ", True),
+        ("TBD", "TBD", True),
+        ("TBD", "tbd", True),
+        ("0.0", "0.0", True),
+        ("0.0", "", True),
+        ("", "TBD", True),
+        ("x.y", "-", True),
+        ("v1.21, v1.37", "v1.21, v1.37", True),
+        ("v1.21, v1.37", "", False),
+        ("v1.30", "v1.31", False),
+        ("v1.30", "", False),
+        ("v1.30", "TBD", False),
+        ("v1.30", "0.0", False),
         ("v1.3", "v1.30", False),
     ],
 )
@@ -500,6 +575,7 @@ def test_same_milestone(a, b, expected):
 
 
 # -- templates --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("path", "expected"),
@@ -516,18 +592,29 @@ def test_is_template(path, expected):
 
 
 def test_hostile_values_give_short_messages_and_ascii_numbers_only():
-    bomb = b"a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + b"".join(
-        b"a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n" % ((i, i) + (i - 1,) * 9)
-        for i in range(1, 9)) + b"milestone: *a8\nstatus: implementable\nstage: alpha\n"
+    bomb = (
+        b"a0: &a0 [x, x, x, x, x, x, x, x, x]\n"
+        + b"".join(
+            b"a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n" % ((i, i) + (i - 1,) * 9)
+            for i in range(1, 9)
+        )
+        + b"milestone: *a8\nstatus: implementable\nstage: alpha\n"
+    )
     with pytest.raises(KepFileError) as info:  # 9**8 paths: refused as a whole, never walked or quoted
         parse_kep("keps/sig-x/9001-bad/kep.yaml", bomb)
-    assert info.value.problem == Problem("keps/sig-x/9001-bad/kep.yaml", "", "not usable YAML at line 1: aliases "
-                                         "expand to more than 20,000 mappings and sequences (an alias bomb?)")
-    small = parse_kep("keps/sig-x/9001-bad/kep.yaml", b"".join(bomb.splitlines(keepends=True)[:3]) +
-                      b"milestone: *a2\nstatus: implementable\nstage: alpha\n")  # 81 paths: read
+    assert info.value.problem == Problem(
+        "keps/sig-x/9001-bad/kep.yaml",
+        "",
+        "not usable YAML at line 1: aliases expand to more than 20,000 mappings and sequences (an alias bomb?)",
+    )
+    small = parse_kep(
+        "keps/sig-x/9001-bad/kep.yaml",
+        b"".join(bomb.splitlines(keepends=True)[:3]) + b"milestone: *a2\nstatus: implementable\nstage: alpha\n",
+    )  # 81 paths: read
     assert [p.message for p in small.problems if p.key == "milestone"] == ["expected a mapping, found a list (9 items)"]
-    assert parse(kep_number="kep-number: \"²\"").problems[0] == Problem(PATH, "kep-number",
-                                                       "declares '²' but the directory says 5075")
+    assert parse(kep_number='kep-number: "²"').problems[0] == Problem(
+        PATH, "kep-number", "declares '²' but the directory says 5075"
+    )
     with pytest.raises(KepFileError, match="no KEP number"):
         parse_kep("keps/sig-x/٧٥٣-sidecar/kep.yaml", b"title: x\n")
     assert normalize_milestone("v1." + "9" * 5000) is None
@@ -536,26 +623,35 @@ def test_hostile_values_give_short_messages_and_ascii_numbers_only():
 
 
 def test_a_key_given_twice_is_reported_with_both_lines_and_its_field_is_not_trusted():
-    kep = parse_kep(PATH, b"title: a\nstage: alpha\nstatus: implementable\nstage: beta\nmilestone:\n  beta: v1.2\n"
-                          b"feature-gates: []\n")
+    kep = parse_kep(
+        PATH,
+        b"title: a\nstage: alpha\nstatus: implementable\nstage: beta\nmilestone:\n  beta: v1.2\nfeature-gates: []\n",
+    )
     assert kep.stage == "beta"
-    assert kep.problems == (Problem(PATH, "stage", "given twice (lines 2 and 4); the value is ambiguous, "
-                                                   "so stage is not written"),)
+    assert kep.problems == (
+        Problem(PATH, "stage", "given twice (lines 2 and 4); the value is ambiguous, so stage is not written"),
+    )
     assert kep.untrusted == (("stage", "stage is given twice in kep.yaml (lines 2 and 4)"),)
-    assert (kep.distrust("stage"), kep.distrust("status"), kep.distrust("beta")) == \
-        ("stage is given twice in kep.yaml (lines 2 and 4)", "", "")
+    assert (kep.distrust("stage"), kep.distrust("status"), kep.distrust("beta")) == (
+        "stage is given twice in kep.yaml (lines 2 and 4)",
+        "",
+        "",
+    )
 
 
 def test_malformed_gate_names_are_reported_and_never_used():
     kep = parse(feature_gates="feature-gates:\n  - name: Foo|Bar\n  - name: Good")
     assert kep.gates() == ("Good",)
     assert kep.problems == (Problem(PATH, "feature-gates[0].name", "'Foo|Bar' is not a feature gate name"),)
-    assert kep.untrusted == (("feature_gates", "feature-gates[0].name in kep.yaml is not a feature gate name "
-                                               "('Foo|Bar'), so the list is not trusted"),)
+    assert kep.untrusted == (
+        (
+            "feature_gates",
+            "feature-gates[0].name in kep.yaml is not a feature gate name ('Foo|Bar'), so the list is not trusted",
+        ),
+    )
     assert kep.withholds("feature_gates") is True
 
 
 def test_a_gate_placeholder_is_no_gate_not_an_untrusted_list():
     kep = parse(feature_gates="feature-gates:\n  - name: n/a")
     assert (kep.gates(), kep.untrusted) == ((), ())
-

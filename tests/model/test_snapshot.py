@@ -76,13 +76,14 @@ def test_duplicate_numbers_reported_once_with_both_paths(snap):
 
 
 def test_three_way_duplicate_is_one_problem():
-    paths = ["keps/sig-release/0000-anago/kep.yaml", "keps/sig-architecture/0000-kep-process/kep.yaml",
-             "keps/sig-contributor-experience/0000-community-forum/kep.yaml"]
+    paths = [
+        "keps/sig-release/0000-anago/kep.yaml",
+        "keps/sig-architecture/0000-kep-process/kep.yaml",
+        "keps/sig-contributor-experience/0000-community-forum/kep.yaml",
+    ]
     snap = build_snapshot([(p, kep("0")) for p in paths], "s", "")
     ordered = sorted(paths)
-    assert snap.problems == (
-        Problem(ordered[0], "kep-number", f"number 0 is used by 3 KEPs: {', '.join(ordered)}"),
-    )
+    assert snap.problems == (Problem(ordered[0], "kep-number", f"number 0 is used by 3 KEPs: {', '.join(ordered)}"),)
     assert [k.path for k in snap.keps[0]] == ordered
 
 
@@ -97,14 +98,18 @@ def test_broken_file_is_reported_and_the_others_load():
     broken = "keps/sig-x/7-broken/kep.yaml"
     not_mapping = "keps/sig-x/8-list/kep.yaml"
     unnumbered = "keps/sig-x/nameless/kep.yaml"
-    snap = build_snapshot([
-        ("keps/sig-x/6-fine/kep.yaml", kep("6")),
-        (broken, b"title: a\nstatus: [unclosed\n"),
-        (not_mapping, b"- a\n"),
-        (unnumbered, b"title: nameless\n"),
-        ("keps/sig-x/9-collection/kep.yaml", b"title: [a, b]\nstatus: implementable\nstage: alpha\n"),
-        ("keps/sig-x/11-fine/kep.yaml", kep("11")),
-    ], "s", "")
+    snap = build_snapshot(
+        [
+            ("keps/sig-x/6-fine/kep.yaml", kep("6")),
+            (broken, b"title: a\nstatus: [unclosed\n"),
+            (not_mapping, b"- a\n"),
+            (unnumbered, b"title: nameless\n"),
+            ("keps/sig-x/9-collection/kep.yaml", b"title: [a, b]\nstatus: implementable\nstage: alpha\n"),
+            ("keps/sig-x/11-fine/kep.yaml", kep("11")),
+        ],
+        "s",
+        "",
+    )
     assert list(snap.keps) == [6, 9, 11]
     assert snap.problems == (
         Problem(broken, "", "not valid YAML at line 3: did not find expected ',' or ']'"),
@@ -117,11 +122,15 @@ def test_broken_file_is_reported_and_the_others_load():
 
 
 def test_all_problems_lists_file_level_then_per_kep_in_order():
-    snap = build_snapshot([
-        ("keps/sig-b/2-b/kep.yaml", kep("2", stage="")),
-        ("keps/sig-a/1-a/kep.yaml", kep("1", status="imlpemented")),
-        ("keps/sig-c/3-c/kep.yaml", b"[oops\n"),
-    ], "s", "")
+    snap = build_snapshot(
+        [
+            ("keps/sig-b/2-b/kep.yaml", kep("2", stage="")),
+            ("keps/sig-a/1-a/kep.yaml", kep("1", status="imlpemented")),
+            ("keps/sig-c/3-c/kep.yaml", b"[oops\n"),
+        ],
+        "s",
+        "",
+    )
     assert [str(p) for p in snap.all_problems()] == [
         "keps/sig-c/3-c/kep.yaml: not valid YAML at line 2: did not find expected ',' or ']'",
         "keps/sig-a/1-a/kep.yaml: status: 'imlpemented' is not a valid status "
@@ -140,6 +149,7 @@ def test_files_may_be_any_iterable():
 
 
 # -- resolve ---------------------------------------------------------------------------------------------
+
 
 def test_resolve_unique_number_ignores_slug(snap):
     (gang,) = resolve(snap, 10)
@@ -168,6 +178,7 @@ def test_resolve_missing_number_is_empty(snap):
 
 # -- predicates ------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("path", "kep_file", "prr_file"),
     [
@@ -190,11 +201,15 @@ def test_path_predicates(path, kep_file, prr_file):
 def test_odd_prr_names_and_declared_numbers_never_crash_the_load():
     from bot.model.snapshot import number_hints
 
-    snap = build_snapshot([("keps/prod-readiness/sig-x/².yaml", b"kep-number: 1\n"),
-                           ("keps/prod-readiness/sig-x/12.yaml", b"kep-number: 12\n"),
-                           ("keps/sig-x/7-a/kep.yaml",
-                            "kep-number: '²'\nstatus: implementable\nstage: alpha\n".encode())],
-                          "test", "")
+    snap = build_snapshot(
+        [
+            ("keps/prod-readiness/sig-x/².yaml", b"kep-number: 1\n"),
+            ("keps/prod-readiness/sig-x/12.yaml", b"kep-number: 12\n"),
+            ("keps/sig-x/7-a/kep.yaml", "kep-number: '²'\nstatus: implementable\nstage: alpha\n".encode()),
+        ],
+        "test",
+        "",
+    )
     assert snap.prr == {12: ("keps/prod-readiness/sig-x/12.yaml",)}
     assert list(snap.keps) == [7]
     assert number_hints(snap, 2) == []
@@ -203,7 +218,12 @@ def test_odd_prr_names_and_declared_numbers_never_crash_the_load():
 def test_resolve_matches_slugs_in_any_case():
     from bot.model.snapshot import resolve
 
-    snap = build_snapshot([("keps/sig-a/2133-Foo-Bar/kep.yaml", b"status: implementable\nstage: alpha\n"),
-                           ("keps/sig-b/2133-other/kep.yaml", b"status: implementable\nstage: alpha\n")], "t", "")
+    snap = build_snapshot(
+        [
+            ("keps/sig-a/2133-Foo-Bar/kep.yaml", b"status: implementable\nstage: alpha\n"),
+            ("keps/sig-b/2133-other/kep.yaml", b"status: implementable\nstage: alpha\n"),
+        ],
+        "t",
+        "",
+    )
     assert [k.path for k in resolve(snap, 2133, "foo-bar")] == ["keps/sig-a/2133-Foo-Bar/kep.yaml"]
-

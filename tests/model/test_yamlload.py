@@ -30,20 +30,26 @@ def test_merges_nest_and_work_at_the_top_level_too():
     assert (doc["status"], doc["stage"], doc["title"]) == ("implemented", "stable", "x")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('m:\n  "<<": x\n', {"m": {"<<": "x"}}),        # a quoted key is a plain string
-    ("m:\n  '<<': x\n", {"m": {"<<": "x"}}),
-    ("m:\n  a: !!str 1\n  b: !!int 2\n", {"m": {"a": "1", "b": "2"}}),  # tags change nothing: all strings
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('m:\n  "<<": x\n', {"m": {"<<": "x"}}),  # a quoted key is a plain string
+        ("m:\n  '<<': x\n", {"m": {"<<": "x"}}),
+        ("m:\n  a: !!str 1\n  b: !!int 2\n", {"m": {"a": "1", "b": "2"}}),  # tags change nothing: all strings
+    ],
+)
 def test_quoted_merge_keys_and_tags_are_plain_values(text, expected):
     assert load(text) == (expected, [])
 
 
-@pytest.mark.parametrize("text, line, problem", [
-    ("x: 1\nm:\n  <<: v1.33\n", 3, "expected a mapping or a list of mappings to merge, found a scalar"),
-    ("a: &a {x: 1}\nm:\n  <<: [*a, v1]\n", 3, "expected a mapping or a list of mappings to merge, found a scalar"),
-    ("m: &m\n  <<: *m\n  a: 1\n", 1, "the merge includes the mapping itself"),
-])
+@pytest.mark.parametrize(
+    "text, line, problem",
+    [
+        ("x: 1\nm:\n  <<: v1.33\n", 3, "expected a mapping or a list of mappings to merge, found a scalar"),
+        ("a: &a {x: 1}\nm:\n  <<: [*a, v1]\n", 3, "expected a mapping or a list of mappings to merge, found a scalar"),
+        ("m: &m\n  <<: *m\n  a: 1\n", 1, "the merge includes the mapping itself"),
+    ],
+)
 def test_a_merge_that_cannot_be_applied_is_an_error_with_its_line(text, line, problem):
     with pytest.raises(yaml.YAMLError) as info:
         load(text)
@@ -51,12 +57,17 @@ def test_a_merge_that_cannot_be_applied_is_an_error_with_its_line(text, line, pr
 
 
 def test_keys_given_twice_are_found_with_both_lines_and_a_dotted_path():
-    text = ("status: implementable\nmilestone:\n  alpha: v1.30\n  alpha: v1.31\nfeature-gates:\n"
-            "  - name: A\n    name: B\nstatus: implemented\n")
+    text = (
+        "status: implementable\nmilestone:\n  alpha: v1.30\n  alpha: v1.31\nfeature-gates:\n"
+        "  - name: A\n    name: B\nstatus: implemented\n"
+    )
     doc, dups = load(text)
     assert doc["status"] == "implemented"  # the loader still reads the last; the caller decides
-    assert dups == [Duplicate("milestone.alpha", 3, 4), Duplicate("feature-gates[0].name", 6, 7),
-                    Duplicate("status", 1, 8)]
+    assert dups == [
+        Duplicate("milestone.alpha", 3, 4),
+        Duplicate("feature-gates[0].name", 6, 7),
+        Duplicate("status", 1, 8),
+    ]
 
 
 def test_a_key_given_twice_in_a_merged_anchor_shows_under_every_path_that_uses_it():
@@ -67,7 +78,10 @@ def test_a_key_given_twice_in_a_merged_anchor_shows_under_every_path_that_uses_i
 
 def test_an_alias_bomb_is_refused_within_a_bound():
     lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
-    lines += [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]" for p, c in zip("abcdefg", "bcdefgh")]
+    lines += [
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]"
+        for p, c in zip("abcdefg", "bcdefgh", strict=False)
+    ]
     with pytest.raises(TooLarge) as info:  # stopping quietly would miss a key given twice further on
         load("\n".join(lines) + "\n")
     assert info.value.problem == "aliases expand to more than 20,000 mappings and sequences (an alias bomb?)"
@@ -75,7 +89,8 @@ def test_an_alias_bomb_is_refused_within_a_bound():
 
 #: 25 anchors, each merging the previous one 8 times: 8**25 merges without a memo (the file is 1.6 KB).
 MERGE_BOMB = "a0: &a0 {x: '1'}\n" + "".join(
-    f"a{i}: &a{i} {{<<: [{', '.join([f'*a{i - 1}'] * 8)}]}}\n" for i in range(1, 25))
+    f"a{i}: &a{i} {{<<: [{', '.join([f'*a{i - 1}'] * 8)}]}}\n" for i in range(1, 25)
+)
 
 
 def test_a_merge_key_bomb_is_merged_once_per_mapping():
@@ -94,12 +109,15 @@ def test_merges_that_copy_too_many_keys_are_refused():
     assert info.value.problem == "merge keys expand to more than 20,000 keys (an alias bomb?)"
 
 
-@pytest.mark.parametrize("text, line, kind", [
-    ("status: x\n<<: {? [a]: b}\n", 2, "sequence"),  # a merged key at the top level
-    ("m: &m {? {a: b}: c}\nstatus: x\n<<: *m\n", 1, "mapping"),  # from an anchor: its own line
-    ("milestone:\n  <<: {<<: {? [a]: b}}\n", 2, "sequence"),  # nested merges
-    ("milestone:\n  ? [alpha]\n  : v1.30\n", 2, "sequence"),  # the mapping's own key
-])
+@pytest.mark.parametrize(
+    "text, line, kind",
+    [
+        ("status: x\n<<: {? [a]: b}\n", 2, "sequence"),  # a merged key at the top level
+        ("m: &m {? {a: b}: c}\nstatus: x\n<<: *m\n", 1, "mapping"),  # from an anchor: its own line
+        ("milestone:\n  <<: {<<: {? [a]: b}}\n", 2, "sequence"),  # nested merges
+        ("milestone:\n  ? [alpha]\n  : v1.30\n", 2, "sequence"),  # the mapping's own key
+    ],
+)
 @pytest.mark.parametrize("keys", [None, {"status", "milestone"}])
 def test_a_key_that_is_not_a_name_is_an_error_with_its_line_whether_merged_or_not(text, line, kind, keys):
     with pytest.raises(yaml.constructor.ConstructorError) as info:
@@ -114,8 +132,10 @@ def test_an_empty_document_is_none():
 def test_the_shortcut_resolver_gives_the_tags_pyyamls_base_resolver_gives():
     from bot.model.yamlload import _Loader
 
-    text = ("a: 1\nb: '2'\nc: \"x\"\nd: ~\ne: true\nf: 2026-01-02\n'': empty\ng: [1, {h: i}, [j]]\n"
-            "k: !!int 3\nl: !custom 4\nm: |\n  block\nn: &a {o: p}\nq: *a\n? [r]\n: s\n")
+    text = (
+        "a: 1\nb: '2'\nc: \"x\"\nd: ~\ne: true\nf: 2026-01-02\n'': empty\ng: [1, {h: i}, [j]]\n"
+        "k: !!int 3\nl: !custom 4\nm: |\n  block\nn: &a {o: p}\nq: *a\n? [r]\n: s\n"
+    )
 
     def tags(node):
         yield node.tag
@@ -143,6 +163,8 @@ def test_with_keys_a_top_level_key_that_is_not_a_scalar_builds_the_whole_documen
 
 
 def test_only_the_wanted_keys_and_their_other_spellings_are_built():
-    doc, _ = load("milestone: {alpha: v1}\nMilestones: {beta: v2}\nfeature_gates: []\nauthors: [a]\n",
-                  {"milestone", "feature-gates"})
+    doc, _ = load(
+        "milestone: {alpha: v1}\nMilestones: {beta: v2}\nfeature_gates: []\nauthors: [a]\n",
+        {"milestone", "feature-gates"},
+    )
     assert doc == {"milestone": {"alpha": "v1"}, "Milestones": {"beta": "v2"}, "feature_gates": []}

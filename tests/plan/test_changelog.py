@@ -20,7 +20,9 @@ CHANGES = [
     Change("4671", "m.md", 32, "stage", "alpha", "beta", "promoted", True, K1),
     Change("4671", "m.md", 32, "beta", "", "v1.37", "retargeted", True, K1),
     Change("5055", "m.md", 75, "stage", "stable", "beta", "demoted", True, "keps/sig-scheduling/5055-x/kep.yaml"),
-    Change("3695", "m.md", 89, "status", "implementable", "implemented", "status", True, "keps/sig-node/3695-y/kep.yaml"),
+    Change(
+        "3695", "m.md", 89, "status", "implementable", "implemented", "status", True, "keps/sig-node/3695-y/kep.yaml"
+    ),
     Change("2837", "m.md", 86, "feature_gates", "A", "A, B", "gates", False, "keps/sig-node/2837-z/kep.yaml"),
     Change("9999-gone", "m.md", 90, "status", "implemented", "", "missing-upstream", False, ""),
 ]
@@ -37,8 +39,9 @@ def test_summary_counts_applied_changes_by_kind_in_order():
 
 def test_body_layout():
     log = render(SNAP, CHANGES, PROBLEMS, ChangelogInputs(involved_problems=INVOLVED))
-    assert log.title == ("Update KEP matrix: 4 changes in 3 KEPs "
-                         "(1 promoted, 1 demoted, 1 status change, 1 retargeted)")
+    assert log.title == (
+        "Update KEP matrix: 4 changes in 3 KEPs (1 promoted, 1 demoted, 1 status change, 1 retargeted)"
+    )
     url = f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
     assert log.body.splitlines()[:11] == [
         f"**kep-sync**: {summary(CHANGES)}, from kubernetes/enhancements at `0123456789ab`.",
@@ -54,34 +57,47 @@ def test_body_layout():
         "|---|---|---|---|",
     ]
     # one table row per page row, its fields together
-    assert f"| [4671](https://kep.k8s.io/4671) | m.md:32 | stage: alpha → **beta**<br>beta: - → **v1.37** | " \
-           f"[kep.yaml]({url}) |" in log.body
+    assert (
+        f"| [4671](https://kep.k8s.io/4671) | m.md:32 | stage: alpha → **beta**<br>beta: - → **v1.37** | "
+        f"[kep.yaml]({url}) |" in log.body
+    )
     assert "| [2837](https://kep.k8s.io/2837) | m.md:86 | feature_gates: page shows A, kep.yaml says A, B |" in log.body
-    assert ("| [9999-gone](https://kep.k8s.io/9999) | m.md:90 | no kep.yaml upstream has this number (row shows status implemented); row kept |"
-            in log.body)
+    assert (
+        "| [9999-gone](https://kep.k8s.io/9999) | m.md:90 | no kep.yaml upstream has this number (row shows status implemented); row kept |"
+        in log.body
+    )
     assert f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |" in log.body
     assert "line 40" not in log.body  # a problem about a row this pull request does not change: report only
     assert [line for line in log.body.splitlines() if line.startswith(("### ", "<details>"))] == [
-        "### Graduations", "### Demotions", "### Changes", "<details><summary>Report only (not applied) (2)</summary>",
-        "<details><summary>Problems (1)</summary>"]
+        "### Graduations",
+        "### Demotions",
+        "### Changes",
+        "<details><summary>Report only (not applied) (2)</summary>",
+        "<details><summary>Problems (1)</summary>",
+    ]
     assert log.body.count("</details>") == 2 and log.body.endswith("</details>\n") and "\n\n\n" not in log.body
     assert visible_lines(log.body) == 17
 
 
 def test_a_kep_with_two_rows_gets_one_graduation_line_per_stage_move_in_kep_yaml_words():
     k = "keps/sig-x/1010-x/kep.yaml"
-    changes = [Change("1010", "page.md", 5, "stage", "BETA", "stable", "promoted", True, k),
-               Change("1010", "page.md", 11, "stage", "ＧＡ", "beta", "demoted", True, k),
-               Change("1010", "page.md", 11, "stable", "v1.30", "", "target-removed", True, k),
-               Change("1010", "page.md", 13, "stage", "Beta", "stable", "promoted", True, k),
-               Change("1010", "other.md", 2, "stage", "beta", "stable", "promoted", True, k),
-               Change("7", "page.md", 20, "stage", "GA", "beta", "demoted", True, "keps/sig-x/7-y/kep.yaml"),
-               Change("8", "page.md", 21, "stage", "alpha", "beta", "promoted", True, "keps/sig-x/8-y/kep.yaml")]
+    changes = [
+        Change("1010", "page.md", 5, "stage", "BETA", "stable", "promoted", True, k),
+        Change("1010", "page.md", 11, "stage", "ＧＡ", "beta", "demoted", True, k),
+        Change("1010", "page.md", 11, "stable", "v1.30", "", "target-removed", True, k),
+        Change("1010", "page.md", 13, "stage", "Beta", "stable", "promoted", True, k),
+        Change("1010", "other.md", 2, "stage", "beta", "stable", "promoted", True, k),
+        Change("7", "page.md", 20, "stage", "GA", "beta", "demoted", True, "keps/sig-x/7-y/kep.yaml"),
+        Change("8", "page.md", 21, "stage", "alpha", "beta", "promoted", True, "keps/sig-x/8-y/kep.yaml"),
+    ]
     body = render(SNAP, changes, []).body
     assert body.split("### Graduations\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
-        "- beta → **stable**: [1010](https://kep.k8s.io/1010)", "- alpha → **beta**: [8](https://kep.k8s.io/8)"]
+        "- beta → **stable**: [1010](https://kep.k8s.io/1010)",
+        "- alpha → **beta**: [8](https://kep.k8s.io/8)",
+    ]
     assert body.split("### Demotions\n", 1)[1].split("\n\n", 1)[0].split("\n") == [
-        "- stable → **beta**: [1010](https://kep.k8s.io/1010), [7](https://kep.k8s.io/7)"]
+        "- stable → **beta**: [1010](https://kep.k8s.io/1010), [7](https://kep.k8s.io/7)"
+    ]
 
 
 def test_commit_message():
@@ -123,18 +139,21 @@ def test_handles_are_never_emitted_raw(value):
         assert not [t for t in _text_outside_code(text) if re.search(r"(?<![\w/])@[A-Za-z0-9]", t)], text
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("@alice", "`@alice`"),
-    ("hi @org/team!", "hi `@org/team`!"),
-    ("(@dave) and **@erin**", "(`@dave`) and **`@erin`**"),
-    ("`x @bob` stays in its span", "`x @bob` stays in its span"),
-    ("``a ` @c`` then @d", "``a ` @c`` then `@d`"),
-    ("stray ` tick @bob", "stray ` tick @\u200bbob"),
-    ("mail a@b.example", "mail a@b.example"),
-    ("authors: @jane.doe, @a-b.c", "authors: `@jane.doe`, `@a-b.c`"),
-    ("thanks @jane.", "thanks `@jane`."),
-    ("see @org/team.name.", "see `@org/team.name`."),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("@alice", "`@alice`"),
+        ("hi @org/team!", "hi `@org/team`!"),
+        ("(@dave) and **@erin**", "(`@dave`) and **`@erin`**"),
+        ("`x @bob` stays in its span", "`x @bob` stays in its span"),
+        ("``a ` @c`` then @d", "``a ` @c`` then `@d`"),
+        ("stray ` tick @bob", "stray ` tick @\u200bbob"),
+        ("mail a@b.example", "mail a@b.example"),
+        ("authors: @jane.doe, @a-b.c", "authors: `@jane.doe`, `@a-b.c`"),
+        ("thanks @jane.", "thanks `@jane`."),
+        ("see @org/team.name.", "see `@org/team.name`."),
+    ],
+)
 def test_safe_wraps_handles_in_code_spans(raw, expected):
     assert safe(raw) == expected
 
@@ -150,8 +169,12 @@ def test_pipes_and_newlines_are_escaped_in_table_cells():
 
 
 def _many(n: int) -> list[Change]:
-    return [Change(str(1000 + i), "m.md", i, "stage", "alpha", "beta", "promoted", True,
-                   f"keps/sig-x/{1000 + i}-x/kep.yaml") for i in range(n)]
+    return [
+        Change(
+            str(1000 + i), "m.md", i, "stage", "alpha", "beta", "promoted", True, f"keps/sig-x/{1000 + i}-x/kep.yaml"
+        )
+        for i in range(n)
+    ]
 
 
 @pytest.mark.parametrize("max_chars", [2000, 5000, 9999, 20000])
@@ -183,16 +206,31 @@ def test_report_shape():
     data = report(SNAP, CHANGES[:1], [Problem("keps/a/kep.yaml", "status", "bad"), Problem("keps/b", "", "gone")])
     assert set(data) == {"revision", "changes", "problems"}
     assert data["revision"] == REV
-    assert data["changes"] == [{"kep": "4671", "page": "m.md", "line": 32, "field": "stage", "old": "alpha",
-                                "new": "beta", "kind": "promoted", "applied": True, "kep_path": K1}]
-    assert data["problems"] == [{"path": "keps/a/kep.yaml", "message": "status: bad"},
-                                {"path": "keps/b", "message": "gone"}]
+    assert data["changes"] == [
+        {
+            "kep": "4671",
+            "page": "m.md",
+            "line": 32,
+            "field": "stage",
+            "old": "alpha",
+            "new": "beta",
+            "kind": "promoted",
+            "applied": True,
+            "kep_path": K1,
+        }
+    ]
+    assert data["problems"] == [
+        {"path": "keps/a/kep.yaml", "message": "status: bad"},
+        {"path": "keps/b", "message": "gone"},
+    ]
     json.dumps(data)  # serialisable
 
 
 def test_kep_yaml_url():
-    assert kep_yaml_url("https://github.com/kubernetes/enhancements/", REV, K1) == \
-        f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
+    assert (
+        kep_yaml_url("https://github.com/kubernetes/enhancements/", REV, K1)
+        == f"https://github.com/kubernetes/enhancements/blob/{REV}/{K1}"
+    )
     assert kep_yaml_url("https://x", "", K1) == ""
     assert kep_yaml_url("https://x", REV, "") == ""
 
@@ -208,10 +246,12 @@ def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_relea
     from bot.plan.evidence import Evidence
     from tests.syncutil import kep, snapshot
 
-    ev = (Evidence("v1.36", 7, "https://github.com/kubernetes/kubernetes/pull/7", "Promoted `G` to beta.", "beta",
-                   False),)
-    counter = Evidence("v1.36", 8, "https://github.com/kubernetes/kubernetes/pull/8", "Added `G` as alpha.", "alpha",
-                       False, True)
+    ev = (
+        Evidence("v1.36", 7, "https://github.com/kubernetes/kubernetes/pull/7", "Promoted `G` to beta.", "beta", False),
+    )
+    counter = Evidence(
+        "v1.36", 8, "https://github.com/kubernetes/kubernetes/pull/8", "Added `G` as alpha.", "alpha", False, True
+    )
     a = Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True, "k", ev)
     b = a._replace(field="beta", old="", new="v1.36", kind="retargeted")
     c = b._replace(line=4, kep_id="2")
@@ -219,26 +259,39 @@ def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_relea
     e = d._replace(line=6, kep_id="4", new="v1.35")
     f = b._replace(line=7, kep_id="5", evidence=ev + (counter,))
     snap = snapshot(*(kep(100 + i, f"k{i}", latest="v1.36") for i in range(3)))  # v1.36 is the release in progress
-    rows = [line for line in render(snap, [a, b, c, d, e, f], [], ChangelogInputs(discrepancies=[])).body.splitlines()
-            if "| m.md:" in line]
+    rows = [
+        line
+        for line in render(snap, [a, b, c, d, e, f], [], ChangelogInputs(discrepancies=[])).body.splitlines()
+        if "| m.md:" in line
+    ]
     assert [r.rsplit("|", 2)[-2].strip() for r in rows] == [
         "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
         "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
         "- (v1.40 not released yet)",
         "none found",
         "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.<br>⚠ counter-evidence: "
-        "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha."]
-
+        "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha.",
+    ]
 
 
 def test_problems_are_sorted_by_page_then_line_number():
     changes = [Change("1", "s.md", n, "status", "x", "implemented", "status", True, "k") for n in (9, 10, 100)]
-    problems = [Problem("s.md", "line 100", "c"), Problem("s.md", "line 10", "b"), Problem("s.md", "line 9", "a"),
-                Problem("s.md", "", "page"), Problem("a.md", "", "other page")]
+    problems = [
+        Problem("s.md", "line 100", "c"),
+        Problem("s.md", "line 10", "b"),
+        Problem("s.md", "line 9", "a"),
+        Problem("s.md", "", "page"),
+        Problem("a.md", "", "other page"),
+    ]
     body = render(SNAP._replace(revision=""), changes, problems).body
     rows = [line for line in body.splitlines() if line.startswith(("| a.md", "| s.md"))]
-    assert rows == ["| a.md | - | other page |", "| s.md | - | page |", "| s.md | line 9 | a |",
-                    "| s.md | line 10 | b |", "| s.md | line 100 | c |"]
+    assert rows == [
+        "| a.md | - | other page |",
+        "| s.md | - | page |",
+        "| s.md | line 9 | a |",
+        "| s.md | line 10 | b |",
+        "| s.md | line 100 | c |",
+    ]
 
 
 def test_a_no_change_changelog_still_lists_the_rows_left_as_is():
@@ -246,6 +299,7 @@ def test_a_no_change_changelog_still_lists_the_rows_left_as_is():
     body = render(SNAP, [], [kept, *PROBLEMS]).body
     assert [line for line in body.splitlines() if line.startswith("| m.md")] == [
         "| m.md | line 7 | KEP 1: status 'beta' is not a status word kep-sync knows; status kept |",
-        "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |"]
+        "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |",
+    ]
     body = render(SNAP, CHANGES[:1], [kept]).body  # with a change: only the changed rows' problems
     assert "| m.md | line 7 |" not in body

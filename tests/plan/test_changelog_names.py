@@ -18,13 +18,16 @@ CHANGE = Change("4671", "m.md", 18, "stage", "alpha", "beta", "promoted", True, 
 def test_source_is_named_as_it_is():
     assert source_name("github:kubernetes/enhancements@master") == "kubernetes/enhancements"
     assert source_name("github:acme/enh-fork@v1.2") == "acme/enh-fork"
-    assert source_name("examples/enhancements-2026-07-22-00dd105.tar.gz") == \
-        "`examples/enhancements-2026-07-22-00dd105.tar.gz`"
+    assert (
+        source_name("examples/enhancements-2026-07-22-00dd105.tar.gz")
+        == "`examples/enhancements-2026-07-22-00dd105.tar.gz`"
+    )
     assert source_name("/home/me/src/enhancements", code=False) == "/home/me/src/enhancements"
     local = snapshot(*PAGE_KEPS, revision=REV)._replace(source="/tmp/enhancements")
     log = render(local, [CHANGE], [])
-    assert log.body.startswith("**kep-sync**: 1 change in 1 KEP (1 promoted), from `/tmp/enhancements` at "
-                               "`0123456789ab`.\n")
+    assert log.body.startswith(
+        "**kep-sync**: 1 change in 1 KEP (1 promoted), from `/tmp/enhancements` at `0123456789ab`.\n"
+    )
     assert log.commit_message.endswith(f"\n\nSource: /tmp/enhancements@{REV}\n")
     upstream = local._replace(source="github:kubernetes/enhancements@master")
     assert "from kubernetes/enhancements at `0123456789ab`" in render(upstream, [CHANGE], []).body
@@ -45,13 +48,19 @@ def test_problems_are_listed_once_sorted_with_the_reports_count():
     dated = Problem(K1, "creation-date", "'2025-30-01' is not a valid date (YYYY-MM-DD)")
     row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
     body = render(snap, [CHANGE], [row, dated], ChangelogInputs(involved_problems=[dated, row])).body
-    section = body[body.index("<details><summary>Problems"):]
+    section = body[body.index("<details><summary>Problems") :]
     # the row problem is about line 40, a row this pull request does not change: report only
     assert section.splitlines() == [
-        "<details><summary>Problems (1)</summary>", "",
+        "<details><summary>Problems (1)</summary>",
+        "",
         "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
-        "", "| Where | Key | Problem |", "|---|---|---|",
-        f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |", "", "</details>"]
+        "",
+        "| Where | Key | Problem |",
+        "|---|---|---|",
+        f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |",
+        "",
+        "</details>",
+    ]
     on_row = Problem("m.md", "line 18", "odd cell")
     body = render(snap, [CHANGE], [on_row, Problem("m.md", "", "page-wide")]).body
     assert "| m.md | line 18 | odd cell |" in body and "| m.md | - | page-wide |" in body
@@ -80,14 +89,20 @@ def test_the_demo_shows_the_same_problems_every_run_and_counts_the_report():
     assert first.changelog.body == second.changelog.body
     assert len(first.report["problems"]) == 270
     body = first.changelog.body
-    assert body[body.index("<details><summary>Problems"):].splitlines()[:7] == [
-        "<details><summary>Problems (1)</summary>", "",
+    assert body[body.index("<details><summary>Problems") :].splitlines()[:7] == [
+        "<details><summary>Problems (1)</summary>",
+        "",
         "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
-        "", "| Where | Key | Problem |", "|---|---|---|",
+        "",
+        "| Where | Key | Problem |",
+        "|---|---|---|",
         "| keps/sig-autoscaling/2021-scale-from-zero/kep.yaml | milestone.stable | 'x.y' is not a release milestone "
-        "(vMAJOR.MINOR) |"]
-    assert body.startswith(f"**kep-sync**: 9 changes in 4 KEPs (4 promoted, 2 status changes, 3 retargeted), from "
-                           f"`{tarball}` at `{snap.revision[:12]}`.\n")
+        "(vMAJOR.MINOR) |",
+    ]
+    assert body.startswith(
+        f"**kep-sync**: 9 changes in 4 KEPs (4 promoted, 2 status changes, 3 retargeted), from "
+        f"`{tarball}` at `{snap.revision[:12]}`.\n"
+    )
 
 
 def test_a_front_matter_date_update_is_listed():

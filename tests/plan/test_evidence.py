@@ -36,8 +36,9 @@ try:
 except ImportError:  # pragma: no cover
     from notesutil import entry, fixture_keps, fixture_snapshot, notes_135, notes_136, notes_137
 
-P100, P200, P300, P400, P500 = (f"keps/sig-node/{n}/kep.yaml" for n in
-                                ("100-widgets", "200-shared-a", "300-shared-b", "400-quiet", "500-done"))
+P100, P200, P300, P400, P500 = (
+    f"keps/sig-node/{n}/kep.yaml" for n in ("100-widgets", "200-shared-a", "300-shared-b", "400-quiet", "500-done")
+)
 NOTES = {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}
 URL = "https://github.com/kubernetes/kubernetes/pull/"
 PROSE = "check their prose, which may describe the feature in words only"
@@ -48,59 +49,73 @@ def index():
     return build_index(NOTES, fixture_keps())
 
 
-@pytest.mark.parametrize("sentence, expected", [
-    ("Promoted `X` to Beta.", ("beta", True)),
-    ("Graduated the `X` feature to Stable.", ("stable", True)),
-    ("Promoted the `X` feature gate to GA.", ("stable", True)),
-    ("Promoted `A` from alpha to beta and enabled it by default.", ("beta", True)),
-    ("Promoted `A` and `B` feature gates to beta, which were enabled by default if DRA went to GA.", ("beta", True)),
-    ("Added the `X` feature gate (Beta, default true in `v1.36`).", ("beta", True)),
-    ("Added alpha support (behind the `X` feature gate) for tracking.", ("alpha", True)),
-    ("Requires the `X` feature gate (alpha).", ("alpha", False)),
-    ("Added a second Alpha of the widget API, behind the `X` feature gate.", ("alpha", False)),
-    ("Added `Y` to the framework under the Alpha `X` feature gate.", ("alpha", False)),
-    ("Locked the `X` feature gate to `true`.", ("stable", False)),
-    ("The `X` feature gate is locked to enabled.", ("stable", False)),
-    ("Enabled the `X` feature gate by default.", ("beta", False)),
-    ("The `X` feature gate is enabled by default.", ("beta", False)),
-    ("Removed the GA `X` feature gate (locked since `v1.33`).", ("removed", True)),
-    ("Deprecated the `X` feature gate.", ("deprecated", True)),
-    ("Demoted `A` and `B` feature gates to alpha from beta.", ("alpha", False)),
-    ("Moved `X` back to Alpha.", ("alpha", False)),
-    ("Added the `X` feature gate to gate leader election lock release on exit.", ("alpha", False)),
-    # negation and side remarks announce nothing
-    ("The feature gate will not graduate or be enabled by default in future Kubernetes releases.", ("", False)),
-    ("Kubernetes now only uses the _structured parameters_ model (also alpha) for allocating devices.", ("", False)),
-    ("The `DRAControlPlaneController` feature gate, formerly alpha, is no longer available.", ("", False)),
-    ("Added the Alpha `kubelet` metric `pod_level_resources_admission_total` to track adoption.", ("", False)),
-    ("When using the Alpha `X` feature, IP address values are now validated more strictly.", ("", False)),
-    ("The alpha DRA gRPC API is still available, but might be removed in future releases.", ("", False)),
-    # introductions without a stage word are alpha (a state: a KEP adds gates after its alpha)
-    ("Adds feature gate `X` which enables support for running kubelet in a user namespace.", ("alpha", False)),
-    ('The new feature gate "X" is now available.', ("alpha", False)),
-    ("Added the `X` feature gate, disabled by default.", ("alpha", False)),
-    ("Added a new feature gate, `X` (enabled by default).", ("beta", False)),
-    # an API group version promoted names the stage
-    ("Promoted the API types Workload and PodGroup to `scheduling.k8s.io/v1beta1`.", ("beta", True)),
-    ("Graduated the `resource.k8s.io/v1` API to GA.", ("stable", True)),
-    ("Promoted the Workload API to `scheduling.k8s.io/v1`.", ("stable", True)),
-    # an API introduced at vNalphaM / vNbetaM is that stage (1.35 notes #134564, #134722, KEP 4671); a field is not
-    ("Introduced the `scheduling.k8s.io/v1alpha1` Workload API to express workload-level scheduling requirements.",
-     ("alpha", False)),
-    ('Introduced the GangScheduling kube-scheduler plugin to support "all-or-nothing" scheduling using the '
-     '`scheduling.k8s.io/v1alpha1` Workload API.', ("alpha", False)),
-    ("Added the `StorageVersionMigration` `v1beta1` API and removed the `v1alpha1` API.", ("beta", False)),
-    ("Added the `foo` field to the `resource.k8s.io/v1beta1` API.", ("", False)),
-    ("Added a `v1` API for widgets.", ("", False)),
-    ("Introduced a structured and versioned `v1alpha1` response for the `statusz` endpoint.", ("", False)),
-    ("It will be locked to enabled in a future release.", ("", False)),
-    ("Prepared Pod validation to handle version skew for `X`'s beta graduation.", ("", False)),
-    ("Added Alpha support for `Y`, which allows skipping node-level preparation.", ("alpha", True)),
-    ("Introduced the Node Declared Features capability (alpha), which includes:", ("alpha", True)),
-    ("Until CBOR graduates to Alpha, API servers will refuse to start if configured to use it.", ("", False)),
-    ("Fixed a crash when the `X` feature gate is enabled.", ("", False)),
-    ("Added `v1beta1` and `v1alpha1` APIs.", ("", False)),
-])
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("Promoted `X` to Beta.", ("beta", True)),
+        ("Graduated the `X` feature to Stable.", ("stable", True)),
+        ("Promoted the `X` feature gate to GA.", ("stable", True)),
+        ("Promoted `A` from alpha to beta and enabled it by default.", ("beta", True)),
+        (
+            "Promoted `A` and `B` feature gates to beta, which were enabled by default if DRA went to GA.",
+            ("beta", True),
+        ),
+        ("Added the `X` feature gate (Beta, default true in `v1.36`).", ("beta", True)),
+        ("Added alpha support (behind the `X` feature gate) for tracking.", ("alpha", True)),
+        ("Requires the `X` feature gate (alpha).", ("alpha", False)),
+        ("Added a second Alpha of the widget API, behind the `X` feature gate.", ("alpha", False)),
+        ("Added `Y` to the framework under the Alpha `X` feature gate.", ("alpha", False)),
+        ("Locked the `X` feature gate to `true`.", ("stable", False)),
+        ("The `X` feature gate is locked to enabled.", ("stable", False)),
+        ("Enabled the `X` feature gate by default.", ("beta", False)),
+        ("The `X` feature gate is enabled by default.", ("beta", False)),
+        ("Removed the GA `X` feature gate (locked since `v1.33`).", ("removed", True)),
+        ("Deprecated the `X` feature gate.", ("deprecated", True)),
+        ("Demoted `A` and `B` feature gates to alpha from beta.", ("alpha", False)),
+        ("Moved `X` back to Alpha.", ("alpha", False)),
+        ("Added the `X` feature gate to gate leader election lock release on exit.", ("alpha", False)),
+        # negation and side remarks announce nothing
+        ("The feature gate will not graduate or be enabled by default in future Kubernetes releases.", ("", False)),
+        (
+            "Kubernetes now only uses the _structured parameters_ model (also alpha) for allocating devices.",
+            ("", False),
+        ),
+        ("The `DRAControlPlaneController` feature gate, formerly alpha, is no longer available.", ("", False)),
+        ("Added the Alpha `kubelet` metric `pod_level_resources_admission_total` to track adoption.", ("", False)),
+        ("When using the Alpha `X` feature, IP address values are now validated more strictly.", ("", False)),
+        ("The alpha DRA gRPC API is still available, but might be removed in future releases.", ("", False)),
+        # introductions without a stage word are alpha (a state: a KEP adds gates after its alpha)
+        ("Adds feature gate `X` which enables support for running kubelet in a user namespace.", ("alpha", False)),
+        ('The new feature gate "X" is now available.', ("alpha", False)),
+        ("Added the `X` feature gate, disabled by default.", ("alpha", False)),
+        ("Added a new feature gate, `X` (enabled by default).", ("beta", False)),
+        # an API group version promoted names the stage
+        ("Promoted the API types Workload and PodGroup to `scheduling.k8s.io/v1beta1`.", ("beta", True)),
+        ("Graduated the `resource.k8s.io/v1` API to GA.", ("stable", True)),
+        ("Promoted the Workload API to `scheduling.k8s.io/v1`.", ("stable", True)),
+        # an API introduced at vNalphaM / vNbetaM is that stage (1.35 notes #134564, #134722, KEP 4671); a field is not
+        (
+            "Introduced the `scheduling.k8s.io/v1alpha1` Workload API to express workload-level scheduling requirements.",
+            ("alpha", False),
+        ),
+        (
+            'Introduced the GangScheduling kube-scheduler plugin to support "all-or-nothing" scheduling using the '
+            "`scheduling.k8s.io/v1alpha1` Workload API.",
+            ("alpha", False),
+        ),
+        ("Added the `StorageVersionMigration` `v1beta1` API and removed the `v1alpha1` API.", ("beta", False)),
+        ("Added the `foo` field to the `resource.k8s.io/v1beta1` API.", ("", False)),
+        ("Added a `v1` API for widgets.", ("", False)),
+        ("Introduced a structured and versioned `v1alpha1` response for the `statusz` endpoint.", ("", False)),
+        ("It will be locked to enabled in a future release.", ("", False)),
+        ("Prepared Pod validation to handle version skew for `X`'s beta graduation.", ("", False)),
+        ("Added Alpha support for `Y`, which allows skipping node-level preparation.", ("alpha", True)),
+        ("Introduced the Node Declared Features capability (alpha), which includes:", ("alpha", True)),
+        ("Until CBOR graduates to Alpha, API servers will refuse to start if configured to use it.", ("", False)),
+        ("Fixed a crash when the `X` feature gate is enabled.", ("", False)),
+        ("Added `v1beta1` and `v1alpha1` APIs.", ("", False)),
+    ],
+)
 def test_announced_stage(sentence, expected):
     assert announced_stage(sentence) == expected
 
@@ -114,17 +129,23 @@ def test_gate_names_declared_anywhere_undeclared_only_as_feature_gates():
     declared = {"Known"}
     assert gate_names("Promoted `Known` and `Unknown` feature gates to GA.", declared) == (("Known",), ("Unknown",))
     assert gate_names("Set `--feature-gates=Known=true` and the feature gate `Other`.", declared) == (
-        ("Known",), ("Other",))
+        ("Known",),
+        ("Other",),
+    )
     assert gate_names("Updated the `ImageLocality` plugin; see the gate docs.", declared) == ((), ())
 
 
 def test_gate_names_bare_declared_names_are_case_sensitive_whole_words():
     declared = {"SchedulerAsyncPreemption", "EndpointSlice", "KUBECTL_KYAML"}
     assert gate_names("Now the feature flag (SchedulerAsyncPreemption) is enabled by default.", declared) == (
-        ("SchedulerAsyncPreemption",), ())
+        ("SchedulerAsyncPreemption",),
+        (),
+    )
     assert gate_names("SchedulerAsyncPreemptionV2 and schedulerasyncpreemption stay prose.", declared) == ((), ())
     assert gate_names("Set KUBECTL_KYAML=false; EndpointSlice graduated, see `EndpointSlice`.", declared) == (
-        ("KUBECTL_KYAML", "EndpointSlice"), ())
+        ("KUBECTL_KYAML", "EndpointSlice"),
+        (),
+    )
     # a bare name before a code span or "metrics" is the API kind, not the gate; in backticks it still counts
     assert gate_names("The EndpointSlice `hints` field has graduated to GA.", declared) == ((), ())
     assert gate_names("Promoted several EndpointSlice metrics from Alpha to Beta stability.", declared) == ((), ())
@@ -136,38 +157,58 @@ def test_a_bare_gate_name_links_evidence_and_clears_not_in_notes():
     text = "Graduated the quiet feature to beta.\nNow the feature flag (QuietGate) is enabled by default."
     idx = build_index({"v1.35": notes_135(), "v1.36": {"9301": entry(9301, text)}, "v1.37": notes_137()}, keps)
     assert [(m.pr, m.excerpt, m.gates, m.links, m.stage, m.exact) for m in idx.for_kep(P400)] == [
-        (9301, "Now the feature flag (QuietGate) is enabled by default.", ("QuietGate",), (P400,), "beta", False)]
+        (9301, "Now the feature flag (QuietGate) is enabled by default.", ("QuietGate",), (P400,), "beta", False)
+    ]
     change = Change("400", "m.md", 7, "beta", "", "v1.36", "retargeted", True, P400)
     assert evidence_for(idx, change, keps[3]) == (
-        Evidence("v1.36", 9301, URL + "9301", "Now the feature flag (QuietGate) is enabled by default.", "beta",
-                 False),)
+        Evidence("v1.36", 9301, URL + "9301", "Now the feature flag (QuietGate) is enabled by default.", "beta", False),
+    )
     found = find_discrepancies(idx, [keps[3]], released=released(idx.releases))
-    assert found == [Finding("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 "
-                                 "release notes never name KEP-400 or its gates (gates QuietGate); " + PROSE)]
+    assert found == [
+        Finding(
+            "not-in-notes",
+            "400",
+            P400,
+            "v1.35",
+            "kep.yaml says alpha in v1.35, but the v1.35 "
+            "release notes never name KEP-400 or its gates (gates QuietGate); " + PROSE,
+        )
+    ]
 
 
 def test_excerpts_are_never_cut_inside_a_code_span():
     keps = fixture_keps()
     head = "Promoted `WidgetGate` to beta, " + "x" * 195  # 226 characters; the cut is at 239
-    texts = {"1": head + " (Beta in `v1.36`) and then some more words.",
-             "2": head + " `v1` (Beta) and then some more words.",
-             "3": "`WidgetGate " + "y" * 250 + "` promoted to beta.",
-             "4": "Promoted `WidgetGate` to beta in `v1.36`."}
+    texts = {
+        "1": head + " (Beta in `v1.36`) and then some more words.",
+        "2": head + " `v1` (Beta) and then some more words.",
+        "3": "`WidgetGate " + "y" * 250 + "` promoted to beta.",
+        "4": "Promoted `WidgetGate` to beta in `v1.36`.",
+    }
     idx = build_index({"v1.36": {k: entry(int(k), t) for k, t in texts.items()}}, keps)
     assert [m.excerpt for m in idx.mentions] == [
         head + " (Beta in…",  # not "(Beta in `v1…"
         head + " `v1` (Beta)…",  # closed spans are kept
         "WidgetGate " + "y" * 227 + "…",  # a span from the start loses its backtick, not its text
-        "Promoted `WidgetGate` to beta in `v1.36`."]
+        "Promoted `WidgetGate` to beta in `v1.36`.",
+    ]
     assert [len(m.excerpt) for m in idx.mentions] == [236, 239, 239, 41]
 
 
 def test_kep_refs_from_text_and_documentation():
-    e = entry(1, "Added X (KEP-5491), see kep.k8s.io/4222.", documentation=[
-        {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/issues/2021"},
-        {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/tree/master/keps/sig-cluster-lifecycle/"
-                               "kubeadm/4656-add-kubelet-instance-configuration"},
-        {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/pull/5797"}])
+    e = entry(
+        1,
+        "Added X (KEP-5491), see kep.k8s.io/4222.",
+        documentation=[
+            {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/issues/2021"},
+            {
+                "type": "KEP",
+                "url": "https://github.com/kubernetes/enhancements/tree/master/keps/sig-cluster-lifecycle/"
+                "kubeadm/4656-add-kubelet-instance-configuration",
+            },
+            {"type": "KEP", "url": "https://github.com/kubernetes/enhancements/pull/5797"},
+        ],
+    )
     assert kep_refs(e) == ((2021, ""), (4222, ""), (4656, "add-kubelet-instance-configuration"), (5491, ""))
 
 
@@ -181,7 +222,13 @@ def test_index_links_unique_gates_and_marks_shared_ones_ambiguous(index):
     by_pr = {(m.release, m.pr): m for m in index.mentions}
     assert index.releases == ("v1.35", "v1.36", "v1.37")
     assert [(m.release, m.pr) for m in index.mentions] == [
-        ("v1.35", 9001), ("v1.35", 9002), ("v1.36", 9101), ("v1.36", 9103), ("v1.36", 9104), ("v1.36", 9105)]
+        ("v1.35", 9001),
+        ("v1.35", 9002),
+        ("v1.36", 9101),
+        ("v1.36", 9103),
+        ("v1.36", 9104),
+        ("v1.36", 9105),
+    ]
     shared = by_pr[("v1.36", 9103)]
     assert (shared.links, shared.ambiguous, shared.stage, shared.exact) == ((), (P200, P300), "beta", True)
     assert shared.excerpt == "Promoted `SharedGate` to beta."
@@ -198,36 +245,94 @@ def test_evidence_for_a_change_prefers_the_declared_release_and_flags_ambiguity(
     change = Change("300", "m.md", 5, "beta", "", "v1.36", "retargeted", True, P300)
     assert evidence_for(index, change, keps[P300]) == (  # the sure link first, the ambiguous one apart after it
         Evidence("v1.36", 9104, URL + "9104", "Graduated `SharedGate` to beta.", "beta", False),
-        Evidence("v1.36", 9103, URL + "9103", "Promoted `SharedGate` to beta.", "beta", True))
+        Evidence("v1.36", 9103, URL + "9103", "Promoted `SharedGate` to beta.", "beta", True),
+    )
     stage = Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100)
     gone = Change("999", "m.md", 9, "status", "implementable", "", "missing-upstream", False, "")
     out = attach_evidence([stage, gone], index, keps.values())
-    assert out[0].evidence == (Evidence("v1.36", 9101, URL + "9101", "Promoted the `WidgetGate` feature gate to "
-                                        "Beta, enabled by default.", "beta", False),
-                               # the same release's GA note contradicts beta in v1.36: counter-evidence
-                               Evidence("v1.36", 9105, URL + "9105", "Promoted the `MysteryGate` and `WidgetGate` "
-                                        "feature gates to GA.", "stable", False, True))
+    assert out[0].evidence == (
+        Evidence(
+            "v1.36",
+            9101,
+            URL + "9101",
+            "Promoted the `WidgetGate` feature gate to Beta, enabled by default.",
+            "beta",
+            False,
+        ),
+        # the same release's GA note contradicts beta in v1.36: counter-evidence
+        Evidence(
+            "v1.36",
+            9105,
+            URL + "9105",
+            "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA.",
+            "stable",
+            False,
+            True,
+        ),
+    )
     assert out[1] == gone
 
 
 def test_discrepancies_a_to_d(index):
-    found = find_discrepancies(index, fixture_keps(), released=released(index.releases), ids={P100: "100-widgets"},
-                               undeclared_sigs={"sig-node"})
+    found = find_discrepancies(
+        index,
+        fixture_keps(),
+        released=released(index.releases),
+        ids={P100: "100-widgets"},
+        undeclared_sigs={"sig-node"},
+    )
     assert found == [
-        Finding("not-in-notes", "300", P300, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
-                    "never name KEP-300 or its gates (gates OtherGate, SharedGate); " + PROSE),
-        Finding("not-in-notes", "400", P400, "v1.35", "kep.yaml says alpha in v1.35, but the v1.35 release notes "
-                    "never name KEP-400 or its gates (gates QuietGate); " + PROSE),
-        Finding("not-in-notes", "400", P400, "v1.36", "kep.yaml says beta in v1.36, but the v1.36 release notes "
-                    "never name KEP-400 or its gates (gates QuietGate); " + PROSE),
-        Finding("stage-mismatch", "100-widgets", P100, "v1.36", "v1.36 notes say stable reached in v1.36; "
-                    "kep.yaml milestone.stable is not set", 9105, URL + "9105",
-                    "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
-        Finding("ready-to-implement", "500", P500, "v1.35", "status implementable, but the stable milestone "
-                    "v1.35 is released: ready to mark implemented?"),
-        Finding("undeclared-gate", "", "", "v1.36", "feature gate MysteryGate is announced (stable) but no "
-                    "kep.yaml declares it", 9105, URL + "9105",
-                    "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."),
+        Finding(
+            "not-in-notes",
+            "300",
+            P300,
+            "v1.35",
+            "kep.yaml says alpha in v1.35, but the v1.35 release notes "
+            "never name KEP-300 or its gates (gates OtherGate, SharedGate); " + PROSE,
+        ),
+        Finding(
+            "not-in-notes",
+            "400",
+            P400,
+            "v1.35",
+            "kep.yaml says alpha in v1.35, but the v1.35 release notes "
+            "never name KEP-400 or its gates (gates QuietGate); " + PROSE,
+        ),
+        Finding(
+            "not-in-notes",
+            "400",
+            P400,
+            "v1.36",
+            "kep.yaml says beta in v1.36, but the v1.36 release notes "
+            "never name KEP-400 or its gates (gates QuietGate); " + PROSE,
+        ),
+        Finding(
+            "stage-mismatch",
+            "100-widgets",
+            P100,
+            "v1.36",
+            "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is not set",
+            9105,
+            URL + "9105",
+            "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA.",
+        ),
+        Finding(
+            "ready-to-implement",
+            "500",
+            P500,
+            "v1.35",
+            "status implementable, but the stable milestone v1.35 is released: ready to mark implemented?",
+        ),
+        Finding(
+            "undeclared-gate",
+            "",
+            "",
+            "v1.36",
+            "feature gate MysteryGate is announced (stable) but no kep.yaml declares it",
+            9105,
+            URL + "9105",
+            "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA.",
+        ),
     ]
 
 
@@ -236,22 +341,36 @@ def test_the_newest_release_is_not_out_and_unindexed_releases_are_not_judged(ind
     only_135 = build_index({"1.35": notes_135()}, fixture_keps())
     found = find_discrepancies(only_135, fixture_keps(), released={"v1.35"})
     assert [(d.kind, d.kep_id, d.release) for d in found] == [
-        ("not-in-notes", "300", "v1.35"), ("not-in-notes", "400", "v1.35"), ("ready-to-implement", "500", "v1.35")]
+        ("not-in-notes", "300", "v1.35"),
+        ("not-in-notes", "400", "v1.35"),
+        ("ready-to-implement", "500", "v1.35"),
+    ]
 
 
 def test_release_helpers():
     assert [release_name(x) for x in ("1.36", "v1.36", "release-1.36", "release-notes-1.9.json", "x")] == [
-        "v1.36", "v1.36", "v1.36", "v1.9", None]
+        "v1.36",
+        "v1.36",
+        "v1.36",
+        "v1.9",
+        None,
+    ]
     assert releases_needed(fixture_keps()) == {"v1.33", "v1.34", "v1.35", "v1.36"}
 
 
 # -- changelog and report -------------------------------------------------------------------
 
+
 def _changes(index):
     keps = fixture_keps()
-    return attach_evidence([Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100),
-                            Change("400", "m.md", 7, "stage", "alpha", "beta", "promoted", True, P400)],
-                           index, keps)
+    return attach_evidence(
+        [
+            Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100),
+            Change("400", "m.md", 7, "stage", "alpha", "beta", "promoted", True, P400),
+        ],
+        index,
+        keps,
+    )
 
 
 def test_render_adds_evidence_column_and_needs_review(index):
@@ -259,14 +378,18 @@ def test_render_adds_evidence_column_and_needs_review(index):
     found = find_discrepancies(index, fixture_keps(), released=released(index.releases), undeclared_sigs={"node"})
     body = changelog.render(snap, _changes(index), [], changelog.ChangelogInputs(discrepancies=found)).body
     assert "| KEP | Page | Change | kep.yaml | Evidence |" in body
-    assert ("| v1.36 [#9101](https://github.com/kubernetes/kubernetes/pull/9101): Promoted the `WidgetGate` feature "
-            "gate to Beta, enabled by default.<br>⚠ counter-evidence: v1.36 [#9105](https://github.com/kubernetes/"
-            "kubernetes/pull/9105): Promoted the `MysteryGate` and `WidgetGate` feature gates to GA. |") in body
+    assert (
+        "| v1.36 [#9101](https://github.com/kubernetes/kubernetes/pull/9101): Promoted the `WidgetGate` feature "
+        "gate to Beta, enabled by default.<br>⚠ counter-evidence: v1.36 [#9105](https://github.com/kubernetes/"
+        "kubernetes/pull/9105): Promoted the `MysteryGate` and `WidgetGate` feature gates to GA. |"
+    ) in body
     assert "/keps/sig-node/400-quiet/kep.yaml#L5) | none found |" in body
     assert f"<details><summary>Needs review ({len(found)})</summary>" in body
-    assert ("| - | v1.36 | undeclared-gate: feature gate MysteryGate is announced (stable) but no kep.yaml declares "
-            "it | [#9105](https://github.com/kubernetes/kubernetes/pull/9105): Promoted the `MysteryGate` and "
-            "`WidgetGate` feature gates to GA. |") in body
+    assert (
+        "| - | v1.36 | undeclared-gate: feature gate MysteryGate is announced (stable) but no kep.yaml declares "
+        "it | [#9105](https://github.com/kubernetes/kubernetes/pull/9105): Promoted the `MysteryGate` and "
+        "`WidgetGate` feature gates to GA. |"
+    ) in body
     assert body == changelog.render(snap, _changes(index), [], changelog.ChangelogInputs(discrepancies=found)).body
 
 
@@ -291,14 +414,27 @@ def test_report_carries_evidence_and_discrepancies(index):
     changes = _changes(index)
     found = find_discrepancies(index, fixture_keps(), released=released(index.releases))
     data = changelog.report(snap, changes, [], discrepancies=found)
-    assert data["changes"][0]["evidence"] == [{"release": "v1.36", "pr": 9101, "url": URL + "9101", "excerpt":
-                                               "Promoted the `WidgetGate` feature gate to Beta, enabled by default.",
-                                               "stage": "beta", "ambiguous": False}]
+    assert data["changes"][0]["evidence"] == [
+        {
+            "release": "v1.36",
+            "pr": 9101,
+            "url": URL + "9101",
+            "excerpt": "Promoted the `WidgetGate` feature gate to Beta, enabled by default.",
+            "stage": "beta",
+            "ambiguous": False,
+        }
+    ]
     assert data["changes"][1]["evidence"] == []
-    assert data["discrepancies"][3] == {"kind": "stage-mismatch", "kep": "100", "kep_path": P100, "release": "v1.36",
-                                        "message": "v1.36 notes say stable reached in v1.36; kep.yaml "
-                                                   "milestone.stable is not set", "pr": 9105, "url": URL + "9105",
-                                        "excerpt": "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA."}
+    assert data["discrepancies"][3] == {
+        "kind": "stage-mismatch",
+        "kep": "100",
+        "kep_path": P100,
+        "release": "v1.36",
+        "message": "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is not set",
+        "pr": 9105,
+        "url": URL + "9105",
+        "excerpt": "Promoted the `MysteryGate` and `WidgetGate` feature gates to GA.",
+    }
     plain = changelog.report(snap, changes, [])
     assert "discrepancies" not in plain and "evidence" not in plain["changes"][0]
     assert set(data) - set(plain) == {"discrepancies"}
@@ -306,9 +442,11 @@ def test_report_carries_evidence_and_discrepancies(index):
 
 # -- plan_sync ----------------------------------------------------------------------------
 
-PAGE = (b"| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
-        b"| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n"
-        b"| [400](https://kep.k8s.io/400) | implementable / beta | v1.35 | v1.36 | - |\n")
+PAGE = (
+    b"| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
+    b"| [100](https://kep.k8s.io/100) | implementable / alpha | v1.35 | - | - |\n"
+    b"| [400](https://kep.k8s.io/400) | implementable / beta | v1.35 | v1.36 | - |\n"
+)
 
 
 def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
@@ -321,21 +459,29 @@ def test_plan_sync_asks_the_loader_for_the_changed_keps_releases():
     plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE}, release_notes=loader)
     assert asked == [["v1.35", "v1.36"]]  # KEP 100 changed; KEP 400's row already agrees
     assert [(c.kep_id, c.field, [e.pr for e in c.evidence]) for c in plan.changes] == [
-        ("100", "stage", [9101, 9105]), ("100", "beta", [9101, 9105])]  # 9105 (GA in v1.36) is counter-evidence
+        ("100", "stage", [9101, 9105]),
+        ("100", "beta", [9101, 9105]),
+    ]  # 9105 (GA in v1.36) is counter-evidence
     assert [e.counter for e in plan.changes[0].evidence] == [False, True]
     assert [(d.kind, d.kep_id) for d in plan.discrepancies] == [  # KEP 400's row is not changed: not reviewed
-        ("stage-mismatch", "100")]  # the undeclared MysteryGate is no business of this page by default
+        ("stage-mismatch", "100")
+    ]  # the undeclared MysteryGate is no business of this page by default
     assert plan.report["changes"][1]["evidence"][0]["pr"] == 9101
     assert "<details><summary>Needs review (1)</summary>" in plan.changelog.body
-    wide = plan_sync(Config.model_validate({"release_notes": {"review": "all"}}), fixture_snapshot(),
-                     {"m.md": PAGE}, release_notes=loader)
+    wide = plan_sync(
+        Config.model_validate({"release_notes": {"review": "all"}}),
+        fixture_snapshot(),
+        {"m.md": PAGE},
+        release_notes=loader,
+    )
     assert [(d.kind, d.kep_id, d.message) for d in wide.discrepancies] == [
         ("stage-mismatch", "100", "v1.36 notes say stable reached in v1.36; kep.yaml milestone.stable is not set"),
-        ("undeclared-gate", "", "feature gate MysteryGate is announced (stable) but no kep.yaml declares it")]
+        ("undeclared-gate", "", "feature gate MysteryGate is announced (stable) but no kep.yaml declares it"),
+    ]
 
 
 def test_plan_sync_names_needed_releases_the_source_has_no_notes_for():
-    missing = ("release notes for v1.35 are not available from fixture; evidence and checks for v1.35 were skipped")
+    missing = "release notes for v1.35 are not available from fixture; evidence and checks for v1.35 were skipped"
     notes = ReleaseNotes("fixture", ("v1.36", "v1.37"), {"v1.36": notes_136(), "v1.37": notes_137()}, ())
     for given in (notes, lambda wanted: notes):  # read already, or through the loader
         plan = plan_sync(Config(), fixture_snapshot(), {"m.md": PAGE}, release_notes=given)
@@ -353,38 +499,66 @@ def test_plan_sync_without_release_notes_is_unchanged():
 
 # -- untrusted entries: skipped or read without the bad field, never a crash ------------------------------------
 
+
 def test_pr_numbers_are_ascii_digits_in_range_else_absent():
     keps = fixture_keps()
     promoted = "Promoted `WidgetGate` to beta."
-    entries = {"²": {"text": promoted}, "١٢": {"text": promoted}, "9" * 5000: {"text": promoted},
-               "7": {"text": promoted, "pr_number": True}, "8": {"text": promoted, "pr_number": 1.5},
-               "9": {"text": promoted, "pr_number": 10 ** 100}, "x": {"text": promoted, "pr_number": -3},
-               "1000000000": {"text": promoted}, "11": {"text": promoted, "pr_number": 999_999_999}}
+    entries = {
+        "²": {"text": promoted},
+        "١٢": {"text": promoted},
+        "9" * 5000: {"text": promoted},
+        "7": {"text": promoted, "pr_number": True},
+        "8": {"text": promoted, "pr_number": 1.5},
+        "9": {"text": promoted, "pr_number": 10**100},
+        "x": {"text": promoted, "pr_number": -3},
+        "1000000000": {"text": promoted},
+        "11": {"text": promoted, "pr_number": 999_999_999},
+    }
     idx = build_index({"v1.36": entries}, keps)
     assert [m.pr for m in idx.mentions] == [0, 0, 0, 0, 0, 7, 8, 9, 999_999_999]
     assert MAX_PR == 999_999_999
 
 
-@pytest.mark.parametrize("documentation", [
-    5, "https://github.com/kubernetes/enhancements/issues/100", [1, "x", None, ["y"]], [{"url": 5}],
-    {"url": "https://github.com/kubernetes/enhancements/issues/100"}, None, True])
+@pytest.mark.parametrize(
+    "documentation",
+    [
+        5,
+        "https://github.com/kubernetes/enhancements/issues/100",
+        [1, "x", None, ["y"]],
+        [{"url": 5}],
+        {"url": "https://github.com/kubernetes/enhancements/issues/100"},
+        None,
+        True,
+    ],
+)
 def test_documentation_of_the_wrong_shape_is_ignored(documentation):
     e = {"text": "Added X (KEP-5491).", "documentation": documentation, "markdown": ["KEP-1"]}
     assert kep_refs(e) == ((5491, ""),)
     idx = build_index({"v1.36": {"1": e | {"pr_url": {"not": "a url"}}}}, fixture_keps())
     assert [(m.pr, m.url, m.refs, m.excerpt) for m in idx.mentions] == [
-        (1, "https://github.com/kubernetes/kubernetes/pull/1", (5491,), "Added X (KEP-5491).")]
+        (1, "https://github.com/kubernetes/kubernetes/pull/1", (5491,), "Added X (KEP-5491).")
+    ]
 
 
-@pytest.mark.parametrize("pr_url, expected", [
-    ("https://github.com/kubernetes/kubernetes/pull/7", "https://github.com/kubernetes/kubernetes/pull/7"),
-    ("https://github.com/kubernetes-sigs/kueue/pull/7", "https://github.com/kubernetes-sigs/kueue/pull/7"),
-    ("https://github.com/kubernetes/kubernetes/pull/8", "https://github.com/kubernetes/kubernetes/pull/7"),
-    ("https://x.example/|a|b|@evilhandle\n\n## injected heading\n", "https://github.com/kubernetes/kubernetes/pull/7"),
-    ("https://github.com/kubernetes/kubernetes/pull/7) [more](https://evil.example",
-     "https://github.com/kubernetes/kubernetes/pull/7"),
-    ("https://github.com/kubernetes/kubernetes/pull/7\n", "https://github.com/kubernetes/kubernetes/pull/7"),
-    ("javascript:alert(1)", "https://github.com/kubernetes/kubernetes/pull/7"), (None, "https://github.com/kubernetes/kubernetes/pull/7")])
+@pytest.mark.parametrize(
+    "pr_url, expected",
+    [
+        ("https://github.com/kubernetes/kubernetes/pull/7", "https://github.com/kubernetes/kubernetes/pull/7"),
+        ("https://github.com/kubernetes-sigs/kueue/pull/7", "https://github.com/kubernetes-sigs/kueue/pull/7"),
+        ("https://github.com/kubernetes/kubernetes/pull/8", "https://github.com/kubernetes/kubernetes/pull/7"),
+        (
+            "https://x.example/|a|b|@evilhandle\n\n## injected heading\n",
+            "https://github.com/kubernetes/kubernetes/pull/7",
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/pull/7) [more](https://evil.example",
+            "https://github.com/kubernetes/kubernetes/pull/7",
+        ),
+        ("https://github.com/kubernetes/kubernetes/pull/7\n", "https://github.com/kubernetes/kubernetes/pull/7"),
+        ("javascript:alert(1)", "https://github.com/kubernetes/kubernetes/pull/7"),
+        (None, "https://github.com/kubernetes/kubernetes/pull/7"),
+    ],
+)
 def test_a_note_pr_url_is_kept_only_in_the_strict_github_pull_form(pr_url, expected):
     e = {"text": "Added X (KEP-5491).", "pr_url": pr_url, "pr_number": 7}
     idx = build_index({"v1.36": {"7": e}}, fixture_keps())
@@ -392,11 +566,18 @@ def test_a_note_pr_url_is_kept_only_in_the_strict_github_pull_form(pr_url, expec
 
 
 def test_kep_numbers_and_releases_are_bounded_ascii_digits():
-    e = {"text": "KEP-١٢٣, kep.k8s.io/²³, KEP-" + "9" * 5000 + ", KEP-123456, "
-                 "https://github.com/kubernetes/enhancements/issues/" + "4" * 5000 + " and KEP-42."}
+    e = {
+        "text": "KEP-١٢٣, kep.k8s.io/²³, KEP-" + "9" * 5000 + ", KEP-123456, "
+        "https://github.com/kubernetes/enhancements/issues/" + "4" * 5000 + " and KEP-42."
+    }
     assert kep_refs(e) == ((42, ""),)
     assert [release_name(x) for x in ("v١.٣٦", "1." + "9" * 5000, "12345.6", "1.23456", "release-1.36")] == [
-        None, None, None, None, "v1.36"]
+        None,
+        None,
+        None,
+        None,
+        "v1.36",
+    ]
     assert named_release("Promoted `X` to beta in v1.٣٦.") is None
     assert named_release("Promoted `X` to beta in v1.36.") == "v1.36"
 
@@ -421,7 +602,10 @@ def test_control_characters_in_a_text_cannot_forge_code_span_markers():
     sentence = "Promoted the feature gates `MysteryGate` and \x009\x00 to GA."
     assert gate_names(sentence, {"WidgetGate"}) == ((), ("MysteryGate",))
     assert split_sentences("A `b.c`\x01 d. Next") == ["A `b.c`  d.", "Next"]
-    idx = build_index({"v1.36": {"1": entry(1, sentence), "2": entry(2, "Promoted `WidgetGate`\x01 to beta.")}},
-                      fixture_keps())
+    idx = build_index(
+        {"v1.36": {"1": entry(1, sentence), "2": entry(2, "Promoted `WidgetGate`\x01 to beta.")}}, fixture_keps()
+    )
     assert [(m.pr, m.undeclared, m.gates, m.stage) for m in idx.mentions] == [
-        (1, ("MysteryGate",), (), "stable"), (2, (), ("WidgetGate",), "beta")]
+        (1, ("MysteryGate",), (), "stable"),
+        (2, (), ("WidgetGate",), "beta"),
+    ]

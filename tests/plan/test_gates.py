@@ -90,11 +90,15 @@ def test_a_single_list_ships_every_version_but_its_newest():
 
 
 def test_bad_entries_are_problems_naming_the_line_and_bad_yaml_names_the_line():
-    gl, problems = parse_gate_list("l.yaml", b"- name: X\n  versionedSpecs:\n  - {version: '1.3x', preRelease: Alpha,"
-                                             b" default: false}\n- versionedSpecs: []\n")
+    gl, problems = parse_gate_list(
+        "l.yaml",
+        b"- name: X\n  versionedSpecs:\n  - {version: '1.3x', preRelease: Alpha,"
+        b" default: false}\n- versionedSpecs: []\n",
+    )
     assert [(p.key, p.message) for p in problems] == [
         ("line 3", "gate X: version '1.3x' is not MAJOR.MINOR; spec skipped"),
-        ("line 4", "entry without a gate name (name: SomeGate); skipped")]
+        ("line 4", "entry without a gate name (name: SomeGate); skipped"),
+    ]
     with pytest.raises(ListError, match=r"^l.yaml: line 3: not YAML: did not find expected node content$"):
         parse_gate_list("l.yaml", b"- name: X\n  versionedSpecs: [\n")
     with pytest.raises(ListError, match=r"^l.yaml: line 1: expected a list of gates"):
@@ -109,8 +113,9 @@ def test_shipped_text():
 
 
 def test_a_directory_of_lists_named_by_release(tmp_path):
-    (tmp_path / "1.33.yaml").write_bytes(LIST.replace(b'"1.35"', b'"1.33"').replace(b'"1.36"', b'"1.33"')
-                                         .replace(b'"1.34"', b'"1.33"'))
+    (tmp_path / "1.33.yaml").write_bytes(
+        LIST.replace(b'"1.35"', b'"1.33"').replace(b'"1.36"', b'"1.33"').replace(b'"1.34"', b'"1.33"')
+    )
     (tmp_path / "versioned_feature_list-1.36.yaml").write_bytes(LIST)
     (tmp_path / "notes.txt").write_text("x")
     lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
@@ -126,39 +131,61 @@ def test_a_list_named_by_another_release_is_a_problem_and_read_by_its_contents(t
     (tmp_path / "1.37.yaml").write_bytes(LIST)  # newest version 1.36
     lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
     assert [(p.path, p.key, p.message) for p in lc.problems] == [
-        (str(tmp_path / "1.37.yaml"), "name", "the file name says v1.37, its newest version is v1.36: read as the "
-         "list of v1.36 in the making (rename the file to its release)")]
+        (
+            str(tmp_path / "1.37.yaml"),
+            "name",
+            "the file name says v1.37, its newest version is v1.36: read as the "
+            "list of v1.36 in the making (rename the file to its release)",
+        )
+    ]
     assert [(gl.release, gl.covers) for gl in lc.lists] == [("", "v1.36")]
     assert sorted(lc.shipped) == ["v1.30", "v1.33", "v1.34", "v1.35"] and lc.newest == "v1.36"
-    assert gate_problems(str(tmp_path)) == [f"gate_lifecycle.source: {tmp_path / '1.37.yaml'} name: the file name "
-                                            "says v1.37, its newest version is v1.36: read as the list of v1.36 in "
-                                            "the making (rename the file to its release)"]
+    assert gate_problems(str(tmp_path)) == [
+        f"gate_lifecycle.source: {tmp_path / '1.37.yaml'} name: the file name "
+        "says v1.37, its newest version is v1.36: read as the list of v1.36 in "
+        "the making (rename the file to its release)"
+    ]
 
 
 def test_a_directory_reports_each_file_it_does_not_read(tmp_path):
-    for name in ("1.36.yaml", "versioned_feature_list-1.36.yaml", "foo.yaml", ".1.33.yaml",
-                 "1.99999999999999999999.yaml", "1.0.yaml", "1.033.yaml"):
+    for name in (
+        "1.36.yaml",
+        "versioned_feature_list-1.36.yaml",
+        "foo.yaml",
+        ".1.33.yaml",
+        "1.99999999999999999999.yaml",
+        "1.0.yaml",
+        "1.033.yaml",
+    ):
         (tmp_path / name).write_bytes(LIST)
     lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
     assert [gl.where for gl in lc.lists] == [str(tmp_path / "1.36.yaml")]
     assert sorted((Path(p.path).name, p.message) for p in lc.problems) == [
-        (".1.33.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); "
-                       "not read"),
+        (
+            ".1.33.yaml",
+            "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); not read",
+        ),
         ("1.0.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); not read"),
-        ("1.033.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); "
-                       "not read"),
-        ("1.99999999999999999999.yaml", "not named by a release v1.32 or later (1.33.yaml or "
-                                        "versioned_feature_list-1.33.yaml); not read"),
-        ("foo.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); "
-                     "not read"),
-        ("versioned_feature_list-1.36.yaml", "a second list for v1.36 (after 1.36.yaml); not read")]
+        (
+            "1.033.yaml",
+            "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); not read",
+        ),
+        (
+            "1.99999999999999999999.yaml",
+            "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); not read",
+        ),
+        ("foo.yaml", "not named by a release v1.32 or later (1.33.yaml or versioned_feature_list-1.33.yaml); not read"),
+        ("versioned_feature_list-1.36.yaml", "a second list for v1.36 (after 1.36.yaml); not read"),
+    ]
 
 
 def test_a_version_with_a_leading_zero_is_malformed():
-    gl, problems = parse_gate_list("l.yaml", b"- name: X\n  versionedSpecs:\n  - {version: '1.033', preRelease: Alpha,"
-                                             b" default: false}\n")
-    assert [(p.key, p.message) for p in problems] == [("line 3", "gate X: version '1.033' is not MAJOR.MINOR; spec "
-                                                                 "skipped")]
+    gl, problems = parse_gate_list(
+        "l.yaml", b"- name: X\n  versionedSpecs:\n  - {version: '1.033', preRelease: Alpha, default: false}\n"
+    )
+    assert [(p.key, p.message) for p in problems] == [
+        ("line 3", "gate X: version '1.033' is not MAJOR.MINOR; spec skipped")
+    ]
     assert gl.gates["X"].specs == ()
 
 
@@ -189,10 +216,12 @@ def test_github_reads_each_needed_release_branch_with_etags(tmp_path):
 
     respx.get(url__startswith=f"{api}/repos/kubernetes/kubernetes/contents/").mock(side_effect=answer)
     lc = S.load_gate_lifecycle("github:kubernetes/kubernetes", tmp_path, {"v1.30", "v1.35"}, api_url=api)
-    assert seen == [("/repos/kubernetes/kubernetes/contents/" + S.OLD_LIST_PATH, "release-1.32", None),
-                    ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.35", None),
-                    ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.36", None),
-                    ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.37", None)]
+    assert seen == [
+        ("/repos/kubernetes/kubernetes/contents/" + S.OLD_LIST_PATH, "release-1.32", None),
+        ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.35", None),
+        ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.36", None),
+        ("/repos/kubernetes/kubernetes/contents/" + S.LIST_PATH, "release-1.37", None),
+    ]
     assert [gl.release for gl in lc.lists] == ["v1.32", "v1.35", "v1.36"]
     assert [gl.final for gl in lc.lists] == [True, True, False]
     assert sorted(lc.shipped) == ["v1.30", "v1.32", "v1.33", "v1.34", "v1.35"]  # release-1.36 is cut, not shipped
@@ -211,6 +240,7 @@ def test_github_refuses_a_ref():
 
 # ---- the join ----
 
+
 def _keps():
     return snapshot(
         kep(100, "live", gates=("Alpha1",), alpha="v1.33", beta="v1.35"),
@@ -226,46 +256,67 @@ def _keps():
 
 def test_which_gate_speaks_for_a_kep():
     snap = _keps()
-    lc = one(LIST + b"- name: LockedToo\n  versionedSpecs:\n  - {default: true, lockToDefault: true, preRelease: GA,"
-                    b" version: '1.33'}\n- name: LongGateNameTypos\n  versionedSpecs: []\n")
+    lc = one(
+        LIST + b"- name: LockedToo\n  versionedSpecs:\n  - {default: true, lockToDefault: true, preRelease: GA,"
+        b" version: '1.33'}\n- name: LongGateNameTypos\n  versionedSpecs: []\n"
+    )
     js = G.joins(snap.all_keps(), snap.all_keps(), lc)
     by = {p.split("/")[2]: j for p, j in js.items()}
     assert by["100-live"].gate == "Alpha1"  # the withdrawn KEP's claim on Alpha1 does not count
     assert by["101-withdrawn"].note == "Alpha1 belongs to live KEP(s) keps/sig-scheduling/100-live/kep.yaml"
     assert by["200-shared-a"].gate == "" and by["200-shared-a"].note == (
-        "Locked is also declared by live KEP(s) keps/sig-scheduling/201-shared-b/kep.yaml: not picked")
+        "Locked is also declared by live KEP(s) keps/sig-scheduling/201-shared-b/kep.yaml: not picked"
+    )
     assert by["300-two"].note == "several gates in the list (Later, Old): none is picked"
-    assert by["400-typo"].gate == "LongGateNameTypos" and by["400-typo"].typos == (("LongGateNameTypo", "LongGateNameTypos"),)
+    assert by["400-typo"].gate == "LongGateNameTypos" and by["400-typo"].typos == (
+        ("LongGateNameTypo", "LongGateNameTypos"),
+    )
     assert by["500-absent"].note == "NowhereGate: in no feature-gate list"
 
 
 def test_a_typo_of_a_gate_another_kep_declares_shares_that_gate():
-    snap = snapshot(kep(5554, "exclusive", gates=("InPlaceScalingExclusiveCPUs",), alpha="v1.30"),
-                    kep(6122, "typo", gates=("InPlaceScalingExclusiveCPUS",), alpha="v1.34"))
-    lc = one(b"- name: InPlaceScalingExclusiveCPUs\n  versionedSpecs:\n  - {default: false, lockToDefault: false, "
-             b"preRelease: Alpha, version: '1.34'}\n")
+    snap = snapshot(
+        kep(5554, "exclusive", gates=("InPlaceScalingExclusiveCPUs",), alpha="v1.30"),
+        kep(6122, "typo", gates=("InPlaceScalingExclusiveCPUS",), alpha="v1.34"),
+    )
+    lc = one(
+        b"- name: InPlaceScalingExclusiveCPUs\n  versionedSpecs:\n  - {default: false, lockToDefault: false, "
+        b"preRelease: Alpha, version: '1.34'}\n"
+    )
     keps = snap.all_keps()
     js = G.joins(keps, keps, lc)
     by = {p.split("/")[2]: (j.gate, j.note) for p, j in js.items()}
     assert by == {
-        "5554-exclusive": ("", "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
-                               "keps/sig-scheduling/6122-typo/kep.yaml: not picked"),
-        "6122-typo": ("", "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
-                          "keps/sig-scheduling/5554-exclusive/kep.yaml: not picked")}
+        "5554-exclusive": (
+            "",
+            "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
+            "keps/sig-scheduling/6122-typo/kep.yaml: not picked",
+        ),
+        "6122-typo": (
+            "",
+            "InPlaceScalingExclusiveCPUs is also declared by live KEP(s) "
+            "keps/sig-scheduling/5554-exclusive/kep.yaml: not picked",
+        ),
+    }
     assert G.findings(keps, js, lc) == []  # a shared gate never speaks: no gate-stage-mismatch for 5554
 
 
 def test_a_shared_gate_gives_no_shipped_lifecycle():
-    snap = snapshot(kep(3695, "several", gates=("Alpha1", "Locked")), kep(4381, "live", gates=("Locked",)),
-                    kep(5000, "both", gates=("Alpha1", "Locked")))
+    snap = snapshot(
+        kep(3695, "several", gates=("Alpha1", "Locked")),
+        kep(4381, "live", gates=("Locked",)),
+        kep(5000, "both", gates=("Alpha1", "Locked")),
+    )
     lc, keps = one(), snap.all_keps()
     js = {p.split("/")[2]: j for p, j in G.joins(keps, keps, lc).items()}
     assert js["3695-several"].shared == ("Alpha1", "Locked")
     assert G.shipped_cell(js["3695-several"], lc) is None  # no gate of its own: the cell is kept
     alone = snapshot(kep(3695, "several", gates=("Alpha1", "Locked")), kep(4381, "live", gates=("Locked",)))
     js = {p.split("/")[2]: j for p, j in G.joins(alone.all_keps(), alone.all_keps(), lc).items()}
-    assert G.shipped_cell(js["3695-several"], lc) == "Alpha1: alpha v1.33, beta v1.35 (on); Locked: shared with " \
-                                                     "another KEP"
+    assert (
+        G.shipped_cell(js["3695-several"], lc) == "Alpha1: alpha v1.33, beta v1.35 (on); Locked: shared with "
+        "another KEP"
+    )
     assert G.shipped_cell(js["4381-live"], lc) is None  # its one gate is shared: never guessed
 
 
@@ -278,24 +329,44 @@ def test_release_note_evidence_uses_the_live_kep_of_a_gate_a_withdrawn_one_share
 
 
 def test_findings_name_gate_releases_and_list():
-    snap = snapshot(kep(100, "live", gates=("Alpha1",), alpha="v1.32", beta="v1.35"),
-                    kep(600, "locked", gates=("Locked",), stage="stable", beta="v1.30", stable="v1.33"),
-                    kep(700, "notyet", gates=("Later",), alpha="v1.35"),
-                    kep(500, "absent", gates=("NowhereGate",), alpha="v1.34"))
+    snap = snapshot(
+        kep(100, "live", gates=("Alpha1",), alpha="v1.32", beta="v1.35"),
+        kep(600, "locked", gates=("Locked",), stage="stable", beta="v1.30", stable="v1.33"),
+        kep(700, "notyet", gates=("Later",), alpha="v1.35"),
+        kep(500, "absent", gates=("NowhereGate",), alpha="v1.34"),
+    )
     lc = one()
     keps = snap.all_keps()
     found = G.findings(keps, G.joins(keps, keps, lc), lc)
     where = f"list.yaml (blob {blob_sha(LIST)[:12]})"
     assert [(d.kind, d.kep_id, d.release, d.message) for d in found] == [
-        ("gate-stage-mismatch", "100", "v1.32", f"kep.yaml milestone.alpha is v1.32; feature gate Alpha1 reached alpha "
-                                                f"in v1.33 ({where})"),
-        ("gate-stage-mismatch", "700", "v1.35", f"kep.yaml milestone.alpha is v1.35; feature gate Later reached alpha "
-                                                f"in v1.36 ({where})"),
-        ("not-shipped", "500", "v1.34", f"kep.yaml says alpha in v1.34 (released), but its feature gate(s) NowhereGate "
-                                        f"are in no feature-gate list ({where})"),
-        ("shipped-not-implemented", "600", "v1.34", f"status implementable, but feature gate Locked is GA since v1.33 "
-                                                    f"and locked to its default since v1.34 ({where}): done in the code,"
-                                                    " not marked implemented"),
+        (
+            "gate-stage-mismatch",
+            "100",
+            "v1.32",
+            f"kep.yaml milestone.alpha is v1.32; feature gate Alpha1 reached alpha in v1.33 ({where})",
+        ),
+        (
+            "gate-stage-mismatch",
+            "700",
+            "v1.35",
+            f"kep.yaml milestone.alpha is v1.35; feature gate Later reached alpha in v1.36 ({where})",
+        ),
+        (
+            "not-shipped",
+            "500",
+            "v1.34",
+            f"kep.yaml says alpha in v1.34 (released), but its feature gate(s) NowhereGate "
+            f"are in no feature-gate list ({where})",
+        ),
+        (
+            "shipped-not-implemented",
+            "600",
+            "v1.34",
+            f"status implementable, but feature gate Locked is GA since v1.33 "
+            f"and locked to its default since v1.34 ({where}): done in the code,"
+            " not marked implemented",
+        ),
     ]
 
 
@@ -315,8 +386,10 @@ def _config(tmp_path, **gates):
 
 
 def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
-    snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
-                    kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"))
+    snap = snapshot(
+        kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
+        kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"),
+    )
     config, list_file = _config(tmp_path)
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
     marks = {(c.kep_id, c.field): (c.shipped.mark, c.shipped.detail) for c in plan.changes}
@@ -324,12 +397,15 @@ def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
     assert marks[("100", "beta")] == ("✓", f"beta in v1.35 ({where})")
     assert marks[("700", "beta")] == ("⚠", f"the list shows alpha in v1.36, beta never ({where})")
     assert "| Shipped |" in plan.changelog.body and "| ✓ `Alpha1`: beta in v1.35" in plan.changelog.body
-    assert "| [700](https://kep.k8s.io/700) | v1.35 | gate-stage-mismatch: kep.yaml milestone.alpha is v1.35; " \
-           "feature gate Later reached alpha in v1.36" in plan.changelog.body
+    assert (
+        "| [700](https://kep.k8s.io/700) | v1.35 | gate-stage-mismatch: kep.yaml milestone.alpha is v1.35; "
+        "feature gate Later reached alpha in v1.36" in plan.changelog.body
+    )
     item = next(i for i in plan.report["changes"] if i["kep"] == "100" and i["field"] == "beta")
     assert item["shipped"] == {"mark": "✓", "gate": "Alpha1", "release": "v1.35", "detail": f"beta in v1.35 ({where})"}
-    assert plan.report["gate_lifecycle"]["lists"] == [{"where": str(list_file), "release": "", "newest": "v1.36",
-                                                       "revision": blob_sha(LIST)}]
+    assert plan.report["gate_lifecycle"]["lists"] == [
+        {"where": str(list_file), "release": "", "newest": "v1.36", "revision": blob_sha(LIST)}
+    ]
     assert "Shipped" not in PAGE.replace("| Shipped |", "") and b"old text" in plan.pages[0].new  # column not owned
 
 
@@ -342,16 +418,20 @@ def test_without_the_source_a_sync_is_unchanged():
 
 
 def test_promote_when_released_holds_a_promotion_to_an_unshipped_release(tmp_path):
-    snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
-                    kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"))
+    snap = snapshot(
+        kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
+        kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"),
+    )
     config, list_file = _config(tmp_path, promote_when="released")
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
     held = [(c.kep_id, c.field, c.kind, c.applied, c.pending) for c in plan.changes if c.kep_id == "700"]
     assert held == [("700", "stage", "pending", False, "v1.36"), ("700", "beta", "pending", False, "v1.36")]
     assert plan.pages[0].new.decode().split("\n")[5] == "| 700-notyet | implementable / alpha | v1.35 / - / - | - |"
     assert "| 100-live | implementable / beta | v1.33 / v1.35 / - |" in plan.pages[0].new.decode()
-    assert "stage: page shows alpha, kep.yaml says beta: pending v1.36 (written once v1.36 has shipped" \
+    assert (
+        "stage: page shows alpha, kep.yaml says beta: pending v1.36 (written once v1.36 has shipped"
         in plan.changelog.body
+    )
 
 
 def test_promote_when_released_needs_the_source():
@@ -360,8 +440,10 @@ def test_promote_when_released_needs_the_source():
 
 
 def test_the_shipped_column_is_written_when_owned(tmp_path):
-    snap = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
-                    kep(700, "notyet", gates=("Later",), alpha="v1.36"))
+    snap = snapshot(
+        kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
+        kep(700, "notyet", gates=("Later",), alpha="v1.36"),
+    )
     config, list_file = _config(tmp_path, column=True)
     lc = S.load_gate_lifecycle(str(list_file), tmp_path)
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=lc)
@@ -375,39 +457,70 @@ def test_the_shipped_column_is_written_when_owned(tmp_path):
 def test_the_audit_lists_gate_findings_of_every_row(tmp_path):
     snap = snapshot(kep(100, "live", gates=("Alpha1",), alpha="v1.32"))
     config, list_file = _config(tmp_path)
-    audit = plan_audit(config, snap, {"p.md": PAGE.replace("v1.33 / -", "v1.32 / -").encode()}, None,
-                       gates=S.load_gate_lifecycle(str(list_file), tmp_path))
+    audit = plan_audit(
+        config,
+        snap,
+        {"p.md": PAGE.replace("v1.33 / -", "v1.32 / -").encode()},
+        None,
+        gates=S.load_gate_lifecycle(str(list_file), tmp_path),
+    )
     assert [(f["kind"], f["kep"], f["release"]) for f in audit.report["gate_lifecycle"]["findings"]] == [
-        ("gate-stage-mismatch", "100", "v1.32")]
+        ("gate-stage-mismatch", "100", "v1.32")
+    ]
     assert "<details><summary>Needs review: feature-gate lifecycle (" in audit.markdown
 
 
 # ---- the second reading ----
 
+
 def test_check_gates_agrees_with_the_audit_on_tiny_fixtures(tmp_path):
-    files = [kep(100, "live", gates=("Alpha1",), alpha="v1.32"), kep(101, "gone", status="withdrawn", gates=("Alpha1",)),
-             kep(600, "locked", gates=("Locked",), stage="stable", beta="v1.30", stable="v1.33"),
-             kep(500, "absent", gates=("NowhereGate",), alpha="v1.34")]
+    files = [
+        kep(100, "live", gates=("Alpha1",), alpha="v1.32"),
+        kep(101, "gone", status="withdrawn", gates=("Alpha1",)),
+        kep(600, "locked", gates=("Locked",), stage="stable", beta="v1.30", stable="v1.33"),
+        kep(500, "absent", gates=("NowhereGate",), alpha="v1.34"),
+    ]
     root = tmp_path / "enh"
     for path, data in files:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_bytes(data)
-    page = PAGE + "| 600-locked | implementable / stable | - / v1.30 / v1.33 | - |\n" \
-                  "| 500-absent | implementable / alpha | v1.34 / - / - | - |\n"
+    page = (
+        PAGE + "| 600-locked | implementable / stable | - / v1.30 / v1.33 | - |\n"
+        "| 500-absent | implementable / alpha | v1.34 / - / - | - |\n"
+    )
     (tmp_path / "p.md").write_text(page.replace("v1.33 / -", "v1.32 / -"))
     config, list_file = _config(tmp_path)
-    audit = plan_audit(config, snapshot(*files), {"p.md": (tmp_path / "p.md").read_bytes()}, None,
-                       gates=S.load_gate_lifecycle(str(list_file), tmp_path))
+    audit = plan_audit(
+        config,
+        snapshot(*files),
+        {"p.md": (tmp_path / "p.md").read_bytes()},
+        None,
+        gates=S.load_gate_lifecycle(str(list_file), tmp_path),
+    )
     (tmp_path / "audit.json").write_text(json.dumps(audit.report))
-    run = subprocess.run([sys.executable, str(ROOT / "scripts/check_gates.py"), "--enhancements", str(root),
-                          "--page", str(tmp_path / "p.md"), "--gates", str(list_file),
-                          "--audit-report", str(tmp_path / "audit.json")], capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts/check_gates.py"),
+            "--enhancements",
+            str(root),
+            "--page",
+            str(tmp_path / "p.md"),
+            "--gates",
+            str(list_file),
+            "--audit-report",
+            str(tmp_path / "audit.json"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert [line for line in run.stdout.splitlines() if line.startswith(("finding", "agree"))] == [
         "finding: gate-stage-mismatch KEP 100 v1.32",
         "finding: not-shipped KEP 500 v1.34",
         "finding: shipped-not-implemented KEP 600 v1.34",
-        "agree on 3 findings; 0 differ"]
+        "agree on 3 findings; 0 differ",
+    ]
 
 
 def test_validate_checks_the_gate_list(tmp_path):
@@ -416,13 +529,18 @@ def test_validate_checks_the_gate_list(tmp_path):
     good = tmp_path / "l.yaml"
     good.write_bytes(LIST)
     assert gate_problems(str(good)) == []
-    good.write_bytes(LIST + b"- name: Bad\n  versionedSpecs:\n  - {version: '1.36', preRelease: Gamma, default: true}\n")
+    good.write_bytes(
+        LIST + b"- name: Bad\n  versionedSpecs:\n  - {version: '1.36', preRelease: Gamma, default: true}\n"
+    )
     assert gate_problems(str(good)) == [
         f"gate_lifecycle.source: {good} line 44: gate Bad: preRelease 'Gamma' is not one of Alpha, Beta, GA, "
-        "Deprecated; spec skipped"]
+        "Deprecated; spec skipped"
+    ]
     good.write_bytes(b"- name: [\n")
-    assert gate_problems(str(good)) == [f"gate_lifecycle.source: {good}: line 2: not YAML: did not find expected node "
-                                        "content"]
+    assert gate_problems(str(good)) == [
+        f"gate_lifecycle.source: {good}: line 2: not YAML: did not find expected node content"
+    ]
     assert gate_problems(str(tmp_path / "missing.yaml")) == [
-        f"gate_lifecycle.source: '{tmp_path / 'missing.yaml'}': no such file or directory, and not github:OWNER/REPO"]
+        f"gate_lifecycle.source: '{tmp_path / 'missing.yaml'}': no such file or directory, and not github:OWNER/REPO"
+    ]
     assert gate_problems("github:kubernetes/kubernetes") == []

@@ -29,17 +29,20 @@ except ImportError:  # pragma: no cover
     from syncutil import REVISION, kep, snapshot, write_keps
 
 OLD = "keps/sig-node/5573-cgroup-v1-unsupported/kep.yaml"
-ALIGNED = ("| KEP                        | Status                | Notes |\n"
-           "|----------------------------|-----------------------|-------|\n"
-           "| 5573-cgroup-v1-unsupported | implementable / beta  | notes |\n")
+ALIGNED = (
+    "| KEP                        | Status                | Notes |\n"
+    "|----------------------------|-----------------------|-------|\n"
+    "| 5573-cgroup-v1-unsupported | implementable / beta  | notes |\n"
+)
 
 
 def rename_diff(page: str, new_dir: str):
     new_path = f"keps/sig-node/{new_dir}/kep.yaml"
     snap = snapshot((new_path, kep(5573, "x", sig="sig-node", stage="beta")[1]))
     rename = Rename(new_path, Commit("c" * 40, "", "2026-01-01", "rename (#7)", 7, ()), OLD)
-    return diff_page(parse_page("p.md", page), snap, renames={(5573, "cgroup-v1-unsupported"): rename},
-                     apply_renames=True)
+    return diff_page(
+        parse_page("p.md", page), snap, renames={(5573, "cgroup-v1-unsupported"): rename}, apply_renames=True
+    )
 
 
 def test_a_renamed_kep_cell_keeps_the_column_padded():
@@ -53,40 +56,70 @@ def test_a_directory_name_that_would_break_the_table_is_refused(name):
     diff = rename_diff(ALIGNED, name)
     assert diff.lines[2] == ALIGNED.split("\n")[2]
     assert [(c.kind, c.applied, c.new, c.flags) for c in diff.changes] == [
-        ("renamed", False, name, (f"not applied: the new directory name {name!r} is not a plain name (letters, "
-                                  "digits, '-', '_', '.'); KEP cell kept",))]
+        (
+            "renamed",
+            False,
+            name,
+            (
+                f"not applied: the new directory name {name!r} is not a plain name (letters, "
+                "digits, '-', '_', '.'); KEP cell kept",
+            ),
+        )
+    ]
     assert unplain_dir(f"keps/sig-node/{name}/kep.yaml") == name
     assert unplain_dir("keps/sig-node/5573-remove-cgroup-v1/kep.yaml") == ""
 
 
 def test_only_whole_names_and_path_segments_are_renamed():
     new = "keps/sig-scheduling/100-new/kep.yaml"
-    assert renamed_cell("1100-old, 100-old-2, 100-old.md, KEP-100-old, 100-old", 100, "old", "", new) == \
-        "1100-old, 100-old-2, 100-old.md, KEP-100-new, 100-new"
-    assert renamed_cell("[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-node/100-old)", 100, "old",
-                        "keps/sig-node/100-old", new) == \
-        "[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-scheduling/100-new)"
+    assert (
+        renamed_cell("1100-old, 100-old-2, 100-old.md, KEP-100-old, 100-old", 100, "old", "", new)
+        == "1100-old, 100-old-2, 100-old.md, KEP-100-new, 100-new"
+    )
+    assert (
+        renamed_cell(
+            "[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-node/100-old)",
+            100,
+            "old",
+            "keps/sig-node/100-old",
+            new,
+        )
+        == "[x](https://h/mykeps/sig-node/100-oldx) [y](https://h/keps/sig-scheduling/100-new)"
+    )
     # a URL fragment is an anchor in the target page, not a path segment: kept
-    assert renamed_cell("[100-old](https://h/keps/sig-node/100-old/README.md#100-old) [a](x/#100-old) #100-old",
-                        100, "old", "keps/sig-node/100-old", new) == \
-        "[100-new](https://h/keps/sig-scheduling/100-new/README.md#100-old) [a](x/#100-old) #100-new"
+    assert (
+        renamed_cell(
+            "[100-old](https://h/keps/sig-node/100-old/README.md#100-old) [a](x/#100-old) #100-old",
+            100,
+            "old",
+            "keps/sig-node/100-old",
+            new,
+        )
+        == "[100-new](https://h/keps/sig-scheduling/100-new/README.md#100-old) [a](x/#100-old) #100-new"
+    )
 
 
 def test_one_cell_escaping_makes_upstream_text_inert():
     assert table_cell("a|b\nc\rd\te\x00f\x85g\u2028h") == "a\\|b c d e f g h"
     assert table_cell("<b>x</b> & `<i>|`") == "&lt;b&gt;x&lt;/b&gt; &amp; `<i>\\|`"
     assert table_cell("") == "-"
-    assert kep_yaml_url("https://w", "abc", "keps/s/1-a|b c)/kep.yaml") == "https://w/blob/abc/keps/s/1-a%7Cb%20c%29/kep.yaml"
+    assert (
+        kep_yaml_url("https://w", "abc", "keps/s/1-a|b c)/kep.yaml")
+        == "https://w/blob/abc/keps/s/1-a%7Cb%20c%29/kep.yaml"
+    )
 
 
 def test_links_and_images_in_upstream_text_are_shown_as_text_not_followed():
-    assert table_cell("![i](http://evil/x.png) [x](javascript:a()) [ref] `[c](d)` \\[e\\]") == \
-        "!\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) \\[ref\\] `[c](d)` \\[e\\]"
+    assert (
+        table_cell("![i](http://evil/x.png) [x](javascript:a()) [ref] `[c](d)` \\[e\\]")
+        == "!\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) \\[ref\\] `[c](d)` \\[e\\]"
+    )
     files = [kep(4000, "stable-one", sig="sig-node", stage="stable", stable="v1.35")]
     path, data = files[0]
     data = data.replace(b"title: KEP 4000 stable-one", b'title: "![i](http://evil/x.png) [x](javascript:a())"')
-    block = digest_mod.render_markdown(digest_mod.digest(snapshot((path, data)), "sig-node", "v1.35", "v1.35"),
-                                       "sig-node", "v1.35", "v1.35", REVISION)
+    block = digest_mod.render_markdown(
+        digest_mod.digest(snapshot((path, data)), "sig-node", "v1.35", "v1.35"), "sig-node", "v1.35", "v1.35", REVISION
+    )
     row = "| [4000](https://kep.k8s.io/4000) | !\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) | v1.35 | - |"
     assert row in block.split("\n")
     html = MarkdownIt("commonmark").enable("table").render(block)
@@ -99,8 +132,10 @@ def test_a_title_with_carriage_returns_stays_in_its_digest_row():
     data = data.replace(b"title: KEP 4000 stable-one", b'title: "Stable one\\r```\\r# Not <b>a</b> heading"')
     result = digest_mod.digest(snapshot((path, data)), "sig-node", "v1.35", "v1.35")
     block = digest_mod.render_markdown(result, "sig-node", "v1.35", "v1.35", REVISION)
-    assert "| [4000](https://kep.k8s.io/4000) | Stable one ``` # Not &lt;b&gt;a&lt;/b&gt; heading | v1.35 | - |" in \
-        block.split("\n")
+    assert (
+        "| [4000](https://kep.k8s.io/4000) | Stable one ``` # Not &lt;b&gt;a&lt;/b&gt; heading | v1.35 | - |"
+        in block.split("\n")
+    )
     assert "\r" not in block
 
 
@@ -109,8 +144,12 @@ MATRIX = "| KEP | Status |\n|---|---|\n| 4000-stable-one | implemented / stable 
 
 
 def digest_plan(tmp_path, stable: str):
-    config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
-                                    "digest": {"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.36"}})
+    config = Config.model_validate(
+        {
+            "wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
+            "digest": {"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.36"},
+        }
+    )
     snap = snapshot(kep(4000, "stable-one", sig="sig-node", status="implemented", stage="stable", stable=stable))
     return plan_sync(config, snap, {"m.md": MATRIX.encode(), "d.md": DIGEST_PAGE.encode()})
 
@@ -140,33 +179,46 @@ def write_config(tmp_path, text: str):
 
 
 def test_a_digest_page_that_is_the_coverage_page_is_a_config_error(tmp_path):
-    settings = "wiki: {pages: [m.md]}\ncoverage: {page: c.md}\ndigest: {page: ./c.md, sig: node, from: v1.35, to: v1.36}\n"
+    settings = (
+        "wiki: {pages: [m.md]}\ncoverage: {page: c.md}\ndigest: {page: ./c.md, sig: node, from: v1.35, to: v1.36}\n"
+    )
     with pytest.raises(ConfigError) as err:
         load_config(write_config(tmp_path, settings))
     assert str(err.value) == (
         f"{tmp_path / 'c.yaml'}: coverage.page: 'c.md' is also digest.page; the coverage page is read-only for "
-        "kep-sync and the digest page is written, so they must be different files: name another page")
+        "kep-sync and the digest page is written, so they must be different files: name another page"
+    )
 
 
 #: A matrix page that is also the digest page; its section holds a stale KEP table, which is no row of the page.
-BOTH = ("---\ndate: 2026-01-15\n---\n\n| KEP | Status | Feature gates |\n|---|---|---|\n"
-        "| 4000-stable-one | {status} | `StableOne` |\n\n"
-        f"{digest_mod.BEGIN}\n| KEP | Status |\n|---|---|\n| 4000-stable-one | provisional / alpha |\n{digest_mod.END}\n"
-        "\nhuman\n")
-SECTION = ("## sig-node: KEPs by stage reached in v1.35..v1.36\n\n"
-           "1 stable, 0 beta, 0 alpha; from kep.yaml in `test` at `0123456789ab`.\n\n### Stable (1)\n\n"
-           "| KEP | Title | Milestone | Feature gates |\n|---|---|---|---|\n"
-           "| [4000](https://kep.k8s.io/4000) | KEP 4000 stable-one | v1.35 | `StableOne` |\n\n"
-           "### Beta (0)\n\nNone.\n\n### Alpha (0)\n\nNone.\n")
-STABLE = kep(4000, "stable-one", sig="sig-node", status="implemented", stage="stable", stable="v1.35",
-             gates=("StableOne",))
+BOTH = (
+    "---\ndate: 2026-01-15\n---\n\n| KEP | Status | Feature gates |\n|---|---|---|\n"
+    "| 4000-stable-one | {status} | `StableOne` |\n\n"
+    f"{digest_mod.BEGIN}\n| KEP | Status |\n|---|---|\n| 4000-stable-one | provisional / alpha |\n{digest_mod.END}\n"
+    "\nhuman\n"
+)
+SECTION = (
+    "## sig-node: KEPs by stage reached in v1.35..v1.36\n\n"
+    "1 stable, 0 beta, 0 alpha; from kep.yaml in `test` at `0123456789ab`.\n\n### Stable (1)\n\n"
+    "| KEP | Title | Milestone | Feature gates |\n|---|---|---|---|\n"
+    "| [4000](https://kep.k8s.io/4000) | KEP 4000 stable-one | v1.35 | `StableOne` |\n\n"
+    "### Beta (0)\n\nNone.\n\n### Alpha (0)\n\nNone.\n"
+)
+STABLE = kep(
+    4000, "stable-one", sig="sig-node", status="implemented", stage="stable", stable="v1.35", gates=("StableOne",)
+)
 
 
 def both_config(tmp_path, **settings) -> Config:
-    return Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]}, "feature_gates": "owned",
-                                  "front_matter": {"date_key": "date"},
-                                  "digest": {"page": "./m.md", "sig": "node", "from": "v1.35", "to": "v1.36"},
-                                  **settings})
+    return Config.model_validate(
+        {
+            "wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
+            "feature_gates": "owned",
+            "front_matter": {"date_key": "date"},
+            "digest": {"page": "./m.md", "sig": "node", "from": "v1.35", "to": "v1.36"},
+            **settings,
+        }
+    )
 
 
 def both_page(status: str, section: str, date: str = "2026-01-15") -> str:
@@ -180,14 +232,18 @@ def test_a_matrix_page_gets_its_rows_and_its_digest_section_in_one_write(tmp_pat
     plan = plan_sync(both_config(tmp_path), snapshot(STABLE), {"m.md": page.encode()}, today="2026-11-30")
     assert plan.changed_pages() == {"m.md": both_page("implemented / stable", SECTION, "2026-11-30").encode()}
     assert [(c.page, c.line, c.field, c.old, c.new) for c in plan.changes if c.applied] == [
-        ("m.md", 7, "status", "implementable", "implemented"), ("m.md", 7, "stage", "beta", "stable")]
+        ("m.md", 7, "status", "implementable", "implemented"),
+        ("m.md", 7, "stage", "beta", "stable"),
+    ]
     assert (plan.problems, plan.generated) == ([], (("m.md", SECTION),))
     assert plan.changelog.title == "Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 status change); update digest"
     assert "### Digest\n- m.md: digest section regenerated from kep.yaml\n" in plan.changelog.body
     assert "### Front matter\n- m.md: `date: 2026-01-15` → `date: 2026-11-30`\n" in plan.changelog.body
     assert plan.changelog.commit_message.split("\n")[2:5] == [
-        "- KEP-4000 status: implementable -> implemented", "- KEP-4000 stage: beta -> stable",
-        "- m.md: digest section regenerated"]
+        "- KEP-4000 status: implementable -> implemented",
+        "- KEP-4000 stage: beta -> stable",
+        "- m.md: digest section regenerated",
+    ]
     assert fingerprint(plan.changes, plan.generated) != fingerprint(plan.changes)
 
 
@@ -207,8 +263,12 @@ def test_a_matrix_page_without_digest_markers_has_its_rows_synced_and_the_digest
     assert plan.changed_pages() == {"m.md": page.replace("implementable / beta", "implemented / stable").encode()}
     assert plan.generated == ()
     assert [(p.path, p.key, p.message) for p in plan.problems] == [
-        ("m.md", "digest.page", f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside code; digest not "
-                                "written, rows synced")]
+        (
+            "m.md",
+            "digest.page",
+            f"no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside code; digest not written, rows synced",
+        )
+    ]
 
 
 def test_a_matrix_page_with_its_digest_converges_and_is_written_once(tmp_path):
@@ -232,44 +292,61 @@ def test_pages_that_are_one_file_through_a_link_are_refused(tmp_path):
     for name in ("m.md", "d.md"):
         (tmp_path / name).write_text("x\n", encoding="utf-8")
     os.symlink("m.md", tmp_path / "link.md")
-    config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md", "link.md"]},
-                                    "digest": {"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.36"}})
+    config = Config.model_validate(
+        {
+            "wiki": {"dir": str(tmp_path), "pages": ["m.md", "link.md"]},
+            "digest": {"page": "d.md", "sig": "node", "from": "v1.35", "to": "v1.36"},
+        }
+    )
     assert same_files(config) == []  # two wiki.pages entries may name one file
     config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "link.md"})})
     assert same_files(config) == [
         f"digest.page 'link.md': the same file as wiki.pages[0] 'm.md' ({str(tmp_path / 'm.md')!r}); the digest "
-        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
+        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"
+    ]
     config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "./m.md"})})
     assert same_files(config) == [  # by its own name, but wiki.pages[1] reaches that file through a link
         f"digest.page './m.md': the same file as wiki.pages[1] 'link.md' ({str(tmp_path / 'm.md')!r}); the digest "
-        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
+        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"
+    ]
     config = config.model_copy(update={"wiki": config.wiki.model_copy(update={"pages": ["m.md"]})})
     assert same_files(config) == []
     os.link(tmp_path / "m.md", tmp_path / "hard.md")
     config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "hard.md"})})
     assert same_files(config) == [
         f"digest.page 'hard.md': the same file as wiki.pages[0] 'm.md' ({str(tmp_path / 'hard.md')!r}); the digest "
-        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"]
+        "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"
+    ]
 
 
-@pytest.mark.parametrize("lines, found", [
-    (["---", "", "date: TBD", "| a |"], None),  # a thematic break never closed: no front matter
-    (["---", "title: t", "...", "date: body text"], None),  # closed by '...', no key inside
-    (["# t", "date: x"], None),
-    (["\ufeff---", "date: 2026-01-15", "---"], frontmatter.DateLine(1, "date: ", "2026-01-15", "")),
-    (["---", "dates: x", "date:'2026-01-15'", "date:  '2026-01-15'  # bot\r", "---"],
-     frontmatter.DateLine(3, "date:  '", "2026-01-15", "'  # bot\r")),
-])
+@pytest.mark.parametrize(
+    "lines, found",
+    [
+        (["---", "", "date: TBD", "| a |"], None),  # a thematic break never closed: no front matter
+        (["---", "title: t", "...", "date: body text"], None),  # closed by '...', no key inside
+        (["# t", "date: x"], None),
+        (["\ufeff---", "date: 2026-01-15", "---"], frontmatter.DateLine(1, "date: ", "2026-01-15", "")),
+        (
+            ["---", "dates: x", "date:'2026-01-15'", "date:  '2026-01-15'  # bot\r", "---"],
+            frontmatter.DateLine(3, "date:  '", "2026-01-15", "'  # bot\r"),
+        ),
+    ],
+)
 def test_only_a_real_front_matter_block_holds_the_date(lines, found):
     assert frontmatter.find_date(lines, "date") == found
 
 
-@pytest.mark.parametrize("written, line, value", [
-    ('date: "2026-01-15" # keep', 'date: "2026-11-30" # keep', "2026-11-30"),
-    ("date: 2026/1/5", "date: 2026/11/30", "2026/11/30"), ("date: 15.01.2026", "date: 30.11.2026", "30.11.2026"),
-    ("date: Jan 15, 2026", "date: Nov 30, 2026", "Nov 30, 2026"),
-    ("date: 5 january 2026", "date: 30 november 2026", "30 november 2026"), ("date:", "date: 2026-11-30", "2026-11-30"),
-])
+@pytest.mark.parametrize(
+    "written, line, value",
+    [
+        ('date: "2026-01-15" # keep', 'date: "2026-11-30" # keep', "2026-11-30"),
+        ("date: 2026/1/5", "date: 2026/11/30", "2026/11/30"),
+        ("date: 15.01.2026", "date: 30.11.2026", "30.11.2026"),
+        ("date: Jan 15, 2026", "date: Nov 30, 2026", "Nov 30, 2026"),
+        ("date: 5 january 2026", "date: 30 november 2026", "30 november 2026"),
+        ("date:", "date: 2026-11-30", "2026-11-30"),
+    ],
+)
 def test_the_date_keeps_its_quoting_comment_and_format(written, line, value):
     update = frontmatter.set_date(["---", written, "..."], "date", "2026-11-30")
     assert (update.lines, update.new, update.problem) == (["---", line, "..."], value, "")
@@ -277,9 +354,13 @@ def test_the_date_keeps_its_quoting_comment_and_format(written, line, value):
 
 def test_a_date_in_no_known_format_is_kept_and_reported():
     update = frontmatter.set_date(["---", "date: 2026-01-15T10:00Z", "---"], "date", "2026-11-30")
-    assert update == frontmatter.DateUpdate(["---", "date: 2026-01-15T10:00Z", "---"], "", "",
-                                            "date: '2026-01-15T10:00Z' is not a date kep-sync can write in the same "
-                                            "format (YYYY-MM-DD, DD.MM.YYYY, January 15, 2026, ...); kept")
+    assert update == frontmatter.DateUpdate(
+        ["---", "date: 2026-01-15T10:00Z", "---"],
+        "",
+        "",
+        "date: '2026-01-15T10:00Z' is not a date kep-sync can write in the same "
+        "format (YYYY-MM-DD, DD.MM.YYYY, January 15, 2026, ...); kept",
+    )
 
 
 @pytest.mark.parametrize("block", [["date: 2026-01-15", "date: 2026-02-01"], ["date: 2026-01-15", "title: t", "date:"]])
@@ -287,28 +368,39 @@ def test_a_date_key_given_twice_is_ambiguous_reported_and_not_written(block):
     lines = ["---", *block, "---", "body"]
     where = " and ".join(str(i + 1) for i, line in enumerate(lines) if line.startswith("date:"))
     assert frontmatter.set_date(lines, "date", "2026-11-30") == frontmatter.DateUpdate(
-        lines, "", "", f"date: given twice in the front matter (lines {where}); the value is ambiguous, so it is "
-                       "not written")
+        lines,
+        "",
+        "",
+        f"date: given twice in the front matter (lines {where}); the value is ambiguous, so it is not written",
+    )
 
 
 @pytest.mark.parametrize("line", ["Date: 2026-01-15", "date : 2026-01-15", "DATE :\r"])
 def test_a_date_key_spelt_otherwise_is_reported_and_not_written(line):
     lines = ["---", "dates: x", "date:x", line, "---"]
     assert frontmatter.set_date(lines, "date", "2026-11-30") == frontmatter.DateUpdate(
-        lines, "", "", f"date: no 'date:' line in the front matter, only line 4 {line.rstrip(chr(13))!r}; not written")
+        lines, "", "", f"date: no 'date:' line in the front matter, only line 4 {line.rstrip(chr(13))!r}; not written"
+    )
     assert frontmatter.set_date(lines[:3] + lines[4:], "date", "2026-11-30").problem == ""  # no key at all: silent
 
 
 def test_a_page_whose_date_key_is_given_twice_keeps_its_front_matter_and_says_why(tmp_path):
-    page = ("---\ndate: 2026-01-15\ndate: 2026-01-20\n---\n\n| KEP | Status |\n|---|---|\n"
-            "| 4000-a | provisional / alpha |\n")
-    config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
-                                    "front_matter": {"date_key": "date"}})
+    page = (
+        "---\ndate: 2026-01-15\ndate: 2026-01-20\n---\n\n| KEP | Status |\n|---|---|\n"
+        "| 4000-a | provisional / alpha |\n"
+    )
+    config = Config.model_validate(
+        {"wiki": {"dir": str(tmp_path), "pages": ["m.md"]}, "front_matter": {"date_key": "date"}}
+    )
     plan = plan_sync(config, snapshot(kep(4000, "a")), {"m.md": page.encode()}, today="2026-11-30")
     assert plan.changed_pages() == {"m.md": page.replace("provisional", "implementable").encode()}
     assert [(p.path, p.key, p.message) for p in plan.problems] == [
-        ("m.md", "front_matter.date_key", "date: given twice in the front matter (lines 2 and 3); the value is "
-                                          "ambiguous, so it is not written")]
+        (
+            "m.md",
+            "front_matter.date_key",
+            "date: given twice in the front matter (lines 2 and 3); the value is ambiguous, so it is not written",
+        )
+    ]
     assert "Front matter" not in plan.changelog.body
 
 
@@ -316,8 +408,9 @@ FM_PAGE = "---\n\nnotes\ndate: TBD, ask SIG Node\n\n| KEP | Status |\n|---|---|\
 
 
 def test_a_page_opening_with_a_thematic_break_keeps_its_body_when_rows_change(tmp_path):
-    config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
-                                    "front_matter": {"date_key": "date"}})
+    config = Config.model_validate(
+        {"wiki": {"dir": str(tmp_path), "pages": ["m.md"]}, "front_matter": {"date_key": "date"}}
+    )
     plan = plan_sync(config, snapshot(kep(4000, "a")), {"m.md": FM_PAGE.encode()}, today="2026-11-30")
     assert plan.changed_pages() == {"m.md": FM_PAGE.replace("provisional", "implementable").encode()}
     assert "Front matter" not in plan.changelog.body
@@ -325,11 +418,16 @@ def test_a_page_opening_with_a_thematic_break_keeps_its_body_when_rows_change(tm
 
 def test_a_date_change_is_listed_when_only_rows_were_added(tmp_path):
     page = "---\ndate: 2026-01-15\n---\n\n## KEP matrix\n\n| KEP | Status |\n|---|---|\n| 4000-a | implementable / alpha |\n"
-    config = Config.model_validate({"wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
-                                    "front_matter": {"date_key": "date"},
-                                    "candidates": {"sigs": ["scheduling"],
-                                                   "add_to": {"page": "m.md", "table": "KEP matrix",
-                                                              "reasons": ["new"]}}})
+    config = Config.model_validate(
+        {
+            "wiki": {"dir": str(tmp_path), "pages": ["m.md"]},
+            "front_matter": {"date_key": "date"},
+            "candidates": {
+                "sigs": ["scheduling"],
+                "add_to": {"page": "m.md", "table": "KEP matrix", "reasons": ["new"]},
+            },
+        }
+    )
     plan = plan_sync(config, snapshot(kep(4000, "a"), kep(4001, "b")), {"m.md": page.encode()}, today="2026-11-30")
     assert [(c.kep_id, c.kind) for c in plan.changes if c.applied] == [("4001", "added")]
     assert plan.changed_pages()["m.md"].decode().startswith("---\ndate: 2026-11-30\n---\n")

@@ -16,5 +16,4 @@ def gh(fake_github):
 
 @pytest.fixture
 def cfg(gh):
-    return github_config(gh, labels=["kep-sync"], reviewers=["alice"], team_reviewers=["sig-arch"],
-                         assignees=["bob"])
+    return github_config(gh, labels=["kep-sync"], reviewers=["alice"], team_reviewers=["sig-arch"], assignees=["bob"])

@@ -34,8 +34,10 @@ def test_a_mistyped_page_suggests_the_closest_page(tmp_path):
     assert close_page(tmp_path, "unrelated-name.md") == ""
     with pytest.raises(ConfigError) as err:
         read_wiki_pages(tmp_path, ["scheduling.md", "schedulng.md"])
-    assert str(err.value) == (f"wiki.pages (--page) 'schedulng.md': no such file under the wiki directory "
-                              f"'{tmp_path}'; did you mean 'scheduling.md'?")
+    assert str(err.value) == (
+        f"wiki.pages (--page) 'schedulng.md': no such file under the wiki directory "
+        f"'{tmp_path}'; did you mean 'scheduling.md'?"
+    )
 
 
 @pytest.mark.usefixtures("_reset_structlog")
@@ -44,4 +46,5 @@ def test_sync_with_a_missing_wiki_directory_exits_2_naming_it(tmp_path, monkeypa
     (tmp_path / "enh" / "keps").mkdir(parents=True)
     assert main(["sync", "--enhancements", "enh", "--wiki", "../mywikii", "--page", "node.md"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"kep-sync: error: wiki.dir (--wiki) '../mywikii': no such directory (relative to {tmp_path})")
+        f"kep-sync: error: wiki.dir (--wiki) '../mywikii': no such directory (relative to {tmp_path})"
+    )

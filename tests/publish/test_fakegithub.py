@@ -17,8 +17,14 @@ SEED = {"README.md": "# wiki\n", "docs/page.md": "| KEP | Status |\n", "docs/old
 
 
 def client(fake, retry=None, auth=None) -> github.Github:
-    return github.Github(base_url=fake.url, auth=auth or Auth.Token("t"), retry=retry, timeout=5,
-                         seconds_between_requests=0, seconds_between_writes=0)
+    return github.Github(
+        base_url=fake.url,
+        auth=auth or Auth.Token("t"),
+        retry=retry,
+        timeout=5,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
 
 
 @pytest.fixture
@@ -30,8 +36,9 @@ def repo(fake_github):
 def push_branch(repo, branch: str, files: dict[str, str], message: str = "bot: sync") -> str:
     """What the bot does: blob -> tree (on top of main) -> commit -> ref."""
     base = repo.get_git_commit(repo.get_branch("main").commit.sha)
-    elements = [InputGitTreeElement(p, "100644", "blob", sha=repo.create_git_blob(c, "utf-8").sha)
-                for p, c in files.items()]
+    elements = [
+        InputGitTreeElement(p, "100644", "blob", sha=repo.create_git_blob(c, "utf-8").sha) for p, c in files.items()
+    ]
     tree = repo.create_git_tree(elements, base_tree=base.tree)
     commit = repo.create_git_commit(message, tree, [base])
     repo.create_git_ref(f"refs/heads/{branch}", commit.sha)
@@ -56,15 +63,23 @@ def test_seed_and_get_contents(fake_github, repo):
 def test_blob_tree_commit_ref_roundtrip(fake_github, repo):
     base = repo.get_git_commit(repo.get_branch("main").commit.sha)
     blob = repo.create_git_blob("new content\n", "utf-8")
-    tree = repo.create_git_tree([
-        InputGitTreeElement("docs/page.md", "100644", "blob", sha=blob.sha),
-        InputGitTreeElement("docs/sub/deep.md", "100644", "blob", content="deep\n"),
-        InputGitTreeElement("docs/old.md", "100644", "blob", sha=None),  # delete
-    ], base_tree=base.tree)
+    tree = repo.create_git_tree(
+        [
+            InputGitTreeElement("docs/page.md", "100644", "blob", sha=blob.sha),
+            InputGitTreeElement("docs/sub/deep.md", "100644", "blob", content="deep\n"),
+            InputGitTreeElement("docs/old.md", "100644", "blob", sha=None),  # delete
+        ],
+        base_tree=base.tree,
+    )
     assert {e.path for e in tree.tree} == {"README.md", "docs"}
     flat = {e.path: e.type for e in repo.get_git_tree(tree.sha, recursive=True).tree}
-    assert flat == {"README.md": "blob", "docs": "tree", "docs/page.md": "blob",
-                    "docs/sub": "tree", "docs/sub/deep.md": "blob"}
+    assert flat == {
+        "README.md": "blob",
+        "docs": "tree",
+        "docs/page.md": "blob",
+        "docs/sub": "tree",
+        "docs/sub/deep.md": "blob",
+    }
     commit = repo.create_git_commit("bot: update", tree, [base])
     assert commit.parents[0].sha == base.sha and commit.author.name == "kep-bot"
     assert commit.verification.verified is False  # token auth is not an app installation
@@ -93,8 +108,17 @@ def test_blob_tree_commit_ref_roundtrip(fake_github, repo):
 @pytest.mark.skipif(not shutil.which("git"), reason="git not installed")
 def test_object_ids_match_real_git(fake_github, repo, tmp_path):
     commit = repo.get_git_commit(repo.get_branch("main").commit.sha)
-    git = lambda *a, **kw: subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True,  # noqa: E731
-                                          text=True, **kw).stdout.strip()
+
+    def git(*a, **kw):
+        return subprocess.run(
+            ["git", *a],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,  # noqa: E731
+            text=True,
+            **kw,
+        ).stdout.strip()
+
     git("init", "-q")
     for path, text in SEED.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
@@ -102,9 +126,15 @@ def test_object_ids_match_real_git(fake_github, repo, tmp_path):
     git("add", ".")
     assert git("write-tree") == commit.tree.sha
     a = commit.author
-    env = {"GIT_AUTHOR_NAME": a.name, "GIT_AUTHOR_EMAIL": a.email, "GIT_COMMITTER_NAME": a.name,
-           "GIT_COMMITTER_EMAIL": a.email, "GIT_AUTHOR_DATE": f"{int(a.date.timestamp())} +0000",
-           "GIT_COMMITTER_DATE": f"{int(a.date.timestamp())} +0000", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": a.name,
+        "GIT_AUTHOR_EMAIL": a.email,
+        "GIT_COMMITTER_NAME": a.name,
+        "GIT_COMMITTER_EMAIL": a.email,
+        "GIT_AUTHOR_DATE": f"{int(a.date.timestamp())} +0000",
+        "GIT_COMMITTER_DATE": f"{int(a.date.timestamp())} +0000",
+        "PATH": "/usr/bin:/bin",
+    }
     assert git("commit-tree", commit.tree.sha, input=commit.message, env=env) == commit.sha
 
 
@@ -172,8 +202,10 @@ def test_compare_and_commit_sha_media_type(fake_github, repo):
 
     commit = repo.get_commit("kep-sync")
     assert commit.sha == bot_sha and [f.filename for f in commit.files] == ["docs/page.md"]
-    resp = httpx.get(f"{fake_github.url}/repos/{REPO}/commits/main",
-                     headers={"Accept": "application/vnd.github.sha", "Authorization": "token t"})
+    resp = httpx.get(
+        f"{fake_github.url}/repos/{REPO}/commits/main",
+        headers={"Accept": "application/vnd.github.sha", "Authorization": "token t"},
+    )
     assert resp.status_code == 200 and resp.text == human
     assert httpx.get(f"{fake_github.url}/repos/{REPO}/commits/main").status_code == 401  # no token
 
@@ -186,8 +218,7 @@ def test_fault_injection_and_retries(fake_github, repo):
     assert repo.get_branch("main").name == "main"  # manual retry
 
     fake_github.fail_next("*", r"/repos/kubernetes/wiki$", 502, times=2)
-    retrying = client(fake_github, retry=Retry(total=3, backoff_factor=0, status_forcelist=[502],
-                                               allowed_methods=None))
+    retrying = client(fake_github, retry=Retry(total=3, backoff_factor=0, status_forcelist=[502], allowed_methods=None))
     assert retrying.get_repo(REPO).name == "wiki"  # PyGithub/urllib3 retried twice
     assert [s for m, p, s in fake_github.requests if p == f"/repos/{REPO}"][-3:] == [502, 502, 200]
 
@@ -230,8 +261,9 @@ def test_github_app_installation_token(fake_github):
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption()).decode()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
     fake_github.seed_repo(REPO, SEED)
     integration = github.GithubIntegration(auth=Auth.AppAuth(123, pem), base_url=fake_github.url, retry=None)
     installation = integration.get_repo_installation("kubernetes", "wiki")
@@ -245,5 +277,5 @@ def test_github_app_installation_token(fake_github):
     assert fake_github.jwt_claims and str(fake_github.jwt_claims[0]["iss"]) == "123"
     assert len(fake_github.installation_tokens) == 1
     with pytest.raises(GithubException) as exc:
-        gh.get_user().login
+        _ = gh.get_user().login
     assert exc.value.status == 403

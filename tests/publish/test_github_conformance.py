@@ -47,8 +47,18 @@ def test_the_fakes_pull_request_answers_conform(answers):
     assert conformance.exchange_problems("GET", PULLS, 200, listed) == []
     assert conformance.exchange_problems("GET", f"{PULLS}/1", 200, single) == []
     assert sorted(set(single) - set(listed[0])) == [
-        "additions", "changed_files", "comments", "commits", "deletions", "maintainer_can_modify", "mergeable",
-        "mergeable_state", "merged", "merged_by", "review_comments"]
+        "additions",
+        "changed_files",
+        "comments",
+        "commits",
+        "deletions",
+        "maintainer_can_modify",
+        "mergeable",
+        "mergeable_state",
+        "merged",
+        "merged_by",
+        "review_comments",
+    ]
 
 
 def test_a_listed_pull_request_carrying_merged_fails(answers):
@@ -56,14 +66,25 @@ def test_a_listed_pull_request_carrying_merged_fails(answers):
     listed[0]["merged"] = False
     unexpected = "Unevaluated properties are not allowed ('merged' was unexpected)"
     assert conformance.exchange_problems("GET", PULLS, 200, listed) == [
-        f"GET {PULLS} -> 200: pulls/list answer at /0: {unexpected}"]
+        f"GET {PULLS} -> 200: pulls/list answer at /0: {unexpected}"
+    ]
 
 
 def test_a_single_pull_request_as_a_list_item_fails_on_every_extra_field(answers):
     extra, team = conformance.exchange_problems("GET", PULLS, 200, [answers[1]])
     assert re.findall(r"'(\w+)'", extra) == [
-        "additions", "changed_files", "comments", "commits", "deletions", "maintainer_can_modify", "mergeable",
-        "mergeable_state", "merged", "merged_by", "review_comments"]
+        "additions",
+        "changed_files",
+        "comments",
+        "commits",
+        "deletions",
+        "maintainer_can_modify",
+        "mergeable",
+        "mergeable_state",
+        "merged",
+        "merged_by",
+        "review_comments",
+    ]
     # a listed pull request's requested teams are ``team`` (with ``parent``), a single one's ``team-simple``
     assert team == f"GET {PULLS} -> 200: pulls/list answer at /0/requested_teams/0: 'parent' is a required property"
 
@@ -76,25 +97,40 @@ def test_a_missing_or_mistyped_field_fails(answers):
     assert conformance.exchange_problems("GET", f"{PULLS}/1", 200, single) == [
         f"GET {PULLS}/1 -> 200: pulls/get answer at /: 'node_id' is a required property",
         f"GET {PULLS}/1 -> 200: pulls/get answer at /head/repo/id: '1001' is not of type 'integer'",
-        f"GET {PULLS}/1 -> 200: pulls/get answer at /labels/0/color: None is not of type 'string'"]
+        f"GET {PULLS}/1 -> 200: pulls/get answer at /labels/0/color: None is not of type 'string'",
+    ]
 
 
 def test_an_undocumented_request_or_status_fails():
     assert conformance.exchange_problems("GET", f"/repos/{REPO}/git/refs/heads/main", 200, None) == [
-        f"GET /repos/{REPO}/git/refs/heads/main -> 200: no such operation in GitHub's description"]
+        f"GET /repos/{REPO}/git/refs/heads/main -> 200: no such operation in GitHub's description"
+    ]
     assert conformance.exchange_problems("POST", PULLS, 200, None) == [
-        f"POST {PULLS} -> 200: status 200 is not documented for pulls/create"]
+        f"POST {PULLS} -> 200: status 200 is not documented for pulls/create"
+    ]
     assert conformance.exchange_problems("GET", PULLS, 404, {"message": 404}) == [
-        f"GET {PULLS} -> 404: pulls/list answer at /message: 404 is not of type 'string'"]
+        f"GET {PULLS} -> 404: pulls/list answer at /message: 404 is not of type 'string'"
+    ]
 
 
 def test_a_field_lists_leave_out_costs_pygithub_a_request_per_listed_pull_request(fake_github, answers):
-    client = github.Github(base_url=fake_github.url, auth=github.Auth.Token("t"), retry=None, lazy=True,
-                           seconds_between_requests=0, seconds_between_writes=0)
+    client = github.Github(
+        base_url=fake_github.url,
+        auth=github.Auth.Token("t"),
+        retry=None,
+        lazy=True,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+    )
     listed = client.get_repo(REPO).get_pulls(state="all").get_page(0)[0]
     before = len(fake_github.requests)
     assert (listed.state, listed.base.ref, listed.head.ref, listed.merged_at, listed.body) == (
-        "open", "main", "kep-sync", None, None)
+        "open",
+        "main",
+        "kep-sync",
+        None,
+        None,
+    )
     assert len(fake_github.requests) == before
     assert listed.merged is False
     assert fake_github.requests[before:] == [("GET", f"{PULLS}/1", 200)]
@@ -126,25 +162,56 @@ def test_the_subset_names_its_source_and_license():
 
 # ------------------------------------------------------------------------- the refresh script
 SPEC = {
-    "openapi": "3.0.3", "info": {"version": "9.9.9", "title": "t"},
-    "paths": {"/user": {"get": {"operationId": "users/get-authenticated", "summary": "s", "responses": {
-        "200": {"description": "d", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/a"}}}},
-        "401": {"$ref": "#/components/responses/requires_authentication"}}}},
-              "/other": {"get": {"operationId": "other", "responses": {"204": {"description": "d"}}}}},
+    "openapi": "3.0.3",
+    "info": {"version": "9.9.9", "title": "t"},
+    "paths": {
+        "/user": {
+            "get": {
+                "operationId": "users/get-authenticated",
+                "summary": "s",
+                "responses": {
+                    "200": {
+                        "description": "d",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/a"}}},
+                    },
+                    "401": {"$ref": "#/components/responses/requires_authentication"},
+                },
+            }
+        },
+        "/other": {"get": {"operationId": "other", "responses": {"204": {"description": "d"}}}},
+    },
     "components": {
-        "schemas": {"a": {"type": "object", "description": "x", "x-github": {}, "required": ["description"],
-                          "properties": {"description": {"type": "string", "example": "e"},
-                                         "b": {"$ref": "#/components/schemas/b"}}},
-                    "b": {"type": "string", "nullable": True}, "unused": {"type": "integer"},
-                    "basic-error": {"type": "object", "properties": {"message": {"type": "string"}}}},
-        "responses": {"requires_authentication": {"description": "d", "content": {"application/json": {
-            "schema": {"$ref": "#/components/schemas/basic-error"}}}}}}}
+        "schemas": {
+            "a": {
+                "type": "object",
+                "description": "x",
+                "x-github": {},
+                "required": ["description"],
+                "properties": {
+                    "description": {"type": "string", "example": "e"},
+                    "b": {"$ref": "#/components/schemas/b"},
+                },
+            },
+            "b": {"type": "string", "nullable": True},
+            "unused": {"type": "integer"},
+            "basic-error": {"type": "object", "properties": {"message": {"type": "string"}}},
+        },
+        "responses": {
+            "requires_authentication": {
+                "description": "d",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/basic-error"}}},
+            }
+        },
+    },
+}
 
 
 def _tarball(path, spec):
     with tarfile.open(path, "w:gz") as tar:
-        for name, doc in (("package/package.json", {"name": "@octokit/openapi", "version": "9.9.9", "license": "MIT"}),
-                          ("package/generated/api.github.com.json", spec)):
+        for name, doc in (
+            ("package/package.json", {"name": "@octokit/openapi", "version": "9.9.9", "license": "MIT"}),
+            ("package/generated/api.github.com.json", spec),
+        ):
             data = json.dumps(doc).encode()
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -162,14 +229,26 @@ def test_refresh_keeps_the_listed_operations_and_the_schemas_they_reach(tmp_path
     assert script.main([str(tarball), "--out", str(out)]) == 0
     assert out.read_bytes() == first
     doc = json.loads(first)
-    assert doc["paths"] == {"/user": {"get": {"operationId": "users/get-authenticated", "responses": {
-        "200": {"schema": {"$ref": "#/components/schemas/a"}},
-        "401": {"schema": {"$ref": "#/components/schemas/basic-error"}}}}}}
+    assert doc["paths"] == {
+        "/user": {
+            "get": {
+                "operationId": "users/get-authenticated",
+                "responses": {
+                    "200": {"schema": {"$ref": "#/components/schemas/a"}},
+                    "401": {"schema": {"$ref": "#/components/schemas/basic-error"}},
+                },
+            }
+        }
+    }
     assert doc["components"]["schemas"] == {
-        "a": {"type": "object", "required": ["description"],
-              "properties": {"description": {"type": "string"}, "b": {"$ref": "#/components/schemas/b"}}},
+        "a": {
+            "type": "object",
+            "required": ["description"],
+            "properties": {"description": {"type": "string"}, "b": {"$ref": "#/components/schemas/b"}},
+        },
         "b": {"type": "string", "nullable": True},
-        "basic-error": {"type": "object", "properties": {"message": {"type": "string"}}}}
+        "basic-error": {"type": "object", "properties": {"message": {"type": "string"}}},
+    }
     assert doc["x-source"]["package"] == "@octokit/openapi@9.9.9"
 
 

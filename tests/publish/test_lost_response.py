@@ -22,8 +22,9 @@ from tests.publishutil import (
 def test_fake_applies_the_write_then_answers_502(gh):
     import github
 
-    client = github.Github(base_url=gh.url, auth=github.Auth.Token("t"), retry=None, seconds_between_requests=0,
-                           seconds_between_writes=0)
+    client = github.Github(
+        base_url=gh.url, auth=github.Auth.Token("t"), retry=None, seconds_between_requests=0, seconds_between_writes=0
+    )
     repo = client.get_repo(REPO)
     gh.fail_next("POST", r"/git/refs$", 502, applied=True)
     try:
@@ -39,8 +40,10 @@ def test_pull_request_created_but_answer_lost_is_found_not_opened_twice(gh, cfg)
     assert run.url == f"https://github.com/{REPO}/pull/1"
     assert sorted(gh.repos[REPO]["pulls"]) == [1]  # exactly one pull request
     assert 422 not in run.statuses and run.statuses.count(502) == 1
-    assert run.requests == READS + COMMIT + [("POST", f"{R}/git/refs"), ("POST", f"{R}/pulls"),
-                                             ("GET", f"{R}/pulls")] + OPEN[5:]
+    assert (
+        run.requests
+        == READS + COMMIT + [("POST", f"{R}/git/refs"), ("POST", f"{R}/pulls"), ("GET", f"{R}/pulls")] + OPEN[5:]
+    )
     assert (run.written, run.sleeps) == ([PAGE_PATH], [2.0])
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PROMOTED
     labels = list(gh.pull(1)["labels"])
@@ -51,8 +54,9 @@ def test_branch_created_but_answer_lost_is_found_not_created_twice(gh, cfg):
     gh.fail_next("POST", r"/git/refs$", 502, applied=True)
     run = run_github(gh, keps(), cfg)
     assert 422 not in run.statuses and run.statuses.count(502) == 1
-    assert run.requests == READS + COMMIT + [("POST", f"{R}/git/refs"), ("GET", f"{R}/git/ref/heads/{BRANCH}")] \
-        + OPEN[4:]
+    assert (
+        run.requests == READS + COMMIT + [("POST", f"{R}/git/refs"), ("GET", f"{R}/git/ref/heads/{BRANCH}")] + OPEN[4:]
+    )
     assert run.url.endswith("/pull/1") and sorted(gh.repos[REPO]["pulls"]) == [1]
 
 
@@ -76,6 +80,8 @@ def test_label_removed_but_answer_lost_is_not_removed_twice(gh, cfg):
     gh.fail_next("DELETE", r"/labels/", 502, applied=True)
     run = run_github(gh, keps(), cfg)  # a 404 "Label does not exist" on the repeat would fail the run
     assert 404 not in run.statuses and run.statuses.count(502) == 1
-    assert run.requests[-2:] == [("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}"),
-                                 ("GET", f"{R}/issues/1/labels")]
+    assert run.requests[-2:] == [
+        ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}"),
+        ("GET", f"{R}/issues/1/labels"),
+    ]
     assert (run.blocked, run.written) == (False, [PAGE_PATH]) and gh.pull(1)["labels"] == ["kep-sync"]

@@ -112,8 +112,9 @@ def test_write_files_compares_the_bytes_just_before_replacing(tmp_path):
     two.write_bytes(b"two, saved meanwhile\n")
     with pytest.raises(PageChanged) as caught:
         write_files({one: b"ONE\n", two: b"TWO\n"}, expected={one: b"one\n", two: b"two\n"})
-    assert str(caught.value) == (f"{two}: changed on disk while kep-sync was planning; nothing was written "
-                                 "(run again to plan from the new page)")
+    assert str(caught.value) == (
+        f"{two}: changed on disk while kep-sync was planning; nothing was written (run again to plan from the new page)"
+    )
     assert caught.value.path == two
     assert (one.read_bytes(), two.read_bytes()) == (b"one\n", b"two, saved meanwhile\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one.md", "two.md"]  # no temporary file left

@@ -53,8 +53,9 @@ def test_commits_on_the_bot_branch_from_the_base_head(wiki):
     text = pr_file(wiki).read_text()
     title, body = text.split("\n\n", 1)
     assert title == plan.changelog.title and body.startswith(prmod.BEGIN)
-    assert prmod.parse_state(body) == prmod.PrState(plan.snapshot.revision, prmod.fingerprint(plan.changes), base,
-                                                    prmod.parse_state(body).pages, head)
+    assert prmod.parse_state(body) == prmod.PrState(
+        plan.snapshot.revision, prmod.fingerprint(plan.changes), base, prmod.parse_state(body).pages, head
+    )
     assert "Kep-Sync-Fingerprint: " in git(wiki, "log", "-1", "--format=%B", BRANCH)
 
 
@@ -135,7 +136,9 @@ def test_base_option_and_other_checkout(wiki):
 def test_errors(wiki, tmp_path):
     with pytest.raises(ConfigError) as err:  # a configured path that is not what the setting needs: exit 2
         run_git(tmp_path)
-    assert str(err.value) == f"wiki.dir {str(tmp_path)!r}: not a git checkout; publish git commits in a clone of the wiki"
+    assert (
+        str(err.value) == f"wiki.dir {str(tmp_path)!r}: not a git checkout; publish git commits in a clone of the wiki"
+    )
     with pytest.raises(PublishError, match="wiki.base 'nope' is not a branch or commit"):
         run_git(wiki, cfg=git_config(base="nope"))
     with pytest.raises(ConfigError) as err:
@@ -151,20 +154,40 @@ def test_cli_publish_git(wiki, tmp_path, capsys):
     from bot.cli import main
     from tests.syncutil import kep, write_keps
 
-    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
-               kep(5710, "kep-5710", stage="alpha", alpha="v1.35"))
-    assert main(["sync", "--enhancements", str(tmp_path / "up"), "--wiki", str(wiki), "--page", PAGE_PATH,
-                 "--publish", "git"]) == 0
+    write_keps(
+        tmp_path / "up",
+        kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+        kep(5710, "kep-5710", stage="alpha", alpha="v1.35"),
+    )
+    assert (
+        main(
+            [
+                "sync",
+                "--enhancements",
+                str(tmp_path / "up"),
+                "--wiki",
+                str(wiki),
+                "--page",
+                PAGE_PATH,
+                "--publish",
+                "git",
+            ]
+        )
+        == 0
+    )
     assert show(wiki, "kep-sync/matrix") == PROMOTED and pr_file(wiki).is_file()
 
 
-@pytest.mark.parametrize(("page_path", "what"), [
-    ("docs/", "must name a file, not a directory (no trailing '/')"),
-    ("docs", "not a file"),
-    ("link.md", "not a regular file"),
-    ("doc", "no such file"),
-    ("./README.md", "no such file (git names it 'README.md')"),
-])
+@pytest.mark.parametrize(
+    ("page_path", "what"),
+    [
+        ("docs/", "must name a file, not a directory (no trailing '/')"),
+        ("docs", "not a file"),
+        ("link.md", "not a regular file"),
+        ("doc", "no such file"),
+        ("./README.md", "no such file (git names it 'README.md')"),
+    ],
+)
 def test_a_page_that_is_not_a_file_at_the_base_is_a_config_error(wiki, page_path, what):
     commit(wiki, {"docs/a.md": "a\n"}, "docs")
     (wiki / "link.md").symlink_to(PAGE_PATH)
@@ -182,8 +205,22 @@ def test_cli_missing_page_exits_2_naming_wiki_pages_in_every_local_mode(wiki, tm
     from tests.syncutil import kep, write_keps
 
     write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"))
-    assert main(["sync", "--enhancements", str(tmp_path / "up"), "--wiki", str(wiki), "--page", "gone.md",
-                 "--publish", publish]) == 2
+    assert (
+        main(
+            [
+                "sync",
+                "--enhancements",
+                str(tmp_path / "up"),
+                "--wiki",
+                str(wiki),
+                "--page",
+                "gone.md",
+                "--publish",
+                publish,
+            ]
+        )
+        == 2
+    )
     assert "wiki.pages (--page) 'gone.md': no such file " in capsys.readouterr().err
 
 
@@ -226,7 +263,8 @@ def test_the_bot_commit_without_a_record_is_recognised_by_identity_and_tree(wiki
     run_git(wiki)
     head, text = git(wiki, "rev-parse", BRANCH), pr_file(wiki).read_text()
     assert git(wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", head) == (
-        "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>")
+        "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>"
+    )
     pr_file(wiki).unlink()
     again = run_git(wiki)
     assert (again.written, again.blocked, again.url) == ([], False, str(pr_file(wiki)))
@@ -270,8 +308,9 @@ def test_a_clean_linked_worktree_on_the_bot_branch_moves_with_it(wiki, tmp_path)
     new = git(wiki, "rev-parse", BRANCH)
     assert git(review, "rev-parse", "HEAD") == new
     assert git(review, "status", "--porcelain", "--untracked-files=no") == ""
-    blob = subprocess.run(["git", "-C", str(wiki), "cat-file", "blob", f"{BRANCH}:{PAGE_PATH}"],
-                          capture_output=True, check=True).stdout
+    blob = subprocess.run(
+        ["git", "-C", str(wiki), "cat-file", "blob", f"{BRANCH}:{PAGE_PATH}"], capture_output=True, check=True
+    ).stdout
     assert (review / PAGE_PATH).read_bytes() == blob
     assert (review / "hooks-would-see-this").read_text() == "untracked file of the reviewer\n"
     (review / "NOTE.md").write_text("reviewed\n")
@@ -289,9 +328,11 @@ def test_a_linked_worktree_with_changes_of_its_own_is_refused_and_left_alone(wik
     (review / PAGE_PATH).write_text("a reviewer's edit\n")
     with pytest.raises(PublishError) as caught:
         run_git(wiki, keps(beta_4671="v1.38"))
-    assert str(caught.value) == (f"{wiki}: the bot branch {BRANCH} is checked out in the worktree {review}, which "
-                                 "has changes of its own; commit or discard them, or switch that worktree to "
-                                 "another branch, then run again")
+    assert str(caught.value) == (
+        f"{wiki}: the bot branch {BRANCH} is checked out in the worktree {review}, which "
+        "has changes of its own; commit or discard them, or switch that worktree to "
+        "another branch, then run again"
+    )
     assert git(wiki, "rev-parse", BRANCH) == head
     assert (review / PAGE_PATH).read_text() == "a reviewer's edit\n"
 
@@ -316,14 +357,19 @@ def test_a_bot_branch_checked_out_in_the_wiki_worktree_itself_keeps_its_message(
     assert str(caught.value) == f"{wiki}: the bot branch {BRANCH} is checked out; switch to the base branch first"
 
 
-HOOK = "#!/bin/sh\necho hooked >> \"$(git rev-parse --absolute-git-dir)/hooks-ran\"\n{extra}\n"
+HOOK = '#!/bin/sh\necho hooked >> "$(git rev-parse --absolute-git-dir)/hooks-ran"\n{extra}\n'
 
 
 def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
     hooks = wiki / ".git" / "hooks"
-    for name, extra in [("pre-commit", "exit 1"), ("prepare-commit-msg", "echo HOOKED >> \"$1\""),
-                        ("commit-msg", "echo HOOKED >> \"$1\""), ("post-commit", ""),
-                        ("reference-transaction", "exit 1"), ("post-checkout", "exit 1")]:
+    for name, extra in [
+        ("pre-commit", "exit 1"),
+        ("prepare-commit-msg", 'echo HOOKED >> "$1"'),
+        ("commit-msg", 'echo HOOKED >> "$1"'),
+        ("post-commit", ""),
+        ("reference-transaction", "exit 1"),
+        ("post-checkout", "exit 1"),
+    ]:
         for where in (hooks, wiki / ".githooks"):
             where.mkdir(exist_ok=True)
             (where / name).write_text(HOOK.format(extra=extra))
@@ -334,7 +380,8 @@ def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
     assert written == [PAGE_PATH] and show(wiki, BRANCH) == PROMOTED
     assert message.startswith(plan.changelog.commit_message.strip()) and "HOOKED" not in message
     assert git(wiki, "log", "-1", "--format=%an <%ae>|%cn <%ce>", BRANCH) == (
-        "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>")
+        "kep-sync <kep-sync@users.noreply.github.com>|kep-sync <kep-sync@users.noreply.github.com>"
+    )
     assert not (wiki / ".git" / "hooks-ran").exists()
 
 
@@ -345,11 +392,13 @@ def test_the_log_says_the_bot_branch_was_created_then_updated(wiki):
         run_git(wiki)
     base = git(wiki, "rev-parse", "main")
     assert [(e["event"], e.get("head"), e.get("base")) for e in logs if e["event"].startswith("bot branch")] == [
-        ("bot branch created", git(wiki, "rev-parse", BRANCH), base)]
+        ("bot branch created", git(wiki, "rev-parse", BRANCH), base)
+    ]
     with capture_logs() as logs:
         run_git(wiki, keps(beta_4671="v1.36"))
     assert [(e["event"], e.get("fast_forward")) for e in logs if e["event"].startswith("bot branch")] == [
-        ("bot branch updated", True)]
+        ("bot branch updated", True)
+    ]
 
 
 def test_the_pull_request_footer_names_only_what_applies_to_a_local_clone():
@@ -361,5 +410,6 @@ def test_the_pull_request_footer_names_only_what_applies_to_a_local_clone():
         "run updates `kep-sync/matrix` in the clone from the base branch and upstream; push it again after a run "
         "(with `--force-with-lease` when it was rebuilt on a new base).",
         "- **Edited branch**: a commit kep-sync did not make on `kep-sync/matrix` stops it; delete the branch "
-        "(`git branch -D kep-sync/matrix`) to let kep-sync start it afresh."]
+        "(`git branch -D kep-sync/matrix`) to let kep-sync start it afresh.",
+    ]
     assert lines[2].startswith("- **Ignore rules**: ") and len(lines) == 3

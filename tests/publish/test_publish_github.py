@@ -57,15 +57,23 @@ def test_first_run_opens_the_pull_request(gh, cfg):
     assert gh.commits[head]["parents"] == [gh.base]
     assert "Kep-Sync-Fingerprint: " in gh.commits[head]["message"]
     pr = gh.pull(1)
-    assert (pr["state"], pr["title"], pr["draft"]) == ("open", "Update KEP matrix: 2 changes in 1 KEP "
-                                                                "(1 promoted, 1 retargeted)", False)
-    assert (pr["labels"], pr["assignees"], pr["reviewers"], pr["teams"]) == (["kep-sync"], ["bob"], ["alice"],
-                                                                             ["sig-arch"])
+    assert (pr["state"], pr["title"], pr["draft"]) == (
+        "open",
+        "Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)",
+        False,
+    )
+    assert (pr["labels"], pr["assignees"], pr["reviewers"], pr["teams"]) == (
+        ["kep-sync"],
+        ["bob"],
+        ["alice"],
+        ["sig-arch"],
+    )
     assert pr["body"].startswith(prmod.BEGIN) and pr["body"].endswith(prmod.END)
     assert "[4671](https://kep.k8s.io/4671)" in pr["body"]
     pages = prmod.pages_digest({PAGE_PATH: git_sha("blob", PAGE.encode())})
-    assert state(gh) == prmod.PrState(run.plan.snapshot.revision, prmod.fingerprint(run.plan.changes), gh.base,
-                                      pages, head, "open")
+    assert state(gh) == prmod.PrState(
+        run.plan.snapshot.revision, prmod.fingerprint(run.plan.changes), gh.base, pages, head, "open"
+    )
 
 
 def test_second_run_makes_zero_writes(gh, cfg):
@@ -82,8 +90,12 @@ def test_a_changed_page_set_with_the_same_pages_makes_no_empty_commit(gh, cfg):
     head = gh.branch_sha(REPO, BRANCH)
     cfg = cfg.model_copy(update={"wiki": cfg.wiki.model_copy(update={"pages": [PAGE_PATH, "README.md"]})})
     run = run_github(gh, keps(), cfg)  # a page with nothing to sync joined the page set
-    assert run.requests == READS + [("GET", f"{R}/contents/README.md"), ("GET", f"{R}/issues/1/comments"),
-                                    ("GET", f"{R}/compare/{gh.base}...{head}"), ("PATCH", f"{R}/pulls/1")]
+    assert run.requests == READS + [
+        ("GET", f"{R}/contents/README.md"),
+        ("GET", f"{R}/issues/1/comments"),
+        ("GET", f"{R}/compare/{gh.base}...{head}"),
+        ("PATCH", f"{R}/pulls/1"),
+    ]
     assert (run.written, run.blocked, run.writes) == ([], False, 1)
     assert gh.branch_sha(REPO, BRANCH) == head and state(gh).head == head
     again = run_github(gh, keps(), cfg)
@@ -131,10 +143,14 @@ def test_regenerate_label_replaces_a_foreign_commit(gh, cfg):
     gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)
     recorded = state(gh).head
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS_PR + [("GET", f"{R}/git/commits/{foreign}"), ("GET", f"{R}/git/commits/{recorded}")
-                                    ] + COMMIT + [
-        ("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1"),
-        ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
+    assert run.requests == READS_PR + [
+        ("GET", f"{R}/git/commits/{foreign}"),
+        ("GET", f"{R}/git/commits/{recorded}"),
+    ] + COMMIT + [
+        ("PATCH", f"{R}/git/refs/heads/{BRANCH}"),
+        ("PATCH", f"{R}/pulls/1"),
+        ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}"),
+    ]
     assert (run.blocked, run.written) == (False, [PAGE_PATH])
     head = gh.branch_sha(REPO, BRANCH)
     assert gh.commits[head]["parents"] == [gh.base]
@@ -144,8 +160,13 @@ def test_regenerate_label_replaces_a_foreign_commit(gh, cfg):
 
 def test_amended_bot_commit_counts_as_foreign(gh, cfg):
     opened(gh, cfg)
-    human = github.Github(auth=github.Auth.Token("human"), base_url=gh.url, retry=None,
-                          seconds_between_requests=None, seconds_between_writes=None).get_repo(REPO)
+    human = github.Github(
+        auth=github.Auth.Token("human"),
+        base_url=gh.url,
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    ).get_repo(REPO)
     bot = human.get_git_commit(gh.branch_sha(REPO, BRANCH))  # "git commit --amend": same message and parent
     tree = human.create_git_tree([github.InputGitTreeElement("x.md", "100644", "blob", content="x\n")], bot.tree)
     amended = human.create_git_commit(bot.message, tree, bot.parents)
@@ -158,8 +179,13 @@ def test_amended_bot_commit_counts_as_foreign(gh, cfg):
 def test_a_human_commit_with_the_bot_trailers_and_tree_is_foreign(gh, cfg, on_top):
     """A human re-commit of the bot's exact message and tree: as an amend (same parent) or on top of the bot head."""
     opened(gh, cfg)
-    human = github.Github(auth=github.Auth.Token("human"), base_url=gh.url, retry=None,
-                          seconds_between_requests=None, seconds_between_writes=None).get_repo(REPO)
+    human = github.Github(
+        auth=github.Auth.Token("human"),
+        base_url=gh.url,
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    ).get_repo(REPO)
     bot = human.get_git_commit(gh.branch_sha(REPO, BRANCH))
     copy = human.create_git_commit(bot.message, bot.tree, [bot] if on_top else bot.parents)
     human.get_git_ref(f"heads/{BRANCH}").edit(copy.sha, force=True)
@@ -170,8 +196,9 @@ def test_a_human_commit_with_the_bot_trailers_and_tree_is_foreign(gh, cfg, on_to
 
 
 def test_leftover_branch_with_a_human_commit_carrying_bot_trailers_is_not_overwritten(gh, cfg):
-    foreign = gh.commit_files(REPO, BRANCH, {"notes.md": "mine\n"},
-                              "Human work\n\nKep-Sync-Fingerprint: 0123456789abcdef\n")
+    foreign = gh.commit_files(
+        REPO, BRANCH, {"notes.md": "mine\n"}, "Human work\n\nKep-Sync-Fingerprint: 0123456789abcdef\n"
+    )
     with pytest.raises(PublishError, match="exists with a commit kep-sync did not make"):
         run_github(gh, keps(), cfg)
     assert gh.branch_sha(REPO, BRANCH) == foreign and gh.repos[REPO]["pulls"] == {}
@@ -182,12 +209,16 @@ def test_an_open_pull_request_whose_branch_was_deleted_gets_the_branch_back(gh, 
     del gh.repos[REPO]["refs"][f"refs/heads/{BRANCH}"]  # deleted without closing the pull request
     assert gh.pull(1)["state"] == "open"
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
-    assert run.requests == READS_PR + COMMIT + [("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("POST", f"{R}/git/refs"),
-                                                ("PATCH", f"{R}/pulls/1")]
+    assert run.requests == READS_PR + COMMIT + [
+        ("PATCH", f"{R}/git/refs/heads/{BRANCH}"),
+        ("POST", f"{R}/git/refs"),
+        ("PATCH", f"{R}/pulls/1"),
+    ]
     assert run.statuses[7:] == [422, 201, 200] and (run.blocked, run.written) == (False, [PAGE_PATH])
     head = gh.branch_sha(REPO, BRANCH)
     assert state(gh).head == head and gh.read_file(REPO, BRANCH, PAGE_PATH) == page(
-        [(4671, "beta", "v1.36"), (5710, "alpha", "-")])
+        [(4671, "beta", "v1.36"), (5710, "alpha", "-")]
+    )
     again = run_github(gh, keps(beta_4671="v1.36"), cfg)
     assert again.requests == READS_PR and again.writes == 0
 
@@ -201,10 +232,19 @@ def test_bot_commit_left_by_a_failed_run_is_recognised(gh, cfg):
     assert recorded != moved
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
     # same identity as the recorded bot commit, and exactly this run's tree: the bot's own
-    assert run.requests == READS_PR + [("GET", f"{R}/git/commits/{moved}"), ("GET", f"{R}/git/commits/{recorded}"),
-                                    ("GET", f"{R}/compare/{gh.base}...{moved}")] + UPDATE
+    assert (
+        run.requests
+        == READS_PR
+        + [
+            ("GET", f"{R}/git/commits/{moved}"),
+            ("GET", f"{R}/git/commits/{recorded}"),
+            ("GET", f"{R}/compare/{gh.base}...{moved}"),
+        ]
+        + UPDATE
+    )
     assert gh.commits[gh.branch_sha(REPO, BRANCH)]["parents"] == [moved] and state(gh).head == gh.branch_sha(
-        REPO, BRANCH)
+        REPO, BRANCH
+    )
 
 
 def test_closed_pull_request_is_not_recreated(gh, cfg):
@@ -216,8 +256,13 @@ def test_closed_pull_request_is_not_recreated(gh, cfg):
     # new upstream data: a new pull request that links the closed one; the leftover branch is the bot's
     run = run_github(gh, keps(beta_4671="v1.36"), cfg)
     assert run.requests == READS + COMMIT + [
-        ("POST", f"{R}/git/refs"), ("GET", f"{R}/git/ref/heads/{BRANCH}"), ("PATCH", f"{R}/git/refs/heads/{BRANCH}"),
-        ("POST", f"{R}/pulls"), ("PATCH", f"{R}/issues/2"), ("POST", f"{R}/pulls/2/requested_reviewers")]
+        ("POST", f"{R}/git/refs"),
+        ("GET", f"{R}/git/ref/heads/{BRANCH}"),
+        ("PATCH", f"{R}/git/refs/heads/{BRANCH}"),
+        ("POST", f"{R}/pulls"),
+        ("PATCH", f"{R}/issues/2"),
+        ("POST", f"{R}/pulls/2/requested_reviewers"),
+    ]
     assert run.statuses[6] == 422 and run.count == 12
     assert run.url.endswith("/pull/2") and gh.pull(2)["state"] == "open"
     assert "Follows #1, which was closed without merge." in gh.pull(2)["body"] and state(gh, 2).follows == "1"
@@ -240,8 +285,9 @@ def test_base_moved_regenerates_from_the_new_base(gh, cfg):
     assert run.requests == READS_PR + UPDATE and run.writes == 5
     head = gh.branch_sha(REPO, BRANCH)
     assert gh.commits[head]["parents"] == [new_base]
-    assert gh.read_file(REPO, BRANCH, PAGE_PATH) == page([(4671, "beta", "v1.37"), (5710, "alpha", "-")],
-                                                         note="groups (edited on main)")
+    assert gh.read_file(REPO, BRANCH, PAGE_PATH) == page(
+        [(4671, "beta", "v1.37"), (5710, "alpha", "-")], note="groups (edited on main)"
+    )
     assert state(gh).base == new_base and gh.pull(1)["state"] == "open"
 
 
@@ -257,8 +303,11 @@ def test_base_already_up_to_date_closes_the_pull_request(gh, cfg):
     opened(gh, cfg)
     gh.commit_files(REPO, "main", {PAGE_PATH: PROMOTED}, "hand edit")
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS_PR + [("POST", f"{R}/issues/1/comments"), ("PATCH", f"{R}/pulls/1"),
-                                    ("DELETE", f"{R}/git/refs/heads/{BRANCH}")]
+    assert run.requests == READS_PR + [
+        ("POST", f"{R}/issues/1/comments"),
+        ("PATCH", f"{R}/pulls/1"),
+        ("DELETE", f"{R}/git/refs/heads/{BRANCH}"),
+    ]
     assert (run.url, run.written) == ("", []) and gh.pull(1)["state"] == "closed"
     assert gh.branch_sha(REPO, BRANCH) is None
     assert state(gh).status == "superseded"
@@ -297,9 +346,19 @@ def test_failed_pull_request_creation_is_recovered_by_the_next_run(gh, cfg):
     left = gh.branch_sha(REPO, BRANCH)  # a complete bot commit, no pull request
     assert gh.read_file(REPO, left, PAGE_PATH) == PROMOTED and gh.repos[REPO]["pulls"] == {}
     run = opened(gh, cfg)
-    assert run.requests == READS + COMMIT + [
-        ("POST", f"{R}/git/refs"), ("GET", f"{R}/git/ref/heads/{BRANCH}"), ("GET", f"{R}/git/commits/{left}"),
-        ("GET", f"{R}/compare/{gh.base}...{left}"), ("PATCH", f"{R}/git/refs/heads/{BRANCH}")] + OPEN[4:]
+    assert (
+        run.requests
+        == READS
+        + COMMIT
+        + [
+            ("POST", f"{R}/git/refs"),
+            ("GET", f"{R}/git/ref/heads/{BRANCH}"),
+            ("GET", f"{R}/git/commits/{left}"),
+            ("GET", f"{R}/compare/{gh.base}...{left}"),
+            ("PATCH", f"{R}/git/refs/heads/{BRANCH}"),
+        ]
+        + OPEN[4:]
+    )
     assert run.url.endswith("/pull/1") and sorted(gh.repos[REPO]["pulls"]) == [1]
 
 
@@ -311,15 +370,22 @@ def test_429_with_retry_after_is_waited_out(gh, cfg):
 
 def test_403_rate_limit_reset_in_the_past_retries_at_once(gh, cfg):
     reset = str(int(time.time()) - 60)
-    gh.fail_next("GET", r"/pulls$", 403, headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
-                 message="API rate limit exceeded")
+    gh.fail_next(
+        "GET",
+        r"/pulls$",
+        403,
+        headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+        message="API rate limit exceeded",
+    )
     run = opened(gh, cfg)
     assert run.sleeps == [0.0] and run.url.endswith("/pull/1")
 
 
 def test_rate_limit_wait_over_the_budget_fails_clearly(gh, cfg):
     gh.fail_next("GET", r"/pulls$", 429, headers={"Retry-After": "3600"}, message="slow down")
-    with pytest.raises(PublishError, match=r"HTTP 429 slow down \(rate limited; the wait of 3600s is over the budget\)"):
+    with pytest.raises(
+        PublishError, match=r"HTTP 429 slow down \(rate limited; the wait of 3600s is over the budget\)"
+    ):
         opened(gh, cfg)
     assert len(gh.requests) == 1
 
@@ -334,10 +400,12 @@ def test_body_over_the_limit_is_cut_at_a_row_boundary(gh, cfg):
     table = [line for line in body.split("\n") if line.startswith("| [")]
     assert table and all(line.endswith(" |") for line in table)
     assert 0 < len(table) < 601  # one table row per page row (stage and beta of each)
-    assert f"\n\n_{601 - len(table)} more changes left out to keep this text short enough for a pull request; " \
-           "see the JSON report._\n\n<details><summary>Report only (not applied) (1)</summary>\n\n_1 more " \
-           "findings left out to keep this text short enough for a pull request; see the JSON report._\n\n" \
-           "</details>\n<details><summary>Controls</summary>\n\n_5 more controls left out" in body
+    assert (
+        f"\n\n_{601 - len(table)} more changes left out to keep this text short enough for a pull request; "
+        "see the JSON report._\n\n<details><summary>Report only (not applied) (1)</summary>\n\n_1 more "
+        "findings left out to keep this text short enough for a pull request; see the JSON report._\n\n"
+        "</details>\n<details><summary>Controls</summary>\n\n_5 more controls left out" in body
+    )
     # a collapsed section that lost all its rows keeps its summary line and its "left out" line
     assert [line for line in body.split("\n") if line.startswith("### ")] == ["### Graduations", "### Changes"]
     assert body.count("<details>") == body.count("</details>") == 2
@@ -358,8 +426,9 @@ def test_human_text_shrinks_the_changelog_budget(gh, cfg):
 
 def _pem() -> str:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption()).decode()
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
 
 
 @pytest.mark.parametrize("as_file", [False, True])
@@ -372,8 +441,10 @@ def test_github_app_auth(gh, cfg, tmp_path, as_file):
     else:
         env["KEP_SYNC_APP_PRIVATE_KEY"] = pem
     run = run_github(gh, keps(), cfg, env=env)
-    assert run.requests == [("GET", f"{R}/installation"), ("POST", "/app/installations/4242/access_tokens")] + \
-        READS + OPEN and run.count == 12
+    assert (
+        run.requests == [("GET", f"{R}/installation"), ("POST", "/app/installations/4242/access_tokens")] + READS + OPEN
+        and run.count == 12
+    )
     assert gh.jwt_claims[0]["iss"] == "123"
     assert all(h.startswith("token ghs_fake") or h.startswith("Bearer ghs_fake") for h in gh.auth_headers[2:])
     head = gh.branch_sha(REPO, BRANCH)
@@ -397,8 +468,9 @@ def test_an_unusable_key_file_is_named_by_its_variable_and_path(gh, cfg, tmp_pat
     env = {"KEP_SYNC_APP_ID": "1", "KEP_SYNC_APP_PRIVATE_KEY_FILE": str(tmp_path / "k.pem")}
     with pytest.raises(ConfigError) as err:
         run_github(gh, keps(), cfg, env=env)
-    assert str(err.value) == (f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {tmp_path / 'k.pem'}: not a usable RSA private key "
-                              "(InvalidKeyError)")
+    assert str(err.value) == (
+        f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {tmp_path / 'k.pem'}: not a usable RSA private key (InvalidKeyError)"
+    )
 
 
 def test_actions_token_warns_that_workflows_will_not_run(gh, cfg):
@@ -418,11 +490,15 @@ def test_cli_publish_github(gh, tmp_path, monkeypatch, capsys):
     from bot.publish import auth
     from tests.syncutil import kep, write_keps
 
-    write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
-               kep(5710, "kep-5710", stage="alpha", alpha="v1.35"))
+    write_keps(
+        tmp_path / "up",
+        kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+        kep(5710, "kep-5710", stage="alpha", alpha="v1.35"),
+    )
     (tmp_path / "kep-sync.yaml").write_text(
         f"enhancements: {tmp_path / 'up'}\nwiki:\n  repo: {REPO}\n  pages: [{PAGE_PATH}]\n"
-        f"github:\n  api_url: {gh.url}\n")
+        f"github:\n  api_url: {gh.url}\n"
+    )
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "c" * 36)
     monkeypatch.setattr(auth, "SECONDS_BETWEEN_WRITES", 0)
     args = ["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", "github"]
@@ -432,8 +508,10 @@ def test_cli_publish_github(gh, tmp_path, monkeypatch, capsys):
         assert "# Update KEP matrix" in captured.out
         lines = [json.loads(line) for line in captured.err.splitlines()]
         summary = [e for e in lines if e["event"] == "sync finished"]
-        return {"first": captured.out.splitlines()[0],
-                **{k: summary[0][k] for k in ("pages_written", "blocked", "pull_request")}}
+        return {
+            "first": captured.out.splitlines()[0],
+            **{k: summary[0][k] for k in ("pages_written", "blocked", "pull_request")},
+        }
 
     url = f"https://github.com/{REPO}/pull/1"
     assert main(args) == 0
@@ -445,9 +523,14 @@ def test_cli_publish_github(gh, tmp_path, monkeypatch, capsys):
     assert finished() == {"first": title, "pages_written": 0, "blocked": False, "pull_request": url}
     gh.commit_files(REPO, BRANCH, {"notes.md": "human\n"}, "human fix")
     assert main(args) == 0  # blocked by the foreign commit: nothing committed
-    assert finished() == {"first": f"> **Blocked: nothing was published.** The bot branch `{BRANCH}` has commits "
-                                   "kep-sync did not make (see the log); below is what this run would have "
-                                   "published.", "pages_written": 0, "blocked": True, "pull_request": url}
+    assert finished() == {
+        "first": f"> **Blocked: nothing was published.** The bot branch `{BRANCH}` has commits "
+        "kep-sync did not make (see the log); below is what this run would have "
+        "published.",
+        "pages_written": 0,
+        "blocked": True,
+        "pull_request": url,
+    }
 
 
 def test_draft_title_and_config_errors(gh):
@@ -473,8 +556,13 @@ def test_draft_title_and_config_errors(gh):
 def _upstream(tmp_path) -> str:
     from tests.syncutil import kep, write_keps
 
-    return str(write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
-                          kep(5710, "kep-5710", stage="alpha", alpha="v1.35")))
+    return str(
+        write_keps(
+            tmp_path / "up",
+            kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+            kep(5710, "kep-5710", stage="alpha", alpha="v1.35"),
+        )
+    )
 
 
 def test_dry_run_reads_the_pages_from_the_repository_with_zero_writes(gh, cfg, tmp_path, monkeypatch):
@@ -482,8 +570,13 @@ def test_dry_run_reads_the_pages_from_the_repository_with_zero_writes(gh, cfg, t
     from bot.http import RequestCounter
 
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "r" * 36)
-    dry = cfg.model_copy(update={"publish": "none", "enhancements": _upstream(tmp_path),
-                                 "wiki": cfg.wiki.model_copy(update={"dir": str(tmp_path / "no-such-wiki")})})
+    dry = cfg.model_copy(
+        update={
+            "publish": "none",
+            "enhancements": _upstream(tmp_path),
+            "wiki": cfg.wiki.model_copy(update={"dir": str(tmp_path / "no-such-wiki")}),
+        }
+    )
     counter = RequestCounter()
     gh.reset_counters()
     outcome = run_sync(dry, report_path=tmp_path / "report.json", counter=counter)
@@ -505,10 +598,14 @@ def test_cli_dry_run_of_a_github_wiki_prints_the_changelog_anonymously(tmp_path,
         fake.seed_repo(REPO, {PAGE_PATH: PAGE})
         (tmp_path / "kep-sync.yaml").write_text(
             f"enhancements: {_upstream(tmp_path)}\nwiki:\n  repo: {REPO}\n  pages: [{PAGE_PATH}]\n"
-            f"github:\n  api_url: {fake.url}\n")
+            f"github:\n  api_url: {fake.url}\n"
+        )
         assert main(["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", "none"]) == 0
-        assert [(m, p) for m, p, _ in fake.requests] == [("GET", R), ("GET", f"{R}/branches/main"),
-                                                          ("GET", f"{R}/contents/{PAGE_PATH}")]
+        assert [(m, p) for m, p, _ in fake.requests] == [
+            ("GET", R),
+            ("GET", f"{R}/branches/main"),
+            ("GET", f"{R}/contents/{PAGE_PATH}"),
+        ]
         assert fake.writes == 0 and set(fake.auth_headers) == {None}
     out = capsys.readouterr().out
     assert out.startswith("# Update KEP matrix: 2 changes in 1 KEP (1 promoted, 1 retargeted)\n\n")
@@ -523,7 +620,8 @@ def test_cli_missing_page_exits_2_naming_wiki_pages(gh, tmp_path, monkeypatch, c
     write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"))
     (tmp_path / "kep-sync.yaml").write_text(
         f"enhancements: {tmp_path / 'up'}\nwiki:\n  repo: {REPO}\n  base: main\n  pages: [gone.md]\n"
-        f"github:\n  api_url: {gh.url}\n")
+        f"github:\n  api_url: {gh.url}\n"
+    )
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "c" * 36)
     assert main(["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", publish]) == 2
     assert capsys.readouterr().err.endswith(f"wiki.pages (--page) 'gone.md': no such file at main of {REPO}\n")

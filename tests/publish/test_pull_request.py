@@ -18,8 +18,10 @@ def change(new: str = "beta", line: int = 5, applied: bool = True, old: str = "a
 
 def test_state_marker_round_trips():
     marker = prmod.state_marker(STATE)
-    assert marker == (f"<!-- kep-sync:state revision={'a' * 40} fingerprint=0123456789abcdef base={'b' * 40} "
-                      f"pages=fedcba9876543210 head={'c' * 40} status=open -->")
+    assert marker == (
+        f"<!-- kep-sync:state revision={'a' * 40} fingerprint=0123456789abcdef base={'b' * 40} "
+        f"pages=fedcba9876543210 head={'c' * 40} status=open -->"
+    )
     assert prmod.parse_state(prmod.merge_body("text", prmod.render_section("log", STATE))) == STATE
     assert prmod.parse_state(f"text\n{marker}\nmore") is None  # a marker outside a bot section is never read
     assert prmod.parse_state("no marker") is None and prmod.parse_state(None) is None
@@ -35,6 +37,7 @@ def test_forged_quoted_and_damaged_markers_never_steer_the_bot():
     forged = "<!-- kep-sync:state fingerprint=0000 head=0000 base=0000 pages=0 -->"
     # upstream text in the changelog cannot forge or close a marker
     from bot.plan.changelog import safe
+
     assert "<!--" not in safe(f"`{forged}` and <!-- kep-sync:end -->")
     # a human quote of an old section above the real one: the real one is read and replaced
     quoted = "> " + section.replace("\n", "\n> ")
@@ -75,8 +78,11 @@ def test_outside_text_and_budget():
     assert prmod.changelog_budget(None) == 59_000
     assert prmod.changelog_budget("h" * 10_000) == 60_000 - 1_000 - 10_000
     assert prmod.changelog_budget("h" * 57_000) == 2_000
-    with pytest.raises(PublishError, match="the text outside the kep-sync section is 57001 characters, leaving "
-                                           "no room under kep-sync's 60000 limit; shorten it"):
+    with pytest.raises(
+        PublishError,
+        match="the text outside the kep-sync section is 57001 characters, leaving "
+        "no room under kep-sync's 60000 limit; shorten it",
+    ):
         prmod.changelog_budget("h" * 57_001)
 
 
@@ -89,10 +95,10 @@ def test_section_overhead_covers_the_largest_wrapper():
 def test_trailers_round_trip_and_join_a_trailer_paragraph():
     message = "Update KEP matrix\n\n- KEP-4671 stage: alpha -> beta\n\nSource: kubernetes/enhancements@abc\n"
     out = prmod.with_trailers(message, STATE)
-    assert out.endswith("Source: kubernetes/enhancements@abc\nKep-Sync-Fingerprint: 0123456789abcdef\n"
-                        f"Kep-Sync-Revision: {'a' * 40}\nKep-Sync-Base: {'b' * 40}\nKep-Sync-Pages: fedcba9876543210\n")
+    assert out.endswith(
+        "Source: kubernetes/enhancements@abc\nKep-Sync-Fingerprint: 0123456789abcdef\n"
+        f"Kep-Sync-Revision: {'a' * 40}\nKep-Sync-Base: {'b' * 40}\nKep-Sync-Pages: fedcba9876543210\n"
+    )
     assert prmod.parse_trailers(out) == STATE._replace(head="")
     assert prmod.with_trailers("Title", PrState(fingerprint="f")) == "Title\n\nKep-Sync-Fingerprint: f\n"
     assert prmod.parse_trailers("Title\n\nSigned-off-by: x <x@y>") is None
-
-

@@ -11,9 +11,21 @@ import pytest
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from tests.gitutil import commit, make_repo
-from tests.publishutil import (BRANCH, COMMIT, PAGE, PAGE_PATH, READS, READS_PR, REPO, UPDATE, R, github_config, keps,
-                               page, run_github)
-from tests.publishutil import fresh_logging  # noqa: F401  (autouse fixture)
+from tests.publishutil import (
+    BRANCH,
+    COMMIT,
+    PAGE,
+    PAGE_PATH,
+    READS,
+    READS_PR,
+    REPO,
+    UPDATE,
+    R,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    github_config,
+    keps,
+    run_github,
+)
 from tests.syncutil import kep
 
 ROW_4671 = "| 4671-kep-4671 | scheduling | implementable / alpha | v1.35 / - / - | groups |"
@@ -39,8 +51,11 @@ def opened(gh, cfg) -> str:
 
 
 def replies(gh, after: int) -> list[str]:
-    return [c["body"] for cid, c in sorted(gh.comments.items()) if cid > after and c["user"] != "alice"
-            and c["user"] != "mallory"]
+    return [
+        c["body"]
+        for cid, c in sorted(gh.comments.items())
+        if cid > after and c["user"] != "alice" and c["user"] != "mallory"
+    ]
 
 
 def permission(user: str) -> tuple[str, str]:
@@ -59,11 +74,15 @@ def test_ignore_from_a_writer_adds_the_marker_in_a_bot_commit_replies_and_lists_
     cid = gh.add_comment(1, "/kep-sync ignore 4671 beta\nThe v1.37 target is not final.", "alice")
     run = run_github(gh, keps(), cfg)
     assert run.requests == READS_PR + [permission("alice")] + COMMIT + [
-        ("PATCH", f"{R}/git/refs/heads/{BRANCH}"), ("PATCH", f"{R}/pulls/1"), ("POST", f"{R}/issues/1/comments")]
+        ("PATCH", f"{R}/git/refs/heads/{BRANCH}"),
+        ("PATCH", f"{R}/pulls/1"),
+        ("POST", f"{R}/issues/1/comments"),
+    ]
     head = gh.branch_sha(REPO, BRANCH)
     assert gh.commits[head]["parents"] == [first] and gh.commits[head]["login"] == "kep-bot"
-    marked = "| 4671-kep-4671 <!-- kep-sync: ignore beta --> | scheduling | implementable / beta | v1.35 / - / - " \
-             "| groups |"
+    marked = (
+        "| 4671-kep-4671 <!-- kep-sync: ignore beta --> | scheduling | implementable / beta | v1.35 / - / - | groups |"
+    )
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PAGE.replace(ROW_4671, marked)
     assert "Ignore marker added on request: KEP 4671 beta" in gh.commits[head]["message"]
     body = gh.pull(1)["body"]
@@ -74,7 +93,8 @@ def test_ignore_from_a_writer_adds_the_marker_in_a_bot_commit_replies_and_lists_
     assert replies(gh, cid) == [
         "> `/kep-sync ignore 4671 beta` (@alice)\n\n**Done**: kep-sync added `<!-- kep-sync: ignore beta -->` to the "
         f"row of KEP 4671 (docs/matrix.md line 7) in commit `{head[:12]}`. The cell stays as the page has it, its "
-        "drift is listed under \"Ignored\", and the marker lands in the page with this pull request."]
+        'drift is listed under "Ignored", and the marker lands in the page with this pull request.'
+    ]
     again = run_github(gh, keps(), cfg)  # carried out once: the comment is listed again (since) and skipped
     assert again.requests == READS_PR and again.writes == 0 and gh.branch_sha(REPO, BRANCH) == head
     assert len(replies(gh, cid)) == 1
@@ -89,9 +109,12 @@ def test_a_command_given_twice_and_an_edited_command_are_carried_out_once(gh, cf
     assert run.requests.count(permission("alice")) == 1 and run.requests.count(("POST", f"{R}/git/commits")) == 1
     text = gh.read_file(REPO, BRANCH, PAGE_PATH)
     assert text.count("<!-- kep-sync: ignore -->") == 1 and text == PAGE.replace(
-        ROW_4671, ROW_4671.replace("4671-kep-4671 ", "4671-kep-4671 <!-- kep-sync: ignore --> "))
-    assert [r.split("\n", 1)[0] for r in replies(gh, two)] == ["> `/kep-sync ignore 4671` (@alice)",
-                                                               "> `/kep-sync ignore KEP-4671` (@alice)"]
+        ROW_4671, ROW_4671.replace("4671-kep-4671 ", "4671-kep-4671 <!-- kep-sync: ignore --> ")
+    )
+    assert [r.split("\n", 1)[0] for r in replies(gh, two)] == [
+        "> `/kep-sync ignore 4671` (@alice)",
+        "> `/kep-sync ignore KEP-4671` (@alice)",
+    ]
     head, body = gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]
     gh.edit_comment(one, "/kep-sync regenerate")  # an edit is no new command
     again = run_github(gh, keps(), cfg)
@@ -104,15 +127,22 @@ def test_a_command_from_a_user_without_write_access_is_answered_and_not_carried_
     gh.set_role(REPO, "mallory", "triage")
     cid = gh.add_comment(1, "/kep-sync ignore 4671", "mallory")
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS_PR + [permission("mallory"), ("PATCH", f"{R}/pulls/1"),
-                                       ("POST", f"{R}/issues/1/comments")]
+    assert run.requests == READS_PR + [
+        permission("mallory"),
+        ("PATCH", f"{R}/pulls/1"),
+        ("POST", f"{R}/issues/1/comments"),
+    ]
     assert gh.branch_sha(REPO, BRANCH) == head and gh.read_file(REPO, BRANCH, PAGE_PATH) == PAGE.replace(
-        ROW_4671, PROMOTED_ROW)
-    assert replies(gh, cid) == ["> `/kep-sync ignore 4671` (@mallory)\n\n**Not carried out**: @mallory has the "
-                                "`triage` role on acme/wiki; commands need write, maintain or admin access to the "
-                                "wiki repository."]
+        ROW_4671, PROMOTED_ROW
+    )
+    assert replies(gh, cid) == [
+        "> `/kep-sync ignore 4671` (@mallory)\n\n**Not carried out**: @mallory has the "
+        "`triage` role on acme/wiki; commands need write, maintain or admin access to the "
+        "wiki repository."
+    ]
     assert prmod.parse_state(gh.pull(1)["body"])._replace(seen="", since="") == prmod.parse_state(
-        gh.pull(1)["body"])._replace(seen="", since="", ignore="")
+        gh.pull(1)["body"]
+    )._replace(seen="", since="", ignore="")
     again = run_github(gh, keps(), cfg)
     assert again.requests == READS_PR and again.writes == 0
 
@@ -129,7 +159,8 @@ def test_unknown_commands_and_a_kep_in_no_row_are_answered(gh, cfg):
     assert [r.split("\n\n", 1)[1] for r in replies(gh, first) if r.startswith("> ")] == [
         f"**Not carried out**: unknown command `frobnicate`; the commands are {cmd.USAGE}.",
         "**Not carried out**: KEP 9999 is in no row of docs/matrix.md.",
-        "**Not carried out**: unknown field `gamma`; fields: status, stage, alpha, beta, stable, feature_gates."]
+        "**Not carried out**: unknown field `gamma`; fields: status, stage, alpha, beta, stable, feature_gates.",
+    ]
 
 
 def test_regenerate_from_a_maintainer_replaces_a_foreign_commit(gh, cfg):
@@ -144,22 +175,28 @@ def test_regenerate_from_a_maintainer_replaces_a_foreign_commit(gh, cfg):
     assert head != foreign and gh.commits[head]["parents"] == [gh.base] and recorded.head == head
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PAGE.replace(ROW_4671, PROMOTED_ROW)
     assert ("DELETE", f"{R}/issues/1/labels/{prmod.REGENERATE_LABEL}") not in run.requests
-    assert replies(gh, cid) == ["> `/kep-sync regenerate` (@alice)\n\n**Done**: kep-sync replaced the branch with "
-                                f"a fresh commit from the base: `{head[:12]}`."]
+    assert replies(gh, cid) == [
+        "> `/kep-sync regenerate` (@alice)\n\n**Done**: kep-sync replaced the branch with "
+        f"a fresh commit from the base: `{head[:12]}`."
+    ]
 
 
 def test_explain_replies_with_the_field_history(gh, cfg, tmp_path):
     up = tmp_path / "enhancements"
     first = make_repo(up, dict([kep(4671, "kep-4671", stage="alpha", alpha="v1.35")]))
-    second = commit(up, dict([kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37")]),
-                    "Promote 4671 to beta (#123)")
+    second = commit(
+        up, dict([kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37")]), "Promote 4671 to beta (#123)"
+    )
     cfg = cfg.model_copy(update={"enhancements": str(up), "cache_dir": str(tmp_path / "cache")})
     opened(gh, cfg)
     gh.set_role(REPO, "alice", "write")
     cid = gh.add_comment(1, "/kep-sync explain 4671", "alice")
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS_PR + [permission("alice"), ("PATCH", f"{R}/pulls/1"),
-                                       ("POST", f"{R}/issues/1/comments")]
+    assert run.requests == READS_PR + [
+        permission("alice"),
+        ("PATCH", f"{R}/pulls/1"),
+        ("POST", f"{R}/issues/1/comments"),
+    ]
     path = "keps/sig-scheduling/4671-kep-4671/kep.yaml"
     assert replies(gh, cid) == [
         "> `/kep-sync explain 4671` (@alice)\n\nField history of KEP 4671 (as `kep-sync history 4671` prints it):"
@@ -170,7 +207,8 @@ def test_explain_replies_with_the_field_history(gh, cfg, tmp_path):
         f"2026-01-02       -  {first[:12]}  latest-milestone: - -> v1.36\n"
         f"2026-01-02       -  {first[:12]}  milestone.alpha: - -> v1.35\n"
         f"2026-01-02    #123  {second[:12]}  stage: alpha -> beta\n"
-        f"2026-01-02    #123  {second[:12]}  milestone.beta: - -> v1.37\n```"]
+        f"2026-01-02    #123  {second[:12]}  milestone.beta: - -> v1.37\n```"
+    ]
 
 
 def test_explain_on_a_source_without_history_says_why(gh, cfg):
@@ -182,7 +220,8 @@ def test_explain_on_a_source_without_history_says_why(gh, cfg):
     assert replies(gh, cid) == [
         "> `/kep-sync explain 4671` (@alice)\n\n**Not carried out**: enhancements (--enhancements) "
         "'github:kubernetes/enhancements': history needs git history: a github: source is read as one tarball, "
-        "without history; pass a clone, a git URL (https://github.com/OWNER/REPO.git) or a bundle."]
+        "without history; pass a clone, a git URL (https://github.com/OWNER/REPO.git) or a bundle."
+    ]
 
 
 @pytest.mark.parametrize("fields", ["", " beta"])
@@ -205,10 +244,12 @@ def test_parse_comment_reads_only_a_leading_command():
     assert cmd.parse_comment(1, "a", "", "Please /kep-sync ignore 4671") is None
     assert cmd.parse_comment(1, "a", "", "/kep-syncx ignore 4671") is None
     assert cmd.parse_comment(1, "a", "", "/kep-sync ignore #4671 stable,beta gates\nmore") == cmd.Command(
-        1, "a", "", "/kep-sync ignore #4671 stable,beta gates", "ignore", 4671, ("beta", "stable", "feature_gates"))
+        1, "a", "", "/kep-sync ignore #4671 stable,beta gates", "ignore", 4671, ("beta", "stable", "feature_gates")
+    )
     assert cmd.parse_comment(1, "a", "", "/kep-sync").error == f"no command given; the commands are {cmd.USAGE}"
     assert cmd.parse_comment(1, "a", "", "/kep-sync explain").error == (
-        "`explain` needs a KEP number, e.g. `/kep-sync explain 4671`")
+        "`explain` needs a KEP number, e.g. `/kep-sync explain 4671`"
+    )
 
 
 def test_ignore_rules_round_trip_through_the_state_marker():
@@ -220,9 +261,19 @@ def test_ignore_rules_round_trip_through_the_state_marker():
     assert cmd.since_query("20240102T030405Z") == "2024-01-02T03:04:04Z" and cmd.since_query("") is None
 
 
-@pytest.mark.parametrize(("permission_", "role", "allowed"), [
-    ("admin", "admin", True), ("write", "maintain", True), ("write", "write", True), ("read", "triage", False),
-    ("read", "read", False), ("none", "none", False), ("write", "custom-writer", True), ("", "", False)])
+@pytest.mark.parametrize(
+    ("permission_", "role", "allowed"),
+    [
+        ("admin", "admin", True),
+        ("write", "maintain", True),
+        ("write", "write", True),
+        ("read", "triage", False),
+        ("read", "read", False),
+        ("none", "none", False),
+        ("write", "custom-writer", True),
+        ("", "", False),
+    ],
+)
 def test_who_may_give_commands(permission_, role, allowed):
     assert cmd.may_command(permission_, role) is allowed
 
@@ -235,7 +286,8 @@ def test_the_controls_footer_lists_the_commands_only_where_they_work(cfg):
         "- **Commands** (a comment that starts with one; from people with write access to the wiki repository; "
         "read on the next run (in GitHub Actions the comment starts one), carried out once, answered in a reply): "
         "`/kep-sync ignore <KEP> [fields...]` adds the ignore marker to the KEP's row in this pull request, "
-        "`/kep-sync regenerate` acts as the label, `/kep-sync explain <KEP>` replies with the KEP's field history.")
+        "`/kep-sync regenerate` acts as the label, `/kep-sync explain <KEP>` replies with the KEP's field history."
+    )
     assert not any("/kep-sync" in line for line in controls(cfg.model_copy(update={"publish": "git"}).steering()))
 
 
@@ -259,18 +311,20 @@ def test_a_reply_quotes_a_huge_command_bounded_and_a_refused_reply_loses_no_othe
     assert [r.split("\n\n", 1)[0] for r in posted] == ["> `/kep-sync ignore 4671 beta` (@alice)"]
     assert prmod.parse_state(gh.pull(1)["body"]).seen == str(second)
     assert cmd.parse_comment(huge, "alice", "", "/kep-sync regenerate " + "x" * 65_515).error == (
-        "`regenerate` takes no arguments; got `" + "x" * 80 + "…`")
+        "`regenerate` takes no arguments; got `" + "x" * 80 + "…`"
+    )
     assert cmd.not_done(cmd.parse_comment(huge, "alice", "", "/kep-sync regenerate " + "x" * 65_515), "no") == (
-        "> `/kep-sync regenerate " + "x" * 179 + "…` (@alice)\n\n**Not carried out**: no.")
+        "> `/kep-sync regenerate " + "x" * 179 + "…` (@alice)\n\n**Not carried out**: no."
+    )
 
 
 def test_reply_text_keeps_a_users_words_inert():
     for body, error in (
-            ("/kep-sync regenerate x` @acme/team `y", "`regenerate` takes no arguments; got `x' @acme/team 'y`"),
-            ("/kep-sync explain 1 `@acme/team`", "`explain` takes one KEP; got `'@acme/team'` after it"),
-            ("/kep-sync fro`b @x", "unknown command `fro'b`; the commands are " + cmd.USAGE),
-            ("/kep-sync ignore 1 s`t", "unknown field `s't`; fields: status, stage, alpha, beta, stable, "
-                                       "feature_gates")):
+        ("/kep-sync regenerate x` @acme/team `y", "`regenerate` takes no arguments; got `x' @acme/team 'y`"),
+        ("/kep-sync explain 1 `@acme/team`", "`explain` takes one KEP; got `'@acme/team'` after it"),
+        ("/kep-sync fro`b @x", "unknown command `fro'b`; the commands are " + cmd.USAGE),
+        ("/kep-sync ignore 1 s`t", "unknown field `s't`; fields: status, stage, alpha, beta, stable, feature_gates"),
+    ):
         assert cmd.parse_comment(1, "a", "", body).error == error
 
 
@@ -297,12 +351,17 @@ def test_refusals_are_capped_per_run_one_per_author_and_outsiders_cost_no_role_r
         gh.add_comment(1, "/kep-sync regenerate", f"outsider{i}", association="NONE")
     gh.add_comment(1, "/kep-sync regenerate", "m2")
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS_PR + [permission("m1"), permission("m2"), ("PATCH", f"{R}/pulls/1")] + [
-        ("POST", f"{R}/issues/1/comments")] * 3
+    assert (
+        run.requests
+        == READS_PR
+        + [permission("m1"), permission("m2"), ("PATCH", f"{R}/pulls/1")]
+        + [("POST", f"{R}/issues/1/comments")] * 3
+    )
     assert [r.split("\n\n", 1)[1] for r in replies(gh, first) if r.startswith("> ")] == [
         "**Not carried out**: @m1 has the `read` role on acme/wiki; commands need write, maintain or admin access "
         "to the wiki repository.",
         "**Not carried out**: @outsider0 has no role on acme/wiki; commands need write, maintain or admin access "
         "to the wiki repository.",
         "**Not carried out**: @outsider1 has no role on acme/wiki; commands need write, maintain or admin access "
-        "to the wiki repository."]
+        "to the wiki repository.",
+    ]

@@ -15,27 +15,50 @@ from bot.cli import main
 from bot.config import load_config
 from bot.service.job import run_job
 from bot.service.state import State, load_state
-from tests.servehelp import API, GUARD_SECONDS, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, FakeApi, \
-    ServeProcess, write_setup
+from tests.servehelp import (
+    API,
+    GUARD_SECONDS,
+    KEP_PATH,
+    KEP_YAML,
+    PAGE,
+    PAGE_SYNCED,
+    REPO_ROOT,
+    SHA,
+    FakeApi,
+    ServeProcess,
+    write_setup,
+)
 
 
 def test_sigterm_finishes_the_run_in_progress_then_exits_0(tmp_path):
     with FakeApi() as api:
         config = write_setup(tmp_path, api.url)
         api.hold.set()
-        serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now",
-                             tmp=tmp_path)
+        serve = ServeProcess(
+            "serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now", tmp=tmp_path
+        )
         assert api.arrived.wait(GUARD_SECONDS), "the run never fetched the tarball"
         serve.proc.send_signal(signal.SIGTERM)
         serve.wait_for("stop requested; finishing the run in progress")
         api.release.set()
         assert serve.finish() == 0
     events = [e["event"] for e in serve.events]
-    assert events == ["service started", "run started", "stop requested; finishing the run in progress",
-                      "run finished", "service stopped"]
+    assert events == [
+        "service started",
+        "run started",
+        "stop requested; finishing the run in progress",
+        "run finished",
+        "service stopped",
+    ]
     summary = serve.events[3]
     assert {k: summary[k] for k in ("result", "revision", "changes", "pull_request", "http_requests", "level")} == {
-        "result": "ok", "revision": SHA, "changes": 2, "pull_request": None, "http_requests": 2, "level": "info"}
+        "result": "ok",
+        "revision": SHA,
+        "changes": 2,
+        "pull_request": None,
+        "http_requests": 2,
+        "level": "info",
+    }
     assert summary["run_id"] == serve.events[1]["run_id"] and len(summary["run_id"]) == 12
     assert (tmp_path / "wiki" / "matrix.md").read_text(encoding="utf-8") == PAGE_SYNCED
     state = load_state(tmp_path / "st")
@@ -49,7 +72,10 @@ def test_sighup_stops_the_service_cleanly_like_sigterm(tmp_path):
     serve.proc.send_signal(signal.SIGHUP)
     assert serve.finish() == 0
     assert [(e["event"], e.get("signal")) for e in serve.events] == [
-        ("service started", None), ("stop requested", "SIGHUP"), ("service stopped", None)]
+        ("service started", None),
+        ("stop requested", "SIGHUP"),
+        ("service stopped", None),
+    ]
     assert load_state(tmp_path / "st").service_started  # the service really ran before it stopped
 
 
@@ -57,8 +83,9 @@ def test_a_failed_run_is_logged_and_the_service_keeps_going(tmp_path):
     with FakeApi() as api:
         config = write_setup(tmp_path, api.url)
         (tmp_path / "wiki" / "matrix.md").unlink()  # the run fails reading the wiki
-        serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now",
-                             tmp=tmp_path)
+        serve = ServeProcess(
+            "serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now", tmp=tmp_path
+        )
         failed = serve.wait_for("run failed")
         summary = serve.wait_for("run finished")
         assert serve.proc.poll() is None  # still serving
@@ -74,15 +101,21 @@ def test_a_second_instance_on_the_same_state_dir_exits_1(tmp_path):
     config = write_setup(tmp_path, "http://127.0.0.1:9")
     first = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), tmp=tmp_path)
     first.wait_for("service started")
-    second = subprocess.run([sys.executable, "-m", "bot.cli", "serve", "--config", str(config), "--state-dir",
-                             str(tmp_path / "st")], cwd=REPO_ROOT, capture_output=True, text=True,
-                            timeout=GUARD_SECONDS)
+    second = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "serve", "--config", str(config), "--state-dir", str(tmp_path / "st")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=GUARD_SECONDS,
+    )
     first.proc.send_signal(signal.SIGTERM)
     assert first.finish() == 0
     assert [e["event"] for e in first.events] == ["service started", "stop requested", "service stopped"]
     assert second.returncode == 1
-    assert second.stderr == (f"kep-sync: error: {tmp_path / 'st' / 'lock'}: another kep-sync instance "
-                             f"(pid {first.proc.pid}) holds the lock of this state directory\n")
+    assert second.stderr == (
+        f"kep-sync: error: {tmp_path / 'st' / 'lock'}: another kep-sync instance "
+        f"(pid {first.proc.pid}) holds the lock of this state directory\n"
+    )
 
 
 def test_health_exit_codes(tmp_path, capsys):
@@ -127,6 +160,7 @@ def test_token_file_is_read_when_the_variable_is_unset(tmp_path, monkeypatch):
 
 # -- the no-change poll, counted with respx -----------------------------------------------------
 
+
 def test_an_unchanged_poll_makes_one_conditional_request_and_no_github_calls(tmp_path, github):
     mock, upstream = github
     config = load_config(write_setup(tmp_path, API))
@@ -140,7 +174,10 @@ def test_an_unchanged_poll_makes_one_conditional_request_and_no_github_calls(tmp
     assert len(mock.calls) == 3
     request = mock.calls[-1].request
     assert (request.url.path, request.headers["If-None-Match"], request.headers["Accept"]) == (
-        "/repos/o/enh/commits/main", '"e1"', "application/vnd.github.sha")
+        "/repos/o/enh/commits/main",
+        '"e1"',
+        "application/vnd.github.sha",
+    )
 
     upstream.update(sha="b" * 40, etag='"e2"')  # upstream moved: a full run again
     (tmp_path / "wiki" / "matrix.md").write_text(PAGE, encoding="utf-8")
@@ -231,8 +268,15 @@ def test_a_local_checkout_with_uncommitted_kep_changes_is_never_skipped(tmp_path
     (kep_file.parent.parent / "9-new" / "kep.yaml").write_bytes(b"title: n\n")  # untracked counts too
     poll()
     stable = PAGE_SYNCED.replace("implementable / beta", "implementable / stable")
-    assert results == [("ok", sha, PAGE_SYNCED), ("skipped", sha, PAGE_SYNCED), ("ok", "", stable), ("ok", "", stable),
-                       ("ok", sha, PAGE_SYNCED), ("skipped", sha, PAGE_SYNCED), ("ok", "", PAGE_SYNCED)]
+    assert results == [
+        ("ok", sha, PAGE_SYNCED),
+        ("skipped", sha, PAGE_SYNCED),
+        ("ok", "", stable),
+        ("ok", "", stable),
+        ("ok", sha, PAGE_SYNCED),
+        ("skipped", sha, PAGE_SYNCED),
+        ("ok", "", PAGE_SYNCED),
+    ]
 
 
 def test_lost_state_costs_one_full_run(tmp_path, github):
@@ -256,8 +300,7 @@ def test_the_shipped_config_honours_github_api_url_and_the_cache_dir_variable(tm
     assert (config.github.api_url, config.cache_dir) == ("https://ghe.example.com/api/v3", "/srv/kep-sync-cache")
     pinned = tmp_path / "pinned.yaml"  # an explicit value wins over the variable
     pinned.write_text("cache_dir: /pinned\ngithub:\n  api_url: https://api.github.com\n")
-    assert (load_config(pinned).github.api_url, load_config(pinned).cache_dir) == ("https://api.github.com",
-                                                                                     "/pinned")
+    assert (load_config(pinned).github.api_url, load_config(pinned).cache_dir) == ("https://api.github.com", "/pinned")
     monkeypatch.delenv("GITHUB_API_URL")
     monkeypatch.delenv("KEP_SYNC_CACHE_DIR")
     config = load_config(SHIPPED)
@@ -289,17 +332,47 @@ def test_validate_lists_configs_that_can_never_work(tmp_path, monkeypatch, capsy
     assert main(["validate", "--config", str(good)]) == 0
 
 
-BRANCH_NAMES = ["kep-sync/matrix", "bots/kep-sync_2026.03", "é/ü", "feat/x.lockx", "bad..name", "has space",
-                "tab\there", "x.lock", "a/b.lock/c", "a/.hidden", ".hidden", "-dash", "a//b", "/a", "a/", "a.",
-                "a@{1}", "a~1", "a^", "a:b", "a?", "a*", "a[b", "a\\b", "HEAD", "del\x7f", "ok@name"]
+BRANCH_NAMES = [
+    "kep-sync/matrix",
+    "bots/kep-sync_2026.03",
+    "é/ü",
+    "feat/x.lockx",
+    "bad..name",
+    "has space",
+    "tab\there",
+    "x.lock",
+    "a/b.lock/c",
+    "a/.hidden",
+    ".hidden",
+    "-dash",
+    "a//b",
+    "/a",
+    "a/",
+    "a.",
+    "a@{1}",
+    "a~1",
+    "a^",
+    "a:b",
+    "a?",
+    "a*",
+    "a[b",
+    "a\\b",
+    "HEAD",
+    "del\x7f",
+    "ok@name",
+]
 
 
 def test_branch_names_are_judged_as_git_check_ref_format_does(tmp_path):
     from bot.sources import ref_name_problem
 
     def git_accepts(name: str) -> bool:
-        return subprocess.run(["git", "check-ref-format", "--branch", name], cwd=tmp_path, capture_output=True,
-                              check=False).returncode == 0
+        return (
+            subprocess.run(
+                ["git", "check-ref-format", "--branch", name], cwd=tmp_path, capture_output=True, check=False
+            ).returncode
+            == 0
+        )
 
     assert {n: ref_name_problem(n) is None for n in BRANCH_NAMES} == {n: git_accepts(n) for n in BRANCH_NAMES}
     assert ref_name_problem("x.lock") == "no path component may end with '.lock'"
@@ -323,8 +396,15 @@ def test_a_blocked_run_is_recorded_and_the_next_poll_sees_the_regenerate_label(t
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "s" * 36)
     monkeypatch.setattr(auth, "SECONDS_BETWEEN_WRITES", 0)
     up = tmp_path / "up"
-    make_repo(up, dict([kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
-                        kep(5710, "kep-5710", stage="alpha", alpha="v1.35")]))
+    make_repo(
+        up,
+        dict(
+            [
+                kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"),
+                kep(5710, "kep-5710", stage="alpha", alpha="v1.35"),
+            ]
+        ),
+    )
     config = github_config(gh).model_copy(update={"enhancements": str(up), "cache_dir": str(tmp_path / "cache")})
     st, r = tmp_path / "st", f"/repos/{REPO}"
 
@@ -344,13 +424,23 @@ def test_a_blocked_run_is_recorded_and_the_next_poll_sees_the_regenerate_label(t
     foreign = gh.commit_files(REPO, BRANCH, {"notes.md": "a reviewer's fix\n"}, "human fix")
     new_revision = commit(up, dict([kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.36")]))
     blocked, level, calls = job()
-    reads = [("GET", f"{r}/pulls"), ("GET", f"{r}/branches/main"), ("GET", f"{r}/contents/{PAGE_PATH}"),
-             ("GET", f"{r}/issues/1/comments"),  # commands
-             ("GET", f"{r}/git/commits/{foreign}"), ("GET", f"{r}/git/commits/{bot_head}"),
-             ("GET", f"{r}/issues/1/comments")]  # the note about the foreign commit, once
+    reads = [
+        ("GET", f"{r}/pulls"),
+        ("GET", f"{r}/branches/main"),
+        ("GET", f"{r}/contents/{PAGE_PATH}"),
+        ("GET", f"{r}/issues/1/comments"),  # commands
+        ("GET", f"{r}/git/commits/{foreign}"),
+        ("GET", f"{r}/git/commits/{bot_head}"),
+        ("GET", f"{r}/issues/1/comments"),
+    ]  # the note about the foreign commit, once
     assert calls == reads + [("POST", f"{r}/issues/1/comments")]
     assert (blocked.result, blocked.revision, blocked.changes, blocked.http_requests, level) == (
-        "blocked", new_revision, 2, 8, "warning")
+        "blocked",
+        new_revision,
+        2,
+        8,
+        "warning",
+    )
     assert gh.branch_sha(REPO, BRANCH) == foreign and len(gh.comments) == 1
     state = load_state(st)
     assert (state.last_run.result, state.last_success.result) == ("blocked", "blocked")
@@ -361,9 +451,14 @@ def test_a_blocked_run_is_recorded_and_the_next_poll_sees_the_regenerate_label(t
 
     gh.pull(1)["labels"].append(prmod.REGENERATE_LABEL)  # upstream unchanged: the poll must still run in full
     fixed, level, calls = job()
-    assert calls == reads[:6] + [("POST", f"{r}/git/blobs"), ("POST", f"{r}/git/trees"), ("POST", f"{r}/git/commits"),
-                                 ("PATCH", f"{r}/git/refs/heads/{BRANCH}"), ("PATCH", f"{r}/pulls/1"),
-                                 ("DELETE", f"{r}/issues/1/labels/{prmod.REGENERATE_LABEL}")]
+    assert calls == reads[:6] + [
+        ("POST", f"{r}/git/blobs"),
+        ("POST", f"{r}/git/trees"),
+        ("POST", f"{r}/git/commits"),
+        ("PATCH", f"{r}/git/refs/heads/{BRANCH}"),
+        ("PATCH", f"{r}/pulls/1"),
+        ("DELETE", f"{r}/issues/1/labels/{prmod.REGENERATE_LABEL}"),
+    ]
     assert (fixed.result, fixed.revision, level) == ("ok", new_revision, "info")
     head = gh.branch_sha(REPO, BRANCH)
     assert gh.commits[head]["parents"] == [gh.branch_sha(REPO, "main")] and gh.pull(1)["labels"] == []
@@ -381,4 +476,7 @@ def test_the_workflow_writes_and_uploads_the_report_on_every_run():
     assert "args=(sync --config config/kep-sync.yaml --report kep-sync-report.json)\n" in steps["Sync"]["run"]
     upload = steps["Upload the JSON report"]
     assert (upload["if"], upload["with"]["path"], upload["with"]["name"]) == (
-        "always()", "kep-sync-report.json", "kep-sync-report")
+        "always()",
+        "kep-sync-report.json",
+        "kep-sync-report",
+    )

@@ -36,6 +36,7 @@ def finished(logs: list[dict]) -> dict:
 
 # -- STATE_DIR/last-run ----------------------------------------------------------------------------------
 
+
 def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, github):
     mock, upstream = github
     config = load_config(write_setup(tmp_path, API))
@@ -46,8 +47,12 @@ def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, gith
     assert (line["changelog"], line["report"]) == (str(last / "changelog.md"), str(last / "report.json"))
     assert (last / "changelog.md").read_text().startswith("# Update KEP matrix: 2 changes in 1 KEP")
     report = json.loads((last / "report.json").read_text())
-    assert (report["result"], report["publish"], report["pages_written"], report["revision"]) == \
-        ("ok", "files", ["matrix.md"], SHA)
+    assert (report["result"], report["publish"], report["pages_written"], report["revision"]) == (
+        "ok",
+        "files",
+        ["matrix.md"],
+        SHA,
+    )
     assert sorted(p.name for p in last.iterdir()) == ["changelog.md", "report.json"]  # no temp files
 
     with capture_logs() as logs:  # skipped: nothing new to keep, the files of the last full run stay
@@ -61,14 +66,25 @@ def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, gith
         assert run_job(config, tmp_path / "st").result == "failed"
     assert finished(logs)["report"] == str(last / "report.json")
     failed = json.loads((last / "report.json").read_text())
-    assert (failed["result"], failed["revision"], failed["changes"], failed["pages_written"]) == \
-        ("failed", "b" * 40, [], [])
-    assert failed["error"] == f"wiki.pages (--page) 'matrix.md': no such file under the wiki directory " \
-                              f"{str(tmp_path / 'wiki')!r}"
+    assert (failed["result"], failed["revision"], failed["changes"], failed["pages_written"]) == (
+        "failed",
+        "b" * 40,
+        [],
+        [],
+    )
+    assert (
+        failed["error"] == f"wiki.pages (--page) 'matrix.md': no such file under the wiki directory "
+        f"{str(tmp_path / 'wiki')!r}"
+    )
     assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{failed['error']}\n"
     line = finished(logs)  # the log line and state.json say what the report says
-    assert (line["result"], line["revision"], line["changes"], line["error"], line["pull_request"]) == \
-        ("failed", "b" * 40, 0, failed["error"], None)
+    assert (line["result"], line["revision"], line["changes"], line["error"], line["pull_request"]) == (
+        "failed",
+        "b" * 40,
+        0,
+        failed["error"],
+        None,
+    )
     record = read_state(tmp_path / "st").last_run
     assert (record.revision, record.changes, record.error, record.pull_request) == ("b" * 40, 0, failed["error"], None)
 
@@ -83,8 +99,11 @@ def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):
     assert record.result == "failed" and finished(logs)["report"] == str(last / "report.json")
     report = json.loads((last / "report.json").read_text())
     assert (report["result"], report["revision"], report["changes"], report["error"]) == (
-        "failed", "", [], f"GET {API}/repos/o/enh/commits/main: HTTP 200, could not resolve 'main' "
-                          "to a commit")
+        "failed",
+        "",
+        [],
+        f"GET {API}/repos/o/enh/commits/main: HTTP 200, could not resolve 'main' to a commit",
+    )
     assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{report['error']}\n"
 
 
@@ -94,11 +113,14 @@ def test_a_dry_run_service_keeps_what_it_found(tmp_path, github):
     report = json.loads((tmp_path / "st" / "last-run" / "report.json").read_text())
     assert (report["publish"], report["pages_written"]) == ("none", [])
     assert [(c["field"], c["proposed"], c["applied"]) for c in report["changes"]] == [
-        ("stage", True, False), ("beta", True, False)]
+        ("stage", True, False),
+        ("beta", True, False),
+    ]
     assert (tmp_path / "wiki" / "matrix.md").read_text() == PAGE
 
 
 # -- a corrupt state.json --------------------------------------------------------------------------------
+
 
 def corrupt_state(tmp_path, content: bytes):
     """``(config path, state directory)`` of a service setup whose ``state.json`` holds ``content``."""
@@ -127,22 +149,31 @@ def test_a_corrupt_state_file_is_reported_kept_aside_and_never_overwritten(tmp_p
     (kept,) = state_dir.glob("state.json.corrupt-*")
     assert kept.read_bytes() == b'{"revision": "abc", "last_run": '
     assert [(e["event"], e["kept_as"]) for e in logs if e["log_level"] == "error"] == [
-        ("state file corrupt; kept aside, starting from an empty state", str(kept))]
+        ("state file corrupt; kept aside, starting from an empty state", str(kept))
+    ]
     assert read_state(state_dir).last_run.run_id == record.run_id
     assert main(["health", "--config", str(config_path), "--state-dir", str(state_dir)]) == 0
     capsys.readouterr()
 
 
-@pytest.mark.parametrize(("content", "why"), [
-    (b"\xff\xfe{}", "not UTF-8 at byte 0"),
-    (b"[]", "not a kep-sync state: (top level): expected a JSON object, got []"),
-    (b'{"foo": 1}', "not a kep-sync state: foo: unknown key (value 1)"),
-    (b'{"revision": 5}', "not a kep-sync state: revision: expected a text value, got 5"),
-    (b'{"last_run": {"run_id": "a", "started": "s", "finished": "f", "result": "ok", "changes": "2"}}',
-     "not a kep-sync state: last_run.changes: expected a whole number, got '2'"),
-    (b'{"last_run": {"result": 1}}', "not a kep-sync state: last_run.run_id: required, missing; last_run.started: "
-                                    "required, missing; last_run.finished: required, missing"),
-])
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"\xff\xfe{}", "not UTF-8 at byte 0"),
+        (b"[]", "not a kep-sync state: (top level): expected a JSON object, got []"),
+        (b'{"foo": 1}', "not a kep-sync state: foo: unknown key (value 1)"),
+        (b'{"revision": 5}', "not a kep-sync state: revision: expected a text value, got 5"),
+        (
+            b'{"last_run": {"run_id": "a", "started": "s", "finished": "f", "result": "ok", "changes": "2"}}',
+            "not a kep-sync state: last_run.changes: expected a whole number, got '2'",
+        ),
+        (
+            b'{"last_run": {"result": 1}}',
+            "not a kep-sync state: last_run.run_id: required, missing; last_run.started: "
+            "required, missing; last_run.finished: required, missing",
+        ),
+    ],
+)
 def test_read_state_names_why_the_file_is_corrupt(tmp_path, content, why):
     (tmp_path / "state.json").write_bytes(content)
     with pytest.raises(StateCorrupt) as err:
@@ -168,8 +199,13 @@ sys.exit(cli.main(sys.argv[1:]))
 
 def test_a_stop_signal_before_the_service_is_ready_exits_0_and_releases_the_lock(tmp_path):
     config = write_setup(tmp_path, "http://127.0.0.1:9")
-    proc = subprocess.run([sys.executable, "-c", EARLY_SIGNAL, "serve", "--config", str(config), "--state-dir",
-                           str(tmp_path / "st")], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", EARLY_SIGNAL, "serve", "--config", str(config), "--state-dir", str(tmp_path / "st")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line)["event"] for line in proc.stderr.splitlines()]
     assert events == ["service started", "stop requested", "service stopped"]
@@ -179,6 +215,7 @@ def test_a_stop_signal_before_the_service_is_ready_exits_0_and_releases_the_lock
 
 # -- health ----------------------------------------------------------------------------------------------
 
+
 def test_health_exits_1_not_2_for_a_bad_config(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("schedule:\n  cron: '0 6 * *'\ncolour: blue\n")
@@ -186,18 +223,21 @@ def test_health_exits_1_not_2_for_a_bad_config(tmp_path, capsys):
     assert capsys.readouterr().out == (
         f"unhealthy: configuration error: {bad}: schedule.cron: '0 6 * *': expected 5 fields (minute hour "
         f"day-of-month month day-of-week) or a macro such as @daily, got 4 field(s); {bad}: colour: unknown key "
-        "(value 'blue'); did you mean 'columns'?\n")
+        "(value 'blue'); did you mean 'columns'?\n"
+    )
     assert main(["health", "--config", str(tmp_path / "missing.yaml")]) == 1
-    assert capsys.readouterr().out == f"unhealthy: configuration error: {tmp_path / 'missing.yaml'}: no such config " \
-                                      "file\n"
+    assert (
+        capsys.readouterr().out == f"unhealthy: configuration error: {tmp_path / 'missing.yaml'}: no such config file\n"
+    )
 
 
 def test_health_exits_1_when_the_token_file_cannot_be_read(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.setenv("GITHUB_TOKEN_FILE", str(tmp_path / "missing-token"))
     assert main(["health", "--state-dir", str(tmp_path / "st")]) == 1
-    assert capsys.readouterr().err == (f"kep-sync: error: GITHUB_TOKEN_FILE {tmp_path / 'missing-token'}: cannot read: "
-                                       "No such file or directory\n")
+    assert capsys.readouterr().err == (
+        f"kep-sync: error: GITHUB_TOKEN_FILE {tmp_path / 'missing-token'}: cannot read: No such file or directory\n"
+    )
 
 
 def berlin(*args: int) -> datetime.datetime:
@@ -209,18 +249,24 @@ def berlin(*args: int) -> datetime.datetime:
 def test_health_speaks_utc_and_agrees_with_the_schedule_across_spring_forward():
     trigger = parse_crontab("0 0 * * *", "Europe/Berlin")
     ran = berlin(2026, 3, 29, 0, 0)
-    run = RunRecord(run_id="r1", started=ran.isoformat(), finished=(ran + datetime.timedelta(minutes=1)).isoformat(),
-                    result="ok")
+    run = RunRecord(
+        run_id="r1", started=ran.isoformat(), finished=(ran + datetime.timedelta(minutes=1)).isoformat(), result="ok"
+    )
     state = State(last_run=run, last_success=run)
     due = berlin(2026, 3, 30, 0, 0)  # the next day (APScheduler's CronTrigger says 31 March)
     assert check_health(state, trigger, due + LATE_ALLOWANCE - datetime.timedelta(seconds=1)) == (
-        True, "last run r1 ok at 2026-03-28T23:01:00+00:00, revision -")
+        True,
+        "last run r1 ok at 2026-03-28T23:01:00+00:00, revision -",
+    )
     assert check_health(state, trigger, due + LATE_ALLOWANCE) == (
-        False, "run due at 2026-03-29T22:00:00+00:00 has not succeeded (last good run or start: "
-               "2026-03-28T23:00:00+00:00)")
+        False,
+        "run due at 2026-03-29T22:00:00+00:00 has not succeeded (last good run or start: 2026-03-28T23:00:00+00:00)",
+    )
     fresh = State(service_started=berlin(2026, 3, 29, 12, 0).isoformat())
     assert check_health(fresh, trigger, berlin(2026, 3, 29, 13, 0)) == (
-        True, "service started at 2026-03-29T10:00:00+00:00; no run due yet")
+        True,
+        "service started at 2026-03-29T10:00:00+00:00; no run due yet",
+    )
 
 
 def test_health_command_prints_utc_for_a_state_written_in_another_zone(tmp_path, capsys):
@@ -264,9 +310,23 @@ def test_a_stop_signal_before_the_first_run_starts_prevents_it(tmp_path, script)
     config = write_setup(tmp_path, "http://127.0.0.1:9")
     settings = json.loads(config.read_text())
     config.write_text(json.dumps({**settings, "enhancements": str(tmp_path / "enh")}))
-    proc = subprocess.run([sys.executable, "-c", script, "serve", "--run-now", "--config", str(config),
-                           "--state-dir", str(tmp_path / "st")], cwd=REPO_ROOT, capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            "serve",
+            "--run-now",
+            "--config",
+            str(config),
+            "--state-dir",
+            str(tmp_path / "st"),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line)["event"] for line in proc.stderr.splitlines()]
     assert events == ["service started", "stop requested", "service stopped"]
@@ -293,13 +353,23 @@ def test_a_failed_publish_is_summed_up_as_its_report_says(tmp_path, github, monk
     last = tmp_path / "st" / "last-run"
     report = json.loads((last / "report.json").read_text())
     error = f"{page}: read-only; refusing to replace it"
-    assert (report["result"], report["revision"], report["error"], report["pages_written"]) == \
-        ("failed", SHA, error, [])
+    assert (report["result"], report["revision"], report["error"], report["pages_written"]) == (
+        "failed",
+        SHA,
+        error,
+        [],
+    )
     assert [(c["proposed"], c["applied"]) for c in report["changes"]] == [(True, False), (True, False)]
     line = finished(logs)
-    assert {k: line[k] for k in ("result", "revision", "changes", "applied", "error", "pull_request", "log_level")} \
-        == {"result": "failed", "revision": SHA, "changes": 2, "applied": 0, "error": error, "pull_request": None,
-            "log_level": "error"}
+    assert {k: line[k] for k in ("result", "revision", "changes", "applied", "error", "pull_request", "log_level")} == {
+        "result": "failed",
+        "revision": SHA,
+        "changes": 2,
+        "applied": 0,
+        "error": error,
+        "pull_request": None,
+        "log_level": "error",
+    }
     assert [e["error"] for e in logs if e["event"] == "run failed"] == [error]
     assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{error}\n"
     record = read_state(tmp_path / "st").last_run
@@ -331,15 +401,23 @@ def test_health_usage_errors_exit_1_not_2(tmp_path, capsys):
 
 
 def test_make_snapshot_names_a_missing_source_in_one_line(tmp_path):
-    proc = subprocess.run([sys.executable, "scripts/make_snapshot.py", str(tmp_path / "nonexistent"), "--out-dir",
-                           str(tmp_path / "out")], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "scripts/make_snapshot.py", str(tmp_path / "nonexistent"), "--out-dir", str(tmp_path / "out")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == (f"make_snapshot.py: error: git clone {tmp_path / 'nonexistent'} failed: fatal: repository "
-                           f"'{tmp_path / 'nonexistent'}' does not exist\n")
+    assert proc.stderr == (
+        f"make_snapshot.py: error: git clone {tmp_path / 'nonexistent'} failed: fatal: repository "
+        f"'{tmp_path / 'nonexistent'}' does not exist\n"
+    )
     assert not (tmp_path / "out").exists()
 
 
 # -- a poll is skipped only when neither upstream nor the wiki changed; asked-for runs never skip ------------
+
 
 def test_a_page_put_back_to_a_stale_state_is_synced_on_the_next_poll(tmp_path, github):
     config = load_config(write_setup(tmp_path, API))
@@ -379,6 +457,7 @@ def test_a_run_asked_for_is_never_skipped(tmp_path, github):
 
 # -- health: the service that recorded the state must still be running --------------------------------------
 
+
 def test_health_is_unhealthy_when_the_recording_service_is_gone():
     from bot.service.liveness import process_identity, still_running
 
@@ -392,8 +471,11 @@ def test_health_is_unhealthy_when_the_recording_service_is_gone():
     now = datetime.datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
     trigger = parse_crontab("0 6 * * *", "UTC")
     state = State(service_started="2026-03-02T11:00:00+00:00", service_process=gone)
-    assert check_health(state, trigger, now) == (False, f"the service that recorded this state (pid {child.pid}, "
-                                                        "started 2026-03-02T11:00:00+00:00) is no longer running")
+    assert check_health(state, trigger, now) == (
+        False,
+        f"the service that recorded this state (pid {child.pid}, "
+        "started 2026-03-02T11:00:00+00:00) is no longer running",
+    )
     alive = state.model_copy(update={"service_process": me})
     assert check_health(alive, trigger, now) == (True, "service started at 2026-03-02T11:00:00+00:00; no run due yet")
     reused = state.model_copy(update={"service_process": me.replace(":", ":1", 1)})  # same pid, other start time
@@ -415,7 +497,9 @@ def test_serve_records_its_process_and_health_sees_it_stop(tmp_path, capsys):
     serve.proc.send_signal(signal.SIGTERM)
     assert serve.finish() == 0
     assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 1
-    assert capsys.readouterr().out.startswith(f"unhealthy: the service that recorded this state (pid {serve.proc.pid}, ")
+    assert capsys.readouterr().out.startswith(
+        f"unhealthy: the service that recorded this state (pid {serve.proc.pid}, "
+    )
 
 
 def test_serve_run_now_is_a_full_run_even_when_nothing_changed(tmp_path):
@@ -427,8 +511,9 @@ def test_serve_run_now_is_a_full_run_even_when_nothing_changed(tmp_path):
     with FakeApi() as api:
         config = write_setup(tmp_path, api.url)
         for _ in range(2):
-            serve = ServeProcess("serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now",
-                                 tmp=tmp_path)
+            serve = ServeProcess(
+                "serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now", tmp=tmp_path
+            )
             results.append(serve.wait_for("run finished")["result"])
             serve.proc.send_signal(signal.SIGTERM)
             assert serve.finish() == 0

@@ -20,8 +20,13 @@ def record(result: str = "ok", started: str = "2026-03-02T06:00:00+00:00", **ext
 
 
 def test_state_round_trips_as_sorted_json(tmp_path):
-    state = State(source="github:o/enh@main", revision="a" * 40, revision_etag='"e1"',
-                  release_notes_etags={"https://x/1.37.json": '"n1"'}, last_run=record(changes=2))
+    state = State(
+        source="github:o/enh@main",
+        revision="a" * 40,
+        revision_etag='"e1"',
+        release_notes_etags={"https://x/1.37.json": '"n1"'},
+        last_run=record(changes=2),
+    )
     save_state(tmp_path / "st", state)
     assert load_state(tmp_path / "st") == state
     raw = json.loads((tmp_path / "st" / "state.json").read_text())
@@ -77,8 +82,9 @@ def test_a_second_lock_on_the_same_state_dir_fails_naming_the_holder(tmp_path):
         assert (tmp_path / "lock").read_text() == f"{os.getpid()}\n"
         with pytest.raises(StateError) as err:
             InstanceLock(tmp_path).acquire()
-        assert str(err.value) == (f"{tmp_path / 'lock'}: another kep-sync instance (pid {os.getpid()}) "
-                                  "holds the lock of this state directory")
+        assert str(err.value) == (
+            f"{tmp_path / 'lock'}: another kep-sync instance (pid {os.getpid()}) holds the lock of this state directory"
+        )
         first.release()
         with InstanceLock(tmp_path):  # released: the next instance may start
             pass
@@ -97,8 +103,10 @@ def test_healthy_after_a_good_run_until_the_next_run_is_overdue():
     next_due = MONDAY_6 + datetime.timedelta(days=1)
     assert check_health(state, DAILY, next_due + LATE_ALLOWANCE - datetime.timedelta(seconds=1)) == healthy
     verdict = check_health(state, DAILY, next_due + LATE_ALLOWANCE)
-    assert verdict == (False, "run due at 2026-03-03T06:00:00+00:00 has not succeeded (last good run or start: "
-                              "2026-03-02T06:00:00+00:00)")
+    assert verdict == (
+        False,
+        "run due at 2026-03-03T06:00:00+00:00 has not succeeded (last good run or start: 2026-03-02T06:00:00+00:00)",
+    )
 
 
 def test_a_skipped_run_counts_as_success():
@@ -109,35 +117,46 @@ def test_a_skipped_run_counts_as_success():
 def test_a_blocked_run_keeps_the_service_healthy():
     state = State(last_run=record("blocked"), last_success=record("blocked"))
     assert check_health(state, DAILY, MONDAY_6 + datetime.timedelta(hours=1)) == (
-        True, "last run r1 blocked at 2026-03-02T06:00:00+00:00, revision -")
+        True,
+        "last run r1 blocked at 2026-03-02T06:00:00+00:00, revision -",
+    )
 
 
 def test_unhealthy_when_the_last_run_failed():
     state = State(last_run=record("failed", error="SourceError: HTTP 502"), last_success=record())
     assert check_health(state, DAILY, MONDAY_6) == (
-        False, "last run r1 failed at 2026-03-02T06:00:00+00:00: SourceError: HTTP 502")
+        False,
+        "last run r1 failed at 2026-03-02T06:00:00+00:00: SourceError: HTTP 502",
+    )
 
 
 def test_a_fresh_service_is_healthy_until_its_first_run_is_overdue():
     state = State(service_started="2026-03-02T07:00:00+00:00")
     assert check_health(state, DAILY, MONDAY_6 + datetime.timedelta(hours=20)) == (
-        True, "service started at 2026-03-02T07:00:00+00:00; no run due yet")
+        True,
+        "service started at 2026-03-02T07:00:00+00:00; no run due yet",
+    )
     assert not check_health(state, DAILY, MONDAY_6 + datetime.timedelta(days=1) + LATE_ALLOWANCE).ok
 
 
 def test_no_state_is_unhealthy():
     assert check_health(State(), DAILY, MONDAY_6) == (
-        False, "no service start and no run recorded in the state directory")
+        False,
+        "no service start and no run recorded in the state directory",
+    )
 
 
 def test_health_with_a_time_that_is_not_iso_8601_is_unhealthy_not_a_crash():
     state = State(service_started="yesterday")
     health = check_health(state, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.UTC))
-    assert health == (False, "the state directory holds a time that is not a usable ISO 8601 time (Invalid "
-                             "isoformat string: 'yesterday')")
+    assert health == (
+        False,
+        "the state directory holds a time that is not a usable ISO 8601 time (Invalid isoformat string: 'yesterday')",
+    )
     late = State(service_started="9999-12-31T23:59:59+00:00")
-    assert check_health(late, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.UTC)
-                        ) == (False, "the state directory records a service start time in the future: "
-                              "9999-12-31T23:59:59+00:00 is after now (2026-03-02T00:00:00+00:00) by more than 5 "
-                              "minutes (a wrong clock?)")
-
+    assert check_health(late, parse_crontab("0 6 * * *"), datetime.datetime(2026, 3, 2, tzinfo=datetime.UTC)) == (
+        False,
+        "the state directory records a service start time in the future: "
+        "9999-12-31T23:59:59+00:00 is after now (2026-03-02T00:00:00+00:00) by more than 5 "
+        "minutes (a wrong clock?)",
+    )

@@ -25,11 +25,9 @@ def _isolated_git(monkeypatch, tmp_path):
     return cfg
 
 
-
 @pytest.fixture()
 def sleeps(monkeypatch) -> SleepRecorder:
     """Make the source module's retries record their waits instead of sleeping."""
     recorder = SleepRecorder()
     monkeypatch.setattr(enh, "send", functools.partial(bot_http.send, sleep=recorder))
     return recorder
-

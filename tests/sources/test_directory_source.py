@@ -63,11 +63,13 @@ def test_directory_source_reports_broken_files_and_loads_the_rest(tmp_path):
     write_tree(tmp_path, {**UPSTREAM, "keps/sig-c/3-broken/kep.yaml": "title: [oops\n"})
     snap = load_snapshot(str(tmp_path), tmp_path / "cache")
     assert list(snap.keps) == [1, 2]
-    assert snap.problems == (Problem("keps/sig-c/3-broken/kep.yaml", "", "not valid YAML at line 2: did not find "
-                                     "expected ',' or ']'"),)
+    assert snap.problems == (
+        Problem("keps/sig-c/3-broken/kep.yaml", "", "not valid YAML at line 2: did not find expected ',' or ']'"),
+    )
 
 
 # -- directory source reads regular files only --------------------
+
 
 def test_directory_source_reports_links_fifos_and_odd_entries_and_loads_the_rest(tmp_path):
     root = tmp_path / "enh"
@@ -100,8 +102,10 @@ def test_directory_source_reports_links_fifos_and_odd_entries_and_loads_the_rest
         Problem("keps/sig-d/9-x", "", "symbolic link; skipped"),
     )
     assert [p for p, _ in read_directory(root)] == [
-        "keps/NNNN-kep-template/kep.yaml", "keps/prod-readiness/sig-a/1.yaml",
-        "keps/sig-a/1-first/kep.yaml", "keps/sig-b/2-second/kep.yaml",
+        "keps/NNNN-kep-template/kep.yaml",
+        "keps/prod-readiness/sig-a/1.yaml",
+        "keps/sig-a/1-first/kep.yaml",
+        "keps/sig-b/2-second/kep.yaml",
     ]
 
 
@@ -132,8 +136,9 @@ def test_unreadable_files_and_directories_are_reported(tmp_path, monkeypatch):
             def denied(path):
                 raise PermissionError(13, "Permission denied", os.fspath(path))
 
-            monkeypatch.setattr(os, "open",
-                                lambda p, *a, **k: denied(p) if p == str(locked_file) else real_open(p, *a, **k))
+            monkeypatch.setattr(
+                os, "open", lambda p, *a, **k: denied(p) if p == str(locked_file) else real_open(p, *a, **k)
+            )
             monkeypatch.setattr(os, "scandir", lambda p=".": denied(p) if p == str(locked_dir) else real_scandir(p))
         snap = load_snapshot(str(root), tmp_path / "cache")
     finally:

@@ -46,8 +46,9 @@ def test_git_file_url_clones_into_cache_then_fetches_new_commits(tmp_path):
     marker = repo / "kep-sync-test-marker"
     marker.write_text("still the same clone")
 
-    second = commit(up, {"keps/sig-c/3-third/kep.yaml": kep("3", "Third"),
-                         "keps/sig-b/2-second/kep.yaml": None}, "add 3, drop 2")
+    second = commit(
+        up, {"keps/sig-c/3-third/kep.yaml": kep("3", "Third"), "keps/sig-b/2-second/kep.yaml": None}, "add 3, drop 2"
+    )
     assert second != first
     snap2 = load_snapshot(url, cache)
     assert snap2.revision == second == git(up, "rev-parse", "HEAD")
@@ -116,8 +117,10 @@ def test_git_bundle_source_and_refreshed_bundle(tmp_path):
     assert len(cache_repos(cache)) == 1
 
 
-@pytest.mark.parametrize(("default_branch", "bundle_branch"), [("master", "main"), ("main", "master"),
-                                                               ("master", "master"), ("main", "main")])
+@pytest.mark.parametrize(
+    ("default_branch", "bundle_branch"),
+    [("master", "main"), ("main", "master"), ("master", "master"), ("main", "main")],
+)
 def test_single_branch_bundle_without_head_is_readable(tmp_path, _isolated_git, default_branch, bundle_branch):
     """A bundle of one branch has no HEAD; the cache must not depend on init.defaultBranch."""
     _isolated_git.write_text(f"[init]\n\tdefaultBranch = {default_branch}\n")
@@ -169,8 +172,11 @@ def test_read_git_tree_returns_exact_bytes_and_reports_symlinks(tmp_path):
     assert "120000" in git(up, "ls-tree", "-r", sha, "--", "keps/sig-c/9-link/kep.yaml")
 
     got = read_git_tree(up, sha)
-    expected = {p: (c.encode() if isinstance(c, str) else c) for p, c in files.items()
-                if p in WANTED or p.startswith("keps/sig-c/")}
+    expected = {
+        p: (c.encode() if isinstance(c, str) else c)
+        for p, c in files.items()
+        if p in WANTED or p.startswith("keps/sig-c/")
+    }
     assert dict(got) == expected
     assert [p for p, _ in got] == sorted(expected)
 
@@ -219,6 +225,7 @@ def test_git_fetch_failure_is_source_error(tmp_path):
 
 # -- git source reports links and submodules --------------------
 
+
 def test_git_tree_reports_linked_directories_submodules_and_big_blobs(tmp_path):
     up = tmp_path / "up"
     make_repo(up, {**UPSTREAM, "keps/sig-c/3-big/kep.yaml": kep("3") + "#" * 200})
@@ -244,7 +251,11 @@ def test_cat_file_batch_gives_blobs_in_order_and_none_for_missing_or_not_a_blob(
     tree = git(up, "rev-parse", "HEAD:keps")
     missing = "f" * 40
     assert git_source.cat_file_batch(up, [blob, missing, tree, blob]) == [
-        kep("1", "First").encode(), None, None, kep("1", "First").encode()]
+        kep("1", "First").encode(),
+        None,
+        None,
+        kep("1", "First").encode(),
+    ]
     assert git_source.cat_file_batch(up, []) == []
 
 

@@ -52,8 +52,13 @@ def test_read_tarball_reads_only_metadata_members(sleeps, monkeypatch):
     gh = FakeGitHub(make_tarball(TARBALL_FILES))
     with client_for(gh) as client:
         files, problems = read_tarball(client, API, "kubernetes/enhancements", SHA)
-    expected = ["keps/sig-a/1-first/kep.yaml", "keps/sig-b/2-second/kep.yaml", "keps/NNNN-kep-template/kep.yaml",
-                "keps/prod-readiness/sig-a/1.yaml", "keps/prod-readiness/template/nnnn.yaml"]
+    expected = [
+        "keps/sig-a/1-first/kep.yaml",
+        "keps/sig-b/2-second/kep.yaml",
+        "keps/NNNN-kep-template/kep.yaml",
+        "keps/prod-readiness/sig-a/1.yaml",
+        "keps/prod-readiness/template/nnnn.yaml",
+    ]
     assert [p for p, _ in files] == expected
     assert dict(files)["keps/sig-a/1-first/kep.yaml"] == kep("1", "First").encode()
     assert extracted == [f"{TOP}/{p}" for p in expected]
@@ -99,7 +104,7 @@ def test_custom_api_url(sleeps):
     class Enterprise(FakeGitHub):
         def __call__(self, request):
             if request.url.host == "ghe.example":
-                request.url = request.url.copy_with(host="api.github.com", path=request.url.path[len("/api/v3"):])
+                request.url = request.url.copy_with(host="api.github.com", path=request.url.path[len("/api/v3") :])
             return super().__call__(request)
 
     gh = Enterprise(make_tarball(TARBALL_FILES))
@@ -113,8 +118,9 @@ def test_unknown_ref_is_source_error_without_token(sleeps):
         with pytest.raises(SourceError) as info:
             load_snapshot("github:kubernetes/enhancements@nope", Path("/nonexistent-cache"), client=client)
     message = str(info.value)
-    assert message == (f"GET {API}/repos/kubernetes/enhancements/commits/nope: HTTP 404, "
-                       "could not resolve 'nope' to a commit")
+    assert message == (
+        f"GET {API}/repos/kubernetes/enhancements/commits/nope: HTTP 404, could not resolve 'nope' to a commit"
+    )
     assert TOKEN not in message
     assert gh.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"  # the token was really in play
     assert len(gh.requests) == 1
@@ -126,8 +132,9 @@ def test_ref_answer_that_is_not_a_sha_is_source_error(sleeps):
     with client_for(gh) as client:
         with pytest.raises(SourceError) as info:
             resolve_github_ref(client, API, "kubernetes/enhancements", "master")
-    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/commits/master: HTTP 200, "
-                               "could not resolve 'master' to a commit")
+    assert str(info.value) == (
+        f"GET {API}/repos/kubernetes/enhancements/commits/master: HTTP 200, could not resolve 'master' to a commit"
+    )
 
 
 def test_ref_transport_failure_is_source_error_after_retries(sleeps):
@@ -140,8 +147,9 @@ def test_ref_transport_failure_is_source_error_after_retries(sleeps):
     with client_for(handler) as client:
         with pytest.raises(SourceError) as info:
             resolve_github_ref(client, API, "kubernetes/enhancements", "master")
-    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/commits/master: ConnectError: "
-                               "cannot connect (token ***)")
+    assert str(info.value) == (
+        f"GET {API}/repos/kubernetes/enhancements/commits/master: ConnectError: cannot connect (token ***)"
+    )
     assert len(calls) == MAX_ATTEMPTS
     assert sleeps.calls == [2.0, 4.0, 8.0]
 
@@ -158,19 +166,21 @@ def test_tarball_http_error_is_source_error(sleeps, status):
 
 def corrupt_deflate() -> bytes:
     data = bytearray(make_tarball({**TARBALL_FILES, "keps/sig-z/9-r/x.bin": random.Random(4).randbytes(20_000)}))
-    data[len(data) // 2: len(data) // 2 + 64] = bytes(64)  # zlib.error inside the gzip member
+    data[len(data) // 2 : len(data) // 2 + 64] = bytes(64)  # zlib.error inside the gzip member
     return bytes(data)
 
 
-@pytest.mark.parametrize("body", [lambda: b"<html>this is not a tarball</html>" * 10, corrupt_deflate],
-                         ids=["not-gzip", "corrupt-deflate"])
+@pytest.mark.parametrize(
+    "body", [lambda: b"<html>this is not a tarball</html>" * 10, corrupt_deflate], ids=["not-gzip", "corrupt-deflate"]
+)
 def test_tarball_that_is_not_gzip_is_source_error(sleeps, body):
     gh = FakeGitHub(body())
     with client_for(gh) as client:
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA)
-    assert str(info.value).startswith(f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: "
-                                      "not a readable tar.gz archive (")
+    assert str(info.value).startswith(
+        f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: not a readable tar.gz archive ("
+    )
 
 
 def test_truncated_tarball_is_source_error(sleeps):
@@ -188,8 +198,10 @@ def test_connection_drop_mid_body_is_source_error(sleeps):
     with client_for(gh) as client:
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA)
-    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: ReadError while reading "
-                               "the body: connection reset while sending ***")
+    assert str(info.value) == (
+        f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: ReadError while reading "
+        "the body: connection reset while sending ***"
+    )
 
 
 @pytest.mark.parametrize("name", ["/etc/passwd", f"{TOP}/../../etc/passwd", f"{TOP}/keps/../../x/kep.yaml", "../evil"])
@@ -199,8 +211,9 @@ def test_escaping_member_refuses_the_archive(sleeps, name):
     with client_for(gh) as client:
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA)
-    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: archive member {name!r} "
-                               "escapes the archive, refused")
+    assert str(info.value) == (
+        f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: archive member {name!r} escapes the archive, refused"
+    )
 
 
 def test_links_and_devices_under_keps_are_skipped_and_reported(sleeps):
@@ -219,8 +232,9 @@ def test_links_and_devices_under_keps_are_skipped_and_reported(sleeps):
     with client_for(gh) as client:
         files, problems = read_tarball(client, API, "kubernetes/enhancements", SHA)
         snap = load_snapshot("github:kubernetes/enhancements@master", Path("/nonexistent-cache"), client=client)
-    assert [p for p, _ in files] == [p for p in TARBALL_FILES if p.endswith("kep.yaml")
-                                     or p.startswith("keps/prod-readiness/")]
+    assert [p for p, _ in files] == [
+        p for p in TARBALL_FILES if p.endswith("kep.yaml") or p.startswith("keps/prod-readiness/")
+    ]
     assert problems == [
         Problem("keps/sig-a/3-link/kep.yaml", "", "archive entry is a symbolic link, not a file; skipped"),
         Problem("keps/sig-a/4-hard/kep.yaml", "", "archive entry is a hard link, not a file; skipped"),
@@ -260,8 +274,10 @@ def test_metadata_that_unpacks_past_the_limit_is_refused(sleeps):
     with client_for(gh) as client:
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA, limit=20_000)
-    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: metadata files larger than "
-                               "20000 bytes once unpacked, refused")
+    assert str(info.value) == (
+        f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: metadata files larger than "
+        "20000 bytes once unpacked, refused"
+    )
 
 
 def test_large_non_metadata_members_do_not_count_toward_the_unpacked_limit(sleeps):

@@ -37,6 +37,7 @@ pytestmark = pytest.mark.usefixtures("_isolated_git")
 
 # -- gzip bomb, per-file cap in the tarball --------------------
 
+
 def test_decompressed_size_is_capped(sleeps):
     data = make_tarball({**TARBALL_FILES, "keps/sig-z/9-zeros/blob.bin": bytes(300_000)})
     unpacked = len(gzip.decompress(data))
@@ -47,10 +48,12 @@ def test_decompressed_size_is_capped(sleeps):
         assert len(files) == 5
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA, max_unpacked=unpacked - 1)
-    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: larger than "
-                               f"{unpacked - 1} bytes once decompressed, refused")
+    assert str(info.value) == (
+        f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: larger than "
+        f"{unpacked - 1} bytes once decompressed, refused"
+    )
     assert all(s.closed for s in gh.streams)
-    assert enh.MAX_UNPACKED_BYTES == 1024 ** 3
+    assert enh.MAX_UNPACKED_BYTES == 1024**3
 
 
 def test_tarball_metadata_files_over_the_per_file_cap_are_reported(sleeps):
@@ -63,6 +66,7 @@ def test_tarball_metadata_files_over_the_per_file_cap_are_reported(sleeps):
 
 
 # -- bounded bodies and overall deadlines --------------------
+
 
 class FakeClock:
     """A monotonic clock that moves only when told (``advance`` seconds per :meth:`tick`)."""
@@ -80,6 +84,7 @@ class FakeClock:
 
 def endless(chunk: bytes, clock: FakeClock | None = None, served: list | None = None):
     """A response body that never ends (each chunk moves ``clock`` on)."""
+
     def gen():
         while True:
             if clock is not None:
@@ -87,6 +92,7 @@ def endless(chunk: bytes, clock: FakeClock | None = None, served: list | None = 
             if served is not None:
                 served.append(len(chunk))
             yield chunk
+
     return gen()
 
 
@@ -145,14 +151,16 @@ def test_tarball_download_has_an_overall_deadline(sleeps):
         def drip():
             for i in range(len(data)):
                 clock.tick()
-                yield data[i:i + 1]
+                yield data[i : i + 1]
+
         return httpx.Response(200, content=drip())
 
     with client_for(handler) as client:
         with pytest.raises(SourceError) as info:
             read_tarball(client, API, "kubernetes/enhancements", SHA, seconds=50, clock=clock)
-    assert str(info.value) == (f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: "
-                               "not finished within 50 s, aborted")
+    assert str(info.value) == (
+        f"GET {API}/repos/kubernetes/enhancements/tarball/{SHA}: not finished within 50 s, aborted"
+    )
     assert clock.ticks == 51
     assert enh.MAX_DOWNLOAD_SECONDS == 300.0
 
@@ -171,7 +179,7 @@ def drip_server(body: bytes, interval: float = 0.02):
                 for i in range(len(body)):
                     if stop.is_set():
                         break
-                    self.wfile.write(body[i:i + 1])
+                    self.wfile.write(body[i : i + 1])
                     self.wfile.flush()
                     stop.wait(interval)
             except OSError:

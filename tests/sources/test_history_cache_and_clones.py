@@ -26,21 +26,34 @@ P = "keps/sig-node/300-k/kep.yaml"
 def three(tmp_path_factory):
     """KEP 300 added (#1), promoted to beta (#2), another KEP touched (#3)."""
     path = tmp_path_factory.mktemp("three") / "enh"
-    shas = [make_repo(path, {P: kep_yaml(300, "k", sig="sig-node")}, "Merge pull request #1 from a/add"),
-            commit(path, {P: kep_yaml(300, "k", sig="sig-node", stage="beta")}, "Merge pull request #2 from a/beta"),
-            commit(path, {"keps/sig-node/301-o/kep.yaml": kep_yaml(301, "o", sig="sig-node")},
-                   "Merge pull request #3 from a/other")]
+    shas = [
+        make_repo(path, {P: kep_yaml(300, "k", sig="sig-node")}, "Merge pull request #1 from a/add"),
+        commit(path, {P: kep_yaml(300, "k", sig="sig-node", stage="beta")}, "Merge pull request #2 from a/beta"),
+        commit(
+            path,
+            {"keps/sig-node/301-o/kep.yaml": kep_yaml(301, "o", sig="sig-node")},
+            "Merge pull request #3 from a/other",
+        ),
+    ]
     return path, shas
 
 
-BAD_LOGS = [{"version": CACHE_VERSION, "head": None, "commits": None},
-            {"version": CACHE_VERSION, "head": "x", "commits": "abc"},
-            {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c"]]},
-            {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c", "d", "5", []]]},
-            {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c", "d", 5, [["M", "p", "o"]]]]},
-            {"version": CACHE_VERSION, "head": "x", "commits": [5]}]
-BAD_BLOBS = [{"blobs": None}, {"blobs": 5}, {"blobs": {"B": 5}}, {"blobs": {"B": {"stage": ["x"]}}},
-             {"blobs": {"B": {"stage": "beta"}}}, {"blobs": []}]
+BAD_LOGS = [
+    {"version": CACHE_VERSION, "head": None, "commits": None},
+    {"version": CACHE_VERSION, "head": "x", "commits": "abc"},
+    {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c"]]},
+    {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c", "d", "5", []]]},
+    {"version": CACHE_VERSION, "head": "x", "commits": [["a", "b", "c", "d", 5, [["M", "p", "o"]]]]},
+    {"version": CACHE_VERSION, "head": "x", "commits": [5]},
+]
+BAD_BLOBS = [
+    {"blobs": None},
+    {"blobs": 5},
+    {"blobs": {"B": 5}},
+    {"blobs": {"B": {"stage": ["x"]}}},
+    {"blobs": {"B": {"stage": "beta"}}},
+    {"blobs": []},
+]
 
 
 @pytest.mark.parametrize("bad_log, bad_blobs", [(BAD_LOGS[i], BAD_BLOBS[i]) for i in range(len(BAD_LOGS))])
@@ -90,6 +103,7 @@ def _refused(path, tmp_path, bad_blobs):
 
 # -- shallow clones: never credit a value to the boundary commit --------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def shallow(tmp_path_factory, three):
     """A ``git clone --depth 2`` of ``three`` plus a commit promoting KEP 300 to stable (#4) upstream first."""
@@ -113,10 +127,14 @@ def test_a_shallow_clone_credits_nothing_to_its_boundary_commit(shallow, tmp_pat
     assert field_origin(found, "status") is None  # set at or before the boundary: unknown, never #3
     assert field_origin(found, "milestone.alpha") is None
     events = [(e.pr, e.field, e.old, e.new) for e in timeline.events(found)]
-    assert events == [(3, "history", "", f"history before {shas[2][:12]} not available (shallow clone)"),
-                      (3, "status", "?", "implementable"), (3, "stage", "?", "beta"),
-                      (3, "latest-milestone", "?", "v1.36"), (3, "milestone.alpha", "?", "v1.35"),
-                      (4, "stage", "beta", "stable")]
+    assert events == [
+        (3, "history", "", f"history before {shas[2][:12]} not available (shallow clone)"),
+        (3, "status", "?", "implementable"),
+        (3, "stage", "?", "beta"),
+        (3, "latest-milestone", "?", "v1.36"),
+        (3, "milestone.alpha", "?", "v1.35"),
+        (4, "stage", "beta", "stable"),
+    ]
     again = open_history("dir", str(clone), tmp_path / "cache")  # from the cache: the boundary is still marked
     assert [v.commit.parent for v, _ in again.timelines([P])[P]] == [SHALLOW, shas[2]]
 
@@ -128,13 +146,15 @@ def test_history_command_on_a_shallow_clone_marks_the_boundary_not_a_creation(sh
     rc = main(["history", "300", "--enhancements", str(clone)])
     out = capsys.readouterr().out
     assert rc == 0
-    assert out.splitlines()[1] == (f"2026-01-02      #3  {shas[2][:12]}  history: - -> history before "
-                                   f"{shas[2][:12]} not available (shallow clone)")
+    assert out.splitlines()[1] == (
+        f"2026-01-02      #3  {shas[2][:12]}  history: - -> history before {shas[2][:12]} not available (shallow clone)"
+    )
     assert out.splitlines()[2] == f"2026-01-02      #3  {shas[2][:12]}  status: ? -> implementable"
     assert "path: - ->" not in out  # never "created in #3"
 
 
 # -- a KEP deleted and re-added keeps its first life ----------------------------------------------------------------
+
 
 def test_a_kep_deleted_and_re_added_keeps_both_lives(tmp_path):
     path = tmp_path / "enh"

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.usefixtures("_isolated_git")
 
 # -- bot.http: send (retries), rate limits, redact --------------------
 
+
 def scripted(*responses):
     """A handler that plays ``responses`` in order (a Response, an exception class, or a status int)."""
     queue = list(responses)
@@ -132,8 +133,16 @@ def test_send_passes_request_options_and_streams():
     handler = scripted(500, httpx.Response(200, stream=ChunkedStream(b"abcdef", chunk=2)))
     sleep = SleepRecorder()
     with client_for(handler) as client:
-        response = send(client, "POST", "https://api.example/x", stream=True, sleep=sleep,
-                        headers={"Accept": "text/plain"}, params={"q": "1"}, content=b"body")
+        response = send(
+            client,
+            "POST",
+            "https://api.example/x",
+            stream=True,
+            sleep=sleep,
+            headers={"Accept": "text/plain"},
+            params={"q": "1"},
+            content=b"body",
+        )
         try:
             assert list(response.iter_bytes()) == [b"ab", b"cd", b"ef"]
         finally:
@@ -189,12 +198,15 @@ def test_rate_limit_wait(status, headers, expected):
     assert rate_limit_wait(httpx.Response(status, headers=headers), now=1000.0) == expected
 
 
-@pytest.mark.parametrize(("retry_after", "waits"), [
-    ("-1", [0.0]),  # clamped: retry at once
-    ("abc", [2.0]),  # unparseable = absent: the normal backoff, not a fixed minute
-    ("1.5", [2.0]),
-    ("0", [0.0]),
-])
+@pytest.mark.parametrize(
+    ("retry_after", "waits"),
+    [
+        ("-1", [0.0]),  # clamped: retry at once
+        ("abc", [2.0]),  # unparseable = absent: the normal backoff, not a fixed minute
+        ("1.5", [2.0]),
+        ("0", [0.0]),
+    ],
+)
 def test_send_waits_out_a_429_by_its_retry_after(retry_after, waits):
     answers = iter([httpx.Response(429, headers={"Retry-After": retry_after}), httpx.Response(200, text="ok")])
     client = make_client(transport=httpx.MockTransport(lambda request: next(answers)))
@@ -211,8 +223,9 @@ def test_send_returns_a_429_whose_wait_is_over_the_budget_at_once():
     assert slept == []
 
 
-@pytest.mark.parametrize(("retry_after", "waits"), [("-1", [0.0]), ("abc", [2.0]), ("1.5", [2.0]),
-                                                    ("Thu, 01 Jan 1970 00:00:00 GMT", [0.0])])
+@pytest.mark.parametrize(
+    ("retry_after", "waits"), [("-1", [0.0]), ("abc", [2.0]), ("1.5", [2.0]), ("Thu, 01 Jan 1970 00:00:00 GMT", [0.0])]
+)
 def test_github_calls_wait_out_a_429_by_its_retry_after(retry_after, waits):
     from github import GithubException
 
@@ -231,12 +244,19 @@ def test_github_calls_wait_out_a_429_by_its_retry_after(retry_after, waits):
     assert slept == waits
 
 
-@pytest.mark.parametrize(("headers", "message"), [
-    ({"retry-after": "9" * 400}, "GitHub API: list pulls: HTTP 429 slow down (rate limited; the wait of 86400s is "
-                                 "over the budget)"),
-    ({"retry-after": "abc"}, "GitHub API: list pulls: HTTP 429 slow down (rate limited; still limited after "
-                             "retrying)"),
-])
+@pytest.mark.parametrize(
+    ("headers", "message"),
+    [
+        (
+            {"retry-after": "9" * 400},
+            "GitHub API: list pulls: HTTP 429 slow down (rate limited; the wait of 86400s is over the budget)",
+        ),
+        (
+            {"retry-after": "abc"},
+            "GitHub API: list pulls: HTTP 429 slow down (rate limited; still limited after retrying)",
+        ),
+    ],
+)
 def test_github_rate_limit_failures_say_why_in_readable_seconds(headers, message):
     from github import GithubException
 
@@ -259,8 +279,10 @@ def test_github_rate_limit_failures_say_why_in_readable_seconds(headers, message
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (f"https://x-access-token:{TOKEN}@github.com/kubernetes/enhancements.git",
-         "https://***@github.com/kubernetes/enhancements.git"),
+        (
+            f"https://x-access-token:{TOKEN}@github.com/kubernetes/enhancements.git",
+            "https://***@github.com/kubernetes/enhancements.git",
+        ),
         ("https://user@github.com/o/r", "https://***@github.com/o/r"),
         ("ssh://git@github.com/o/r.git", "ssh://***@github.com/o/r.git"),
         (f"token {TOKEN} leaked", "token *** leaked"),
@@ -274,19 +296,26 @@ def test_github_rate_limit_failures_say_why_in_readable_seconds(headers, message
         ("https://h/p?a=1&access_token=abc&b=2", "https://h/p?a=1&access_token=***&b=2"),
         ("https://h/p?private_token=x#frag", "https://h/p?private_token=***#frag"),
         ("GET https://h/p?password=hunter2;key=k1 failed", "GET https://h/p?password=***;key=*** failed"),
-        ("https://blob.example/t.gz?sv=1&sig=a%2Bb&signature=zz'", "https://blob.example/t.gz?sv=1&sig=***&signature=***'"),
+        (
+            "https://blob.example/t.gz?sv=1&sig=a%2Bb&signature=zz'",
+            "https://blob.example/t.gz?sv=1&sig=***&signature=***'",
+        ),
         ("https://h/p?TOKEN=upper&Key=mixed", "https://h/p?TOKEN=***&Key=***"),
         ("https://h/p?monkey=1&tokens=2&key_id=3&token=", "https://h/p?monkey=1&tokens=2&key_id=3&token="),
         ("token=bare-not-a-query", "token=bare-not-a-query"),
         ("", ""),
         ("https://bob:s3cr@t-pass@host/x", "https://***@host/x"),
         ("https://user:p@ss@w0rd@github.com/x", "https://***@github.com/x"),
-        ("'https://a:b@c@h:9/r.git' and https://d:e@f@g?q=1#x end",
-         "'https://***@h:9/r.git' and https://***@g?q=1#x end"),
+        (
+            "'https://a:b@c@h:9/r.git' and https://d:e@f@g?q=1#x end",
+            "'https://***@h:9/r.git' and https://***@g?q=1#x end",
+        ),
         ("https://h/p@q/r then mail@x.org", "https://h/p@q/r then mail@x.org"),
         ("https://h?x=a@b and https://h#a@b", "https://h?x=a@b and https://h#a@b"),
-        (f"fatal: unable to access 'https://bot:{TOKEN}@127.0.0.1:9/x/': Failed",
-         "fatal: unable to access 'https://***@127.0.0.1:9/x/': Failed"),
+        (
+            f"fatal: unable to access 'https://bot:{TOKEN}@127.0.0.1:9/x/': Failed",
+            "fatal: unable to access 'https://***@127.0.0.1:9/x/': Failed",
+        ),
     ],
 )
 def test_redact(text, expected):

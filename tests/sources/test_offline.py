@@ -37,8 +37,10 @@ SNAPSHOTS = sorted((ROOT / "examples").glob("enhancements-*.tar.gz"))
 
 def no_http() -> httpx.Client:
     """A client that fails the test on any request."""
+
     def refuse(request):
         raise AssertionError(f"unexpected request {request.url}")
+
     return httpx.Client(transport=httpx.MockTransport(refuse))
 
 
@@ -56,8 +58,10 @@ def test_local_tarball_source_reads_metadata_revision_and_problems(tmp_path):
     assert sorted(snap.keps) == [1, 2]
     assert [k.path for k in snap.all_keps()] == ["keps/sig-a/1-first/kep.yaml", "keps/sig-b/2-second/kep.yaml"]
     assert snap.prr == {1: ("keps/prod-readiness/sig-a/1.yaml",)}
-    assert Problem("keps/sig-c/3-link/kep.yaml", "", "archive entry is a symbolic link, not a file; skipped") \
+    assert (
+        Problem("keps/sig-c/3-link/kep.yaml", "", "archive entry is a symbolic link, not a file; skipped")
         in snap.problems
+    )
     with no_http() as client:
         assert current_revision(str(path), client).revision == SHA
     assert not (tmp_path / "cache").exists()  # nothing cloned, nothing cached
@@ -66,8 +70,10 @@ def test_local_tarball_source_reads_metadata_revision_and_problems(tmp_path):
 def test_local_tarball_without_pax_commit_has_no_revision(tmp_path):
     path = tmp_path / "plain.tgz"
     with tarfile.open(path, "w:gz", format=tarfile.GNU_FORMAT) as tar:
-        tar.add(_write(tmp_path / "src" / "keps" / "sig-a" / "1-first" / "kep.yaml", kep("1", "First")),
-                arcname="top/keps/sig-a/1-first/kep.yaml")
+        tar.add(
+            _write(tmp_path / "src" / "keps" / "sig-a" / "1-first" / "kep.yaml", kep("1", "First")),
+            arcname="top/keps/sig-a/1-first/kep.yaml",
+        )
     snap = load_snapshot(str(path), tmp_path / "cache")
     assert (snap.revision, sorted(snap.keps)) == ("", [1])
 
@@ -100,9 +106,14 @@ def test_local_file_that_is_not_a_tarball_is_source_error(tmp_path):
 
 # -- scripts/make_snapshot.py ------------------------------------------------------------------------------
 
+
 def test_make_snapshot_is_deterministic_and_reads_back_like_the_git_source(tmp_path, capsys):
-    files = {"keps/sig-b/2-second/kep.yaml": kep("2", "Second"), "keps/sig-a/1-first/kep.yaml": kep("1", "First"),
-             "keps/prod-readiness/sig-a/1.yaml": "kep-number: 1\n", "README.md": "not metadata\n"}
+    files = {
+        "keps/sig-b/2-second/kep.yaml": kep("2", "Second"),
+        "keps/sig-a/1-first/kep.yaml": kep("1", "First"),
+        "keps/prod-readiness/sig-a/1.yaml": "kep-number: 1\n",
+        "README.md": "not metadata\n",
+    }
     make_repo(tmp_path / "up", files)
     sha = commit(tmp_path / "up", {"keps/sig-c/3-third/kep.yaml": kep("3", "Third")}, "third")
     assert make_snapshot.main([str(tmp_path / "up"), "--out-dir", str(tmp_path / "a")]) == 0
@@ -110,23 +121,35 @@ def test_make_snapshot_is_deterministic_and_reads_back_like_the_git_source(tmp_p
     name = f"enhancements-2026-01-02-{sha[:7]}.tar.gz"
     first, second = tmp_path / "a" / name, tmp_path / "b" / name
     assert first.read_bytes() == second.read_bytes()
-    assert capsys.readouterr().out.splitlines()[0] == \
-        f"{first}: 4 files at {sha}, {first.stat().st_size} bytes"
+    assert capsys.readouterr().out.splitlines()[0] == f"{first}: 4 files at {sha}, {first.stat().st_size} bytes"
     with tarfile.open(first) as tar:
         members = tar.getmembers()
         assert tar.pax_headers == {"comment": sha}
-    assert [m.name for m in members] == [f"enhancements-{sha[:12]}/{p}" for p in sorted(
-        ["keps/prod-readiness/sig-a/1.yaml", "keps/sig-a/1-first/kep.yaml", "keps/sig-b/2-second/kep.yaml",
-         "keps/sig-c/3-third/kep.yaml"])]
+    assert [m.name for m in members] == [
+        f"enhancements-{sha[:12]}/{p}"
+        for p in sorted(
+            [
+                "keps/prod-readiness/sig-a/1.yaml",
+                "keps/sig-a/1-first/kep.yaml",
+                "keps/sig-b/2-second/kep.yaml",
+                "keps/sig-c/3-third/kep.yaml",
+            ]
+        )
+    ]
     commit_time = int(git(tmp_path / "up", "log", "-1", "--format=%ct"))
     assert {(m.mtime, m.uid, m.gid, m.uname, m.gname, m.mode) for m in members} == {(commit_time, 0, 0, "", "", 0o644)}
     from_tar = load_snapshot(str(first), tmp_path / "cache")
     from_git = load_snapshot(str(tmp_path / "up" / ".git"), tmp_path / "cache")
-    assert (from_tar.revision, from_tar.keps, from_tar.prr, from_tar.problems) == \
-        (from_git.revision, from_git.keps, from_git.prr, from_git.problems)
+    assert (from_tar.revision, from_tar.keps, from_tar.prr, from_tar.problems) == (
+        from_git.revision,
+        from_git.keps,
+        from_git.prr,
+        from_git.problems,
+    )
 
 
 # -- the snapshot shipped in examples/ ---------------------------------------------------------------------
+
 
 def test_one_snapshot_is_shipped_named_by_its_date_and_commit():
     assert len(SNAPSHOTS) == 1, SNAPSHOTS
@@ -173,17 +196,33 @@ def test_readme_first_command_prints_a_real_changelog_with_no_network(tmp_path):
     assert first.endswith(" && .venv/bin/kep-sync sync --config config/demo.yaml"), first
     proxy = f"http://127.0.0.1:{_closed_port()}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KEP_SYNC_", "GITHUB_"))}
-    env.update(HTTPS_PROXY=proxy, HTTP_PROXY=proxy, ALL_PROXY=proxy, NO_PROXY="", HOME=str(tmp_path),
-               KEP_SYNC_CACHE_DIR=str(tmp_path / "cache"))
+    env.update(
+        HTTPS_PROXY=proxy,
+        HTTP_PROXY=proxy,
+        ALL_PROXY=proxy,
+        NO_PROXY="",
+        HOME=str(tmp_path),
+        KEP_SYNC_CACHE_DIR=str(tmp_path / "cache"),
+    )
     before = (ROOT / "examples" / "wiki" / "kubernetes-keps-implementation-matrix.md").read_bytes()
-    proc = subprocess.run([sys.executable, "-c", _NO_NETWORK, "sync", "--config", "config/demo.yaml"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", _NO_NETWORK, "sync", "--config", "config/demo.yaml"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("# Update KEP matrix: 9 changes in 4 KEPs (4 promoted, 2 status changes, "
-                                  "3 retargeted)\n")
+    assert proc.stdout.startswith(
+        "# Update KEP matrix: 9 changes in 4 KEPs (4 promoted, 2 status changes, 3 retargeted)\n"
+    )
     assert "beta: x.y → **v1.37**" in proc.stdout
     finished = json.loads(proc.stderr.splitlines()[-1])
-    assert (finished["event"], finished["http_requests"], finished["revision"][:7]) == \
-        ("sync finished", 0, SNAPSHOTS[0].name[-14:-7])
+    assert (finished["event"], finished["http_requests"], finished["revision"][:7]) == (
+        "sync finished",
+        0,
+        SNAPSHOTS[0].name[-14:-7],
+    )
     assert (ROOT / "examples" / "wiki" / "kubernetes-keps-implementation-matrix.md").read_bytes() == before
     assert not (tmp_path / "cache").exists()

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.usefixtures("_isolated_git")
 
 # -- parse_source --------------------
 
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
@@ -37,7 +38,10 @@ pytestmark = pytest.mark.usefixtures("_isolated_git")
         ("github:k8s.io/enh_ance-ments@v1.30", Source("github", "k8s.io/enh_ance-ments", "v1.30")),
         ("github:o/r@release/1.30", Source("github", "o/r", "release/1.30")),
         ("github:o/r@0123456789abcdef0123456789abcdef01234567", Source("github", "o/r", SHA)),
-        ("https://github.com/kubernetes/enhancements.git", Source("git", "https://github.com/kubernetes/enhancements.git")),
+        (
+            "https://github.com/kubernetes/enhancements.git",
+            Source("git", "https://github.com/kubernetes/enhancements.git"),
+        ),
         ("http://git.example/enh", Source("git", "http://git.example/enh")),
         ("file:///srv/git/enhancements", Source("git", "file:///srv/git/enhancements")),
         ("ssh://git@github.com/kubernetes/enhancements", Source("git", "ssh://git@github.com/kubernetes/enhancements")),
@@ -50,8 +54,16 @@ def test_parse_source_urls_and_github(value, expected):
 
 @pytest.mark.parametrize(
     "value",
-    ["github:kubernetes", "github:o/r@", "github:o/r/x", "github:", "github:o r/x", "github:/r@main",
-     "github:o/r/../x@main", "github:o\n/r@main"],
+    [
+        "github:kubernetes",
+        "github:o/r@",
+        "github:o/r/x",
+        "github:",
+        "github:o r/x",
+        "github:/r@main",
+        "github:o/r/../x@main",
+        "github:o\n/r@main",
+    ],
 )
 def test_parse_source_bad_github_forms(value):
     with pytest.raises(UsageError) as info:
@@ -85,12 +97,17 @@ def test_parse_source_local_forms(tmp_path, monkeypatch):
 @pytest.mark.parametrize("name", ["missing", "empty-dir", "ftp-ish"])
 def test_parse_source_rejects_other_values(tmp_path, name):
     (tmp_path / "empty-dir").mkdir()
-    value = {"missing": str(tmp_path / "nope"), "empty-dir": str(tmp_path / "empty-dir"),
-             "ftp-ish": "ftp://example.invalid/enh"}[name]
+    value = {
+        "missing": str(tmp_path / "nope"),
+        "empty-dir": str(tmp_path / "empty-dir"),
+        "ftp-ish": "ftp://example.invalid/enh",
+    }[name]
     with pytest.raises(UsageError) as info:
         parse_source(value)
-    assert str(info.value) == (f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz "
-                               "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF")
+    assert str(info.value) == (
+        f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz "
+        "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF"
+    )
 
 
 def test_usage_and_source_errors_share_the_root():
@@ -105,17 +122,33 @@ def test_load_snapshot_unknown_form_is_usage_error(tmp_path):
 
 # -- spec validation, empty source --------------------
 
+
 @pytest.mark.parametrize(
     ("value", "ref"),
     [
         ("github:o/r@../../../../evil/path?x=1", "../../../../evil/path?x=1"),
-        ("github:o/r@/abs", "/abs"), ("github:o/r@a b", "a b"), ("github:o/r@a#b", "a#b"),
-        ("github:o/r@a%2e%2e", "a%2e%2e"), ("github:o/r@main\n", "main\n"), ("github:o/r@a\tb", "a\tb"),
-        ("github:o/r@a..b", "a..b"), ("github:o/r@.hidden", ".hidden"), ("github:o/r@x/.y", "x/.y"),
-        ("github:o/r@x.lock", "x.lock"), ("github:o/r@a//b", "a//b"), ("github:o/r@a/", "a/"),
-        ("github:o/r@x.", "x."), ("github:o/r@@", "@"), ("github:o/r@a@{1}", "a@{1}"), ("github:o/r@a~1", "a~1"),
-        ("github:o/r@a^", "a^"), ("github:o/r@a:b", "a:b"), ("github:o/r@a*", "a*"), ("github:o/r@a[b", "a[b"),
-        ("github:o/r@a\\b", "a\\b"), ("github:o/r@a\x7fb", "a\x7fb"),
+        ("github:o/r@/abs", "/abs"),
+        ("github:o/r@a b", "a b"),
+        ("github:o/r@a#b", "a#b"),
+        ("github:o/r@a%2e%2e", "a%2e%2e"),
+        ("github:o/r@main\n", "main\n"),
+        ("github:o/r@a\tb", "a\tb"),
+        ("github:o/r@a..b", "a..b"),
+        ("github:o/r@.hidden", ".hidden"),
+        ("github:o/r@x/.y", "x/.y"),
+        ("github:o/r@x.lock", "x.lock"),
+        ("github:o/r@a//b", "a//b"),
+        ("github:o/r@a/", "a/"),
+        ("github:o/r@x.", "x."),
+        ("github:o/r@@", "@"),
+        ("github:o/r@a@{1}", "a@{1}"),
+        ("github:o/r@a~1", "a~1"),
+        ("github:o/r@a^", "a^"),
+        ("github:o/r@a:b", "a:b"),
+        ("github:o/r@a*", "a*"),
+        ("github:o/r@a[b", "a[b"),
+        ("github:o/r@a\\b", "a\\b"),
+        ("github:o/r@a\x7fb", "a\x7fb"),
     ],
 )
 def test_github_spec_refuses_refs_that_are_not_git_ref_names(value, ref):
@@ -148,12 +181,16 @@ def test_empty_sources_are_usage_errors(value):
 
 def test_github_urls_quote_segments_and_refuse_bad_refs(sleeps):
     assert github_url("https://ghe.example/api/v3/", "o/r", "commits", "feature/é") == (
-        "https://ghe.example/api/v3/repos/o/r/commits/feature/%C3%A9")
+        "https://ghe.example/api/v3/repos/o/r/commits/feature/%C3%A9"
+    )
     gh = FakeGitHub()
     with client_for(gh) as client:
         for repo, ref, message in [
-            ("o/r", "../../../../evil/path?x=1",
-             "GitHub repository 'o/r': REF '../../../../evil/path?x=1' is not a valid git ref name"),
+            (
+                "o/r",
+                "../../../../evil/path?x=1",
+                "GitHub repository 'o/r': REF '../../../../evil/path?x=1' is not a valid git ref name",
+            ),
             ("../..", "x", "GitHub repository '../..': expected OWNER/REPO"),
             ("o/r/x", "main", "GitHub repository 'o/r/x': expected OWNER/REPO"),
         ]:

@@ -61,8 +61,9 @@ def notes_dir(tmp_path: Path) -> Path:
 
 
 def test_parse_notes_source(tmp_path):
-    assert parse_notes_source("github:kubernetes/sig-release@main") == NotesSource("github", "kubernetes/sig-release",
-                                                                                   "main")
+    assert parse_notes_source("github:kubernetes/sig-release@main") == NotesSource(
+        "github", "kubernetes/sig-release", "main"
+    )
     assert parse_notes_source("github:a/b") == NotesSource("github", "a/b", "master")
     assert parse_notes_source(str(tmp_path)) == NotesSource("dir", str(tmp_path))
     for bad in ("github:nope", str(tmp_path / "missing")):
@@ -79,8 +80,11 @@ def test_select_releases_wanted_plus_newest_two():
 
 
 def _missing(source: str, release: str) -> Problem:
-    return Problem(source, "", f"release notes for {release} are not available from {source}; "
-                               f"evidence and checks for {release} were skipped")
+    return Problem(
+        source,
+        "",
+        f"release notes for {release} are not available from {source}; evidence and checks for {release} were skipped",
+    )
 
 
 def test_with_missing_names_each_needed_release_up_to_the_newest_available():
@@ -96,15 +100,20 @@ def test_with_missing_names_each_needed_release_up_to_the_newest_available():
 SKIPPED_37 = "evidence and checks for v1.37 were skipped"
 
 
-@pytest.mark.parametrize("data, why", [
-    (b'{"1": {"text": "a"},\n}',
-     "not valid JSON at line 2 column 1: Expecting property name enclosed in double quotes"),
-    (b"[]", "expected a JSON object keyed by pull request number, found list"),
-    (b'"text"', "expected a JSON object keyed by pull request number, found str"),
-    (b"\xff", "not UTF-8 (invalid start byte at byte 0)"),
-    (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply to decode"),
-    (b'{"1": ' * 100_000 + b"1" + b"}" * 100_000, "JSON nested too deeply to decode"),
-])
+@pytest.mark.parametrize(
+    "data, why",
+    [
+        (
+            b'{"1": {"text": "a"},\n}',
+            "not valid JSON at line 2 column 1: Expecting property name enclosed in double quotes",
+        ),
+        (b"[]", "expected a JSON object keyed by pull request number, found list"),
+        (b'"text"', "expected a JSON object keyed by pull request number, found str"),
+        (b"\xff", "not UTF-8 (invalid start byte at byte 0)"),
+        (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply to decode"),
+        (b'{"1": ' * 100_000 + b"1" + b"}" * 100_000, "JSON nested too deeply to decode"),
+    ],
+)
 def test_a_broken_file_is_one_problem_naming_it_and_never_raises(data, why):
     assert parse_notes("x.json", data, "v1.37") == (None, [Problem("x.json", "", f"{why}; {SKIPPED_37}")])
 
@@ -120,22 +129,45 @@ def test_a_do_not_publish_that_is_not_a_boolean_is_read_safely_and_reported():
     from tests.notesutil import fixture_keps
 
     text = "Promoted the `WidgetGate` feature gate to beta."
-    doc = {str(pr): entry(pr, text, do_not_publish=value) for pr, value in
-           [(1, "true"), (2, 1), (3, "TRUE "), (4, "false"), (5, 0), (6, True), (7, False), (8, ["x"])]}
+    doc = {
+        str(pr): entry(pr, text, do_not_publish=value)
+        for pr, value in [(1, "true"), (2, 1), (3, "TRUE "), (4, "false"), (5, 0), (6, True), (7, False), (8, ["x"])]
+    }
     entries, problems = parse_notes("release-notes-1.36.json", json.dumps(doc).encode(), "v1.36")
     assert {k: e["do_not_publish"] for k, e in entries.items()} == {
-        "1": True, "2": True, "3": True, "4": False, "5": False, "6": True, "7": False, "8": True}
+        "1": True,
+        "2": True,
+        "3": True,
+        "4": False,
+        "5": False,
+        "6": True,
+        "7": False,
+        "8": True,
+    }
     assert problems == [
-        Problem("release-notes-1.36.json", "1", 'do_not_publish is "true" (str), not true/false; read as true '
-                                                "(withdrawn: never evidence)"),
-        Problem("release-notes-1.36.json", "2", "do_not_publish is 1 (int), not true/false; read as true "
-                                                "(withdrawn: never evidence)"),
-        Problem("release-notes-1.36.json", "3", 'do_not_publish is "TRUE " (str), not true/false; read as true '
-                                                "(withdrawn: never evidence)"),
+        Problem(
+            "release-notes-1.36.json",
+            "1",
+            'do_not_publish is "true" (str), not true/false; read as true (withdrawn: never evidence)',
+        ),
+        Problem(
+            "release-notes-1.36.json",
+            "2",
+            "do_not_publish is 1 (int), not true/false; read as true (withdrawn: never evidence)",
+        ),
+        Problem(
+            "release-notes-1.36.json",
+            "3",
+            'do_not_publish is "TRUE " (str), not true/false; read as true (withdrawn: never evidence)',
+        ),
         Problem("release-notes-1.36.json", "4", 'do_not_publish is "false" (str), not true/false; read as false'),
         Problem("release-notes-1.36.json", "5", "do_not_publish is 0 (int), not true/false; read as false"),
-        Problem("release-notes-1.36.json", "8", 'do_not_publish is ["x"] (list), not true/false; read as true '
-                                                "(withdrawn: never evidence)")]
+        Problem(
+            "release-notes-1.36.json",
+            "8",
+            'do_not_publish is ["x"] (list), not true/false; read as true (withdrawn: never evidence)',
+        ),
+    ]
     idx = build_index({"v1.36": entries}, fixture_keps())
     assert sorted(m.pr for m in idx.mentions) == [4, 5, 7]  # only the entries not withdrawn are evidence
 
@@ -147,8 +179,9 @@ def test_directory_reads_only_the_wanted_and_newest_releases(tmp_path):
     assert got.available == ("v1.34", "v1.35", "v1.36", "v1.37")
     assert sorted(got.notes) == ["v1.35", "v1.36", "v1.37"]
     assert got.notes["v1.35"] == notes_135()
-    assert got.problems == (Problem(str(d / "release-notes-1.36.json"), "9107",
-                                    "release-note entry has no text; skipped"),)
+    assert got.problems == (
+        Problem(str(d / "release-notes-1.36.json"), "9107", "release-note entry has no text; skipped"),
+    )
     assert not (tmp_path / "cache").exists()
 
 
@@ -156,8 +189,10 @@ def test_directory_without_a_needed_release_says_so(tmp_path):
     d = notes_dir(tmp_path)
     got = load_release_notes(str(d), tmp_path / "cache", ["v1.20", "v1.35", "v1.38"])
     assert sorted(got.notes) == ["v1.35", "v1.36", "v1.37"]
-    assert got.problems == (Problem(str(d / "release-notes-1.36.json"), "9107",
-                                    "release-note entry has no text; skipped"), _missing(str(d), "v1.20"))
+    assert got.problems == (
+        Problem(str(d / "release-notes-1.36.json"), "9107", "release-note entry has no text; skipped"),
+        _missing(str(d), "v1.20"),
+    )
 
 
 def test_directory_with_broken_files_skips_those_releases_and_reads_the_rest(tmp_path):
@@ -167,8 +202,11 @@ def test_directory_with_broken_files_skips_those_releases_and_reads_the_rest(tmp
     got = load_release_notes(str(d), tmp_path / "cache", ["v1.35"])
     assert sorted(got.notes) == ["v1.36"]
     assert got.problems == (
-        Problem(str(d / "release-notes-1.35.json"), "", "JSON nested too deeply to decode; "
-                                                        "evidence and checks for v1.35 were skipped"),
+        Problem(
+            str(d / "release-notes-1.35.json"),
+            "",
+            "JSON nested too deeply to decode; evidence and checks for v1.35 were skipped",
+        ),
         Problem(str(d / "release-notes-1.36.json"), "9107", "release-note entry has no text; skipped"),
         Problem(str(d / "release-notes-1.37.json"), "", f"not valid JSON at line 2 column 1: Extra data; {SKIPPED_37}"),
     )  # v1.35 is wanted, yet told once: with_missing sees it was skipped
@@ -181,13 +219,17 @@ def test_directory_with_an_unreadable_or_special_file_skips_that_release(tmp_pat
     (d / "release-notes-1.37.json").symlink_to(tmp_path / "nowhere")
     got = load_release_notes(str(d), tmp_path / "cache", [])
     assert sorted(got.notes) == ["v1.36"]
-    assert got.problems[-1] == Problem(str(d / "release-notes-1.37.json"), "",
-                                       f"cannot read release notes: not a regular file; {SKIPPED_37}")
+    assert got.problems[-1] == Problem(
+        str(d / "release-notes-1.37.json"), "", f"cannot read release notes: not a regular file; {SKIPPED_37}"
+    )
 
 
 def test_directory_that_cannot_be_listed_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match=r"^release_notes.source \(--release-notes\) '.*/gone': cannot list release "
-                                          r"notes: No such file or directory$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^release_notes.source \(--release-notes\) '.*/gone': cannot list release "
+        r"notes: No such file or directory$",
+    ):
         rn._load_directory(tmp_path / "gone", None, 2)
 
 
@@ -197,8 +239,9 @@ def test_a_source_without_release_notes_is_a_config_error(tmp_path):
     (empty / "README.md").write_text("notes elsewhere")
     with pytest.raises(ConfigError) as exc:
         load_release_notes(str(empty), tmp_path / "cache", None)
-    assert str(exc.value) == (f"release_notes.source (--release-notes) {str(empty)!r}: no release-notes-1.NN.json "
-                              "file in the directory")
+    assert str(exc.value) == (
+        f"release_notes.source (--release-notes) {str(empty)!r}: no release-notes-1.NN.json file in the directory"
+    )
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "release-notes-1.36.json").write_text("[]")
@@ -210,22 +253,37 @@ def test_a_source_without_release_notes_is_a_config_error(tmp_path):
         "release-notes file read is unusable; nothing was checked):\n"
         f"{broken / 'release-notes-1.36.json'}: expected a JSON object keyed by pull request number, found list\n"
         f"{broken / 'release-notes-1.37.json'}: not valid JSON at line 2 column 1: Expecting property name enclosed "
-        "in double quotes")
+        "in double quotes"
+    )
 
 
 def test_cli_exits_2_for_a_release_notes_directory_without_notes(tmp_path, monkeypatch, capsys, _reset_structlog):
     enh, wiki = cli_tree(tmp_path, monkeypatch)
     (tmp_path / "none").mkdir()
-    rc = main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
-               "--release-notes", str(tmp_path / "none")])
+    rc = main(
+        [
+            "sync",
+            "--enhancements",
+            str(enh),
+            "--wiki",
+            str(wiki),
+            "--page",
+            "m.md",
+            "--release-notes",
+            str(tmp_path / "none"),
+        ]
+    )
     assert rc == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"kep-sync: error: release_notes.source (--release-notes) {str(tmp_path / 'none')!r}: no "
-        "release-notes-1.NN.json file in the directory")
+        "release-notes-1.NN.json file in the directory"
+    )
 
 
 LISTING_BODY = [{"name": f"release-1.{m}", "type": "dir"} for m in (34, 35, 36, 37)] + [
-    {"name": "README.md", "type": "file"}, {"name": "release-notes", "type": "dir"}]
+    {"name": "README.md", "type": "file"},
+    {"name": "release-notes", "type": "dir"},
+]
 
 
 def _routes(router: respx.Router) -> dict[str, respx.Route]:
@@ -265,10 +323,17 @@ def test_github_fetches_listing_and_needed_files_then_revalidates_with_etags(tmp
         assert first.available == ("v1.34", "v1.35", "v1.36", "v1.37")
         assert first.notes == {"v1.35": notes_135(), "v1.36": {k: v for k, v in notes_136().items() if k != "9107"}}
         assert first.problems == (
-            Problem("kubernetes/sig-release@master:releases/release-1.36/release-notes/release-notes-draft.json",
-                    "9107", "release-note entry has no text; skipped"),
-            Problem("kubernetes/sig-release/releases/release-1.37/release-notes/release-notes-draft.json", "",
-                    "no release notes for v1.37 (HTTP 404)"))
+            Problem(
+                "kubernetes/sig-release@master:releases/release-1.36/release-notes/release-notes-draft.json",
+                "9107",
+                "release-note entry has no text; skipped",
+            ),
+            Problem(
+                "kubernetes/sig-release/releases/release-1.37/release-notes/release-notes-draft.json",
+                "",
+                "no release notes for v1.37 (HTTP 404)",
+            ),
+        )
 
         for route in (r["listing"], r["35"], r["36"]):
             route.mock(return_value=httpx.Response(304))
@@ -289,11 +354,19 @@ def test_github_a_needed_release_missing_upstream_is_one_problem(tmp_path):
     assert r["35"].call_count == 1
     assert sorted(got.notes) == ["v1.36"]
     assert got.problems == (
-        Problem("kubernetes/sig-release@master:releases/release-1.36/release-notes/release-notes-draft.json",
-                "9107", "release-note entry has no text; skipped"),
-        Problem("kubernetes/sig-release/releases/release-1.37/release-notes/release-notes-draft.json", "",
-                "no release notes for v1.37 (HTTP 404)"),  # read as one of the newest two, not needed
-        _missing(SRC, "v1.33"), _missing(SRC, "v1.35"))
+        Problem(
+            "kubernetes/sig-release@master:releases/release-1.36/release-notes/release-notes-draft.json",
+            "9107",
+            "release-note entry has no text; skipped",
+        ),
+        Problem(
+            "kubernetes/sig-release/releases/release-1.37/release-notes/release-notes-draft.json",
+            "",
+            "no release notes for v1.37 (HTTP 404)",
+        ),  # read as one of the newest two, not needed
+        _missing(SRC, "v1.33"),
+        _missing(SRC, "v1.35"),
+    )
 
 
 def test_github_sends_every_request_and_the_token_to_the_api_url_only(tmp_path):
@@ -302,11 +375,13 @@ def test_github_sends_every_request_and_the_token_to_the_api_url_only(tmp_path):
         raw_host = router.get(url__regex=r"^https://raw\.githubusercontent\.com/")
         got = _load(router, tmp_path, ())
         assert raw_host.call_count == 0
-        assert [(str(c.request.url), c.request.headers["accept"], c.request.headers["authorization"])
-                for c in router.calls] == [
+        assert [
+            (str(c.request.url), c.request.headers["accept"], c.request.headers["authorization"]) for c in router.calls
+        ] == [
             (f"{LISTING}?ref=master", "application/vnd.github+json", f"Bearer {TOKEN}"),
             (f"{contents(36)}?ref=master", RAW_MEDIA_TYPE, f"Bearer {TOKEN}"),
-            (f"{contents(37)}?ref=master", RAW_MEDIA_TYPE, f"Bearer {TOKEN}")]
+            (f"{contents(37)}?ref=master", RAW_MEDIA_TYPE, f"Bearer {TOKEN}"),
+        ]
     assert sorted(got.notes) == ["v1.36", "v1.37"]
 
 
@@ -330,7 +405,10 @@ def test_github_ref_is_percent_encoded_in_every_query(tmp_path):
         router.get(url__startswith=f"{LISTING}/").mock(return_value=httpx.Response(404))
         got = _load(router, tmp_path, (), source="github:kubernetes/sig-release@feat&x=1")
         assert [str(c.request.url) for c in router.calls] == [
-            f"{LISTING}?ref=feat%26x%3D1", f"{contents(36)}?ref=feat%26x%3D1", f"{contents(37)}?ref=feat%26x%3D1"]
+            f"{LISTING}?ref=feat%26x%3D1",
+            f"{contents(36)}?ref=feat%26x%3D1",
+            f"{contents(37)}?ref=feat%26x%3D1",
+        ]
     assert got.notes == {}
 
 
@@ -345,12 +423,18 @@ def test_github_broken_files_and_listing_items_are_problems_and_the_rest_is_read
     assert got.available == ("v1.34", "v1.35", "v1.36", "v1.37")
     assert sorted(got.notes) == ["v1.36"]
     assert got.problems == (
-        Problem(f"{LISTING}?ref=master", "", "2 item(s) of the directory listing are not objects with a string "
-                                             "name and type (first at index 0); skipped"),
-        Problem(where.format(35), "", f"GET {contents(35)}?ref=master: HTTP 403; "
-                                      "evidence and checks for v1.35 were skipped"),
+        Problem(
+            f"{LISTING}?ref=master",
+            "",
+            "2 item(s) of the directory listing are not objects with a string "
+            "name and type (first at index 0); skipped",
+        ),
+        Problem(
+            where.format(35), "", f"GET {contents(35)}?ref=master: HTTP 403; evidence and checks for v1.35 were skipped"
+        ),
         Problem(where.format(36), "9107", "release-note entry has no text; skipped"),
-        Problem(where.format(37), "", f"JSON nested too deeply to decode; {SKIPPED_37}"))
+        Problem(where.format(37), "", f"JSON nested too deeply to decode; {SKIPPED_37}"),
+    )
 
 
 def test_github_changed_file_replaces_the_cache(tmp_path):
@@ -376,7 +460,8 @@ def test_github_network_failure_falls_back_to_the_cache(tmp_path):
     assert again.notes == first.notes
     assert [(p.path, p.message) for p in again.problems if p not in first.problems] == [
         (f"{LISTING}?ref=master", "ConnectError; using the cached copy"),
-        (f"{contents(36)}?ref=master", "HTTP 500; using the cached copy")]
+        (f"{contents(36)}?ref=master", "HTTP 500; using the cached copy"),
+    ]
 
 
 def test_github_failures_without_cache_are_source_errors(tmp_path):
@@ -393,9 +478,12 @@ def test_github_failures_without_cache_are_source_errors(tmp_path):
             _load(router, tmp_path)
         for bad in (b'{"message": "not a list"}', b"[" * 100_000, b"{oops"):
             r["listing"].mock(return_value=httpx.Response(200, content=bad))
-            with pytest.raises(SourceError, match=r"^GET https://ghes\.example\.test/api/v3/repos/kubernetes/"
-                                                  r"sig-release/contents/releases\?ref=master: not a contents API "
-                                                  r"directory listing$"):
+            with pytest.raises(
+                SourceError,
+                match=r"^GET https://ghes\.example\.test/api/v3/repos/kubernetes/"
+                r"sig-release/contents/releases\?ref=master: not a contents API "
+                r"directory listing$",
+            ):
                 _load(router, tmp_path)
 
 
@@ -441,32 +529,64 @@ def test_cli_flag_overrides_config(tmp_path):
     assert resolve_config(build_parser().parse_args(["sync"])).release_notes.source == ""
 
 
-
 def test_cli_sync_with_a_release_notes_directory_end_to_end(tmp_path, monkeypatch, capsys, _reset_structlog):
     enh, wiki = cli_tree(tmp_path, monkeypatch)
     report = tmp_path / "r.json"
-    rc = main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
-               "--release-notes", str(notes_dir(tmp_path)), "--report", str(report)])
+    rc = main(
+        [
+            "sync",
+            "--enhancements",
+            str(enh),
+            "--wiki",
+            str(wiki),
+            "--page",
+            "m.md",
+            "--release-notes",
+            str(notes_dir(tmp_path)),
+            "--report",
+            str(report),
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert "| Evidence |" in out and "<details><summary>Needs review (" in out
     data = json.loads(report.read_text())
     assert [e["pr"] for c in data["changes"] for e in c["evidence"]] == [9101, 9101]
     assert [d["kind"] for d in data["discrepancies"]] == ["stage-mismatch"]  # MysteryGate: not this page's
-    assert main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
-                 "--release-notes", "github:bad"]) == 2
+    assert (
+        main(
+            ["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md", "--release-notes", "github:bad"]
+        )
+        == 2
+    )
 
     notes = tmp_path / "notes"
     (notes / "release-notes-1.37.json").write_bytes(b"[" * 100_000)  # a broken file is a problem, not a failure
     (notes / "release-notes-1.35.json").write_text("[]")
-    rc = main(["sync", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md",
-               "--release-notes", str(notes), "--report", str(report)])
+    rc = main(
+        [
+            "sync",
+            "--enhancements",
+            str(enh),
+            "--wiki",
+            str(wiki),
+            "--page",
+            "m.md",
+            "--release-notes",
+            str(notes),
+            "--report",
+            str(report),
+        ]
+    )
     assert rc == 0
     data = json.loads(report.read_text())
     assert [p for p in data["problems"] if p["path"].startswith(str(notes))] == [
-        {"path": str(notes / "release-notes-1.35.json"),
-         "message": "expected a JSON object keyed by pull request number, found list; "
-                    "evidence and checks for v1.35 were skipped"},
+        {
+            "path": str(notes / "release-notes-1.35.json"),
+            "message": "expected a JSON object keyed by pull request number, found list; "
+            "evidence and checks for v1.35 were skipped",
+        },
         {"path": str(notes / "release-notes-1.36.json"), "message": "9107: release-note entry has no text; skipped"},
-        {"path": str(notes / "release-notes-1.37.json"), "message": f"JSON nested too deeply to decode; {SKIPPED_37}"}]
+        {"path": str(notes / "release-notes-1.37.json"), "message": f"JSON nested too deeply to decode; {SKIPPED_37}"},
+    ]
     assert [e["pr"] for c in data["changes"] for e in c["evidence"]] == [9101, 9101]

@@ -68,7 +68,7 @@ def test_a_non_ascii_server_etag_is_never_sent_back(tmp_path):
     assert (entry_dir(tmp_path) / "release-1.37.body").read_bytes() == BODY
 
 
-@pytest.mark.parametrize("stored", [b"\xff\xfe\"x\"", '"é"'.encode(), b'"a\x01b"'])
+@pytest.mark.parametrize("stored", [b'\xff\xfe"x"', '"é"'.encode(), b'"a\x01b"'])
 def test_a_corrupt_etag_file_makes_the_entry_absent(tmp_path, stored):
     with respx.mock(assert_all_called=False) as router:
         _, file = routes(router)
@@ -87,8 +87,11 @@ def test_a_body_entry_that_is_a_directory_is_a_problem_and_leaves_no_temp_file(t
         _, file = routes(router)
         got = load(tmp_path)
     assert got.notes == {"v1.37": notes_137()}
-    assert got.problems == (Problem(str(root / "release-1.37"), "", "cannot write the release-notes cache: "
-                                                                    "Is a directory; going on without it"),)
+    assert got.problems == (
+        Problem(
+            str(root / "release-1.37"), "", "cannot write the release-notes cache: Is a directory; going on without it"
+        ),
+    )
     assert sorted(p.name for p in root.iterdir()) == ["release-1.37.body", "releases.body", "releases.etag"]
     assert sent_etags(file) == [None]
 
@@ -102,7 +105,8 @@ def test_a_cache_dir_that_is_a_file_is_a_problem_per_entry_and_the_run_goes_on(t
     assert got.notes == {"v1.37": notes_137()}
     assert got.problems == tuple(
         Problem(str(root / name), "", "cannot write the release-notes cache: Not a directory; going on without it")
-        for name in ("releases", "release-1.37"))
+        for name in ("releases", "release-1.37")
+    )
     assert (tmp_path / "cache").read_text() == "not a directory\n"
 
 
@@ -111,8 +115,13 @@ def test_a_truncated_cached_body_is_dropped_and_fetched_again_once(tmp_path):
         _, file = routes(router)
         load(tmp_path)
         (entry_dir(tmp_path) / "release-1.37.body").write_bytes(BODY[:40])  # the ETag still matches
-        file.mock(side_effect=lambda request: httpx.Response(304) if request.headers.get("if-none-match")
-                  else httpx.Response(200, content=BODY, headers={"ETag": '"A37"'}))
+        file.mock(
+            side_effect=lambda request: (
+                httpx.Response(304)
+                if request.headers.get("if-none-match")
+                else httpx.Response(200, content=BODY, headers={"ETag": '"A37"'})
+            )
+        )
         fixed = load(tmp_path)
         assert sent_etags(file) == [None, '"A37"', None]
         assert fixed.notes == {"v1.37": notes_137()} and fixed.problems == ()
@@ -130,7 +139,8 @@ def test_a_fresh_body_that_does_not_decode_is_not_cached(tmp_path):
         second = load(tmp_path)
     assert first.notes == {} and [p.message for p in first.problems] == [
         "not valid JSON at line 1 column 16: Unterminated string starting at; evidence and checks for v1.37 "
-        "were skipped"]
+        "were skipped"
+    ]
     assert sent_etags(file) == [None, None] and second.notes == {"v1.37": notes_137()}
 
 

@@ -36,8 +36,11 @@ BAD = "keps/sig-x/9002-\ufffd\ufffd/kep.yaml"
 
 
 def assert_json_safe(snap) -> None:
-    report = {"source": snap.source, "problems": [p._asdict() for p in snap.all_problems()],
-              "keps": [k.path for k in snap.all_keps()]}
+    report = {
+        "source": snap.source,
+        "problems": [p._asdict() for p in snap.all_problems()],
+        "keps": [k.path for k in snap.all_keps()],
+    }
     json.dumps(report, ensure_ascii=False).encode("utf-8")  # what --report writes; must not raise
 
 
@@ -89,9 +92,16 @@ def test_non_utf8_tarball_member_names_become_text(sleeps):
     assert_json_safe(snap)
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    (b"a\xffb", ("a\ufffdb", True)), ("a\udcffb", ("a\ufffdb", True)), ("a\ud800b", ("a\ufffd\ufffd\ufffdb", True)),
-    ("ok-é", ("ok-é", False)), (b"ok-\xc3\xa9", ("ok-é", False)), ("lit-\ufffd", ("lit-\ufffd", False)),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (b"a\xffb", ("a\ufffdb", True)),
+        ("a\udcffb", ("a\ufffdb", True)),
+        ("a\ud800b", ("a\ufffd\ufffd\ufffdb", True)),
+        ("ok-é", ("ok-é", False)),
+        (b"ok-\xc3\xa9", ("ok-é", False)),
+        ("lit-\ufffd", ("lit-\ufffd", False)),
+    ],
+)
 def test_decode_path(name, expected):
     assert decode_path(name) == expected

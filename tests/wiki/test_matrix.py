@@ -22,17 +22,20 @@ except ImportError:  # pragma: no cover
     from syncutil import PAGE
 
 
-@pytest.mark.parametrize("text, key", [
-    ("4671-gang-scheduling", (4671, "gang-scheduling")),
-    ("[4671-gang-scheduling](https://github.com/kubernetes/enhancements/issues/4671)", (4671, "gang-scheduling")),
-    ("KEP-4671", (4671, "")),
-    ("kep 4671", (4671, "")),
-    ("4671", (4671, "")),
-    ("[KEP-4671](https://kep.k8s.io/4671)", (4671, "")),
-    ("**2702-graduate-hpa-api-to-GA**", (2702, "graduate-hpa-api-to-GA")),
-    ("0000-kep-process", (0, "kep-process")),
-    ("`2133-kubelet-credential-providers`", (2133, "kubelet-credential-providers")),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("4671-gang-scheduling", (4671, "gang-scheduling")),
+        ("[4671-gang-scheduling](https://github.com/kubernetes/enhancements/issues/4671)", (4671, "gang-scheduling")),
+        ("KEP-4671", (4671, "")),
+        ("kep 4671", (4671, "")),
+        ("4671", (4671, "")),
+        ("[KEP-4671](https://kep.k8s.io/4671)", (4671, "")),
+        ("**2702-graduate-hpa-api-to-GA**", (2702, "graduate-hpa-api-to-GA")),
+        ("0000-kep-process", (0, "kep-process")),
+        ("`2133-kubelet-credential-providers`", (2133, "kubelet-credential-providers")),
+    ],
+)
 def test_kep_cell_forms(text, key):
     assert parse_kep_cell(text) == key
 
@@ -45,8 +48,14 @@ def test_cells_that_name_no_kep(text):
 def test_column_roles_by_alias_case_and_spacing_insensitive():
     header = ["KEP", "SIG", "**Status**", "alpha /  beta / ga", "feature GATE", "Notes"]
     assert column_roles(header, DEFAULT_ALIASES) == {"kep": 0, "status": 2, "milestones": 3, "feature_gates": 4}
-    assert column_roles(["KEP", "状态", "Stage", "Alpha", "Beta", "GA"], DEFAULT_ALIASES) == \
-        {"kep": 0, "status": 1, "stage": 2, "alpha": 3, "beta": 4, "stable": 5}
+    assert column_roles(["KEP", "状态", "Stage", "Alpha", "Beta", "GA"], DEFAULT_ALIASES) == {
+        "kep": 0,
+        "status": 1,
+        "stage": 2,
+        "alpha": 3,
+        "beta": 4,
+        "stable": 5,
+    }
     assert column_roles(["Number", "Status"], {"kep": ["Number"], "status": ["Status"]}) == {"kep": 0, "status": 1}
 
 
@@ -54,7 +63,11 @@ def test_page_rows_from_two_tables_with_different_columns():
     page = parse_page("m.md", PAGE)
     assert page.problems == []
     assert [(r.line, r.number, r.slug) for r in page.rows] == [
-        (17, 4671, "gang-scheduling"), (18, 5710, "workload-aware-preemption"), (30, 624, ""), (31, 785, "")]
+        (17, 4671, "gang-scheduling"),
+        (18, 5710, "workload-aware-preemption"),
+        (30, 624, ""),
+        (31, 785, ""),
+    ]
     assert set(page.rows[0].cells) == {"kep", "status", "milestones", "feature_gates"}
     assert set(page.rows[2].cells) == {"kep", "status", "milestones"}
     assert page.lines == PAGE.split("\n")
@@ -62,8 +75,14 @@ def test_page_rows_from_two_tables_with_different_columns():
 
 def test_row_values_by_field():
     row = parse_page("m.md", PAGE).rows[0]
-    assert [row.value(f) for f in ("status", "stage", "alpha", "beta", "stable", "feature_gates")] == \
-        ["implementable", "alpha", "v1.35", "-", "-", "`GenericWorkload`"]
+    assert [row.value(f) for f in ("status", "stage", "alpha", "beta", "stable", "feature_gates")] == [
+        "implementable",
+        "alpha",
+        "v1.35",
+        "-",
+        "-",
+        "`GenericWorkload`",
+    ]
     assert parse_page("m.md", PAGE).rows[2].value("feature_gates") is None
 
 
@@ -81,23 +100,31 @@ def test_a_bom_before_the_first_table_and_non_ascii_digits():
 
 
 def test_unparseable_rows_are_reported_and_skipped():
-    text = ("| KEP | 状态 | Alpha / Beta / GA |\n|---|---|---|\n"
-            "| 1-a | implemented / stable | v1.1 / v1.2 / v1.3 |\n"
-            "| 2-b | implemented / stable |\n"
-            "| 3-c | implemented / stable | v1.1 / v1.2 / v1.3 | extra |\n"
-            "| gang scheduling | implemented / stable | v1.1 / v1.2 / v1.3 |\n"
-            "| 5-e | implemented / stable | v1.1 / v1.2 |\n"
-            "| 6-f | implemented / stable / extra | v1.1 / v1.2 / v1.3 |\n")
+    text = (
+        "| KEP | 状态 | Alpha / Beta / GA |\n|---|---|---|\n"
+        "| 1-a | implemented / stable | v1.1 / v1.2 / v1.3 |\n"
+        "| 2-b | implemented / stable |\n"
+        "| 3-c | implemented / stable | v1.1 / v1.2 / v1.3 | extra |\n"
+        "| gang scheduling | implemented / stable | v1.1 / v1.2 / v1.3 |\n"
+        "| 5-e | implemented / stable | v1.1 / v1.2 |\n"
+        "| 6-f | implemented / stable / extra | v1.1 / v1.2 / v1.3 |\n"
+    )
     page = parse_page("p.md", text)
     assert [r.number for r in page.rows] == [1]
     assert page.problems == [
         Problem("p.md", "line 4", "KEP cell '2-b': row has 2 cells, header has 3; left as is"),
         Problem("p.md", "line 5", "KEP cell '3-c': row has 4 cells, header has 3; left as is"),
         Problem("p.md", "line 6", "KEP cell 'gang scheduling' names no KEP; left as is"),
-        Problem("p.md", "line 7", "KEP cell '5-e': Alpha / Beta / GA cell 'v1.1 / v1.2' is not in the expected "
-                                  "format; left as is"),
-        Problem("p.md", "line 8", "KEP cell '6-f': 状态 cell 'implemented / stable / extra' is not in the expected "
-                                  "format; left as is"),
+        Problem(
+            "p.md",
+            "line 7",
+            "KEP cell '5-e': Alpha / Beta / GA cell 'v1.1 / v1.2' is not in the expected format; left as is",
+        ),
+        Problem(
+            "p.md",
+            "line 8",
+            "KEP cell '6-f': 状态 cell 'implemented / stable / extra' is not in the expected format; left as is",
+        ),
     ]
 
 
@@ -110,8 +137,13 @@ def test_status_cell_without_stage_part():
 def test_separate_stage_and_milestone_columns():
     text = "| KEP | Status | Stage | Alpha | Beta | GA |\n|---|---|---|---|---|---|\n| 7 | implementable | beta | 1.30 | 1.31 | - |\n"
     row = parse_page("p.md", text).rows[0]
-    assert [row.value(f) for f in ("status", "stage", "alpha", "beta", "stable")] == \
-        ["implementable", "beta", "1.30", "1.31", "-"]
+    assert [row.value(f) for f in ("status", "stage", "alpha", "beta", "stable")] == [
+        "implementable",
+        "beta",
+        "1.30",
+        "1.31",
+        "-",
+    ]
 
 
 def test_render_row_replaces_only_the_named_parts():
@@ -120,7 +152,8 @@ def test_render_row_replaces_only_the_named_parts():
     line = page.lines[row.line]
     new = render_row(line, row, {"stage": "beta", "beta": "v1.37", "stable": ""})
     assert new == line.replace("implementable / alpha", "implementable / beta").replace(
-        "v1.35 / - / -", "v1.35 / v1.37 / -")
+        "v1.35 / - / -", "v1.35 / v1.37 / -"
+    )
 
 
 def test_render_row_keeps_crlf_padding_and_escapes_values():

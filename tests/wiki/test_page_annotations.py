@@ -35,16 +35,31 @@ def test_a_marked_milestone_equal_to_upstream_is_no_change(alpha):
     assert (diff.changes, diff.problems, diff.lines) == ([], [], old)
 
 
-@pytest.mark.parametrize("row, fields, message", [
-    ("| 1 | implementable / alpha* | v1.35 / - / - |", {"stage": "beta", "beta": ""},
-     "stage cell 'alpha*' has marks kep-sync does not understand; kep.yaml says 'beta'; stage cell kept"),
-    ("| 1 | implementable / alpha | v1.35† / - / - |", {"alpha": "v1.36"},
-     "alpha cell 'v1.35†' has marks kep-sync does not understand; kep.yaml says 'v1.36'; alpha cell kept"),
-    ("| 1 | implementable / alpha | v1.35.0 / - / - |", {"alpha": "v1.36"},
-     "alpha cell 'v1.35.0' names a patch release, not a milestone; kep.yaml says 'v1.36'; alpha cell kept"),
-    ("| 1 | implementable / alpha | v1.036 / - / - |", {"alpha": "v1.36"},
-     "alpha cell 'v1.036' is not a milestone kep-sync can read; kep.yaml says 'v1.36'; alpha cell kept"),
-])
+@pytest.mark.parametrize(
+    "row, fields, message",
+    [
+        (
+            "| 1 | implementable / alpha* | v1.35 / - / - |",
+            {"stage": "beta", "beta": ""},
+            "stage cell 'alpha*' has marks kep-sync does not understand; kep.yaml says 'beta'; stage cell kept",
+        ),
+        (
+            "| 1 | implementable / alpha | v1.35† / - / - |",
+            {"alpha": "v1.36"},
+            "alpha cell 'v1.35†' has marks kep-sync does not understand; kep.yaml says 'v1.36'; alpha cell kept",
+        ),
+        (
+            "| 1 | implementable / alpha | v1.35.0 / - / - |",
+            {"alpha": "v1.36"},
+            "alpha cell 'v1.35.0' names a patch release, not a milestone; kep.yaml says 'v1.36'; alpha cell kept",
+        ),
+        (
+            "| 1 | implementable / alpha | v1.036 / - / - |",
+            {"alpha": "v1.36"},
+            "alpha cell 'v1.036' is not a milestone kep-sync can read; kep.yaml says 'v1.36'; alpha cell kept",
+        ),
+    ],
+)
 def test_a_marked_part_that_differs_from_upstream_is_kept_and_reported(row, fields, message):
     diff, old = run(row, **fields)
     assert (diff.changes, diff.lines) == ([], old)
@@ -52,25 +67,46 @@ def test_a_marked_part_that_differs_from_upstream_is_kept_and_reported(row, fiel
 
 
 def test_the_other_fields_of_a_row_with_a_marked_part_are_still_written():
-    diff, old = run("| 1 | implementable / alpha* | v1.35 / - / - |", status="implemented", stage="beta",
-                    alpha="v1.35", beta="v1.36")
-    assert [(c.field, c.old, c.new) for c in diff.changes] == [("status", "implementable", "implemented"),
-                                                                ("beta", "", "v1.36")]
+    diff, old = run(
+        "| 1 | implementable / alpha* | v1.35 / - / - |",
+        status="implemented",
+        stage="beta",
+        alpha="v1.35",
+        beta="v1.36",
+    )
+    assert [(c.field, c.old, c.new) for c in diff.changes] == [
+        ("status", "implementable", "implemented"),
+        ("beta", "", "v1.36"),
+    ]
     assert diff.lines[2] == "| 1 | implemented / alpha* | v1.35 / v1.36 / - |"
-    assert diff.problems == [Problem("p.md", "line 3", "stage cell 'alpha*' has marks kep-sync does not understand; "
-                                                       f"kep.yaml says 'beta'; stage cell kept ({PATH})")]
+    assert diff.problems == [
+        Problem(
+            "p.md",
+            "line 3",
+            "stage cell 'alpha*' has marks kep-sync does not understand; "
+            f"kep.yaml says 'beta'; stage cell kept ({PATH})",
+        )
+    ]
 
 
-@pytest.mark.parametrize("row, column, cell", [
-    ("| 1 | implementable / ~~beta~~alpha | v1.35 / - / - |", "Status", "implementable / ~~beta~~alpha"),
-    ("| 1 | implementable / alpha | ~~v1.34~~v1.35 / - / - |", "Alpha / Beta / GA", "~~v1.34~~v1.35 / - / -"),
-    ("| 1 | implementable / alpha | ~~v1.34~~ / - / - |", "Alpha / Beta / GA", "~~v1.34~~ / - / -"),
-])
+@pytest.mark.parametrize(
+    "row, column, cell",
+    [
+        ("| 1 | implementable / ~~beta~~alpha | v1.35 / - / - |", "Status", "implementable / ~~beta~~alpha"),
+        ("| 1 | implementable / alpha | ~~v1.34~~v1.35 / - / - |", "Alpha / Beta / GA", "~~v1.34~~v1.35 / - / -"),
+        ("| 1 | implementable / alpha | ~~v1.34~~ / - / - |", "Alpha / Beta / GA", "~~v1.34~~ / - / -"),
+    ],
+)
 def test_a_struck_through_part_is_history_and_its_row_is_left_as_is(row, column, cell):
     diff, old = run(row, stage="alpha", alpha="v1.35")  # never ~~v1.35~~: strikethrough is not carried over
     assert (diff.changes, diff.lines) == ([], old)
-    assert diff.problems == [Problem("p.md", "line 3", f"KEP cell '1': {column} cell {cell!r} has a struck-through "
-                                                       "part (history, not a value); left as is")]
+    assert diff.problems == [
+        Problem(
+            "p.md",
+            "line 3",
+            f"KEP cell '1': {column} cell {cell!r} has a struck-through part (history, not a value); left as is",
+        )
+    ]
 
 
 def test_emphasis_around_the_whole_part_stays_on_the_new_value():

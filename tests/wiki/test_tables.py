@@ -53,8 +53,8 @@ def test_split_row_spans_point_at_the_trimmed_text():
     line = "|  a  | bb |c|"
     cells = split_row(line)
     assert cells == [Cell("a", 3, 4, 1, 6), Cell("bb", 8, 10, 7, 11), Cell("c", 12, 13, 12, 13)]
-    assert [line[c.start:c.end] for c in cells] == ["a", "bb", "c"]
-    assert [line[c.lo:c.hi] for c in cells] == ["  a  ", " bb ", "c"]
+    assert [line[c.start : c.end] for c in cells] == ["a", "bb", "c"]
+    assert [line[c.lo : c.hi] for c in cells] == ["  a  ", " bb ", "c"]
 
 
 def test_split_row_escaped_pipe_stays_in_the_cell():
@@ -83,8 +83,7 @@ def test_empty_cells_have_an_insertion_point():
 def test_replace_cell_keeps_every_other_byte():
     line = "| 4671 |   implementable / alpha   | 组调度 \\| x |\r"
     cell = split_row(line)[1]
-    assert replace_cell(line, cell, "implemented / stable") == \
-        "| 4671 |   implemented / stable   | 组调度 \\| x |\r"
+    assert replace_cell(line, cell, "implemented / stable") == "| 4671 |   implemented / stable   | 组调度 \\| x |\r"
 
 
 def test_escape_and_unescape_cell():
@@ -98,4 +97,3 @@ def test_many_tables_each_get_only_their_own_rows():
     tables = find_tables(text)
     assert len(tables) == 300
     assert tables[0] == Table(0, 1, (2, 3)) and tables[-1] == Table(2093, 2094, (2095, 2096))
-

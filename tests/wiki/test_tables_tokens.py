@@ -8,9 +8,29 @@ from hypothesis import strategies as st
 
 from bot.wiki.tables import _MD, _table_tokens
 
-LINES = ["| KEP | Stage |", "|---|---|", "| 4671 | beta |", "4671 | alpha", "", "- item", "1. item", "  | a | b |",
-         "  |---|---|", "> | q | r |", "> |---|---|", "```", "    | code |", "<div>", "</div>", "# Title",
-         "text", "---", "| x |", "|:-:|", "\t| t |"]
+LINES = [
+    "| KEP | Stage |",
+    "|---|---|",
+    "| 4671 | beta |",
+    "4671 | alpha",
+    "",
+    "- item",
+    "1. item",
+    "  | a | b |",
+    "  |---|---|",
+    "> | q | r |",
+    "> |---|---|",
+    "```",
+    "    | code |",
+    "<div>",
+    "</div>",
+    "# Title",
+    "text",
+    "---",
+    "| x |",
+    "|:-:|",
+    "\t| t |",
+]
 
 
 def full_stream(src: str) -> list[tuple[str, list[int] | None]]:
@@ -27,4 +47,8 @@ def test_kept_tokens_are_the_table_tokens_of_the_full_stream(lines):
 def test_only_table_tokens_are_kept():
     src = "- x\n- y\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n"
     assert [(t.type, t.map) for t in _table_tokens(src)] == [
-        ("table_open", [3, 6]), ("tr_open", [3, 4]), ("tr_open", [5, 6]), ("table_close", None)]
+        ("table_open", [3, 6]),
+        ("tr_open", [3, 4]),
+        ("tr_open", [5, 6]),
+        ("table_close", None),
+    ]

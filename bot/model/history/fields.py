@@ -11,8 +11,14 @@ from bot.model.kep import MILESTONE_KEYS, Kep, KepFileError, parse_kep
 #: Tracked fields in timeline order: status, stage, latest milestone, the stage milestones, feature gates.
 TRACKED = ("status", "stage", "latest-milestone", *(f"milestone.{k}" for k in MILESTONE_KEYS), "feature-gates")
 #: Report field (``Change.field``, :data:`bot.wiki.matrix.FIELDS`) -> tracked field.
-CHANGE_FIELDS = {"status": "status", "stage": "stage", "alpha": "milestone.alpha", "beta": "milestone.beta",
-                 "stable": "milestone.stable", "feature_gates": "feature-gates"}
+CHANGE_FIELDS = {
+    "status": "status",
+    "stage": "stage",
+    "alpha": "milestone.alpha",
+    "beta": "milestone.beta",
+    "stable": "milestone.stable",
+    "feature_gates": "feature-gates",
+}
 
 
 def kep_fields(kep: Kep) -> dict[str, str]:

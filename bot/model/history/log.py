@@ -106,8 +106,9 @@ def parse_log(text: str) -> list[Commit]:
             status = parts[4][:1] if parts[4][:1] in "AD" else "M"
             files.append(FileChange(status, path, parts[2], parts[3]))
         if files:  # a commit that changed only PRR files is not kep.yaml history
-            commits.append(Commit(sha, parents.split(" ")[0], date, title(subject, body), pr_number(subject),
-                                  tuple(files)))
+            commits.append(
+                Commit(sha, parents.split(" ")[0], date, title(subject, body), pr_number(subject), tuple(files))
+            )
     return commits
 
 
@@ -170,5 +171,8 @@ def paths_of(log: list[Commit], number: int) -> list[str]:
 
 def renames(version_list: list[Version]) -> list[tuple[Version, str]]:
     """``(version, old path)`` for each version whose path differs from the one before it."""
-    return [(v, version_list[i - 1].path) for i, v in enumerate(version_list)
-            if i > 0 and v.path != version_list[i - 1].path]
+    return [
+        (v, version_list[i - 1].path)
+        for i, v in enumerate(version_list)
+        if i > 0 and v.path != version_list[i - 1].path
+    ]

@@ -68,8 +68,11 @@ def field_origin(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], f
     return None if origin.parent == SHALLOW else origin
 
 
-def with_provenance(changes: Sequence[Change], timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]],
-                    current: Mapping[str, Mapping[str, str]] | None = None) -> list[Change]:
+def with_provenance(
+    changes: Sequence[Change],
+    timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]],
+    current: Mapping[str, Mapping[str, str]] | None = None,
+) -> list[Change]:
     """``changes`` with ``upstream`` set from the kep.yaml ``timelines`` (``{kep_path: timeline}``).
 
     A change whose kep.yaml has no timeline (missing upstream, a file with no
@@ -83,16 +86,24 @@ def with_provenance(changes: Sequence[Change], timelines: Mapping[str, Sequence[
         field = CHANGE_FIELDS.get(c.field, "")
         timeline = timelines.get(c.kep_path, ()) if field and c.kep_path else ()
         origin = field_origin(timeline, field) if timeline else None
-        if origin is not None and current is not None and c.kep_path in current and \
-                current[c.kep_path].get(field, "") != (timeline[-1][1] or {}).get(field, ""):
+        if (
+            origin is not None
+            and current is not None
+            and c.kep_path in current
+            and current[c.kep_path].get(field, "") != (timeline[-1][1] or {}).get(field, "")
+        ):
             origin = None
-        out.append(c._replace(upstream=upstream_of(origin)._replace(before=value_before(timeline, field, origin)))
-                   if origin is not None else c)
+        out.append(
+            c._replace(upstream=upstream_of(origin)._replace(before=value_before(timeline, field, origin)))
+            if origin is not None
+            else c
+        )
     return out
 
 
-def value_before(timeline: Sequence[tuple[Version, Mapping[str, str] | None]], field: str,
-                 origin: Commit) -> str | None:
+def value_before(
+    timeline: Sequence[tuple[Version, Mapping[str, str] | None]], field: str, origin: Commit
+) -> str | None:
     """``field``'s value in the readable version just before ``origin`` (``""`` when the file did not
     exist), ``None`` when that version is unreadable."""
     previous = None
@@ -150,8 +161,9 @@ class Provenance(TypedDict):
     shallow: NotRequired[list[str]]
 
 
-def attach(changes: Sequence[Change], history: History,
-           current: Mapping[str, Mapping[str, str]] | None = None) -> tuple[list[Change], Provenance]:
+def attach(
+    changes: Sequence[Change], history: History, current: Mapping[str, Mapping[str, str]] | None = None
+) -> tuple[list[Change], Provenance]:
     """``(changes with upstream set, the report's provenance block)``; ``current``: see :func:`with_provenance`.
 
     The block: ``{"source": kind, "requests": n, "proposed": changes the plan applies
@@ -165,7 +177,12 @@ def attach(changes: Sequence[Change], history: History,
     else:
         out = list(changes)
     found, applied = coverage(out)
-    block: Provenance = {"source": history.kind, "requests": history.requests, "proposed": applied, "with_upstream": found}
+    block: Provenance = {
+        "source": history.kind,
+        "requests": history.requests,
+        "proposed": applied,
+        "with_upstream": found,
+    }
     if history.shallow:
         block["shallow"] = list(history.shallow)
     return out, block
@@ -173,6 +190,10 @@ def attach(changes: Sequence[Change], history: History,
 
 def shallow_problem(shallow: Sequence[str]) -> Problem:
     """The notice for a shallow clone: provenance stops at its boundary ``shallow`` (commit SHAs)."""
-    return Problem("--enhancements", "", f"the source is a shallow clone: history before commit "
-                   f"{', '.join(s[:12] for s in shallow)} is not available, so a value that may be older carries "
-                   "no upstream and `history` marks the boundary; fetch the full history (git fetch --unshallow)")
+    return Problem(
+        "--enhancements",
+        "",
+        f"the source is a shallow clone: history before commit "
+        f"{', '.join(s[:12] for s in shallow)} is not available, so a value that may be older carries "
+        "no upstream and `history` marks the boundary; fetch the full history (git fetch --unshallow)",
+    )

@@ -40,8 +40,9 @@ def renamed_dirs(log: Sequence[Commit]) -> dict[tuple[int, str], Rename]:
     for commit in reversed(log):  # oldest first
         for added in (f for f in commit.files if f.status == "A"):
             number = kep_number(added.path)
-            gone = [f.path for f in commit.files
-                    if f.status == "D" and number is not None and kep_number(f.path) == number]
+            gone = [
+                f.path for f in commit.files if f.status == "D" and number is not None and kep_number(f.path) == number
+            ]
             if number is None or len(gone) != 1:
                 continue
             old = gone[0]

@@ -96,15 +96,26 @@ def join(kep: Kep, owners: Mapping[str, tuple[str, ...]], names: frozenset[str])
         return Join("", (), declared, (), f"{', '.join(declared)}: in no feature-gate list")
     if len(listed) > 1:
         shared = tuple(g for g in listed if owners.get(g, (kep.path,)) != (kep.path,))
-        return Join("", tuple(listed), declared, tuple(typos),
-                    f"several gates in the list ({', '.join(listed)}): none is picked", shared)
+        return Join(
+            "",
+            tuple(listed),
+            declared,
+            tuple(typos),
+            f"several gates in the list ({', '.join(listed)}): none is picked",
+            shared,
+        )
     gate = listed[0]
     others = [p for p in owners.get(gate, ()) if p != kep.path]
     if kep.path not in owners.get(gate, (kep.path,)):
         return Join("", tuple(listed), declared, tuple(typos), f"{gate} belongs to live KEP(s) {', '.join(others)}")
     if others:
-        return Join("", tuple(listed), declared, tuple(typos),
-                    f"{gate} is also declared by live KEP(s) {', '.join(others)}: not picked")
+        return Join(
+            "",
+            tuple(listed),
+            declared,
+            tuple(typos),
+            f"{gate} is also declared by live KEP(s) {', '.join(others)}: not picked",
+        )
     return Join(gate, tuple(listed), declared, tuple(typos), typo)
 
 
@@ -158,15 +169,21 @@ def _word(stage: str) -> str:
     return "GA" if stage == "stable" else stage
 
 
-def attach_marks(changes: Sequence[Change], keps: Mapping[str, Kep], js: Mapping[str, Join],
-                 lc: Lifecycle) -> list[Change]:
+def attach_marks(
+    changes: Sequence[Change], keps: Mapping[str, Kep], js: Mapping[str, Join], lc: Lifecycle
+) -> list[Change]:
     """``changes`` with ``shipped`` set to their :class:`Mark` (changes without a kep.yaml get none)."""
-    return [c._replace(shipped=mark(c, keps[c.kep_path], js[c.kep_path], lc))
-            if c.kep_path in keps and c.kep_path in js else c for c in changes]
+    return [
+        c._replace(shipped=mark(c, keps[c.kep_path], js[c.kep_path], lc))
+        if c.kep_path in keps and c.kep_path in js
+        else c
+        for c in changes
+    ]
 
 
-def findings(keps: Sequence[Kep], js: Mapping[str, Join], lc: Lifecycle,
-             ids: Mapping[str, str] | None = None) -> list[Finding]:
+def findings(
+    keps: Sequence[Kep], js: Mapping[str, Join], lc: Lifecycle, ids: Mapping[str, str] | None = None
+) -> list[Finding]:
     """The gate findings of ``keps``, each naming the gate, the releases and the list:
 
     - ``gate-stage-mismatch``: kep.yaml's milestone for a stage differs from the release in which the
@@ -208,25 +225,46 @@ def _gate_findings(kep: Kep, ident: str, name: str, lc: Lifecycle, last: tuple[i
         gate, gl = _listed(lc, name, target)
         spec = gate.reached(stage)
         if spec is not None and spec.release and spec.release != target:
-            out.append(Finding("gate-stage-mismatch", ident, kep.path, target,
-                                   f"kep.yaml milestone.{stage} is {target}; feature gate {name} reached "
-                                   f"{_word(stage)} in {spec.release} ({list_name(gl)})"))
+            out.append(
+                Finding(
+                    "gate-stage-mismatch",
+                    ident,
+                    kep.path,
+                    target,
+                    f"kep.yaml milestone.{stage} is {target}; feature gate {name} reached "
+                    f"{_word(stage)} in {spec.release} ({list_name(gl)})",
+                )
+            )
         elif spec is None and _released(target, last) and release_key(target) <= release_key(gl.covers):
             now = gate.at(target)
             if now is None or RANK.get(now.stage, 3) < RANK[stage]:
                 shown = f"was {_word(now.stage)}" if now else "did not exist yet"
-                out.append(Finding("not-shipped", ident, kep.path, target,
-                                       f"kep.yaml says {_word(stage)} in {target} (released), but feature gate {name} "
-                                       f"{shown} in {target} ({list_name(gl)})"))
+                out.append(
+                    Finding(
+                        "not-shipped",
+                        ident,
+                        kep.path,
+                        target,
+                        f"kep.yaml says {_word(stage)} in {target} (released), but feature gate {name} "
+                        f"{shown} in {target} ({list_name(gl)})",
+                    )
+                )
     locked = _locked_ga(*_listed(lc, name))
     if kep.status == "implementable" and locked is not None:
         ga, lock, gl = locked
         if (not lock or _released(lock, last)) and (not ga or _released(ga, last)):
-            out.append(Finding("shipped-not-implemented", ident, kep.path, lock or ga,
-                                   f"status implementable, but feature gate {name} is GA since "
-                                   f"{ga or 'before the versioned list'} and locked to its default since "
-                                   f"{lock or 'before the versioned list'} ({list_name(gl)}): done in the code, "
-                                   "not marked implemented"))
+            out.append(
+                Finding(
+                    "shipped-not-implemented",
+                    ident,
+                    kep.path,
+                    lock or ga,
+                    f"status implementable, but feature gate {name} is GA since "
+                    f"{ga or 'before the versioned list'} and locked to its default since "
+                    f"{lock or 'before the versioned list'} ({list_name(gl)}): done in the code, "
+                    "not marked implemented",
+                )
+            )
     return out
 
 
@@ -257,9 +295,16 @@ def _absent(kep: Kep, ident: str, j: Join, lc: Lifecycle, last: tuple[int, int])
         target = normalize_milestone(kep.milestone(stage))
         if target and _released(target, last) and newest is not None:
             names = ", ".join(j.declared)
-            return [Finding("not-shipped", ident, kep.path, target,
-                                f"kep.yaml says {_word(stage)} in {target} (released), but its feature gate(s) "
-                                f"{names} are in no feature-gate list ({list_name(newest)})")]
+            return [
+                Finding(
+                    "not-shipped",
+                    ident,
+                    kep.path,
+                    target,
+                    f"kep.yaml says {_word(stage)} in {target} (released), but its feature gate(s) "
+                    f"{names} are in no feature-gate list ({list_name(newest)})",
+                )
+            ]
     return []
 
 
@@ -271,8 +316,10 @@ def shipped_cell(j: Join, lc: Lifecycle) -> str | None:
     if j.gate:
         return shipped_text(_listed(lc, j.gate)[0])
     if len(j.listed) > 1 and len(j.shared) < len(j.listed):
-        return "; ".join(f"{g}: shared with another KEP" if g in j.shared else f"{g}: {shipped_text(_listed(lc, g)[0])}"
-                         for g in j.listed)
+        return "; ".join(
+            f"{g}: shared with another KEP" if g in j.shared else f"{g}: {shipped_text(_listed(lc, g)[0])}"
+            for g in j.listed
+        )
     return None
 
 
@@ -292,8 +339,9 @@ def pending_release(kep: Kep, change: Change, shipped: Collection[str]) -> str:
     return release
 
 
-def shipped_column(page: MatrixPage, lines: list[str], snapshot: Snapshot, lc: Lifecycle,
-                   all_keps: Sequence[Kep]) -> tuple[list[str], list[Change]]:
+def shipped_column(
+    page: MatrixPage, lines: list[str], snapshot: Snapshot, lc: Lifecycle, all_keps: Sequence[Kep]
+) -> tuple[list[str], list[Change]]:
     """``lines`` (the page as the diff rewrote it) with every Shipped cell (column role ``shipped``) set to
     :func:`shipped_cell` of its row's KEP, and one applied change (field and kind ``shipped``) per cell
     rewritten. A row whose KEP has no gate of its own in the lists, or does not resolve to one KEP, is kept."""
@@ -315,6 +363,7 @@ def shipped_column(page: MatrixPage, lines: list[str], snapshot: Snapshot, lc: L
             cell = split_row(out[row.line])[starts.index(row.cells[key].start)]
             width, align = row.layout.get(key, (None, "left"))
             out[row.line] = fill_cell(out[row.line], cell, escape_cell(text), width, align)
-            changes.append(Change(kep_id(snapshot, kep), page.path, row.line + 1, "shipped", old, text, "shipped",
-                                  True, kep.path))
+            changes.append(
+                Change(kep_id(snapshot, kep), page.path, row.line + 1, "shipped", old, text, "shipped", True, kep.path)
+            )
     return out, changes

@@ -184,8 +184,14 @@ def _pr_number(entry: object, key: str) -> int:
     return int(key) if isinstance(key, str) and _PR_KEY_RE.fullmatch(key) else 0
 
 
-def _entry_mentions(release: str, entry: Mapping[str, object], pr: int, owners: Mapping[str, tuple[str, ...]],
-                    by_number: Mapping[int, list[Kep]], near: _NearGates) -> list[Mention]:
+def _entry_mentions(
+    release: str,
+    entry: Mapping[str, object],
+    pr: int,
+    owners: Mapping[str, tuple[str, ...]],
+    by_number: Mapping[int, list[Kep]],
+    near: _NearGates,
+) -> list[Mention]:
     """The mentions of one entry, read as a whole note.
 
     A sentence naming a gate as a feature gate (in code, or next to "feature
@@ -216,8 +222,10 @@ def _entry_mentions(release: str, entry: Mapping[str, object], pr: int, owners: 
         return []
     named = [(sentence, *gate_names(sentence, owners)) for sentence in split_sentences(text)]
     if ref_paths:  # the note says which KEP it is: a bare word naming another KEP's gate is prose
-        named = [(sentence, tuple(g for g in gates if _in_code(g, sentence) or set(owners[g]) & ref_paths), und)
-                 for sentence, gates, und in named]
+        named = [
+            (sentence, tuple(g for g in gates if _in_code(g, sentence) or set(owners[g]) & ref_paths), und)
+            for sentence, gates, und in named
+        ]
     if not refs and not any(g or u for _, g, u in named):
         return []  # names no gate and no KEP: nothing to read (most entries; keeps indexing fast)
     read = []
@@ -238,8 +246,12 @@ def _entry_mentions(release: str, entry: Mapping[str, object], pr: int, owners: 
         names = set(gates) | set(undeclared)
         as_gate = bool(undeclared or _FEATURE_GATE_RE.search(sentence) or any(f"`{g}" in sentence for g in gates))
         excerpt = sentence
-        if not stage and len(entry_stage) == 1 and all(theirs <= names for _, _, theirs, _ in staged) and (
-                refs or as_gate):
+        if (
+            not stage
+            and len(entry_stage) == 1
+            and all(theirs <= names for _, _, theirs, _ in staged)
+            and (refs or as_gate)
+        ):
             stage, exact = next(iter(entry_stage))
             gates = gates if as_gate else ()  # a bare word in a borrowed-stage sentence is prose, not the gate
             excerpt = f"{staged[0][3]} … {sentence}"  # the reader sees where the stage comes from
@@ -261,8 +273,24 @@ def _entry_mentions(release: str, entry: Mapping[str, object], pr: int, owners: 
             when = said[stage][0]
             excerpt = f"{excerpt} … {said[stage][1]}"  # the sentence that names the release
         when = (when or release) if stage else release
-        out.append(Mention(release, pr, url, one_line(excerpt), stage, exact, when, gates, undeclared, numbers,
-                           tuple(sorted(sure)), tuple(sorted(maybe)), typos, sigs))
+        out.append(
+            Mention(
+                release,
+                pr,
+                url,
+                one_line(excerpt),
+                stage,
+                exact,
+                when,
+                gates,
+                undeclared,
+                numbers,
+                tuple(sorted(sure)),
+                tuple(sorted(maybe)),
+                typos,
+                sigs,
+            )
+        )
     return out
 
 
@@ -339,13 +367,13 @@ def evidence_for(index: NotesIndex, change: Change, kep: Kep) -> tuple[Evidence,
     hits.sort(key=lambda m: (m.release != target, m.pr))
     sure = [m for m in hits if kep.path in m.links][:MAX_EVIDENCE]
     maybe = [m for m in hits if kep.path not in m.links][:MAX_EVIDENCE]
-    found = tuple(Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, kep.path not in m.links)
-                  for m in sure + maybe)
+    found = tuple(Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, kep.path not in m.links) for m in sure + maybe)
     return found + _counter_evidence(index, kep, stage, target, {(e.release, e.pr) for e in found})
 
 
-def _counter_evidence(index: NotesIndex, kep: Kep, stage: str, target: str,
-                      seen: set[tuple[str, int]]) -> tuple[Evidence, ...]:
+def _counter_evidence(
+    index: NotesIndex, kep: Kep, stage: str, target: str, seen: set[tuple[str, int]]
+) -> tuple[Evidence, ...]:
     """Sentences surely about ``kep`` whose release is ``target`` and whose announced stage is another than
     ``stage``, one per pull request not in ``seen``, at most :data:`MAX_EVIDENCE`."""
     out: dict[tuple[str, int], Evidence] = {}
@@ -359,8 +387,10 @@ def _counter_evidence(index: NotesIndex, kep: Kep, stage: str, target: str,
 def attach_evidence(changes: Iterable[Change], index: NotesIndex, keps: Iterable[Kep]) -> list[Change]:
     """``changes`` with ``evidence`` filled from ``index`` (changes without a kep.yaml get none)."""
     by_path = {k.path: k for k in keps}
-    return [c._replace(evidence=evidence_for(index, c, by_path[c.kep_path])) if c.kep_path in by_path else c
-            for c in changes]
+    return [
+        c._replace(evidence=evidence_for(index, c, by_path[c.kep_path])) if c.kep_path in by_path else c
+        for c in changes
+    ]
 
 
 def releases_needed(keps: Iterable[Kep]) -> set[str]:

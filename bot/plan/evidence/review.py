@@ -30,10 +30,15 @@ def released(available: Sequence[str]) -> frozenset[str]:
     return frozenset(ordered[:-1])
 
 
-def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Collection[str],
-                       ids: Mapping[str, str] | None = None,
-                       undeclared_in: Collection[str] | None = None,
-                       undeclared_sigs: Collection[str] | None = None) -> list[Finding]:
+def find_discrepancies(
+    index: NotesIndex,
+    keps: Sequence[Kep],
+    *,
+    released: Collection[str],
+    ids: Mapping[str, str] | None = None,
+    undeclared_in: Collection[str] | None = None,
+    undeclared_sigs: Collection[str] | None = None,
+) -> list[Finding]:
     """Discrepancies (a)-(d) between ``keps`` and the indexed release notes, in a stable order.
 
     (a) ``not-in-notes``: a kep.yaml milestone (alpha/beta/stable) names a
@@ -68,29 +73,59 @@ def find_discrepancies(index: NotesIndex, keps: Sequence[Kep], *, released: Coll
             rel = normalize_milestone(kep.milestone(stage))
             if rel and rel in indexed and rel in released and rel not in seen:
                 what = f"gates {', '.join(kep.gates())}" if kep.gates() else "no feature gate declared"
-                out.append(Finding("not-in-notes", ident, kep.path, rel,
-                                       f"kep.yaml says {stage} in {rel}, but the {rel} release notes never name "
-                                       f"KEP-{kep.number} or its gates ({what}); check their prose, which may "
-                                       "describe the feature in words only"))
+                out.append(
+                    Finding(
+                        "not-in-notes",
+                        ident,
+                        kep.path,
+                        rel,
+                        f"kep.yaml says {stage} in {rel}, but the {rel} release notes never name "
+                        f"KEP-{kep.number} or its gates ({what}); check their prose, which may "
+                        "describe the feature in words only",
+                    )
+                )
         out += _stage_mismatches(kep, ident, mentions)
         out += _gate_typos(kep, ident, mentions)
         stable = milestone_key(kep.milestone("stable"))
         if kep.status == "implementable" and stable and stable <= newest_out:
             rel = normalize_milestone(kep.milestone("stable")) or ""
-            question = ("ready to mark implemented?" if kep.stage == "stable" else
-                        f"stage is still {kep.stage or 'unset'}: graduation missed, or the stable milestone stale?")
-            out.append(Finding("ready-to-implement", ident, kep.path, rel,
-                                   f"status implementable, but the stable milestone {rel} is released: {question}"))
+            question = (
+                "ready to mark implemented?"
+                if kep.stage == "stable"
+                else f"stage is still {kep.stage or 'unset'}: graduation missed, or the stable milestone stale?"
+            )
+            out.append(
+                Finding(
+                    "ready-to-implement",
+                    ident,
+                    kep.path,
+                    rel,
+                    f"status implementable, but the stable milestone {rel} is released: {question}",
+                )
+            )
     seen_gates: set[tuple[str, str]] = set()
     sigs = {_sig_name(s) for s in undeclared_sigs or ()}
     for m in index.mentions if undeclared_sigs is not None else ():
         for gate in m.undeclared:
-            if m.stage in STAGES and (m.release, gate) not in seen_gates and (
-                    undeclared_in is None or m.release in undeclared_in) and sigs & {_sig_name(s) for s in m.sigs}:
+            if (
+                m.stage in STAGES
+                and (m.release, gate) not in seen_gates
+                and (undeclared_in is None or m.release in undeclared_in)
+                and sigs & {_sig_name(s) for s in m.sigs}
+            ):
                 seen_gates.add((m.release, gate))
-                out.append(Finding("undeclared-gate", "", "", m.release,
-                                       f"feature gate {gate} is announced ({m.stage}) but no kep.yaml declares it",
-                                       m.pr, m.url, m.excerpt))
+                out.append(
+                    Finding(
+                        "undeclared-gate",
+                        "",
+                        "",
+                        m.release,
+                        f"feature gate {gate} is announced ({m.stage}) but no kep.yaml declares it",
+                        m.pr,
+                        m.url,
+                        m.excerpt,
+                    )
+                )
     order = {k: i for i, k in enumerate(DISCREPANCY_KINDS)}
     out.sort(key=lambda d: (order[d.kind], d.kep_path, release_order(d.release), d.pr, d.message))
     return out
@@ -105,8 +140,11 @@ def _about_kep(m: Mention, kep: Kep) -> bool:
     """The sentence names one of the KEP's gates (or a near miss of one), or, in an entry that links the KEP by
     number, names a gate nobody declares or announces a transition ("Added alpha support for ...")."""
     gates = set(kep.gates())
-    return bool(set(m.gates) & gates) or any(d in gates for _, d in m.near) or (
-        kep.number in m.refs and (bool(m.undeclared) or m.exact))
+    return (
+        bool(set(m.gates) & gates)
+        or any(d in gates for _, d in m.near)
+        or (kep.number in m.refs and (bool(m.undeclared) or m.exact))
+    )
 
 
 def _gate_typos(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Finding]:
@@ -114,10 +152,20 @@ def _gate_typos(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Findi
     for m in mentions:
         for said, declared in m.near:
             if declared in kep.gates() and kep.path in m.links:
-                out.setdefault((said, declared), Finding(
-                    "gate-typo", ident, kep.path, m.release,
-                    f"the {m.release} notes name feature gate {said}; kep.yaml declares {declared}: likely a typo "
-                    "in kep.yaml (the notes are linked to this KEP as a near match)", m.pr, m.url, m.excerpt))
+                out.setdefault(
+                    (said, declared),
+                    Finding(
+                        "gate-typo",
+                        ident,
+                        kep.path,
+                        m.release,
+                        f"the {m.release} notes name feature gate {said}; kep.yaml declares {declared}: likely a typo "
+                        "in kep.yaml (the notes are linked to this KEP as a near match)",
+                        m.pr,
+                        m.url,
+                        m.excerpt,
+                    ),
+                )
     return list(out.values())
 
 
@@ -132,14 +180,16 @@ def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list
         if m.exact:
             ok, says = have == when, "reached in"
         else:
-            reached = [milestone_key(kep.milestone(s)) for s in STAGES[STAGES.index(m.stage):]]
+            reached = [milestone_key(kep.milestone(s)) for s in STAGES[STAGES.index(m.stage) :]]
             ok, says = any(r is not None and r <= when for r in reached), "reached by"
         if ok:
             continue
-        message = (f"{m.release} notes say {m.stage} {says} {m.when}; kep.yaml milestone.{m.stage} is "
-                   f"{declared or 'not set'}")
-        out.setdefault((m.release, message), Finding("stage-mismatch", ident, kep.path, m.release, message,
-                                                         m.pr, m.url, m.excerpt))
+        message = (
+            f"{m.release} notes say {m.stage} {says} {m.when}; kep.yaml milestone.{m.stage} is {declared or 'not set'}"
+        )
+        out.setdefault(
+            (m.release, message), Finding("stage-mismatch", ident, kep.path, m.release, message, m.pr, m.url, m.excerpt)
+        )
     return list(out.values())
 
 
@@ -153,10 +203,17 @@ class NotesReview(NamedTuple):
     notes_index: NotesIndex | None = None
 
 
-def review(changes: Sequence[Change], involved: Sequence[Kep], all_keps: Sequence[Kep],
-           notes: Mapping[str, Mapping[str, object]], available: Sequence[str],
-           ids: Mapping[str, str] | None = None, *, scope: str = "page",
-           page_keps: Sequence[Kep] = ()) -> NotesReview:
+def review(
+    changes: Sequence[Change],
+    involved: Sequence[Kep],
+    all_keps: Sequence[Kep],
+    notes: Mapping[str, Mapping[str, object]],
+    available: Sequence[str],
+    ids: Mapping[str, str] | None = None,
+    *,
+    scope: str = "page",
+    page_keps: Sequence[Kep] = (),
+) -> NotesReview:
     """Attach evidence to ``changes`` and find the discrepancies of the ``involved`` KEPs (the pages' rows).
 
     ``all_keps``: every KEP of the snapshot (for the gate and number index);
@@ -170,6 +227,7 @@ def review(changes: Sequence[Change], involved: Sequence[Kep], all_keps: Sequenc
     index = build_index(notes, all_keps)
     newest = sorted(available, key=release_order)[-2:]
     sigs = {k.sig for k in (page_keps or involved) if k.sig} if scope == "all" else None
-    found = find_discrepancies(index, involved, released=released(available), ids=ids, undeclared_in=newest,
-                               undeclared_sigs=sigs)
+    found = find_discrepancies(
+        index, involved, released=released(available), ids=ids, undeclared_in=newest, undeclared_sigs=sigs
+    )
     return NotesReview(attach_evidence(changes, index, all_keps), found, index.releases, index)

@@ -81,14 +81,19 @@ def options_from(config: PlanSettings) -> Options:
     """:class:`Options` from a :class:`bot.config.Config` (its ``candidates``, ``production_tables``,
     ``coverage``, ``links`` and ``columns`` settings)."""
     add = config.candidates.add_to
-    return Options(sigs=tuple(config.candidates.sigs), releases=config.candidates.releases,
-                   ignore=tuple(config.candidates.ignore), add_page=add.page if add else "",
-                   add_table=add.table if add else "", add_count=add.count if add else 0,
-                   add_reasons=tuple(config.add_reasons()) if add else (),
-                   production_tables=tuple(config.production_tables),
-                   coverage_aliases={"group": tuple(config.coverage.columns.group),
-                                     "keps": tuple(config.coverage.columns.keps)},
-                   web_url=config.links.enhancements, aliases=config.aliases())
+    return Options(
+        sigs=tuple(config.candidates.sigs),
+        releases=config.candidates.releases,
+        ignore=tuple(config.candidates.ignore),
+        add_page=add.page if add else "",
+        add_table=add.table if add else "",
+        add_count=add.count if add else 0,
+        add_reasons=tuple(config.add_reasons()) if add else (),
+        production_tables=tuple(config.production_tables),
+        coverage_aliases={"group": tuple(config.coverage.columns.group), "keps": tuple(config.coverage.columns.keps)},
+        web_url=config.links.enhancements,
+        aliases=config.aliases(),
+    )
 
 
 def listed_keps(snapshot: Snapshot, groups: Sequence[Group]) -> dict[str, tuple[str, ...]]:
@@ -105,9 +110,15 @@ def listed_keps(snapshot: Snapshot, groups: Sequence[Group]) -> dict[str, tuple[
     return {path: tuple(names) for path, names in out.items()}
 
 
-def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Change],
-          lines: Mapping[str, list[str]], options: Options, coverage_page: tuple[str, str] | None = None,
-          only: Collection[int] | None = None) -> Tracking:
+def track(
+    snapshot: Snapshot,
+    pages: Sequence[MatrixPage],
+    changes: Sequence[Change],
+    lines: Mapping[str, list[str]],
+    options: Options,
+    coverage_page: tuple[str, str] | None = None,
+    only: Collection[int] | None = None,
+) -> Tracking:
     """Run the tracking checks for one sync.
 
     ``pages``: the matrix pages as read; ``changes``: the diff's changes;
@@ -128,26 +139,37 @@ def track(snapshot: Snapshot, pages: Sequence[MatrixPage], changes: Sequence[Cha
             shown.setdefault(gate, set()).add(str(r.number))
     coverage = None
     if coverage_page is not None:
-        coverage = check_coverage(coverage_page[0], coverage_page[1], [n for n, _ in named],
-                                  options.coverage_aliases)
+        coverage = check_coverage(coverage_page[0], coverage_page[1], [n for n, _ in named], options.coverage_aliases)
         problems += coverage.problems
     groups = listed_keps(snapshot, coverage.groups) if coverage else {}
-    candidates = find_candidates(snapshot, covered, sigs=sigs, shown_gates=shown, groups=groups,
-                                 releases=options.releases, ignore=options.ignore)
+    candidates = find_candidates(
+        snapshot, covered, sigs=sigs, shown_gates=shown, groups=groups, releases=options.releases, ignore=options.ignore
+    )
     findings = [f for p in pages for f in not_production(p, snapshot, options.production_tables)]
-    problems += [Problem("production_tables", "", f"no KEP table under a heading {t!r}; check the spelling")
-                 for t in missing_tables(pages, options.production_tables)]
+    problems += [
+        Problem("production_tables", "", f"no KEP table under a heading {t!r}; check the spelling")
+        for t in missing_tables(pages, options.production_tables)
+    ]
     added: list[AddedRow] = []
     new_lines: dict[str, list[str]] = {}
-    target = next((p for p in lines if options.add_page and posixpath.normpath(p) ==
-                   posixpath.normpath(options.add_page)), None)
+    target = next(
+        (p for p in lines if options.add_page and posixpath.normpath(p) == posixpath.normpath(options.add_page)), None
+    )
     if target is not None:
         addable = [c for c in candidates if only is None or c.kep.number in only]
         production = any(same_heading(options.add_table, t) for t in options.production_tables)
-        new_lines[target], added, more = add_rows(target, lines[target], options.add_table, addable,
-                                                  options.add_count, options.aliases, options.web_url,
-                                                  options.add_reasons, production,
-                                                  shared={n for n, keps in snapshot.keps.items() if len(keps) > 1})
+        new_lines[target], added, more = add_rows(
+            target,
+            lines[target],
+            options.add_table,
+            addable,
+            options.add_count,
+            options.aliases,
+            options.web_url,
+            options.add_reasons,
+            production,
+            shared={n for n, keps in snapshot.keps.items() if len(keps) > 1},
+        )
         problems += more
     row_changes = [Change(a.ident, a.page, a.line, "row", "", a.cell, "added", True, a.kep_path) for a in added]
     return Tracking(candidates, coverage, findings, left_production(changes), added, new_lines, row_changes, problems)

@@ -60,10 +60,20 @@ class Candidate(NamedTuple):
         """``{"kep", "title", "sig", "path", "status", "stage", "latest_milestone", "alpha", "beta", "stable",
         "feature_gates", "reasons"}``, values as kep.yaml writes them (gates without placeholders)."""
         k = self.kep
-        return {"kep": self.ident, "title": k.title, "sig": k.sig, "path": k.path, "status": k.status,
-                "stage": k.stage, "latest_milestone": k.latest_milestone, "alpha": k.milestone("alpha"),
-                "beta": k.milestone("beta"), "stable": k.milestone("stable"), "feature_gates": list(k.gates()),
-                "reasons": list(self.reasons)}
+        return {
+            "kep": self.ident,
+            "title": k.title,
+            "sig": k.sig,
+            "path": k.path,
+            "status": k.status,
+            "stage": k.stage,
+            "latest_milestone": k.latest_milestone,
+            "alpha": k.milestone("alpha"),
+            "beta": k.milestone("beta"),
+            "stable": k.milestone("stable"),
+            "feature_gates": list(k.gates()),
+            "reasons": list(self.reasons),
+        }
 
 
 def window_start(keps: Iterable[Kep], releases: int) -> tuple[int, int] | None:
@@ -81,9 +91,16 @@ def window_start(keps: Iterable[Kep], releases: int) -> tuple[int, int] | None:
     return newest[0], max(newest[1] - releases, 0)
 
 
-def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Collection[str],
-                    shown_gates: Mapping[str, Collection[str]], groups: Mapping[str, Collection[str]] | None = None,
-                    releases: int = 1, ignore: Collection[int] = ()) -> list[Candidate]:
+def find_candidates(
+    snapshot: Snapshot,
+    on_pages: Collection[str],
+    *,
+    sigs: Collection[str],
+    shown_gates: Mapping[str, Collection[str]],
+    groups: Mapping[str, Collection[str]] | None = None,
+    releases: int = 1,
+    ignore: Collection[int] = (),
+) -> list[Candidate]:
     """Rank the KEPs worth a new row.
 
     ``on_pages``: kep.yaml paths of the KEPs that already have a row (a
@@ -101,10 +118,11 @@ def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Coll
     gone = replaced(snapshot)
     out: list[Candidate] = []
     for kep in keps:
-        if (kep.path in on_pages or kep.number in ignore or kep.status.casefold() in CLOSED_STATUSES
-                or kep.path in gone):
+        if kep.path in on_pages or kep.number in ignore or kep.status.casefold() in CLOSED_STATUSES or kep.path in gone:
             continue
-        reasons: list[tuple[str, str]] = [("group", f'in design group "{name}"') for name in (groups or {}).get(kep.path, ())]
+        reasons: list[tuple[str, str]] = [
+            ("group", f'in design group "{name}"') for name in (groups or {}).get(kep.path, ())
+        ]
         if tracked_sig(kep.sig) in tracked:
             reasons += _activity(kep, start)
             for gate in kep.gates():
@@ -118,8 +136,14 @@ def find_candidates(snapshot: Snapshot, on_pages: Collection[str], *, sigs: Coll
         if kep.status not in STATUSES or kep.status == "provisional":
             score -= 1
         out.append(Candidate(kep, kep_id(snapshot, kep), tuple(text for _, text in reasons), score, kinds))
-    out.sort(key=lambda c: (-c.score, tuple(-x for x in milestone_key(c.kep.latest_milestone) or (0, 0)),
-                            -c.kep.number, c.kep.path))
+    out.sort(
+        key=lambda c: (
+            -c.score,
+            tuple(-x for x in milestone_key(c.kep.latest_milestone) or (0, 0)),
+            -c.kep.number,
+            c.kep.path,
+        )
+    )
     return out
 
 

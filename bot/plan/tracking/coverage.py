@@ -71,8 +71,9 @@ class Coverage(NamedTuple):
         }
 
 
-def parse_groups(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES
-                 ) -> tuple[list[Group], list[Problem]]:
+def parse_groups(
+    path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES
+) -> tuple[list[Group], list[Problem]]:
     """The design groups of every table on ``text`` whose header has a KEPs column (role ``keps``).
 
     A KEPs cell lists numbers separated by commas (``,``, ``，``, ``、``), ``;`` or
@@ -97,14 +98,18 @@ def parse_groups(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DE
             if roles["keps"] >= len(cells):
                 problems.append(Problem(path, f"line {index + 1}", "row has no KEPs cell; skipped"))
                 continue
-            name = unescape_cell(cells[roles["group"]].text) if "group" in roles and roles["group"] < len(cells) \
+            name = (
+                unescape_cell(cells[roles["group"]].text)
+                if "group" in roles and roles["group"] < len(cells)
                 else f"group {len(groups) + 1}"
+            )
             keps: list[tuple[int, str]] = []
             for item in split_items(cells[roles["keps"]].text):
                 key = parse_kep_cell(item)
                 if key is None:
-                    problems.append(Problem(path, f"line {index + 1}", f"{item!r} in group {name!r} names no KEP; "
-                                                                       "skipped"))
+                    problems.append(
+                        Problem(path, f"line {index + 1}", f"{item!r} in group {name!r} names no KEP; skipped")
+                    )
                 elif key not in keps:
                     keps.append(key)
             numbers = tuple(dict.fromkeys(n for n, _ in keps))
@@ -123,8 +128,9 @@ def split_items(cell: str) -> list[str]:
     return [t for t in _TOKEN_SPLIT_RE.split(text) if t.strip()]
 
 
-def check_coverage(path: str, text: str, matrix_numbers: Iterable[int],
-                   aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES) -> Coverage:
+def check_coverage(
+    path: str, text: str, matrix_numbers: Iterable[int], aliases: Mapping[str, Sequence[str]] = DEFAULT_COVERAGE_ALIASES
+) -> Coverage:
     """Compare the design groups on the coverage page (``path``, ``text``) with the KEP numbers of the matrix rows.
 
     A page with no group (no design-group table, or an empty one) gives ``checked`` ``False``, empty

@@ -43,15 +43,29 @@ def not_production(page: MatrixPage, snapshot: Snapshot, tables: Sequence[str]) 
         keps = resolve(snapshot, row.number, row.slug)
         status = keps[0].status if len(keps) == 1 else cell_value(row.value("status") or "")
         if status.casefold() in NOT_PRODUCTION:
-            out.append(Finding(KIND, row.cells["kep"].text, keps[0].path if len(keps) == 1 else "", "", "",
-                               page=page.path, line=row.line + 1, table=table, status=status))
+            out.append(
+                Finding(
+                    KIND,
+                    row.cells["kep"].text,
+                    keps[0].path if len(keps) == 1 else "",
+                    "",
+                    "",
+                    page=page.path,
+                    line=row.line + 1,
+                    table=table,
+                    status=status,
+                )
+            )
     return out
 
 
 def left_production(changes: Iterable[Change]) -> list[Change]:
     """Status changes (applied or not) whose new value is provisional or withdrawn, in order."""
-    return [c for c in changes if c.field == "status" and c.new.casefold() in NOT_PRODUCTION
-            and c.old.casefold() != c.new.casefold()]
+    return [
+        c
+        for c in changes
+        if c.field == "status" and c.new.casefold() in NOT_PRODUCTION and c.old.casefold() != c.new.casefold()
+    ]
 
 
 def missing_tables(pages: Iterable[MatrixPage], tables: Sequence[str]) -> list[str]:

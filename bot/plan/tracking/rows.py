@@ -63,9 +63,18 @@ class AddedRow(NamedTuple):
     text: str
 
 
-def add_rows(path: str, lines: list[str], heading: str, candidates: Sequence[Candidate], count: int,
-             aliases: Mapping[str, Sequence[str]], web_url: str, reasons: Collection[str] = ("group",),
-             production: bool = False, shared: Collection[int] = ()) -> tuple[list[str], list[AddedRow], list[Problem]]:
+def add_rows(
+    path: str,
+    lines: list[str],
+    heading: str,
+    candidates: Sequence[Candidate],
+    count: int,
+    aliases: Mapping[str, Sequence[str]],
+    web_url: str,
+    reasons: Collection[str] = ("group",),
+    production: bool = False,
+    shared: Collection[int] = (),
+) -> tuple[list[str], list[AddedRow], list[Problem]]:
     """Append rows for the first ``count`` trustworthy ``candidates`` that have a reason of a kind in
     ``reasons`` (default: listed by a design group) to the KEP table under ``heading``.
 
@@ -92,8 +101,11 @@ def add_rows(path: str, lines: list[str], heading: str, candidates: Sequence[Can
     text = "\n".join(lines)
     table = table_under(text, heading, aliases)
     if table is None:
-        return lines, [], [Problem(path, "candidates.add_to.table",
-                                   f"no KEP table under the heading {heading!r}; no rows added")]
+        return (
+            lines,
+            [],
+            [Problem(path, "candidates.add_to.table", f"no KEP table under the heading {heading!r}; no rows added")],
+        )
     page = parse_page(path, text, aliases)
     shape = _Shape.of(lines, table, aliases, [r for r in page.rows if r.line in table.body])
     at = (table.body[-1] if table.body else table.delimiter) + 1
@@ -108,8 +120,10 @@ def add_rows(path: str, lines: list[str], heading: str, candidates: Sequence[Can
         kep, index = cand.kep, at + len(added)
         values, why = _values(kep, shape.fields())
         if not why and production and kep.status.casefold() in NOT_PRODUCTION:
-            why = (f"kep.yaml status {kep.status!r} is not production capability and {heading!r} is in "
-                   "production_tables (rule 3)")
+            why = (
+                f"kep.yaml status {kep.status!r} is not production capability and {heading!r} is in "
+                "production_tables (rule 3)"
+            )
         if not why and parse_kep_cell(_dir_name(kep)) != (kep.number, kep.slug):
             why = f"directory name {_dir_name(kep)!r} is not a plain KEP name (digits, '-', letters, '_', '.')"
         if not why:
@@ -148,7 +162,10 @@ def _reads_back(before: MatrixPage, after: MatrixPage, header: int, index: int, 
     left as is as ``before`` does (one usable row more, nothing else)."""
     row = next((r for r in after.rows if r.line == index), None)
     if row is None or (len(after.rows), len(after.left), len(after.problems)) != (
-            len(before.rows) + 1, len(before.left), len(before.problems)):
+        len(before.rows) + 1,
+        len(before.left),
+        len(before.problems),
+    ):
         return False
     if not any(t.header == header and index in t.body for t in find_tables("\n".join(after.lines))):
         return False
@@ -208,15 +225,23 @@ class _Shape(NamedTuple):
     wrap: str = ""
 
     @classmethod
-    def of(cls, lines: list[str], table: Table, aliases: Mapping[str, Sequence[str]],
-           rows: Sequence[MatrixRow]) -> _Shape:
+    def of(
+        cls, lines: list[str], table: Table, aliases: Mapping[str, Sequence[str]], rows: Sequence[MatrixRow]
+    ) -> _Shape:
         header = [c.text for c in split_row(lines[table.header])]
         widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
         wraps = {_wrap(r.cells["kep"].text) for r in rows}
         keys = column_keys(header, aliases)
         line, sample = _blank(lines[rows[0].line], rows[0], keys) if rows else ("", None)
-        return cls(sample, line, keys, widths, column_alignments(lines[table.delimiter]),
-                   lines[table.header], wraps.pop() if len(wraps) == 1 else "")
+        return cls(
+            sample,
+            line,
+            keys,
+            widths,
+            column_alignments(lines[table.delimiter]),
+            lines[table.header],
+            wraps.pop() if len(wraps) == 1 else "",
+        )
 
     def fields(self) -> set[str]:
         """The fields (:data:`bot.model.kep.TRUST_FIELDS`) some column of this table shows."""
@@ -246,9 +271,16 @@ class _Shape(NamedTuple):
     def _plain(self, values: dict[str, str], kep_cell: str) -> str:
         v = {k: escape_cell(x) or "-" for k, x in values.items()}
         composite = "stage" not in self.keys
-        by_role = {"kep": kep_cell, "status": f"{v['status']} / {v['stage']}" if composite else v["status"],
-                   "stage": v["stage"], "milestones": f"{v['alpha']} / {v['beta']} / {v['stable']}",
-                   "alpha": v["alpha"], "beta": v["beta"], "stable": v["stable"], "feature_gates": v["feature_gates"]}
+        by_role = {
+            "kep": kep_cell,
+            "status": f"{v['status']} / {v['stage']}" if composite else v["status"],
+            "stage": v["stage"],
+            "milestones": f"{v['alpha']} / {v['beta']} / {v['stable']}",
+            "alpha": v["alpha"],
+            "beta": v["beta"],
+            "stable": v["stable"],
+            "feature_gates": v["feature_gates"],
+        }
         index_key = {i: key.split("#")[0] for key, i in self.keys.items()}
         count = len(split_row(self.header))
         line = _line([by_role.get(index_key.get(i, ""), "") for i in range(count)], self.header)
@@ -303,7 +335,7 @@ def _link(url: str, sample: MatrixRow, kep: Kep, web_url: str) -> str:
     directory = kep.path.rsplit("/", 1)[0]
     found = re.search(rf"keps/[^)\s]*?/{sample.number}-[^/)\s]+", url)
     if found:
-        return url[:found.start()] + directory + url[found.end():]
+        return url[: found.start()] + directory + url[found.end() :]
     if re.search(rf"(?<!\d){sample.number}/?$", url):
         return re.sub(rf"{sample.number}(/?)$", rf"{kep.number}\1", url)
     return f"{web_url.rstrip('/')}/tree/master/{directory}"
@@ -314,7 +346,7 @@ def _line(cells: list[str], header_line: str) -> str:
     trailing pipes as the header has them, ``\\r`` kept."""
     cr = "\r" if header_line.endswith("\r") else ""
     bare = header_line.rstrip("\r").rstrip()
-    prefix = bare[:len(bare) - len(bare.lstrip(" \t>"))]
-    lead, trail = bare[len(prefix):].startswith("|"), bare.endswith("|")
+    prefix = bare[: len(bare) - len(bare.lstrip(" \t>"))]
+    lead, trail = bare[len(prefix) :].startswith("|"), bare.endswith("|")
     body = " | ".join(cells)
     return prefix + ("| " if lead else "") + body + (" |" if trail else "") + cr
