@@ -23,6 +23,8 @@ from typing import NamedTuple
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from bot.wiki.frontmatter import block_end
+
 # Only block structure is needed (line maps), so inline parsing is off.
 _MD = MarkdownIt("commonmark").enable("table").disable("inline")
 #: Pipes kept per line when locating tables; cells past it cannot change which lines are table rows.
@@ -56,10 +58,15 @@ def find_tables(text: str) -> list[Table]:
     dropped before parsing: markdown-it counts a lone ``\\r`` as a line break,
     ``text.split("\\n")`` does not, and the line indices must agree. A BOM
     is dropped, and lines are clipped after 256 pipes (a 2000-column table
-    took 8 s to parse), neither of which moves a line.
+    took 8 s to parse), neither of which moves a line. The lines of a front
+    matter block (:func:`bot.wiki.frontmatter.block_end`) are read as blank:
+    a table written there is YAML, not page content.
     """
     tables: list[Table] = []
     lines = text.replace("\r", "").removeprefix("\ufeff").split("\n")
+    end = block_end(lines)
+    if end is not None:
+        lines[: end + 1] = [""] * (end + 1)
     start: int | None = None
     body: list[int] = []
     for tok in _table_tokens("\n".join(_clip(line) for line in lines)):

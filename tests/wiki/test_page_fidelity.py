@@ -483,3 +483,10 @@ def test_generated_pages_of_every_kind_pass_the_independent_reading():
         if changed:
             exercised.add((sep, kind, aligned))
     assert exercised == set(combos)  # every combination edited at least once
+
+
+def test_row_in_front_matter_is_never_rewritten():
+    text = "---\nnote: |\n  " + HEADER.replace("\n", "\n  ") + "| 1 | implementable / alpha | v1.31 / - / - |\n---\n\n"
+    text += HEADER + "| 1 | implementable / alpha | v1.31 / - / - |\n"
+    diff, changed = sync(text)
+    assert changed == {9: "| 1 | implementable / beta | v1.31 / v1.33 / - |"}

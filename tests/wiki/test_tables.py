@@ -97,3 +97,11 @@ def test_many_tables_each_get_only_their_own_rows():
     tables = find_tables(text)
     assert len(tables) == 300
     assert tables[0] == Table(0, 1, (2, 3)) and tables[-1] == Table(2093, 2094, (2095, 2096))
+
+
+def test_table_inside_front_matter_is_no_table():
+    # Front matter is YAML (here a block scalar that looks like a table): its bytes are not page rows.
+    text = "---\ndoc: |\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n---\n\n| x | y |\n|---|---|\n| 3 | 4 |\n"
+    assert find_tables(text) == [Table(7, 8, (9,))]
+    assert find_tables("\ufeff" + text.replace("\n", "\r\n")) == [Table(7, 8, (9,))]
+    assert find_tables("---\n| a | b |\n|---|---|\n| 1 | 2 |\n") == [Table(1, 2, (3,))]  # no closing line
