@@ -301,7 +301,8 @@ def _diff_pages(
         )
         lines = diff.lines
         if scope.lifecycle is not None and config.shipped_column():
-            lines, column = gates_mod.shipped_column(page, lines, snapshot, scope.lifecycle, snapshot.all_keps())
+            rows = gates_mod.RowScope(scope.only, row_ignores(masked), config.ignore)
+            lines, column = gates_mod.shipped_column(page, lines, snapshot, scope.lifecycle, snapshot.all_keps(), rows)
             diff = diff._replace(changes=diff.changes + column)
         diff = diff._replace(lines=unmask(lines, masked))
         out.results.append(PageResult(path, text.encode("utf-8"), "\n".join(diff.lines).encode("utf-8"), diff))

@@ -21,7 +21,7 @@ from bot.model.kep import Problem
 from bot.wiki.tables import split_row
 
 #: Fields a marker or a config rule can name; a marker naming no word at all ignores the whole row.
-IGNORABLE = ("status", "stage", "alpha", "beta", "stable", "feature_gates")
+IGNORABLE = ("status", "stage", "alpha", "beta", "stable", "feature_gates", "shipped")
 _SPELLINGS = {"feature-gates": "feature_gates", "gates": "feature_gates", "ga": "stable"}
 MARKER_RE = re.compile(r" ?<!--\s*kep-sync:\s*ignore([^>]*?)\s*-->", re.IGNORECASE)
 #: The unknown words a problem quotes, at most (each cut to 40 characters).

@@ -212,7 +212,7 @@ def test_a_target_keeps_only_the_sections_it_sets():
             {"ignore": [{"kep": 5, "fields": ["colour"]}]},
             (
                 "ignore[0].fields: 'colour' is not a field kep-sync writes "
-                "(status, stage, alpha, beta, stable, feature_gates)"
+                "(status, stage, alpha, beta, stable, feature_gates, shipped)"
             ),
         ),
         (

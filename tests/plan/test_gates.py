@@ -439,13 +439,19 @@ def test_promote_when_released_needs_the_source():
         validate_config({"gate_lifecycle": {"promote_when": "released"}}, "t")
 
 
-def test_the_shipped_column_is_written_when_owned(tmp_path):
+def _owned_column(tmp_path):
+    """``(snapshot, config, list file, lifecycle)`` with the Shipped column owned: 100 went beta in v1.35
+    (gate Alpha1), 700 is alpha in v1.36 (gate Later)."""
     snap = snapshot(
         kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
         kep(700, "notyet", gates=("Later",), alpha="v1.36"),
     )
     config, list_file = _config(tmp_path, column=True)
-    lc = S.load_gate_lifecycle(str(list_file), tmp_path)
+    return snap, config, list_file, S.load_gate_lifecycle(str(list_file), tmp_path)
+
+
+def test_the_shipped_column_is_written_when_owned(tmp_path):
+    snap, config, list_file, lc = _owned_column(tmp_path)
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=lc)
     lines = plan.pages[0].new.decode().split("\n")
     assert lines[4] == "| 100-live | implementable / beta | v1.33 / v1.35 / - | alpha v1.33, beta v1.35 (on) |"
@@ -544,3 +550,28 @@ def test_validate_checks_the_gate_list(tmp_path):
         f"gate_lifecycle.source: '{tmp_path / 'missing.yaml'}': no such file or directory, and not github:OWNER/REPO"
     ]
     assert gate_problems("github:kubernetes/kubernetes") == []
+
+
+def test_the_shipped_column_keeps_ignored_rows_and_rows_outside_only(tmp_path):
+    snap, config, list_file, lc = _owned_column(tmp_path)
+    page = PAGE.replace("| 100-live |", "| 100-live <!-- kep-sync: ignore --> |").replace(
+        "| 700-notyet |", "| 700-notyet <!-- kep-sync: ignore shipped --> |"
+    )
+    plan = plan_sync(config, snap, {"p.md": page.encode()}, gates=lc)
+    lines = plan.pages[0].new.decode().split("\n")
+    assert lines[4] == "| 100-live <!-- kep-sync: ignore --> | implementable / alpha | v1.33 / - / - | old text |"
+    assert lines[5] == "| 700-notyet <!-- kep-sync: ignore shipped --> | implementable / alpha | v1.36 / - / - | - |"
+    assert [(c.kep_id, c.field, c.new, c.applied, c.ignored) for c in plan.changes if c.field == "shipped"] == [
+        ("100", "shipped", "alpha v1.33, beta v1.35 (on)", False, "page"),
+        ("700", "shipped", "alpha v1.36", False, "page"),
+    ]
+    only = plan_sync(config, snap, {"p.md": PAGE.encode()}, only={700}, gates=lc)
+    lines = only.pages[0].new.decode().split("\n")
+    assert lines[4] == "| 100-live | implementable / alpha | v1.33 / - / - | old text |"
+    assert lines[5] == "| 700-notyet | implementable / alpha | v1.36 / - / - | alpha v1.36 |"
+    ruled = validate_config(
+        {"gate_lifecycle": {"source": str(list_file), "column": True}, "ignore": [{"kep": 100, "fields": ["shipped"]}]},
+        "test",
+    )
+    kept = plan_sync(ruled, snap, {"p.md": PAGE.encode()}, gates=lc).pages[0].new.decode().split("\n")
+    assert kept[4] == "| 100-live | implementable / beta | v1.33 / v1.35 / - | old text |"

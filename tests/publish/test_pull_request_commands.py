@@ -159,7 +159,7 @@ def test_unknown_commands_and_a_kep_in_no_row_are_answered(gh, cfg):
     assert [r.split("\n\n", 1)[1] for r in replies(gh, first) if r.startswith("> ")] == [
         f"**Not carried out**: unknown command `frobnicate`; the commands are {cmd.USAGE}.",
         "**Not carried out**: KEP 9999 is in no row of docs/matrix.md.",
-        "**Not carried out**: unknown field `gamma`; fields: status, stage, alpha, beta, stable, feature_gates.",
+        "**Not carried out**: unknown field `gamma`; fields: status, stage, alpha, beta, stable, feature_gates, shipped.",
     ]
 
 
@@ -323,7 +323,7 @@ def test_reply_text_keeps_a_users_words_inert():
         ("/kep-sync regenerate x` @acme/team `y", "`regenerate` takes no arguments; got `x' @acme/team 'y`"),
         ("/kep-sync explain 1 `@acme/team`", "`explain` takes one KEP; got `'@acme/team'` after it"),
         ("/kep-sync fro`b @x", "unknown command `fro'b`; the commands are " + cmd.USAGE),
-        ("/kep-sync ignore 1 s`t", "unknown field `s't`; fields: status, stage, alpha, beta, stable, feature_gates"),
+        ("/kep-sync ignore 1 s`t", "unknown field `s't`; fields: status, stage, alpha, beta, stable, feature_gates, shipped"),
     ):
         assert cmd.parse_comment(1, "a", "", body).error == error
 

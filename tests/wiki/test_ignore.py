@@ -133,7 +133,7 @@ def test_a_config_rule_naming_an_unknown_field_is_refused_naming_it():
     with pytest.raises(ValidationError) as err:
         Config.model_validate({"ignore": [{"kep": 1, "fields": ["bogus"]}]})
     assert "ignore.0.fields" in str(err.value)
-    assert "'bogus' is not a field kep-sync writes (status, stage, alpha, beta, stable, feature_gates)" in str(
+    assert "'bogus' is not a field kep-sync writes (status, stage, alpha, beta, stable, feature_gates, shipped)" in str(
         err.value
     )
 
@@ -171,7 +171,7 @@ def test_a_marker_with_an_unknown_word_is_a_problem_and_ignores_only_what_it_nam
             "p.md",
             "line 18",
             "ignore marker: 'stabel' names no field (one of status, stage, alpha, beta, stable, "
-            "feature_gates); the marker ignores nothing",
+            "feature_gates, shipped); the marker ignores nothing",
         )
     ]
     glued = _plan(stabel.replace("ignore stabel", "ignore-stable beta"))
@@ -181,7 +181,7 @@ def test_a_marker_with_an_unknown_word_is_a_problem_and_ignores_only_what_it_nam
         ("stable", True, ""),
     ]
     assert [p.message for p in glued.problems if "marker" in p.message] == [
-        "ignore marker: '-stable' names no field (one of status, stage, alpha, beta, stable, feature_gates); the "
+        "ignore marker: '-stable' names no field (one of status, stage, alpha, beta, stable, feature_gates, shipped); the "
         "marker ignores only beta"
     ]
 

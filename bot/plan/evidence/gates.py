@@ -21,7 +21,7 @@ from bot.model.finding import Finding
 from bot.model.gates import RANK, Gate, GateList, Lifecycle, release_key, shipped_text
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
-from bot.plan.diff import Change, kep_id
+from bot.plan.diff import Change, IgnoreRule, kep_id
 from bot.plan.evidence.index import gate_owners, near_gate
 from bot.wiki.matrix import MatrixPage
 from bot.wiki.tables import escape_cell, fill_cell, split_row, unescape_cell
@@ -339,16 +339,46 @@ def pending_release(kep: Kep, change: Change, shipped: Collection[str]) -> str:
     return release
 
 
+class RowScope(NamedTuple):
+    """Which rows and cells of a page :func:`shipped_column` may write: ``only`` the KEP numbers to consider
+    (``None``: all), ``ignores`` ``{0-based line: fields}`` the rows' ignore markers name
+    (:func:`bot.wiki.ignore.row_ignores`), ``rules`` the config's ``ignore`` entries
+    (:class:`bot.plan.diff.IgnoreRule`)."""
+
+    only: Collection[int] | None = None
+    ignores: Mapping[int, Collection[str]] = {}
+    rules: Sequence[IgnoreRule] = ()
+
+    def ignored(self, line: int, number: int, new: str, field: str = "shipped") -> str:
+        """``"page"`` when a marker of row ``line`` ignores ``field``, ``"config"`` when a rule does, else ``""``."""
+        if field in self.ignores.get(line, ()):
+            return "page"
+        return "config" if any(r.matches(number, field, new) for r in self.rules) else ""
+
+
+#: Every row and cell: no ``only``, no ignore marker, no rule.
+ALL_ROWS = RowScope()
+
+
 def shipped_column(
-    page: MatrixPage, lines: list[str], snapshot: Snapshot, lc: Lifecycle, all_keps: Sequence[Kep]
+    page: MatrixPage,
+    lines: list[str],
+    snapshot: Snapshot,
+    lc: Lifecycle,
+    all_keps: Sequence[Kep],
+    scope: RowScope = ALL_ROWS,
 ) -> tuple[list[str], list[Change]]:
     """``lines`` (the page as the diff rewrote it) with every Shipped cell (column role ``shipped``) set to
     :func:`shipped_cell` of its row's KEP, and one applied change (field and kind ``shipped``) per cell
-    rewritten. A row whose KEP has no gate of its own in the lists, or does not resolve to one KEP, is kept."""
+    rewritten. A row whose KEP has no gate of its own in the lists, or does not resolve to one KEP, is kept;
+    so is a row outside ``scope.only``, and a cell ``scope`` ignores (field ``shipped``) is kept with its
+    change not applied (``ignored`` ``"page"`` or ``"config"``), as :func:`bot.plan.diff.diff_page` does."""
     out, changes = list(lines), []
     names = lc.names()
     owners = list_owners(all_keps, names)
     for row in page.rows:
+        if scope.only is not None and row.number not in scope.only:
+            continue
         keys = [k for k in row.cells if k.split("#")[0] == "shipped"]
         found = resolve(snapshot, row.number, row.slug) if keys else []
         if len(found) != 1 or (row.slug and not slug_matches(found[0].slug, row.slug)):
@@ -360,10 +390,23 @@ def shipped_column(
             old = row.cells[key].text
             if text is None or unescape_cell(old).strip() == text:
                 continue
-            cell = split_row(out[row.line])[starts.index(row.cells[key].start)]
-            width, align = row.layout.get(key, (None, "left"))
-            out[row.line] = fill_cell(out[row.line], cell, escape_cell(text), width, align)
+            ignored = scope.ignored(row.line, kep.number, text)
+            if not ignored:
+                cell = split_row(out[row.line])[starts.index(row.cells[key].start)]
+                width, align = row.layout.get(key, (None, "left"))
+                out[row.line] = fill_cell(out[row.line], cell, escape_cell(text), width, align)
             changes.append(
-                Change(kep_id(snapshot, kep), page.path, row.line + 1, "shipped", old, text, "shipped", True, kep.path)
+                Change(
+                    kep_id(snapshot, kep),
+                    page.path,
+                    row.line + 1,
+                    "shipped",
+                    old,
+                    text,
+                    "shipped",
+                    not ignored,
+                    kep.path,
+                    ignored=ignored,
+                )
             )
     return out, changes
