@@ -323,7 +323,10 @@ def test_reply_text_keeps_a_users_words_inert():
         ("/kep-sync regenerate x` @acme/team `y", "`regenerate` takes no arguments; got `x' @acme/team 'y`"),
         ("/kep-sync explain 1 `@acme/team`", "`explain` takes one KEP; got `'@acme/team'` after it"),
         ("/kep-sync fro`b @x", "unknown command `fro'b`; the commands are " + cmd.USAGE),
-        ("/kep-sync ignore 1 s`t", "unknown field `s't`; fields: status, stage, alpha, beta, stable, feature_gates, shipped"),
+        (
+            "/kep-sync ignore 1 s`t",
+            "unknown field `s't`; fields: status, stage, alpha, beta, stable, feature_gates, shipped",
+        ),
     ):
         assert cmd.parse_comment(1, "a", "", body).error == error
 
