@@ -168,26 +168,16 @@ def sync_target(
 ) -> SyncOutcome:
     """One target's sync (:func:`bot.commands.sync.sync_snapshot`) on the shared upstream; raises as
     :func:`bot.commands.sync.run_sync` does, after writing the failure report to ``report_path``."""
-    from bot.commands.sync import open_wiki, sync_snapshot, write_failure_report
+    from bot.commands.sync import sync_read
 
-    snapshot = None
-    try:
-        snapshot = shared.snapshot()
-        history, renames = shared.history()
-        wiki = open_wiki(config, shared.counter)
-    except KepSyncError as exc:
-        write_failure_report(report_path, config, snapshot, None, exc)
-        raise
-    return sync_snapshot(
+    return sync_read(
         config,
-        snapshot,
-        wiki,
+        shared.snapshot,
+        lambda snapshot: shared.history(),
+        shared.counter,
         only=only,
-        today=datetime.date.today().isoformat(),
-        release_notes=shared.release_notes(),
         report_path=report_path,
-        history=history,
-        renames=renames,
+        release_notes=shared.release_notes(),
         gates=shared.gates(),
     )
 
