@@ -34,7 +34,7 @@ from bot.errors import KepSyncError, PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
 from bot.log import get_logger
 from bot.redact import redact, redact_values, without_userinfo
-from bot.service.state import RunRecord, State, load_state, save_state
+from bot.service.state import RunRecord, State, load_state, record_run, save_state
 from bot.sources.enhancements import Revision, current_revision
 from bot.sources.release_notes import current_etags
 from bot.sources.upstream import GitHubUpstream, github_upstream
@@ -135,21 +135,14 @@ def run_job(
             log.error("run failed", error=error)
             summary = run_summary(last.failed(config, error, log))
         result = summary["result"]
-        record = RunRecord(
+        record = record_run(
+            state,
+            summary,
             run_id=run_id,
             started=started.isoformat(),
             finished=now().isoformat(),
-            result=result,
             http_requests=counter.count,
-            error=summary["error"] or "",
-            revision=summary["revision"],
-            changes=summary["changes"],
-            applied=summary["applied"],
-            pull_request=summary["pull_request"],
         )
-        state.last_run = record
-        if record.ok:
-            state.last_success = record
         try:
             save_state(state_dir, state)
         except Exception as exc:

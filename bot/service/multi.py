@@ -270,23 +270,10 @@ def _sync_to(last, config: Config, shared: SharedSources, only: Collection[int] 
 
 def _record(state_dir: Path, summary: dict, started: datetime.datetime) -> None:
     """Store the run as ``last_run`` (and ``last_success`` unless failed) in ``state_dir/state.json``."""
-    from bot.service.state import RunRecord, load_state, save_state
+    from bot.service.state import load_state, record_run, save_state
 
     state = load_state(state_dir, log=get_logger(command="sync"))
-    record = RunRecord(
-        run_id=uuid.uuid4().hex[:12],
-        started=started.isoformat(),
-        finished=_now().isoformat(),
-        result=summary["result"],
-        error=summary["error"] or "",
-        revision=summary["revision"],
-        changes=summary["changes"],
-        applied=summary["applied"],
-        pull_request=summary["pull_request"],
-    )
-    state.last_run = record
-    if record.ok:
-        state.last_success = record
+    record_run(state, summary, run_id=uuid.uuid4().hex[:12], started=started.isoformat(), finished=_now().isoformat())
     save_state(state_dir, state)
 
 
