@@ -24,7 +24,7 @@ from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
 from bot.log import get_logger
-from bot.redact import redact
+from bot.redact import error_text, redact
 
 if TYPE_CHECKING:
     from bot.commands.sync import SyncOutcome
@@ -214,7 +214,7 @@ def run_targets(
             try:
                 summary = (run or (lambda t, d: sync_and_record(t, d, shared, only=only)))(target, state_dir)
             except Exception as exc:  # one failing target never stops the others
-                error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
+                error = error_text(exc)
                 get_logger(command="sync").error("target failed", error=error)
                 summary = {"result": "failed", "pull_request": None, "error": error}
         results.append(
@@ -261,7 +261,7 @@ def _sync_to(last, config: Config, shared: SharedSources, only: Collection[int] 
         outcome = exc.outcome
     except Exception as exc:
         last.written["report"] = str(report)
-        error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
+        error = error_text(exc)
         return run_summary(last.failed(config, error, log))
     last.written["report"] = str(report)
     last.finished(outcome)
