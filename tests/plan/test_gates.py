@@ -414,7 +414,11 @@ def test_without_the_source_a_sync_is_unchanged():
     plain = plan_sync(validate_config({}, "t"), snap, {"p.md": PAGE.encode()})
     assert "Shipped |" not in plain.changelog.body.split("### Changes")[1].split("\n")[1]  # the header line
     assert "gate_lifecycle" not in plain.report
-    assert all(c.shipped is None for c in plain.changes)
+    assert [(c.kep_id, c.field, c.shipped) for c in plain.changes] == [
+        ("100", "stage", None),
+        ("100", "beta", None),
+        ("700-notyet", "status", None),
+    ]
 
 
 def test_promote_when_released_holds_a_promotion_to_an_unshipped_release(tmp_path):
