@@ -120,7 +120,7 @@ def test_a_directory_of_lists_named_by_release(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
     assert [gl.release for gl in lc.lists] == ["v1.33", "v1.36"]
-    assert "v1.36" in lc.shipped
+    assert lc.shipped == frozenset({"v1.30", "v1.33", "v1.34", "v1.35", "v1.36"})
     assert lc.gate("Alpha1", "v1.33")[1].release == "v1.33"  # the list of the release in question
     assert lc.gate("Alpha1")[1].release == "v1.36"
 
@@ -234,8 +234,12 @@ def test_github_reads_each_needed_release_branch_with_etags(tmp_path):
 def test_github_refuses_a_ref():
     from bot.errors import UsageError
 
-    with pytest.raises(UsageError, match="name no @REF"):
+    with pytest.raises(UsageError) as err:
         S.parse_gate_source("github:kubernetes/kubernetes@master")
+    assert str(err.value) == (
+        "--gate-lifecycle 'github:kubernetes/kubernetes@master': name no @REF; "
+        "the list is read at each release-1.NN branch"
+    )
 
 
 # ---- the join ----
