@@ -130,7 +130,7 @@ class IgnoreRule(_Strict):
     kep: int = Field(ge=0)
     """The KEP number."""
     fields: list[str] = Field(default_factory=list)
-    """Fields to ignore (status, stage, alpha, beta, stable, feature_gates); empty: every field."""
+    """Fields to ignore (status, stage, alpha, beta, stable, feature_gates, shipped); empty: every field."""
     value: str = ""
     """Only this proposed value is ignored; a later, different value is proposed again. Empty: any value."""
 

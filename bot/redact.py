@@ -83,3 +83,11 @@ def header_problem(name: str, value: str) -> str:
     if not value.isprintable() or " " in value:
         return f"{name} contains a control character or space, which an HTTP header cannot carry"
     return ""
+
+
+def error_text(exc: BaseException) -> str:
+    """The redacted message (``str``) of a failed run: a :class:`~bot.errors.KepSyncError`'s text as
+    ``kep-sync: error:`` prints it; any other exception's prefixed with its class name (``KeyError: 'x'``)."""
+    from bot.errors import KepSyncError
+
+    return redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")

@@ -321,11 +321,43 @@ def run_sync(
     the report (``result: failed``) to ``report_path`` when it can. ``upstream``: the run-level reader of a
     ``github:`` source (:func:`open_upstream`, made here when ``None``), whose probe and snapshot are reused.
     """
+
+    def read() -> Snapshot:
+        nonlocal upstream
+        upstream = upstream or open_upstream(config, counter)
+        return load_enhancements(config, counter, upstream)
+
+    return sync_read(
+        config,
+        read,
+        lambda snapshot: history_loader(config, snapshot, counter, upstream),
+        counter,
+        only=only,
+        report_path=report_path,
+        release_notes=release_notes_loader(config, counter),
+        gates=gate_lifecycle_loader(config, counter),
+    )
+
+
+def sync_read(
+    config: Config,
+    read: Callable[[], Snapshot],
+    history_of: Callable[[Snapshot], tuple],
+    counter: RequestCounter | None,
+    *,
+    only: Collection[int] | None,
+    report_path: Path | None,
+    release_notes: Callable[[Collection[str] | None], ReleaseNotes] | None,
+    gates: Callable[[Collection[str]], Lifecycle] | None,
+) -> SyncOutcome:
+    """:func:`sync_snapshot` of today on ``read()`` (the snapshot), ``history_of(snapshot)`` (``(history loader,
+    renames)`` as :func:`history_loader` returns) and :func:`open_wiki`. A
+    :class:`~bot.errors.KepSyncError` raised while reading is re-raised after the failure report
+    (``result: failed``) is written to ``report_path``."""
     snapshot = None
     try:
-        upstream = upstream or open_upstream(config, counter)
-        snapshot = load_enhancements(config, counter, upstream)
-        history, renames = history_loader(config, snapshot, counter, upstream)
+        snapshot = read()
+        history, renames = history_of(snapshot)
         wiki = open_wiki(config, counter)
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
@@ -336,11 +368,11 @@ def run_sync(
         wiki,
         only=only,
         today=datetime.date.today().isoformat(),
-        release_notes=release_notes_loader(config, counter),
+        release_notes=release_notes,
         report_path=report_path,
         history=history,
         renames=renames,
-        gates=gate_lifecycle_loader(config, counter),
+        gates=gates,
     )
 
 

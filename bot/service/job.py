@@ -30,11 +30,11 @@ import httpx
 import structlog
 
 from bot.config import Config
-from bot.errors import KepSyncError, PublishError, ReportNotWritten
+from bot.errors import PublishError, ReportNotWritten
 from bot.http import RequestCounter, make_client
 from bot.log import get_logger
-from bot.redact import redact, redact_values, without_userinfo
-from bot.service.state import RunRecord, State, load_state, save_state
+from bot.redact import error_text, redact, redact_values, without_userinfo
+from bot.service.state import RunRecord, State, load_state, record_run, save_state
 from bot.sources.enhancements import Revision, current_revision
 from bot.sources.release_notes import current_etags
 from bot.sources.upstream import GitHubUpstream, github_upstream
@@ -131,25 +131,18 @@ def run_job(
             summary = _poll_or_sync(config, state, sync, counter, transport, log, last, force, upstream, probe)
         except Exception as exc:  # one failed run must not stop the service
             # our errors read as `kep-sync: error:` prints them; anything else names its class
-            error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
+            error = error_text(exc)
             log.error("run failed", error=error)
             summary = run_summary(last.failed(config, error, log))
         result = summary["result"]
-        record = RunRecord(
+        record = record_run(
+            state,
+            summary,
             run_id=run_id,
             started=started.isoformat(),
             finished=now().isoformat(),
-            result=result,
             http_requests=counter.count,
-            error=summary["error"] or "",
-            revision=summary["revision"],
-            changes=summary["changes"],
-            applied=summary["applied"],
-            pull_request=summary["pull_request"],
         )
-        state.last_run = record
-        if record.ok:
-            state.last_success = record
         try:
             save_state(state_dir, state)
         except Exception as exc:

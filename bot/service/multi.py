@@ -24,7 +24,7 @@ from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
 from bot.log import get_logger
-from bot.redact import redact
+from bot.redact import error_text, redact
 
 if TYPE_CHECKING:
     from bot.commands.sync import SyncOutcome
@@ -168,26 +168,16 @@ def sync_target(
 ) -> SyncOutcome:
     """One target's sync (:func:`bot.commands.sync.sync_snapshot`) on the shared upstream; raises as
     :func:`bot.commands.sync.run_sync` does, after writing the failure report to ``report_path``."""
-    from bot.commands.sync import open_wiki, sync_snapshot, write_failure_report
+    from bot.commands.sync import sync_read
 
-    snapshot = None
-    try:
-        snapshot = shared.snapshot()
-        history, renames = shared.history()
-        wiki = open_wiki(config, shared.counter)
-    except KepSyncError as exc:
-        write_failure_report(report_path, config, snapshot, None, exc)
-        raise
-    return sync_snapshot(
+    return sync_read(
         config,
-        snapshot,
-        wiki,
+        shared.snapshot,
+        lambda snapshot: shared.history(),
+        shared.counter,
         only=only,
-        today=datetime.date.today().isoformat(),
-        release_notes=shared.release_notes(),
         report_path=report_path,
-        history=history,
-        renames=renames,
+        release_notes=shared.release_notes(),
         gates=shared.gates(),
     )
 
@@ -224,7 +214,7 @@ def run_targets(
             try:
                 summary = (run or (lambda t, d: sync_and_record(t, d, shared, only=only)))(target, state_dir)
             except Exception as exc:  # one failing target never stops the others
-                error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
+                error = error_text(exc)
                 get_logger(command="sync").error("target failed", error=error)
                 summary = {"result": "failed", "pull_request": None, "error": error}
         results.append(
@@ -271,7 +261,7 @@ def _sync_to(last, config: Config, shared: SharedSources, only: Collection[int] 
         outcome = exc.outcome
     except Exception as exc:
         last.written["report"] = str(report)
-        error = redact(str(exc) if isinstance(exc, KepSyncError) else f"{type(exc).__name__}: {exc}")
+        error = error_text(exc)
         return run_summary(last.failed(config, error, log))
     last.written["report"] = str(report)
     last.finished(outcome)
@@ -280,23 +270,10 @@ def _sync_to(last, config: Config, shared: SharedSources, only: Collection[int] 
 
 def _record(state_dir: Path, summary: dict, started: datetime.datetime) -> None:
     """Store the run as ``last_run`` (and ``last_success`` unless failed) in ``state_dir/state.json``."""
-    from bot.service.state import RunRecord, load_state, save_state
+    from bot.service.state import load_state, record_run, save_state
 
     state = load_state(state_dir, log=get_logger(command="sync"))
-    record = RunRecord(
-        run_id=uuid.uuid4().hex[:12],
-        started=started.isoformat(),
-        finished=_now().isoformat(),
-        result=summary["result"],
-        error=summary["error"] or "",
-        revision=summary["revision"],
-        changes=summary["changes"],
-        applied=summary["applied"],
-        pull_request=summary["pull_request"],
-    )
-    state.last_run = record
-    if record.ok:
-        state.last_success = record
+    record_run(state, summary, run_id=uuid.uuid4().hex[:12], started=started.isoformat(), finished=_now().isoformat())
     save_state(state_dir, state)
 
 

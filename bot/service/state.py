@@ -93,6 +93,29 @@ class State(BaseModel):
     last_success: RunRecord | None = None
 
 
+def record_run(
+    state: State, summary: dict, *, run_id: str, started: str, finished: str, http_requests: int = 0
+) -> RunRecord:
+    """Store in ``state`` the run whose :func:`bot.commands.sync.run_summary` is ``summary`` as ``last_run``
+    (and ``last_success`` when :attr:`RunRecord.ok`); ``started``/``finished``: ISO 8601 UTC. Returns the record."""
+    record = RunRecord(
+        run_id=run_id,
+        started=started,
+        finished=finished,
+        result=summary["result"],
+        http_requests=http_requests,
+        error=summary["error"] or "",
+        revision=summary["revision"],
+        changes=summary["changes"],
+        applied=summary["applied"],
+        pull_request=summary["pull_request"],
+    )
+    state.last_run = record
+    if record.ok:
+        state.last_success = record
+    return record
+
+
 def default_state_dir() -> Path:
     """``$KEP_SYNC_STATE_DIR``, else ``$XDG_STATE_HOME/kep-sync``, else ``~/.local/state/kep-sync``."""
     if os.environ.get("KEP_SYNC_STATE_DIR"):

@@ -176,7 +176,12 @@ def test_page_names_and_the_directory_stay_inside_their_comment_lines(tmp_path, 
         "none",
         ["a\nfeature_gates: owned #.md", "a\npublish: files #.md"],
     )
-    assert "Wrote c.yaml: 2 page(s)" in capsys.readouterr().out
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if "KEP rows" in line] == [  # a page name never starts a line of its own
+        "Wrote c.yaml: 2 page(s), 2 KEP table(s), 4 KEP rows.",
+        "a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
+        "a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
+    ]
 
 
 def test_a_table_after_front_matter_is_not_named_by_it(tmp_path, monkeypatch, capsys):

@@ -164,8 +164,9 @@ def test_an_unreadable_state_file_is_never_kept_aside(work):
     from bot.service.state import StateUnreadable, load_state
 
     (work / "st" / "state.json").mkdir(parents=True)
-    with pytest.raises(StateUnreadable):
+    with pytest.raises(StateUnreadable) as err:
         load_state(work / "st")
+    assert str(err.value) == f"{work / 'st' / 'state.json'}: state file cannot be read (Is a directory)"
     assert sorted(p.name for p in (work / "st").iterdir()) == ["state.json"]
 
 

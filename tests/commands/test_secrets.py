@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -126,7 +127,18 @@ def test_serve_state_last_run_files_logs_and_health_hold_no_credential(tmp_path,
     assert [p.name for p in files if CLASSIC in p.read_text()] == []
     assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 1
     out, err = capsys.readouterr()
-    assert out.startswith("unhealthy: last run ") and '"run failed"' in err
+    assert re.fullmatch(
+        r"unhealthy: last run [0-9a-f]{12} failed at \S+: git ls-remote https://\*\*\*@127\.0\.0\.1:9/enh\.git "
+        r"failed: fatal: unable to access 'https://127\.0\.0\.1:9/enh\.git/': [^\n]*\n",
+        out,
+    )
+    failure = "git ls-remote https://***@127.0.0.1:9/enh.git failed: fatal: unable to access"
+    events = [json.loads(line) for line in err.splitlines()]  # the run's log; health writes only stdout
+    assert [(e["event"], e.get("error", "")[: len(failure)]) for e in events] == [
+        ("run started", ""),
+        ("run failed", failure),
+        ("run finished", failure),
+    ]
     assert CLASSIC not in out + err
 
 
@@ -150,7 +162,7 @@ def test_the_state_keeps_a_source_url_without_its_credentials(tmp_path, monkeypa
     assert run_job(cfg, tmp_path / "st", sync=local_sync).result == "ok"
     assert read_state(tmp_path / "st").source == "https://127.0.0.1:9/enh.git"
     assert CLASSIC not in (tmp_path / "st" / "state.json").read_text()
-    assert run_job(cfg, tmp_path / "st", sync=local_sync).result in ("ok", "skipped")
+    assert run_job(cfg, tmp_path / "st", sync=local_sync).result == "ok"  # the same revision is synced again
 
 
 def test_links_enhancements_drops_its_userinfo_since_links_are_published():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -462,7 +463,11 @@ def test_sync_with_targets_logs_in_the_format_asked(tmp_path, capsys):
     config = _deployment(tmp_path, ["a"])
     assert cli.main(["sync", "--config", str(config), "--state-dir", str(tmp_path / "s"), "--log-format", "text"]) == 0
     err = capsys.readouterr().err
-    assert "targets finished" in err
+    assert re.fullmatch(  # one console line, not JSON
+        r"\S+Z \[info     \] targets finished +command=sync duration_seconds=[0-9.]+ failed=\[\] "
+        r"http_requests=0 targets=1\n",
+        err,
+    )
     assert [line for line in err.splitlines() if line.startswith("{")] == []
 
 

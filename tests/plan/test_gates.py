@@ -120,7 +120,7 @@ def test_a_directory_of_lists_named_by_release(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     lc = S.load_gate_lifecycle(str(tmp_path), tmp_path / "cache")
     assert [gl.release for gl in lc.lists] == ["v1.33", "v1.36"]
-    assert "v1.36" in lc.shipped
+    assert lc.shipped == frozenset({"v1.30", "v1.33", "v1.34", "v1.35", "v1.36"})
     assert lc.gate("Alpha1", "v1.33")[1].release == "v1.33"  # the list of the release in question
     assert lc.gate("Alpha1")[1].release == "v1.36"
 
@@ -234,8 +234,12 @@ def test_github_reads_each_needed_release_branch_with_etags(tmp_path):
 def test_github_refuses_a_ref():
     from bot.errors import UsageError
 
-    with pytest.raises(UsageError, match="name no @REF"):
+    with pytest.raises(UsageError) as err:
         S.parse_gate_source("github:kubernetes/kubernetes@master")
+    assert str(err.value) == (
+        "--gate-lifecycle 'github:kubernetes/kubernetes@master': name no @REF; "
+        "the list is read at each release-1.NN branch"
+    )
 
 
 # ---- the join ----
@@ -414,7 +418,11 @@ def test_without_the_source_a_sync_is_unchanged():
     plain = plan_sync(validate_config({}, "t"), snap, {"p.md": PAGE.encode()})
     assert "Shipped |" not in plain.changelog.body.split("### Changes")[1].split("\n")[1]  # the header line
     assert "gate_lifecycle" not in plain.report
-    assert all(c.shipped is None for c in plain.changes)
+    assert [(c.kep_id, c.field, c.shipped) for c in plain.changes] == [
+        ("100", "stage", None),
+        ("100", "beta", None),
+        ("700-notyet", "status", None),
+    ]
 
 
 def test_promote_when_released_holds_a_promotion_to_an_unshipped_release(tmp_path):

@@ -84,7 +84,10 @@ def test_ignore_from_a_writer_adds_the_marker_in_a_bot_commit_replies_and_lists_
         "| 4671-kep-4671 <!-- kep-sync: ignore beta --> | scheduling | implementable / beta | v1.35 / - / - | groups |"
     )
     assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PAGE.replace(ROW_4671, marked)
-    assert "Ignore marker added on request: KEP 4671 beta" in gh.commits[head]["message"]
+    assert gh.commits[head]["message"].split("\n\nKep-Sync-Fingerprint: ")[0] == (
+        "Update KEP matrix: 1 change in 1 KEP (1 promoted)\n\n- KEP-4671 stage: alpha -> beta\n\n"
+        f"Source: test@{'0123456789abcdef' * 2}01234567\n\nIgnore marker added on request: KEP 4671 beta"
+    )
     body = gh.pull(1)["body"]
     assert "| beta | - → v1.37 | row marker |" in body
     assert "- KEP 4671: `<!-- kep-sync: ignore beta -->` (docs/matrix.md line 7)" in body
