@@ -27,9 +27,7 @@ def headline(watch: Watch) -> str:
 def cycle_lines(watch: Watch) -> list[str]:
     """Where the release in progress and the start of its cycle came from, and what could not be seen."""
     c = watch.cycle
-    out = [
-        f"Release in progress: {c.release or 'unknown'}" + (f", from {c.release_from}" if c.release_from else "")
-    ]
+    out = [f"Release in progress: {c.release or 'unknown'}" + (f", from {c.release_from}" if c.release_from else "")]
     out[0] += f" ({c.release_why})" if c.release_why else ""
     started = f"{c.started}, from {c.started_from}" if c.started else "unknown"
     out.append(f"Cycle began: {started}" + (f" ({c.started_why})" if c.started_why else ""))
