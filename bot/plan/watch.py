@@ -6,8 +6,9 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 (:class:`Sign`), each with its source and, where the source has one, its date:
 
 - ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
-  a planned stage (``landed``), another graduation stage (``contradicts``) or no stage (work merged this
-  cycle: ``on track``); one naming a gate other KEPs declare too is shown, never counted;
+  a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
+  planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
+  shown, never counted;
 - ``gate list``: the gate that speaks for the KEP (:func:`bot.plan.evidence.gates.join`) in the newest list
   holding it: it reaches the planned stage in R (``landed``), sits at another stage in R or reached the
   planned stage before R (``contradicts``), else what the list shows so far;
@@ -240,11 +241,14 @@ def _word(stage: str) -> str:
 
 def _state(signs: Sequence[Sign], release: str, planned: tuple[str, ...]) -> tuple[str, str]:
     """The state from the signs, and the reason: the sign that decided it (kep.yaml before a note for
-    ``on track``; a note alone says kep.yaml is not set)."""
+    ``on track``; a note alone says kep.yaml is not set). A note announcing another stage contradicts only when
+    no note announces the planned one (an entry about an earlier step of the cycle); the list always speaks."""
     plan = f"{_word(planned[-1])} in {release}"
     said = {says: [s for s in signs if s.says == says] for says in SAYS}
-    if said["contradicts"]:
-        return CONTRADICTED, f"{_reason(said['contradicts'][0])}; kep.yaml plans {plan}"
+    confirmed = any(s.source == "release note" for s in said[LANDED])
+    against = [s for s in said["contradicts"] if s.source != "release note" or not confirmed]
+    if against:
+        return CONTRADICTED, f"{_reason(against[0])}; kep.yaml plans {plan}"
     if said[LANDED]:
         return LANDED, _reason(said[LANDED][0])
     ready = [s for s in said[ON_TRACK] if s.source == "kep.yaml"]

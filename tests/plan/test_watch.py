@@ -215,6 +215,16 @@ def test_a_stage_moved_to_an_earlier_release_is_no_slip_and_a_deleted_file_start
     assert "105" not in [e.kep for e in gone.entries]  # v1.37 -> v1.36: moved earlier, not a slip
 
 
+def test_a_note_of_another_stage_contradicts_only_when_none_announces_the_planned_one():
+    notes = {R: {**NOTES[R], "904": entry(904, "Promoted the `ContraGate` feature gate to beta.")}}
+    contra = next(e for e in full_watch(index=build_index(notes, KEPS)).entries if e.kep == "102")
+    assert (contra.state, contra.reason) == ("landed", "the v1.37 note #904 announces beta")
+    assert [(s.pr, s.says) for s in contra.signs if s.source == "release note"] == [
+        (902, "contradicts"),
+        (904, "landed"),
+    ]
+
+
 def test_a_shared_gate_note_is_shown_not_counted():
     keps = snapshot(
         kep(201, "a", stage="beta", beta=R, latest="v1.36", gates=("Shared",)),
