@@ -11,10 +11,7 @@ being made (:attr:`bot.model.gates.Lifecycle.shipped`).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +20,14 @@ from bot.http import RequestCounter, make_client
 from bot.model.gates import Lifecycle, ListError, lifecycle, parse_gate_list
 from bot.model.kep import Problem
 from bot.sources.etag_cache import EtagCache, fetch_cached
-from bot.sources.gate_lifecycle import KEY, LIST_PATH, MAX_LIST_BYTES, load_gate_lifecycle, parse_gate_source
+from bot.sources.gate_lifecycle import (
+    KEY,
+    LIST_PATH,
+    MAX_LIST_BYTES,
+    file_content,
+    load_gate_lifecycle,
+    parse_gate_source,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -64,14 +68,14 @@ def newest_gate_list(
             problems,
             max_bytes=MAX_LIST_BYTES,
             headers={"Accept": "application/vnd.github+json"},
-            usable=lambda b: file_bytes(b) is not None,
+            usable=lambda b: file_content(b) is not None,
         )
     finally:
         if own:
             client.close()
     if body is None:
         raise ConfigError(f"{KEY} github:{source.location}: no {LIST_PATH} on the default branch")
-    found = file_bytes(body)
+    found = file_content(body)
     if found is None:
         raise SourceError(f"GET {url}: not a contents API file object")
     where = f"{source.location}@default-branch:{LIST_PATH}"
@@ -80,14 +84,3 @@ def newest_gate_list(
     except ListError as exc:
         raise ConfigError(f"{KEY} {exc}") from None
     return lifecycle(f"github:{source.location}", [gl._replace(revision=found[1] or gl.revision)], problems + more)
-
-
-def file_bytes(body: bytes) -> tuple[bytes, str] | None:
-    """``(file bytes, blob SHA)`` of a contents API file object (``encoding: base64``); ``None`` otherwise."""
-    try:
-        doc = json.loads(body)
-        if isinstance(doc, dict) and doc.get("encoding") == "base64" and isinstance(doc.get("content"), str):
-            return base64.b64decode(doc["content"]), str(doc.get("sha", ""))
-    except (ValueError, RecursionError, binascii.Error):
-        pass
-    return None
