@@ -1,4 +1,4 @@
-"""Command line: ``kep-sync sync|audit|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0
+"""Command line: ``kep-sync sync|audit|watch|validate|serve|health|history|digest|targets|init`` (argparse). Exit codes: 0
 success, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
@@ -79,12 +79,15 @@ _STATE_HELP = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/k
 
 
 def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
-    """``sync`` and ``audit``: the same source, wiki and report options; sync also takes targets."""
+    """``sync``, ``audit`` and ``watch``: the same source, wiki and report options; sync also takes targets."""
     from bot.cli_targets import add_target_options
 
     sync = sub.add_parser("sync", help="run one sync")
     audit = sub.add_parser("audit", help="every check on every row of pages already in sync; writes nothing")
-    for cmd in (sync, audit):
+    watch = sub.add_parser(
+        "watch", help="the signs so far of each stage the pages' KEPs plan in the release in progress"
+    )
+    for cmd in (sync, audit, watch):
         cmd.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
         cmd.add_argument(
             "--enhancements",
@@ -125,8 +128,12 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
             help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
             "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)",
         )
-    add_target_options(sync)
-    add_target_options(audit)
+    for cmd in (sync, audit, watch):
+        add_target_options(cmd)
+    watch.add_argument("--release", metavar="vX.Y", help="the release in progress (overrides release.current)")
+    watch.add_argument(
+        "--started", metavar="DATE", help="the day its cycle began, YYYY-MM-DD (overrides release.started)"
+    )
     sync.add_argument(
         "--state-dir",
         metavar="DIR",
@@ -264,6 +271,9 @@ def resolve_config(args: argparse.Namespace) -> Config:
         data.setdefault("release_notes", {})["source"] = args.release_notes
     if getattr(args, "gate_lifecycle", None) is not None:
         data.setdefault("gate_lifecycle", {})["source"] = args.gate_lifecycle
+    for flag, key in (("release", "current"), ("started", "started")):
+        if getattr(args, flag, None) is not None:
+            data.setdefault("release", {})[key] = getattr(args, flag)
     if getattr(args, "wiki", None) is not None:
         if not args.wiki.strip():
             raise UsageError("--wiki '': empty; name the wiki directory")
@@ -422,6 +432,18 @@ def cmd_audit(args: argparse.Namespace) -> int:
         http_requests=counter.count,
         duration_seconds=round(time.monotonic() - start, 3),
     )
+    return EXIT_OK
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Print the watch of the release in progress (:func:`bot.commands.watch.run_watch`); exit 0."""
+    from bot.cli_targets import one_target
+    from bot.commands.watch import run_watch
+
+    config = one_target(args, resolve_config(args))
+    only = sorted({n for group in args.kep for n in group}) if args.kep else None
+    done = run_watch(config, only=only, report_path=report_path(args, config), counter=RequestCounter())
+    _write(done.text, "the watch")
     return EXIT_OK
 
 
@@ -649,6 +671,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {
         "sync": cmd_sync,
         "audit": cmd_audit,
+        "watch": cmd_watch,
         "validate": cmd_validate,
         "serve": cmd_serve,
         "health": cmd_health,

@@ -376,6 +376,40 @@ class GateLifecycleConfig(_Strict):
         return when
 
 
+class ReleaseConfig(_Strict):
+    """The release in progress, for ``kep-sync watch`` and the pull request's watch section: ``current`` and the
+    day its cycle began (``started``); unset, they come from the release notes or the gate list (the release)
+    and from the kep.yaml history (the day), and the output says which was used."""
+
+    current: str = ""
+    """The release in progress, e.g. ``v1.37``; empty: the newest release the notes or the gate list know."""
+    started: str = ""
+    """The day its cycle began, ``YYYY-MM-DD``; empty: the first kep.yaml naming it as latest-milestone."""
+    watch: bool = False
+    """Add the watch of the release in progress to the pull request body (a folded section)."""
+
+    @field_validator("current")
+    @classmethod
+    def _release(cls, value: str) -> str:
+        if value and normalize_milestone(value) is None:
+            raise ValueError(f"{shown(value)} is not a release like v1.37")
+        return normalize_milestone(value) or ""
+
+    @field_validator("started", mode="before")
+    @classmethod
+    def _day(cls, value: object) -> object:
+        import datetime
+
+        if isinstance(value, datetime.date):  # YAML reads 2026-04-22 as a date
+            return value.isoformat()
+        if isinstance(value, str) and value:
+            try:
+                datetime.date.fromisoformat(value if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) else "?")
+            except ValueError:
+                raise ValueError(f"{shown(value)} is not a day written YYYY-MM-DD") from None
+        return value
+
+
 class ProvenanceConfig(_Strict):
     """Upstream provenance of each change (the commit and pull request that set the new value).
 
@@ -515,6 +549,8 @@ class Config(_Strict):
     """When ``serve`` runs an audit."""
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     """Upstream provenance of each change."""
+    release: ReleaseConfig = Field(default_factory=ReleaseConfig)
+    """The release in progress and the day its cycle began (``kep-sync watch``)."""
     renames: Literal["report", "apply"] = "report"
     """A row naming a KEP directory upstream renamed: ``report`` it, or ``apply`` (rewrite the KEP cell)."""
     ignore: list[IgnoreRule] = Field(default_factory=list)

@@ -262,6 +262,10 @@ def sync_snapshot(
     :class:`~bot.errors.KepSyncError` subclass on failure, leaving the wiki untouched.
     """
 
+    from bot.commands.watch_inputs import sync_watch
+
+    watched = sync_watch(config, snapshot, release_notes_loader(config))
+
     def replan(base: PagesAtBase) -> SyncPlan:
         return plan_sync(
             config,
@@ -275,6 +279,7 @@ def sync_snapshot(
             renames=renames,
             gates=gates,
             page_url=page_url(config, base.revision),
+            watch=watched,
         )
 
     plan = None

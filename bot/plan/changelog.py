@@ -173,7 +173,8 @@ class ChangelogInputs(NamedTuple):
     (see :mod:`bot.plan.tracking.render`); ``front_matter``: ``(page, key, old, new)`` of each
     ``front_matter.date_key`` update; ``generated``: the pages whose digest section is rewritten, named in the
     title (:func:`_title`), a "Digest" list and the commit message; ``controls``: lines of the collapsed
-    "Controls" footer. ``web_url``: the enhancements repository; ``page_url``: the page's web address at the
+    "Controls" footer; ``watch``: the folded watch of the release in progress (:func:`bot.plan.watch_render.pr_sections`),
+    placed before "Problems". ``web_url``: the enhancements repository; ``page_url``: the page's web address at the
     base revision (``https://github.com/O/R/blob/SHA/``), so page locations link to their line, ``""`` for
     none; ``max_chars``: the body's budget in characters.
     """
@@ -186,6 +187,7 @@ class ChangelogInputs(NamedTuple):
     front_matter: Sequence[tuple[str, str, str, str]] = ()
     generated: Sequence[str] = ()
     controls: Sequence[str] = ()
+    watch: Sequence[Section] = ()
     web_url: str = DEFAULT_WEB_URL
     page_url: str = ""
     max_chars: int = DEFAULT_MAX_BODY_CHARS
@@ -227,7 +229,7 @@ def render(
     if applied:
         sections.append(_changes_section(snapshot, applied, links, inputs))
     sections += _written_sections(applied, links, inputs)
-    sections += _review_sections(changes, links, inputs)
+    sections += _review_sections(changes, links, inputs) + list(inputs.watch)
     shown = _pr_problems(problems, inputs.involved_problems, changes)
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]

@@ -10,7 +10,7 @@ passes in; :mod:`bot.commands.sync` does the reading and the publication.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.errors import ConfigError, WikiError
@@ -24,6 +24,7 @@ from bot.model.notes import ReleaseNotes, with_missing
 from bot.model.snapshot import Snapshot
 from bot.plan import changelog as changelog_mod
 from bot.plan import digest as digest_mod
+from bot.plan import watch_render
 from bot.plan.changelog import Changelog
 from bot.plan.controls import controls
 from bot.plan.diff import Change, PageDiff, diff_page, kep_id
@@ -33,6 +34,7 @@ from bot.plan.evidence import review as review_notes
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
+from bot.plan.watch import Watch
 from bot.wiki import frontmatter
 from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
 from bot.wiki.matrix import MatrixPage, parse_page
@@ -100,6 +102,7 @@ def plan_sync(
     review_rows: bool = False,
     gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
     page_url: str = "",
+    watch: Callable[[Sequence[Kep]], Watch] | None = None,
 ) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes``, ``history``
     or ``gates`` is a loader).
@@ -123,7 +126,8 @@ def plan_sync(
     Shipped mark, the gate findings join "Needs review", ``promote_when: released`` holds promotions whose
     release has not shipped, and ``gate_lifecycle.column`` writes the Shipped column
     (:mod:`bot.plan.evidence.gates`). ``page_url``: the pages' web address at the base revision
-    (:func:`page_url`). The changelog of a pull request (``publish`` git or github) ends with the Controls
+    (:func:`page_url`). ``watch``: page KEPs -> the watch of the release in progress
+    (:func:`bot.commands.watch.sync_watch`), shown folded in the body and as the report's ``watch``. The changelog of a pull request (``publish`` git or github) ends with the Controls
     footer (:mod:`bot.plan.controls`). Raises :class:`WikiError` for a page that is not UTF-8
     (:class:`ConfigError` for the ``coverage.page``).
     """
@@ -148,6 +152,7 @@ def plan_sync(
     ]
     changes = changes + tracking.changes
     problems = problems + tracking.problems
+    watched = watch(list({k.path: k for r in results for k in r.diff.keps}.values())) if watch is not None else None
     generated = _generated(config, results)
     report = _report(scope, reviewed._replace(changes=changes, problems=problems))
     touched = {c.kep_path for c in changes}
@@ -166,12 +171,15 @@ def plan_sync(
             front_matter=dated,
             generated=[page for page, _ in generated],
             controls=controls(config.steering()) if config.publish in ("git", "github") else (),
+            watch=watch_render.pr_sections(watched, config.links.enhancements),
             web_url=config.links.enhancements,
             page_url=page_url,
             max_chars=max_chars,
         ),
     )
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
+    if watched is not None:
+        report["watch"] = watch_render.report_block(watched, config.links.enhancements)
     return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
 
 

@@ -221,7 +221,7 @@ def _contents_url(api_url: str, repo: str, path: str, release: str) -> str:
     return f"{api_url}/repos/{repo}/contents/{path}?ref={quote('release-' + release[1:], safe='')}"
 
 
-def _content(body: bytes) -> tuple[bytes, str] | None:
+def file_content(body: bytes) -> tuple[bytes, str] | None:
     """``(file bytes, blob SHA)`` from a contents API file object; ``None`` when it is not one."""
     try:
         doc = json.loads(body)
@@ -252,13 +252,13 @@ def _load_github(
             problems,
             max_bytes=MAX_LIST_BYTES,
             headers={"Accept": "application/vnd.github+json"},
-            usable=lambda b: _content(b) is not None,
+            usable=lambda b: file_content(b) is not None,
         )
         if body is None:  # no such branch (a release not cut yet) or no list on it
             if release in ahead:
                 break
             continue
-        decoded = _content(body)
+        decoded = file_content(body)
         if decoded is None:
             raise SourceError(f"GET {url}: not a contents API file object")
         gl, found = _parse(f"{source.location}@release-{release[1:]}:{path}", decoded[0], release)

@@ -1,0 +1,92 @@
+"""``kep-sync watch``: the watch of the release in progress for the pages' KEPs, as text and as the ``--report`` JSON.
+
+The snapshot and the pages are read as ``kep-sync audit`` reads them (nothing is written but ``--report``); the
+rest as :mod:`bot.commands.watch_inputs` reads it; the judgement is :mod:`bot.plan.watch`, the text
+:mod:`bot.plan.watch_render`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from bot.commands.watch_inputs import Inputs, judge, read_inputs
+from bot.config import Config
+from bot.errors import KepSyncError
+from bot.plan.changelog import source_name
+from bot.plan.evidence import release_order
+from bot.plan.watch import Watch, page_keps
+from bot.plan.watch_render import render_text, report_block
+
+if TYPE_CHECKING:
+    from bot.http import RequestCounter
+    from bot.model.snapshot import Snapshot
+
+
+class WatchRun(NamedTuple):
+    """What ``kep-sync watch`` found: the :class:`~bot.plan.watch.Watch`, its ``text`` and the JSON ``report``."""
+
+    watch: Watch
+    text: str
+    report: dict
+
+
+def run_watch(
+    config: Config,
+    *,
+    only: Collection[int] | None = None,
+    report_path: Path | None = None,
+    counter: RequestCounter | None = None,
+) -> WatchRun:
+    """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
+    "watch", "revision", "result": "ok", "watch": {...}}``, :func:`bot.plan.watch_render.report_block`; a failed
+    run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`)."""
+    from bot.commands.sync import load_enhancements, open_upstream, open_wiki, release_notes_loader, write_report
+    from bot.plan.digest import blank_section
+    from bot.plan.planner import decode_page
+
+    config = config.model_copy(update={"publish": "none"})
+    snapshot = None
+    try:
+        snapshot = load_enhancements(config, counter, open_upstream(config, counter))
+        base = open_wiki(config, counter).read()
+        pages = {}
+        for path, data in base.pages.items():
+            if path in config.wiki.pages:
+                text = decode_page(path, data)
+                pages[path] = blank_section(text) if path == config.digest.page else text
+        inputs = read_inputs(config, snapshot, release_notes_loader(config, counter), counter)
+        found = judge(config, inputs, page_keps(snapshot, pages, config.aliases(), only))
+    except KepSyncError as exc:
+        if report_path is not None:
+            from bot.redact import redact
+
+            failed = {"command": "watch", "revision": snapshot.revision if snapshot else "", "result": "failed"}
+            try:
+                write_report(report_path, {**failed, "error": redact(str(exc))})
+            except KepSyncError:
+                pass
+        raise
+    report = {
+        "command": "watch",
+        "revision": snapshot.revision,
+        "result": "ok",
+        "watch": report_block(found, config.links.enhancements),
+    }
+    if report_path is not None:
+        write_report(report_path, report)
+    return WatchRun(found, render_text(found, read_lines(config, snapshot, list(pages), inputs)), report)
+
+
+def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: Inputs) -> list[str]:
+    """What the watch read, one line each: the pages, the source at its revision, the notes and the gate list."""
+    rev = snapshot.revision[:12] if snapshot.revision else "working tree"
+    out = [f"Pages: {', '.join(pages) or 'none'}", f"Source: {source_name(snapshot.source, code=False)} at {rev}"]
+    if inputs.notes is not None:
+        releases = sorted(inputs.notes.notes, key=release_order)
+        out.append(f"Release notes: {inputs.notes.source} ({', '.join(releases) or 'none'})")
+    if inputs.lifecycle is not None and inputs.lifecycle.lists:
+        gl = inputs.lifecycle.lists[-1]
+        out.append(f"Gate list: {gl.where} (blob {gl.revision[:12]}, newest version {gl.newest or '-'})")
+    return out

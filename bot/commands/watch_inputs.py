@@ -1,0 +1,137 @@
+"""What the watch of the release in progress is judged from, for ``kep-sync watch`` (:mod:`bot.commands.watch`)
+and for the watch a sync adds to its pull request body (``release.watch``, :func:`sync_watch`). The judgement is
+:mod:`bot.plan.watch`.
+
+Read: the release notes of the newest two releases (or of ``release.current``), the newest feature-gate list
+(:func:`bot.sources.gate_head.newest_gate_list`: for ``github:kubernetes/kubernetes`` the default branch) and the
+kep.yaml history of a git source (the timelines of the page KEPs; of every kep.yaml when the cycle's first day
+comes from the history).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from bot.config import Config
+from bot.model import consistency
+from bot.model.kep import Kep
+from bot.plan.changelog import source_name
+from bot.plan.diff import kep_id
+from bot.plan.evidence import build_index
+from bot.plan.evidence import gates as gates_mod
+from bot.plan.watch import Watch, cycle_start, release_in_progress, watch
+
+if TYPE_CHECKING:
+    from bot.http import RequestCounter
+    from bot.model.gates import Lifecycle
+    from bot.model.notes import ReleaseNotes
+    from bot.model.snapshot import Snapshot
+    from bot.sources.history import GitHistory
+
+
+class Inputs(NamedTuple):
+    """What a watch is judged from: the ``snapshot``, the release ``notes``, the gate ``lifecycle`` and the kep.yaml
+    ``history`` (each ``None`` when not read)."""
+
+    snapshot: Snapshot
+    notes: ReleaseNotes | None
+    lifecycle: Lifecycle | None
+    history: GitHistory | None
+
+
+def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
+    """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
+    ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch`)."""
+    snapshot, notes, lc, history = inputs
+    all_keps = snapshot.all_keps()
+    cycle = release_in_progress(
+        config.release.current, notes.available if notes else (), lc, consistency.release_in_progress(all_keps)
+    )
+    wanted = [k.path for k in (all_keps if history is not None and not config.release.started else keps)]
+    timelines = history.timelines(wanted) if history is not None and cycle.release else None
+    if config.release.started:
+        cycle = cycle._replace(started=config.release.started, started_from="config", started_why="release.started")
+    elif timelines is not None:
+        day, why = cycle_start(cycle.release, timelines.values())
+        cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
+    return watch(
+        keps,
+        cycle,
+        ids={k.path: kep_id(snapshot, k) for k in keps},
+        index=build_index(notes.notes, all_keps) if notes is not None else None,
+        lifecycle=lc,
+        joins=gates_mod.joins(keps, all_keps, lc) if lc is not None else None,
+        timelines=timelines,
+        unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
+    )
+
+
+def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[str]:
+    """One line per input the watch lacks and what that leaves out."""
+    out = []
+    if not release:
+        out.append("the release in progress: no release notes, gate list or kep.yaml names one (set release.current)")
+    if inputs.notes is None:
+        out.append("release notes: none read (--release-notes); no note can say landed or contradicted")
+    elif release and release not in inputs.notes.notes:
+        out.append(
+            f"release notes for {release}: none in {inputs.notes.source}; no note can say landed or contradicted"
+        )
+    if inputs.lifecycle is None:
+        out.append("feature-gate list: none read (--gate-lifecycle); no gate entry can say landed or contradicted")
+    if inputs.history is None:
+        out.append(
+            f"history: {source_name(config.enhancements, code=False)} has no git history (a github: source, a "
+            "tarball or a plain directory); no slips, no dates"
+        )
+    elif not started and release:
+        out.append("the day the cycle began: unknown (set release.started); no slips")
+    return out
+
+
+def read_inputs(
+    config: Config,
+    snapshot: Snapshot,
+    notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
+    counter: RequestCounter | None = None,
+) -> Inputs:
+    """The release notes (``notes_loader``: :func:`bot.commands.sync.release_notes_loader`), the newest gate list
+    and the history of ``config``'s sources for ``snapshot``."""
+    from bot.sources.enhancements import parse_source
+    from bot.sources.gate_head import newest_gate_list
+    from bot.sources.history import read_history
+
+    cache = Path(config.cache_dir).expanduser()
+    loader = notes_loader
+    notes = loader({config.release.current} if config.release.current else set()) if loader else None
+    lc = None
+    if config.gate_lifecycle.source:
+        token = os.environ.get("GITHUB_TOKEN") or None
+        lc = newest_gate_list(
+            config.gate_lifecycle.source, cache, api_url=config.github.api_url, token=token, counter=counter
+        )
+    source = parse_source(config.enhancements)
+    return Inputs(snapshot, notes, lc, read_history(source.kind, source.location, cache, snapshot.revision))
+
+
+def sync_watch(
+    config: Config,
+    snapshot: Snapshot,
+    notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
+    counter: RequestCounter | None = None,
+) -> Callable[[Sequence[Kep]], Watch] | None:
+    """For :func:`bot.plan.planner.plan_sync`: page KEPs -> their watch, the inputs read on the first call only
+    (:func:`read_inputs`); ``None`` unless ``release.watch`` is on."""
+    if not config.release.watch:
+        return None
+    read: dict[str, Inputs] = {}
+
+    def of(keps: Sequence[Kep]) -> Watch:
+        if "inputs" not in read:
+            read["inputs"] = read_inputs(config, snapshot, notes_loader, counter)
+        return judge(config, read["inputs"], keps)
+
+    return of

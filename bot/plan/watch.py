@@ -1,0 +1,400 @@
+"""The watch of the release in progress: each page KEP with a stage planned in that release, the signs so far
+and one state. Pure: KEPs, release notes, the gate lifecycle and kep.yaml timelines in, a :class:`Watch` out.
+
+For the release in progress ``R`` (:class:`Cycle`), a page KEP *plans* a graduation stage in R when its
+kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; several: all of them). Its signs
+(:class:`Sign`), each with its source and, where the source has one, its date:
+
+- ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
+  a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
+  planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
+  shown, never counted;
+- ``gate list``: the gate that speaks for the KEP (:func:`bot.plan.evidence.gates.join`) in the newest list
+  holding it: it reaches the planned stage in R (``landed``), sits at another stage in R or reached the
+  planned stage before R (``contradicts``), else what the list shows so far;
+- ``kep.yaml``: status implementable or implemented, stage the highest planned stage and latest-milestone R
+  (``on track``), with the date the stage took its value;
+- ``history``: what changed in the kep.yaml since the cycle began (``Cycle.started``): a planned stage moved
+  to a later release or removed, or the KEP withdrawn (``slip``), a stage planned in R after the cycle began
+  (added late), stage and status moves; else when the plan was made.
+
+States (:data:`STATES`): ``slipped`` (no stage planned in R any more, but one was at some version since the
+cycle began), ``contradicted`` (a sign says another stage), ``landed`` (a note or the list says the planned
+stage), ``on track`` (kep.yaml set for R, or a note of R about the KEP, and no contrary sign), ``no sign yet``.
+Release notes and gate lists carry no dates: their signs name the note's pull request and the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+from bot.model.gates import Lifecycle, release_key, shipped_text
+from bot.model.history.log import NO_BLOB, Version
+from bot.model.history.provenance import field_origin
+from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.model.snapshot import Snapshot, resolve, slug_matches
+from bot.plan.evidence.gates import Join
+from bot.plan.evidence.index import Mention, NotesIndex
+from bot.wiki.matrix import parse_page
+
+#: The states, in the order a reader needs them: what needs a look first.
+CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "no sign yet", "on track", "landed"
+STATES = (CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED)
+#: What a sign does to the state (``Sign.says``); ``""``: shown, not counted.
+SAYS = (LANDED, "contradicts", ON_TRACK, "slip", "")
+#: Statuses under which a KEP ships nothing.
+DEAD_STATUSES = ("withdrawn", "replaced", "rejected", "deferred")
+#: One kep.yaml version and its tracked fields (``None``: unreadable), oldest first.
+Timeline = Sequence[tuple[Version, Mapping[str, str] | None]]
+
+
+class Cycle(NamedTuple):
+    """The release in progress and the day its cycle began, each with where it came from.
+
+    ``release``: ``vMAJOR.MINOR`` (``""``: unknown); ``release_from``: ``config``, ``release notes``,
+    ``gate list`` or ``kep.yaml``; ``started``: ``YYYY-MM-DD`` (``""``: unknown); ``started_from``:
+    ``config`` or ``history``; ``release_why`` / ``started_why``: one line each for the reader.
+    """
+
+    release: str
+    release_from: str
+    release_why: str
+    started: str = ""
+    started_from: str = ""
+    started_why: str = ""
+
+
+class Sign(NamedTuple):
+    """One sign about a KEP's plan: ``source`` (``release note``, ``gate list``, ``kep.yaml``, ``history``),
+    ``says`` (one of :data:`SAYS`), the ``stage`` it speaks of (``""``: none), ``date`` (``YYYY-MM-DD`` as the
+    commit gives it; ``""`` for notes and lists, which have none), the pull request ``pr`` (0: none) and its
+    ``url``, ``text``: one line for the reader, and ``quote``: the release note's sentence (``""`` for others)."""
+
+    source: str
+    says: str
+    stage: str
+    date: str
+    pr: int
+    url: str
+    text: str
+    quote: str = ""
+
+
+class WatchEntry(NamedTuple):
+    """One KEP of the watch: ``kep`` id, ``kep_path``, ``title``, the ``planned`` stages (those that slipped, for
+    a slipped KEP), the ``state``, a one-line ``reason`` and every ``sign``."""
+
+    kep: str
+    kep_path: str
+    title: str
+    planned: tuple[str, ...]
+    state: str
+    reason: str
+    signs: tuple[Sign, ...]
+
+
+class Watch(NamedTuple):
+    """The watch: the ``cycle``, one entry per KEP (ordered by :data:`STATES`, then KEP) and ``unseen``: what it
+    could not see (no release notes, no gate list, no history), one line each."""
+
+    cycle: Cycle
+    entries: tuple[WatchEntry, ...]
+    unseen: tuple[str, ...]
+
+    def counts(self) -> dict[str, int]:
+        """``{state: number of KEPs}`` for every state of :data:`STATES`, zeros included."""
+        return {s: sum(e.state == s for e in self.entries) for s in STATES}
+
+
+def release_in_progress(
+    current: str, notes: Sequence[str], lifecycle: Lifecycle | None, kep_yaml: tuple[int, int] | None
+) -> Cycle:
+    """The release in progress: ``current`` (``release.current``) when set; else the newest of the newest
+    release with notes (``notes``: the releases the notes source has) and the release the gate list is making
+    (:func:`list_release`); else ``kep_yaml`` (:func:`bot.model.consistency.release_in_progress`: the newest
+    latest-milestone many KEPs name); else unknown (``release`` ``""``)."""
+    if current:
+        return Cycle(current, "config", "release.current")
+    said = []
+    if notes:
+        newest = max(notes, key=release_key)
+        said.append((newest, "release notes", f"the newest release with notes is {newest}"))
+    made = list_release(lifecycle) if lifecycle is not None else ""
+    if made:
+        said.append((made, "gate list", f"the newest gate list is making {made}"))
+    if said:
+        best = max(said, key=lambda s: release_key(s[0]))
+        return Cycle(best[0], best[1], "; ".join(s[2] for s in said))
+    if kep_yaml is not None:
+        release = f"v{kep_yaml[0]}.{kep_yaml[1]}"
+        return Cycle(release, "kep.yaml", f"the newest latest-milestone many kep.yaml files name is {release}")
+    return Cycle("", "", "no release notes, gate list or kep.yaml latest-milestone names one")
+
+
+def list_release(lifecycle: Lifecycle) -> str:
+    """The release the newest gate list is making: its newest version when not shipped, else the next minor
+    release; ``""`` without a list."""
+    newest = lifecycle.newest
+    if not newest:
+        return ""
+    if newest not in lifecycle.shipped:
+        return newest
+    major, minor = release_key(newest)
+    return f"v{major}.{minor + 1}"
+
+
+def cycle_start(release: str, timelines: Iterable[Timeline]) -> tuple[str, str]:
+    """``(YYYY-MM-DD, why)`` the cycle of ``release`` began, from the kep.yaml history: the first commit (by its
+    time, UTC) that set a kep.yaml's latest-milestone to ``release``, dated as the commit gives it;
+    ``("", why)`` when no version ever did."""
+    first = None
+    for timeline in timelines:
+        before = ""
+        for version, fields in timeline:
+            if fields is None or version.blob == NO_BLOB:
+                continue
+            now = normalize_milestone(fields.get("latest-milestone", "")) or ""
+            if now == release and before != release:
+                when = datetime.fromisoformat(version.commit.date)
+                if first is None or when < first[0]:
+                    first = (when, version)
+                break
+            before = now
+    if first is None:
+        return "", f"no kep.yaml in the history names {release} as its latest milestone"
+    c = first[1].commit
+    pr = f" (#{c.pr})" if c.pr else ""
+    return c.date[:10], f"the first kep.yaml to name {release} as its latest milestone: {first[1].path}{pr}"
+
+
+def page_keps(
+    snapshot: Snapshot, pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]], only: Collection[int] | None
+) -> list[Kep]:
+    """The KEPs the rows of ``pages`` (``{path: text}``) name, once each, in page order: a row whose number
+    resolves to one KEP and whose slug (if written) matches it, as a sync reads rows; ``only``: KEP numbers."""
+    out: dict[str, Kep] = {}
+    for path, text in pages.items():
+        for row in parse_page(path, text, aliases).rows:
+            found = resolve(snapshot, row.number, row.slug)
+            if only is not None and row.number not in only:
+                continue
+            if len(found) == 1 and (not row.slug or slug_matches(found[0].slug, row.slug)):
+                out.setdefault(found[0].path, found[0])
+    return list(out.values())
+
+
+def watch(
+    keps: Sequence[Kep],
+    cycle: Cycle,
+    *,
+    ids: Mapping[str, str],
+    index: NotesIndex | None = None,
+    lifecycle: Lifecycle | None = None,
+    joins: Mapping[str, Join] | None = None,
+    timelines: Mapping[str, Timeline] | None = None,
+    unseen: Sequence[str] = (),
+) -> Watch:
+    """The watch of ``keps`` (the page KEPs) for ``cycle``.
+
+    ``ids``: ``{kep.yaml path: KEP id}``; ``index``: the release notes, R's among them (``None``: none read);
+    ``lifecycle`` and ``joins`` (``{kep.yaml path: Join}``, :func:`bot.plan.evidence.gates.joins`): the gate
+    lists (``None``: none read); ``timelines``: ``{kep.yaml path: timeline}`` of the kep.yaml history (``None``:
+    no history; slips are then not told); ``unseen``: what the caller could not read, kept in the result.
+    """
+    release = cycle.release
+    out = []
+    for kep in keps if release else ():
+        planned = tuple(s for s in STAGES if normalize_milestone(kep.milestone(s)) == release)
+        timeline = (timelines or {}).get(kep.path, ())
+        moved = _history_signs(timeline, release, cycle.started) if cycle.started else []
+        slips = [s for s in moved if s.says == "slip"]
+        if kep.status in DEAD_STATUSES and not slips:
+            continue
+        if not planned and not slips:
+            continue
+        ident = ids.get(kep.path, str(kep.number))
+        if not planned or kep.status in DEAD_STATUSES:
+            stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
+            out.append(WatchEntry(ident, kep.path, kep.title, stages, SLIPPED, slips[-1].text, tuple(moved)))
+            continue
+        signs = _note_signs(index, kep, release, planned) if index is not None else []
+        if lifecycle is not None and joins is not None and kep.path in joins:
+            signs += _gate_signs(joins[kep.path], lifecycle, release, planned)
+        signs.append(_kep_yaml_sign(kep, release, planned, timeline))
+        signs += _planned_since(timeline, release, planned, cycle.started) + moved
+        state, reason = _state(signs, release, planned)
+        out.append(WatchEntry(ident, kep.path, kep.title, planned, state, reason, tuple(signs)))
+    out.sort(key=lambda e: (STATES.index(e.state), _number(e.kep), e.kep))
+    return Watch(cycle, tuple(out), tuple(unseen))
+
+
+def _number(ident: str) -> int:
+    digits = ident.split("-", 1)[0]
+    return int(digits) if digits.isdigit() else 0
+
+
+def _word(stage: str) -> str:
+    return "GA" if stage == "stable" else stage
+
+
+def _state(signs: Sequence[Sign], release: str, planned: tuple[str, ...]) -> tuple[str, str]:
+    """The state from the signs, and the reason: the sign that decided it (kep.yaml before a note for
+    ``on track``; a note alone says kep.yaml is not set). A note announcing another stage contradicts only when
+    no note announces the planned one (an entry about an earlier step of the cycle); the list always speaks."""
+    plan = f"{_word(planned[-1])} in {release}"
+    said = {says: [s for s in signs if s.says == says] for says in SAYS}
+    confirmed = any(s.source == "release note" for s in said[LANDED])
+    against = [s for s in said["contradicts"] if s.source != "release note" or not confirmed]
+    if against:
+        return CONTRADICTED, f"{_reason(against[0])}; kep.yaml plans {plan}"
+    if said[LANDED]:
+        return LANDED, _reason(said[LANDED][0])
+    ready = [s for s in said[ON_TRACK] if s.source == "kep.yaml"]
+    if ready:
+        return ON_TRACK, _reason(ready[0])
+    if said[ON_TRACK]:
+        return ON_TRACK, f"{_reason(said[ON_TRACK][0])}; kep.yaml not set for {plan}"
+    return NO_SIGN, f"no note, gate entry or kep.yaml update for {plan} yet"
+
+
+def _reason(sign: Sign) -> str:
+    return sign.text if sign.source in ("release note", "history") else f"{sign.source}: {sign.text}"
+
+
+def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, ...]) -> list[Sign]:
+    """One sign per pull request of ``release``'s notes linked to ``kep``: its most telling sentence (a planned
+    stage, then another graduation stage, then any stage, then none; a sure link before a shared gate)."""
+    best: dict[int, tuple[tuple[int, int], Mention, str]] = {}
+    for m in index.for_kep(kep.path):
+        if m.release != release:
+            continue
+        stage = m.stage if m.when == release else ""
+        sure = kep.path in m.links
+        rank = (int(sure), 3 if stage in planned else 2 if stage in STAGES else 1 if stage else 0)
+        if m.pr not in best or rank > best[m.pr][0]:
+            best[m.pr] = (rank, m, stage)
+    out = []
+    for pr in sorted(best):
+        (linked, _), m, stage = best[pr]
+        if not linked:
+            shared = f"a gate other KEPs declare too ({', '.join(m.gates)})" if m.gates else "several KEPs"
+            says, what = "", f"names {shared}; not counted"
+        elif stage in planned:
+            says, what = LANDED, f"announces {_word(stage)}"
+        elif stage in STAGES:
+            says, what = "contradicts", f"says {_word(stage)}"
+        else:
+            says, what = (ON_TRACK, "names no stage") if not stage else ("", f"says {stage}")
+        out.append(Sign("release note", says, stage, "", m.pr, m.url, f"the {release} note #{m.pr} {what}", m.excerpt))
+    return out
+
+
+def _gate_signs(j: Join, lc: Lifecycle, release: str, planned: tuple[str, ...]) -> list[Sign]:
+    """What the newest list holding the KEP's gate says about ``release`` (see the module docstring)."""
+    if not j.gate:
+        absent = f"{', '.join(j.declared)}: not in the list yet" if j.declared and not j.listed else j.note
+        return [Sign("gate list", "", "", "", 0, "", absent)]
+    found = lc.gate(j.gate)
+    if found is None:
+        return []
+    gate, top = found[0], planned[-1]
+    reached = gate.reached(top)
+    here = [s for s in gate.specs if s.release == release]
+    if reached is not None and reached.release == release:
+        return [Sign("gate list", LANDED, top, "", 0, "", f"{j.gate} reaches {_word(top)} in {release}")]
+    if reached is not None and reached.release and release_key(reached.release) < release_key(release):
+        text = f"{j.gate} reached {_word(top)} in {reached.release}, before {release}"
+        return [Sign("gate list", "contradicts", top, "", 0, "", text)]
+    if here and here[-1].stage in STAGES and here[-1].stage not in planned:
+        text = f"{j.gate} is {_word(here[-1].stage)} in {release}"
+        return [Sign("gate list", "contradicts", here[-1].stage, "", 0, "", text)]
+    if release in lc.shipped:
+        now = gate.at(release)
+        text = f"{j.gate} is {_word(now.stage) if now else 'absent'} in {release}, which the list says shipped"
+        return [Sign("gate list", "contradicts", now.stage if now else "", "", 0, "", text)]
+    return [Sign("gate list", "", "", "", 0, "", f"{j.gate}: {shipped_text(gate)}; nothing for {release} yet")]
+
+
+def _kep_yaml_sign(kep: Kep, release: str, planned: tuple[str, ...], timeline: Timeline) -> Sign:
+    """kep.yaml's status, stage (with the commit that set it) and latest-milestone; ``on track`` when set for
+    ``release``."""
+    top = planned[-1]
+    latest = normalize_milestone(kep.latest_milestone) or kep.latest_milestone or "-"
+    ready = kep.status in ("implementable", "implemented") and kep.stage == top and latest == release
+    origin = field_origin(timeline, "stage") if timeline and timeline[-1][1] else None
+    since = f" since {origin.date[:10]}" + (f" (#{origin.pr})" if origin.pr else "") if origin else ""
+    text = f"{kep.status or '-'}, stage {kep.stage or '-'}{since}, latest-milestone {latest}"
+    if not ready:
+        text += f" (not set for {_word(top)} in {release})"
+    return Sign("kep.yaml", ON_TRACK if ready else "", kep.stage, origin.date[:10] if origin else "", 0, "", text)
+
+
+def _planned_since(timeline: Timeline, release: str, planned: tuple[str, ...], started: str) -> list[Sign]:
+    """For each planned stage whose milestone was set before the cycle began: when (the commit that set it)."""
+    out = []
+    for stage in planned:
+        origin = field_origin(timeline, f"milestone.{stage}") if timeline and timeline[-1][1] else None
+        if origin is None or (started and origin.date[:10] >= started):
+            continue  # no history, or set during the cycle: the history signs tell it
+        pr = f" (#{origin.pr})" if origin.pr else ""
+        text = f"{_word(stage)} {release} set on {origin.date[:10]}{pr}" + (
+            ", before the cycle began" if started else ""
+        )
+        out.append(Sign("history", "", stage, origin.date[:10], origin.pr, "", text))
+    return out
+
+
+def _history_signs(timeline: Timeline, release: str, started: str) -> list[Sign]:
+    """The changes of the kep.yaml committed on or after ``started`` that touch the plan for ``release``:
+    slips (a milestone moved from ``release`` to a later one or removed, a status that ships nothing), stages
+    planned in ``release`` during the cycle (added late), moves of the stage and the status."""
+    out: list[Sign] = []
+    before: Mapping[str, str] = {}
+    for version, fields in timeline:
+        if version.blob == NO_BLOB:
+            before = {}
+            continue
+        if fields is None:
+            continue
+        c = version.commit
+        day = c.date[:10]
+        if day >= started:
+            out += _moves(before, fields, release, day, c.pr)
+        before = fields
+    return out
+
+
+def _moves(before: Mapping[str, str], fields: Mapping[str, str], release: str, day: str, pr: int) -> list[Sign]:
+    """The signs of one commit: what it changed of the plan for ``release`` (see :func:`_history_signs`)."""
+    out = []
+    tag = f" on {day}" + (f" (#{pr})" if pr else "")
+
+    def sign(says: str, stage: str, text: str, after: str = "") -> None:
+        out.append(Sign("history", says, stage, day, pr, "", text + tag + after))
+
+    for stage in STAGES:
+        key = f"milestone.{stage}"
+        old, new = before.get(key, ""), fields.get(key, "")
+        was, now = normalize_milestone(old) or "", normalize_milestone(new) or ""
+        if was == release and now != release:
+            later = not now or release_key(now) > release_key(release)
+            word = "slip" if later else ""
+            sign(word, stage, f"{_word(stage)} moved {release} → {new or '(none)'}")
+        elif now == release and was != release:
+            text = (
+                f"{_word(stage)} {old or '-'} → {release}"
+                if before
+                else f"new kep.yaml plans {_word(stage)} in {release}"
+            )
+            sign("", stage, text, ", after the cycle began")
+    named = [s for s in STAGES if normalize_milestone(fields.get(f"milestone.{s}", "")) == release]
+    if before and before.get("status", "") != fields.get("status", ""):
+        dead = fields.get("status", "") in DEAD_STATUSES and bool(named)
+        stage = named[-1] if dead else ""
+        sign("slip" if dead else "", stage, f"status {before.get('status') or '-'} → {fields.get('status') or '-'}")
+    if before and before.get("stage", "") != fields.get("stage", ""):
+        new_stage = fields.get("stage", "")
+        sign("", new_stage, f"stage {before.get('stage') or '-'} → {new_stage or '-'}")
+    return out

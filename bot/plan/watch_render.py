@@ -1,0 +1,133 @@
+"""The watch of the release in progress (:mod:`bot.plan.watch`) as text for people, as the folded section of the
+pull request body and as the JSON report's ``watch`` block. Pure and deterministic."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.plan.changelog import DEFAULT_WEB_URL, Section, details, kep_link, note_link, table_cell
+from bot.plan.watch import LANDED, ON_TRACK, STATES, Sign, Watch, WatchEntry
+
+#: Longest sign line in the text output and longest reason in the pull request table, characters.
+MAX_TEXT = 220
+MAX_CELL = 160
+
+
+def headline(watch: Watch) -> str:
+    """``Watch of v1.37: 34 KEPs (3 contradicted, 2 slipped, 7 no sign yet, 10 on track, 12 landed)``; the states
+    with no KEP are left out; ``Watch: the release in progress is unknown`` without a release."""
+    if not watch.cycle.release:
+        return "Watch: the release in progress is unknown"
+    counts = watch.counts()
+    parts = ", ".join(f"{counts[s]} {s}" for s in STATES if counts[s])
+    n = len(watch.entries)
+    return f"Watch of {watch.cycle.release}: {n} KEP{'s' if n != 1 else ''}" + (f" ({parts})" if parts else "")
+
+
+def cycle_lines(watch: Watch) -> list[str]:
+    """Where the release in progress and the start of its cycle came from, and what could not be seen."""
+    c = watch.cycle
+    out = [f"Release in progress: {c.release or 'unknown'}" + (f", from {c.release_from}" if c.release_from else "")]
+    out[0] += f" ({c.release_why})" if c.release_why else ""
+    started = f"{c.started}, from {c.started_from}" if c.started else "unknown"
+    out.append(f"Cycle began: {started}" + (f" ({c.started_why})" if c.started_why else ""))
+    out += [f"Could not see: {line}" for line in watch.unseen]
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def render_text(watch: Watch, read: Sequence[str] = ()) -> str:
+    """The watch for people: the headline, the cycle, ``read`` (one line per input), then each state with its
+    KEPs, each KEP with its reason and its signs (``- source date: text``, cut at :data:`MAX_TEXT`)."""
+    out = [headline(watch), *cycle_lines(watch), *read, ""]
+    for state in STATES:
+        entries = [e for e in watch.entries if e.state == state]
+        if not entries:
+            continue
+        out.append(f"== {state} ({len(entries)})")
+        for e in entries:
+            out.append(f"{e.kep}  {e.title}  ({_planned(e, watch.cycle.release)})")
+            out.append(f"  {_cut(e.reason, MAX_TEXT)}")
+            for s in e.signs:
+                out.append(_cut(f"  - {s.source}: {s.text}" + (f": {s.quote}" if s.quote else ""), MAX_TEXT))
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _planned(e: WatchEntry, release: str) -> str:
+    words = "/".join("GA" if s == "stable" else s for s in e.planned) or "-"
+    return f"{words} was planned in {release}" if e.state == "slipped" else f"{words} in {release}"
+
+
+def pr_sections(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> list[Section]:
+    """The folded "Watch of vX.Y" section of the pull request body, its counts in the summary line: one table
+    row per KEP (state, planned stage, why, and the signs that count, linked); ``[]`` without a watch or a
+    release."""
+    if watch is None or not watch.cycle.release:
+        return []
+    intro = [f"- {table_cell(line)}" for line in cycle_lines(watch)]
+    header = details(headline(watch), None, [*intro, "", "| KEP | State | Planned | Why | Signs |"])
+    rows = [
+        f"| {kep_link(e.kep)} {table_cell(_cut(e.title, 60))} | {e.state} | {_planned(e, watch.cycle.release)} | "
+        f"{table_cell(_cut(e.reason, MAX_CELL))} | {'<br>'.join(_sign_cell(s, web_url) for s in _counted(e)) or '-'} |"
+        for e in watch.entries
+    ]
+    return [(header + ["|---|---|---|---|---|"], rows, "watched KEPs")]
+
+
+def _counted(e: WatchEntry) -> list[Sign]:
+    """The signs a row shows: notes, list entries and history moves that say something, and kep.yaml when set."""
+    return [s for s in e.signs if s.says or (s.source == "history" and s.pr and s.date)]
+
+
+def _sign_cell(s: Sign, web_url: str) -> str:
+    if s.source == "release note":
+        word = "GA" if s.stage == "stable" else s.stage or "no stage"
+        return f"note {note_link(s.pr, s.url)} {word}" + ("" if s.says else " (shared gate)")
+    if s.source == "history" and s.pr:
+        link = f"[#{s.pr}]({web_url.rstrip('/')}/pull/{s.pr})"
+        return f"{link} {table_cell(_cut(s.text.split(' on ', 1)[0], 60))} {s.date}"
+    if s.source == "kep.yaml" and s.says == ON_TRACK:
+        return "kep.yaml set"
+    return table_cell(_cut(s.text, 80)) if s.says in (LANDED, "contradicts") else table_cell(_cut(s.text, 60))
+
+
+def report_block(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> dict[str, object] | None:
+    """The report's ``watch`` object: ``release`` (``current``, ``current_from``, ``current_why``, ``started``,
+    ``started_from``, ``started_why``), ``counts`` (every state), ``unseen`` (lines) and ``keps``: ``[{kep,
+    kep_path, title, planned, state, reason, signs: [{source, says, stage, date, pr, url, text}]}]`` (a
+    history sign's ``url`` is its pull request in ``web_url``); ``None`` without a watch."""
+    if watch is None:
+        return None
+    c = watch.cycle
+    base = web_url.rstrip("/")
+    return {
+        "release": {
+            "current": c.release,
+            "current_from": c.release_from,
+            "current_why": c.release_why,
+            "started": c.started,
+            "started_from": c.started_from,
+            "started_why": c.started_why,
+        },
+        "counts": watch.counts(),
+        "unseen": list(watch.unseen),
+        "keps": [
+            {
+                "kep": e.kep,
+                "kep_path": e.kep_path,
+                "title": e.title,
+                "planned": list(e.planned),
+                "state": e.state,
+                "reason": e.reason,
+                "signs": [
+                    {**s._asdict(), "url": s.url or (f"{base}/pull/{s.pr}" if s.source == "history" and s.pr else "")}
+                    for s in e.signs
+                ],
+            }
+            for e in watch.entries
+        ],
+    }

@@ -1,0 +1,127 @@
+"""Real-data acceptance for ``kep-sync watch``: the current page at the bundle's HEAD, the release notes 1.20-1.37
+and the newer gate list (openshift-0b0e324c: 1.36 complete, 1.37 begun), all read in place from ../shared.
+
+Every state below was checked by hand against ``git log --first-parent -p`` of each kep.yaml, the 1.37 notes
+(``release-notes-1.37.json``) and the list: e.g. 5075's GA moved v1.37 -> v1.38 in #6102 (2026-06-09), 5732's
+note #138274 says "the Alpha `TopologyAwareWorkloadScheduling` feature gate" while kep.yaml plans beta, 6132's
+notes #138916 and #140959 say alpha. Skipped when ../shared is absent, failed when ``KEP_SYNC_REQUIRE_SHARED=1``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.commands.watch import run_watch
+from bot.config import Config
+from bot.model.kep import STAGES, normalize_milestone
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+BUNDLE = SHARED / "data" / "enhancements-keps.bundle"
+NOTES = SHARED / "data" / "release-notes"
+LIST = SHARED / "data" / "feature-gates" / "versioned_feature_list.openshift-0b0e324c.yaml"
+WIKI = SHARED / "wiki"
+PAGE = "kubernetes-keps-implementation-matrix.md"
+PRESENT = BUNDLE.is_file() and NOTES.is_dir() and LIST.is_file() and (WIKI / PAGE).is_file()
+REQUIRED = os.environ.get("KEP_SYNC_REQUIRE_SHARED") == "1"
+
+pytestmark = [pytest.mark.acceptance, pytest.mark.skipif(not PRESENT and not REQUIRED, reason=f"{SHARED} is absent")]
+
+#: The state of each KEP of the current page planned in v1.37 (32 rows), plus the two whose GA slipped to v1.38.
+STATES = {
+    "contradicted": ["5732", "6132"],
+    "slipped": ["5075", "5598"],
+    "no sign yet": ["5007", "5325", "5679"],
+    "on track": ["2837", "4438", "4563", "4680", "5055", "5304", "5554", "5836", "5941", "6072", "6080", "6089", "6122"],
+    "landed": ["2021", "2033", "2371", "4671", "4817", "4951", "5030", "5328", "5526", "5710", "5729", "5945", "5963", "6012"],
+}  # fmt: skip
+
+
+def _config(tmp_path: Path, clone: Path, **sources: str) -> Config:
+    return Config(
+        enhancements=str(clone),
+        cache_dir=str(tmp_path / "cache"),
+        wiki={"dir": str(WIKI), "pages": [PAGE]},
+        release_notes={"source": sources.get("notes", "")},
+        gate_lifecycle={"source": sources.get("gates", "")},
+    )
+
+
+@pytest.fixture(scope="module")
+def full(bundle_clone, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("watch")
+    return run_watch(_config(tmp, bundle_clone, notes=str(NOTES), gates=str(LIST)))
+
+
+def test_every_v1_37_row_has_a_state_and_the_slips_are_told(full):
+    w = full.watch
+    assert (w.cycle.release, w.cycle.release_from, w.cycle.started, w.cycle.started_from) == (
+        "v1.37",
+        "release notes",
+        "2026-04-07",
+        "history",
+    )
+    assert w.cycle.started_why == (
+        "the first kep.yaml to name v1.37 as its latest milestone: "
+        "keps/sig-node/2033-kubelet-in-userns-aka-rootless/kep.yaml (#5694)"
+    )
+    assert {s: [e.kep for e in w.entries if e.state == s] for s in STATES} == STATES
+    assert w.unseen == ()
+    planned = [e for e in w.entries if e.state != "slipped"]
+    assert len(planned) == 32
+    assert {e.kep: e.reason for e in w.entries if e.state in ("slipped", "contradicted")} == {
+        "5732": "the v1.37 note #138274 says alpha; kep.yaml plans beta in v1.37",
+        "6132": "the v1.37 note #138916 says alpha; kep.yaml plans beta in v1.37",
+        "5075": "GA moved v1.37 → v1.38 on 2026-06-09 (#6102)",
+        "5598": "GA moved v1.37 → v1.38 on 2026-06-17 (#6039)",
+    }
+
+
+def test_a_kep_with_a_v1_37_note_is_never_no_sign_yet(full):
+    with_note = {e.kep for e in full.watch.entries for s in e.signs if s.source == "release note" and s.says}
+    assert len(with_note) == 21  # 14 landed, 2 contradicted, 5 on track (2837, 4680, 5055, 6080, 6089)
+    assert not with_note & set(STATES["no sign yet"])
+
+
+def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
+    by_kep = {e.kep: e for e in full.watch.entries}
+    assert [(s.date, s.pr, s.text) for s in by_kep["5554"].signs if s.source == "history"] == [
+        ("2026-06-16", 6170, "alpha v1.36 → v1.37 on 2026-06-16 (#6170), after the cycle began"),
+        ("2026-06-16", 6170, "beta moved v1.37 → v1.38 on 2026-06-16 (#6170)"),
+    ]
+    assert [(s.date, s.pr, s.text) for s in by_kep["4671"].signs if s.source in ("kep.yaml", "history")] == [
+        ("2026-05-28", 0, "implementable, stage beta since 2026-05-28 (#6076), latest-milestone v1.37"),
+        ("2026-02-11", 5893, "beta v1.37 set on 2026-02-11 (#5893), before the cycle began"),
+        ("2026-05-28", 6076, "stage alpha → beta on 2026-05-28 (#6076)"),
+    ]
+    assert [(s.pr, s.says, s.stage) for s in by_kep["5526"].signs if s.source == "release note"] == [
+        (138738, "on track", ""),
+        (140262, "", "removed"),  # through PodLevelResources, which 2837 and 5419 declare too: shown, not counted
+        (140573, "landed", "beta"),
+        (141209, "on track", ""),  # "Disabled the `PodLevelResourceManagers` feature gate by default ..."
+    ]
+    assert by_kep["4680"].reason == "the v1.37 note #139477 names no stage; kep.yaml not set for GA in v1.37"
+    assert full.report["watch"]["counts"] == {s: len(v) for s, v in STATES.items()}
+
+
+def test_the_planned_keps_are_those_whose_kep_yaml_names_v1_37(full, bundle_clone):
+    from bot.sources.enhancements import load_snapshot
+
+    snapshot = load_snapshot(str(bundle_clone), Path("/nonexistent-cache"))
+    for e in full.watch.entries:
+        [kep] = [k for k in snapshot.all_keps() if k.path == e.kep_path]
+        named = tuple(s for s in STAGES if normalize_milestone(kep.milestone(s)) == "v1.37")
+        assert named == (() if e.state == "slipped" else e.planned), e.kep
+
+
+def test_without_notes_or_a_list_the_watch_works_from_kep_yaml_and_history(bundle_clone, tmp_path):
+    w = run_watch(_config(tmp_path, bundle_clone)).watch
+    assert (w.cycle.release, w.cycle.release_from, w.cycle.started) == ("v1.37", "kep.yaml", "2026-04-07")
+    assert w.counts() == {"contradicted": 0, "slipped": 2, "no sign yet": 5, "on track": 27, "landed": 0}
+    assert [e.kep for e in w.entries if e.state == "no sign yet"] == ["4680", "5007", "5325", "5679", "6080"]
+    assert w.unseen == (
+        "release notes: none read (--release-notes); no note can say landed or contradicted",
+        "feature-gate list: none read (--gate-lifecycle); no gate entry can say landed or contradicted",
+    )
