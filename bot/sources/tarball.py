@@ -40,6 +40,9 @@ MAX_HEADER_BYTES = 64 * 1024
 
 #: A full commit SHA-1, lower-case hex (as git archive, GitHub and the commits API write it).
 SHA_RE = re.compile(r"[0-9a-f]{40}")
+#: The problem of a symbolic link under ``keps/`` in an archive (``_read_members`` words it so; GitHub's tarball
+#: keeps a link as a link).
+ARCHIVE_LINK = "archive entry is a symbolic link, not a file; skipped"
 _EXTENDED_TYPES = (
     tarfile.XHDTYPE,
     tarfile.XGLTYPE,
