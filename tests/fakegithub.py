@@ -286,8 +286,8 @@ class FakeGitHub:
         modes: dict[str, str] | None = None,
     ) -> str:
         """Commit ``files`` (None deletes) on top of ``branch`` as a foreign user; returns the sha. ``modes``:
-        ``{path: git mode}`` of files that are not ``100644`` (``100755``, ``120000``: the text is the link target);
-        a file changed without one keeps its mode."""
+        ``{path: git mode}`` of files that are not ``100644`` (``100755``, ``120000``: the text is the link target,
+        ``160000``: the commit a submodule points at); a file changed without one keeps its mode."""
         with self.lock:
             return self._commit_on(full_name, branch, files, message, author, modes=modes)
 
@@ -379,7 +379,10 @@ class FakeGitHub:
                 flat.pop(path, None)
             else:
                 mode = (modes or {}).get(path) or flat.get(path, ("100644",))[0]  # a change keeps the mode
-                flat[path] = (mode, "blob", self._put_blob(content.encode()))
+                if mode == "160000":  # a submodule: the text is the commit it points at
+                    flat[path] = (mode, "commit", content)
+                else:
+                    flat[path] = (mode, "blob", self._put_blob(content.encode()))
         refs[f"refs/heads/{branch}"] = sha = self._new_commit(self._build(flat), parents, message, login, False)
         return sha
 

@@ -60,22 +60,40 @@ def subtree_id(listing: Listing, prefix: str) -> str | None:
     for path, (mode, sha) in listing.items():
         if not path.startswith(prefix + "/"):
             raise ValueError(f"{path!r} is not below {prefix}/")
-        if mode not in LEAF_MODES:
-            raise ValueError(f"{path!r}: mode {mode!r} is not a file, link or submodule")
         below[path[len(prefix) + 1 :]] = (mode, sha)
     return _tree(below) if below else None
 
 
 def _tree(below: Mapping[str, tuple[str, str]]) -> str:
-    files: list[tuple[str, str, str]] = []
+    return tree_id((mode, name, sha) for name, (mode, sha) in top_entries(below).items())
+
+
+def top_entries(listing: Listing) -> dict[str, tuple[str, str]]:
+    """The entries ``{name: (mode, id)}`` of the tree whose every entry below it that is not a tree is in
+    ``listing`` (paths relative to it): a folder as ``040000`` (as GitHub's API shows it) with its computed id.
+    Raises ValueError as :func:`tree_id` does, and for a mode outside :data:`LEAF_MODES`."""
+    out: dict[str, tuple[str, str]] = {}
     groups: dict[str, dict[str, tuple[str, str]]] = {}
-    for rel, (mode, sha) in below.items():
+    for rel, (mode, sha) in listing.items():
+        if mode not in LEAF_MODES:
+            raise ValueError(f"{rel!r}: mode {mode!r} is not a file, link or submodule")
         head, sep, rest = rel.partition("/")
         if sep:
             groups.setdefault(head, {})[rest] = (mode, sha)
+        elif head in out:
+            raise ValueError(f"not a tree: {head!r} given twice")
         else:
-            files.append((mode, head, sha))
-    return tree_id(files + [(TREE_MODE, name, _tree(sub)) for name, sub in groups.items()])
+            out[head] = (mode, sha)
+    for name, sub in groups.items():
+        if name in out:
+            raise ValueError(f"not a tree: {name!r} is a file and a folder")
+        out[name] = ("0" + TREE_MODE, _tree(sub))
+    return out
+
+
+def listing_id(listing: Listing) -> str:
+    """The id of the tree whose every entry below it that is not a tree is in ``listing`` (:func:`top_entries`)."""
+    return _tree(listing)
 
 
 def root_id(top: Mapping[str, tuple[str, str]], keps: str | None) -> str:

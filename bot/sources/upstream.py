@@ -38,11 +38,11 @@ from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot, is_kep_file, is_prr_file
 from bot.redact import without_userinfo
 from bot.sources.compare import listed_changes
-from bot.sources.git_tree import TREE_MODE, blob_id, subtree_id
+from bot.sources.git_tree import TREE_MODE, blob_id, listing_id, subtree_id, top_entries
 from bot.sources.github_git import Unavailable, blob, commit_tree, compare, tree_entries
 from bot.sources.github_tarball import Revision, probe_github_ref, read_tarball
 from bot.sources.localfs import MAX_FILE_BYTES
-from bot.sources.tarball import SHA_RE
+from bot.sources.tarball import SHA_RE, ArchiveListing
 from bot.sources.upstream_cache import LARGE, Files, UpstreamCache
 
 if TYPE_CHECKING:
@@ -158,10 +158,11 @@ class GitHubUpstream:
             files = self._cached(client, head, tree) or self._changed(client, head, tree)
             if files is not None:
                 return files.pairs(), files.problems()
-        pairs, problems = read_tarball(client, self.api_url, self.repo, head)
+        listing = ArchiveListing()
+        pairs, problems = read_tarball(client, self.api_url, self.repo, head, listing=listing)
         self.read, self._carried = "tarball", None
         if tree:
-            self._store(client, Files(head, tree, {}, {}, {}, frozenset()), pairs, problems)
+            self._store(client, Files(head, tree, {}, {}, {}, frozenset()), pairs, problems, listing)
         else:
             self._not_cached(f"the tree of commit {head} cannot be read ({why})")
         return pairs, problems
@@ -246,17 +247,24 @@ class GitHubUpstream:
         del top["keps"]
         return top, keps
 
-    def _store(self, client: httpx.Client, files: Files, pairs: list[tuple[str, bytes]], problems: list[Problem]):
-        """Cache a full read (``pairs``, ``problems``) with the tree listing of ``files.tree``, when the two agree."""
+    def _store(
+        self,
+        client: httpx.Client,
+        files: Files,
+        pairs: list[tuple[str, bytes]],
+        problems: list[Problem],
+        listing: ArchiveListing,
+    ) -> None:
+        """Cache a full read (``pairs``, ``problems``) with the tree listing of ``files.tree``, when the two agree:
+        the ``listing`` of the tarball when it hashes to that tree, else GitHub's (the root tree and ``keps/``)."""
         try:
-            top, keps_tree = self._root(client, files.tree)
-            below = tree_entries(client, self.api_url, self.repo, keps_tree, recursive=True) if keps_tree else {}
+            top, keps = self._listing(client, files.tree, listing)
         except Unavailable as exc:
             self._not_cached(f"the tree of commit {files.revision} cannot be read ({exc})")
             return
         files = files._replace(
             top=top,
-            keps={f"keps/{p}": v for p, v in below.items()},
+            keps=keps,
             texts={p: d for p, d in pairs if is_kep_file(p)},
             large=frozenset(p.path for p in problems if p.message == LARGE and is_kep_file(p.path)),
         )
@@ -270,6 +278,22 @@ class GitHubUpstream:
             self._not_cached(why)
         else:
             self.cache.put_files(files)
+
+    def _listing(
+        self, client: httpx.Client, tree: str, listing: ArchiveListing
+    ) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+        """``(top, keps)`` of ``tree`` from the tarball's ``listing`` when it hashes to ``tree`` (a tarball keeps
+        out what ``.gitattributes`` says ``export-ignore``, and a submodule as an empty folder), else from GitHub's
+        trees API. Raises :class:`Unavailable`."""
+        keps = {p: v for p, v in listing.entries.items() if p.startswith("keps/")}
+        try:
+            if listing.usable and listing_id(listing.entries) == tree:
+                return {n: v for n, v in top_entries(listing.entries).items() if n != "keps"}, keps
+        except ValueError:
+            pass
+        top, keps_tree = self._root(client, tree)
+        below = tree_entries(client, self.api_url, self.repo, keps_tree, recursive=True) if keps_tree else {}
+        return top, {f"keps/{p}": v for p, v in below.items()}
 
     def _not_cached(self, why: str) -> None:
         self.problems.append(

@@ -72,3 +72,31 @@ def test_what_cannot_be_a_tree_is_refused():
             subtree_id(bad, "keps")
     with pytest.raises(ValueError):
         tree_id([("100644", "a", sha), ("100644", "a", sha)])
+
+
+def test_a_git_archive_lists_back_to_its_tree(tmp_path):
+    from bot.sources.git_tree import listing_id
+    from bot.sources.tarball import ArchiveListing, read_local_tarball
+
+    repo = tmp_path / "up"
+    make_repo(repo, {"README.md": "# e\n", "keps/sig-a/1-x/kep.yaml": "title: X\n", "docs/a/b.md": "b\n"})
+    os.symlink("1-x/kep.yaml", repo / "keps/sig-a/link.yaml")
+    (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "run.sh").chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "link and executable")
+    git(repo, "archive", "--format=tar.gz", "--prefix=o-r-1234567/", "-o", str(tmp_path / "a.tar.gz"), "HEAD")
+    listing = ArchiveListing()
+    files, problems, _ = read_local_tarball(tmp_path / "a.tar.gz", listing=listing)
+    assert (files, [p.message for p in problems]) == (
+        [("keps/sig-a/1-x/kep.yaml", b"title: X\n")],
+        ["archive entry is a symbolic link, not a file; skipped"],
+    )
+    assert listing.usable and listing_id(listing.entries) == git(repo, "rev-parse", "HEAD^{tree}")
+    assert listing.entries["run.sh"][0] == "100755"
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},keps/sub")
+    git(repo, "commit", "-qm", "a submodule")
+    git(repo, "archive", "--format=tar.gz", "--prefix=o-r-1234567/", "-o", str(tmp_path / "b.tar.gz"), "HEAD")
+    listing = ArchiveListing()
+    read_local_tarball(tmp_path / "b.tar.gz", listing=listing)
+    assert listing.usable is False  # git archive writes the submodule as an empty folder: its commit is not there

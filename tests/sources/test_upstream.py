@@ -84,10 +84,8 @@ def test_first_read_is_the_tarball_and_fills_the_cache_with_the_tree(fake, tmp_p
         ("GET", f"{ENH}/git/commits/{head}", 200),
         ("GET", f"{ENH}/tarball/{head}", 302),
         ("GET", f"/_codeload/{REPO}/legacy.tar.gz/{head}", 200),
-        ("GET", f"{ENH}/git/trees/{tree}", 200),
-        ("GET", f"{ENH}/git/trees/{keps}", 200),
-    ]
-    assert (up.read, up.fetched, up.counter.count) == ("tarball", 0, 6)
+    ]  # the listing of the tree from the tarball itself: it hashes to the commit's tree
+    assert (up.read, up.fetched, up.counter.count) == ("tarball", 0, 4)
     assert snap == full(fake, tmp_path)
     root = entry_dir(tmp_path / "c", fake)
     assert sorted(p.name for p in root.iterdir()) == [f"files-{head}.json"]
@@ -210,8 +208,6 @@ def test_300_listed_files_read_the_tarball(fake, tmp_path):
         "git",
         "compare",
         "tarball",
-        "git",
-        "git",
     ]
     assert (up.read, snap) == ("tarball", full(fake, tmp_path))
 
@@ -296,7 +292,7 @@ def test_targets_share_one_upstream_reader_and_its_cache(fake, tmp_path):
     config = Config.model_validate(
         {"enhancements": f"github:{REPO}@main", "cache_dir": str(tmp_path / "c"), "github": {"api_url": fake.url}}
     )
-    head, tree, keps = trees(fake)
+    head, _, _ = trees(fake)
     for run, expected in (
         (
             1,
@@ -305,8 +301,6 @@ def test_targets_share_one_upstream_reader_and_its_cache(fake, tmp_path):
                 f"{ENH}/git/commits/{head}",
                 f"{ENH}/tarball/{head}",
                 f"/_codeload/{REPO}/legacy.tar.gz/{head}",
-                f"{ENH}/git/trees/{tree}",
-                f"{ENH}/git/trees/{keps}",
                 f"{ENH}/commits",
             ],
         ),
@@ -347,3 +341,19 @@ def test_a_kep_yaml_over_the_cap_is_skipped_alike_by_every_read(fake, tmp_path):
     fake.commit_files(REPO, "main", {K2: kep("2", "stable")})
     snap, up, _ = read(fake, tmp_path / "c")
     assert (up.read, up.fetched, snap) == ("compare", 2, full(fake, tmp_path))
+
+
+def test_a_submodule_makes_the_tree_listing_come_from_github(fake, tmp_path):
+    fake.commit_files(
+        REPO,
+        "main",
+        {"keps/sig-a/vendor": "0123456789abcdef0123456789abcdef01234567"},
+        modes={"keps/sig-a/vendor": "160000"},
+    )
+    head, tree, keps = trees(fake)
+    first, up, sent = read(fake, tmp_path / "c")
+    assert [p for _, p, _ in sent][-2:] == [f"{ENH}/git/trees/{tree}", f"{ENH}/git/trees/{keps}"]  # an empty folder
+    assert (up.read, first) == ("tarball", full(fake, tmp_path))
+    snap, up, sent = read(fake, tmp_path / "c")
+    assert (snap, up.read) == (first, "cache")
+    assert sent == [("GET", f"{ENH}/commits/main", 200), ("GET", f"{ENH}/git/commits/{head}", 200)]
