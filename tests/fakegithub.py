@@ -258,8 +258,11 @@ class FakeGitHub:
                 )
             )
 
-    def seed_repo(self, full_name: str, files: dict[str, str], branch: str = "main") -> str:
-        """Create the repo if needed and point ``branch`` at a new root commit holding ``files``."""
+    def seed_repo(
+        self, full_name: str, files: dict[str, str], branch: str = "main", modes: dict[str, str] | None = None
+    ) -> str:
+        """Create the repo if needed and point ``branch`` at a new root commit holding ``files`` (``modes``: as
+        :meth:`commit_files` takes them); on an existing branch, a force-push."""
         with self.lock:
             if full_name not in self.repos:
                 owner, name = full_name.split("/")
@@ -274,7 +277,7 @@ class FakeGitHub:
                     pulls={},
                     roles={},
                 )
-            return self._commit_on(full_name, branch, files, "Initial commit", "human", parents=[])
+            return self._commit_on(full_name, branch, files, "Initial commit", "human", parents=[], modes=modes)
 
     def commit_files(
         self,
