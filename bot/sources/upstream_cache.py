@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
@@ -183,7 +184,7 @@ class UpstreamCache:
                 continue
             for path in names:
                 version = _version(path)
-                if type(version) is int and version < CACHE_VERSION:
+                if version is not None and version < CACHE_VERSION:
                     path.unlink(missing_ok=True)
             try:
                 folder.rmdir()  # only when empty
@@ -255,12 +256,15 @@ class UpstreamCache:
         self.problems.append(Problem(str(path), "", f"upstream cache entry ignored: {why}; read from upstream instead"))
 
 
-def _version(path: Path) -> object:
+def _version(path: Path) -> int | None:
+    """The ``version`` an entry starts with (every version writes it first), ``None`` when it starts otherwise."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        with path.open("rb") as fh:
+            head = fh.read(32)
+    except OSError:
         return None
-    return data.get("version") if isinstance(data, dict) else None
+    found = re.match(rb'\s*\{\s*"version"\s*:\s*(\d{1,6})\s*[,}]', head)
+    return int(found.group(1)) if found else None
 
 
 def _rows(data: dict, key: str, width: int) -> list[list[str]]:
