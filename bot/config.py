@@ -23,7 +23,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from bot.errors import ConfigError, relative_to
 from bot.model.kep import normalize_milestone
 from bot.plan.controls import REGENERATE_LABEL, Steering
-from bot.redact import redact, without_userinfo
+from bot.redact import add_url_secrets, redact, without_userinfo
 from bot.sources import ref_name_problem
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES
 from bot.wiki.ignore import IGNORABLE, field_name
@@ -216,6 +216,7 @@ class LinksConfig(_Strict):
     @field_validator("enhancements")
     @classmethod
     def _http_url(cls, url: str) -> str:
+        add_url_secrets(url)
         if not is_http_url(url):
             raise ValueError(
                 f"{shown(url)}: expected an http(s) URL such as https://github.com/kubernetes/enhancements"
@@ -243,6 +244,7 @@ class GitHubConfig(_Strict):
     @field_validator("api_url")
     @classmethod
     def _http_url(cls, url: str) -> str:
+        add_url_secrets(url)  # kept as given (httpx sends its user-info), never written anywhere
         if not is_http_url(url):
             origin = " (from $GITHUB_API_URL)" if url == os.environ.get("GITHUB_API_URL") else ""
             raise PydanticCustomError(
@@ -557,6 +559,12 @@ class Config(_Strict):
     """Rows or fields kep-sync must not change, e.g. ``[{kep: 5598, fields: [stable], value: v1.38}]``."""
     digest: DigestConfig = Field(default_factory=DigestConfig)
     """Opt-in generated digest page."""
+
+    @field_validator("enhancements")
+    @classmethod
+    def _source_secrets(cls, value: str) -> str:
+        add_url_secrets(value)  # a git URL's user-info: used to fetch, never written anywhere
+        return value
 
     @field_validator("targets_from")
     @classmethod

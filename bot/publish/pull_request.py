@@ -20,6 +20,7 @@ from bot.errors import PublishError
 from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
 from bot.plan.controls import REGENERATE_LABEL as REGENERATE_LABEL  # re-exported: pull request words
 from bot.plan.diff import Change
+from bot.redact import redact_values
 
 #: GitHub rejects pull request and comment bodies over this many characters.
 GITHUB_BODY_LIMIT = 65_536
@@ -149,11 +150,12 @@ def changelog_budget(body: str | None) -> int:
 
 
 def render_section(changelog_body: str, state: PrState) -> str:
-    """The bot-owned section: begin marker, changelog, a link to the closed pull request it follows
-    (``state.follows``), the state marker and the end marker.
+    """The bot-owned section: begin marker, changelog (every known credential hidden,
+    :func:`bot.redact.redact_values`), a link to the closed pull request it follows (``state.follows``), the state
+    marker and the end marker.
     """
     follows = [f"Follows #{state.follows}, which was closed without merge."] if state.follows else []
-    blocks = [BEGIN, changelog_body.rstrip("\n"), *follows, state_marker(state) + "\n" + END]
+    blocks = [BEGIN, redact_values(changelog_body).rstrip("\n"), *follows, state_marker(state) + "\n" + END]
     return "\n\n".join(blocks)
 
 

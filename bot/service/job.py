@@ -264,7 +264,7 @@ def _poll_or_sync(
     )  # its probe is the sync's: asked once
     with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter, transport=transport) as client:
         probe = (
-            upstream.probe()
+            upstream.probe((state.revision_etag, state.revision) if same_source else None)
             if upstream is not None
             else ask()
             if ask is not None

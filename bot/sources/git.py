@@ -1,8 +1,8 @@
 """Git sources: a bare clone of the enhancements repository cached between runs, read with one ``git cat-file --batch``.
 
 A local path, ``file://``/``https://`` URL or bundle file is cloned once into
-``cache_dir/git/<hash>`` and fetched on later runs; the remote is not kept,
-so credentials in a URL never stay on disk.
+``cache_dir/git/<hash>`` and fetched on later runs; the remote is not kept (a remote left by a clone cut short
+is removed on the next run) and ``FETCH_HEAD`` is deleted, so credentials in a URL never stay on disk.
 """
 
 from __future__ import annotations
@@ -83,8 +83,10 @@ def sync_git_cache(url: str, cache_dir: Path) -> Path:
         # Later fetches name the URL each time; do not keep credentials from it in the cache's config.
         run_git(repo, "remote", "remove", "origin")
     else:
+        try_git(repo, "remote", "remove", "origin")  # a clone cut short before the line above, or older kep-sync
         with progress.step(f"fetching {url}"):
             run_git(repo, "fetch", "--quiet", "--prune", url, "+refs/heads/*:refs/heads/*")
+    (repo / "FETCH_HEAD").unlink(missing_ok=True)  # git names the URL there (without user-info, if its version does)
     _ensure_head(repo, url)
     return repo
 

@@ -19,7 +19,7 @@ from bot.redact import redact
 from bot.sources import is_valid_name, is_valid_ref
 from bot.sources.limits import Deadline, LimitedReader, chunk_reader
 from bot.sources.localfs import MAX_FILE_BYTES
-from bot.sources.tarball import MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, SHA_RE, read_tar_stream
+from bot.sources.tarball import MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, SHA_RE, ArchiveListing, read_tar_stream
 
 if TYPE_CHECKING:
     import httpx
@@ -143,8 +143,10 @@ def read_tarball(
     max_file_bytes: int = MAX_FILE_BYTES,
     seconds: float = MAX_DOWNLOAD_SECONDS,
     clock: Callable[[], float] = time.monotonic,
+    listing: ArchiveListing | None = None,
 ) -> tuple[list[tuple[str, bytes]], list[Problem]]:
-    """Stream ``GET /repos/{repo}/tarball/{sha}`` and return its metadata files, in memory.
+    """Stream ``GET /repos/{repo}/tarball/{sha}`` and return its metadata files, in memory (with ``listing``: every
+    member hashed into it, :class:`~bot.sources.tarball.ArchiveListing`).
 
     Returns ``(files, problems)``, read by :func:`bot.sources.tarball.read_tar_stream` (the member checks
     shared with the local tarball source). Raises :class:`SourceError` (URL redacted) for an absolute or
@@ -169,6 +171,7 @@ def read_tarball(
             max_unpacked=max_unpacked,
             max_file_bytes=max_file_bytes,
             deadline=deadline,
+            listing=listing,
         )
         return files, problems
     except httpx.HTTPError as exc:

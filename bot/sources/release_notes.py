@@ -50,7 +50,7 @@ from bot.model.kep import Problem
 from bot.model.note_text import release_name, release_order
 from bot.model.notes import ReleaseNotes, with_missing
 from bot.model.notes import skipped_tail as _skipped
-from bot.redact import redact
+from bot.redact import redact, without_userinfo
 from bot.sources import parse_github_spec
 from bot.sources.etag_cache import EtagCache, fetch_cached
 
@@ -398,7 +398,8 @@ def current_etags(
         "&per_page=1"
     )
     headers = {"Accept": "application/vnd.github+json"}
-    etag = sendable_etag(known.get(url, ""))  # a state file may hold anything: never send what httpx refuses
+    key = without_userinfo(url)  # the state keeps it: never the API URL's user-info
+    etag = sendable_etag(known.get(key, ""))  # a state file may hold anything: never send what httpx refuses
     if etag:
         headers["If-None-Match"] = etag
     try:
@@ -406,8 +407,8 @@ def current_etags(
     except httpx.HTTPError as exc:
         raise SourceError(f"GET {redact(url)}: {type(exc).__name__}: {redact(str(exc))}") from None
     if response.status_code == 304 and etag:
-        return {url: etag}
+        return {key: etag}
     if response.status_code != 200:
         raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}")
     etag = sendable_etag(response.headers.get("etag", ""))
-    return {url: etag} if etag else None
+    return {key: etag} if etag else None

@@ -12,6 +12,7 @@ write it there; ``scripts/make_snapshot.py`` too).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import re
 import tarfile
@@ -40,6 +41,9 @@ MAX_HEADER_BYTES = 64 * 1024
 
 #: A full commit SHA-1, lower-case hex (as git archive, GitHub and the commits API write it).
 SHA_RE = re.compile(r"[0-9a-f]{40}")
+#: The problem of a symbolic link under ``keps/`` in an archive (``_read_members`` words it so; GitHub's tarball
+#: keeps a link as a link).
+ARCHIVE_LINK = "archive entry is a symbolic link, not a file; skipped"
 _EXTENDED_TYPES = (
     tarfile.XHDTYPE,
     tarfile.XGLTYPE,
@@ -69,6 +73,47 @@ def _open_tar(
     return tarfile.open(fileobj=io.BufferedReader(unpacked, 1 << 16), mode="r|", tarinfo=_CappedTarInfo)
 
 
+class ArchiveListing:
+    """Every entry of an archive as a git tree listing (:mod:`bot.sources.git_tree`), filled by
+    :func:`read_tar_stream`: ``entries`` ``{path: (mode, blob id)}`` below the top folder (an executable file
+    ``100755``, a symbolic link ``120000`` with its target as the blob); ``usable`` is False when the archive holds
+    what a git tree cannot be read back from: a hard link, a device, or a directory with nothing below it (git
+    archive writes a submodule so)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[str, str]] = {}
+        self.dirs: set[str] = set()
+        self.usable = True
+
+    def add(self, tar: tarfile.TarFile, member: tarfile.TarInfo, path: str, keep: int) -> bytes | None:
+        """Record ``member`` at ``path``; its bytes when it is a regular file of at most ``keep`` bytes (a stream
+        member is read once: here)."""
+        if member.isdir():
+            self.dirs.add(path)
+            return None
+        if member.issym():
+            target = member.linkname.encode("utf-8", "surrogateescape")
+            self.entries[path] = ("120000", hashlib.sha1(b"blob %d\0" % len(target) + target).hexdigest())
+            return None
+        fh = tar.extractfile(member) if member.isfile() else None
+        if fh is None:
+            self.usable = False
+            return None
+        digest, kept = hashlib.sha1(b"blob %d\0" % member.size), bytearray()
+        while chunk := fh.read(1 << 16):
+            digest.update(chunk)
+            if member.size <= keep:
+                kept += chunk
+        self.entries[path] = ("100755" if member.mode & 0o100 else "100644", digest.hexdigest())
+        return bytes(kept) if member.size <= keep else None
+
+    def finish(self) -> None:
+        """Mark the listing unusable when a directory has nothing below it."""
+        filled = {path.rsplit("/", n)[0] for path in self.entries for n in range(1, path.count("/") + 1)}
+        if self.dirs - filled:
+            self.usable = False
+
+
 def is_tarball_path(path: Path) -> bool:
     """True when ``path`` names a ``.tar.gz`` / ``.tgz`` file (the local tarball source kind)."""
     return path.name.lower().endswith(TARBALL_SUFFIXES)
@@ -82,8 +127,9 @@ def read_tar_stream(
     max_unpacked: int = MAX_UNPACKED_BYTES,
     max_file_bytes: int = MAX_FILE_BYTES,
     deadline: Deadline | None = None,
+    listing: ArchiveListing | None = None,
 ) -> tuple[list[tuple[str, bytes]], list[Problem], str]:
-    """Read a gzip tar stream: ``(files, problems, revision)``.
+    """Read a gzip tar stream: ``(files, problems, revision)``; with ``listing``, every member is hashed into it.
 
     ``read_chunk()`` returns the next compressed bytes (``b""`` at the end); ``what`` names the
     archive in errors (a redacted URL or a path). ``files``: ``[(path, bytes)]`` of every
@@ -96,7 +142,7 @@ def read_tar_stream(
     """
     try:
         with _open_tar(read_chunk, what, limit, max_unpacked, deadline) as tar:
-            files, problems, has_keps = _read_members(tar, what, limit, max_file_bytes)
+            files, problems, has_keps = _read_members(tar, what, limit, max_file_bytes, listing)
             comment = tar.pax_headers.get("comment", "").strip()
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise SourceError(f"{what}: not a readable tar.gz archive ({exc})") from None
@@ -144,7 +190,7 @@ def tarball_revision(path: Path) -> str:
 
 
 def _read_members(
-    tar: tarfile.TarFile, what: str, limit: int, max_file_bytes: int
+    tar: tarfile.TarFile, what: str, limit: int, max_file_bytes: int, listing: ArchiveListing | None
 ) -> tuple[list[tuple[str, bytes]], list[Problem], bool]:
     files: list[tuple[str, bytes]] = []
     problems: list[Problem] = []
@@ -154,12 +200,14 @@ def _read_members(
         raw = _member_path(member.name, what)
         path, changed = decode_path(raw or "")
         has_keps = has_keps or path == "keps" or path.startswith("keps/")
+        metadata = is_kep_file(path) or is_prr_file(path)
+        data = listing.add(tar, member, raw, max_file_bytes if metadata else 0) if listing and raw else None
         if raw is None or not path.startswith("keps/") or member.isdir():
             continue
         if not member.isfile():
             problems.append(Problem(path, "", f"archive entry is a {_member_kind(member)}, not a file; skipped"))
             continue
-        if not (is_kep_file(path) or is_prr_file(path)):
+        if not metadata:
             continue
         if member.size > max_file_bytes:
             problems.append(Problem(path, "", f"larger than {max_file_bytes} bytes; skipped"))
@@ -167,10 +215,14 @@ def _read_members(
         kept += member.size
         if kept > limit:
             raise SourceError(f"{what}: metadata files larger than {limit} bytes once unpacked, refused")
-        fh = tar.extractfile(member)
-        files.append((path, fh.read() if fh else b""))
+        if data is None:
+            fh = tar.extractfile(member)
+            data = fh.read() if fh else b""
+        files.append((path, data))
         if changed:
             problems.append(Problem(path, "", NOT_UTF8))
+    if listing is not None:
+        listing.finish()
     files, twice = _unique(files)
     return files, problems + twice, has_keps
 

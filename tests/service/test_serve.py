@@ -56,7 +56,7 @@ def test_sigterm_finishes_the_run_in_progress_then_exits_0(tmp_path):
         "revision": SHA,
         "changes": 2,
         "pull_request": None,
-        "http_requests": 2,
+        "http_requests": 3,  # the ref, the commit's tree (not served: no cache), the tarball
         "level": "info",
     }
     assert summary["run_id"] == serve.events[1]["run_id"] and len(summary["run_id"]) == 12
@@ -165,13 +165,13 @@ def test_an_unchanged_poll_makes_one_conditional_request_and_no_github_calls(tmp
     mock, upstream = github
     config = load_config(write_setup(tmp_path, API))
     first = run_job(config, tmp_path / "st")
-    assert (first.result, first.revision, first.changes, first.http_requests) == ("ok", SHA, 2, 2)
-    assert len(mock.calls) == 2  # poll (the sync reuses its answer) + tarball
+    assert (first.result, first.revision, first.changes, first.http_requests) == ("ok", SHA, 2, 3)
+    assert len(mock.calls) == 3  # poll (the sync reuses its answer), the commit's tree id, tarball
 
     second = run_job(config, tmp_path / "st")  # the page is as the first run left it
     assert (second.result, second.revision, second.http_requests) == ("skipped", SHA, 1)
     assert (second.changes, second.applied, second.pull_request, second.error) == (0, 0, None, "")
-    assert len(mock.calls) == 3
+    assert len(mock.calls) == 4
     request = mock.calls[-1].request
     assert (request.url.path, request.headers["If-None-Match"], request.headers["Accept"]) == (
         "/repos/o/enh/commits/main",
@@ -182,8 +182,8 @@ def test_an_unchanged_poll_makes_one_conditional_request_and_no_github_calls(tmp
     upstream.update(sha="b" * 40, etag='"e2"')  # upstream moved: a full run again
     (tmp_path / "wiki" / "matrix.md").write_text(PAGE, encoding="utf-8")
     third = run_job(config, tmp_path / "st")
-    # poll, compare (not served here: the tarball instead), tarball
-    assert (third.result, third.revision, third.changes, third.http_requests) == ("ok", "b" * 40, 2, 3)
+    # poll, the commit's tree id, compare (not served here: the tarball instead), tarball
+    assert (third.result, third.revision, third.changes, third.http_requests) == ("ok", "b" * 40, 2, 4)
     assert load_state(tmp_path / "st").revision_etag == '"e2"'
 
 
@@ -192,14 +192,17 @@ def test_a_new_config_or_a_failed_run_is_never_skipped(tmp_path, github):
     config = load_config(write_setup(tmp_path, API))
     assert run_job(config, tmp_path / "st").result == "ok"
     changed = config.model_copy(update={"feature_gates": "owned"})
-    assert run_job(changed, tmp_path / "st").http_requests == 1  # settings changed: full run, upstream cached
+    # settings changed: a full run, upstream from the cache (the ref: 304 to the state's ETag; the commit's tree id)
+    assert run_job(changed, tmp_path / "st").http_requests == 2
     upstream.update(sha="b" * 40, etag='"e2"')
     page = tmp_path / "wiki" / "matrix.md"
     page.rename(page.with_suffix(".away"))
     assert run_job(changed, tmp_path / "st").result == "failed"
     page.with_suffix(".away").rename(page)
     retry = run_job(changed, tmp_path / "st")  # same upstream revision, but the last run at it failed
-    assert (retry.result, retry.revision, retry.http_requests) == ("ok", "b" * 40, 1)
+    # the state keeps the ETag of its last good run, so the ref is a 200; the files from the cache the failed run
+    # filled
+    assert (retry.result, retry.revision, retry.http_requests) == ("ok", "b" * 40, 2)
     assert run_job(changed, tmp_path / "st").result == "skipped"
 
 
@@ -212,7 +215,7 @@ def test_a_poll_after_a_blocked_run_is_never_skipped(tmp_path, github):
     state.last_run = state.last_run.model_copy(update={"result": "blocked"})
     save_state(tmp_path / "st", state)
     again = run_job(config, tmp_path / "st")
-    assert (again.result, again.http_requests) == ("ok", 1)  # a full run; upstream from the cache
+    assert (again.result, again.http_requests) == ("ok", 2)  # a full run; upstream from the cache, checked
     assert run_job(config, tmp_path / "st").result == "skipped"
 
 

@@ -451,8 +451,9 @@ def test_a_run_asked_for_is_never_skipped(tmp_path, github):
     assert run_job(config, tmp_path / "st").result == "ok"
     assert run_job(config, tmp_path / "st").result == "skipped"
     forced = run_job(config, tmp_path / "st", force=True)
-    # a full run: the ref asked once (304), the snapshot from the upstream cache
-    assert (forced.result, forced.revision, forced.changes, forced.http_requests) == ("ok", SHA, 0, 1)
+    # a full run: the ref asked once (304 to the state's ETag), the snapshot from the upstream cache checked
+    # against the commit's tree id
+    assert (forced.result, forced.revision, forced.changes, forced.http_requests) == ("ok", SHA, 0, 2)
 
 
 # -- health: the service that recorded the state must still be running --------------------------------------
