@@ -34,13 +34,48 @@ except ImportError:  # pragma: no cover
         ("**2702-graduate-hpa-api-to-GA**", (2702, "graduate-hpa-api-to-GA")),
         ("0000-kep-process", (0, "kep-process")),
         ("`2133-kubelet-credential-providers`", (2133, "kubelet-credential-providers")),
+        ("#4671", (4671, "")),
+        ("KEP #4671", (4671, "")),
+        ("kubernetes/enhancements#4671", (4671, "")),
+        ("https://kep.k8s.io/4671", (4671, "")),
+        ("kep.k8s.io/4671", (4671, "")),
+        ("<https://github.com/kubernetes/enhancements/issues/4671>", (4671, "")),
+        ("[KEP-2021](https://github.com/kubernetes/enhancements/issues/2021)", (2021, "")),
+        ("[Gang scheduling](https://kep.k8s.io/4671)", (4671, "")),
+        ("[#1287](https://github.com/kubernetes/enhancements/issues/1287)", (1287, "")),
+        ("[kubernetes/enhancements#1287](https://example.org/notes)", (1287, "")),
+        (
+            "[tree](https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/4671-gang-scheduling/README.md)",
+            (4671, "gang-scheduling"),
+        ),
+        ("2718-20210511-client-exec-proxy", (2718, "20210511-client-exec-proxy")),
     ],
 )
 def test_kep_cell_forms(text, key):
     assert parse_kep_cell(text) == key
 
 
-@pytest.mark.parametrize("text", ["", "-", "TBD", "gang scheduling", "v1.30", "[link](4671)", "#4671"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "-",
+        "TBD",
+        "gang scheduling",
+        "v1.30",
+        "1.30",
+        "[link](4671)",
+        "#12x",
+        "2026-01-20",
+        "kubernetes/kubernetes#123",
+        "https://github.com/kubernetes/enhancements/pull/4671",
+        "https://github.com/example/enhancements/issues/4671",
+        "[4671](https://github.com/kubernetes/kubernetes/pull/4671)",
+        "[#123](https://github.com/kubernetes/kubernetes/issues/123)",
+        "[4671](https://kep.k8s.io/4672)",
+        "[v1.30](https://kep.k8s.io/4671)",
+    ],
+)
 def test_cells_that_name_no_kep(text):
     assert parse_kep_cell(text) is None
 

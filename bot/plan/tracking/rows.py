@@ -312,7 +312,8 @@ def _wrap(written: str) -> str:
 
 def _kep_cell(kep: Kep, shape: _Shape, web_url: str, shared: bool = False) -> str:
     """The KEP cell in the style of the table's first row (``4671-slug`` when the table has no row yet):
-    ``KEP-4671``, ``4671`` or ``4671-slug``, linked when that row's cell is a link, wrapped in emphasis only
+    ``KEP-4671``, ``#4671``, ``4671`` (any form naming the number once, the number swapped) or ``4671-slug``,
+    linked when that row's cell is a link, wrapped in emphasis only
     when every KEP cell of the table is (:attr:`_Shape.wrap`). ``shared``: upstream uses the number twice,
     so the cell is ``4671-slug`` whatever the style (only the slug picks the KEP)."""
     plain = f"{kep.number}-{kep.slug}"
@@ -324,7 +325,8 @@ def _kep_cell(kep: Kep, shape: _Shape, web_url: str, shared: bool = False) -> st
     inner = link.group(1) if link else core
     key = parse_kep_cell(inner)
     if key and not key[1] and not shared:
-        plain = f"KEP-{kep.number}" if inner.upper().startswith("KEP") else str(kep.number)
+        swapped, count = re.subn(rf"(?<![0-9])0*{key[0]}(?![0-9])", str(kep.number), inner)
+        plain = swapped if count == 1 else f"KEP-{kep.number}" if inner.upper().startswith("KEP") else str(kep.number)
     if link:
         plain = f"[{plain}]({_link(link.group(2), sample, kep, web_url)})"
     return shape.wrap + plain + shape.wrap[::-1]
