@@ -329,20 +329,20 @@ def cmd_sync(args: argparse.Namespace) -> int:
     summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
     del summary["error"]  # a run that got here did not fail
     level = log.warning if outcome.blocked else log.info
-    from bot.commands.next_steps import problems_line, rows_with_problems
+    from bot.commands.next_steps import listed_in, problems_line
 
-    left = rows_with_problems(plan.problems)
+    left = summary["rows_with_problems"]
     level(
         "sync finished",
         **summary,
+        rows_listed_in=listed_in("stdout", args.report) if left else None,
         findings=sum(not c.applied for c in plan.changes),
         blocked=outcome.blocked,
-        rows_with_problems=left,
         http_requests=counter.count,
         duration_seconds=round(time.monotonic() - start, 3),
     )
     if left and log_format(getattr(args, "log_format", None)) == "text":
-        _to_stderr(problems_line(left, args.report) + "\n")
+        _to_stderr(problems_line(left, "stdout", args.report) + "\n")
     tell_what_landed(args, config, outcome, log)
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
@@ -416,9 +416,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from bot.commands.audit import log_fields
     from bot.log import get_logger
 
+    from bot.commands.next_steps import listed_in
+
+    fields = log_fields(audit)
     get_logger(command="audit").info(
         "audit finished",
-        **log_fields(audit),
+        **fields,
+        rows_listed_in=listed_in("stdout", args.report, "audit") if fields["rows_with_problems"] else None,
         http_requests=counter.count,
         duration_seconds=round(time.monotonic() - start, 3),
     )

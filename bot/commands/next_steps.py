@@ -225,10 +225,16 @@ def rows_with_problems(problems: Sequence) -> int:
     return len({(p.path, p.key) for p in problems if p.key.startswith("line ")})
 
 
-def problems_line(count: int, report: str | None) -> str:
-    """The terminal line for :func:`rows_with_problems`: how many, and where they are listed."""
-    where = f"the report {report} lists them" if report else "run with --report FILE to list them"
-    return f"kep-sync: {count} row{'s' if count != 1 else ''} left as is with problems; {where}"
+def listed_in(output: str, report: str | None, what: str = "changelog") -> str:
+    """Where the rows left as is are listed, for the closing log line: the Problems section of ``what`` (the
+    changelog, or the audit) in ``output`` (``"stdout"``, or its file), and the JSON report ``report`` when
+    one is written."""
+    return f"the Problems section of the {what} ({output})" + (f" and the report {report}" if report else "")
+
+
+def problems_line(count: int, changelog: str, report: str | None) -> str:
+    """The terminal line for :func:`rows_with_problems`: how many, and where they are listed (:func:`listed_in`)."""
+    return f"kep-sync: {count} row{'s' if count != 1 else ''} left as is; listed in {listed_in(changelog, report)}"
 
 
 def write_outputs(path: str, outputs: Mapping[str, str]) -> None:

@@ -458,7 +458,9 @@ def run_report(
     - ``pull_request_file``: for ``git``, the path of the ``pull-request.md`` written, else ``null``;
     - ``pages_written``: the pages this run wrote (``files``) or committed (``git``, ``github``), sorted;
     - each change: ``proposed`` (the plan changes this row: ``Change.applied``) and ``applied``, true only
-      when its page is in ``pages_written``, so ``--publish none``, a failed and a blocked run apply nothing.
+      when its page is in ``pages_written``, so ``--publish none``, a failed and a blocked run apply nothing;
+    - ``rows_with_problems`` (with a plan): how many page rows were left as is or kept a value kep-sync would
+      not write, each listed among ``problems`` and in the changelog's Problems section.
 
     Without a plan (the run failed before planning) ``changes`` is empty and ``problems`` are the
     snapshot's, if it was read.
@@ -484,6 +486,10 @@ def run_report(
         "pull_request": (publication.url or None) if publication is not None and config.publish == "github" else None,
         "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git" else None,
     }
+    if plan is not None:
+        from bot.commands.next_steps import rows_with_problems
+
+        out["rows_with_problems"] = rows_with_problems(plan.problems)
     if failed:
         out["error"] = error or "the run did not finish"
     return out
@@ -493,7 +499,8 @@ def run_summary(report: dict) -> dict:
     """The summary of a run for its log line and ``state.json``, read from its report (:func:`run_report`), so
     they never disagree: ``result``, ``revision``, ``changes`` (how many changes were proposed: the rows the
     changelog lists), ``applied`` (how many were written or committed), ``pages_written`` (a count),
-    ``pull_request`` (URL or ``None``), ``pull_request_file`` (``None`` unless ``git``) and ``error``
+    ``pull_request`` (URL or ``None``), ``pull_request_file`` (``None`` unless ``git``), ``rows_with_problems``
+    (rows left as is, listed in the changelog's Problems section; 0 without a plan) and ``error``
     (``None`` unless failed)."""
     return {
         "result": report["result"],
@@ -503,6 +510,7 @@ def run_summary(report: dict) -> dict:
         "pages_written": len(report["pages_written"]),
         "pull_request": report["pull_request"],
         "pull_request_file": report.get("pull_request_file"),
+        "rows_with_problems": report.get("rows_with_problems", 0),
         "error": report.get("error"),
     }
 

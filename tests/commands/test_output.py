@@ -326,11 +326,20 @@ def test_a_dry_run_says_how_many_rows_it_left_as_is_with_problems(work, capsys):
     )
     sync = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "p.md"]
     assert main([*sync, "--log-format", "text"]) == 0
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        "kep-sync: 2 rows left as is with problems; run with --report FILE to list them"
-    )
+    out, err = capsys.readouterr()
+    where = "the Problems section of the changelog (stdout)"
+    assert err.splitlines()[-1] == f"kep-sync: 2 rows left as is; listed in {where}"
+    assert err.splitlines()[-2].endswith(f" rows_listed_in='{where}' rows_with_problems=2")
+    assert [line for line in out.splitlines() if line.startswith("| p.md |")] == [
+        "| p.md | line 3 | alpha cell 'soon' is not a milestone kep-sync can read; kep.yaml says 'v1.35'; alpha "
+        "cell kept (keps/sig-scheduling/4671-gang-scheduling/kep.yaml) |",
+        "| p.md | line 4 | alpha cell 'later' is not a milestone kep-sync can read; kep.yaml says 'v1.36'; alpha "
+        "cell kept (keps/sig-scheduling/5710-workload-aware-preemption/kep.yaml) |",
+    ]
     assert main([*sync, "--log-format", "json", "--report", "r.json"]) == 0
-    assert json.loads(capsys.readouterr().err)["rows_with_problems"] == 2
+    finished = json.loads(capsys.readouterr().err)
+    assert (finished["rows_with_problems"], finished["rows_listed_in"]) == (2, f"{where} and the report r.json")
+    assert json.loads((work / "r.json").read_text())["rows_with_problems"] == 2
 
 
 def test_the_push_command_names_a_remote_the_clone_has():
