@@ -238,6 +238,18 @@ def _log_format_option(parser: argparse.ArgumentParser, default: object) -> None
     )
 
 
+#: Commands that read the wiki: without a config file (and without ``--wiki``) they stop, saying where they looked.
+NEEDS_CONFIG = ("sync", "audit", "serve", "health", "validate")
+
+
+def config_not_found() -> str:
+    """The error of a command in :data:`NEEDS_CONFIG` that found no config file (:func:`bot.configpaths.not_found`)."""
+    from bot.config import DEFAULT_CONFIG_PATHS
+    from bot.configpaths import not_found
+
+    return not_found(DEFAULT_CONFIG_PATHS, os.getcwd())
+
+
 def resolve_config(args: argparse.Namespace) -> Config:
     """The config file's settings with command-line overrides applied and validated again.
 
@@ -248,12 +260,15 @@ def resolve_config(args: argparse.Namespace) -> Config:
     that comes with the overrides names the file "with the command-line options".
 
     Raises :class:`ConfigError` naming the file or ``command line`` and the key
-    (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), and
-    :class:`UsageError` for an empty ``--wiki``.
+    (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), or the paths tried when a command of
+    :data:`NEEDS_CONFIG` finds no config file and ``--wiki`` is not given (the built-in ``wiki.dir`` would name
+    kep-sync's own example), and :class:`UsageError` for an empty ``--wiki``.
     """
     from bot.config import find_config_path, read_config_data, validate_config  # pydantic: loaded here, on first use
 
     path = find_config_path(getattr(args, "config", None))
+    if path is None and args.command in NEEDS_CONFIG and getattr(args, "wiki", None) is None:
+        raise ConfigError(config_not_found())
     raw = read_config_data(path)
     data = {key: dict(value) if isinstance(value, dict) else value for key, value in raw.items()}
     if getattr(args, "enhancements", None) is not None:
@@ -414,9 +429,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     audit = run_audit(config, only=only, report_path=report_path(args, config), counter=counter)
     _write(audit.markdown, "the audit")
     from bot.commands.audit import log_fields
-    from bot.log import get_logger
-
     from bot.commands.next_steps import listed_in
+    from bot.log import get_logger
 
     fields = log_fields(audit)
     get_logger(command="audit").info(
@@ -439,15 +453,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from bot.config import collect_config, find_config_path, read_config_data
 
     path = find_config_path(args.config)
+    if path is None:
+        raise ConfigError(config_not_found())
     raw = read_config_data(path)
-    checked = collect_config(raw, str(path) if path else "environment")
+    checked = collect_config(raw, str(path))
     if args.publish is not None and args.publish != raw.get("publish"):
         seen = {line.split(": ", 1)[1] for line in checked.errors}
         again = collect_config(
             {**raw, "publish": args.publish}, f"{path} with the command-line options" if path else "command line"
         )
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
-    source = str(path or "built-in defaults")
+    source = str(path)
     config = checked.config  # None only with errors
     problems = (
         preflight.offline_problems(config, checked.dropped) if config is not None and not config.targets else []

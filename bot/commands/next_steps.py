@@ -234,7 +234,11 @@ def listed_in(output: str, report: str | None, what: str = "changelog") -> str:
 
 def problems_line(count: int, changelog: str, report: str | None) -> str:
     """The terminal line for :func:`rows_with_problems`: how many, and where they are listed (:func:`listed_in`)."""
-    return f"kep-sync: {count} row{'s' if count != 1 else ''} left as is; listed in {listed_in(changelog, report)}"
+    rows = f"{count} row{'s' if count != 1 else ''}"
+    return (
+        f"kep-sync: {rows} with problems (left as is, or a value kep-sync will not write); "
+        f"listed in {listed_in(changelog, report)}"
+    )
 
 
 def write_outputs(path: str, outputs: Mapping[str, str]) -> None:

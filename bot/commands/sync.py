@@ -379,7 +379,9 @@ def sync_read(
 def _read(wiki: Wiki, config: Config) -> PagesAtBase:
     """``wiki.read()``; a missing coverage or digest page is named as ``coverage.page`` / ``digest.page``,
     not ``wiki.pages``. A directory wiki whose settings name one file for two kinds of page (a symbolic
-    link: :func:`bot.commands.validate.same_files`) raises :class:`ConfigError` before anything is read."""
+    link: :func:`bot.commands.validate.same_files`) raises :class:`ConfigError` before anything is read, and
+    so does a configured page without a KEP table (:func:`_pages_without_kep_table`) once read: a run that
+    could sync nothing there never reports success."""
     if isinstance(wiki, DirectoryWiki):
         from bot.commands.validate import same_files
 
@@ -387,13 +389,35 @@ def _read(wiki: Wiki, config: Config) -> PagesAtBase:
         if overlap:
             raise ConfigError(overlap[0])
     try:
-        return wiki.read()
+        base = wiki.read()
     except ConfigError as exc:
         for key, page in (("coverage.page", config.coverage.page), ("digest.page", config.digest.page)):
             prefix = f"wiki.pages (--page) {page!r}: "
             if page and page not in config.wiki.pages and str(exc).startswith(prefix):
                 raise ConfigError(f"{key} {page!r}: {str(exc)[len(prefix) :]}") from None
         raise
+    without = _pages_without_kep_table(config, base.pages)
+    if without:
+        raise ConfigError("\n".join(without))
+    return base
+
+
+def _pages_without_kep_table(config: Config, pages: Mapping[str, bytes]) -> list[str]:
+    """One ``wiki.pages[i] 'PAGE': why`` line per configured page (read as ``pages``) with no table whose
+    header names a KEP column (:func:`bot.commands.validate.kep_table_problem`), as ``kep-sync validate``
+    says it; a page that is not UTF-8 is left to the planner, which names it."""
+    from bot.commands.validate import kep_table_problem
+
+    out = []
+    for i, page in enumerate(config.wiki.pages):
+        try:
+            text = pages[page].decode("utf-8")
+        except (KeyError, UnicodeDecodeError):
+            continue
+        why = kep_table_problem(text, config.aliases())
+        if why:
+            out.append(f"wiki.pages[{i}] {page!r}: {why}")
+    return out
 
 
 def run_audit(

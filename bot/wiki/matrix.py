@@ -49,6 +49,7 @@ from bot.wiki.tables import (
     escape_cell,
     fill_cell,
     find_tables,
+    header_row,
     split_row,
     unescape_cell,
 )
@@ -218,7 +219,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     problems: list[Problem] = []
     left: list[ProblemRow] = []
     for table in find_tables(text):
-        header = [c.text for c in split_row(lines[table.header])]
+        header = [c.text for c in header_row(lines, table)]
         keys = column_keys(header, aliases)
         if "kep" not in keys:
             continue

@@ -147,6 +147,29 @@ def split_row(line: str) -> list[Cell]:
     return cells
 
 
+#: A list item's marker before a table that starts on the item's first line (``- | KEP | Status |``).
+_LIST_MARK_RE = re.compile(r"^[\ufeff \t]*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+(?=\|)")
+
+
+def header_row(lines: Sequence[str], table: Table) -> list[Cell]:
+    """The header cells of ``table`` in the page's ``lines``: :func:`split_row` of its header line, without the
+    list marker of a table that starts on a list item's first line (``- | KEP | Status |``: the header then
+    has one cell more than the delimiter row, and that cell is the marker)."""
+    cells = split_row(lines[table.header])
+    if listed_header(lines, table):
+        return cells[1:]
+    return cells
+
+
+def listed_header(lines: Sequence[str], table: Table) -> bool:
+    """True when ``table``'s header line starts with a list item's marker (:func:`header_row`); its rows then
+    take their indentation from the delimiter row."""
+    return (
+        bool(_LIST_MARK_RE.match(lines[table.header]))
+        and len(split_row(lines[table.header])) == len(split_row(lines[table.delimiter])) + 1
+    )
+
+
 def _pipe_positions(line: str, end: int) -> list[int]:
     positions, i = [], 0
     while i < end:

@@ -328,7 +328,9 @@ def test_a_dry_run_says_how_many_rows_it_left_as_is_with_problems(work, capsys):
     assert main([*sync, "--log-format", "text"]) == 0
     out, err = capsys.readouterr()
     where = "the Problems section of the changelog (stdout)"
-    assert err.splitlines()[-1] == f"kep-sync: 2 rows left as is; listed in {where}"
+    assert err.splitlines()[-1] == (
+        f"kep-sync: 2 rows with problems (left as is, or a value kep-sync will not write); listed in {where}"
+    )
     assert err.splitlines()[-2].endswith(f" rows_listed_in='{where}' rows_with_problems=2")
     assert [line for line in out.splitlines() if line.startswith("| p.md |")] == [
         "| p.md | line 3 | alpha cell 'soon' is not a milestone kep-sync can read; kep.yaml says 'v1.35'; alpha "
