@@ -293,9 +293,7 @@ def sync_snapshot(
         if not isinstance(exc, _ReportError):
             write_failure_report(report_path, config, snapshot, plan, exc)
         raise
-    outcome = SyncOutcome(
-        publication.plan, publication.written, publication.url, publication.blocked, publication.operation
-    )
+    outcome = SyncOutcome(*publication)
     try:
         _write_report(report_path, run_report(config, snapshot, publication.plan, publication))
     except _ReportError as exc:
