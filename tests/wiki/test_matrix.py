@@ -213,3 +213,17 @@ def test_cell_value():
     assert cell_value("NA") == ""
     assert cell_value("a \\| b") == "a | b"
     assert cell_value("v1.30") == "v1.30"
+
+
+def test_a_table_that_starts_on_a_list_items_line_is_read_without_the_marker():
+    from bot.plan.diff import diff_page
+    from tests.syncutil import kep, snapshot
+
+    page = "- | KEP | Status |\n  |---|---|\n  | 4671 | implementable / alpha |\n\n1. KEP | Stage\n   --|--\n   x | y\n"
+    parsed = parse_page("m.md", page)
+    assert [(r.line, r.number, {k: c.text for k, c in r.cells.items()}) for r in parsed.rows] == [
+        (2, 4671, {"kep": "4671", "status": "implementable / alpha"})
+    ]
+    assert parsed.problems == [Problem("m.md", "line 7", "KEP cell 'x' names no KEP; left as is")]
+    diff = diff_page(parsed, snapshot(kep(4671, "gang-scheduling", stage="beta", beta="v1.37")))
+    assert diff.lines[:3] == ["- | KEP | Status |", "  |---|---|", "  | 4671 | implementable / beta |"]
