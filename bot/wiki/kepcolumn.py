@@ -6,7 +6,7 @@ kep-sync reads such a table whatever its cells say), or when most cells of one c
 read never drops a table: its row is listed as left as is. A column is never taken for KEPs when:
 
 - its header is for something else: a date, a version or release, a pull request or commit
-  (:data:`NOT_KEP_WORDS`: ``Date``, ``Version``, ``PR #``);
+  (:data:`NOT_KEP_WORDS`: ``Date``, ``Version``, ``PR``);
 - its header gives the column another role (``Status``, ``Alpha``: :mod:`bot.wiki.headers`);
 - its cells are row numbers (``1``, ``2``, ``3`` ...);
 - its cells are bare numbers (``4671``, ``#4671``) under a header that does not name KEPs
@@ -41,32 +41,15 @@ KEP_HEADERS = frozenset(
         "Enhancements issue",
     )
 )
-#: Words of a header naming what is never a KEP: dates, versions and releases, pull requests and commits.
-NOT_KEP_WORDS = frozenset(
-    {
-        "date",
-        "dates",
-        "day",
-        "when",
-        "time",
-        "updated",
-        "created",
-        "deadline",
-        "meeting",
-        "version",
-        "versions",
-        "release",
-        "releases",
-        "milestone",
-        "milestones",
-        "pr",
-        "prs",
-        "pull",
-        "commit",
-        "commits",
-        "sha",
-    }
-)
+#: Words of a header naming what is never a KEP -> what the column holds: dates, versions and releases, pull
+#: requests and commits.
+NOT_KEP_WORDS = {
+    **dict.fromkeys(("date", "dates", "day", "when", "time", "updated", "created", "deadline", "meeting"), "dates"),
+    **dict.fromkeys(("version", "versions"), "versions"),
+    **dict.fromkeys(("release", "releases", "milestone", "milestones"), "releases"),
+    **dict.fromkeys(("pr", "prs", "pull"), "pull requests"),
+    **dict.fromkeys(("commit", "commits", "sha"), "commits"),
+}
 
 
 class LeftRow(NamedTuple):
@@ -105,12 +88,13 @@ def header_names_keps(header: str) -> bool:
 
 
 def headed_for_other(header: str) -> str:
-    """The word of a header that names something never a KEP (:data:`NOT_KEP_WORDS`: ``date`` for ``Meeting date``),
-    else ``""``; a header naming KEPs (:func:`header_names_keps`) has none."""
+    """What a header says its column holds when that is never a KEP (:data:`NOT_KEP_WORDS`: ``dates`` for
+    ``Meeting date``, ``pull requests`` for ``PR``), else ``""``; a header naming KEPs (:func:`header_names_keps`)
+    has none."""
     if header_names_keps(header):
         return ""
     words = re.split(r"[^a-z0-9]+", normalize_header(header))
-    return next((w for w in words if w in NOT_KEP_WORDS), "")
+    return next((NOT_KEP_WORDS[w] for w in words if w in NOT_KEP_WORDS), "")
 
 
 def find_kep_column(
@@ -139,8 +123,9 @@ def find_kep_column(
         best = max(taken, key=lambda c: (c.readable, -c.index))
         return _verdict(header, body, best.index, "cells", exists)
     near = [c for c in candidates if c.readable]  # most cells read as KEPs, yet not taken: say why
+    formed = [c for c in candidates if any(n is not None for n in c.named) and "is headed for" not in c.why]
     other = [c for c in candidates if "is headed for" in c.why]
-    why = (near or other or [_Candidate(0, 0, [], "no column names KEPs")])[0].why
+    why = (near or formed or other or [_Candidate(0, 0, [], "no column names KEPs")])[0].why
     return KepColumn(None, "", 0, len(body), (), why)
 
 
@@ -156,19 +141,23 @@ def _judge(
     other = headed_for_other(title)
     filled = [c for c in _cells(body, index) if cell_value(c)]
     named = [kep_name(c) for c in filled]
-    found = [n for n in named if n is not None and (exists is None or exists(n.number))]
+    formed = [n for n in named if n is not None]
     if other:
-        return _Candidate(index, 0, named, f"{title!r} is headed for {other}s, not KEPs")
+        return _Candidate(index, 0, named, f"{title!r} is headed for {other}, not KEPs")
+    numbers = [n.number for n in formed]
+    if (
+        formed
+        and all(n.bare for n in formed)
+        and numbers[0] in (0, 1)
+        and numbers == list(range(numbers[0], numbers[0] + len(formed)))
+    ):
+        return _Candidate(index, len(formed), named, f"{title!r} holds row numbers")
+    found = [n for n in formed if exists is None or exists(n.number)]
     if not filled or 2 * len(found) <= len(filled):
         upstream = " upstream" if exists is not None else ""
-        return _Candidate(index, len(found), named, f"0 of {len(filled)} cells under {title!r} name a KEP{upstream}")
-    numbers = [n.number for n in found]
-    if (
-        all(n.bare for n in found)
-        and numbers[0] in (0, 1)
-        and numbers == list(range(numbers[0], numbers[0] + len(found)))
-    ):
-        return _Candidate(index, len(found), named, f"{title!r} holds row numbers")
+        return _Candidate(
+            index, len(found), named, f"{len(found)} of {len(filled)} cells under {title!r} name a KEP{upstream}"
+        )
     if all(n.bare for n in found) and not header_names_keps(title) and exists is None:
         return _Candidate(
             index,

@@ -191,7 +191,7 @@ def test_a_wiki_named_as_the_working_directory_gets_a_path_that_works_from_anywh
     [
         (["Date", "Decision"], ["2026-01-20", "2026-02-03"], None, (None, "'Date' is headed for dates, not KEPs")),
         (["Version", "Note"], ["v1.30", "1.31"], None, (None, "'Version' is headed for versions, not KEPs")),
-        (["PR", "Note"], ["#4381", "#1287"], {4381, 1287}, (None, "'PR' is headed for prs, not KEPs")),
+        (["PR", "Note"], ["#4381", "#1287"], {4381, 1287}, (None, "'PR' is headed for pull requests, not KEPs")),
         (["#", "Topic"], ["1", "2", "3"], None, (None, "'#' holds row numbers")),
         (
             ["Ref", "Topic"],
@@ -204,7 +204,7 @@ def test_a_wiki_named_as_the_working_directory_gets_a_path_that_works_from_anywh
             ),
         ),
         (["Ref", "Topic"], ["4381", "1287"], {4381, 1287}, (0, "")),
-        (["Ref", "Topic"], ["4381", "9999", "9998"], {4381}, (None, "0 of 3 cells under 'Ref' name a KEP upstream")),
+        (["Ref", "Topic"], ["4381", "9999", "9998"], {4381}, (None, "1 of 3 cells under 'Ref' name a KEP upstream")),
         (["Issue", "Topic"], ["kubernetes/kubernetes#123", "https://github.com/kubernetes/kubernetes/pull/9"], None,
          (None, "no column names KEPs")),
         (["Feature", "Topic"], ["[Gang](https://kep.k8s.io/4671)", "KEP-2021", "#12x"], None, (0, "")),
