@@ -113,10 +113,10 @@ def table_columns(
             roles.setdefault(index, (key.split("#")[0], how))
     exists = (lambda n: n in upstream.keps) if upstream is not None else None
     kep = find_kep_column(header, body, {i: r for i, (r, _) in roles.items()}, DEFAULT_ALIASES["kep"], exists)
-    if kep.index is None:
+    if kep.column is None:
         return None, kep
-    if kep.index not in roles:
-        roles[kep.index] = ("kep", "cells")
+    if kep.column not in roles:
+        roles[kep.column] = ("kep", "cells")
     taken = {role for role, _ in roles.values()}
     for index, text in enumerate(header):
         role = "" if index in roles else guess_role(text)
@@ -175,7 +175,7 @@ def agreement(table: FoundTable, text: str, upstream: Snapshot) -> tuple[tuple[s
             tally = counts.setdefault(field, [0, 0])
             tally[0] += all(same_value(field, s, expected) for s in shown)
             tally[1] += 1
-    return tuple((f, *counts[f]) for f in CHECKED_FIELDS if f in counts)  # type: ignore[misc]
+    return tuple((f, counts[f][0], counts[f][1]) for f in CHECKED_FIELDS if f in counts)
 
 
 def column_aliases(tables: Iterable[FoundTable]) -> dict[str, list[str]]:
@@ -200,17 +200,17 @@ def misread(tables: Sequence[FoundTable], aliases: Mapping[str, Sequence[str]]) 
         if t.page not in pages:
             continue
         sync_kep = column_keys(t.header, aliases).get("kep")
-        mine = t.kep.index if t.taken else None
+        mine = t.kep.column if t.taken else None
         if sync_kep == mine:
             continue
         where = f"{t.page} line {t.line}"
+        column = "none" if sync_kep is None else repr(t.header[sync_kep])
         if mine is None:
             out.append(
-                f"{where}: left as is by init, but its column {t.header[sync_kep]!r} has a KEP column's name, so "  # type: ignore[index]
+                f"{where}: left as is by init, but its column {column} has a KEP column's name, so "
                 "kep-sync reads it as a KEP table: rename that header, or one of columns.kep"
             )
         else:
-            column = "none" if sync_kep is None else repr(t.header[sync_kep])
             out.append(f"{where}: kep-sync would key its rows by {column}, not {t.header[mine]!r}: check columns.kep")
     return out
 

@@ -62,11 +62,11 @@ class LeftRow(NamedTuple):
 
 
 class KepColumn(NamedTuple):
-    """What :func:`find_kep_column` found: the KEP column's ``index`` (``None``: not a KEP table), how it was
+    """What :func:`find_kep_column` found: the KEP ``column``'s index (``None``: not a KEP table), how it was
     found (``by``: ``"header"``, ``"cells"``, ``""``), ``readable`` of ``total`` body rows whose KEP cell names a
     KEP (upstream too, when checked), the ``left`` rows and, for a table left, ``why``."""
 
-    index: int | None
+    column: int | None
     by: str
     readable: int
     total: int
@@ -75,7 +75,7 @@ class KepColumn(NamedTuple):
 
 
 class _Candidate(NamedTuple):
-    index: int
+    column: int
     readable: int
     named: list[KepName | None]
     why: str
@@ -120,8 +120,8 @@ def find_kep_column(
     candidates = [_judge(header, body, i, exists) for i in range(len(header)) if i not in roles]
     taken = [c for c in candidates if not c.why]
     if taken:
-        best = max(taken, key=lambda c: (c.readable, -c.index))
-        return _verdict(header, body, best.index, "cells", exists)
+        best = max(taken, key=lambda c: (c.readable, -c.column))
+        return _verdict(header, body, best.column, "cells", exists)
     near = [c for c in candidates if c.readable]  # most cells read as KEPs, yet not taken: say why
     formed = [c for c in candidates if any(n is not None for n in c.named) and "is headed for" not in c.why]
     other = [c for c in candidates if "is headed for" in c.why]

@@ -215,7 +215,7 @@ def test_a_kep_column_is_the_one_most_of_whose_cells_name_keps(header, cells, up
     body = [[c, "x"] for c in cells]
     exists = (lambda n: n in upstream) if upstream is not None else None
     column = find_kep_column(header, body, {}, ["KEP"], exists)
-    assert (column.index, column.why) == found
+    assert (column.column, column.why) == found
 
 
 def test_one_unreadable_cell_never_drops_a_table_and_its_row_is_listed():
@@ -239,7 +239,7 @@ def test_a_row_number_column_headed_like_the_kep_column_is_named_as_a_check(site
 
 def test_tables_of_a_page_are_found_in_lists_blockquotes_and_without_outer_pipes():
     found = page_tables("lists.md", LISTS)
-    assert [(t.line, t.kep.index, t.kep.by, [(c.text, c.role, c.how) for c in t.columns or ()]) for t in found] == [
+    assert [(t.line, t.kep.column, t.kep.by, [(c.text, c.role, c.how) for c in t.columns or ()]) for t in found] == [
         (5, 0, "header", [("KEP", "kep", "default"), ("Status / Stage", "status", "recognised"),
                           ("Alpha / Beta / GA", "milestones", "default")]),
         (11, 0, "header", [("KEP", "kep", "default"), ("Maturity", "stage", "recognised"),
