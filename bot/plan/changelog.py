@@ -228,7 +228,7 @@ def render(
         sections.append(_changes_section(snapshot, applied, links, inputs))
     sections += _written_sections(applied, links, inputs)
     sections += _review_sections(changes, links, inputs)
-    shown = _pr_problems(problems, inputs.involved_problems, changes)
+    shown = _pr_problems(problems, inputs.involved_problems)
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
         about = [
@@ -781,11 +781,10 @@ def _ignored_row(c: Change, links: Links) -> str:
     )
 
 
-def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem], changes: Sequence[Change]) -> list[Problem]:
+def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem]) -> list[Problem]:
     """The problems a reviewer of this pull request can act on: every row left as is and every value
     kep-sync would not write (``line N`` of a page: no row is left out silently), the problems of a page
     or an input as a whole (no line), and the kep.yaml problems of changed KEPs."""
-    del changes  # every row's problem is shown, changed or not
     return sorted(set((*problems, *involved)), key=problem_order)
 
 
