@@ -245,6 +245,18 @@ def _log_format_option(parser: argparse.ArgumentParser, default: object) -> None
     )
 
 
+#: Commands that read the wiki: without a config file (and without ``--wiki``) they stop, saying where they looked.
+NEEDS_CONFIG = ("sync", "audit", "serve", "health", "validate")
+
+
+def config_not_found() -> str:
+    """The error of a command in :data:`NEEDS_CONFIG` that found no config file (:func:`bot.configpaths.not_found`)."""
+    from bot.config import DEFAULT_CONFIG_PATHS
+    from bot.configpaths import not_found
+
+    return not_found(DEFAULT_CONFIG_PATHS, os.getcwd())
+
+
 def resolve_config(args: argparse.Namespace) -> Config:
     """The config file's settings with command-line overrides applied and validated again.
 
@@ -255,12 +267,15 @@ def resolve_config(args: argparse.Namespace) -> Config:
     that comes with the overrides names the file "with the command-line options".
 
     Raises :class:`ConfigError` naming the file or ``command line`` and the key
-    (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), and
-    :class:`UsageError` for an empty ``--wiki``.
+    (e.g. ``--page ../x.md`` is refused like ``wiki.pages`` in a file), or the paths tried when a command of
+    :data:`NEEDS_CONFIG` finds no config file and ``--wiki`` is not given (the built-in ``wiki.dir`` would name
+    kep-sync's own example), and :class:`UsageError` for an empty ``--wiki``.
     """
     from bot.config import find_config_path, read_config_data, validate_config  # pydantic: loaded here, on first use
 
     path = find_config_path(getattr(args, "config", None))
+    if path is None and args.command in NEEDS_CONFIG and getattr(args, "wiki", None) is None:
+        raise ConfigError(config_not_found())
     raw = read_config_data(path)
     data = {key: dict(value) if isinstance(value, dict) else value for key, value in raw.items()}
     if getattr(args, "enhancements", None) is not None:
@@ -339,20 +354,20 @@ def cmd_sync(args: argparse.Namespace) -> int:
     summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
     del summary["error"]  # a run that got here did not fail
     level = log.warning if outcome.blocked else log.info
-    from bot.commands.next_steps import problems_line, rows_with_problems
+    from bot.commands.next_steps import listed_in, problems_line
 
-    left = rows_with_problems(plan.problems)
+    left = summary["rows_with_problems"]
     level(
         "sync finished",
         **summary,
+        rows_listed_in=listed_in("stdout", args.report) if left else None,
         findings=sum(not c.applied for c in plan.changes),
         blocked=outcome.blocked,
-        rows_with_problems=left,
         http_requests=counter.count,
         duration_seconds=round(time.monotonic() - start, 3),
     )
     if left and log_format(getattr(args, "log_format", None)) == "text":
-        _to_stderr(problems_line(left, args.report) + "\n")
+        _to_stderr(problems_line(left, "stdout", args.report) + "\n")
     tell_what_landed(args, config, outcome, log)
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
@@ -424,11 +439,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     audit = run_audit(config, only=only, report_path=report_path(args, config), counter=counter)
     _write(audit.markdown, "the audit")
     from bot.commands.audit import log_fields
+    from bot.commands.next_steps import listed_in
     from bot.log import get_logger
 
+    fields = log_fields(audit)
     get_logger(command="audit").info(
         "audit finished",
-        **log_fields(audit),
+        **fields,
+        rows_listed_in=listed_in("stdout", args.report, "audit") if fields["rows_with_problems"] else None,
         http_requests=counter.count,
         duration_seconds=round(time.monotonic() - start, 3),
     )
@@ -457,15 +475,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from bot.config import collect_config, find_config_path, read_config_data
 
     path = find_config_path(args.config)
+    if path is None:
+        raise ConfigError(config_not_found())
     raw = read_config_data(path)
-    checked = collect_config(raw, str(path) if path else "environment")
+    checked = collect_config(raw, str(path))
     if args.publish is not None and args.publish != raw.get("publish"):
         seen = {line.split(": ", 1)[1] for line in checked.errors}
         again = collect_config(
             {**raw, "publish": args.publish}, f"{path} with the command-line options" if path else "command line"
         )
         checked = again._replace(errors=checked.errors + [e for e in again.errors if e.split(": ", 1)[1] not in seen])
-    source = str(path or "built-in defaults")
+    source = str(path)
     config = checked.config  # None only with errors
     problems = (
         preflight.offline_problems(config, checked.dropped) if config is not None and not config.targets else []

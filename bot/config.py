@@ -31,6 +31,8 @@ from bot.wiki.pages import same_page
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
 DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")
+#: Looked for in the working directory, in this order: what ``kep-sync init`` writes, then the shipped file's place.
+DEFAULT_CONFIG_PATHS = (Path("kep-sync.yaml"), DEFAULT_CONFIG_PATH)
 
 
 class _Strict(BaseModel):
@@ -50,7 +52,7 @@ class WikiConfig(_Strict):
     ``repo`` unset under GitHub Actions: the repository the workflow runs in (:func:`actions_repository`)."""
 
     dir: str = "examples/wiki"
-    """The wiki checkout on disk (``--wiki``), relative to the working directory."""
+    """The wiki checkout on disk: relative to this file's directory (``--wiki``: to the working directory)."""
     pages: list[str] = Field(default_factory=lambda: ["kubernetes-keps-implementation-matrix.md"], min_length=1)
     """Pages holding KEP tables, relative to ``dir`` (``--page``, repeatable); in ``repo`` the same paths from the
     repository root."""
@@ -345,7 +347,8 @@ class ReleaseNotesConfig(_Strict):
     """
 
     source: str = ""
-    """``github:kubernetes/sig-release@master`` or a directory of ``release-notes-1.NN.json``; empty: off."""
+    """``github:kubernetes/sig-release@master`` or a directory of ``release-notes-1.NN.json`` (relative: to this
+    file's directory); empty: off."""
     review: Literal["page", "all"] = "page"
     """``page``: Needs review covers the pages' KEPs; ``all`` adds gates no kep.yaml declares."""
 
@@ -362,7 +365,8 @@ class GateLifecycleConfig(_Strict):
     """
 
     source: str = ""
-    """A ``versioned_feature_list.yaml``, a directory of them, or ``github:kubernetes/kubernetes``; empty: off."""
+    """A ``versioned_feature_list.yaml``, a directory of them (relative: to this file's directory), or
+    ``github:kubernetes/kubernetes``; empty: off."""
     promote_when: Literal["always", "released"] = "always"
     """``always``: write promotions at once; ``released``: only once the release shipped (needs ``source``)."""
     column: bool = False
@@ -521,9 +525,10 @@ class Config(_Strict):
     supported."""
     enhancements: str = Field(default="github:kubernetes/enhancements@master", min_length=1)
     """Where the KEPs come from (``--enhancements``): a directory with ``keps/``, a ``.tar.gz`` snapshot, a git
-    repository, URL or bundle, or ``github:OWNER/REPO@REF``."""
+    repository, URL or bundle, or ``github:OWNER/REPO@REF``; a relative path is read from this file's directory."""
     cache_dir: str = Field(default_factory=lambda: os.environ.get("KEP_SYNC_CACHE_DIR") or "~/.cache/kep-sync")
-    """Git clones, upstream and history caches; default ``$KEP_SYNC_CACHE_DIR``, else ``~/.cache/kep-sync``."""
+    """Git clones, upstream and history caches (relative: to this file's directory); default
+    ``$KEP_SYNC_CACHE_DIR``, else ``~/.cache/kep-sync``."""
     wiki: WikiConfig = Field(default_factory=WikiConfig)
     """Where the pages are."""
     columns: ColumnsConfig = Field(default_factory=ColumnsConfig)
@@ -885,12 +890,13 @@ def did_you_mean(loc: tuple) -> str:
 
 
 def find_config_path(explicit: str | None) -> Path | None:
-    """The config file to read: ``--config``, else ``$KEP_SYNC_CONFIG``, else ``config/kep-sync.yaml`` if present."""
+    """The config file to read: ``--config``, else ``$KEP_SYNC_CONFIG``, else the first of
+    :data:`DEFAULT_CONFIG_PATHS` present (``kep-sync.yaml``, ``config/kep-sync.yaml``), else ``None``."""
     if explicit:
         return Path(explicit)
     if os.environ.get("KEP_SYNC_CONFIG"):
         return Path(os.environ["KEP_SYNC_CONFIG"])
-    return DEFAULT_CONFIG_PATH if DEFAULT_CONFIG_PATH.is_file() else None
+    return next((p for p in DEFAULT_CONFIG_PATHS if p.is_file()), None)
 
 
 def load_config(path: Path | None) -> Config:
@@ -903,7 +909,8 @@ def load_config(path: Path | None) -> Config:
 
 
 def read_config_data(path: Path | None) -> dict:
-    """The settings in the file ``path`` as written (not validated), ``{}`` for ``None``.
+    """The settings in the file ``path`` as written (not validated), ``{}`` for ``None``; relative paths are
+    read from the file's directory (:func:`bot.configpaths.anchor_paths`).
 
     Raises :class:`ConfigError` naming the file when it is missing, unreadable, not YAML or not a mapping.
     """
@@ -929,7 +936,9 @@ def read_config_data(path: Path | None) -> dict:
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: (top level): expected a mapping of settings")
-    return raw
+    from bot.configpaths import anchor_paths
+
+    return anchor_paths(raw, path)
 
 
 def validate_config(data: dict, source: str) -> Config:

@@ -34,6 +34,7 @@ __all__ = [
     "PAGE_PATH",
     "PROMOTED",
     "R",
+    "README",
     "READS",
     "READS_PR",
     "REPO",
@@ -51,6 +52,8 @@ __all__ = [
 
 REPO = "acme/wiki"
 PAGE_PATH = "docs/matrix.md"
+#: The repository's README: in the page set of some tests, an empty KEP table with nothing to sync.
+README = "wiki\n\n| KEP | Status |\n|---|---|\n"
 BRANCH = "kep-sync/matrix"
 #: A personal-access-token-shaped value (never a real token).
 ENV = {"GITHUB_TOKEN": "ghp_" + "t" * 36}

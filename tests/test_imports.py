@@ -99,7 +99,7 @@ STAGES = (
     ("wiki", ("bot.wiki",)),
     ("plan", ("bot.plan",)),
     ("publish", ("bot.publish",)),
-    ("config", ("bot.config", "bot.configyaml")),
+    ("config", ("bot.config", "bot.configyaml", "bot.configpaths")),
     ("commands", ("bot.commands",)),
     ("service", ("bot.service",)),
     ("cli", ("bot.cli", "bot.cli_targets")),

@@ -76,13 +76,17 @@ class AuditPlan(NamedTuple):
 def log_fields(audit: AuditPlan) -> dict:
     """The figures of an audit for its ``audit finished`` log line (``kep-sync audit`` and ``serve``):
     ``revision``, ``rows``, ``changes`` (a sync would propose), ``discrepancies`` and
-    ``shipped_not_implemented`` (implementable + stable with the GA milestone shipped)."""
+    ``shipped_not_implemented`` (implementable + stable with the GA milestone shipped), ``rows_with_problems``
+    (rows left as is, listed in the audit's Problems section: :func:`bot.commands.next_steps.rows_with_problems`)."""
+    from bot.commands.next_steps import rows_with_problems
+
     return {
         "revision": audit.snapshot.revision,
         "rows": audit.rows,
         "changes": sum(c.applied for c in audit.changes),
         "discrepancies": len(audit.discrepancies),
         "shipped_not_implemented": sum(v.shipped == SHIPPED for v in audit.stable),
+        "rows_with_problems": rows_with_problems(audit.problems),
     }
 
 

@@ -1,140 +1,50 @@
 """``kep-sync init``: a first config for one's own wiki, written from the KEP tables found on its pages.
 
-Reads markdown pages (every ``*.md`` under a wiki directory, or the pages named), finds each table with a
-KEP column (:func:`bot.wiki.matrix.column_keys` with the default header aliases of
-:mod:`bot.wiki.headers`), gives its other columns roles, and writes a config naming those pages and the
-column aliases they need. A header the defaults do not know is given a role only when it plainly names
-one (:func:`guess_role`): ``里程碑 (Alpha / Beta / GA)`` -> ``milestones``, ``GA release`` -> ``stable``;
-every such guess is listed, in the output and in the file. Offline: no network is asked.
+Reads markdown pages (every ``*.md`` under a wiki directory, or the pages named) and looks at every table
+(:mod:`bot.commands.init_tables`): a KEP table is one whose header names the KEP column or where most cells
+of one column name KEPs (KEPs that exist upstream, with ``--enhancements``); its other columns get roles by
+header (the defaults, headers people write such as ``Current status`` or ``Alpha in``, and plain guesses
+such as ``里程碑 (Alpha / Beta / GA)`` -> ``milestones``). It writes a config naming those pages and the
+column headers they need, with paths relative to the config file, and lists every table with why it was
+taken or left and every row left as is. Offline unless ``--enhancements`` names a remote source.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import yaml
 
+from bot.commands.init_tables import (  # noqa: F401  (guess_role, table_columns: this module's names too)
+    FoundTable,
+    column_aliases,
+    describe,
+    guess_role,
+    misread,
+    page_tables,
+    table_columns,
+)
 from bot.errors import ConfigError, KepSyncError, UsageError
-from bot.wiki.frontmatter import block_end
 from bot.wiki.headers import DEFAULT_ALIASES
-from bot.wiki.matrix import OWNED_ROLES, column_keys, lookalike_column, normalize_header, parse_kep_cell
-from bot.wiki.sections import find_headings, heading_above
-from bot.wiki.tables import find_tables, split_row
+
+if TYPE_CHECKING:
+    from bot.model.snapshot import Snapshot
 
 #: Most pages read under one wiki directory; a larger tree is refused (name the pages with ``--page``).
 MAX_PAGES = 2000
-#: Words around a role's name in a header that do not change its meaning (``GA release``, ``Beta milestone``).
-FILLER_WORDS = frozenset(
-    {
-        "release",
-        "releases",
-        "milestone",
-        "milestones",
-        "version",
-        "versions",
-        "target",
-        "targeted",
-        "since",
-        "in",
-        "k8s",
-        "kubernetes",
-    }
-)
-#: Roles :func:`guess_role` may give a header (never ``kep``: that column is found by its cells).
-GUESSED_ROLES = OWNED_ROLES + ("feature_gates",)
-
-
-class Column(NamedTuple):
-    """One header cell of a KEP table: its ``text``, its ``role`` (``""``: not synced) and whether the
-    role was ``guessed`` (not one of the default aliases)."""
-
-    text: str
-    role: str
-    guessed: bool
-
-
-class FoundTable(NamedTuple):
-    """A KEP table: ``page`` (relative to the wiki), 1-based header ``line``, the ``heading`` above it,
-    its ``columns`` and how many body ``rows`` name a KEP."""
-
-    page: str
-    line: int
-    heading: str
-    columns: tuple[Column, ...]
-    rows: int
 
 
 class Scan(NamedTuple):
     """What :func:`scan_pages` found: the KEP ``tables``, the pages read that hold none (``skipped``,
-    ``(page, why)``)."""
+    ``(page, why)``) and every table ``looked`` at, taken or left (:class:`FoundTable`)."""
 
     tables: list[FoundTable]
     skipped: list[tuple[str, str]]
-
-
-def guess_role(header: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_ALIASES) -> str:
-    """The role a header that no alias names plainly has, else ``""``: its parenthesised part or last words
-    are an alias of an owned role (:func:`bot.wiki.matrix.lookalike_column`: ``里程碑 (Alpha / Beta / GA)``),
-    or it is such an alias with :data:`FILLER_WORDS` around it (``GA release``, ``Alpha milestone``)."""
-    like = lookalike_column(header, aliases)
-    if like:
-        return like[0]
-    words = [w for w in normalize_header(header).split(" ") if w not in FILLER_WORDS]
-    bare = " ".join(words)
-    for role in GUESSED_ROLES:
-        if bare and any(normalize_header(a) == bare for a in aliases.get(role, ())):
-            return role
-    return ""
-
-
-def table_columns(header: Sequence[str], body: Sequence[Sequence[str]]) -> tuple[Column, ...] | None:
-    """The columns of a table with header texts ``header`` and body rows ``body`` (cell texts), or ``None``
-    when it is no KEP table. The KEP column is the one a default alias names, else the first column whose
-    every non-blank body cell is a KEP cell (:func:`bot.wiki.matrix.parse_kep_cell`; at least two rows),
-    its header then guessed. A role already held by a column of this table is not guessed again."""
-    known = {index: key.split("#")[0] for key, index in column_keys(header, DEFAULT_ALIASES).items()}
-    guessed: dict[int, str] = {}
-    if "kep" not in known.values():
-        kep = next(
-            (i for i in range(len(header)) if i not in known and _all_keps([r[i] for r in body if i < len(r)])), None
-        )
-        if kep is None:
-            return None
-        guessed[kep] = "kep"
-    taken = set(known.values()) | set(guessed.values())
-    for index, text in enumerate(header):
-        role = "" if index in known or index in guessed else guess_role(text)
-        if role and role not in taken:
-            guessed[index] = role
-            taken.add(role)
-    return tuple(Column(text, known.get(i) or guessed.get(i, ""), i in guessed) for i, text in enumerate(header))
-
-
-def _all_keps(cells: Sequence[str]) -> bool:
-    filled = [c for c in cells if c.strip()]
-    return len(filled) >= 2 and all(parse_kep_cell(c) is not None for c in filled)
-
-
-def page_tables(page: str, text: str) -> list[FoundTable]:
-    """The KEP tables of one page (``text`` decoded), in page order."""
-    lines = text.split("\n")
-    end = block_end(lines)
-    headings = [h for h in find_headings(text) if end is None or h.line > end]  # not the front matter's lines
-    found = []
-    for table in find_tables(text):
-        header = [c.text for c in split_row(lines[table.header])]
-        body = [[c.text for c in split_row(lines[i])] for i in table.body]
-        columns = table_columns(header, body)
-        if columns is None:
-            continue
-        kep = next(i for i, c in enumerate(columns) if c.role == "kep")
-        rows = sum(kep < len(r) and parse_kep_cell(r[kep]) is not None for r in body)
-        found.append(FoundTable(page, table.header + 1, heading_above(headings, table.header), columns, rows))
-    return found
+    looked: list[FoundTable] = []
 
 
 def list_pages(wiki: Path) -> list[str]:
@@ -157,10 +67,13 @@ def list_pages(wiki: Path) -> list[str]:
     return sorted(p.replace(os.sep, "/") for p in pages)
 
 
-def scan_pages(wiki: Path, pages: Iterable[str]) -> Scan:
-    """The KEP tables of ``pages`` (relative to ``wiki``); a page that cannot be read or holds no KEP table is
-    ``skipped`` with why. Raises :class:`UsageError` for a page named that does not exist."""
+def scan_pages(wiki: Path, pages: Iterable[str], upstream: Snapshot | None = None) -> Scan:
+    """The tables of ``pages`` (relative to ``wiki``): the KEP tables and every table looked at
+    (:func:`bot.commands.init_tables.page_tables`, KEPs checked against ``upstream`` when given); a page that
+    cannot be read or holds no KEP table is ``skipped`` with why. Raises :class:`UsageError` for a page named
+    that does not exist."""
     tables: list[FoundTable] = []
+    looked: list[FoundTable] = []
     skipped: list[tuple[str, str]] = []
     for page in pages:
         try:
@@ -170,34 +83,22 @@ def scan_pages(wiki: Path, pages: Iterable[str]) -> Scan:
         except (OSError, UnicodeDecodeError) as exc:
             skipped.append((page, f"cannot be read: {getattr(exc, 'strerror', None) or exc}"))
             continue
-        found = page_tables(page, text.removeprefix("\ufeff"))
+        seen = page_tables(page, text.removeprefix("\ufeff"), upstream)
+        found = [t for t in seen if t.taken]
         tables += found
+        looked += seen
         if not found:
-            skipped.append((page, "no KEP table"))
-    return Scan(tables, skipped)
+            skipped.append((page, "no KEP table" if seen else "no table"))
+    return Scan(tables, skipped, looked)
 
 
-def column_aliases(tables: Iterable[FoundTable]) -> dict[str, list[str]]:
-    """``columns`` for the config: for each role given to a header the defaults do not name, the default
-    aliases plus those headers (as written), in role order; roles without a guess are left out (the
-    defaults apply)."""
-    extra: dict[str, list[str]] = {}
-    for table in tables:
-        for column in table.columns:
-            if column.guessed and column.text not in extra.setdefault(column.role, []):
-                extra[column.role].append(column.text)
-    return {role: list(DEFAULT_ALIASES[role]) + extra[role] for role in DEFAULT_ALIASES if extra.get(role)}
+def path_setting(path: str, output: str) -> str:
+    """A local path (as the working directory names it) as the config file ``output`` says it: relative to the
+    file's directory, where kep-sync reads a config's paths from (:func:`bot.configpaths.config_relative`), so
+    the config works from any working directory; absolute when the two share no directory below the root."""
+    from bot.configpaths import config_relative
 
-
-def wiki_setting(wiki: Path, cwd: Path) -> str:
-    """``wiki.dir`` as the config says it: relative to ``cwd`` (where relative paths of a config are read
-    from) when ``wiki`` lies under it, else absolute."""
-    absolute = Path(os.path.abspath(wiki))
-    try:
-        rel = absolute.relative_to(os.path.abspath(cwd))
-    except ValueError:
-        return str(absolute)
-    return str(rel) if str(rel) != "." else "."
+    return config_relative(path, output)
 
 
 def config_data(wiki_dir: str, tables: Sequence[FoundTable], enhancements: str | None) -> dict:
@@ -213,13 +114,13 @@ def config_data(wiki_dir: str, tables: Sequence[FoundTable], enhancements: str |
     return data
 
 
-def config_text(data: dict, tables: Sequence[FoundTable], cwd: Path) -> str:
-    """The config file: a comment header (where relative paths are read from, each KEP table found and
-    every guessed column), then ``data`` as YAML."""
+def config_text(data: dict, tables: Sequence[FoundTable]) -> str:
+    """The config file: a comment header (where relative paths are read from, each table looked at and what
+    init made of it), then ``data`` as YAML."""
     head = [
         "# kep-sync configuration written by `kep-sync init`; every key: docs/configuration.md in kep-sync.",
-        f"# Relative paths are read from the working directory kep-sync runs in; init ran in {escaped(str(cwd))}.",
-        "# KEP tables found:",
+        "# Relative paths are read from this file's directory, wherever kep-sync runs.",
+        "# Tables looked at:",
     ]
     head += [f"#   {escaped(line)}" for table in tables for line in describe(table)]
     body = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
@@ -232,25 +133,19 @@ def escaped(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def describe(table: FoundTable) -> list[str]:
-    """Lines naming one table and its columns: ``page line N (under "Heading"): R rows`` then
-    ``'Header' -> role`` (``(guessed)`` when no default alias names it; ``not synced`` without a role)."""
-    where = f"{table.page} line {table.line}" + (f" (under {table.heading!r})" if table.heading else "")
-    out = [f"{where}: {table.rows} KEP row{'s' if table.rows != 1 else ''}"]
-    for c in table.columns:
-        role = f"{c.role}{' (guessed)' if c.guessed else ''}" if c.role else "not synced"
-        out.append(f"  {c.text!r} -> {role}")
-    return out
-
-
 def no_tables_error(where: str, scan: Scan) -> UsageError:
-    """The error when no page read holds a KEP table: which pages were read and what a KEP table is."""
+    """The error when no page read holds a KEP table: which pages were read, why each table was left, and what
+    a KEP table is."""
     names = " or ".join(repr(a) for a in DEFAULT_ALIASES["kep"])
     read = ", ".join(f"{p} ({why})" for p, why in scan.skipped[:5]) + (" ..." if len(scan.skipped) > 5 else "")
+    left = "; ".join(f"{t.page} line {t.line}: {t.kep.why}" for t in scan.looked[:3]) + (
+        " ..." if len(scan.looked) > 3 else ""
+    )
     return UsageError(
         f"{where}: no KEP table found in {len(scan.skipped)} page(s) read"
-        f"{': ' + read if read else ''}; a KEP table is a markdown table with a column named {names} "
-        "or whose cells are KEPs (4671-gang-scheduling, KEP-4671)"
+        f"{': ' + read if read else ''}{' (' + left + ')' if left else ''}; a KEP table is a markdown table with "
+        f"a column named {names} or one where most cells name KEPs (4671, 4671-gang-scheduling, KEP-4671, "
+        "#4671, a kep.k8s.io or enhancements issue link)"
     )
 
 
@@ -318,14 +213,27 @@ def page_argument(pages: Sequence[str], wiki: str | None) -> tuple[Path, list[st
 
 
 class Written(NamedTuple):
-    """What :func:`init_config` did: the config ``path`` written, its ``text``, the ``tables`` found,
-    the pages ``skipped`` (``(page, why)``) and the ``next`` lines to print."""
+    """What :func:`init_config` did: the config ``path`` written, its ``text``, the KEP ``tables`` found,
+    the pages ``skipped`` (``(page, why)``), the ``next`` lines to print, every table ``looked`` at and the
+    ``checks``: where kep-sync would read a configured page other than init did (:func:`misread`)."""
 
     path: str
     text: str
     tables: list[FoundTable]
     skipped: list[tuple[str, str]]
     next: list[str]
+    looked: list[FoundTable] = []
+    checks: list[str] = []
+
+
+def load_upstream(enhancements: str) -> Snapshot:
+    """The KEPs of ``--enhancements`` (a clone, bundle, tarball or directory; a URL or ``github:`` source is
+    fetched), to check init's guesses against: cached in ``$KEP_SYNC_CACHE_DIR``, else ``~/.cache/kep-sync``,
+    as a sync caches them. Raises :class:`KepSyncError` when the source cannot be read."""
+    from bot.sources.enhancements import load_snapshot
+
+    cache = Path(os.environ.get("KEP_SYNC_CACHE_DIR") or "~/.cache/kep-sync").expanduser()
+    return load_snapshot(enhancements, cache, token=os.environ.get("GITHUB_TOKEN") or None)
 
 
 def init_config(
@@ -339,15 +247,18 @@ def init_config(
 ) -> Written:
     """Scan the wiki, write the config to ``output`` (never over an existing file) and return what was done.
 
-    The config is validated before it is written, as ``kep-sync validate`` does (the settings, then the
-    offline checks of :mod:`bot.commands.validate` with paths read from ``cwd``); the next command names
-    ``program`` (:func:`invoked_as`). Raises :class:`KepSyncError` when standard output is closed (nothing is
-    written), :class:`UsageError` when
-    ``output`` exists, the wiki or a page is missing or no page holds a KEP table; :class:`ConfigError`
-    with every problem when the config would not validate (nothing is written then).
+    With ``enhancements`` the KEPs are read (:func:`load_upstream`) and a KEP column's cells must name KEPs
+    that exist. Paths are written relative to ``output``'s directory (:func:`path_setting`). The config is
+    validated before it is written, as ``kep-sync validate`` does (the settings, then the offline checks of
+    :mod:`bot.commands.validate`), and every configured page is read again as a sync would read it
+    (:func:`misread`); the next command names ``program`` (:func:`invoked_as`). Raises
+    :class:`KepSyncError` when standard output is closed (nothing is written) or the source cannot be read,
+    :class:`UsageError` when ``output`` exists, the wiki or a page is missing or no page holds a KEP table;
+    :class:`ConfigError` with every problem when the config would not validate (nothing is written then).
     """
     from bot.commands.validate import offline_problems
     from bot.config import collect_config
+    from bot.configpaths import anchor_paths
     from bot.configyaml import load_config_yaml
 
     if not output.strip():
@@ -360,12 +271,14 @@ def init_config(
             "another with --output PATH)"
         )
     root, names = page_argument(pages, wiki)
-    scan = scan_pages(root, names)
+    upstream = load_upstream(enhancements) if enhancements else None
+    scan = scan_pages(root, names, upstream)
     if not scan.tables:
         raise no_tables_error(wiki if wiki is not None else ", ".join(pages), scan)
-    text = config_text(config_data(wiki_setting(root, cwd), scan.tables, enhancements), scan.tables, cwd)
+    source = path_setting(enhancements, output) if enhancements else None
+    text = config_text(config_data(path_setting(str(root), output), scan.tables, source), scan.looked)
     try:
-        data = load_config_yaml(text)
+        data = anchor_paths(load_config_yaml(text), output)
     except ValueError as exc:  # ConfigYamlError: a name init could not write as YAML
         raise ConfigError(f"the config kep-sync init would write does not read back: {escaped(str(exc))}") from None
     checked = collect_config(data, output)
@@ -374,11 +287,17 @@ def init_config(
         if checked.config is not None
         else []
     )
-    if problems:
+    if problems or checked.config is None:
         raise ConfigError("\n".join(["the config kep-sync init would write does not validate:"] + problems))
     _write_new(Path(output), text)
     return Written(
-        output, text, scan.tables, scan.skipped, next_command(output, enhancements, example_snapshot(cwd), program)
+        output,
+        text,
+        scan.tables,
+        scan.skipped,
+        next_command(output, enhancements, example_snapshot(cwd), program),
+        scan.looked,
+        misread(scan.looked, checked.config.aliases()),
     )
 
 
@@ -401,15 +320,19 @@ def _write_new(path: Path, text: str) -> None:
 
 
 def summary_lines(done: Written) -> list[str]:
-    """What init prints: each KEP table and its columns, the guesses, the pages skipped, the next command."""
+    """What init prints: every table looked at (each KEP table with its rows left as is and its columns, each
+    table left with why), the guesses, what to check, the pages skipped, the next command."""
     lines = [
         f"Wrote {done.path}: {len({t.page for t in done.tables})} page(s), {len(done.tables)} KEP table(s), "
         f"{sum(t.rows for t in done.tables)} KEP rows."
     ]
-    lines += [line for table in done.tables for line in describe(table)]
-    guesses = [f"{c.text!r} -> columns.{c.role}" for t in done.tables for c in t.columns if c.guessed]
+    lines += [line for table in done.looked or done.tables for line in describe(table)]
+    guesses = [
+        f"{c.text!r} -> columns.{c.role}" for t in done.tables for c in t.columns or () if c.how in ("guessed", "cells")
+    ]
     if guesses:
         lines.append("Guessed (check them in the config): " + "; ".join(dict.fromkeys(guesses)))
+    lines += [f"Check: {line}" for line in done.checks]
     if done.skipped:
         more = f" and {len(done.skipped) - 10} more" if len(done.skipped) > 10 else ""
         lines.append(

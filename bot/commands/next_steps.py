@@ -1,8 +1,9 @@
 """What a sync that published tells the person or the workflow that ran it, after the changelog.
 
 - ``--publish files``: the pages written and how many rows changed and were added (:func:`files_lines`);
-- ``--publish git``: the branch, the commit and the commands that push it and open the pull request, with
-  the body in a file (:func:`git_lines`); the ``pull_request`` settings only ``--publish github`` applies;
+- ``--publish git``: the branch, the commit and the commands that push it (``--force-with-lease`` when kep-sync
+  rebuilt a branch that may have been pushed: :func:`rebuilt`) and open the pull request, with the body in a
+  file (:func:`git_lines`); the ``pull_request`` settings only ``--publish github`` applies;
 - under GitHub Actions: the step outputs written to ``$GITHUB_OUTPUT`` (:func:`action_outputs`, the names
   of ``action.yml``; :func:`targets_outputs` for a run of many targets) and a ``::warning::`` workflow
   command for a blocked run (:func:`blocked_annotation`).
@@ -93,12 +94,18 @@ def git_lines(config: Config, publication: Publication) -> list[str]:
     what = f"{len(publication.written)} page(s) committed" if publication.written else "already up to date"
     base, not_a_branch = pr_base(wiki, config.wiki.base)
     create = ["gh", "pr", "create", "--head", branch, "--base", base, "--title", title, "--body-file", str(body_file)]
+    remotes = _remotes(wiki)
+    force = rebuilt(wiki, branch, publication.replaced, remotes)
     lines = [
         f"kep-sync: branch {branch} in {wiki} at commit {commit} ({what})",
-        "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
-        "before: kep-sync rebuilds it on a new base):",
+        (
+            f"kep-sync rebuilt the branch on a new base ({force}); a plain push of a branch pushed before is "
+            "refused, this one replaces it unless the remote branch moved since this clone last pushed or fetched it:"
+            if force
+            else "To push it and open the pull request:"
+        ),
         f"  cd {shell_path(wiki)}",
-        *push_commands(_remotes(wiki), branch),
+        *push_commands(remotes, branch, force=bool(force)),
         f"  {shlex.join(create + gh_options(config))}",
     ]
     if not_a_branch:
@@ -124,12 +131,37 @@ def shell_path(path: str) -> str:
     return shlex.quote(f"./{path}" if path.startswith("-") else path)
 
 
-def push_commands(remotes: list[str], branch: str) -> list[str]:
+def push_commands(remotes: list[str], branch: str, *, force: bool = False) -> list[str]:
     """The lines pushing ``branch``: to ``origin`` when the clone has it, else to its first remote, else
-    after adding ``origin`` (the clone has no remote; ``remotes``: ``git remote`` output)."""
+    after adding ``origin`` (the clone has no remote; ``remotes``: ``git remote`` output); with ``force``
+    (:func:`rebuilt`) as ``git push --force-with-lease``, which replaces the remote branch only while it is
+    where this clone last saw it."""
     remote = "origin" if "origin" in remotes or not remotes else remotes[0]
     add = [] if remotes else ["  git remote add origin URL    # this clone has no remote: the wiki repository's URL"]
-    return [*add, f"  git push {shlex.quote(remote)} {shlex.quote(branch)}"]
+    lease = "--force-with-lease " if force else ""
+    return [*add, f"  git push {lease}{shlex.quote(remote)} {shlex.quote(branch)}"]
+
+
+def rebuilt(wiki: str, branch: str, replaced: str, remotes: list[str]) -> str:
+    """Why a push of the bot branch must replace what a remote may have, or ``""`` when a plain push works:
+    this run rebuilt it (``replaced``: the head it had, :attr:`~bot.publish.backend.Publication.replaced`), or the
+    clone's remote-tracking branch (``refs/remotes/REMOTE/BRANCH``, left by an earlier push or fetch) is not an
+    ancestor of the new head (kep-sync deleted the branch once the base had the rows, then started it again)."""
+    if replaced:
+        return f"it was at {replaced[:12]}"
+    head = _git(wiki, "rev-parse", "--verify", "-q", f"refs/heads/{branch}")
+    for remote in remotes:
+        seen = _git(wiki, "rev-parse", "--verify", "-q", f"refs/remotes/{remote}/{branch}")
+        if seen and head and not _is_ancestor(wiki, seen, head):
+            return f"{remote}/{branch} is at {seen[:12]}"
+    return ""
+
+
+def _is_ancestor(wiki: str, old: str, new: str) -> bool:
+    proc = subprocess.run(
+        ["git", "-C", wiki, "merge-base", "--is-ancestor", old, new], capture_output=True, check=False
+    )
+    return proc.returncode == 0
 
 
 def _remotes(wiki: str) -> list[str]:
@@ -225,10 +257,20 @@ def rows_with_problems(problems: Sequence) -> int:
     return len({(p.path, p.key) for p in problems if p.key.startswith("line ")})
 
 
-def problems_line(count: int, report: str | None) -> str:
-    """The terminal line for :func:`rows_with_problems`: how many, and where they are listed."""
-    where = f"the report {report} lists them" if report else "run with --report FILE to list them"
-    return f"kep-sync: {count} row{'s' if count != 1 else ''} left as is with problems; {where}"
+def listed_in(output: str, report: str | None, what: str = "changelog") -> str:
+    """Where the rows left as is are listed, for the closing log line: the Problems section of ``what`` (the
+    changelog, or the audit) in ``output`` (``"stdout"``, or its file), and the JSON report ``report`` when
+    one is written."""
+    return f"the Problems section of the {what} ({output})" + (f" and the report {report}" if report else "")
+
+
+def problems_line(count: int, changelog: str, report: str | None) -> str:
+    """The terminal line for :func:`rows_with_problems`: how many, and where they are listed (:func:`listed_in`)."""
+    rows = f"{count} row{'s' if count != 1 else ''}"
+    return (
+        f"kep-sync: {rows} with problems (left as is, or a value kep-sync will not write); "
+        f"listed in {listed_in(changelog, report)}"
+    )
 
 
 def write_outputs(path: str, outputs: Mapping[str, str]) -> None:

@@ -298,9 +298,7 @@ def sync_snapshot(
         if not isinstance(exc, _ReportError):
             write_failure_report(report_path, config, snapshot, plan, exc)
         raise
-    outcome = SyncOutcome(
-        publication.plan, publication.written, publication.url, publication.blocked, publication.operation
-    )
+    outcome = SyncOutcome(*publication)
     try:
         _write_report(report_path, run_report(config, snapshot, publication.plan, publication))
     except _ReportError as exc:
@@ -384,7 +382,9 @@ def sync_read(
 def _read(wiki: Wiki, config: Config) -> PagesAtBase:
     """``wiki.read()``; a missing coverage or digest page is named as ``coverage.page`` / ``digest.page``,
     not ``wiki.pages``. A directory wiki whose settings name one file for two kinds of page (a symbolic
-    link: :func:`bot.commands.validate.same_files`) raises :class:`ConfigError` before anything is read."""
+    link: :func:`bot.commands.validate.same_files`) raises :class:`ConfigError` before anything is read, and
+    so does a configured page without a KEP table (:func:`_pages_without_kep_table`) once read: a run that
+    could sync nothing there never reports success."""
     if isinstance(wiki, DirectoryWiki):
         from bot.commands.validate import same_files
 
@@ -392,13 +392,35 @@ def _read(wiki: Wiki, config: Config) -> PagesAtBase:
         if overlap:
             raise ConfigError(overlap[0])
     try:
-        return wiki.read()
+        base = wiki.read()
     except ConfigError as exc:
         for key, page in (("coverage.page", config.coverage.page), ("digest.page", config.digest.page)):
             prefix = f"wiki.pages (--page) {page!r}: "
             if page and page not in config.wiki.pages and str(exc).startswith(prefix):
                 raise ConfigError(f"{key} {page!r}: {str(exc)[len(prefix) :]}") from None
         raise
+    without = _pages_without_kep_table(config, base.pages)
+    if without:
+        raise ConfigError("\n".join(without))
+    return base
+
+
+def _pages_without_kep_table(config: Config, pages: Mapping[str, bytes]) -> list[str]:
+    """One ``wiki.pages[i] 'PAGE': why`` line per configured page (read as ``pages``) with no table whose
+    header names a KEP column (:func:`bot.commands.validate.kep_table_problem`), as ``kep-sync validate``
+    says it; a page that is not UTF-8 is left to the planner, which names it."""
+    from bot.commands.validate import kep_table_problem
+
+    out = []
+    for i, page in enumerate(config.wiki.pages):
+        try:
+            text = pages[page].decode("utf-8")
+        except (KeyError, UnicodeDecodeError):
+            continue
+        why = kep_table_problem(text, config.aliases())
+        if why:
+            out.append(f"wiki.pages[{i}] {page!r}: {why}")
+    return out
 
 
 def run_audit(
@@ -463,7 +485,9 @@ def run_report(
     - ``pull_request_file``: for ``git``, the path of the ``pull-request.md`` written, else ``null``;
     - ``pages_written``: the pages this run wrote (``files``) or committed (``git``, ``github``), sorted;
     - each change: ``proposed`` (the plan changes this row: ``Change.applied``) and ``applied``, true only
-      when its page is in ``pages_written``, so ``--publish none``, a failed and a blocked run apply nothing.
+      when its page is in ``pages_written``, so ``--publish none``, a failed and a blocked run apply nothing;
+    - ``rows_with_problems`` (with a plan): how many page rows were left as is or kept a value kep-sync would
+      not write, each listed among ``problems`` and in the changelog's Problems section.
 
     Without a plan (the run failed before planning) ``changes`` is empty and ``problems`` are the
     snapshot's, if it was read.
@@ -489,6 +513,10 @@ def run_report(
         "pull_request": (publication.url or None) if publication is not None and config.publish == "github" else None,
         "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git" else None,
     }
+    if plan is not None:
+        from bot.commands.next_steps import rows_with_problems
+
+        out["rows_with_problems"] = rows_with_problems(plan.problems)
     if failed:
         out["error"] = error or "the run did not finish"
     return out
@@ -498,7 +526,8 @@ def run_summary(report: dict) -> dict:
     """The summary of a run for its log line and ``state.json``, read from its report (:func:`run_report`), so
     they never disagree: ``result``, ``revision``, ``changes`` (how many changes were proposed: the rows the
     changelog lists), ``applied`` (how many were written or committed), ``pages_written`` (a count),
-    ``pull_request`` (URL or ``None``), ``pull_request_file`` (``None`` unless ``git``) and ``error``
+    ``pull_request`` (URL or ``None``), ``pull_request_file`` (``None`` unless ``git``), ``rows_with_problems``
+    (rows left as is, listed in the changelog's Problems section; 0 without a plan) and ``error``
     (``None`` unless failed)."""
     return {
         "result": report["result"],
@@ -508,6 +537,7 @@ def run_summary(report: dict) -> dict:
         "pages_written": len(report["pages_written"]),
         "pull_request": report["pull_request"],
         "pull_request_file": report.get("pull_request_file"),
+        "rows_with_problems": report.get("rows_with_problems", 0),
         "error": report.get("error"),
     }
 

@@ -15,7 +15,7 @@ Each problem is one line, ``key: what is wrong``, naming the value (``wiki.pages
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from bot.config import Config, overlaps, shown
@@ -284,18 +284,29 @@ def _read_text(path: Path) -> tuple[str, str]:
 
 def page_problem(path: Path, aliases: dict[str, tuple[str, ...]]) -> str:
     """Why the page at ``path`` cannot be synced (no such file, not a file, unreadable, not UTF-8, no
-    table with a KEP column), or ``""`` when it can."""
-    from bot.wiki.matrix import column_roles
-    from bot.wiki.tables import find_tables, split_row
-
+    table with a KEP column: :func:`kep_table_problem`), or ``""`` when it can."""
     text, why = _read_text(path)
-    if why:
-        return why
+    return why or kep_table_problem(text, aliases)
+
+
+def kep_table_problem(text: str, aliases: Mapping[str, Sequence[str]]) -> str:
+    """``""`` when the page ``text`` has a table whose header names a KEP column (``columns.kep``), else why not,
+    with the headers of the tables it has: a configured page without one is a configuration error for
+    ``validate`` and a run alike (nothing on it would ever be synced)."""
+    from bot.wiki.matrix import column_roles
+    from bot.wiki.tables import find_tables, header_row
+
     lines = text.split("\n")
-    if not any("kep" in column_roles([c.text for c in split_row(lines[t.header])], aliases) for t in find_tables(text)):
-        names = ", ".join(repr(a) for a in aliases.get("kep", ()))
-        return f"no table with a KEP column ({names})"
-    return ""
+    headers = [[c.text for c in header_row(lines, t)] for t in find_tables(text)]
+    if any("kep" in column_roles(h, aliases) for h in headers):
+        return ""
+    names = " or ".join(repr(a) for a in aliases.get("kep", ()))
+    seen = ", ".join(repr(" | ".join(h)) for h in headers[:3]) + (" ..." if len(headers) > 3 else "")
+    return (
+        f"no table with a KEP column (a header named {names}); "
+        + (f"its tables are headed {seen}" if headers else "it has no table")
+        + ": add the KEP column's header to columns.kep (kep-sync init writes it)"
+    )
 
 
 def _notes_problems(value: str) -> list[str]:

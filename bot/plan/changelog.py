@@ -211,7 +211,7 @@ def render(
     each field linked to its line in the kep.yaml, the upstream pull request with its subject, release-note
     evidence and counter-evidence marked ⚠) come first; every other section is a collapsed ``<details>``
     block with its count in the summary line (:func:`details`). Problems shown are those about the
-    changed rows, the pages and the inputs of this run (:func:`_pr_problems`).
+    rows, the pages and the inputs of this run (:func:`_pr_problems`).
     """
     inputs = ChangelogInputs() if inputs is None else inputs
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -230,11 +230,12 @@ def render(
         sections.append(_changes_section(snapshot, applied, links, inputs))
     sections += _written_sections(applied, links, inputs)
     sections += _review_sections(changes, links, inputs) + list(inputs.watch)
-    shown = _pr_problems(problems, inputs.involved_problems, changes)
+    shown = _pr_problems(problems, inputs.involved_problems)
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
         about = [
-            "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
+            "Every row left as is and every value not written, with why, and the problems of this run's inputs; "
+            "the run's JSON report lists every problem of the source.",
             "",
         ]
         sections.append(
@@ -782,15 +783,11 @@ def _ignored_row(c: Change, links: Links) -> str:
     )
 
 
-def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem], changes: Sequence[Change]) -> list[Problem]:
-    """The problems a reviewer of this pull request can act on: those about a changed row (``line N`` of its
-    page), about a page or an input as a whole (no line), and the kep.yaml problems of changed KEPs. With no
-    applied change (a rerun after the pages were written) every row's problem: the rows left as is are then
-    the only thing the changelog can warn about."""
-    rows = {(c.page, f"line {c.line}") for c in changes}
-    every_row = not any(c.applied for c in changes)
-    mine = {p for p in (*problems, *involved) if every_row or not p.key.startswith("line ") or (p.path, p.key) in rows}
-    return sorted(mine, key=problem_order)
+def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem]) -> list[Problem]:
+    """The problems a reviewer of this pull request can act on: every row left as is and every value
+    kep-sync would not write (``line N`` of a page: no row is left out silently), the problems of a page
+    or an input as a whole (no line), and the kep.yaml problems of changed KEPs."""
+    return sorted(set((*problems, *involved)), key=problem_order)
 
 
 def problem_order(p: Problem) -> tuple[str, int, str, str]:

@@ -186,9 +186,12 @@ def kep_id(snapshot: Snapshot, kep: Kep) -> str:
 
 
 def _row_id(row: MatrixRow) -> str:
-    """The KEP as the row's cell writes it (``"0000-kep-process"``, ``"4671"``), for rows with no KEP upstream."""
-    m = re.search(r"\d+(?:-[A-Za-z0-9][\w.-]*)?", row.cells["kep"].text)
-    return m.group(0) if m else str(row.number)
+    """The KEP as the row's cell writes it (``"0000-kep-process"``, ``"4671"``), for rows with no KEP upstream;
+    the row's number (and slug) when the cell writes another number first (``[v1.30 notes](https://kep.k8s.io/4671)``)."""
+    for m in re.finditer(r"(?<![0-9])[0-9]+(?:-[A-Za-z0-9][\w.-]*)?", row.cells["kep"].text):
+        if int(m.group(0).split("-")[0]) == row.number:
+            return m.group(0)
+    return f"{row.number}-{row.slug}" if row.slug else str(row.number)
 
 
 def diff_page(

@@ -38,13 +38,16 @@ class Publication(NamedTuple):
     ``written`` (files rewritten, or pages in the commit made this run; ``[]`` when none), the pull request
     ``url`` (or ``pull-request.md`` path; ``""`` when none) and ``blocked``: True when a commit kep-sync did
     not make on the bot branch stopped the update (a human must act). ``operation``: what happened to the
-    pull request, ``created``, ``updated``, ``closed``, ``blocked`` or ``none`` (``""``: not a GitHub publication)."""
+    pull request, ``created``, ``updated``, ``closed``, ``blocked`` or ``none`` (``""``: not a GitHub publication).
+    ``replaced``: the commit the bot branch pointed at before this run rebuilt it on a new base (its new head does
+    not descend from it, so a push of the branch needs a force), ``""`` when it was not rebuilt."""
 
     plan: SyncPlan
     written: list[str]
     url: str = ""
     blocked: bool = False
     operation: str = ""
+    replaced: str = ""
 
 
 #: Re-plan against a base that moved while publishing: ``PagesAtBase -> SyncPlan`` (a callback from

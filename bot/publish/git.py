@@ -280,7 +280,8 @@ class GitWiki:
             log.info("bot branch updated", head=new, fast_forward=fast_forward)
         else:
             log.info("bot branch created", head=new, base=base)
-        return Publication(plan, sorted(plan.changed_pages()), str(pr_file))
+        replaced = head if head and not fast_forward else ""
+        return Publication(plan, sorted(plan.changed_pages()), str(pr_file), replaced=replaced)
 
 
 def _worktree_of(git: _Git, ref: str) -> str | None:

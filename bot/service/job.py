@@ -148,9 +148,15 @@ def run_job(
         except Exception as exc:
             log.error("state not saved", error=redact(str(exc)))
         level = {"failed": "error", "blocked": "warning"}.get(result, "info")
+        from bot.commands.next_steps import listed_in
+
+        changelog = last.written.get("changelog")
         getattr(log, level)(
             "run finished",
             **summary,
+            rows_listed_in=listed_in(changelog, last.written.get("report"))
+            if summary.get("rows_with_problems") and changelog
+            else None,
             http_requests=counter.count,
             duration_seconds=round(time.monotonic() - start, 3),
             changelog=last.written.get("changelog"),

@@ -15,6 +15,15 @@ DEFAULT_ALIASES: dict[str, tuple[str, ...]] = {
     "stable": ("GA", "Stable"),
     "feature_gates": ("Feature gate", "Feature gates"),
 }
+#: Headers people write for a role besides the defaults; ``kep-sync init`` gives a column with one of them its role
+#: and writes the header into ``columns`` (a composite ``Status / Stage`` cell reads ``<status> / <stage>``).
+RECOGNISED_ALIASES: dict[str, tuple[str, ...]] = {
+    "status": ("Current status", "State", "KEP status", "Status / Stage"),
+    "stage": ("Maturity", "Current stage"),
+    "alpha": ("Alpha in",),
+    "beta": ("Beta in",),
+    "stable": ("GA in", "Stable in"),
+}
 #: Header aliases of the design-group table (``coverage.columns`` in the config).
 DEFAULT_COVERAGE_ALIASES: dict[str, tuple[str, ...]] = {
     "group": ("设计组", "Design group", "Group"),

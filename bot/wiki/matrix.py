@@ -16,8 +16,9 @@ cell's separators. A field may show in several cells of a row (a composite
 ``Status`` cell and a ``Stage`` column, or two columns with one role): every
 one of them is read and written, so a row never ends contradicting itself.
 
-A row is keyed by its KEP cell: ``4671-gang-scheduling``, ``[4671-gang-scheduling](url)``,
-``KEP-4671`` or ``4671``.
+A row is keyed by its KEP cell in any form people write (:mod:`bot.wiki.kepnames`): ``4671``,
+``4671-gang-scheduling``, ``KEP-4671``, ``#4671``, ``kubernetes/enhancements#4671``, a ``kep.k8s.io`` or
+tracking-issue link, as link text or target. Only the KEP column keys a row.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from bot.model.kep import (
     same_milestone,
 )
 from bot.wiki.headers import DEFAULT_ALIASES
+from bot.wiki.kepnames import kep_name
 from bot.wiki.tables import (
     Cell,
     column_alignments,
@@ -47,6 +49,7 @@ from bot.wiki.tables import (
     escape_cell,
     fill_cell,
     find_tables,
+    header_row,
     split_row,
     unescape_cell,
 )
@@ -71,9 +74,7 @@ BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 
 #: ``KEP`` before a number: ``KEP-``, ``KEP 4671``, ``KEP #4671``, ``KEP‑4671`` (any dash: - ‐ ‑ ‒ – — −).
 _KEP_PREFIX = r"(?:KEP[ \t\u00a0]*[-\u2010-\u2015\u2212]?[ \t\u00a0]*#?[ \t\u00a0]*)?"
-_KEP_RE = re.compile(rf"^{_KEP_PREFIX}([0-9]{{1,9}})(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?$", re.IGNORECASE)
 _LEADING_KEP_RE = re.compile(rf"^{_KEP_PREFIX}([0-9]{{1,9}})(?![0-9.])", re.IGNORECASE)
-_LINK_RE = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 #: A URL naming a KEP: its enhancements issue, its ``kep.k8s.io`` short link or its ``keps/<sig>/`` directory.
 _KEP_URL_RE = re.compile(
     r"(?:/enhancements/issues/|\bkep\.k8s\.io/|/keps/[^/\s)]+/)([0-9]{1,9})(?![0-9])"
@@ -174,14 +175,11 @@ def normalize_header(text: str) -> str:
 
 
 def parse_kep_cell(text: str) -> tuple[int, str] | None:
-    """``(number, slug)`` from a KEP cell (``4671-x``, ``[4671-x](url)``, ``KEP-4671``, ``KEP #4671``,
-    ``KEP‑4671`` with any dash, ``4671``), else ``None``."""
-    text = text.strip().strip("*_`").strip()
-    link = _LINK_RE.match(text)
-    if link:
-        text = link.group(1).strip().strip("*_`").strip()
-    m = _KEP_RE.match(text)
-    return (int(m.group(1)), m.group(2) or "") if m else None
+    """``(number, slug)`` from a KEP cell in any form :func:`bot.wiki.kepnames.kep_name` reads (``4671-x``,
+    ``[4671-x](url)``, ``KEP-4671``, ``KEP #4671``, ``#4671``, ``kubernetes/enhancements#4671``, a
+    ``kep.k8s.io`` or tracking-issue link, as text or link target), else ``None``."""
+    name = kep_name(text)
+    return (name.number, name.slug) if name is not None else None
 
 
 def name_in_cell(text: str) -> tuple[int, str] | None:
@@ -221,7 +219,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     problems: list[Problem] = []
     left: list[ProblemRow] = []
     for table in find_tables(text):
-        header = [c.text for c in split_row(lines[table.header])]
+        header = [c.text for c in header_row(lines, table)]
         keys = column_keys(header, aliases)
         if "kep" not in keys:
             continue

@@ -147,6 +147,44 @@ def split_row(line: str) -> list[Cell]:
     return cells
 
 
+#: A list item's marker before a table that starts on the item's first line (``- | KEP | Status |``).
+_LIST_MARK_RE = re.compile(r"^[\ufeff \t]*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+(?=\|)")
+
+
+#: The same marker before a first header cell written without a leading pipe (``1. KEP | Stage``).
+_LIST_CELL_RE = re.compile(r"^(?:[-*+]|[0-9]{1,9}[.)])[ \t]+")
+
+
+def header_row(lines: Sequence[str], table: Table) -> list[Cell]:
+    """The header cells of ``table`` in the page's ``lines``: :func:`split_row` of its header line, without the
+    list marker of a table that starts on a list item's first line: ``- | KEP | Status |`` (the header then has
+    one cell more than the delimiter row, and that cell is the marker) or ``1. KEP | Stage`` (the marker
+    starts the first cell)."""
+    cells = split_row(lines[table.header])
+    if not listed_header(lines, table):
+        return cells
+    if len(cells) == len(split_row(lines[table.delimiter])) + 1:
+        return cells[1:]
+    first = cells[0]
+    mark = _LIST_CELL_RE.match(first.text)
+    end = mark.end() if mark else 0
+    return [first._replace(text=first.text[end:], start=first.start + end), *cells[1:]]
+
+
+def listed_header(lines: Sequence[str], table: Table) -> bool:
+    """True when ``table``'s header line starts with a list item's marker (:func:`header_row`); its rows then
+    take their indentation from the delimiter row."""
+    header = lines[table.header]
+    cells = split_row(header)
+    if _LIST_MARK_RE.match(header):
+        return len(cells) == len(split_row(lines[table.delimiter])) + 1
+    return (
+        bool(cells)
+        and bool(_LIST_CELL_RE.match(cells[0].text))
+        and header.lstrip(" \t\ufeff").startswith(cells[0].text)
+    )
+
+
 def _pipe_positions(line: str, end: int) -> list[int]:
     positions, i = [], 0
     while i < end:

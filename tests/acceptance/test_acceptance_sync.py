@@ -141,7 +141,9 @@ def test_1_report_and_changelog(first_run):
         "pull_request",
         "pull_request_file",
         "pages_written",
+        "rows_with_problems",
     }  # a git checkout has history
+    assert report["rows_with_problems"] == 0  # every one of the 62 rows is read and written
     assert report["provenance"] == {"source": "git", "requests": 0, "proposed": APPLIED, "with_upstream": APPLIED}
     assert (report["publish"], report["result"], report["pull_request"]) == ("files", "ok", None)
     assert report["revision"] == REVISION

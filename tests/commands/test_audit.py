@@ -171,6 +171,24 @@ def test_cli_audit_writes_nothing_but_the_report_and_exits_0(tmp_path, monkeypat
     }
 
 
+def test_the_audit_lists_every_row_left_as_is_and_its_closing_line_counts_them(
+    tmp_path, monkeypatch, capsys, _reset_structlog
+):
+    enh, wiki = cli_tree(tmp_path, monkeypatch)
+    with (wiki / "m.md").open("a") as page:
+        page.write("| #12x | implementable / alpha | v1.35 | - | - |\n")
+    assert main(["audit", "--enhancements", str(enh), "--wiki", str(wiki), "--page", "m.md"]) == 0
+    out, err = capsys.readouterr()
+    assert "| m.md | line 4 | KEP cell '#12x' names no KEP; left as is |" in out.splitlines()
+    assert "[100](https://kep.k8s.io/100)" in out  # the changed row is there too
+    line = json.loads(err.splitlines()[-1])
+    assert (line["event"], line["rows_with_problems"], line["rows_listed_in"]) == (
+        "audit finished",
+        1,
+        "the Problems section of the audit (stdout)",
+    )
+
+
 def test_a_failed_audit_writes_a_failed_report_as_sync_does(tmp_path, monkeypatch, capsys, _reset_structlog):
     enh, wiki = cli_tree(tmp_path, monkeypatch)
     got = {}
@@ -230,7 +248,7 @@ def test_serve_schedules_the_audit_as_a_second_job_only_when_asked():
 def test_the_scheduled_audit_writes_its_files_to_the_state_dir_and_never_raises(tmp_path, _reset_structlog):
     class Done:
         markdown = "# KEP audit: 0 rows\n"
-        rows, changes, discrepancies, stable = 0, (), (), ()
+        rows, changes, discrepancies, stable, problems = 0, (), (), (), ()
 
         class snapshot:
             revision = "abc"

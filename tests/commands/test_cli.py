@@ -96,6 +96,7 @@ def test_publish_files_and_report(work, capsys):
         "pull_request": None,
         "pull_request_file": None,
         "pages_written": ["m.md"],
+        "rows_with_problems": 0,
     }
     assert main([*SYNC, "--publish", "files", "--report", "r.json"]) == 0
     out2, _ = capsys.readouterr()

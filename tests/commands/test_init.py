@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bot.cli import main
 from bot.commands.init import guess_role
-from bot.config import load_config, read_config_data
+from bot.config import load_config
 
 EN = """# Matrix
 
@@ -36,6 +37,11 @@ PROSE = "# Notes\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 pytestmark = pytest.mark.usefixtures("_reset_structlog")
 
 
+def written(path: Path) -> dict:
+    """The settings as the file writes them (paths not yet read from its directory)."""
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
 @pytest.fixture
 def wiki(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -53,7 +59,12 @@ def test_init_writes_a_config_with_the_pages_and_the_guessed_column_aliases(wiki
     assert main(["init", "--wiki", "my-wiki"]) == 0
     out = capsys.readouterr().out
     config = load_config(tmp_path / "kep-sync.yaml")
-    assert (config.wiki.dir, config.wiki.pages, config.publish) == ("my-wiki", ["en.md", "sub/cjk.md"], "none")
+    assert (config.wiki.dir, config.wiki.pages, config.publish) == (
+        str(tmp_path / "my-wiki"),  # the file says my-wiki, read from the file's directory
+        ["en.md", "sub/cjk.md"],
+        "none",
+    )
+    assert written(tmp_path / "kep-sync.yaml")["wiki"]["dir"] == "my-wiki"
     assert config.columns.kep == ["KEP", "编号"]
     assert config.columns.milestones == ["Alpha / Beta / GA", "Alpha / Beta / Stable", "里程碑 (Alpha / Beta / GA)"]
     assert config.columns.stable == ["GA", "Stable", "GA release"]
@@ -111,8 +122,9 @@ def test_a_wiki_without_a_kep_table_is_a_clear_error(tmp_path, monkeypatch, caps
     (tmp_path / "w" / "notes.md").write_text(PROSE)
     assert main(["init", "--wiki", "w"]) == 2
     assert capsys.readouterr().err == (
-        "kep-sync: error: w: no KEP table found in 1 page(s) read: notes.md (no KEP table); a KEP table is a "
-        "markdown table with a column named 'KEP' or whose cells are KEPs (4671-gang-scheduling, KEP-4671)\n"
+        "kep-sync: error: w: no KEP table found in 1 page(s) read: notes.md (no KEP table) (notes.md line 3: 'a' "
+        "holds row numbers); a KEP table is a markdown table with a column named 'KEP' or one where most cells "
+        "name KEPs (4671, 4671-gang-scheduling, KEP-4671, #4671, a kep.k8s.io or enhancements issue link)\n"
     )
     assert not (tmp_path / "kep-sync.yaml").exists()
 
@@ -120,8 +132,9 @@ def test_a_wiki_without_a_kep_table_is_a_clear_error(tmp_path, monkeypatch, caps
 def test_pages_named_as_files_make_their_directory_the_wiki(wiki, tmp_path, capsys):
     assert main(["init", "--page", "my-wiki/sub/cjk.md", "--output", "c.yaml"]) == 0
     config = load_config(tmp_path / "c.yaml")
-    assert (config.wiki.dir, config.wiki.pages) == ("my-wiki/sub", ["cjk.md"])
-    assert read_config_data(tmp_path / "c.yaml")["columns"] == {
+    assert (config.wiki.dir, config.wiki.pages) == (str(tmp_path / "my-wiki" / "sub"), ["cjk.md"])
+    assert written(tmp_path / "c.yaml")["wiki"]["dir"] == "my-wiki/sub"
+    assert written(tmp_path / "c.yaml")["columns"] == {
         "kep": ["KEP", "编号"],
         "milestones": ["Alpha / Beta / GA", "Alpha / Beta / Stable", "里程碑 (Alpha / Beta / GA)"],
     }
@@ -167,8 +180,8 @@ def test_page_names_and_the_directory_stay_inside_their_comment_lines(tmp_path, 
     assert main(["init", "--wiki", "w", "--output", "c.yaml"]) == 0
     text = (tmp_path / "c.yaml").read_text(encoding="utf-8")
     assert [line for line in text.splitlines() if line.startswith("#") and "#.md" in line] == [
-        "#   a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
-        "#   a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
+        "#   a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 of 2 KEP cells readable, taken",
+        "#   a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 of 2 KEP cells readable, taken",
     ]
     config = load_config(tmp_path / "c.yaml")
     assert (config.feature_gates, config.publish, config.wiki.pages) == (
@@ -177,10 +190,10 @@ def test_page_names_and_the_directory_stay_inside_their_comment_lines(tmp_path, 
         ["a\nfeature_gates: owned #.md", "a\npublish: files #.md"],
     )
     out = capsys.readouterr().out.splitlines()
-    assert [line for line in out if "KEP rows" in line] == [  # a page name never starts a line of its own
+    assert [line for line in out if "KEP rows" in line or "readable" in line] == [  # never a line of its own
         "Wrote c.yaml: 2 page(s), 2 KEP table(s), 4 KEP rows.",
-        "a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
-        "a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 KEP rows",
+        "a\\nfeature_gates: owned #.md line 5 (under 'P1 Foundation'): 2 of 2 KEP cells readable, taken",
+        "a\\npublish: files #.md line 5 (under 'P1 Foundation'): 2 of 2 KEP cells readable, taken",
     ]
 
 
@@ -191,7 +204,7 @@ def test_a_table_after_front_matter_is_not_named_by_it(tmp_path, monkeypatch, ca
         "---\ntitle: x\n---\n\n" + EN.split("## P1 Foundation\n\n")[1], encoding="utf-8"
     )
     assert main(["init", "--wiki", "w"]) == 0
-    assert capsys.readouterr().out.splitlines()[1] == "m.md line 5: 2 KEP rows"
+    assert capsys.readouterr().out.splitlines()[1] == "m.md line 5: 2 of 2 KEP cells readable, taken"
 
 
 @pytest.mark.parametrize(

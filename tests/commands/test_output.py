@@ -127,8 +127,7 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
     assert body_file.read_text() == body and title == out.splitlines()[0].removeprefix("# ")
     assert err.splitlines()[-7:] == [
         f"kep-sync: branch kep-sync/matrix in wiki at commit {head} (1 page(s) committed)",
-        "To push it and open the pull request (add --force-with-lease to the push when the branch was pushed "
-        "before: kep-sync rebuilds it on a new base):",
+        "To push it and open the pull request:",
         "  cd wiki",
         "  git remote add origin URL    # this clone has no remote: the wiki repository's URL",
         "  git push origin kep-sync/matrix",
@@ -137,6 +136,57 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
         "kep-sync applies pull_request.labels, pull_request.reviewers, pull_request.team_reviewers, "
         "pull_request.draft only with --publish github; the gh command above sets them",
     ]
+
+
+def test_a_rebuilt_branch_that_was_pushed_gets_a_push_that_works(work, capsys):
+    wiki, remote = work / "wiki", work / "remote.git"
+    git(work, "init", "-q", "--bare", str(remote))
+    git(wiki, "init", "-q", "-b", "main")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "wiki")
+    git(wiki, "remote", "add", "origin", str(remote))
+    (work / "c.yaml").write_text(json.dumps({"enhancements": "enh", "wiki": {"dir": "wiki", "pages": ["m.md"]}}))
+    sync = ["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]
+    assert main(sync) == 0
+    assert capsys.readouterr().err.splitlines()[-2] == "  git push origin kep-sync/matrix"  # a new branch
+    git(wiki, "push", "-q", "origin", "kep-sync/matrix")
+    first = git(wiki, "rev-parse", "kep-sync/matrix")
+    with (wiki / "m.md").open("a") as page:  # the page moves on the base: kep-sync rebuilds its branch on it
+        page.write("\nA note.\n")
+    git(wiki, "commit", "-qam", "note")
+    assert main(sync) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-4:-1] == [
+        f"kep-sync rebuilt the branch on a new base (it was at {first[:12]}); a plain push of a branch pushed "
+        "before is refused, this one replaces it unless the remote branch moved since this clone last pushed or "
+        "fetched it:",
+        "  cd wiki",
+        "  git push --force-with-lease origin kep-sync/matrix",
+    ]
+    plain = subprocess.run(["git", "-C", str(wiki), "push", "-q", "origin", "kep-sync/matrix"], capture_output=True)
+    assert plain.returncode == 1  # rejected: non-fast-forward
+    git(wiki, "push", "-q", "--force-with-lease", "origin", "kep-sync/matrix")  # the printed command works
+    assert git(remote, "rev-parse", "kep-sync/matrix") == git(wiki, "rev-parse", "kep-sync/matrix") != first
+
+
+def test_a_branch_started_again_after_it_was_pushed_gets_a_push_that_works(work):
+    from bot.commands.next_steps import rebuilt
+
+    wiki = work / "wiki"
+    git(wiki, "init", "-q", "-b", "main")
+    git(wiki, "add", "-A")
+    git(wiki, "commit", "-qm", "wiki")
+    old = git(wiki, "rev-parse", "HEAD")
+    git(wiki, "commit", "-q", "--allow-empty", "-m", "next")
+    git(wiki, "branch", "kep-sync/matrix")
+    assert rebuilt(str(wiki), "kep-sync/matrix", "", ["origin"]) == ""  # never pushed: a plain push works
+    git(wiki, "commit", "-q", "--allow-empty", "-m", "other")
+    git(wiki, "update-ref", "refs/remotes/origin/kep-sync/matrix", git(wiki, "rev-parse", "HEAD"))
+    assert rebuilt(str(wiki), "kep-sync/matrix", "", ["origin"]) == (
+        f"origin/kep-sync/matrix is at {git(wiki, 'rev-parse', 'HEAD')[:12]}"
+    )
+    git(wiki, "update-ref", "refs/remotes/origin/kep-sync/matrix", old)  # behind the branch: a fast-forward
+    assert rebuilt(str(wiki), "kep-sync/matrix", "", ["origin"]) == ""
 
 
 @pytest.mark.parametrize(
@@ -326,11 +376,22 @@ def test_a_dry_run_says_how_many_rows_it_left_as_is_with_problems(work, capsys):
     )
     sync = ["sync", "--enhancements", "enh", "--wiki", "wiki", "--page", "p.md"]
     assert main([*sync, "--log-format", "text"]) == 0
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        "kep-sync: 2 rows left as is with problems; run with --report FILE to list them"
+    out, err = capsys.readouterr()
+    where = "the Problems section of the changelog (stdout)"
+    assert err.splitlines()[-1] == (
+        f"kep-sync: 2 rows with problems (left as is, or a value kep-sync will not write); listed in {where}"
     )
+    assert err.splitlines()[-2].endswith(f" rows_listed_in='{where}' rows_with_problems=2")
+    assert [line for line in out.splitlines() if line.startswith("| p.md |")] == [
+        "| p.md | line 3 | alpha cell 'soon' is not a milestone kep-sync can read; kep.yaml says 'v1.35'; alpha "
+        "cell kept (keps/sig-scheduling/4671-gang-scheduling/kep.yaml) |",
+        "| p.md | line 4 | alpha cell 'later' is not a milestone kep-sync can read; kep.yaml says 'v1.36'; alpha "
+        "cell kept (keps/sig-scheduling/5710-workload-aware-preemption/kep.yaml) |",
+    ]
     assert main([*sync, "--log-format", "json", "--report", "r.json"]) == 0
-    assert json.loads(capsys.readouterr().err)["rows_with_problems"] == 2
+    finished = json.loads(capsys.readouterr().err)
+    assert (finished["rows_with_problems"], finished["rows_listed_in"]) == (2, f"{where} and the report r.json")
+    assert json.loads((work / "r.json").read_text())["rows_with_problems"] == 2
 
 
 def test_the_push_command_names_a_remote_the_clone_has():

@@ -132,6 +132,7 @@ def test_run_sync_files_rewrites_the_page_atomically(tmp_path):
         "pull_request",
         "pull_request_file",
         "pages_written",
+        "rows_with_problems",
     }
     assert (data["result"], data["pages_written"]) == ("ok", ["sub/m.md"])
     assert data["revision"] == ""  # a plain directory has no commit

@@ -67,13 +67,14 @@ def test_body_layout():
         in log.body
     )
     assert f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |" in log.body
-    assert "line 40" not in log.body  # a problem about a row this pull request does not change: report only
+    # a row this pull request does not change, left as is: listed all the same, never left out silently
+    assert "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |" in log.body
     assert [line for line in log.body.splitlines() if line.startswith(("### ", "<details>"))] == [
         "### Graduations",
         "### Demotions",
         "### Changes",
         "<details><summary>Report only (not applied) (2)</summary>",
-        "<details><summary>Problems (1)</summary>",
+        "<details><summary>Problems (2)</summary>",
     ]
     assert log.body.count("</details>") == 2 and log.body.endswith("</details>\n") and "\n\n\n" not in log.body
     assert visible_lines(log.body) == 17
@@ -301,5 +302,5 @@ def test_a_no_change_changelog_still_lists_the_rows_left_as_is():
         "| m.md | line 7 | KEP 1: status 'beta' is not a status word kep-sync knows; status kept |",
         "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |",
     ]
-    body = render(SNAP, CHANGES[:1], [kept]).body  # with a change: only the changed rows' problems
-    assert "| m.md | line 7 |" not in body
+    body = render(SNAP, CHANGES[:1], [kept]).body  # with a change too: every row left as is is listed
+    assert "| m.md | line 7 | KEP 1: status 'beta' is not a status word kep-sync knows; status kept |" in body

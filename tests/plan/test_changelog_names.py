@@ -49,15 +49,17 @@ def test_problems_are_listed_once_sorted_with_the_reports_count():
     row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
     body = render(snap, [CHANGE], [row, dated], ChangelogInputs(involved_problems=[dated, row])).body
     section = body[body.index("<details><summary>Problems") :]
-    # the row problem is about line 40, a row this pull request does not change: report only
+    # line 40 is a row this pull request does not change, left as is: listed all the same
     assert section.splitlines() == [
-        "<details><summary>Problems (1)</summary>",
+        "<details><summary>Problems (2)</summary>",
         "",
-        "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
+        "Every row left as is and every value not written, with why, and the problems of this run's inputs; "
+        "the run's JSON report lists every problem of the source.",
         "",
         "| Where | Key | Problem |",
         "|---|---|---|",
         f"| {K1} | creation-date | '2025-30-01' is not a valid date (YYYY-MM-DD) |",
+        "| m.md | line 40 | KEP cell 'x' names no KEP; left as is |",
         "",
         "</details>",
     ]
@@ -71,7 +73,8 @@ def test_the_problems_line_counts_the_flags_shown_next_to_their_changes():
     flagged = CHANGE._replace(flags=("a released milestone is rewritten", "kep.yaml contradicts itself"))
     row = Problem("m.md", "line 40", "KEP cell 'x' names no KEP; left as is")
     body = render(snap, [flagged], [row]).body
-    assert "Problems" not in body and "JSON report holds" not in body  # the flags are next to the change
+    assert "JSON report holds" not in body  # the flags are next to the change
+    assert "<details><summary>Problems (1)</summary>" in body  # the row left as is, not the flags
     assert "alpha → **beta**<br>⚠ a released milestone is rewritten<br>⚠ kep.yaml contradicts itself |" in body
 
 
@@ -92,7 +95,8 @@ def test_the_demo_shows_the_same_problems_every_run_and_counts_the_report():
     assert body[body.index("<details><summary>Problems") :].splitlines()[:7] == [
         "<details><summary>Problems (1)</summary>",
         "",
-        "About the rows and inputs of this pull request; the run's JSON report lists every problem of the source.",
+        "Every row left as is and every value not written, with why, and the problems of this run's inputs; "
+        "the run's JSON report lists every problem of the source.",
         "",
         "| Where | Key | Problem |",
         "|---|---|---|",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.publishutil import PAGE, PAGE_PATH, REPO, github_config
+from tests.publishutil import PAGE, PAGE_PATH, README, REPO, github_config
 
 
 @pytest.fixture
 def gh(fake_github):
     """The fake with the wiki repository seeded (one page plus a README) and the base SHA as ``gh.base``."""
-    fake_github.base = fake_github.seed_repo(REPO, {PAGE_PATH: PAGE, "README.md": "wiki\n"})
+    fake_github.base = fake_github.seed_repo(REPO, {PAGE_PATH: PAGE, "README.md": README})
     return fake_github
 
 

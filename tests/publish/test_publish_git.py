@@ -17,6 +17,7 @@ from tests.publishutil import (
     BRANCH,
     PAGE,
     PAGE_PATH,
+    README,
     fresh_logging,  # noqa: F401  (autouse fixture)
     git_config,
     keps,
@@ -30,7 +31,7 @@ PROMOTED = page([(4671, "beta", "v1.37"), (5710, "alpha", "-")])
 @pytest.fixture
 def wiki(tmp_path) -> Path:
     path = tmp_path / "wiki"
-    make_repo(path, {PAGE_PATH: PAGE, "README.md": "wiki\n"})
+    make_repo(path, {PAGE_PATH: PAGE, "README.md": README})
     return path
 
 
@@ -44,7 +45,7 @@ def show(wiki: Path, rev: str, path: str = PAGE_PATH) -> str:
 
 def test_commits_on_the_bot_branch_from_the_base_head(wiki):
     base = git(wiki, "rev-parse", "main")
-    plan, written, url, blocked, _ = run_git(wiki)
+    plan, written, url, blocked, *_ = run_git(wiki)
     assert (url, written, blocked) == (str(pr_file(wiki)), [PAGE_PATH], False)
     head = git(wiki, "rev-parse", BRANCH)
     assert git(wiki, "rev-parse", f"{head}^") == base and show(wiki, BRANCH) == PROMOTED
@@ -73,7 +74,7 @@ def test_a_changed_page_set_with_the_same_pages_makes_no_empty_commit(wiki):
     head = git(wiki, "rev-parse", BRANCH)
     cfg = git_config(pages=[PAGE_PATH, "README.md"])  # a page with nothing to sync joins the page set
     for _ in range(2):  # the head's trailers keep the old page set: every later run must still see no change
-        plan, written, url, blocked, _ = run_git(wiki, cfg=cfg)
+        plan, written, url, blocked, *_ = run_git(wiki, cfg=cfg)
         assert (written, url, blocked) == ([], str(pr_file(wiki)), False) and plan.changed_pages()
         assert git(wiki, "rev-parse", BRANCH) == head and git(wiki, "rev-list", "--count", BRANCH) == "2"
     assert prmod.parse_state(pr_file(wiki).read_text()).head == head
@@ -97,7 +98,7 @@ def test_foreign_commit_is_never_clobbered(wiki):
     git(wiki, "checkout", "-q", BRANCH)
     foreign = commit(wiki, {"notes.md": "mine\n"}, "human work")
     git(wiki, "checkout", "-q", "main")
-    plan, written, url, blocked, _ = run_git(wiki, keps(beta_4671="v1.36"))
+    plan, written, url, blocked, *_ = run_git(wiki, keps(beta_4671="v1.36"))
     assert (url, written, blocked) == ("", [], True) and git(wiki, "rev-parse", BRANCH) == foreign
     assert plan.changed_pages()  # the plan is still reported
     # the README's recovery: delete the bot branch; the next run starts it afresh from the base
@@ -120,7 +121,7 @@ def test_base_moved_regenerates_from_the_new_base(wiki):
 def test_base_already_up_to_date_deletes_the_bot_branch(wiki):
     run_git(wiki)
     commit(wiki, {PAGE_PATH: PROMOTED}, "hand edit")
-    plan, written, url, blocked, _ = run_git(wiki)
+    plan, written, url, blocked, *_ = run_git(wiki)
     assert (url, written, blocked) == ("", [], False) and not plan.changed_pages()
     assert git(wiki, "branch", "--list", BRANCH) == "" and not pr_file(wiki).exists()
 
@@ -242,7 +243,7 @@ def test_a_human_amend_of_the_bot_commit_without_a_record_is_foreign(wiki, files
     pr_file(wiki).unlink()  # no record: only identity and tree can tell
     amended = _amend_as_human(wiki, files)
     assert "Kep-Sync-Fingerprint: " in git(wiki, "log", "-1", "--format=%B", amended)
-    plan, written, url, blocked, _ = run_git(wiki, keps(beta_4671="v1.36"))
+    plan, written, url, blocked, *_ = run_git(wiki, keps(beta_4671="v1.36"))
     assert (url, written, blocked) == ("", [], True)
     assert git(wiki, "rev-parse", BRANCH) == amended and not pr_file(wiki).exists()
 
@@ -375,7 +376,7 @@ def test_repository_hooks_never_run_or_change_the_bot_commit(wiki):
             (where / name).write_text(HOOK.format(extra=extra))
             (where / name).chmod(0o755)
     git(wiki, "config", "core.hooksPath", ".githooks")  # the repository's own hooks directory: not run either
-    plan, written, _, _, _ = run_git(wiki)
+    plan, written, *_ = run_git(wiki)
     message = git(wiki, "log", "-1", "--format=%B", BRANCH)
     assert written == [PAGE_PATH] and show(wiki, BRANCH) == PROMOTED
     assert message.startswith(plan.changelog.commit_message.strip()) and "HOOKED" not in message

@@ -24,6 +24,7 @@ from tests.publishutil import (
     PAGE,
     PAGE_PATH,
     PROMOTED,
+    README,
     READS,
     READS_PR,
     REPO,
@@ -51,7 +52,7 @@ def test_first_run_opens_the_pull_request(gh, cfg):
     assert run.url == f"https://github.com/{REPO}/pull/1"
     assert (run.written, run.blocked) == ([PAGE_PATH], False)
     assert run.requests == READS + OPEN and run.count == 10 and run.writes == 7
-    assert (gh.read_file(REPO, BRANCH, PAGE_PATH), gh.read_file(REPO, BRANCH, "README.md")) == (PROMOTED, "wiki\n")
+    assert (gh.read_file(REPO, BRANCH, PAGE_PATH), gh.read_file(REPO, BRANCH, "README.md")) == (PROMOTED, README)
     assert gh.branch_sha(REPO, "main") == gh.base
     head = gh.branch_sha(REPO, BRANCH)
     assert gh.commits[head]["parents"] == [gh.base]

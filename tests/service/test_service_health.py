@@ -37,6 +37,21 @@ def finished(logs: list[dict]) -> dict:
 # -- STATE_DIR/last-run ----------------------------------------------------------------------------------
 
 
+def test_the_run_finished_line_counts_the_rows_left_as_is_and_names_the_files_listing_them(tmp_path, github):
+    config = load_config(write_setup(tmp_path, API))
+    with (tmp_path / "wiki" / "matrix.md").open("a", encoding="utf-8") as page:
+        page.write("| #12x | scheduling | implementable / alpha | v1.35 / - / - |\n")
+    last = tmp_path / "st" / "last-run"
+    with capture_logs() as logs:
+        assert run_job(config, tmp_path / "st").result == "ok"
+    line = finished(logs)
+    assert (line["rows_with_problems"], line["rows_listed_in"]) == (
+        1,
+        f"the Problems section of the changelog ({last / 'changelog.md'}) and the report {last / 'report.json'}",
+    )
+    assert "| matrix.md | line 6 | KEP cell '#12x' names no KEP; left as is |" in (last / "changelog.md").read_text()
+
+
 def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, github):
     mock, upstream = github
     config = load_config(write_setup(tmp_path, API))
@@ -55,6 +70,7 @@ def test_each_run_keeps_its_changelog_and_report_in_the_state_dir(tmp_path, gith
     )
     assert sorted(p.name for p in last.iterdir()) == ["changelog.md", "report.json"]  # no temp files
 
+    assert (line["rows_with_problems"], line["rows_listed_in"]) == (0, None)
     with capture_logs() as logs:  # skipped: nothing new to keep, the files of the last full run stay
         assert run_job(config, tmp_path / "st").result == "skipped"
     assert (finished(logs)["changelog"], finished(logs)["report"]) == (None, None)

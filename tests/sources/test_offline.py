@@ -160,7 +160,7 @@ def test_one_snapshot_is_shipped_named_by_its_date_and_commit():
     assert len(snap.all_keps()) == 654
     assert sum(len(v) for v in snap.prr.values()) == 450
     demo = (ROOT / "config" / "demo.yaml").read_text()
-    assert f"enhancements: examples/{path.name}\n" in demo and demo.startswith("# DEMO configuration")
+    assert f"enhancements: ../examples/{path.name}\n" in demo and demo.startswith("# DEMO configuration")
 
 
 @pytest.mark.acceptance

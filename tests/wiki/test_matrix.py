@@ -34,13 +34,48 @@ except ImportError:  # pragma: no cover
         ("**2702-graduate-hpa-api-to-GA**", (2702, "graduate-hpa-api-to-GA")),
         ("0000-kep-process", (0, "kep-process")),
         ("`2133-kubelet-credential-providers`", (2133, "kubelet-credential-providers")),
+        ("#4671", (4671, "")),
+        ("KEP #4671", (4671, "")),
+        ("kubernetes/enhancements#4671", (4671, "")),
+        ("https://kep.k8s.io/4671", (4671, "")),
+        ("kep.k8s.io/4671", (4671, "")),
+        ("<https://github.com/kubernetes/enhancements/issues/4671>", (4671, "")),
+        ("[KEP-2021](https://github.com/kubernetes/enhancements/issues/2021)", (2021, "")),
+        ("[Gang scheduling](https://kep.k8s.io/4671)", (4671, "")),
+        ("[#1287](https://github.com/kubernetes/enhancements/issues/1287)", (1287, "")),
+        ("[kubernetes/enhancements#1287](https://example.org/notes)", (1287, "")),
+        (
+            "[tree](https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/4671-gang-scheduling/README.md)",
+            (4671, "gang-scheduling"),
+        ),
+        ("2718-20210511-client-exec-proxy", (2718, "20210511-client-exec-proxy")),
     ],
 )
 def test_kep_cell_forms(text, key):
     assert parse_kep_cell(text) == key
 
 
-@pytest.mark.parametrize("text", ["", "-", "TBD", "gang scheduling", "v1.30", "[link](4671)", "#4671"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "-",
+        "TBD",
+        "gang scheduling",
+        "v1.30",
+        "1.30",
+        "[link](4671)",
+        "#12x",
+        "2026-01-20",
+        "kubernetes/kubernetes#123",
+        "https://github.com/kubernetes/enhancements/pull/4671",
+        "https://github.com/example/enhancements/issues/4671",
+        "[4671](https://github.com/kubernetes/kubernetes/pull/4671)",
+        "[#123](https://github.com/kubernetes/kubernetes/issues/123)",
+        "[4671](https://kep.k8s.io/4672)",
+        "[v1.30](https://kep.k8s.io/4671)",
+    ],
+)
 def test_cells_that_name_no_kep(text):
     assert parse_kep_cell(text) is None
 
@@ -178,3 +213,17 @@ def test_cell_value():
     assert cell_value("NA") == ""
     assert cell_value("a \\| b") == "a | b"
     assert cell_value("v1.30") == "v1.30"
+
+
+def test_a_table_that_starts_on_a_list_items_line_is_read_without_the_marker():
+    from bot.plan.diff import diff_page
+    from tests.syncutil import kep, snapshot
+
+    page = "- | KEP | Status |\n  |---|---|\n  | 4671 | implementable / alpha |\n\n1. KEP | Stage\n   --|--\n   x | y\n"
+    parsed = parse_page("m.md", page)
+    assert [(r.line, r.number, {k: c.text for k, c in r.cells.items()}) for r in parsed.rows] == [
+        (2, 4671, {"kep": "4671", "status": "implementable / alpha"})
+    ]
+    assert parsed.problems == [Problem("m.md", "line 7", "KEP cell 'x' names no KEP; left as is")]
+    diff = diff_page(parsed, snapshot(kep(4671, "gang-scheduling", stage="beta", beta="v1.37")))
+    assert diff.lines[:3] == ["- | KEP | Status |", "  |---|---|", "  | 4671 | implementable / beta |"]

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from bot.model.kep import Problem
 from bot.wiki.headers import DEFAULT_COVERAGE_ALIASES
 from bot.wiki.matrix import column_roles, parse_kep_cell
-from bot.wiki.tables import find_tables, split_row, unescape_cell
+from bot.wiki.tables import find_tables, header_row, split_row, unescape_cell
 
 _LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _TOKEN_SPLIT_RE = re.compile(r"[,，、;；\s]+")
@@ -88,7 +88,7 @@ def parse_groups(
     problems: list[Problem] = []
     tables = 0
     for table in find_tables(text):
-        header = [c.text for c in split_row(lines[table.header])]
+        header = [c.text for c in header_row(lines, table)]
         roles = column_roles(header, aliases)
         if "keps" not in roles:
             continue

@@ -42,7 +42,17 @@ from bot.wiki.matrix import (
     render_row,
 )
 from bot.wiki.sections import find_headings, heading_above, same_heading
-from bot.wiki.tables import Table, column_alignments, column_widths, escape_cell, fill_cell, find_tables, split_row
+from bot.wiki.tables import (
+    Table,
+    column_alignments,
+    column_widths,
+    escape_cell,
+    fill_cell,
+    find_tables,
+    header_row,
+    listed_header,
+    split_row,
+)
 from bot.wiki.vocabulary import Spelling
 
 _LINK_RE = re.compile(r"^\[([^\]]+)\]\(([^)]*)\)$")
@@ -178,7 +188,7 @@ def table_under(text: str, heading: str, aliases: Mapping[str, Sequence[str]]) -
     lines = text.split("\n")
     headings = find_headings(text)
     for table in find_tables(text):
-        roles = column_roles([c.text for c in split_row(lines[table.header])], aliases)
+        roles = column_roles([c.text for c in header_row(lines, table)], aliases)
         if "kep" in roles and same_heading(heading_above(headings, table.header), heading):
             return table
     return None
@@ -228,7 +238,7 @@ class _Shape(NamedTuple):
     def of(
         cls, lines: list[str], table: Table, aliases: Mapping[str, Sequence[str]], rows: Sequence[MatrixRow]
     ) -> _Shape:
-        header = [c.text for c in split_row(lines[table.header])]
+        header = [c.text for c in header_row(lines, table)]
         widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
         wraps = {_wrap(r.cells["kep"].text) for r in rows}
         keys = column_keys(header, aliases)
@@ -239,7 +249,7 @@ class _Shape(NamedTuple):
             keys,
             widths,
             column_alignments(lines[table.delimiter]),
-            lines[table.header],
+            lines[table.delimiter] if listed_header(lines, table) else lines[table.header],
             wraps.pop() if len(wraps) == 1 else "",
         )
 
@@ -312,7 +322,8 @@ def _wrap(written: str) -> str:
 
 def _kep_cell(kep: Kep, shape: _Shape, web_url: str, shared: bool = False) -> str:
     """The KEP cell in the style of the table's first row (``4671-slug`` when the table has no row yet):
-    ``KEP-4671``, ``4671`` or ``4671-slug``, linked when that row's cell is a link, wrapped in emphasis only
+    ``KEP-4671``, ``#4671``, ``4671`` (any form naming the number once, the number swapped) or ``4671-slug``,
+    linked when that row's cell is a link, wrapped in emphasis only
     when every KEP cell of the table is (:attr:`_Shape.wrap`). ``shared``: upstream uses the number twice,
     so the cell is ``4671-slug`` whatever the style (only the slug picks the KEP)."""
     plain = f"{kep.number}-{kep.slug}"
@@ -324,7 +335,8 @@ def _kep_cell(kep: Kep, shape: _Shape, web_url: str, shared: bool = False) -> st
     inner = link.group(1) if link else core
     key = parse_kep_cell(inner)
     if key and not key[1] and not shared:
-        plain = f"KEP-{kep.number}" if inner.upper().startswith("KEP") else str(kep.number)
+        swapped, count = re.subn(rf"(?<![0-9])0*{key[0]}(?![0-9])", str(kep.number), inner)
+        plain = swapped if count == 1 else f"KEP-{kep.number}" if inner.upper().startswith("KEP") else str(kep.number)
     if link:
         plain = f"[{plain}]({_link(link.group(2), sample, kep, web_url)})"
     return shape.wrap + plain + shape.wrap[::-1]

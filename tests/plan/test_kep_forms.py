@@ -1,0 +1,83 @@
+"""Every way people name a KEP keys a row in a KEP column, and only there (bot/wiki/kepnames.py, bot/plan/diff.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.plan.diff import diff_page
+from bot.wiki.kepnames import KepName, kep_name
+from bot.wiki.matrix import parse_page
+
+try:
+    from tests.syncutil import kep, snapshot
+except ImportError:  # pragma: no cover
+    from syncutil import kep, snapshot
+
+FORMS = [
+    "4671",
+    "4671-gang-scheduling",
+    "KEP-4671",
+    "KEP #4671",
+    "#4671",
+    "kubernetes/enhancements#4671",
+    "https://kep.k8s.io/4671",
+    "[KEP-4671](https://kep.k8s.io/4671)",
+    "[Gang scheduling](https://github.com/kubernetes/enhancements/issues/4671)",
+    "[#4671](https://github.com/kubernetes/enhancements/issues/4671)",
+    "<https://github.com/kubernetes/enhancements/issues/4671>",
+    "[tree](https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/4671-gang-scheduling)",
+]
+SNAP = snapshot(kep(4671, "gang-scheduling", status="implementable", stage="beta", alpha="v1.35", beta="v1.37"))
+
+
+@pytest.mark.parametrize("cell", FORMS)
+def test_a_row_keyed_by_any_form_is_synced_and_its_kep_cell_keeps_its_bytes(cell):
+    page = f"| KEP | Status | Stage | Beta |\n|---|---|---|---|\n| {cell} | implementable | alpha | - |\n"
+    diff = diff_page(parse_page("m.md", page), SNAP)
+    assert [(c.field, c.old, c.new, c.applied) for c in diff.changes] == [
+        ("stage", "alpha", "beta", True),
+        ("beta", "", "v1.37", True),
+    ]
+    assert diff.lines[2] == f"| {cell} | implementable | beta | v1.37 |"
+    assert diff.problems == []
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "2026-01-20",
+        "v1.30",
+        "#12x",
+        "kubernetes/kubernetes#4671",
+        "https://github.com/kubernetes/enhancements/pull/4671",
+        "[4671](https://github.com/kubernetes/kubernetes/pull/4671)",
+    ],
+)
+def test_a_kep_cell_naming_something_else_leaves_its_row_as_is_with_a_problem(cell):
+    page = f"| KEP | Status | Stage | Beta |\n|---|---|---|---|\n| {cell} | implementable | alpha | - |\n"
+    diff = diff_page(parse_page("m.md", page), SNAP)
+    assert (diff.changes, diff.lines[2]) == ([], f"| {cell} | implementable | alpha | - |")
+    assert [(p.key, p.message) for p in diff.problems] == [("line 3", f"KEP cell {cell!r} names no KEP; left as is")]
+
+
+def test_outside_the_kep_column_no_form_keys_a_row():
+    notes = " ".join(FORMS[:7])
+    page = (
+        "| Date | Decision | Status | Stage |\n|---|---|---|---|\n"
+        + "".join(f"| {f} | {f} | implementable | alpha |\n" for f in FORMS)
+        + f"\n| Feature | Notes |\n|---|---|\n| x | {notes} |\n"
+    )
+    parsed = parse_page("m.md", page)
+    assert (parsed.rows, parsed.left) == ([], ())
+    diff = diff_page(parsed, SNAP)
+    assert (diff.changes, diff.lines) == ([], page.split("\n"))
+
+
+def test_bare_numbers_are_told_from_explicit_names():
+    assert [kep_name(c) for c in ("4671", "#4671", "KEP-4671", "4671-x", "kep.k8s.io/4671")] == [
+        KepName(4671, "", True),
+        KepName(4671, "", True),
+        KepName(4671, "", False),
+        KepName(4671, "x", False),
+        KepName(4671, "", False),
+    ]
