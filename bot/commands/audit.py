@@ -20,6 +20,7 @@ from bot.config import Config
 from bot.model import consistency
 from bot.model.finding import Finding
 from bot.model.gates import Lifecycle
+from bot.model.history.declared import GateOrigins
 from bot.model.history.provenance import History
 from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem, normalize_milestone
@@ -167,6 +168,7 @@ def plan_audit(
     history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
     renames: Mapping[tuple[int, str], Rename] | None = None,
     gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+    gate_history: GateOrigins | Callable[[Collection[str]], GateOrigins] | None = None,
 ) -> AuditPlan:
     """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
 
@@ -175,7 +177,8 @@ def plan_audit(
     release notes of every release the source has (``None``: no release notes;
     the stable verdicts are then ``unknown``). ``only``: KEP numbers to audit. ``history`` and
     ``renames`` go to :func:`bot.plan.planner.plan_sync` (upstream provenance of each change, as a sync's), and so does
-    ``gates`` (the feature-gate lifecycle: its findings on every row's KEP join the body and the report).
+    ``gates`` (the feature-gate lifecycle: its findings on every row's KEP join the body and the report) and
+    ``gate_history`` (who owns a shared gate, from the kep.yaml history).
     The report is the plan's (:func:`bot.commands.sync.run_report` adds what a run adds) with an ``audit`` object added:
     ``{"rows", "implementable_stable": [{kep, kep_path, stable, shipped, confirmed, verdict, evidence}]}``.
     """
@@ -190,6 +193,7 @@ def plan_audit(
         history=history,
         renames=renames,
         gates=gates,
+        gate_history=gate_history,
     )
     wanted = None if only is None else set(only)
     on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if wanted is None or k.number in wanted}

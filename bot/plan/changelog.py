@@ -58,6 +58,17 @@ _NOUNS = {
 Section = tuple[list[str], list[str], str]
 
 
+class Layout(NamedTuple):
+    """The sections a run with release notes or a gate list shows (:mod:`bot.plan.changelog_signals`): ``lead``
+    first, before the callouts and Graduations ("Needs a look"); ``changes`` in place of the plain Changes table;
+    ``after`` right after it (the legend); ``folded``, collapsed, before Problems (the notes cited)."""
+
+    lead: Sequence[Section] = ()
+    changes: Section | None = None
+    after: Sequence[Section] = ()
+    folded: Sequence[Section] = ()
+
+
 class Changelog(NamedTuple):
     """``title`` (one line), ``body`` (markdown, at most ``max_chars``), ``commit_message``."""
 
@@ -175,7 +186,8 @@ class ChangelogInputs(NamedTuple):
     title (:func:`_title`), a "Digest" list and the commit message; ``controls``: lines of the collapsed
     "Controls" footer. ``web_url``: the enhancements repository; ``page_url``: the page's web address at the
     base revision (``https://github.com/O/R/blob/SHA/``), so page locations link to their line, ``""`` for
-    none; ``max_chars``: the body's budget in characters.
+    none; ``max_chars``: the body's budget in characters; ``layout``: the sections of a run with release notes
+    or a gate list (:class:`Layout`), ``None`` for the plain layout.
     """
 
     involved_problems: Sequence[Problem] = ()
@@ -189,6 +201,7 @@ class ChangelogInputs(NamedTuple):
     web_url: str = DEFAULT_WEB_URL
     page_url: str = ""
     max_chars: int = DEFAULT_MAX_BODY_CHARS
+    layout: Layout | None = None
 
 
 def render(
@@ -216,7 +229,8 @@ def render(
     applied = [c for c in changes if c.applied]
     links = Links(inputs.web_url, snapshot.revision, inputs.page_url)
     head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
-    sections: list[Section] = list(inputs.callouts)
+    layout = inputs.layout or Layout()
+    sections: list[Section] = [*layout.lead, *inputs.callouts]
     for heading, kind, noun in (
         ("### Graduations", "promoted", "graduations"),
         ("### Demotions", "demoted", "demotions"),
@@ -225,9 +239,11 @@ def render(
         if picked:
             sections.append(([heading], grouped_graduations(picked), noun))
     if applied:
-        sections.append(_changes_section(snapshot, applied, links, inputs))
+        sections.append(layout.changes or _changes_section(snapshot, applied, links, inputs))
+    sections += layout.after
     sections += _written_sections(applied, links, inputs)
     sections += _review_sections(changes, links, inputs)
+    sections += layout.folded
     shown = _pr_problems(problems, inputs.involved_problems, changes)
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
@@ -540,6 +556,7 @@ def _note_json(e: ChangeEvidence) -> dict[str, object]:
     """An :class:`~bot.plan.evidence.Evidence` for the report: ``{release, pr, url, excerpt, stage, ambiguous}``."""
     out: dict[str, object] = e._asdict()
     out.pop("counter", None)
+    out.pop("possible", None)
     return out
 
 
@@ -561,7 +578,8 @@ def report(
     ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` (notes surely about the KEP,
     ``ambiguous`` always false) and ``ambiguous_evidence`` (the same shape, ``ambiguous`` true: a gate
     several KEPs declare and nothing in the note picks this one), ``counter_evidence`` (the same shape, only
-    when some note announces another stage for the change's release), and the object a
+    when some note announces another stage for the change's release), ``possible_evidence`` (the same shape,
+    only when a note naming no gate and no KEP matches the KEP's title words: never a confirmation), and the object a
     top-level ``discrepancies: [{kind, kep, kep_path, release, message, pr, url, excerpt}]``.
     With provenance (``provenance`` not ``None``: the source has history) each change also has
     ``upstream: {commit, date, pr, subject}`` (``null`` when unknown; ``"exact": false`` when only the last
@@ -596,10 +614,12 @@ def report(
     }
     if discrepancies is not None:
         for item, c in zip(items, changes, strict=True):
-            item["evidence"] = [_note_json(e) for e in c.evidence if not e.ambiguous and not e.counter]
+            item["evidence"] = [_note_json(e) for e in c.evidence if not (e.ambiguous or e.counter or e.possible)]
             item["ambiguous_evidence"] = [_note_json(e) for e in c.evidence if e.ambiguous and not e.counter]
             if any(e.counter for e in c.evidence):
                 item["counter_evidence"] = [_note_json(e) for e in c.evidence if e.counter]
+            if any(e.possible for e in c.evidence):
+                item["possible_evidence"] = [_note_json(e) for e in c.evidence if e.possible]
         out["discrepancies"] = [d.as_report(NOTE_KEYS) for d in discrepancies]
     if any(c.shipped is not None for c in changes):
         for item, c in zip(items, changes, strict=True):
