@@ -29,6 +29,7 @@ from bot.model.snapshot import Snapshot
 from bot.plan.changelog import kep_link, note_link, source_name, table_cell
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence import Evidence, NotesIndex, build_index, release_order
+from bot.plan.evidence.stage_state import STATES, PlannedStage
 from bot.plan.planner import PageResult, plan_sync
 
 #: ``StableVerdict.shipped`` values.
@@ -221,7 +222,9 @@ def plan_audit(
             {"kep": c.kep_id, "kep_path": c.kep_path, "fields": list(c.fields), "message": c.message} for c in checks
         ],
     }
-    markdown = render_audit(snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks)
+    markdown = render_audit(
+        snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks, plan.states, plan.gate_list
+    )
     return AuditPlan(
         snapshot,
         plan.pages,
@@ -236,6 +239,28 @@ def plan_audit(
     )
 
 
+def _stage_lines(states: Sequence[PlannedStage]) -> list[str]:
+    """The "Planned stages" section: how many of each state, then every planned stage, collapsed."""
+    if not states:
+        return []
+    counts = ", ".join(f"{sum(s.state == k for s in states)} {k}" for k in STATES if any(s.state == k for s in states))
+    return [
+        f"### Planned stages: {counts}",
+        "",
+        f"<details><summary>Every planned stage ({len(states)})</summary>",
+        "",
+        "| KEP | Stage | Release | State | Why | Source |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {kep_link(s.kep)} | {s.stage} | {s.release} | {s.state} | {table_cell(s.reason)} | {s.source} |"
+            for s in states
+        ),
+        "",
+        "</details>",
+        "",
+    ]
+
+
 def render_audit(
     snapshot: Snapshot,
     pages: Sequence[PageResult],
@@ -244,10 +269,14 @@ def render_audit(
     notes: ReleaseNotes | None,
     body: str,
     checks: Sequence[Finding] = (),
+    states: Sequence[PlannedStage] = (),
+    gate_list: str = "",
 ) -> str:
-    """The audit as markdown: a title, what was read, the implementable + stable table, the kep.yaml
-    consistency findings of every row, then ``body`` (the sync's changelog body: changes a sync would
-    propose, Needs review, report-only findings, problems)."""
+    """The audit as markdown: a title, what was read (the gate list named once), the implementable + stable
+    table, the kep.yaml consistency findings of every row, the planned stages of every row
+    (:mod:`bot.plan.evidence.stage_state`: the count of each state, then every one in a collapsed table;
+    with release notes or a gate list only), then ``body`` (the sync's changelog body: Needs a look, changes
+    a sync would propose, Needs review, report-only findings, problems)."""
     done = sum(v.shipped == SHIPPED for v in stable)
     confirmed = sum(v.shipped == SHIPPED and v.confirmed for v in stable)
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -262,7 +291,9 @@ def render_audit(
         f"({confirmed} confirmed by the release notes)",
         "",
         f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against "
-        f"{source_name(snapshot.source)} at `{rev}` and {read}. Nothing was written.",
+        f"{source_name(snapshot.source)} at `{rev}` and {read}"
+        + (f" and the gate list {gate_list}" if gate_list else "")
+        + ". Nothing was written.",
         "",
     ]
     if stable:
@@ -288,5 +319,6 @@ def render_audit(
         out += ["### kep.yaml contradicts itself (every row)", "", "| KEP | Fields | Finding |", "|---|---|---|"]
         out += [f"| {kep_link(c.kep_id)} | {', '.join(c.fields)} | {table_cell(c.message)} |" for c in checks]
         out.append("")
+    out += _stage_lines(states)
     out.append("".join(body.split("\n", 2)[2:]) if body.startswith("**kep-sync**") else body)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -61,6 +61,8 @@ REWRITTEN_MARK, COUNTER_MARK, CONTRADICTED_MARK, OFF_MARK = "↺", "≠", "✗",
 STATE_WORDS = {CONFIRMED: "✓", PENDING: "pending", CONTRADICTED: "✗", UNKNOWN: "unknown"}
 #: Longest KEP title in the Changes table of this layout, characters.
 MAX_TITLE_CHARS = 40
+#: Most KEPs "Needs a look" names in its line of other findings; beyond, it gives counts by kind.
+MAX_KEPS_LISTED = 10
 #: Longest upstream pull request subject in this layout, characters.
 MAX_SUBJECT_CHARS = 32
 
@@ -259,7 +261,11 @@ def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Sect
         for f in others:
             if f.kep_id and f.kep_id not in kinds.setdefault(f.kind, []):
                 kinds[f.kind].append(f.kep_id)
-        what = "; ".join(f"{k} {', '.join(kep_link(i) for i in ids)}" for k, ids in kinds.items())
+        if sum(len(ids) for ids in kinds.values()) <= MAX_KEPS_LISTED:
+            what = "; ".join(f"{k} {', '.join(kep_link(i) for i in ids)}" for k, ids in kinds.items())
+        else:
+            counts = {k: sum(f.kind == k for f in others) for k in kinds}
+            what = ", ".join(f"{k} {n}" for k, n in counts.items())
         rows.append(
             f"- {len(others)} more finding{'s' if len(others) != 1 else ''} on these rows: {what} (under Needs review)"
         )

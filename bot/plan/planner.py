@@ -30,6 +30,7 @@ from bot.plan.controls import controls
 from bot.plan.diff import Change, PageDiff, diff_page
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence import released, releases_needed
+from bot.plan.evidence.stage_state import PlannedStage
 from bot.plan.reviews import Scope
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
@@ -58,7 +59,9 @@ class SyncPlan(NamedTuple):
     """Everything one run decided: the ``snapshot``, each page's result, all ``changes``,
     the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``;
     ``generated``: ``(page, section text)`` of each digest section this plan rewrites (bytes no
-    :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them)."""
+    :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them); ``states``: the
+    planned stages of the KEPs reviewed (:mod:`bot.plan.evidence.stage_state`; empty without release notes
+    and a gate list) and ``gate_list``: the gate list as the changelog names it (``""`` without one)."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -68,6 +71,8 @@ class SyncPlan(NamedTuple):
     report: dict[str, object]
     discrepancies: tuple[Finding, ...] = ()
     generated: tuple[tuple[str, str], ...] = ()
+    states: tuple[PlannedStage, ...] = ()
+    gate_list: str = ""
 
     def changed_pages(self) -> dict[str, bytes]:
         """``{path: new bytes}`` of the pages whose bytes differ."""
@@ -190,7 +195,18 @@ def plan_sync(
         inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))
     log = changelog_mod.render(snapshot, changes, problems, inputs)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
-    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
+    return SyncPlan(
+        snapshot,
+        results,
+        changes,
+        problems,
+        log,
+        report,
+        tuple(found or ()),
+        generated,
+        tuple(reviewed.states or ()),
+        changelog_signals.gate_list_name(lifecycle),
+    )
 
 
 class _Diffed(NamedTuple):

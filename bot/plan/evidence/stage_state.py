@@ -113,6 +113,18 @@ def _prs(items: tuple[NoteRef, ...]) -> str:
     return ", ".join(f"#{n.pr}" for n in items)
 
 
+def _announced(notes: tuple[NoteRef, ...], release: str) -> str:
+    """``the v1.37 notes announce it (#1, #2)``; a note of a later release naming that release says so:
+    ``the v1.35 notes announce it in v1.34 (#134452)``."""
+    by: dict[str, list[NoteRef]] = {}
+    for n in notes:
+        by.setdefault(n.release, []).append(n)
+    return "; ".join(
+        f"the {r} notes announce it{'' if r == release else f' in {release}'} ({_prs(tuple(ns))})"
+        for r, ns in by.items()
+    )
+
+
 def assess(
     kep: str,
     kep_path: str,
@@ -134,11 +146,15 @@ def assess(
     listed, gate = gate is not None, gate or SILENT
     n = notes or NotesView()
     confirm, counters = n.having(CONFIRMS), n.having(COUNTER)
-    said = [f"the {release} notes announce it ({_prs(confirm)})"] if confirm else []
-    counter = f"the {release} note {_prs(counters)} says {word(counters[0].said)}" if counters and not confirm else ""
+    said = [_announced(confirm, release)] if confirm else []
+    counter = ""
+    if counters and not confirm:
+        noun, verb = ("note", "says") if len(counters) == 1 else ("notes", "say")
+        counter = f"the {release} {noun} {_prs(counters)} {verb} {word(counters[0].said)}"
     extra = []
     if n.having(TURNED_OFF):
-        extra.append(f"the {release} note {_prs(n.having(TURNED_OFF))} turned it off by default")
+        off = n.having(TURNED_OFF)
+        extra.append(f"the {release} note{'s' if len(off) > 1 else ''} {_prs(off)} turned it off by default")
     if n.having(POSSIBLE) and not confirm:
         extra.append(f"possible evidence: {_prs(n.having(POSSIBLE))} (matched by title words)")
     shown = [x for x in n.notes if x.role != ELSEWHERE]
@@ -167,5 +183,5 @@ def assess(
         return made(CONTRADICTED, why, RELEASE_NOTES, [*shown, first])
     parts = [shows if gate.reason else "no feature gate of its own in the gate list"] if listed else []
     if notes is not None:
-        parts.append(f"no {release} note names it" if n.read else f"no release notes for {release}")
+        parts.append(f"no {release} note announces it" if n.read else f"no release notes for {release}")
     return made(UNKNOWN, "; ".join(parts), GATE_LIST if listed else RELEASE_NOTES)
