@@ -64,7 +64,7 @@ MAX_TITLE_CHARS = 40
 #: Most KEPs "Needs a look" names in its line of other findings; beyond, it gives counts by kind.
 MAX_KEPS_LISTED = 10
 #: Longest upstream pull request subject in this layout, characters.
-MAX_SUBJECT_CHARS = 32
+MAX_SUBJECT_CHARS = 28
 
 
 class Signals(NamedTuple):
@@ -161,7 +161,8 @@ def _row(
     ]
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
-        cells.append("<br>".join(_upstream(u, links.web_url) for u in ups))
+        number = re.match(r"\d+", first.kep_id)
+        cells.append("<br>".join(_upstream(u, links.web_url, str(int(number.group())) if number else "") for u in ups))
     if signals.notes:
         cells.append(_evidence(group, shipped))
     if signals.gate_list:
@@ -169,11 +170,13 @@ def _row(
     return "| " + " | ".join(cells) + " |"
 
 
-def _upstream(upstream: Upstream | None, web_url: str) -> str:
-    """:func:`bot.plan.changelog.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`."""
+def _upstream(upstream: Upstream | None, web_url: str, kep: str) -> str:
+    """:func:`bot.plan.changelog.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`, less a
+    leading ``KEP-4671:`` / ``[KEP-4671]`` naming the row's own KEP (``kep``, its number)."""
     if upstream is None:
         return "-"
     subject = re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or "")
+    subject = re.sub(rf"^\s*\[?KEP[- ]?0*{re.escape(kep)}\]?\s*:?\s*", "", subject, flags=re.I) or subject
     return upstream_cell(upstream._replace(subject=_short(subject, MAX_SUBJECT_CHARS)), web_url)
 
 
@@ -253,7 +256,7 @@ def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Sect
         noun = "milestone" if len(rewritten) == 1 else "milestones"
         rows.append(
             f"- {REWRITTEN_MARK} {len(rewritten)} released {noun} rewritten in {len(by_kep)} KEP"
-            f'{"s" if len(by_kep) != 1 else ""}: {listed} (kep.yaml history under "Released milestones rewritten")'
+            f"{'s' if len(by_kep) != 1 else ''}: {listed} (their kep.yaml history below)"
         )
     others = [f for f in signals.findings if (f.kep_path, f.release) not in said and (f.kep_path, f.pr) not in cited]
     if others:
@@ -276,17 +279,17 @@ def _legend(applied: list[Change], signals: Signals) -> str:
     """One line naming each sign the table uses once, and the gate list once."""
     parts = []
     if any(_rewritten(c) for c in applied):
-        parts.append(f"{REWRITTEN_MARK} rewrites a released milestone")
+        parts.append(f"{REWRITTEN_MARK} a released milestone rewritten")
     evidence = [e for c in applied for e in c.evidence]
     if any(getattr(e, "possible", False) for e in evidence):
-        parts.append("possible: a note matched by the KEP's title words only, never a confirmation")
+        parts.append("possible: matched by title words only, never a confirmation")
     if any(e.counter for e in evidence):
-        parts.append(f"{COUNTER_MARK} a note of that release announcing another stage")
+        parts.append(f"{COUNTER_MARK} a note of that release names another stage")
     if signals.gate_list:
-        sources = f"the gate list {signals.gate_list}" + (" and the release notes" if signals.notes else "")
+        sources = f"the gate list {signals.gate_list}" + (" and the notes" if signals.notes else "")
         parts.append(
             f"Shipped, per {sources}: ✓ confirmed, pending (release not closed), {CONTRADICTED_MARK} contradicted, "
-            "unknown (nothing decides)"
+            "unknown"
         )
     return ("Signs: " + "; ".join(parts) + ".") if parts else ""
 

@@ -74,6 +74,8 @@ def utc(date: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def origins(timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]]) -> dict[str, dict[str, Declared]]:
+def origins(
+    timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]],
+) -> dict[str, dict[str, Declared]]:
     """:func:`first_declared` of every path of ``timelines`` (``{kep.yaml path: timeline}``)."""
     return {path: first_declared(timeline) for path, timeline in timelines.items()}
