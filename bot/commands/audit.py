@@ -60,8 +60,9 @@ class StableVerdict(NamedTuple):
 class AuditPlan(NamedTuple):
     """What one audit found: ``pages`` (as a sync would rewrite them; never written), every ``change`` a sync
     would propose (with evidence), ``problems``, ``discrepancies`` of every row's KEP, the ``stable``
-    verdicts, ``rows`` (number of KEP rows audited), the ``markdown``, the JSON ``report`` and the
-    kep.yaml ``consistency`` findings of every row."""
+    verdicts, ``rows`` (number of KEP rows audited), the ``markdown``, the JSON ``report``, the
+    kep.yaml ``consistency`` findings of every row and the ``states`` of every row's planned stages
+    (:mod:`bot.plan.evidence.stage_state`; empty without release notes and a gate list)."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -73,6 +74,7 @@ class AuditPlan(NamedTuple):
     markdown: str
     report: dict
     consistency: tuple[Finding, ...] = ()
+    states: tuple[PlannedStage, ...] = ()
 
 
 def log_fields(audit: AuditPlan) -> dict:
@@ -236,6 +238,7 @@ def plan_audit(
         markdown,
         report,
         tuple(checks),
+        plan.states,
     )
 
 

@@ -229,12 +229,13 @@ def _linked(text: str, state: PlannedStage) -> str:
 
 
 def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Section:
-    """What needs judgment, first: contradicted plans, defaults turned off before release, released milestones
-    rewritten (grouped), and the count of the other findings on these rows."""
+    """What needs judgment, first: contradicted plans (the newest release first), defaults turned off before
+    release, released milestones rewritten (grouped), and the count of the other findings on these rows."""
     rows = []
     said: set[tuple[str, str]] = set()
     cited: set[tuple[str, int]] = set()
-    for s in signals.states:
+    newest_first = sorted(signals.states, key=lambda s: milestone_key(s.release) or (0, 0), reverse=True)
+    for s in newest_first:
         if s.state == CONTRADICTED:
             rows.append(f"- {CONTRADICTED_MARK} {kep_link(s.kep)} {word(s.stage)} {s.release}: {_linked(s.reason, s)}")
             said.add((s.kep_path, s.release))

@@ -443,6 +443,6 @@ def gate_origins_loader(
         git = opened["git"]
         if git is None or not paths:
             return {}
-        return origins(git.timelines(paths))
+        return origins(git.timelines(paths), git.log())
 
     return load

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from bot.model.history.log import SHALLOW, Version
+from bot.model.history.log import SHALLOW, Commit, Version
 from bot.model.kep import milestone_key, normalize_milestone
 
 #: ``{kep.yaml path: {gate as kep.yaml writes it: Declared}}``: what a history source gives the plan.
@@ -21,20 +21,25 @@ GateOrigins = Mapping[str, Mapping[str, "Declared"]]
 class Declared(NamedTuple):
     """The first version of a kep.yaml that declared a gate: the commit's ``date`` (UTC, ``YYYY-MM-DDTHH:MM:SSZ``;
     ``""`` when the gate is in the first version a shallow clone has, so the real date is older and unknown),
-    its ``commit`` SHA, the pull request ``pr`` its subject names (0 when none) and ``planned``: the earliest
+    its ``commit`` SHA, the pull request ``pr`` its subject names (0 when none), ``planned``: the earliest
     release that version names (``latest-milestone`` and the alpha / beta / stable milestones, ``v1.36``;
-    ``""`` when none), what the KEP planned when it took the gate."""
+    ``""`` when none), what the KEP planned when it took the gate, and ``order``: the commit's place on the
+    first-parent line, oldest 0 (``-1`` when unknown; commits of one second keep their order)."""
 
     date: str
     commit: str
     pr: int
     planned: str = ""
+    order: int = -1
 
 
-def first_declared(timeline: Sequence[tuple[Version, Mapping[str, str] | None]]) -> dict[str, Declared]:
+def first_declared(
+    timeline: Sequence[tuple[Version, Mapping[str, str] | None]], order: Mapping[str, int] | None = None
+) -> dict[str, Declared]:
     """``{gate: Declared}`` for every gate any version of the file declared, the first version naming it.
 
-    ``timeline``: ``(version, tracked fields or None)`` oldest first
+    ``order``: each commit SHA's place on the first-parent line (oldest 0). ``timeline``: ``(version, tracked
+    fields or None)`` oldest first
     (:func:`bot.model.history.fields.kep_fields`: ``feature-gates`` is the gate names joined with ``", "``);
     an unreadable version (``None``) is skipped; a gate removed and declared again keeps its first date.
     """
@@ -47,7 +52,8 @@ def first_declared(timeline: Sequence[tuple[Version, Mapping[str, str] | None]])
         planned = earliest(fields.get(f, "") for f in ("latest-milestone", *PLANNED))
         for gate in (g.strip() for g in fields.get("feature-gates", "").split(",")):
             if gate and gate not in out:
-                out[gate] = Declared("" if boundary else utc(commit.date), commit.sha, commit.pr, planned)
+                when = "" if boundary else utc(commit.date)
+                out[gate] = Declared(when, commit.sha, commit.pr, planned, (order or {}).get(commit.sha, -1))
     return out
 
 
@@ -75,7 +81,9 @@ def utc(date: str) -> str:
 
 
 def origins(
-    timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]],
+    timelines: Mapping[str, Sequence[tuple[Version, Mapping[str, str] | None]]], log: Sequence[Commit] = ()
 ) -> dict[str, dict[str, Declared]]:
-    """:func:`first_declared` of every path of ``timelines`` (``{kep.yaml path: timeline}``)."""
-    return {path: first_declared(timeline) for path, timeline in timelines.items()}
+    """:func:`first_declared` of every path of ``timelines`` (``{kep.yaml path: timeline}``); ``log``: the
+    first-parent commits, newest first (:meth:`bot.sources.history.GitHistory.log`), for their order."""
+    order = {c.sha: i for i, c in enumerate(reversed(log))}
+    return {path: first_declared(timeline, order) for path, timeline in timelines.items()}

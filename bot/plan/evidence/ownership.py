@@ -125,13 +125,17 @@ def _decide(
         if not found.date:
             return none(f"KEP {_ident(keps[path])} declared it before the first commit of a shallow clone")
         first[path] = found
-    ordered = sorted(declarers, key=lambda p: (first[p].date, p))
+    ranked = all(d.order >= 0 for d in first.values())  # the first-parent line's order, else the dates
+
+    def when(path: str) -> tuple[object, ...]:
+        return (first[path].order,) if ranked else (first[path].date,)
+
+    ordered = sorted(declarers, key=lambda p: (when(p), p))
     owner = ordered[0]
-    tied = [p for p in ordered if first[p].date == first[owner].date]
+    tied = [p for p in ordered if when(p) == when(owner)]
     if len(tied) > 1:
-        return none(f"KEPs {', '.join(_ident(keps[p]) for p in tied)} declared it at the same time")
-    when = first[owner]
-    story = f"declared first by KEP {_ident(keps[owner])} ({_when(when)})"
+        return none(f"KEPs {', '.join(_ident(keps[p]) for p in tied)} declared it in the same commit")
+    story = f"declared first by KEP {_ident(keps[owner])} ({_when(first[owner])})"
     seen = {owner}
     while owner in dead:
         heirs = [p for p in declarers if p not in dead and p not in seen and _links(snapshot, keps[p], keps[owner])]
