@@ -245,7 +245,8 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     )
     body = plan.changelog.body
     # summary 2, Needs a look 7, Graduations 5, Changes 27 (23 rows), the legend 2, 7 summary lines
-    assert (visible_lines(body), len(visible_text(body))) == (50, 4900)
+    named = body.replace(str(clone), "enhancements")  # the figure must not depend on where the clone lives
+    assert (visible_lines(body), len(visible_text(named))) == (50, 4708)
     assert body.split("\n")[2:3] == ["### Needs a look"]
     assert [line for line in body.splitlines() if line.startswith("<details>")] == [
         "<details><summary>Released milestones rewritten (8)</summary>",

@@ -408,7 +408,7 @@ def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
     where = f"`{list_file}` (blob {blob_sha(LIST)[:12]})"
     assert body.count(str(list_file)) == 1 and (
         f"Signs: Shipped, per the gate list {where}: ✓ confirmed, pending (release not closed), ✗ contradicted, "
-        "unknown (nothing decides)." in body
+        "unknown." in body
     )
     assert (
         "| [700](https://kep.k8s.io/700) | v1.35 | gate-stage-mismatch: kep.yaml milestone.alpha is v1.35; "
