@@ -266,14 +266,14 @@ def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, in
     """The "Changes" table: one row per page row, with Upstream, Evidence and Shipped columns when the run
     has that data."""
     keps = {k.path: k for k in snapshot.all_keps()}
-    shipped = _shipped(snapshot)
+    shipped = notes_can_exist(snapshot)
     notes = inputs.discrepancies is not None
     origin = any(c.upstream is not None for c in applied)
     gates = inputs.gate_findings is not None
     rows = [
         _row_line(group, keps, links, origin, notes, shipped)
         + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
-        for group in _by_row(applied)
+        for group in by_row(applied)
     ]
     return (
         [
@@ -458,7 +458,7 @@ def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> 
     if upstream is None:
         return "-"
     base = web_url.rstrip("/")
-    subject = _short(
+    subject = short(
         re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""), MAX_SUBJECT_CHARS
     )
     text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
@@ -690,7 +690,7 @@ def grouped_graduations(changes: Sequence[Change]) -> list[str]:
     ]
 
 
-def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
+def by_row(changes: Sequence[Change]) -> list[list[Change]]:
     """``changes`` grouped by page row (page, line), in order of first appearance."""
     groups: dict[tuple[str, int], list[Change]] = {}
     for c in changes:
@@ -698,7 +698,7 @@ def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
     return list(groups.values())
 
 
-def _shipped(snapshot: Snapshot) -> Callable[[str], bool]:
+def notes_can_exist(snapshot: Snapshot) -> Callable[[str], bool]:
     """``release -> bool``: True for a milestone no newer than the release in progress (its release notes
     can exist), False for a later one (nothing can be said of a release that has not shipped)."""
     from bot.model.consistency import release_in_progress
@@ -717,7 +717,7 @@ def _shipped(snapshot: Snapshot) -> Callable[[str], bool]:
 MAX_SUBJECT_CHARS = 50
 
 
-def _short(text: str, limit: int) -> str:
+def short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -730,30 +730,40 @@ def _row_line(
     shipped: Callable[[str], bool],
 ) -> str:
     """One Changes table row for the changes of one page row."""
-    first = group[0]
-    kep = keps.get(first.kep_path)
-    title = _short(kep.title, MAX_TITLE_CHARS) if kep is not None else ""
-    where = dict(kep.key_lines) if kep is not None else {}
     fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
-    yaml_links = " ".join(
-        f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
-        for c in group
-        if c.field in where and links.kep_yaml(c.kep_path)
-    )
-    url = links.kep_yaml(first.kep_path)
-    yaml = (f"[kep.yaml]({url})" + (f" {yaml_links}" if yaml_links else "")) if url else table_cell(first.kep_path)
-    cells = [
-        f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
-        links.page(first.page, first.line),
-        fields,
-        yaml,
-    ]
+    cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
     if notes:
         cells.append(_row_evidence(group, shipped))
     return "| " + " | ".join(cells) + " |"
+
+
+def lead_cells(group: Sequence[Change], kep: Kep | None, links: Links, fields: str, title_chars: int) -> list[str]:
+    """The first cells of a Changes row: the KEP with its title (cut at ``title_chars``), the page line, the
+    ``fields`` cell as given and the kep.yaml cell (:func:`kep_yaml_cell`)."""
+    first = group[0]
+    title = short(kep.title, title_chars) if kep is not None else ""
+    return [
+        f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
+        links.page(first.page, first.line),
+        fields,
+        kep_yaml_cell(group, kep, links),
+    ]
+
+
+def kep_yaml_cell(group: Sequence[Change], kep: Kep | None, links: Links) -> str:
+    """The kep.yaml cell of one page row: the file at the revision and the line of each changed key
+    (``[kep.yaml](URL) [L34](URL#L34)``); the path as text without a revision."""
+    where = dict(kep.key_lines) if kep is not None else {}
+    lines = " ".join(
+        f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
+        for c in group
+        if c.field in where and links.kep_yaml(c.kep_path)
+    )
+    url = links.kep_yaml(group[0].kep_path)
+    return (f"[kep.yaml]({url})" + (f" {lines}" if lines else "")) if url else table_cell(group[0].kep_path)
 
 
 def _row_evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:

@@ -27,7 +27,6 @@ from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
-from bot.model.consistency import release_in_progress
 from bot.model.finding import Finding
 from bot.model.gates import Lifecycle
 from bot.model.history.provenance import Upstream
@@ -37,9 +36,13 @@ from bot.plan.changelog import (
     Layout,
     Links,
     Section,
+    by_row,
     details,
     kep_link,
+    lead_cells,
     note_link,
+    notes_can_exist,
+    short,
     table_cell,
     upstream_cell,
 )
@@ -82,16 +85,11 @@ class Signals(NamedTuple):
 def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals: Signals) -> Layout:
     """The :class:`bot.plan.changelog.Layout` of this run. ``links``: where links land."""
     applied = [c for c in changes if c.applied]
-    current = release_in_progress(snapshot.all_keps())
-
-    def shipped(value: str) -> bool:  # False for a release after the one in progress: no notes can exist yet
-        key = milestone_key(value)
-        return key is None or current is None or key <= current
-
+    shipped = notes_can_exist(snapshot)
     keps = {k.path: k for k in snapshot.all_keps()}
     states = {(s.kep_path, s.stage): s for s in signals.states}
     origin = any(c.upstream is not None for c in applied)
-    rows = [_row(group, keps, links, signals, states, shipped, origin) for group in _by_row(applied)]
+    rows = [_row(group, keps, links, signals, states, shipped, origin) for group in by_row(applied)]
     head = (
         "| KEP | Page | Change | kep.yaml |"
         + (" Upstream |" if origin else "")
@@ -108,17 +106,6 @@ def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals:
         after=[([legend], [], "legend")] if legend and applied else [],
         folded=[cited] if cited[1] else [],
     )
-
-
-def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
-    groups: dict[tuple[str, int], list[Change]] = {}
-    for c in changes:
-        groups.setdefault((c.page, c.line), []).append(c)
-    return list(groups.values())
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _rewritten(c: Change) -> bool:
@@ -138,27 +125,13 @@ def _row(
     ``⚠`` in words), kep.yaml lines, Upstream, Evidence, Shipped."""
     first = group[0]
     kep = keps.get(first.kep_path)
-    title = _short(kep.title, MAX_TITLE_CHARS) if kep is not None else ""
-    where = dict(kep.key_lines) if kep is not None else {}
     fields = "<br>".join(
         f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**"
         + (f" {REWRITTEN_MARK}" if _rewritten(c) else "")
         + "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags if not f.startswith(RELEASED_FLAG))
         for c in group
     )
-    lines = " ".join(
-        f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
-        for c in group
-        if c.field in where and links.kep_yaml(c.kep_path)
-    )
-    url = links.kep_yaml(first.kep_path)
-    yaml = (f"[kep.yaml]({url})" + (f" {lines}" if lines else "")) if url else table_cell(first.kep_path)
-    cells = [
-        f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
-        links.page(first.page, first.line),
-        fields,
-        yaml,
-    ]
+    cells = lead_cells(group, kep, links, fields, MAX_TITLE_CHARS)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         number = re.match(r"\d+", first.kep_id)
@@ -177,7 +150,7 @@ def _upstream(upstream: Upstream | None, web_url: str, kep: str) -> str:
         return "-"
     subject = re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or "")
     subject = re.sub(rf"^\s*\[?KEP[- ]?0*{re.escape(kep)}\]?\s*:?\s*", "", subject, flags=re.I) or subject
-    return upstream_cell(upstream._replace(subject=_short(subject, MAX_SUBJECT_CHARS)), web_url)
+    return upstream_cell(upstream._replace(subject=short(subject, MAX_SUBJECT_CHARS)), web_url)
 
 
 def _evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
@@ -194,7 +167,7 @@ def _evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
             link = f"{e.release} {note_link(e.pr, e.url)}"
             if e.counter:
                 counter.append(f"{COUNTER_MARK} {link} says {word(e.stage)}")
-            elif getattr(e, "possible", False):
+            elif e.possible:
                 possible.append(f"possible: {link}")
             elif e.ambiguous:
                 maybe.append(f"ambiguous: {link}")
@@ -282,7 +255,7 @@ def _legend(applied: list[Change], signals: Signals) -> str:
     if any(_rewritten(c) for c in applied):
         parts.append(f"{REWRITTEN_MARK} a released milestone rewritten")
     evidence = [e for c in applied for e in c.evidence]
-    if any(getattr(e, "possible", False) for e in evidence):
+    if any(e.possible for e in evidence):
         parts.append("possible: matched by title words only, never a confirmation")
     if any(e.counter for e in evidence):
         parts.append(f"{COUNTER_MARK} a note of that release names another stage")
@@ -307,7 +280,7 @@ def _cited(applied: list[Change]) -> Section:
                 f"{COUNTER_MARK} "
                 if e.counter
                 else "possible: "
-                if getattr(e, "possible", False)
+                if e.possible
                 else "ambiguous: "
                 if e.ambiguous
                 else ""

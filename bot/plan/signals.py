@@ -82,9 +82,9 @@ def _as_listed(gate: str, names: frozenset[str]) -> str:
 
 
 class NotesRead(NamedTuple):
-    """The release notes a plan read: the ``index`` and every release the source has (``available``)."""
+    """The release notes a plan read: the ``notes_index`` and every release the source has (``available``)."""
 
-    index: NotesIndex
+    notes_index: NotesIndex
     available: tuple[str, ...]
 
 
@@ -112,8 +112,10 @@ def planned_stages(
     by_path = {k.path: k for k in keps}
     for c in changes:
         kep = by_path.get(c.kep_path)
-        for e in c.evidence if kep is not None else ():
-            if getattr(e, "possible", False):
+        if kep is None:
+            continue
+        for e in c.evidence:
+            if e.possible:
                 refs = possible.setdefault((c.kep_path, change_stage(c, kep)), [])
                 if all(r.pr != e.pr for r in refs):
                     refs.append(NoteRef(e.release, e.pr, e.url, POSSIBLE))
@@ -147,7 +149,7 @@ def planned_stages(
 def _notes_view(notes: NotesRead, kep: Kep, stage: str, release: str) -> NotesView:
     """What the notes surely about ``kep`` say of ``stage`` in ``release`` (one note per pull request and role)."""
     refs: dict[tuple[int, str], NoteRef] = {}
-    for m in notes.index.for_kep(kep.path):
+    for m in notes.notes_index.for_kep(kep.path):
         if kep.path not in m.links:
             continue  # an ambiguous link never confirms nor contradicts
         ref = None
@@ -161,4 +163,4 @@ def _notes_view(notes: NotesRead, kep: Kep, stage: str, release: str) -> NotesVi
             ref = NoteRef(m.release, m.pr, m.url, TURNED_OFF)
         if ref is not None:
             refs.setdefault((ref.pr, ref.role), ref)
-    return NotesView(tuple(refs.values()), release in notes.index.releases)
+    return NotesView(tuple(refs.values()), release in notes.notes_index.releases)

@@ -235,7 +235,16 @@ def test_the_owner_of_a_shared_gate_gets_its_findings_and_a_borrower_none():
     snap = snapshot(
         kep(2837, "spec", alpha="v1.33", beta="v1.34", gates=("PodLevelResources",)),
         kep(5419, "resize", alpha="v1.35", gates=("PodLevelResources",)),
-        kep(4247, "hints", status="implemented", stage="stable", alpha="v1.26", beta="v1.32", stable="v1.34", gates=("QueueingHints",)),
+        kep(
+            4247,
+            "hints",
+            status="implemented",
+            stage="stable",
+            alpha="v1.26",
+            beta="v1.32",
+            stable="v1.34",
+            gates=("QueueingHints",),
+        ),
     )
     keps, lc = snap.all_keps(), _lc()
     shared = shared_gates(keps, keps, lambda g: G.listed_name(g, lc.names()) or g)

@@ -69,17 +69,17 @@ def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, obje
     release read (for how rare a CamelCase word is)."""
     keps = list(keps)
     titles = {k.path: {_key(w): w for w in _WORD_RE.findall(k.title)} for k in keps}
-    seen = Counter(key for words in titles.values() for key in words)
+    seen = Counter(key for by_key in titles.values() for key in by_key)
     out: dict[str, tuple[str, ...]] = {}
     camels: dict[str, tuple[str, ...]] = {}
-    for path, words in titles.items():
-        picked = tuple(w for key, w in words.items() if seen[key] == 1 and len(key) >= 4 and key not in COMMON)
+    for path, by_key in titles.items():
+        picked = tuple(w for key, w in by_key.items() if seen[key] == 1 and len(key) >= 4 and key not in COMMON)
         camel = tuple(w for w in picked if _CAMEL_RE.match(w) and len(w) >= 8)
         if camel:
             camels[path] = camel
         elif len(picked) >= 2:
             out[path] = picked
-    wanted = {w for words in camels.values() for w in words}
+    wanted = {w for camel_words in camels.values() for w in camel_words}
     counts: Counter[str] = Counter()
     for entries in notes.values():
         for entry in entries.values():
