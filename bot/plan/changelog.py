@@ -179,8 +179,8 @@ class ChangelogInputs(NamedTuple):
     ``involved_problems``: kep.yaml problems of the KEPs on the pages; ``discrepancies``: ``None`` when
     release notes were not used, else the "Needs review" list (and each change gets an Evidence cell from
     ``Change.evidence``); ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings,
-    listed under "Needs review: feature-gate lifecycle" (and each page row gets a Shipped cell,
-    :func:`shipped_cell`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
+    listed under "Needs review: feature-gate lifecycle" (the Shipped column is the layout's,
+    :mod:`bot.plan.changelog_signals`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
     (see :mod:`bot.plan.tracking.render`); ``front_matter``: ``(page, key, old, new)`` of each
     ``front_matter.date_key`` update; ``generated``: the pages whose digest section is rewritten, named in the
     title (:func:`_title`), a "Digest" list and the commit message; ``controls``: lines of the collapsed
@@ -263,26 +263,18 @@ def render(
 
 
 def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, inputs: ChangelogInputs) -> Section:
-    """The "Changes" table: one row per page row, with Upstream, Evidence and Shipped columns when the run
-    has that data."""
+    """The "Changes" table of the plain layout: one row per page row, with Upstream and Evidence columns when
+    the run has that data (a run with release notes or a gate list shows :mod:`bot.plan.changelog_signals`'s)."""
     keps = {k.path: k for k in snapshot.all_keps()}
     shipped = notes_can_exist(snapshot)
     notes = inputs.discrepancies is not None
     origin = any(c.upstream is not None for c in applied)
-    gates = inputs.gate_findings is not None
-    rows = [
-        _row_line(group, keps, links, origin, notes, shipped)
-        + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
-        for group in by_row(applied)
-    ]
+    rows = [_row_line(group, keps, links, origin, notes, shipped) for group in by_row(applied)]
     return (
         [
             "### Changes",
-            "| KEP | Page | Change | kep.yaml |"
-            + (" Upstream |" if origin else "")
-            + (" Evidence |" if notes else "")
-            + (" Shipped |" if gates else ""),
-            "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "") + ("---|" if gates else ""),
+            "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "") + (" Evidence |" if notes else ""),
+            "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else ""),
         ],
         rows,
         "changes",
@@ -474,16 +466,6 @@ def note_link(pr: int, url: str) -> str:
     """``[#N](url)`` for a release note's pull request, the url checked again by
     :func:`bot.plan.evidence.index.pr_url` (``github.com/OWNER/REPO/pull/N`` or the kubernetes/kubernetes one)."""
     return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
-
-
-def shipped_cell(c: Change) -> str:
-    """The Shipped cell of a change: its mark (``✓``, ``⚠``, ``·``), the gate in a code span and what the list
-    shows (:class:`bot.plan.evidence.gates.Mark`); ``·`` alone when the change has none."""
-    m = c.shipped
-    if m is None:
-        return "·"
-    gate = f" `{m.gate}`" if m.gate else ""
-    return f"{m.mark}{gate}: {table_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
 
 
 def _gate_row(d: Finding) -> str:

