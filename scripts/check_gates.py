@@ -9,7 +9,13 @@ each by plain line and string handling, and prints:
   name the gate in, rows claiming an alpha in v1.36 or earlier whose gates are in no list and no release
   note, KEPs of the whole source at ``implementable`` + ``stable`` with a declared gate GA and locked;
 - the findings kep-sync should report (``gate-stage-mismatch``, ``not-shipped``,
-  ``shipped-not-implemented``: one gate speaking for the KEP, as ``bot/plan/evidence/gates.py`` documents);
+  ``shipped-not-implemented``: one gate speaking for the KEP, as ``bot/plan/evidence/gates.py`` documents):
+  a gate several KEPs declare speaks for the one whose kep.yaml first had a line naming it
+  (``git log --first-parent -G``, when the checkout is a git repository; a withdrawn or replaced first
+  owner hands it to the one live declarer whose ``see-also`` / ``replaces`` names its number), and only for
+  stages reached after that KEP took it (its earliest milestone then); a release the list has not closed
+  (its newest version) is no disagreement; a beta turned on by default in kep.yaml's beta release agrees;
+  a gate born at a later stage says nothing of an earlier one;
 - with ``--audit-report FILE`` (the JSON report of ``kep-sync audit --gate-lifecycle``): the findings on
   which the two readings disagree, and exit 1 when there are any.
 
@@ -95,7 +101,7 @@ def at(specs: list[dict], r: tuple[int, int]) -> dict | None:
 
 
 def read_kep(text: str) -> dict:
-    kep = {"status": "", "stage": "", "milestone": {}, "gates": []}
+    kep = {"status": "", "stage": "", "latest": "", "milestone": {}, "gates": [], "links": []}
     block = ""
     for raw in text.splitlines():
         line = raw.split(" #", 1)[0].rstrip()
@@ -107,11 +113,17 @@ def read_kep(text: str) -> dict:
             value = value.strip().strip("\"'")
             if block in ("status", "stage"):
                 kep[block] = value
+            elif block == "latest-milestone":
+                kep["latest"] = value
+            elif block in ("see-also", "replaces") and value:
+                kep["links"].append(value)
             continue
         item = line.strip()
         if block == "milestone" and ":" in item:
             key, _, value = item.partition(":")
             kep["milestone"][key.strip()] = value.strip().strip("\"'")
+        elif block in ("see-also", "replaces") and item.startswith("-"):
+            kep["links"].append(item.lstrip("- ").strip("\"'"))
         elif block == "feature-gates" and re.match(r"-?\s*name:", item):
             name = item.lstrip("- ").split(":", 1)[1].strip().strip("\"'")
             if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) and name.lower() not in ("none", "na", "tbd", "todo"):
@@ -173,6 +185,64 @@ def owners(keps: dict[str, dict], gates: dict) -> dict[str, list[str]]:
     return {g: [k["dir"] for k in ([k for k in ks if k["status"] not in DEAD] or ks)] for g, ks in by.items()}
 
 
+def git(root: Path, *args: str) -> str | None:
+    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def history_owners(root: Path, keps: dict[str, dict], gates: dict) -> dict[str, tuple[str, tuple[int, int]]]:
+    """``{listed gate: (owner dir, earliest release it planned when it took the gate)}`` for each listed gate
+    several KEPs declare, from the git history of ``root`` (``{}`` when it is no git repository)."""
+    if git(root, "rev-parse", "HEAD") is None:
+        return {}
+    by: dict[str, list[dict]] = {}
+    for k in keps.values():
+        for g in {canonical(g, gates) for g in k["gates"]}:
+            by.setdefault(g, []).append(k)
+    number = {int(k["dir"].split("-", 1)[0]): k for k in keps.values() if k["dir"].split("-", 1)[0].isdigit()}
+    out = {}
+    for gate, declarers in by.items():
+        if len(declarers) < 2 or gate not in gates:
+            continue
+        names = {g for k in declarers for g in k["gates"] if canonical(g, gates) == gate}
+        first: dict[str, tuple[int, str, str]] = {}
+        for name in sorted(names):
+            log = git(
+                root, "log", "--reverse", "--first-parent", "--name-only", "--format=@%ct %H", "-G", name, "--", "keps"
+            )
+            when, commit = 0, ""
+            for line in (log or "").splitlines():
+                if line.startswith("@"):
+                    stamp, commit = line[1:].split(" ", 1)
+                    when = int(stamp)
+                elif line.endswith("/kep.yaml"):
+                    m = re.match(r"(\d+)-", line.split("/")[-2])
+                    k = number.get(int(m.group(1))) if m else None
+                    if k in declarers and (k["dir"] not in first or when < first[k["dir"]][0]):
+                        first[k["dir"]] = (when, commit, line)
+        if len(first) < len(declarers):
+            continue
+        ordered = sorted(first, key=lambda d: first[d][0])
+        if first[ordered[0]][0] == first[ordered[1]][0]:
+            continue
+        owner = ordered[0]
+        while keps[owner]["status"] in DEAD:
+            n = owner.split("-", 1)[0]
+            heirs = [
+                k["dir"]
+                for k in declarers
+                if k["status"] not in DEAD and any(re.search(rf"(?:^|/){n}-|^{n}$", x) for x in k["links"])
+            ]
+            owner = heirs[0] if len(heirs) == 1 else ""
+            if not owner:
+                break
+        if owner:
+            then = read_kep(git(root, "show", f"{first[owner][1]}:{first[owner][2]}") or "")
+            planned = [rel(v) for v in [then["latest"], *then["milestone"].values()] if rel(v)]
+            out[gate] = (owner, min(planned) if planned else (0, 0))
+    return out
+
+
 def near(a: str, b: str) -> bool:
     """One run of at most 2 characters differs (both names at least 12 long)."""
     if a == b or min(len(a), len(b)) < 12 or abs(len(a) - len(b)) > 2:
@@ -195,28 +265,52 @@ def listed(kep: dict, gates: dict, own: dict) -> list[str]:
 
 
 def speaker(kep: dict, gates: dict, own: dict) -> str:
-    names = listed(kep, gates, own)
+    names = [g for g in listed(kep, gates, own) if kep["dir"] in own.get(g, [kep["dir"]])]
     if len(names) != 1:
         return ""
     return names[0] if own.get(names[0], [kep["dir"]]) == [kep["dir"]] else ""
 
 
-def mismatches(kep: dict, specs: list[dict]) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
+def beta_on(specs: list[dict]) -> tuple[int, int] | None:
+    """The release of the first beta spec on by default, when the gate was born off at beta."""
+    beta = first(specs, "beta")
+    if beta is None or beta.get("default"):
+        return None
+    on = next((s for s in specs if s.get("stage") == "beta" and s.get("default") and s.get("version")), None)
+    return on["version"] if on else None
+
+
+def mismatches(
+    kep: dict, specs: list[dict], last: tuple[int, int] = (99, 0), since: tuple[int, int] = (0, 0)
+) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
+    """``(stage, kep.yaml's release, the list's)`` where they differ: the list's release closed (and
+    kep.yaml's too, or later), never a beta kep.yaml dates at the default flip, never a stage reached before
+    the KEP took the gate (``since``)."""
     out = []
     for stage in ORDER:
         m = rel(kep["milestone"].get(stage, ""))
         s = first(specs, stage)
-        if m and s and s.get("version") and s["version"] != m:
+        if not (m and s and s.get("version") and s["version"] != m):
+            continue
+        if stage == "beta" and beta_on(specs) == m or s["version"] < since:
+            continue
+        if s["version"] <= last and (m <= last or s["version"] < m):
+            out.append((stage, m, s["version"]))
+        elif s["version"] > last and m <= last:
             out.append((stage, m, s["version"]))
     return out
 
 
-def findings(kep: dict, gate: str, specs: list[dict], last: tuple[int, int], newest: tuple[int, int]) -> list[tuple]:
+def findings(
+    kep: dict, gate: str, specs: list[dict], last: tuple[int, int], newest: tuple[int, int], since=(0, 0)
+) -> list[tuple]:
     number = int(kep["dir"].split("-", 1)[0])
-    out = [("gate-stage-mismatch", number, show(m)) for _, m, _ in mismatches(kep, specs)]
+    out = [("gate-stage-mismatch", number, show(m)) for _, m, _ in mismatches(kep, specs, last, since)]
+    born = specs[0].get("stage") if specs else None
     for stage in ORDER:
         m = rel(kep["milestone"].get(stage, ""))
-        if m and not first(specs, stage) and m <= last and m <= newest:
+        later_born = born in ORDER and ORDER.index(born) > ORDER.index(stage)
+        if m and not first(specs, stage) and m <= last and m <= newest and not later_born:
             now = at(specs, m)
             if now is None or (now.get("stage") in ORDER and ORDER.index(now["stage"]) < ORDER.index(stage)):
                 out.append(("not-shipped", number, show(m)))
@@ -257,6 +351,8 @@ def reading(root: Path, page: str, gates_text: str, notes: dict) -> dict:
     keps = read_keps(root)
     gates = read_gates(gates_text)
     own = owners(keps, gates)
+    history = history_owners(root, keps, gates)
+    own.update({g: [owner] for g, (owner, _) in history.items()})
     versions = sorted({s["version"] for ss in gates.values() for s in ss if s.get("version")})
     newest = versions[-1] if versions else (0, 0)
     last = versions[-2] if len(versions) > 1 else (0, 0)
@@ -291,7 +387,8 @@ def reading(root: Path, page: str, gates_text: str, notes: dict) -> dict:
         kep = keps[k]
         gate = speaker(kep, gates, own)
         if gate:
-            found += findings(kep, gate, gates[gate], last, newest)
+            since = history[gate][1] if gate in history and history[gate][0] == kep["dir"] else (0, 0)
+            found += findings(kep, gate, gates[gate], last, newest, since)
         elif kep["gates"] and not listed(kep, gates, own):
             found += absent(kep, last)
     return {

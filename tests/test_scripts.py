@@ -5,7 +5,7 @@ history loader's signature changed, and no test ran it. Here each script is impo
 module-level imports of ``bot`` run), and the benchmark and check scripts whose inputs can be
 given on the command line run their ``main`` on a tiny git repository written by hand
 (``--runs 1``): ``bench_history.py``, ``bench_release_notes.py``, ``check_digest.py``,
-``check_coverage.py``. The rest have their own tests (``make_snapshot.py``: test_offline,
+``check_coverage.py``, ``body_size.py``. The rest have their own tests (``make_snapshot.py``: test_offline,
 ``check_page_edit.py``: test_page_fidelity, ``step_summary.py``: test_workflow,
 ``refresh_github_openapi.py``: test_github_conformance) or only run on
 the real data in ../shared as many new processes (``benchmark.py``, ``bench_evidence.py``,
@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from bot.plan.changelog import visible_lines
+from bot.plan.changelog_signals import visible_text
 
 try:
     from tests.scriptutil import ROOT, load_script
@@ -120,6 +123,32 @@ def test_bench_history_runs(bundle, monkeypatch, capsys):
         "digest as a new process, cold cache",
         "digest as a new process, warm cache",
     ]
+
+
+def test_body_size_runs(bundle, monkeypatch, capsys, tmp_path):
+    rc, out = _run(
+        monkeypatch,
+        capsys,
+        "body_size.py",
+        "--bundle",
+        str(bundle / "enh.bundle"),
+        "--page",
+        str(bundle / "page.md"),
+        "--notes",
+        str(bundle / "notes"),
+        "--gates",
+        "",
+        "--body",
+        str(tmp_path / "body.md"),
+    )
+    body = (tmp_path / "body.md").read_text()
+    assert rc == 0 and body.startswith("**kep-sync**: 2 changes in 1 KEP (1 promoted, 1 retargeted), from `")
+    seen = visible_text(body)  # the bot's reading agrees with the script's own
+    assert "### Changes" in body and len(seen.split()) == 53
+    assert out == (
+        f"visible_chars={len(seen)} visible_words=53 visible_lines={visible_lines(body)} gate_list_named=0 "
+        f"body_chars={len(body)}\n"
+    )
 
 
 def test_bench_release_notes_runs(bundle, monkeypatch, capsys):

@@ -20,6 +20,7 @@ from bot.config import Config
 from bot.model import consistency
 from bot.model.finding import Finding
 from bot.model.gates import Lifecycle
+from bot.model.history.declared import GateOrigins
 from bot.model.history.provenance import History
 from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem, normalize_milestone
@@ -28,6 +29,7 @@ from bot.model.snapshot import Snapshot
 from bot.plan.changelog import kep_link, note_link, source_name, table_cell
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence import Evidence, NotesIndex, build_index, release_order
+from bot.plan.evidence.stage_state import STATES, PlannedStage
 from bot.plan.planner import PageResult, plan_sync
 
 #: ``StableVerdict.shipped`` values.
@@ -58,8 +60,9 @@ class StableVerdict(NamedTuple):
 class AuditPlan(NamedTuple):
     """What one audit found: ``pages`` (as a sync would rewrite them; never written), every ``change`` a sync
     would propose (with evidence), ``problems``, ``discrepancies`` of every row's KEP, the ``stable``
-    verdicts, ``rows`` (number of KEP rows audited), the ``markdown``, the JSON ``report`` and the
-    kep.yaml ``consistency`` findings of every row."""
+    verdicts, ``rows`` (number of KEP rows audited), the ``markdown``, the JSON ``report``, the
+    kep.yaml ``consistency`` findings of every row and the ``states`` of every row's planned stages
+    (:mod:`bot.plan.evidence.stage_state`; empty without release notes and a gate list)."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -71,6 +74,7 @@ class AuditPlan(NamedTuple):
     markdown: str
     report: dict
     consistency: tuple[Finding, ...] = ()
+    states: tuple[PlannedStage, ...] = ()
 
 
 def log_fields(audit: AuditPlan) -> dict:
@@ -171,6 +175,7 @@ def plan_audit(
     history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
     renames: Mapping[tuple[int, str], Rename] | None = None,
     gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+    gate_history: GateOrigins | Callable[[Collection[str]], GateOrigins] | None = None,
 ) -> AuditPlan:
     """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
 
@@ -179,7 +184,8 @@ def plan_audit(
     release notes of every release the source has (``None``: no release notes;
     the stable verdicts are then ``unknown``). ``only``: KEP numbers to audit. ``history`` and
     ``renames`` go to :func:`bot.plan.planner.plan_sync` (upstream provenance of each change, as a sync's), and so does
-    ``gates`` (the feature-gate lifecycle: its findings on every row's KEP join the body and the report).
+    ``gates`` (the feature-gate lifecycle: its findings on every row's KEP join the body and the report) and
+    ``gate_history`` (who owns a shared gate, from the kep.yaml history).
     The report is the plan's (:func:`bot.commands.sync.run_report` adds what a run adds) with an ``audit`` object added:
     ``{"rows", "implementable_stable": [{kep, kep_path, stable, shipped, confirmed, verdict, evidence}]}``.
     """
@@ -194,6 +200,7 @@ def plan_audit(
         history=history,
         renames=renames,
         gates=gates,
+        gate_history=gate_history,
     )
     wanted = None if only is None else set(only)
     on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if wanted is None or k.number in wanted}
@@ -221,7 +228,9 @@ def plan_audit(
             {"kep": c.kep_id, "kep_path": c.kep_path, "fields": list(c.fields), "message": c.message} for c in checks
         ],
     }
-    markdown = render_audit(snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks)
+    markdown = render_audit(
+        snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks, plan.states, plan.gate_list
+    )
     return AuditPlan(
         snapshot,
         plan.pages,
@@ -233,7 +242,30 @@ def plan_audit(
         markdown,
         report,
         tuple(checks),
+        plan.states,
     )
+
+
+def _stage_lines(states: Sequence[PlannedStage]) -> list[str]:
+    """The "Planned stages" section: how many of each state, then every planned stage, collapsed."""
+    if not states:
+        return []
+    counts = ", ".join(f"{sum(s.state == k for s in states)} {k}" for k in STATES if any(s.state == k for s in states))
+    return [
+        f"### Planned stages: {counts}",
+        "",
+        f"<details><summary>Every planned stage ({len(states)})</summary>",
+        "",
+        "| KEP | Stage | Release | State | Why | Source |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {kep_link(s.kep)} | {s.stage} | {s.release} | {s.state} | {table_cell(s.reason)} | {s.source} |"
+            for s in states
+        ),
+        "",
+        "</details>",
+        "",
+    ]
 
 
 def render_audit(
@@ -244,10 +276,14 @@ def render_audit(
     notes: ReleaseNotes | None,
     body: str,
     checks: Sequence[Finding] = (),
+    states: Sequence[PlannedStage] = (),
+    gate_list: str = "",
 ) -> str:
-    """The audit as markdown: a title, what was read, the implementable + stable table, the kep.yaml
-    consistency findings of every row, then ``body`` (the sync's changelog body: changes a sync would
-    propose, Needs review, report-only findings, problems)."""
+    """The audit as markdown: a title, what was read (the gate list named once), the implementable + stable
+    table, the kep.yaml consistency findings of every row, the planned stages of every row
+    (:mod:`bot.plan.evidence.stage_state`: the count of each state, then every one in a collapsed table;
+    with release notes or a gate list only), then ``body`` (the sync's changelog body: Needs a look, changes
+    a sync would propose, Needs review, report-only findings, problems)."""
     done = sum(v.shipped == SHIPPED for v in stable)
     confirmed = sum(v.shipped == SHIPPED and v.confirmed for v in stable)
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -262,7 +298,9 @@ def render_audit(
         f"({confirmed} confirmed by the release notes)",
         "",
         f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against "
-        f"{source_name(snapshot.source)} at `{rev}` and {read}. Nothing was written.",
+        f"{source_name(snapshot.source)} at `{rev}` and {read}"
+        + (f" and the gate list {gate_list}" if gate_list else "")
+        + ". Nothing was written.",
         "",
     ]
     if stable:
@@ -288,5 +326,6 @@ def render_audit(
         out += ["### kep.yaml contradicts itself (every row)", "", "| KEP | Fields | Finding |", "|---|---|---|"]
         out += [f"| {kep_link(c.kep_id)} | {', '.join(c.fields)} | {table_cell(c.message)} |" for c in checks]
         out.append("")
+    out += _stage_lines(states)
     out.append("".join(body.split("\n", 2)[2:]) if body.startswith("**kep-sync**") else body)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from bot.commands.audit import AuditPlan
     from bot.http import RequestCounter
     from bot.model.gates import Lifecycle
+    from bot.model.history.declared import GateOrigins
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
     from bot.model.notes import ReleaseNotes
@@ -190,6 +191,17 @@ def history_loader(
     return from_github, renames
 
 
+def gate_history_loader(config: Config, snapshot: Snapshot) -> Callable[[Collection[str]], GateOrigins] | None:
+    """When each kep.yaml first declared its gates, for gate ownership (:mod:`bot.plan.evidence.ownership`): a
+    loader over the git history of ``config.enhancements`` at the snapshot's revision
+    (:func:`bot.sources.history.gate_origins_loader`), ``None`` for a source without local history."""
+    from bot.sources.enhancements import parse_source
+    from bot.sources.history import gate_origins_loader
+
+    source = parse_source(config.enhancements)
+    return gate_origins_loader(source.kind, source.location, Path(config.cache_dir).expanduser(), snapshot.revision)
+
+
 def open_wiki(
     config: Config,
     counter: RequestCounter | None = None,
@@ -265,6 +277,7 @@ def sync_snapshot(
     from bot.commands.watch_inputs import sync_watch
 
     watched = sync_watch(config, snapshot, release_notes_loader(config))
+    gate_history = gate_history_loader(config, snapshot) if release_notes or gates else None
 
     def replan(base: PagesAtBase) -> SyncPlan:
         return plan_sync(
@@ -280,6 +293,7 @@ def sync_snapshot(
             gates=gates,
             page_url=page_url(config, base.revision),
             watch=watched,
+            gate_history=gate_history,
         )
 
     plan = None
@@ -450,6 +464,7 @@ def run_audit(
         history, renames = history_loader(config, snapshot, counter, upstream)
         base = _read(open_wiki(config, counter), config)
         loader = release_notes_loader(config, counter)
+        gates = gate_lifecycle_loader(config, counter)
         audit = plan_audit(
             config,
             snapshot,
@@ -458,7 +473,8 @@ def run_audit(
             only=only,
             history=history,
             renames=renames,
-            gates=gate_lifecycle_loader(config, counter),
+            gates=gates,
+            gate_history=gate_history_loader(config, snapshot) if loader or gates else None,
         )
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)

@@ -73,6 +73,7 @@ MODEL_KEYS = frozenset(
         "last-updated",
         "replaces",
         "superseded-by",
+        "see-also",
         *TEMPLATE_SAMPLES,
     }
 )
@@ -126,9 +127,9 @@ class Kep(NamedTuple):
     - ``problems``: :class:`Problem` tuple found in this file.
     - ``declared_number``: ``kep-number`` as written (``""`` when absent); it
       can differ from ``number`` (sig-node/2043 declares 1884).
-    - ``replaces``, ``superseded_by``: the kep.yaml's ``replaces`` / ``superseded-by`` entries as written
-      (a list of strings; a single string is one entry; other shapes give ``()``), e.g.
-      ``"/keps/sig-scheduling/583-coscheduling"``; :mod:`bot.model.lineage` reads them as KEPs.
+    - ``replaces``, ``superseded_by``, ``see_also``: the kep.yaml's ``replaces`` / ``superseded-by`` /
+      ``see-also`` entries as written (a list of strings; a single string is one entry; other shapes give
+      ``()``), e.g. ``"/keps/sig-scheduling/583-coscheduling"``; :mod:`bot.model.lineage` reads them as KEPs.
     - ``untrusted``: ``((field, reason), ...)`` for the fields this file gives no
       value to trust for (field names as :data:`TRUST_FIELDS`, plus
       ``latest_milestone``): no ``milestone`` mapping, a key given twice, a
@@ -153,6 +154,7 @@ class Kep(NamedTuple):
     replaces: tuple[str, ...] = ()
     superseded_by: tuple[str, ...] = ()
     key_lines: tuple[tuple[str, int], ...] = ()
+    see_also: tuple[str, ...] = ()
 
     def distrust(self, field: str) -> str:
         """Why ``field`` (one of :data:`TRUST_FIELDS`) must not be written, ``""`` when it may be."""
@@ -325,6 +327,7 @@ def parse_kep(path: str, data: bytes) -> Kep:
         replaces=_entries(doc.get("replaces")),
         superseded_by=_entries(doc.get("superseded-by")),
         key_lines=key_lines(data),
+        see_also=_entries(doc.get("see-also")),
     )
 
 
@@ -486,7 +489,7 @@ class _Reading:
 
 
 def _entries(value: object) -> tuple[str, ...]:
-    """A ``replaces`` / ``superseded-by`` value as its string entries (a lone string is one entry)."""
+    """A ``replaces`` / ``superseded-by`` / ``see-also`` value as its string entries (a lone string is one entry)."""
     items = [value] if isinstance(value, str) and not _is_null(value) else value if isinstance(value, list) else []
     return tuple(i.strip() for i in items if isinstance(i, str) and i.strip())
 

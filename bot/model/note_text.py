@@ -312,3 +312,28 @@ def named_release(sentence: str) -> str | None:
     """The release a stage sentence names ("to beta in `v1.34`"), as ``vMAJOR.MINOR``; else ``None``."""
     said = _IN_RELEASE_RE.search(sentence)
     return release_name(said.group(1)) if said else None
+
+
+#: A gate's default turned off, as an act: "Disabled the `X` feature gate by default", "`X` is now disabled by
+#: default", "Reverted `X` to disabled by default", "`X` now defaults to false" (never "still" / "remains" disabled).
+_DEFAULT_OFF_RE = re.compile(
+    r"^\W*(?:disabled|turned off|switched off|reverted|set)\b[^.;]{0,100}\b(?:by default|to disabled)\b"
+    r"|\bnow (?:disabled|turned off|switched off)\b[^.;]{0,40}\bby default\b"
+    r"|\bnow defaults? to (?:false|off|disabled)\b|\bno longer enabled by default\b",
+    re.I,
+)
+#: A default that did not change: "remains disabled", "still disabled", "(disabled by default)".
+_STILL_OFF_RE = re.compile(r"\b(?:still|remains?|remained)\b|\(disabled by default\)", re.I)
+
+
+def default_off(sentence: str) -> bool:
+    """True when ``sentence`` turns a feature off by default ("Disabled the `X` feature gate by default because
+    of critical issues found before release", "`X` now defaults to false"). A stage announced with its default
+    ("Promoted `X` to Beta, disabled by default": :func:`announced_stage` reads a stage) turns nothing off, and
+    hedged or future sentences ("will be disabled by default") say nothing."""
+    plain = _BACKTICK_RE.sub(" ", sentence)
+    if not _DEFAULT_OFF_RE.search(plain) or _STILL_OFF_RE.search(plain):
+        return False
+    if _FUTURE_RE.search(plain) or _NEGATION_RE.search(plain):
+        return False
+    return not announced_stage(sentence)[0]

@@ -58,6 +58,17 @@ _NOUNS = {
 Section = tuple[list[str], list[str], str]
 
 
+class Layout(NamedTuple):
+    """The sections a run with release notes or a gate list shows (:mod:`bot.plan.changelog_signals`): ``lead``
+    first, before the callouts and Graduations ("Needs a look"); ``changes`` in place of the plain Changes table;
+    ``after`` right after it (the legend); ``folded``, collapsed, before Problems (the notes cited)."""
+
+    lead: Sequence[Section] = ()
+    changes: Section | None = None
+    after: Sequence[Section] = ()
+    folded: Sequence[Section] = ()
+
+
 class Changelog(NamedTuple):
     """``title`` (one line), ``body`` (markdown, at most ``max_chars``), ``commit_message``."""
 
@@ -168,15 +179,16 @@ class ChangelogInputs(NamedTuple):
     ``involved_problems``: kep.yaml problems of the KEPs on the pages; ``discrepancies``: ``None`` when
     release notes were not used, else the "Needs review" list (and each change gets an Evidence cell from
     ``Change.evidence``); ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings,
-    listed under "Needs review: feature-gate lifecycle" (and each page row gets a Shipped cell,
-    :func:`shipped_cell`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
+    listed under "Needs review: feature-gate lifecycle" (the Shipped column is the layout's,
+    :mod:`bot.plan.changelog_signals`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
     (see :mod:`bot.plan.tracking.render`); ``front_matter``: ``(page, key, old, new)`` of each
     ``front_matter.date_key`` update; ``generated``: the pages whose digest section is rewritten, named in the
     title (:func:`_title`), a "Digest" list and the commit message; ``controls``: lines of the collapsed
     "Controls" footer; ``watch``: the folded watch of the release in progress (:func:`bot.plan.watch_render.pr_sections`),
     placed before "Problems". ``web_url``: the enhancements repository; ``page_url``: the page's web address at the
     base revision (``https://github.com/O/R/blob/SHA/``), so page locations link to their line, ``""`` for
-    none; ``max_chars``: the body's budget in characters.
+    none; ``max_chars``: the body's budget in characters; ``layout``: the sections of a run with release notes
+    or a gate list (:class:`Layout`), ``None`` for the plain layout.
     """
 
     involved_problems: Sequence[Problem] = ()
@@ -191,6 +203,7 @@ class ChangelogInputs(NamedTuple):
     web_url: str = DEFAULT_WEB_URL
     page_url: str = ""
     max_chars: int = DEFAULT_MAX_BODY_CHARS
+    layout: Layout | None = None
 
 
 def render(
@@ -218,7 +231,8 @@ def render(
     applied = [c for c in changes if c.applied]
     links = Links(inputs.web_url, snapshot.revision, inputs.page_url)
     head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
-    sections: list[Section] = list(inputs.callouts)
+    layout = inputs.layout or Layout()
+    sections: list[Section] = [*layout.lead, *inputs.callouts]
     for heading, kind, noun in (
         ("### Graduations", "promoted", "graduations"),
         ("### Demotions", "demoted", "demotions"),
@@ -227,9 +241,12 @@ def render(
         if picked:
             sections.append(([heading], grouped_graduations(picked), noun))
     if applied:
-        sections.append(_changes_section(snapshot, applied, links, inputs))
+        sections.append(layout.changes or _changes_section(snapshot, applied, links, inputs))
+    sections += layout.after
     sections += _written_sections(applied, links, inputs)
-    sections += _review_sections(changes, links, inputs) + list(inputs.watch)
+    sections += _review_sections(changes, links, inputs)
+    sections += layout.folded
+    sections += list(inputs.watch)
     shown = _pr_problems(problems, inputs.involved_problems)
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
@@ -250,26 +267,18 @@ def render(
 
 
 def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, inputs: ChangelogInputs) -> Section:
-    """The "Changes" table: one row per page row, with Upstream, Evidence and Shipped columns when the run
-    has that data."""
+    """The "Changes" table of the plain layout: one row per page row, with Upstream and Evidence columns when
+    the run has that data (a run with release notes or a gate list shows :mod:`bot.plan.changelog_signals`'s)."""
     keps = {k.path: k for k in snapshot.all_keps()}
-    shipped = _shipped(snapshot)
+    shipped = notes_can_exist(snapshot)
     notes = inputs.discrepancies is not None
     origin = any(c.upstream is not None for c in applied)
-    gates = inputs.gate_findings is not None
-    rows = [
-        _row_line(group, keps, links, origin, notes, shipped)
-        + (" " + "<br>".join(shipped_cell(c) for c in group) + " |" if gates else "")
-        for group in _by_row(applied)
-    ]
+    rows = [_row_line(group, keps, links, origin, notes, shipped) for group in by_row(applied)]
     return (
         [
             "### Changes",
-            "| KEP | Page | Change | kep.yaml |"
-            + (" Upstream |" if origin else "")
-            + (" Evidence |" if notes else "")
-            + (" Shipped |" if gates else ""),
-            "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else "") + ("---|" if gates else ""),
+            "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "") + (" Evidence |" if notes else ""),
+            "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else ""),
         ],
         rows,
         "changes",
@@ -445,7 +454,7 @@ def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> 
     if upstream is None:
         return "-"
     base = web_url.rstrip("/")
-    subject = _short(
+    subject = short(
         re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""), MAX_SUBJECT_CHARS
     )
     text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
@@ -461,16 +470,6 @@ def note_link(pr: int, url: str) -> str:
     """``[#N](url)`` for a release note's pull request, the url checked again by
     :func:`bot.plan.evidence.index.pr_url` (``github.com/OWNER/REPO/pull/N`` or the kubernetes/kubernetes one)."""
     return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
-
-
-def shipped_cell(c: Change) -> str:
-    """The Shipped cell of a change: its mark (``✓``, ``⚠``, ``·``), the gate in a code span and what the list
-    shows (:class:`bot.plan.evidence.gates.Mark`); ``·`` alone when the change has none."""
-    m = c.shipped
-    if m is None:
-        return "·"
-    gate = f" `{m.gate}`" if m.gate else ""
-    return f"{m.mark}{gate}: {table_cell(m.detail)}" if m.detail else f"{m.mark}{gate}"
 
 
 def _gate_row(d: Finding) -> str:
@@ -543,6 +542,7 @@ def _note_json(e: ChangeEvidence) -> dict[str, object]:
     """An :class:`~bot.plan.evidence.Evidence` for the report: ``{release, pr, url, excerpt, stage, ambiguous}``."""
     out: dict[str, object] = e._asdict()
     out.pop("counter", None)
+    out.pop("possible", None)
     return out
 
 
@@ -564,7 +564,8 @@ def report(
     ``evidence: [{release, pr, url, excerpt, stage, ambiguous}]`` (notes surely about the KEP,
     ``ambiguous`` always false) and ``ambiguous_evidence`` (the same shape, ``ambiguous`` true: a gate
     several KEPs declare and nothing in the note picks this one), ``counter_evidence`` (the same shape, only
-    when some note announces another stage for the change's release), and the object a
+    when some note announces another stage for the change's release), ``possible_evidence`` (the same shape,
+    only when a note naming no gate and no KEP matches the KEP's title words: never a confirmation), and the object a
     top-level ``discrepancies: [{kind, kep, kep_path, release, message, pr, url, excerpt}]``.
     With provenance (``provenance`` not ``None``: the source has history) each change also has
     ``upstream: {commit, date, pr, subject}`` (``null`` when unknown; ``"exact": false`` when only the last
@@ -599,10 +600,12 @@ def report(
     }
     if discrepancies is not None:
         for item, c in zip(items, changes, strict=True):
-            item["evidence"] = [_note_json(e) for e in c.evidence if not e.ambiguous and not e.counter]
+            item["evidence"] = [_note_json(e) for e in c.evidence if not (e.ambiguous or e.counter or e.possible)]
             item["ambiguous_evidence"] = [_note_json(e) for e in c.evidence if e.ambiguous and not e.counter]
             if any(e.counter for e in c.evidence):
                 item["counter_evidence"] = [_note_json(e) for e in c.evidence if e.counter]
+            if any(e.possible for e in c.evidence):
+                item["possible_evidence"] = [_note_json(e) for e in c.evidence if e.possible]
         out["discrepancies"] = [d.as_report(NOTE_KEYS) for d in discrepancies]
     if any(c.shipped is not None for c in changes):
         for item, c in zip(items, changes, strict=True):
@@ -673,7 +676,7 @@ def grouped_graduations(changes: Sequence[Change]) -> list[str]:
     ]
 
 
-def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
+def by_row(changes: Sequence[Change]) -> list[list[Change]]:
     """``changes`` grouped by page row (page, line), in order of first appearance."""
     groups: dict[tuple[str, int], list[Change]] = {}
     for c in changes:
@@ -681,7 +684,7 @@ def _by_row(changes: Sequence[Change]) -> list[list[Change]]:
     return list(groups.values())
 
 
-def _shipped(snapshot: Snapshot) -> Callable[[str], bool]:
+def notes_can_exist(snapshot: Snapshot) -> Callable[[str], bool]:
     """``release -> bool``: True for a milestone no newer than the release in progress (its release notes
     can exist), False for a later one (nothing can be said of a release that has not shipped)."""
     from bot.model.consistency import release_in_progress
@@ -700,7 +703,7 @@ def _shipped(snapshot: Snapshot) -> Callable[[str], bool]:
 MAX_SUBJECT_CHARS = 50
 
 
-def _short(text: str, limit: int) -> str:
+def short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -713,30 +716,40 @@ def _row_line(
     shipped: Callable[[str], bool],
 ) -> str:
     """One Changes table row for the changes of one page row."""
-    first = group[0]
-    kep = keps.get(first.kep_path)
-    title = _short(kep.title, MAX_TITLE_CHARS) if kep is not None else ""
-    where = dict(kep.key_lines) if kep is not None else {}
     fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
-    yaml_links = " ".join(
-        f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
-        for c in group
-        if c.field in where and links.kep_yaml(c.kep_path)
-    )
-    url = links.kep_yaml(first.kep_path)
-    yaml = (f"[kep.yaml]({url})" + (f" {yaml_links}" if yaml_links else "")) if url else table_cell(first.kep_path)
-    cells = [
-        f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
-        links.page(first.page, first.line),
-        fields,
-        yaml,
-    ]
+    cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
     if notes:
         cells.append(_row_evidence(group, shipped))
     return "| " + " | ".join(cells) + " |"
+
+
+def lead_cells(group: Sequence[Change], kep: Kep | None, links: Links, fields: str, title_chars: int) -> list[str]:
+    """The first cells of a Changes row: the KEP with its title (cut at ``title_chars``), the page line, the
+    ``fields`` cell as given and the kep.yaml cell (:func:`kep_yaml_cell`)."""
+    first = group[0]
+    title = short(kep.title, title_chars) if kep is not None else ""
+    return [
+        f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
+        links.page(first.page, first.line),
+        fields,
+        kep_yaml_cell(group, kep, links),
+    ]
+
+
+def kep_yaml_cell(group: Sequence[Change], kep: Kep | None, links: Links) -> str:
+    """The kep.yaml cell of one page row: the file at the revision and the line of each changed key
+    (``[kep.yaml](URL) [L34](URL#L34)``); the path as text without a revision."""
+    where = dict(kep.key_lines) if kep is not None else {}
+    lines = " ".join(
+        f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
+        for c in group
+        if c.field in where and links.kep_yaml(c.kep_path)
+    )
+    url = links.kep_yaml(group[0].kep_path)
+    return (f"[kep.yaml]({url})" + (f" {lines}" if lines else "")) if url else table_cell(group[0].kep_path)
 
 
 def _row_evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:

@@ -89,7 +89,7 @@ RENAME_REFUSED_FLAG = "not applied"
 class ChangeEvidence(Protocol):
     """A release-note entry backing a change (:class:`bot.plan.evidence.index.Evidence`, which imports this
     module): its ``release``, pull request ``pr`` and ``url``, the ``excerpt``, the ``stage`` it announces,
-    ``ambiguous`` and ``counter``."""
+    ``ambiguous``, ``counter`` and ``possible``."""
 
     @property
     def release(self) -> str: ...
@@ -105,6 +105,8 @@ class ChangeEvidence(Protocol):
     def ambiguous(self) -> bool: ...
     @property
     def counter(self) -> bool: ...
+    @property
+    def possible(self) -> bool: ...
     def _asdict(self) -> dict[str, Any]: ...
 
 

@@ -14,23 +14,24 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.errors import ConfigError, WikiError
-from bot.model.finding import GATE_KEYS, Finding
+from bot.model.finding import Finding
 from bot.model.gates import Lifecycle
-from bot.model.history.fields import kep_fields
-from bot.model.history.provenance import History, Provenance, attach, change_field, shallow_problem
+from bot.model.history.declared import GateOrigins
+from bot.model.history.provenance import History
 from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem
-from bot.model.notes import ReleaseNotes, with_missing
+from bot.model.notes import ReleaseNotes
 from bot.model.snapshot import Snapshot
 from bot.plan import changelog as changelog_mod
+from bot.plan import changelog_signals, reviews, watch_render
 from bot.plan import digest as digest_mod
-from bot.plan import watch_render
 from bot.plan.changelog import Changelog
 from bot.plan.controls import controls
-from bot.plan.diff import Change, PageDiff, diff_page, kep_id
+from bot.plan.diff import Change, PageDiff, diff_page
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence import released, releases_needed
-from bot.plan.evidence import review as review_notes
+from bot.plan.evidence.stage_state import PlannedStage
+from bot.plan.reviews import Scope
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
@@ -60,7 +61,9 @@ class SyncPlan(NamedTuple):
     """Everything one run decided: the ``snapshot``, each page's result, all ``changes``,
     the ``problems`` to report (pages' and untrusted values), the ``changelog`` and the JSON ``report``;
     ``generated``: ``(page, section text)`` of each digest section this plan rewrites (bytes no
-    :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them)."""
+    :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them); ``states``: the
+    planned stages of the KEPs reviewed (:mod:`bot.plan.evidence.stage_state`; empty without release notes
+    and a gate list) and ``gate_list``: the gate list as the changelog names it (``""`` without one)."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -70,6 +73,8 @@ class SyncPlan(NamedTuple):
     report: dict[str, object]
     discrepancies: tuple[Finding, ...] = ()
     generated: tuple[tuple[str, str], ...] = ()
+    states: tuple[PlannedStage, ...] = ()
+    gate_list: str = ""
 
     def changed_pages(self) -> dict[str, bytes]:
         """``{path: new bytes}`` of the pages whose bytes differ."""
@@ -104,6 +109,7 @@ def plan_sync(
     gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
     page_url: str = "",
     watch: Callable[[Sequence[Kep]], Watch] | None = None,
+    gate_history: GateOrigins | Callable[[Collection[str]], GateOrigins] | None = None,
 ) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes``, ``history``
     or ``gates`` is a loader).
@@ -128,15 +134,29 @@ def plan_sync(
     release has not shipped, and ``gate_lifecycle.column`` writes the Shipped column
     (:mod:`bot.plan.evidence.gates`). ``page_url``: the pages' web address at the base revision
     (:func:`page_url`). ``watch``: page KEPs -> the watch of the release in progress
-    (:func:`bot.commands.watch.sync_watch`), shown folded in the body and as the report's ``watch``. The changelog of a pull request (``publish`` git or github) ends with the Controls
+    (:func:`bot.commands.watch_inputs.sync_watch`), shown folded in the body and as the report's ``watch``.
+    ``gate_history``: when each kep.yaml first declared its gates, or a loader called once
+    with the kep.yaml paths of the KEPs declaring a gate the pages' KEPs share
+    (:func:`bot.commands.sync.gate_history_loader`); with release notes or a gate list, a shared gate then
+    belongs to the KEP that declared it first (:mod:`bot.plan.evidence.ownership`). With release notes or a
+    gate list the report gains ``planned_stages`` and the changelog leads with "Needs a look"
+    (:mod:`bot.plan.changelog_signals`). The changelog of a pull request (``publish`` git or github) ends with the Controls
     footer (:mod:`bot.plan.controls`). Raises :class:`WikiError` for a page that is not UTF-8
     (:class:`ConfigError` for the ``coverage.page``).
     """
     lifecycle = _gate_lifecycle(config, snapshot, pages, gates)
-    scope = _Scope(config, snapshot, only, lifecycle)
+    scope = Scope(config, snapshot, only, lifecycle)
     diffed = _diff_pages(scope, pages, renames, _hold(config, lifecycle, release_notes))
     results = diffed.results
-    reviewed = _review(scope, diffed, release_notes, history, review_rows)
+    on_pages = {k.path: k for r in results for k in r.diff.keps}
+    reviewed = reviews.review(
+        scope,
+        reviews.Diffed(on_pages, diffed.changes, diffed.problems, diffed.numbers),
+        release_notes,
+        history,
+        review_rows,
+        gate_history,
+    )
     changes, problems, found, gate_found = reviewed.changes, reviewed.problems, reviewed.found, reviewed.gate_found
     tracking = _track(config, snapshot, diffed.parsed, changes, results, pages, only)
     results = [
@@ -155,110 +175,47 @@ def plan_sync(
     problems = problems + tracking.problems
     watched = watch(list({k.path: k for r in results for k in r.diff.keps}.values())) if watch is not None else None
     generated = _generated(config, results)
-    report = _report(scope, reviewed._replace(changes=changes, problems=problems))
+    report = reviews.report(scope, reviewed._replace(changes=changes, problems=problems))
     touched = {c.kep_path for c in changes}
-    log = changelog_mod.render(
-        snapshot,
-        changes,
-        problems,
-        changelog_mod.ChangelogInputs(
-            involved_problems=[p for k in snapshot.all_keps() if k.path in touched for p in k.problems],
-            discrepancies=found,
-            gate_findings=gate_found,
-            callouts=tracking_render.callouts(tracking),
-            extra=tracking_render.sections(
-                tracking, snapshot.revision, config.links.enhancements, config.candidates.limit
-            ),
-            front_matter=dated,
-            generated=[page for page, _ in generated],
-            controls=controls(config.steering()) if config.publish in ("git", "github") else (),
-            watch=watch_render.pr_sections(watched, config.links.enhancements),
-            web_url=config.links.enhancements,
-            page_url=page_url,
-            max_chars=max_chars,
-        ),
+    inputs = changelog_mod.ChangelogInputs(
+        involved_problems=[p for k in snapshot.all_keps() if k.path in touched for p in k.problems],
+        discrepancies=found,
+        gate_findings=gate_found,
+        callouts=tracking_render.callouts(tracking),
+        extra=tracking_render.sections(tracking, snapshot.revision, config.links.enhancements, config.candidates.limit),
+        front_matter=dated,
+        generated=[page for page, _ in generated],
+        controls=controls(config.steering()) if config.publish in ("git", "github") else (),
+        web_url=config.links.enhancements,
+        page_url=page_url,
+        max_chars=max_chars,
+        watch=watch_render.pr_sections(watched, config.links.enhancements),
     )
+    if reviewed.states is not None:
+        signalled = changelog_signals.Signals(
+            reviewed.states,
+            changelog_signals.gate_list_name(lifecycle),
+            found is not None,
+            [*(found or ()), *(gate_found or ())],
+        )
+        links = changelog_mod.Links(config.links.enhancements, snapshot.revision, page_url)
+        inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))
+    log = changelog_mod.render(snapshot, changes, problems, inputs)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     if watched is not None:
         report["watch"] = watch_render.report_block(watched, config.links.enhancements)
-    return SyncPlan(snapshot, results, changes, problems, log, report, tuple(found or ()), generated)
-
-
-class _Scope(NamedTuple):
-    """What every step of :func:`plan_sync` reads: the ``config``, the ``snapshot``, the KEP numbers to
-    consider (``only``, ``None`` for all) and the feature-gate ``lifecycle`` (``None`` without one)."""
-
-    config: PlanSettings
-    snapshot: Snapshot
-    only: Collection[int] | None
-    lifecycle: Lifecycle | None
-
-
-class _Reviewed(NamedTuple):
-    """The ``changes`` and ``problems`` after the reviews, the release-note discrepancies (``found``, ``None``
-    without release notes), the gate findings (``gate_found``, ``None`` without a gate lifecycle) and the
-    report's ``provenance`` block (``origin``, ``None`` without history)."""
-
-    changes: list[Change]
-    problems: list[Problem]
-    found: list[Finding] | None
-    gate_found: list[Finding] | None
-    origin: Provenance | None
-
-
-def _review(
-    scope: _Scope,
-    diffed: _Diffed,
-    release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None,
-    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
-    review_rows: bool,
-) -> _Reviewed:
-    """The reviews of the diffed changes, each when its input is given: ``--kep`` numbers and ``ignore`` rules
-    naming a KEP in no row, release notes (evidence, discrepancies), the feature-gate lifecycle (Shipped marks,
-    gate findings) and the upstream history (provenance)."""
-    changes, problems, only = diffed.changes, diffed.problems, scope.only
-    if only is not None:
-        problems += [
-            Problem("--kep", "", f"KEP {n} is in no matrix row of the pages; nothing to do for it")
-            for n in sorted(set(only) - diffed.numbers)
-        ]
-    problems += [
-        Problem("config", f"ignore[{i}]", f"KEP {rule.kep} is in no matrix row of the pages; the rule ignores nothing")
-        for i, rule in enumerate(scope.config.ignore)
-        if rule.kep not in diffed.numbers
-    ]
-    found: list[Finding] | None = None
-    if release_notes is not None:
-        changes, found, notes_problems = _review_release_notes(
-            scope, diffed.results, changes, release_notes, review_rows
-        )
-        problems += notes_problems
-    gate_found: list[Finding] | None = None
-    if scope.lifecycle is not None:
-        changes, gate_found = _review_gates(scope.snapshot, diffed.results, changes, scope.lifecycle, only, review_rows)
-        problems += scope.lifecycle.problems
-    origin: Provenance | None = None
-    if history is not None:
-        changes, origin = _provenance(scope.snapshot, changes, history)
-        if origin.get("shallow"):
-            problems = problems + [shallow_problem(origin["shallow"])]
-    return _Reviewed(changes, problems, found, gate_found, origin)
-
-
-def _report(scope: _Scope, reviewed: _Reviewed) -> dict[str, object]:
-    """The JSON report of the plan before the tracking keys: changes, every problem (the snapshot's too),
-    discrepancies, provenance and, with a gate lifecycle, its ``gate_lifecycle`` block."""
-    snapshot = scope.snapshot
-    report = changelog_mod.report(
+    return SyncPlan(
         snapshot,
-        reviewed.changes,
-        reviewed.problems + snapshot.all_problems(),
-        discrepancies=reviewed.found,
-        provenance=reviewed.origin,
+        results,
+        changes,
+        problems,
+        log,
+        report,
+        tuple(found or ()),
+        generated,
+        tuple(reviewed.states or ()),
+        changelog_signals.gate_list_name(lifecycle),
     )
-    if scope.lifecycle is not None:
-        report["gate_lifecycle"] = gate_report(scope.lifecycle, reviewed.gate_found or [])
-    return report
 
 
 class _Diffed(NamedTuple):
@@ -273,7 +230,7 @@ class _Diffed(NamedTuple):
 
 
 def _diff_pages(
-    scope: _Scope,
+    scope: Scope,
     pages: dict[str, bytes],
     renames: Mapping[tuple[int, str], Rename] | None,
     hold: Callable[[Kep, Change], str] | None,
@@ -320,54 +277,6 @@ def _diff_pages(
     return out
 
 
-def _review_release_notes(
-    scope: _Scope,
-    results: list[PageResult],
-    changes: list[Change],
-    release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes],
-    review_rows: bool,
-) -> tuple[list[Change], list[Finding], list[Problem]]:
-    """``changes`` with their release-note evidence, the discrepancies and the problems of reading the notes.
-
-    The check is about what this run proposes: the KEPs of applied changes, not every row (the audit,
-    ``review_rows``: every row's KEP). ``release_notes`` is called once with the releases needed."""
-    snapshot, only = scope.snapshot, scope.only
-    on_pages = {k.path: k for r in results for k in r.diff.keps}
-    if review_rows:
-        proposed = {p: k for p, k in on_pages.items() if only is None or k.number in only}
-    else:
-        proposed = {c.kep_path: on_pages[c.kep_path] for c in changes if c.applied and c.kep_path in on_pages}
-    needed = releases_needed(proposed.values())
-    notes = with_missing(release_notes(needed) if callable(release_notes) else release_notes, needed)
-    review = review_notes(
-        changes,
-        list(proposed.values()),
-        snapshot.all_keps(),
-        notes.notes,
-        notes.available,
-        ids={p: kep_id(snapshot, k) for p, k in proposed.items()},
-        scope=scope.config.release_notes.review,
-        page_keps=list(on_pages.values()),
-    )
-    return review.changes, review.discrepancies, list(notes.problems)
-
-
-def _provenance(
-    snapshot: Snapshot,
-    changes: list[Change],
-    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History],
-) -> tuple[list[Change], Provenance]:
-    """``changes`` with the upstream commit behind each new value, and the report's ``provenance`` block.
-    ``history`` is called once with ``{kep.yaml path: tracked fields}`` and the paths of the proposed changes."""
-    wanted: dict[str, set[str]] = {}
-    for c in changes:
-        if c.kep_path and change_field(c.field):
-            wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
-    current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
-    proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
-    return attach(changes, history(wanted, proposed) if callable(history) else history, current)
-
-
 def page_url(config: PlanSettings, base_revision: str) -> str:
     """``https://HOST/OWNER/REPO/blob/SHA/`` for a wiki on GitHub (``wiki.repo`` set and ``publish: github``)
     read at ``base_revision``; ``""`` otherwise. HOST is ``github.com`` for the public API, else the
@@ -408,40 +317,6 @@ def _hold(
     if isinstance(notes, ReleaseNotes):
         shipped |= released(notes.available)
     return lambda kep, change: gates_mod.pending_release(kep, change, shipped)
-
-
-def _review_gates(
-    snapshot: Snapshot,
-    results: list[PageResult],
-    changes: list[Change],
-    lifecycle: Lifecycle,
-    only: Collection[int] | None,
-    review_rows: bool,
-) -> tuple[list[Change], list[Finding]]:
-    """``changes`` with their Shipped marks, and the gate findings of the KEPs of every row (``review_rows``)
-    or of the changed ones."""
-    on_pages = {k.path: k for r in results for k in r.diff.keps}
-    js = gates_mod.joins(on_pages.values(), snapshot.all_keps(), lifecycle)
-    if review_rows:
-        scope = [k for k in on_pages.values() if only is None or k.number in only]
-    else:
-        scope = [on_pages[p] for p in dict.fromkeys(c.kep_path for c in changes if c.applied) if p in on_pages]
-    found = gates_mod.findings(scope, js, lifecycle, {k.path: kep_id(snapshot, k) for k in scope})
-    return gates_mod.attach_marks(changes, on_pages, js, lifecycle), found
-
-
-def gate_report(lifecycle: Lifecycle, found: list[Finding]) -> dict[str, object]:
-    """The report's ``gate_lifecycle`` object: ``source``, ``lists`` read (``where``, ``release``, ``newest``,
-    ``revision``), ``shipped`` releases and the ``findings`` (``kind``, ``kep``, ``kep_path``, ``release``,
-    ``message``)."""
-    return {
-        "source": lifecycle.source,
-        "lists": [
-            {"where": gl.where, "release": gl.release, "newest": gl.newest, "revision": gl.revision}
-            for gl in lifecycle.lists
-        ],
-        "findings": [d.as_report(GATE_KEYS) for d in found],
-    }
 
 
 def _track(

@@ -342,34 +342,32 @@ def test_findings_name_gate_releases_and_list():
     lc = one()
     keps = snap.all_keps()
     found = G.findings(keps, G.joins(keps, keps, lc), lc)
-    where = f"list.yaml (blob {blob_sha(LIST)[:12]})"
+    # The list is named once by the changelog (and the report's gate_lifecycle.lists), never in each finding.
     assert [(d.kind, d.kep_id, d.release, d.message) for d in found] == [
         (
             "gate-stage-mismatch",
             "100",
             "v1.32",
-            f"kep.yaml milestone.alpha is v1.32; feature gate Alpha1 reached alpha in v1.33 ({where})",
+            "kep.yaml milestone.alpha is v1.32; the gate list shows Alpha1 alpha in v1.33",
         ),
         (
             "gate-stage-mismatch",
             "700",
             "v1.35",
-            f"kep.yaml milestone.alpha is v1.35; feature gate Later reached alpha in v1.36 ({where})",
+            "kep.yaml milestone.alpha is v1.35; the gate list shows Later not yet in v1.35, alpha in v1.36",
         ),
         (
             "not-shipped",
             "500",
             "v1.34",
-            f"kep.yaml says alpha in v1.34 (released), but its feature gate(s) NowhereGate "
-            f"are in no feature-gate list ({where})",
+            "kep.yaml milestone.alpha is v1.34; the gate list shows no NowhereGate in any list",
         ),
         (
             "shipped-not-implemented",
             "600",
             "v1.34",
-            f"status implementable, but feature gate Locked is GA since v1.33 "
-            f"and locked to its default since v1.34 ({where}): done in the code,"
-            " not marked implemented",
+            "status implementable, but feature gate Locked is GA since v1.33 "
+            "and locked to its default since v1.34: done in the code, not marked implemented",
         ),
     ]
 
@@ -397,16 +395,29 @@ def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
     config, list_file = _config(tmp_path)
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
     marks = {(c.kep_id, c.field): (c.shipped.mark, c.shipped.detail) for c in plan.changes}
-    where = f"{list_file} (blob {blob_sha(LIST)[:12]})"
-    assert marks[("100", "beta")] == ("✓", f"beta in v1.35 ({where})")
-    assert marks[("700", "beta")] == ("⚠", f"the list shows alpha in v1.36, beta never ({where})")
-    assert "| Shipped |" in plan.changelog.body and "| ✓ `Alpha1`: beta in v1.35" in plan.changelog.body
+    assert marks[("100", "beta")] == ("✓", "Alpha1 beta in v1.35")
+    # v1.36 is the list's newest version (the release being made): pending, never a disagreement
+    assert marks[("700", "beta")] == ("pending", "Later alpha as of v1.36 (v1.36 not closed)")
+    body = plan.changelog.body
+    assert body.split("\n")[2:4] == [
+        "### Needs a look",
+        "- ✗ [700](https://kep.k8s.io/700) alpha v1.35: the gate list shows Later not yet in v1.35, alpha in v1.36",
+    ]
+    rows = [line for line in body.split("\n") if line.startswith("| [")]
+    assert [r.rsplit(" | ", 1)[1] for r in rows[:2]] == ["✓ v1.35 |", "pending v1.36 |"]
+    where = f"`{list_file}` (blob {blob_sha(LIST)[:12]})"
+    assert body.count(str(list_file)) == 1 and (
+        f"Signs: Shipped, per the gate list {where}: ✓ confirmed, pending (release not closed), ✗ contradicted, "
+        "unknown." in body
+    )
     assert (
         "| [700](https://kep.k8s.io/700) | v1.35 | gate-stage-mismatch: kep.yaml milestone.alpha is v1.35; "
-        "feature gate Later reached alpha in v1.36" in plan.changelog.body
+        "the gate list shows Later not yet in v1.35, alpha in v1.36 |" in body
     )
     item = next(i for i in plan.report["changes"] if i["kep"] == "100" and i["field"] == "beta")
-    assert item["shipped"] == {"mark": "✓", "gate": "Alpha1", "release": "v1.35", "detail": f"beta in v1.35 ({where})"}
+    assert item["shipped"] == {"mark": "✓", "gate": "Alpha1", "release": "v1.35", "detail": "Alpha1 beta in v1.35"}
+    states = [(s["kep"], s["stage"], s["release"], s["state"]) for s in plan.report["planned_stages"]]
+    assert states[2:] == [("700", "alpha", "v1.35", "contradicted"), ("700", "beta", "v1.36", "pending")]
     assert plan.report["gate_lifecycle"]["lists"] == [
         {"where": str(list_file), "release": "", "newest": "v1.36", "revision": blob_sha(LIST)}
     ]

@@ -25,11 +25,16 @@ Entries are untrusted: only string fields are read, each cut to
 with fields of the wrong type is read without them and never raises.
 
 A gate declared by several KEPs links the sentence to all of them as
-*ambiguous*, unless the entry names one of them by number; it is never guessed.
+*ambiguous*, unless the entry names one of them by number, or the kep.yaml
+history names the gate's owner (:mod:`bot.plan.evidence.ownership`); it is never guessed.
 
 Modules: :mod:`bot.model.note_text` (reading the text),
 :mod:`bot.plan.evidence.index` (sentences linked to KEPs, evidence per change),
-:mod:`bot.plan.evidence.review` (discrepancies).
+:mod:`bot.plan.evidence.prose` (possible evidence: a KEP described in words only),
+:mod:`bot.plan.evidence.review` (discrepancies), :mod:`bot.plan.evidence.gates` (the feature-gate
+lifecycle), :mod:`bot.plan.evidence.ownership` (who owns a shared gate) and
+:mod:`bot.plan.evidence.stage_state` (the state of a planned stage: confirmed, pending, contradicted,
+unknown).
 """
 
 from bot.model.note_text import (

@@ -95,8 +95,10 @@ class NotesIndex(NamedTuple):
 
 class Evidence(NamedTuple):
     """A release-note sentence shown next to a change: ``release``, ``pr``, ``url``, ``excerpt``,
-    the ``stage`` it announces, whether the link to the KEP is ``ambiguous`` and whether it is ``counter``
-    evidence (it announces another stage for the release the change is about)."""
+    the ``stage`` it announces, whether the link to the KEP is ``ambiguous``, whether it is ``counter``
+    evidence (it announces another stage for the release the change is about) and whether it is only
+    ``possible`` evidence (a note naming no gate and no KEP, matched by the KEP's title words:
+    :mod:`bot.plan.evidence.prose`; never a confirmation)."""
 
     release: str
     pr: int
@@ -105,6 +107,7 @@ class Evidence(NamedTuple):
     stage: str
     ambiguous: bool
     counter: bool = False
+    possible: bool = False
 
 
 #: Statuses of a KEP that no longer speaks for its gates when a live KEP declares the same gate.
@@ -129,7 +132,11 @@ def gate_owners(keps: Iterable[Kep], name: Callable[[str], str] = str) -> dict[s
     return out
 
 
-def build_index(notes: Mapping[str, Mapping[str, object]], keps: Sequence[Kep]) -> NotesIndex:
+def build_index(
+    notes: Mapping[str, Mapping[str, object]],
+    keps: Sequence[Kep],
+    owners: Mapping[str, tuple[str, ...]] | None = None,
+) -> NotesIndex:
     """Index the release notes of every release in ``notes`` against ``keps``.
 
     ``notes``: ``{release ("v1.36" or "1.36"): {pr: entry}}``, entries as in
@@ -141,9 +148,11 @@ def build_index(notes: Mapping[str, Mapping[str, object]], keps: Sequence[Kep]) 
     characters of ``text`` are indexed, a ``pr_number`` that is not an int in
     1..:data:`MAX_PR` (bool, float, huge) is absent (the key is used when it is
     1-9 ASCII digits, else 0), ``pr_url`` is kept only in the strict form :func:`pr_url` allows, and see
-    :func:`~bot.model.note_text.kep_refs` for ``documentation``.
+    :func:`~bot.model.note_text.kep_refs` for ``documentation``. ``owners``: ``{gate: kep.yaml paths}`` that speak
+    for each gate (default :func:`gate_owners`; with the kep.yaml history,
+    :func:`bot.plan.evidence.ownership.owners_with`: a gate's first declarer alone, its borrowers silent).
     """
-    owners = gate_owners(keps)
+    owners = gate_owners(keps) if owners is None else owners
     near = _NearGates(owners)
     by_number: dict[int, list[Kep]] = {}
     for kep in keps:
@@ -329,7 +338,9 @@ def near_gate(a: str, b: str) -> bool:
     return max(len(a), len(b)) - head - tail <= 2
 
 
-def _stage_for(change: Change, kep: Kep) -> str:
+def change_stage(change: Change, kep: Kep) -> str:
+    """The stage a change is about: its milestone field, the new stage, ``stable`` for a status change to
+    ``implemented`` (another status: the KEP's stage); ``""`` for any other field."""
     if change.field in STAGES:
         return change.field
     if change.field == "stage":
@@ -353,7 +364,7 @@ def evidence_for(index: NotesIndex, change: Change, kep: Kep) -> tuple[Evidence,
     :data:`MAX_EVIDENCE` sentences surely about the KEP that announce another stage for that release
     (``counter=True``: "added as alpha" in the release kep.yaml names for beta).
     """
-    stage = _stage_for(change, kep)
+    stage = change_stage(change, kep)
     target = normalize_milestone(kep.milestone(stage)) if stage else None
     if not target:
         return ()
@@ -374,12 +385,13 @@ def evidence_for(index: NotesIndex, change: Change, kep: Kep) -> tuple[Evidence,
 def _counter_evidence(
     index: NotesIndex, kep: Kep, stage: str, target: str, seen: set[tuple[str, int]]
 ) -> tuple[Evidence, ...]:
-    """Sentences surely about ``kep`` whose release is ``target`` and whose announced stage is another than
-    ``stage``, one per pull request not in ``seen``, at most :data:`MAX_EVIDENCE`."""
+    """Sentences surely about ``kep`` whose release is ``target`` and whose announced stage is another graduation
+    stage than ``stage`` (alpha, beta, stable: a "removed" or "deprecated" reading is no other plan), one per pull
+    request not in ``seen``, at most :data:`MAX_EVIDENCE`."""
     out: dict[tuple[str, int], Evidence] = {}
     for m in index.for_kep(kep.path):
         key = (m.release, m.pr)
-        if m.when == target and m.stage and m.stage != stage and kep.path in m.links and key not in seen:
+        if m.when == target and m.stage in STAGES and m.stage != stage and kep.path in m.links and key not in seen:
             out.setdefault(key, Evidence(m.release, m.pr, m.url, m.excerpt, m.stage, False, True))
     return tuple(sorted(out.values(), key=lambda e: e.pr))[:MAX_EVIDENCE]
 

@@ -15,6 +15,7 @@ from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
 from bot.model.note_text import release_order
 from bot.plan.diff import Change
 from bot.plan.evidence.index import Mention, NotesIndex, attach_evidence, build_index
+from bot.plan.evidence.prose import attach_possible
 
 #: :attr:`~bot.model.finding.Finding.kind` of the discrepancies, in report order.
 DISCREPANCY_KINDS = ("not-in-notes", "stage-mismatch", "ready-to-implement", "gate-typo", "undeclared-gate")
@@ -43,7 +44,7 @@ def find_discrepancies(
 
     (a) ``not-in-notes``: a kep.yaml milestone (alpha/beta/stable) names a
     released, indexed release whose notes never name the KEP's number or any of
-    its gates (a feature described only in words, "prioritized list", is not
+    its gates, borrowed ones included (a feature described only in words, "prioritized list", is not
     seen: the message asks the reviewer to check the prose);
     (b) ``stage-mismatch``: a sentence announces the KEP reaching a stage in
     release N (transition) or being at it (state) while kep.yaml's milestone for
@@ -65,10 +66,14 @@ def find_discrepancies(
     out: list[Finding] = []
     indexed = set(index.releases)
     newest_out = max((release_order(r) for r in released), default=(0, 0))
+    named: dict[str, set[str]] = {}  # gate -> releases whose notes name it (a borrowed gate's notes count too)
+    for m in index.mentions:
+        for gate in m.gates:
+            named.setdefault(gate, set()).add(m.release)
     for kep in keps:
         ident = ids.get(kep.path, str(kep.number))
         mentions = index.for_kep(kep.path)
-        seen = {m.release for m in mentions}
+        seen = {m.release for m in mentions}.union(*(named.get(g, set()) for g in kep.gates()))
         for stage in STAGES:
             rel = normalize_milestone(kep.milestone(stage))
             if rel and rel in indexed and rel in released and rel not in seen:
@@ -136,7 +141,7 @@ def _sig_name(sig: str) -> str:
     return sig.lower().removeprefix("sig-")
 
 
-def _about_kep(m: Mention, kep: Kep) -> bool:
+def about_kep(m: Mention, kep: Kep) -> bool:
     """The sentence names one of the KEP's gates (or a near miss of one), or, in an entry that links the KEP by
     number, names a gate nobody declares or announces a transition ("Added alpha support for ...")."""
     gates = set(kep.gates())
@@ -145,6 +150,17 @@ def _about_kep(m: Mention, kep: Kep) -> bool:
         or any(d in gates for _, d in m.near)
         or (kep.number in m.refs and (bool(m.undeclared) or m.exact))
     )
+
+
+def agrees(m: Mention, kep: Kep) -> bool:
+    """True when kep.yaml agrees with the stage sentence ``m`` (a stage of :data:`STAGES`): a transition's release
+    is kep.yaml's milestone for that stage; a state ("enabled by default" in v1.33) holds when kep.yaml names
+    that stage or a later one for that release or an earlier one."""
+    when = release_order(m.when)
+    if m.exact:
+        return milestone_key(kep.milestone(m.stage)) == when
+    reached = [milestone_key(kep.milestone(s)) for s in STAGES[STAGES.index(m.stage) :]]
+    return any(r is not None and r <= when for r in reached)
 
 
 def _gate_typos(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Finding]:
@@ -172,17 +188,11 @@ def _gate_typos(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Findi
 def _stage_mismatches(kep: Kep, ident: str, mentions: Sequence[Mention]) -> list[Finding]:
     out: dict[tuple[str, str], Finding] = {}
     for m in mentions:
-        if m.stage not in STAGES or kep.path not in m.links or not _about_kep(m, kep):
+        if m.stage not in STAGES or kep.path not in m.links or not about_kep(m, kep):
             continue  # an ambiguous link is never grounds for a finding
         declared = kep.milestone(m.stage)
-        have = milestone_key(declared)
-        when = release_order(m.when)
-        if m.exact:
-            ok, says = have == when, "reached in"
-        else:
-            reached = [milestone_key(kep.milestone(s)) for s in STAGES[STAGES.index(m.stage) :]]
-            ok, says = any(r is not None and r <= when for r in reached), "reached by"
-        if ok:
+        says = "reached in" if m.exact else "reached by"
+        if agrees(m, kep):
             continue
         message = (
             f"{m.release} notes say {m.stage} {says} {m.when}; kep.yaml milestone.{m.stage} is {declared or 'not set'}"
@@ -213,6 +223,7 @@ def review(
     *,
     scope: str = "page",
     page_keps: Sequence[Kep] = (),
+    owners: Mapping[str, tuple[str, ...]] | None = None,
 ) -> NotesReview:
     """Attach evidence to ``changes`` and find the discrepancies of the ``involved`` KEPs (the pages' rows).
 
@@ -222,12 +233,16 @@ def review(
     ``scope``: ``"page"`` (default) reports nothing about gates no kep.yaml
     declares; ``"all"`` (``release_notes.review: all``) adds those announced in
     the newest two releases by entries of the SIGs of ``page_keps`` (default:
-    ``involved``); older releases are history.
+    ``involved``); older releases are history. ``owners``: who speaks for each gate
+    (:func:`bot.plan.evidence.index.build_index`). A change about a stage with no note surely about its KEP gets
+    the notes that describe the KEP in words as possible evidence (:mod:`bot.plan.evidence.prose`).
     """
-    index = build_index(notes, all_keps)
+    index = build_index(notes, all_keps, owners)
     newest = sorted(available, key=release_order)[-2:]
     sigs = {k.sig for k in (page_keps or involved) if k.sig} if scope == "all" else None
     found = find_discrepancies(
         index, involved, released=released(available), ids=ids, undeclared_in=newest, undeclared_sigs=sigs
     )
-    return NotesReview(attach_evidence(changes, index, all_keps), found, index.releases, index)
+    with_notes = attach_evidence(changes, index, all_keps)
+    declared = {g for k in all_keps for g in k.gates()}
+    return NotesReview(attach_possible(with_notes, notes, all_keps, declared), found, index.releases, index)

@@ -1,0 +1,331 @@
+"""The changelog of a run with release notes or a gate list: what needs a look first, one sign per meaning.
+
+Pure. :func:`layout` gives the sections :func:`bot.plan.changelog.render` shows in place of the plain layout
+(:class:`bot.plan.changelog.Layout`); without release notes and a gate list the plain layout is kept, byte for
+byte. The reviewer reads, in this order:
+
+- **Needs a look** (before Graduations and Changes; absent when nothing needs judgment): each planned stage a
+  source contradicts (:data:`CONTRADICTED_MARK`; KEP 5732: kep.yaml beta v1.37, the 1.37 note #138274 calls its
+  gate alpha), a default turned off before release (:data:`OFF_MARK`), the released milestones rewritten,
+  grouped with their count (:data:`REWRITTEN_MARK`), and a count of the other findings on this pull request's
+  rows, folded under "Needs review";
+- the **Changes** table, one row per page row and one message per row: the Change column marks a released
+  milestone rewritten with :data:`REWRITTEN_MARK` alone; Evidence lists the notes by release and pull request
+  (``possible:`` a note matched by title words only, never a confirmation; :data:`COUNTER_MARK` a note of that
+  release announcing another stage); Shipped gives the state of each planned stage the row touches
+  (:mod:`bot.plan.evidence.stage_state`: ``✓`` confirmed, ``pending``, ``✗`` contradicted, ``unknown``);
+- one **legend** line naming each sign once and the gate list once (path and blob);
+- collapsed after the other sections: the **release notes cited**, with their excerpts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from html.parser import HTMLParser
+from typing import NamedTuple
+
+from markdown_it import MarkdownIt
+
+from bot.model.finding import Finding
+from bot.model.gates import Lifecycle
+from bot.model.history.provenance import Upstream
+from bot.model.kep import STAGES, Kep, milestone_key
+from bot.model.snapshot import Snapshot
+from bot.plan.changelog import (
+    Layout,
+    Links,
+    Section,
+    by_row,
+    details,
+    kep_link,
+    lead_cells,
+    note_link,
+    notes_can_exist,
+    short,
+    table_cell,
+    upstream_cell,
+)
+from bot.plan.diff import RELEASED_FLAG, Change
+from bot.plan.evidence.index import change_stage
+from bot.plan.evidence.stage_state import (
+    CONFIRMED,
+    CONTRADICTED,
+    PENDING,
+    TURNED_OFF,
+    UNKNOWN,
+    PlannedStage,
+    word,
+)
+
+#: One sign per meaning, each explained once in the legend.
+REWRITTEN_MARK, COUNTER_MARK, CONTRADICTED_MARK, OFF_MARK = "↺", "≠", "✗", "off"
+#: How the Shipped column writes each state.
+STATE_WORDS = {CONFIRMED: "✓", PENDING: "pending", CONTRADICTED: "✗", UNKNOWN: "unknown"}
+#: Longest KEP title in the Changes table of this layout, characters.
+MAX_TITLE_CHARS = 40
+#: Most KEPs "Needs a look" names in its line of other findings; beyond, it gives counts by kind.
+MAX_KEPS_LISTED = 10
+#: Longest upstream pull request subject in this layout, characters.
+MAX_SUBJECT_CHARS = 28
+
+
+class Signals(NamedTuple):
+    """What the layout shows besides the changes: the ``states`` of the planned stages of the KEPs in scope,
+    the gate lists as named once (``gate_list``: ``"`PATH` (blob 92f09bc2f438)"``; ``""`` without a list),
+    whether release notes were read (``notes``) and the Needs review findings (``findings``: release notes'
+    and the gate list's, for the count of the other findings on these rows)."""
+
+    states: Sequence[PlannedStage]
+    gate_list: str
+    notes: bool
+    findings: Sequence[Finding] = ()
+
+
+def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals: Signals) -> Layout:
+    """The :class:`bot.plan.changelog.Layout` of this run. ``links``: where links land."""
+    applied = [c for c in changes if c.applied]
+    shipped = notes_can_exist(snapshot)
+    keps = {k.path: k for k in snapshot.all_keps()}
+    states = {(s.kep_path, s.stage): s for s in signals.states}
+    origin = any(c.upstream is not None for c in applied)
+    rows = [_row(group, keps, links, signals, states, shipped, origin) for group in by_row(applied)]
+    head = (
+        "| KEP | Page | Change | kep.yaml |"
+        + (" Upstream |" if origin else "")
+        + (" Evidence |" if signals.notes else "")
+        + (" Shipped |" if signals.gate_list else "")
+    )
+    table: Section = (["### Changes", head, "|---" * (head.count("|") - 1) + "|"], rows, "changes")
+    lead = _needs_a_look(applied, signals, links)
+    legend = _legend(applied, signals)
+    cited = _cited(applied)
+    return Layout(
+        lead=[lead] if lead[1] else [],
+        changes=table,
+        after=[([legend], [], "legend")] if legend and applied else [],
+        folded=[cited] if cited[1] else [],
+    )
+
+
+def _rewritten(c: Change) -> bool:
+    return any(f.startswith(RELEASED_FLAG) for f in c.flags)
+
+
+def _row(
+    group: list[Change],
+    keps: Mapping[str, Kep],
+    links: Links,
+    signals: Signals,
+    states: Mapping[tuple[str, str], PlannedStage],
+    shipped: Callable[[str], bool],
+    origin: bool,
+) -> str:
+    """One Changes row: KEP, page line, the fields (``↺`` for a released milestone rewritten; other flags
+    ``⚠`` in words), kep.yaml lines, Upstream, Evidence, Shipped."""
+    first = group[0]
+    kep = keps.get(first.kep_path)
+    fields = "<br>".join(
+        f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**"
+        + (f" {REWRITTEN_MARK}" if _rewritten(c) else "")
+        + "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags if not f.startswith(RELEASED_FLAG))
+        for c in group
+    )
+    cells = lead_cells(group, kep, links, fields, MAX_TITLE_CHARS)
+    if origin:
+        ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
+        number = re.match(r"\d+", first.kep_id)
+        cells.append("<br>".join(_upstream(u, links.web_url, str(int(number.group())) if number else "") for u in ups))
+    if signals.notes:
+        cells.append(_evidence(group, shipped))
+    if signals.gate_list:
+        cells.append(_shipped(group, keps, states))
+    return "| " + " | ".join(cells) + " |"
+
+
+def _upstream(upstream: Upstream | None, web_url: str, kep: str) -> str:
+    """:func:`bot.plan.changelog.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`, less a
+    leading ``KEP-4671:`` / ``[KEP-4671]`` naming the row's own KEP (``kep``, its number)."""
+    if upstream is None:
+        return "-"
+    subject = re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or "")
+    subject = re.sub(rf"^\s*\[?KEP[- ]?0*{re.escape(kep)}\]?\s*:?\s*", "", subject, flags=re.I) or subject
+    return upstream_cell(upstream._replace(subject=short(subject, MAX_SUBJECT_CHARS)), web_url)
+
+
+def _evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
+    """The notes of one row, each once: ``v1.37 [#N](url)``; ``possible:``, ``ambiguous:`` and ``≠ ... says
+    alpha`` apart; ``none found`` when no note is sure and some release is out or in progress, else
+    ``- (v1.38 not released yet)``."""
+    seen: set[tuple[str, int]] = set()
+    sure, maybe, possible, counter = [], [], [], []
+    for c in group:
+        for e in c.evidence:
+            if (e.release, e.pr) in seen:
+                continue
+            seen.add((e.release, e.pr))
+            link = f"{e.release} {note_link(e.pr, e.url)}"
+            if e.counter:
+                counter.append(f"{COUNTER_MARK} {link} says {word(e.stage)}")
+            elif e.possible:
+                possible.append(f"possible: {link}")
+            elif e.ambiguous:
+                maybe.append(f"ambiguous: {link}")
+            else:
+                sure.append(link)
+    out = sure or (
+        ["none found"]
+        if any(shipped(c.new) for c in group if c.new)
+        else ["- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"]
+    )
+    return "<br>".join(out + possible + maybe + counter)
+
+
+def _shipped(group: list[Change], keps: Mapping[str, Kep], states: Mapping[tuple[str, str], PlannedStage]) -> str:
+    """The states of the planned stages a row touches, grouped by state: ``✓ v1.36``, ``pending v1.37, v1.38``;
+    ``·`` when the row touches no planned stage."""
+    picked: dict[str, list[str]] = {}
+    for c in group:
+        kep = keps.get(c.kep_path)
+        stage = change_stage(c, kep) if kep is not None else ""
+        state = states.get((c.kep_path, stage)) if stage in STAGES else None
+        if state is not None and state.release not in picked.setdefault(state.state, []):
+            picked[state.state].append(state.release)
+    parts = [f"{STATE_WORDS[s]} {', '.join(picked[s])}" for s in STATE_WORDS if picked.get(s)]
+    return "; ".join(parts) or "·"
+
+
+def _linked(text: str, state: PlannedStage) -> str:
+    """``text`` (a state's reason) made inert, each ``#N`` of a note it names linked to that note."""
+    urls = {n.pr: n.url for n in state.notes}
+    return re.sub(r"#(\d+)", lambda m: note_link(int(m.group(1)), urls.get(int(m.group(1)), "")), table_cell(text))
+
+
+def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Section:
+    """What needs judgment, first: contradicted plans (the newest release first), defaults turned off before
+    release, released milestones rewritten (grouped), and the count of the other findings on these rows."""
+    rows = []
+    said: set[tuple[str, str]] = set()
+    cited: set[tuple[str, int]] = set()
+    newest_first = sorted(signals.states, key=lambda s: milestone_key(s.release) or (0, 0), reverse=True)
+    for s in newest_first:
+        if s.state == CONTRADICTED:
+            rows.append(f"- {CONTRADICTED_MARK} {kep_link(s.kep)} {word(s.stage)} {s.release}: {_linked(s.reason, s)}")
+            said.add((s.kep_path, s.release))
+            cited |= {(s.kep_path, n.pr) for n in s.notes}
+    for s in signals.states:
+        off = [n for n in s.notes if n.role == TURNED_OFF]
+        if off and s.state != CONTRADICTED:
+            notes = ", ".join(note_link(n.pr, n.url) for n in off)
+            rows.append(
+                f"- {OFF_MARK} {kep_link(s.kep)} {word(s.stage)} {s.release}: the {s.release} note {notes} turned "
+                "it off by default before release"
+            )
+    rewritten = [c for c in applied if _rewritten(c)]
+    if rewritten:
+        by_kep: dict[str, list[str]] = {}
+        for c in rewritten:
+            by_kep.setdefault(c.kep_id, []).append(f"{word(c.field)} {table_cell(c.old)}")
+        listed = "; ".join(f"{kep_link(k)} {', '.join(v)}" for k, v in by_kep.items())
+        noun = "milestone" if len(rewritten) == 1 else "milestones"
+        rows.append(
+            f"- {REWRITTEN_MARK} {len(rewritten)} released {noun} rewritten in {len(by_kep)} KEP"
+            f"{'s' if len(by_kep) != 1 else ''}: {listed} (their kep.yaml history below)"
+        )
+    others = [f for f in signals.findings if (f.kep_path, f.release) not in said and (f.kep_path, f.pr) not in cited]
+    if others:
+        kinds: dict[str, list[str]] = {}
+        for f in others:
+            if f.kep_id and f.kep_id not in kinds.setdefault(f.kind, []):
+                kinds[f.kind].append(f.kep_id)
+        if sum(len(ids) for ids in kinds.values()) <= MAX_KEPS_LISTED:
+            what = "; ".join(f"{k} {', '.join(kep_link(i) for i in ids)}" for k, ids in kinds.items())
+        else:
+            counts = {k: sum(f.kind == k for f in others) for k in kinds}
+            what = ", ".join(f"{k} {n}" for k, n in counts.items())
+        rows.append(
+            f"- {len(others)} more finding{'s' if len(others) != 1 else ''} on these rows: {what} (under Needs review)"
+        )
+    return (["### Needs a look"], rows, "items")
+
+
+def _legend(applied: list[Change], signals: Signals) -> str:
+    """One line naming each sign the table uses once, and the gate list once."""
+    parts = []
+    if any(_rewritten(c) for c in applied):
+        parts.append(f"{REWRITTEN_MARK} a released milestone rewritten")
+    evidence = [e for c in applied for e in c.evidence]
+    if any(e.possible for e in evidence):
+        parts.append("possible: matched by title words only, never a confirmation")
+    if any(e.counter for e in evidence):
+        parts.append(f"{COUNTER_MARK} a note of that release names another stage")
+    if signals.gate_list:
+        sources = f"the gate list {signals.gate_list}" + (" and the notes" if signals.notes else "")
+        parts.append(
+            f"Shipped, per {sources}: ✓ confirmed, pending (release not closed), {CONTRADICTED_MARK} contradicted, "
+            "unknown"
+        )
+    return ("Signs: " + "; ".join(parts) + ".") if parts else ""
+
+
+def _cited(applied: list[Change]) -> Section:
+    """The notes the Evidence column links, each once with its excerpt, collapsed."""
+    rows, seen = [], set()
+    for c in applied:
+        for e in c.evidence:
+            if (c.kep_id, e.release, e.pr) in seen:
+                continue
+            seen.add((c.kep_id, e.release, e.pr))
+            kind = (
+                f"{COUNTER_MARK} "
+                if e.counter
+                else "possible: "
+                if e.possible
+                else "ambiguous: "
+                if e.ambiguous
+                else ""
+            )
+            rows.append(f"- {kep_link(c.kep_id)} {kind}{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}")
+    return (details("Release notes cited", len(rows), []), rows, "notes")
+
+
+def gate_list_name(lifecycle: Lifecycle | None) -> str:
+    """The gate list as the legend names it, once: ``"`PATH` (blob 92f09bc2f438)"`` for one list, the source
+    and the number of lists for several (the report's ``gate_lifecycle.lists`` names each); ``""`` for none."""
+    if lifecycle is None:
+        return ""
+    if len(lifecycle.lists) == 1:
+        gl = lifecycle.lists[0]
+        return f"`{gl.where.replace('`', '')}` (blob {gl.revision[:12]})"
+    return f"`{lifecycle.source.replace('`', '')}` ({len(lifecycle.lists)} lists)"
+
+
+class _Text(HTMLParser):
+    """The text of rendered HTML, a space for each cell, line break and block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("br", "td", "th", "li", "p", "tr", "h3", "summary"):
+            self.parts.append(" ")
+
+
+def visible_text(body: str) -> str:
+    """The text a reader sees of a pull request ``body`` with every ``<details>`` block collapsed: the markdown
+    outside the blocks plus each block's ``<summary>`` line, rendered (CommonMark with GFM tables, as
+    markdown-it-py reads it), tags and link targets dropped, every run of white space one space. Its length is
+    the figure "visible characters" of docs/reviewers.md (``scripts/body_size.py`` prints it)."""
+    shown, depth = [], 0
+    for line in body.split("\n"):
+        opening = line.startswith("<details>")
+        if depth == 0:
+            shown.append(line.split("</summary>")[0] + "</summary>" if opening else line)
+        depth += opening - (line.strip() == "</details>")
+    reader = _Text()
+    reader.feed(MarkdownIt("commonmark").enable("table").render("\n".join(shown)))
+    return " ".join("".join(reader.parts).split())

@@ -1,0 +1,157 @@
+"""Possible evidence: a release note that describes a KEP in words, naming neither its feature gate nor its number.
+
+Pure. The index (:mod:`bot.plan.evidence.index`) ties a note to a KEP by a gate or a KEP number; a feature
+described only in prose ("Added the `.spec.evictionResponders` Pod field, along with the EvictionRequest and
+Eviction resources", the 1.37 note #137050 for KEP 4563 *EvictionRequest API*) is missed there. Here such a
+note is matched by the KEP's **distinctive title words**:
+
+- a title word is distinctive when no other KEP title of the snapshot has it (compared case-insensitively,
+  a trailing ``s`` ignored), it is at least 4 characters long and not a common word (:data:`COMMON`); a
+  CamelCase word must also be rare in the notes (in at most :data:`MAX_NOTES_WITH_WORD` entries of all the
+  releases read: ``ResourceClaim`` is an API kind many notes name, ``EvictionRequest`` is not);
+- a KEP can be matched only when its distinctive words are one CamelCase word of 8+ characters
+  (``EvictionRequest``) or two or more plain words; a note matches when one of its sentences holds all of
+  them as whole words (a CamelCase word as written, a plain word in any case);
+- the note must name no declared feature gate and no KEP (else the index reads it), be in the release
+  kep.yaml names for the stage, and announce that stage (:func:`bot.model.note_text.announced_stage`), or,
+  for alpha, introduce something ("Added ...", "Introduced ...") and announce no other stage.
+
+Such a note is *possible* evidence: shown apart, never a confirmation, never a finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from bot.model.kep import Kep, normalize_milestone
+from bot.model.note_text import (
+    announced_stage,
+    field_text,
+    kep_refs,
+    one_line,
+    release_name,
+    split_sentences,
+)
+from bot.plan.diff import Change
+from bot.plan.evidence.index import MAX_EVIDENCE, Evidence, change_stage, pr_url
+
+#: Words too common in KEP titles and release notes to tell a KEP apart.
+COMMON = frozenset(
+    """
+    about across added adding after allow allows alongside also api apis based being better both changes cluster
+    component components config configurable configuration container containers control controller controllers
+    core custom default define defined device devices dynamic enable enabled enhance enhanced enhancement extend
+    extended feature features field fields flag from gate give graduate improve improved improvement include
+    information into kube kubelet kubernetes level list make management manager mode more move multiple native
+    need network node nodes object objects option options over plugin plugins policy pod pods provide remove
+    request requests resource resources restrict rule rules scheduler scheduling server service services set
+    spec stable status storage support supported supports their through type types update updates usage user
+    users using volume volumes when will with within without workload workloads
+    """.split()
+)
+#: Most release-note entries a CamelCase title word may appear in and still tell a KEP apart.
+MAX_NOTES_WITH_WORD = 5
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_CAMEL_RE = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+$")
+_INTRODUCES_RE = re.compile(r"^\W*(?:added|adds|introduced|introduces|introducing)\b", re.I)
+
+
+def _key(word: str) -> str:
+    low = word.lower()
+    return low[:-1] if low.endswith("s") and len(low) > 4 else low
+
+
+def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, object]]) -> dict[str, tuple[str, ...]]:
+    """``{kep.yaml path: distinctive title words}`` for the KEPs whose title can match a note (see the module
+    docstring); KEPs without enough distinctive words are absent. ``notes``: ``{release: {pr: entry}}``, every
+    release read (for how rare a CamelCase word is)."""
+    keps = list(keps)
+    titles = {k.path: {_key(w): w for w in _WORD_RE.findall(k.title)} for k in keps}
+    seen = Counter(key for by_key in titles.values() for key in by_key)
+    out: dict[str, tuple[str, ...]] = {}
+    camels: dict[str, tuple[str, ...]] = {}
+    for path, by_key in titles.items():
+        picked = tuple(w for key, w in by_key.items() if seen[key] == 1 and len(key) >= 4 and key not in COMMON)
+        camel = tuple(w for w in picked if _CAMEL_RE.match(w) and len(w) >= 8)
+        if camel:
+            camels[path] = camel
+        elif len(picked) >= 2:
+            out[path] = picked
+    wanted = {w for camel_words in camels.values() for w in camel_words}
+    counts: Counter[str] = Counter()
+    for entries in notes.values():
+        for entry in entries.values():
+            text = field_text(entry.get("text")) if isinstance(entry, Mapping) else ""
+            counts.update(wanted & set(_WORD_RE.findall(text)))
+    for path, words in camels.items():
+        if all(counts[w] <= MAX_NOTES_WITH_WORD for w in words):
+            out[path] = words
+    return out
+
+
+def _holds(sentence: str, words: Sequence[str]) -> bool:
+    found = set(_WORD_RE.findall(sentence))
+    keys = {_key(w) for w in found}
+    return all((w in found) if _CAMEL_RE.match(w) else (_key(w) in keys) for w in words)
+
+
+def possible_evidence(
+    notes: Mapping[str, Mapping[str, object]],
+    kep: Kep,
+    stage: str,
+    words: Sequence[str],
+    declared: Iterable[str],
+) -> tuple[Evidence, ...]:
+    """Notes of the release kep.yaml names for ``stage`` that describe ``kep`` by its distinctive ``words``
+    (:func:`distinctive_words`) and announce that stage, at most :data:`MAX_EVIDENCE`, by pull request; each an
+    :class:`Evidence` with ``possible=True``. ``notes``: ``{release: {pr: entry}}``; ``declared``: every feature
+    gate some kep.yaml declares (a note naming one is the index's, never prose)."""
+    target = normalize_milestone(kep.milestone(stage)) if stage else None
+    if not target or not words:
+        return ()
+    gates = set(declared)
+    entries = next((v for r, v in notes.items() if (release_name(r) or r) == target), None)
+    out: list[Evidence] = []
+    for key in sorted(entries or {}, key=str):
+        entry = entries[key] if entries else None
+        if not isinstance(entry, Mapping) or entry.get("do_not_publish") is True:
+            continue
+        text = field_text(entry.get("text"))
+        if not text or kep_refs(entry) or gates & set(_WORD_RE.findall(text)):
+            continue
+        for sentence in split_sentences(text):
+            if not _holds(sentence, words):
+                continue
+            said, _ = announced_stage(sentence)
+            if said == stage or (stage == "alpha" and not said and _INTRODUCES_RE.match(sentence)):
+                pr = int(key) if str(key).isdigit() and len(str(key)) <= 9 else 0
+                url = pr_url(entry.get("pr_url"), pr)
+                out.append(Evidence(target, pr, url, one_line(sentence), stage, False, False, True))
+                break
+        if len(out) >= MAX_EVIDENCE:
+            break
+    return tuple(out)
+
+
+def attach_possible(
+    changes: Sequence[Change],
+    notes: Mapping[str, Mapping[str, object]],
+    keps: Sequence[Kep],
+    declared: Iterable[str],
+) -> list[Change]:
+    """``changes`` with :func:`possible_evidence` added to the ``evidence`` of each change about a stage
+    (:func:`bot.plan.evidence.index.change_stage`) for which no note surely about the KEP was found.
+    ``keps``: every KEP of the snapshot (for the distinctive title words)."""
+    by_path = {k.path: k for k in keps}
+    words = distinctive_words(keps, notes)
+    gates = frozenset(declared)
+    out = []
+    for c in changes:
+        kep = by_path.get(c.kep_path)
+        if kep is not None and c.kep_path in words and not any(not e.ambiguous and not e.counter for e in c.evidence):
+            found = possible_evidence(notes, kep, change_stage(c, kep), words[c.kep_path], gates)
+            c = c._replace(evidence=c.evidence + found) if found else c
+        out.append(c)
+    return out

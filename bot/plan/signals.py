@@ -1,0 +1,166 @@
+"""The signals a reviewer reads first: who owns a shared feature gate, and the state of each planned stage.
+
+Pure: the snapshot, the gate lifecycle, the release-notes index and the kep.yaml history's first declarations
+in; values out. :func:`bot.plan.planner.plan_sync` calls these when release notes or a gate list are given;
+the changelog shows them (:mod:`bot.plan.changelog_signals`) and the report carries them
+(``planned_stages``, ``gate_ownership``).
+
+- :func:`gate_ownership`: the owner of each gate the pages' KEPs share with others
+  (:mod:`bot.plan.evidence.ownership`), once by the names kep.yaml writes (for the release notes) and once by
+  the names the gate lists hold (a typo counts as the listed gate);
+- :func:`planned_stages`: every planned stage of the KEPs in scope, as a
+  :class:`bot.plan.evidence.stage_state.PlannedStage`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from bot.model.consistency import release_in_progress
+from bot.model.gates import Lifecycle, release_key
+from bot.model.history.declared import GateOrigins
+from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.model.note_text import default_off, release_order
+from bot.model.snapshot import Snapshot
+from bot.plan.diff import Change
+from bot.plan.evidence import gates as gates_mod
+from bot.plan.evidence.index import NotesIndex, change_stage
+from bot.plan.evidence.ownership import Ownership, decide, shared_gates
+from bot.plan.evidence.review import about_kep, agrees
+from bot.plan.evidence.stage_state import (
+    CONFIRMS,
+    COUNTER,
+    ELSEWHERE,
+    POSSIBLE,
+    TURNED_OFF,
+    NoteRef,
+    NotesView,
+    PlannedStage,
+    assess,
+)
+
+#: A loader of the kep.yaml history's first declarations: kep.yaml paths in, :data:`GateOrigins` out.
+OriginsLoader = Callable[[Collection[str]], GateOrigins]
+
+
+class Owners(NamedTuple):
+    """The owners of shared gates: ``notes`` by the names kep.yaml writes, ``listed`` by the names the gate lists
+    hold (empty without a gate list)."""
+
+    notes: Mapping[str, Ownership]
+    listed: Mapping[str, Ownership]
+
+    def report(self, ids: Mapping[str, str]) -> list[dict[str, object]]:
+        """The report's ``gate_ownership`` list: every shared gate once, by name."""
+        seen = {**self.listed, **self.notes}
+        return [seen[g].as_report(ids) for g in sorted(seen)]
+
+
+def gate_ownership(
+    snapshot: Snapshot,
+    page_keps: Iterable[Kep],
+    origins: GateOrigins | OriginsLoader,
+    lifecycle: Lifecycle | None,
+) -> Owners:
+    """:class:`Owners` of the gates the ``page_keps`` declare that other KEPs declare too. ``origins``: the first
+    declaration of each gate per kep.yaml, or a loader called once with the paths of every declarer."""
+    keps = snapshot.all_keps()
+    page = list(page_keps)
+    by_notes = shared_gates(keps, page)
+    names = lifecycle.names() if lifecycle is not None else frozenset()
+    listed_name = functools.partial(_as_listed, names=names)
+    by_list = shared_gates(keps, page, listed_name) if lifecycle is not None else {}
+    paths = sorted({p for found in (by_notes, by_list) for declarers in found.values() for p in declarers})
+    known = origins(paths) if callable(origins) else origins
+    return Owners(decide(snapshot, by_notes, known), decide(snapshot, by_list, known, listed_name))
+
+
+def _as_listed(gate: str, names: frozenset[str]) -> str:
+    return gates_mod.listed_name(gate, names) or gate
+
+
+class NotesRead(NamedTuple):
+    """The release notes a plan read: the ``notes_index`` and every release the source has (``available``)."""
+
+    notes_index: NotesIndex
+    available: tuple[str, ...]
+
+
+def planned_stages(
+    snapshot: Snapshot,
+    keps: Sequence[Kep],
+    ids: Mapping[str, str],
+    *,
+    lifecycle: Lifecycle | None,
+    joins: Mapping[str, gates_mod.Join],
+    notes: NotesRead | None,
+    changes: Sequence[Change] = (),
+) -> list[PlannedStage]:
+    """The :class:`PlannedStage` of each stage ``keps`` plan (a valid milestone for alpha, beta or stable).
+
+    A release is closed when it is older than the release in progress
+    (:func:`bot.model.consistency.release_in_progress` over the snapshot), the gate lists have closed it
+    (:func:`bot.plan.evidence.gates.closed`) and, with release notes, it is older than their newest release
+    (a draft). ``joins``: :func:`bot.plan.evidence.gates.joins` of ``keps``; ``changes``: the plan's changes,
+    whose possible evidence (:mod:`bot.plan.evidence.prose`) the state names.
+    """
+    current = release_in_progress(snapshot.all_keps())
+    drafts = max((release_order(r) for r in notes.available), default=(0, 0)) if notes is not None else None
+    possible: dict[tuple[str, str], list[NoteRef]] = {}
+    by_path = {k.path: k for k in keps}
+    for c in changes:
+        kep = by_path.get(c.kep_path)
+        if kep is None:
+            continue
+        for e in c.evidence:
+            if e.possible:
+                refs = possible.setdefault((c.kep_path, change_stage(c, kep)), [])
+                if all(r.pr != e.pr for r in refs):
+                    refs.append(NoteRef(e.release, e.pr, e.url, POSSIBLE))
+    out = []
+    for kep in keps:
+        for stage in STAGES:
+            release = normalize_milestone(kep.milestone(stage))
+            if not release:
+                continue
+            key = release_key(release)
+            why_open = ""
+            if current is not None and key >= current:
+                now = f"v{current[0]}.{current[1]}"
+                why_open = f"{release} is the release in progress" if key == current else f"{release} is after {now}"
+            elif lifecycle is not None and not gates_mod.closed(lifecycle, release):
+                why_open = f"{release} is not closed by the gate list (newest {lifecycle.newest or '-'})"
+            elif drafts is not None and key >= drafts:
+                why_open = f"the {release} release notes are a draft"
+            gate = gates_mod.stage_verdict(kep, stage, joins[kep.path], lifecycle) if lifecycle is not None else None
+            view = None
+            if notes is not None:
+                view = _notes_view(notes, kep, stage, release)
+                view = view._replace(notes=view.notes + tuple(possible.get((kep.path, stage), ())))
+            ident = ids.get(kep.path, str(kep.number))
+            out.append(
+                assess(ident, kep.path, stage, release, closed=not why_open, why_open=why_open, gate=gate, notes=view)
+            )
+    return out
+
+
+def _notes_view(notes: NotesRead, kep: Kep, stage: str, release: str) -> NotesView:
+    """What the notes surely about ``kep`` say of ``stage`` in ``release`` (one note per pull request and role)."""
+    refs: dict[tuple[int, str], NoteRef] = {}
+    for m in notes.notes_index.for_kep(kep.path):
+        if kep.path not in m.links:
+            continue  # an ambiguous link never confirms nor contradicts
+        ref = None
+        if m.stage == stage and m.when == release:
+            ref = NoteRef(m.release, m.pr, m.url, CONFIRMS)
+        elif m.when == release and m.stage in STAGES:
+            ref = NoteRef(m.release, m.pr, m.url, COUNTER, m.stage)
+        elif m.stage == stage and about_kep(m, kep) and not agrees(m, kep):
+            ref = NoteRef(m.release, m.pr, m.url, ELSEWHERE, f"{'reached in' if m.exact else 'reached by'} {m.when}")
+        elif m.release == release and stage != "alpha" and m.gates and default_off(m.excerpt):
+            ref = NoteRef(m.release, m.pr, m.url, TURNED_OFF)
+        if ref is not None:
+            refs.setdefault((ref.pr, ref.role), ref)
+    return NotesView(tuple(refs.values()), release in notes.notes_index.releases)
