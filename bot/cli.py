@@ -602,11 +602,13 @@ def load_token_file() -> None:
 
     Raises :class:`UsageError` naming the file when it cannot be read.
     """
+    from bot.fileread import SECRET_BYTES, read_regular_text
+
     path = os.environ.get("GITHUB_TOKEN_FILE")
     if not path or os.environ.get("GITHUB_TOKEN"):
         return
     try:
-        os.environ["GITHUB_TOKEN"] = Path(path).read_text(encoding="utf-8").strip()
+        os.environ["GITHUB_TOKEN"] = read_regular_text(path, SECRET_BYTES).strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 

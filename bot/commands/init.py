@@ -19,6 +19,7 @@ from typing import NamedTuple
 import yaml
 
 from bot.errors import ConfigError, KepSyncError, UsageError
+from bot.fileread import PAGE_BYTES, read_regular_text
 from bot.wiki.frontmatter import block_end
 from bot.wiki.headers import DEFAULT_ALIASES
 from bot.wiki.matrix import OWNED_ROLES, column_keys, lookalike_column, normalize_header, parse_kep_cell
@@ -164,7 +165,7 @@ def scan_pages(wiki: Path, pages: Iterable[str]) -> Scan:
     skipped: list[tuple[str, str]] = []
     for page in pages:
         try:
-            text = (wiki / page).read_text(encoding="utf-8")
+            text = read_regular_text(wiki / page, PAGE_BYTES)
         except FileNotFoundError:
             raise UsageError(f"--page {page!r}: no such file (relative to {os.path.abspath(wiki)})") from None
         except (OSError, UnicodeDecodeError) as exc:

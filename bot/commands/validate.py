@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bot.config import Config, overlaps, shown
 from bot.errors import KepSyncError, relative_to
+from bot.fileread import PAGE_BYTES, FileTooLarge, NotRegularFile, read_regular_text
 from bot.wiki.pages import same_page
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
@@ -186,7 +187,7 @@ def _tracking_problems(config: Config, ok=lambda *keys: True) -> list[str]:
             problems.append(
                 f"coverage.page {shown(cov.page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
             )
-    texts = {page: (root / page).read_bytes().decode("utf-8") for page in config.wiki.pages}
+    texts = {page: _read_text(root / page)[0] for page in config.wiki.pages}
     add = config.candidates.add_to
     if add is not None and ok("candidates.add_to"):
         page = next((p for p in texts if Path(p) == Path(add.page)), add.page)
@@ -271,11 +272,16 @@ def _role(key: str) -> str:
 
 
 def _read_text(path: Path) -> tuple[str, str]:
-    """``(text, "")``, or ``("", why)`` when ``path`` is missing, not a file, unreadable or not UTF-8."""
+    """``(text, "")``, or ``("", why)`` when ``path`` is missing, not a regular file, larger than
+    :data:`bot.fileread.PAGE_BYTES`, unreadable or not UTF-8."""
     try:
-        if not path.is_file():
-            return "", "no such file" if not path.exists() else "not a file"
-        return path.read_bytes().decode("utf-8"), ""
+        return read_regular_text(path, PAGE_BYTES), ""
+    except FileNotFoundError:
+        return "", "no such file"
+    except NotRegularFile:
+        return "", "not a file"
+    except FileTooLarge as exc:
+        return "", str(exc.strerror)
     except OSError as exc:
         return "", f"cannot be read: {exc.strerror or exc}"
     except UnicodeDecodeError as exc:

@@ -49,6 +49,7 @@ from github.NamedUser import NamedUser
 from github.PaginatedList import PaginatedList
 
 from bot.errors import ConfigError, KepSyncError
+from bot.fileread import PAGE_BYTES
 from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.plan.controls import CONTROLS_SUMMARY
@@ -369,6 +370,8 @@ class GitHubWiki:
                 raise
             if isinstance(item, list) or item.type != "file":
                 raise page_error(path, "not a file", where)
+            if item.size > PAGE_BYTES:
+                raise page_error(path, f"larger than {PAGE_BYTES} bytes, refused", where)
             if item.encoding == "base64":
                 pages[path] = item.decoded_content
             else:  # over 1 MB the contents API leaves the content out

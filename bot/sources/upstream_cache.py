@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+from bot.fileread import CACHE_ENTRY_BYTES, read_regular
 from bot.model.history.log import Commit
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
@@ -162,7 +163,7 @@ class UpstreamCache:
         """The JSON object at ``path`` when it is an entry of this source (and ``revision``); ``None`` when absent
         or ignored (with a problem)."""
         try:
-            raw = path.read_bytes()
+            raw = read_regular(path, CACHE_ENTRY_BYTES)
         except FileNotFoundError:
             return None
         except OSError as exc:
