@@ -495,11 +495,15 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
-    from bot.cli_targets import serve_job
+    """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0. Refuses to
+    start (exit 2) with every problem ``kep-sync validate`` finds offline (:func:`bot.cli_targets.startup_problems`)."""
+    from bot.cli_targets import serve_job, startup_problems
     from bot.service.serve import serve
 
     config = resolve_config(args)
+    problems = startup_problems(args, config)
+    if problems:  # as validate rejects it: never start a service whose every run would fail
+        raise ConfigError("\n".join([*problems, "the service did not start (kep-sync validate names the same)"]))
     return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
 
 

@@ -109,10 +109,13 @@ def _sigs_problems(config: Config) -> list[str]:
 
 def _enhancements_problems(value: str) -> list[str]:
     from bot.sources.enhancements import parse_source
+    from bot.sources.git import worktree_head
     from bot.sources.tarball import read_local_tarball
 
     try:
         source = parse_source(value)
+        if source.kind in ("dir", "git") and Path(source.location).is_dir():
+            worktree_head(Path(source.location))  # a repository git refuses (another user owns it) raises
         if source.kind == "tarball":  # read as the sync reads it, with the same caps and member checks
             read_local_tarball(Path(source.location))
         elif source.kind == "git" and Path(source.location).is_dir() and not _git_has_keps(source.location):
@@ -134,9 +137,11 @@ def _git_has_keps(location: str) -> bool:
 
 
 def _wiki_problems(config: Config, *, pages: bool = True) -> list[str]:
-    """``wiki.dir`` (a directory; a git checkout for ``publish: git``) and, when ``pages``, each of
+    """``wiki.dir`` (a directory; a git checkout for ``publish: git``; writable where a run writes,
+    :func:`bot.commands.writable.write_problems`) and, when ``pages``, each of
     ``wiki.pages`` under it (:func:`page_problem`; a missing one names the closest page,
     :func:`bot.publish.directory.close_page`)."""
+    from bot.commands.writable import write_problems
     from bot.publish.directory import close_page
 
     root = Path(config.wiki.dir).expanduser()
@@ -153,6 +158,7 @@ def _wiki_problems(config: Config, *, pages: bool = True) -> list[str]:
             f"wiki.dir {shown(config.wiki.dir)}: not a git checkout{relative_to(config.wiki.dir)}; "
             "publish git commits in a clone of the wiki"
         )
+    problems += write_problems(config)
     for i, page in enumerate(config.wiki.pages if pages else ()):
         why = page_problem(root / page, config.aliases())
         if why:

@@ -38,6 +38,7 @@ from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
 from bot.redact import redact
+from bot.sources.git import ownership_refusal
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
@@ -59,7 +60,9 @@ _NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
 
 class _Git:
-    """``git -C DIR`` with errors as :class:`PublishError` naming the directory and command."""
+    """``git -C DIR`` with errors as :class:`PublishError` naming the directory and command; a clone git
+    refuses to read (another user owns it, :func:`bot.sources.git.ownership_refusal`) is a
+    :class:`ConfigError` naming ``wiki.dir``, whether or not the caller checks."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -86,9 +89,11 @@ class _Git:
             check=False,
         )
         if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            if why := ownership_refusal(self.path, err):
+                raise ConfigError(f"wiki.dir (--wiki) {why}")
             if not check:
                 return None
-            err = proc.stderr.decode("utf-8", "replace").strip()
             raise PublishError(redact(f"{self.path}: git {args[0]} failed: {err}"))
         return proc.stdout
 
