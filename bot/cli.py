@@ -501,10 +501,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from bot.service.serve import serve
 
     config = resolve_config(args)
+    job = serve_job(args, config)  # an unknown --target first, as sync names it
     problems = startup_problems(args, config)
     if problems:  # as validate rejects it: never start a service whose every run would fail
         raise ConfigError("\n".join([*problems, "the service did not start (kep-sync validate names the same)"]))
-    return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
+    return serve(config, _state_dir(args), run_now=args.run_now, job=job)
 
 
 def cmd_list_targets(args: argparse.Namespace) -> int:
