@@ -140,3 +140,38 @@ def test_a_large_kep_yaml_of_tiny_nodes_is_refused_before_it_is_built():
     )
     small = "title: x\nreviewers: [" + "a," * 30_000 + "a]\n"  # 60 KB: not counted, read in full
     assert len(load_yaml("k.yaml", small.encode())["reviewers"]) == 30_001
+
+
+def test_the_caps_in_the_docs_are_the_caps_in_the_code():
+    from pathlib import Path
+
+    from bot.configyaml import MAX_CONFIG_NODES
+    from bot.model import yamlload
+    from bot.sources import localfs, tarball
+    from bot.sources.gate_lifecycle import MAX_LIST_BYTES
+    from bot.sources.release_notes import MAX_NOTES_BYTES
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "behaviour.md").read_text(encoding="utf-8")
+    rows = {
+        line.split("|")[1].strip().split(" (")[0]: line.split("|")[2].strip()
+        for line in docs.splitlines()
+        if line.startswith("  | ") and "|---" not in line
+    }
+
+    def size(n: int) -> str:
+        return f"{n // fileread.MIB} MiB" if n >= fileread.MIB else f"{n // fileread.KIB} KiB"
+
+    assert rows == {
+        "what is read": "cap",
+        "a wiki page": size(fileread.PAGE_BYTES),
+        "the config file": f"{size(fileread.CONFIG_BYTES)}, {MAX_CONFIG_NODES:,} YAML values",
+        "a kep.yaml or PRR file": f"{size(localfs.MAX_FILE_BYTES)}; over {size(yamlload.COUNT_FROM_CHARS)}, "
+        f"{yamlload.MAX_NODES:,} YAML nodes",
+        "a gate list": f"{size(MAX_LIST_BYTES)}, {MAX_NODES:,} YAML nodes",
+        "a release-notes file": size(MAX_NOTES_BYTES),
+        "`state.json`": size(fileread.STATE_BYTES),
+        "a `cache_dir` entry, a JSON report": size(fileread.CACHE_ENTRY_BYTES),
+        "`$GITHUB_TOKEN_FILE`, the GitHub App private key file": size(fileread.SECRET_BYTES),
+        "a `.tar.gz` snapshot": f"{size(tarball.MAX_TARBALL_BYTES)}, 1 GiB unpacked",
+    }
+    assert (fileread.REPORT_BYTES, tarball.MAX_UNPACKED_BYTES) == (fileread.CACHE_ENTRY_BYTES, 1024 * fileread.MIB)
