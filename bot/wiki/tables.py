@@ -229,10 +229,13 @@ def fill_cell(line: str, cell: Cell, text: str, width: int | None, align: str = 
     columns between its pipes) when the text fits; otherwise (or with ``width`` ``None``) as
     :func:`replace_cell`, with the padding of an aligned column trimmed to one space a side.
 
-    ``align`` (from :func:`column_alignments`) says where the padding goes.
+    ``align`` (from :func:`column_alignments`) says where the padding goes; never before the text of a first
+    cell with no pipe before it: four spaces there would make the line an indented code block, no table row.
     """
     if width is None:
         return replace_cell(line, cell, text)
+    if align != "left" and "|" not in line[: cell.lo]:
+        align = "left"
     raw = line[cell.lo : cell.hi]
     blank = not raw.strip()
     lead = raw[: len(raw) - len(raw.lstrip())] if not blank else raw[: min(1, len(raw))]
