@@ -63,7 +63,9 @@ def count_nodes(text: str, limit: int, what: str = "nodes") -> None:
         if isinstance(event, yaml.NodeEvent):
             seen += 1
             if seen > limit:
-                raise TooLarge(None, None, f"more than {limit:,} {what}; refused", event.start_mark)
+                at = event.start_mark  # libyaml's own Mark class: the same fields
+                mark = yaml.error.Mark(at.name, at.index, at.line, at.column, None, 0) if at is not None else None
+                raise TooLarge(None, None, f"more than {limit:,} {what}; refused", mark)
 
 
 class _Merges:

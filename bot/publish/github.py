@@ -238,7 +238,9 @@ class GitHubWiki:
                 )
             ),
         )
-        found, roles, top_id, top_time = [], {}, seen, ""
+        found: list[cmd.Command] = []
+        roles: dict[str, tuple[str, str]] = {}
+        top_id, top_time = seen, ""
         refused: set[str] = set()
         comments.sort(key=lambda c: c.id)
         for k, c in enumerate(comments):
