@@ -3,7 +3,8 @@
 #   docker run -d --name kep-sync -e GITHUB_TOKEN -v "$PWD/config:/config:ro" -v kep-sync-state:/var/lib/kep-sync kep-sync
 # The mounted config/kep-sync.yaml needs `publish: github` and `wiki.repo` (or a wiki volume with wiki.dir
 # and `publish: files`/`git`); the copy baked in below is the dry-run default. See README "In a container".
-# Stop with `docker stop -t 330 kep-sync` so a run in progress can finish (serve waits up to 300 s).
+# A stop must allow 330 s so a run in progress can finish (serve waits up to 300 s): `docker stop -t 330`,
+# `stop_grace_period: 330s` in deploy/compose.yaml, terminationGracePeriodSeconds: 330 for a pod (docs/operations.md).
 
 FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
@@ -18,7 +19,8 @@ FROM python:3.11-slim-bookworm
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends tini git ca-certificates \
-    && rm -rf /var/lib/apt/lists/*
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* /var/cache/apt/*
 
 # Dependencies from the committed lock (pip freeze output), then kep-sync itself without resolving.
 COPY requirements.lock /tmp/requirements.lock
@@ -26,9 +28,12 @@ RUN pip install --no-cache-dir --no-deps -r /tmp/requirements.lock && rm /tmp/re
 COPY --from=build /dist /tmp/dist
 RUN pip install --no-cache-dir --no-deps /tmp/dist/*.whl && rm -rf /tmp/dist
 
-RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/kep-sync --shell /usr/sbin/nologin kep-sync \
+# The group is made first with its own id: useradd --user-group would pick a system gid (999), while
+# USER below, deploy/ and the Kubernetes securityContext all say 10001:10001.
+RUN groupadd --system --gid 10001 kep-sync \
+    && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/kep-sync --shell /usr/sbin/nologin kep-sync \
     && mkdir -p /config /var/lib/kep-sync \
-    && chown kep-sync:kep-sync /var/lib/kep-sync
+    && chown 10001:10001 /var/lib/kep-sync
 COPY config/kep-sync.yaml /config/kep-sync.yaml
 
 ENV PYTHONUNBUFFERED=1 \

@@ -537,12 +537,17 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0."""
-    from bot.cli_targets import serve_job
+    """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0. Refuses to
+    start (exit 2) with every problem ``kep-sync validate`` finds offline (:func:`bot.cli_targets.startup_problems`)."""
+    from bot.cli_targets import serve_job, startup_problems
     from bot.service.serve import serve
 
     config = resolve_config(args)
-    return serve(config, _state_dir(args), run_now=args.run_now, job=serve_job(args, config))
+    job = serve_job(args, config)  # an unknown --target first, as sync names it
+    problems = startup_problems(args, config)
+    if problems:  # as validate rejects it: never start a service whose every run would fail
+        raise ConfigError("\n".join([*problems, "the service did not start (kep-sync validate names the same)"]))
+    return serve(config, _state_dir(args), run_now=args.run_now, job=job)
 
 
 def cmd_list_targets(args: argparse.Namespace) -> int:
@@ -644,11 +649,13 @@ def load_token_file() -> None:
 
     Raises :class:`UsageError` naming the file when it cannot be read.
     """
+    from bot.fileread import SECRET_BYTES, read_regular_text
+
     path = os.environ.get("GITHUB_TOKEN_FILE")
     if not path or os.environ.get("GITHUB_TOKEN"):
         return
     try:
-        os.environ["GITHUB_TOKEN"] = Path(path).read_text(encoding="utf-8").strip()
+        os.environ["GITHUB_TOKEN"] = read_regular_text(path, SECRET_BYTES).strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 

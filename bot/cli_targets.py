@@ -234,6 +234,18 @@ def with_service(state, top):
     )
 
 
+def startup_problems(args: argparse.Namespace, config: Config) -> list[str]:
+    """What ``kep-sync validate`` finds offline in ``config`` (the settings a command runs with, command-line
+    options applied), one ``SOURCE: key: what is wrong`` line each; ``[]`` when it would print ``ok``."""
+    from bot.commands.validate import offline_problems
+    from bot.config import find_config_path
+
+    path = find_config_path(getattr(args, "config", None))
+    source = str(path or "built-in defaults")
+    lines = [f"{source}: {p}" for p in offline_problems(config)] if not config.targets else []
+    return lines + target_errors(config, source)
+
+
 #: Settings every target shares (set at the top level only): a problem with them is named once.
 SHARED_KEYS = ("enhancements", "cache_dir", "release_notes", "gate_lifecycle", "provenance", "github", "links")
 

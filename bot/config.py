@@ -912,19 +912,25 @@ def read_config_data(path: Path | None) -> dict:
     """The settings in the file ``path`` as written (not validated), ``{}`` for ``None``; relative paths are
     read from the file's directory (:func:`bot.configpaths.anchor_paths`).
 
-    Raises :class:`ConfigError` naming the file when it is missing, unreadable, not YAML or not a mapping.
+    ``/dev/null`` (:data:`os.devnull`) is an empty config, as git reads ``GIT_CONFIG_GLOBAL=/dev/null``; any
+    other path is read only when it is a regular file of at most :data:`bot.fileread.CONFIG_BYTES` bytes.
+    Raises :class:`ConfigError` naming the file when it is missing, unreadable, not a regular file, too large,
+    not YAML or not a mapping.
     """
-    if path is None:
+    if path is None or str(path) == os.devnull:
         return {}
     from bot.configyaml import ConfigYamlError, load_config_yaml
+    from bot.fileread import CONFIG_BYTES, read_regular_text
 
     try:
-        raw = load_config_yaml(path.read_text(encoding="utf-8"))
+        raw = load_config_yaml(read_regular_text(path, CONFIG_BYTES))
     except ConfigYamlError as exc:
         raise ConfigError(f"{path}: {shown_key(exc.key)}: {exc.problem}") from None
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file{relative_to(path)}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from bot.model.yamlload import duplicate_keys
+from bot.model.yamlload import TooLarge, count_nodes, duplicate_keys
 
 #: Most nodes one config document may expand to, aliases counted at each use.
 MAX_CONFIG_NODES = 10_000
@@ -35,11 +35,18 @@ class ConfigYamlError(ValueError):
 def load_config_yaml(text: str) -> Any:
     """The single YAML document in ``text`` as PyYAML's safe loader builds it (``None`` when empty).
 
-    Raises :class:`ConfigYamlError` past :data:`MAX_CONFIG_NODES` nodes (an alias bomb), for an
+    Raises :class:`ConfigYamlError` past :data:`MAX_CONFIG_NODES` nodes as the parser meets them (before any
+    is built: :func:`bot.model.yamlload.count_nodes`) or once aliases are expanded (an alias bomb), for an
     integer of more than :data:`MAX_INT_DIGITS` digits or a key given twice in one mapping
     (:func:`bot.model.yamlload.duplicate_keys`, the check kep.yaml gets), :class:`yaml.YAMLError` for text that is
     not one YAML document, ``RecursionError`` for nesting deeper than Python's stack.
     """
+    try:
+        count_nodes(text, MAX_CONFIG_NODES, "values")
+    except TooLarge as exc:
+        raise ConfigYamlError("(top level)", f"{exc.problem} (a config holds a few hundred)") from None
+    except yaml.YAMLError:
+        pass  # the safe loader below says where the text stops being YAML, in its own words
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()

@@ -935,15 +935,17 @@ class FakeGitHub:
     @_route("GET", "{R}/collaborators/<login>/permission")
     def h_permission(self, r, login):
         """The ``repository-collaborator-permission`` of ``login``: its role (``set_role``; a user without one
-        reads a public repository: ``read``) and the legacy ``permission`` (maintain -> write, triage -> read)."""
+        reads a public repository: ``read``; ``none``: no access, as on a private repository) and the legacy
+        ``permission`` (admin, write, read or none: maintain -> write, triage -> read), whatever the
+        ``author_association`` of the user's comments says."""
         role = r["roles"].get(login, "read")
         legacy = {"maintain": "write", "triage": "read"}.get(role, role)
         flags = dict(
             admin=role == "admin",
             maintain=role in ("admin", "maintain"),
             push=role in ("admin", "maintain", "write"),
-            triage=role != "read",
-            pull=True,
+            triage=role in ("admin", "maintain", "write", "triage"),
+            pull=role != "none",
         )
         user = dict(self._user(login), email=None, name=None, permissions=flags, role_name=role)
         return dict(permission=legacy, role_name=role, user=user)

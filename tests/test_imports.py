@@ -93,7 +93,10 @@ def test_the_cycle_finder_finds_a_function_level_cycle(tmp_path):
 # The model is the vocabulary every stage shares (a source parses kep.yaml into it); the config is
 # read by the commands and the service, which hand each stage the values it needs.
 STAGES = (
-    ("plumbing", ("bot", "bot.errors", "bot.redact", "bot.http", "bot.log", "bot.cron", "bot.progress")),
+    (
+        "plumbing",
+        ("bot", "bot.errors", "bot.redact", "bot.http", "bot.log", "bot.cron", "bot.progress", "bot.fileread"),
+    ),
     ("model", ("bot.model",)),
     ("sources", ("bot.sources",)),
     ("wiki", ("bot.wiki",)),
@@ -141,6 +144,7 @@ def test_every_module_belongs_to_a_stage():
     assert sorted(m for m in graph if m != "bot" and stage_of(m) == 0) == [
         "bot.cron",
         "bot.errors",
+        "bot.fileread",
         "bot.http",
         "bot.log",
         "bot.progress",

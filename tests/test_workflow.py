@@ -167,13 +167,13 @@ def test_comments_and_the_regenerate_label_run_it_and_nothing_else_does():
     assert _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "/kep-sync ignore 4671 stable", **member}})
     assert not _job_runs("issue_comment", {"issue": {}, "comment": {"body": "/kep-sync regenerate", **member}})
     assert not _job_runs("issue_comment", {"issue": on_pr, "comment": {"body": "LGTM /kep-sync", **member}})
-    for association, runs in (
+    for association, runs in (  # kep-sync reads the author's role; the association never decides
         ("OWNER", True),
         ("COLLABORATOR", True),
-        ("CONTRIBUTOR", False),
-        ("NONE", False),
-        ("FIRST_TIME_CONTRIBUTOR", False),
-        (None, False),
+        ("CONTRIBUTOR", True),
+        ("NONE", True),
+        ("FIRST_TIME_CONTRIBUTOR", True),
+        (None, True),
     ):
         comment = {"body": "/kep-sync regenerate", "author_association": association}
         assert _job_runs("issue_comment", {"issue": on_pr, "comment": comment}) is runs, association

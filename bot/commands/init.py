@@ -29,6 +29,7 @@ from bot.commands.init_tables import (  # noqa: F401  (guess_role, table_columns
     table_columns,
 )
 from bot.errors import ConfigError, KepSyncError, UsageError
+from bot.fileread import PAGE_BYTES, read_regular_text
 from bot.wiki.headers import DEFAULT_ALIASES
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def scan_pages(wiki: Path, pages: Iterable[str], upstream: Snapshot | None = Non
     skipped: list[tuple[str, str]] = []
     for page in pages:
         try:
-            text = (wiki / page).read_text(encoding="utf-8")
+            text = read_regular_text(wiki / page, PAGE_BYTES)
         except FileNotFoundError:
             raise UsageError(f"--page {page!r}: no such file (relative to {os.path.abspath(wiki)})") from None
         except (OSError, UnicodeDecodeError) as exc:

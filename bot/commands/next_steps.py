@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import PublishError
+from bot.fileread import PR_FILE_BYTES, read_regular_text
 from bot.plan.controls import REGENERATE_LABEL
 from bot.redact import redact
 
@@ -84,7 +85,7 @@ def git_lines(config: Config, publication: Publication) -> list[str]:
     if not publication.url:
         return [f"kep-sync: nothing to commit: the base of {wiki} already has these rows (no branch {branch})"]
     pr_file = Path(publication.url)
-    title, _, body = pr_file.read_text(encoding="utf-8").partition("\n\n")
+    title, _, body = read_regular_text(pr_file, PR_FILE_BYTES).partition("\n\n")
     body_file = pr_file.with_name(BODY_FILE)
     try:
         body_file.write_text(redact(body), encoding="utf-8")

@@ -65,7 +65,8 @@ def expand(config: Config, source: str) -> list[Target]:
 
     Raises :class:`ConfigError` with every problem of every target, one ``SOURCE: targets[I].key: what is
     wrong`` per line (a problem of the merged settings, such as ``publish: github`` without a ``wiki.repo``,
-    is named under the target too; two targets on the same wiki and bot branch, :func:`shared_wikis`).
+    is named under the target too; two targets that write the same file or the same wiki and bot branch,
+    :func:`shared_outputs`).
     """
     if not config.targets:
         return [Target(DEFAULT_TARGET, config)]
@@ -77,7 +78,7 @@ def expand(config: Config, source: str) -> list[Target]:
         if checked.config is not None and not checked.errors:
             targets.append(Target(entry.name, checked.config, own_dir=True))
     if not errors:
-        errors = [f"{source}: {line}" for line in shared_wikis(targets)]
+        errors = [f"{source}: {line}" for line in shared_outputs(targets)]
     if errors:
         raise ConfigError("\n".join(errors))
     return targets
@@ -92,22 +93,61 @@ def wiki_of(config: Config) -> tuple[str, str]:
     return "wiki.repo", config.wiki.repo.lower()
 
 
-def shared_wikis(targets: Sequence[Target]) -> list[str]:
-    """One ``targets[J].pull_request.branch: ...`` line for each target whose wiki (:func:`wiki_of`) and
-    ``pull_request.branch`` an earlier target already has: their commits would rewrite each other's pages
-    on the one bot branch."""
-    seen: dict[tuple[str, str, str], tuple[int, str]] = {}
+def written_files(config: Config) -> list[tuple[str, str, tuple[int, int] | str]]:
+    """``[(key, page, file id)]`` of the files a sync of ``config`` may write under ``wiki.dir``: each of
+    ``wiki.pages`` and the ``digest.page`` for ``publish`` ``files`` and ``git`` (none for ``none`` and
+    ``github``). The file id is ``(st_dev, st_ino)`` after following symbolic links, so a link or hard link
+    to a page is that page, else the resolved path of a file not there yet."""
+    if config.publish not in ("files", "git"):
+        return []
+    root = Path(config.wiki.dir).expanduser()
+    named = [(f"wiki.pages[{i}]", page) for i, page in enumerate(config.wiki.pages)]
+    named += [("digest.page", config.digest.page)] if config.digest.page else []
+    return [(key, page, file_id(root / page)) for key, page in named]
+
+
+def file_id(path: Path) -> tuple[int, int] | str:
+    """``(st_dev, st_ino)`` of ``path`` after following symbolic links, else its resolved path (not there
+    yet, or cannot be looked at)."""
+    try:
+        st = path.stat()
+    except (OSError, RuntimeError):
+        return os.path.realpath(path)
+    return st.st_dev, st.st_ino
+
+
+def shared_outputs(targets: Sequence[Target]) -> list[str]:
+    """One line for each target that writes what an earlier target writes, naming both: the same file
+    (:func:`written_files`: the same page of one wiki directory, through any link) for ``publish`` ``files``
+    or ``git``, or the same wiki (:func:`wiki_of`) and ``pull_request.branch`` for ``git`` and ``github``.
+    Two such targets would undo each other's writes on every run."""
+    branches: dict[tuple[str, str, str], tuple[int, str]] = {}
+    files: dict[tuple[int, int] | str, tuple[int, str, str]] = {}
     lines = []
     for j, target in enumerate(targets):
-        key, where = wiki_of(target.config)
-        branch = target.config.pull_request.branch
-        first = seen.setdefault((key, where, branch), (j, target.name))
-        if first[0] != j:
-            lines.append(
-                f"targets[{j}].pull_request.branch: {branch!r}: targets {target.name!r} and {first[1]!r} "
-                f"(targets[{first[0]}]) write the same wiki ({key} {where!r}) on the same branch and would "
-                "overwrite each other's commits; give one its own pull_request.branch or wiki"
-            )
+        config = target.config
+        for key, page, fid in written_files(config):
+            first = files.setdefault(fid, (j, target.name, page))
+            if first[0] != j:
+                where = os.path.realpath(Path(config.wiki.dir).expanduser() / page)
+                lines.append(
+                    f"targets[{j}].{key}: {page!r}: targets {target.name!r} and {first[1]!r} (targets[{first[0]}]) "
+                    f"write the same file ({where!r}) and would overwrite each other's writes; give one its own "
+                    "wiki.dir or page"
+                )
+                break
+        else:
+            if config.publish not in ("git", "github"):
+                continue
+            where_key, where = wiki_of(config)
+            branch = config.pull_request.branch
+            other = branches.setdefault((where_key, where, branch), (j, target.name))
+            if other[0] != j:
+                lines.append(
+                    f"targets[{j}].pull_request.branch: {branch!r}: targets {target.name!r} and {other[1]!r} "
+                    f"(targets[{other[0]}]) write the same wiki ({where_key} {where!r}) on the same branch and would "
+                    "overwrite each other's commits; give one its own pull_request.branch or wiki"
+                )
     return lines
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bot.config import Config, overlaps, shown
 from bot.errors import KepSyncError, relative_to
+from bot.fileread import PAGE_BYTES, FileTooLarge, NotRegularFile, read_regular_text
 from bot.wiki.pages import same_page
 
 _NOTES_FILE_RE = re.compile(r"^release-notes-[0-9]{1,4}\.[0-9]{1,4}\.json$")
@@ -108,10 +109,13 @@ def _sigs_problems(config: Config) -> list[str]:
 
 def _enhancements_problems(value: str) -> list[str]:
     from bot.sources.enhancements import parse_source
+    from bot.sources.git import worktree_head
     from bot.sources.tarball import read_local_tarball
 
     try:
         source = parse_source(value)
+        if source.kind in ("dir", "git") and Path(source.location).is_dir():
+            worktree_head(Path(source.location))  # a repository git refuses (another user owns it) raises
         if source.kind == "tarball":  # read as the sync reads it, with the same caps and member checks
             read_local_tarball(Path(source.location))
         elif source.kind == "git" and Path(source.location).is_dir() and not _git_has_keps(source.location):
@@ -133,9 +137,11 @@ def _git_has_keps(location: str) -> bool:
 
 
 def _wiki_problems(config: Config, *, pages: bool = True) -> list[str]:
-    """``wiki.dir`` (a directory; a git checkout for ``publish: git``) and, when ``pages``, each of
+    """``wiki.dir`` (a directory; a git checkout for ``publish: git``; writable where a run writes,
+    :func:`bot.commands.writable.write_problems`) and, when ``pages``, each of
     ``wiki.pages`` under it (:func:`page_problem`; a missing one names the closest page,
     :func:`bot.publish.directory.close_page`)."""
+    from bot.commands.writable import write_problems
     from bot.publish.directory import close_page
 
     root = Path(config.wiki.dir).expanduser()
@@ -152,6 +158,7 @@ def _wiki_problems(config: Config, *, pages: bool = True) -> list[str]:
             f"wiki.dir {shown(config.wiki.dir)}: not a git checkout{relative_to(config.wiki.dir)}; "
             "publish git commits in a clone of the wiki"
         )
+    problems += write_problems(config)
     for i, page in enumerate(config.wiki.pages if pages else ()):
         why = page_problem(root / page, config.aliases())
         if why:
@@ -186,7 +193,7 @@ def _tracking_problems(config: Config, ok=lambda *keys: True) -> list[str]:
             problems.append(
                 f"coverage.page {shown(cov.page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
             )
-    texts = {page: (root / page).read_bytes().decode("utf-8") for page in config.wiki.pages}
+    texts = {page: _read_text(root / page)[0] for page in config.wiki.pages}
     add = config.candidates.add_to
     if add is not None and ok("candidates.add_to"):
         page = next((p for p in texts if Path(p) == Path(add.page)), add.page)
@@ -271,11 +278,16 @@ def _role(key: str) -> str:
 
 
 def _read_text(path: Path) -> tuple[str, str]:
-    """``(text, "")``, or ``("", why)`` when ``path`` is missing, not a file, unreadable or not UTF-8."""
+    """``(text, "")``, or ``("", why)`` when ``path`` is missing, not a regular file, larger than
+    :data:`bot.fileread.PAGE_BYTES`, unreadable or not UTF-8."""
     try:
-        if not path.is_file():
-            return "", "no such file" if not path.exists() else "not a file"
-        return path.read_bytes().decode("utf-8"), ""
+        return read_regular_text(path, PAGE_BYTES), ""
+    except FileNotFoundError:
+        return "", "no such file"
+    except NotRegularFile:
+        return "", "not a file"
+    except FileTooLarge as exc:
+        return "", str(exc.strerror)
     except OSError as exc:
         return "", f"cannot be read: {exc.strerror or exc}"
     except UnicodeDecodeError as exc:

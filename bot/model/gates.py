@@ -34,6 +34,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from bot.model.kep import Problem
+from bot.model.yamlload import TooLarge, count_nodes
 
 try:  # the same string-only loader as kep.yaml (bot.model.yamlload): libyaml when built in
     _Loader: type = yaml.CBaseLoader
@@ -47,7 +48,8 @@ PRE_RELEASE = {"Alpha": "alpha", "Beta": "beta", "GA": "stable", "Deprecated": "
 RANK = {"alpha": 0, "beta": 1, "stable": 2}
 #: The synthetic version of gates older than the versioned format.
 SYNTHETIC = "1.0"
-#: Most nodes one list may hold (the real lists hold ~2,000; an alias bomb is refused).
+#: Most nodes one list may hold, counted as the parser meets them (before any is built) and again with each
+#: alias expanded (the real lists hold ~5,000; a list of millions of tiny nodes and an alias bomb are refused).
 MAX_NODES = 200_000
 #: ``MAJOR.MINOR`` without leading zeros (``1.033`` is malformed, as a milestone ``v1.033`` is).
 _VERSION_RE = re.compile(r"^(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,3})$")
@@ -181,6 +183,12 @@ def parse_gate_list(where: str, data: bytes, release: str = "") -> tuple[GateLis
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ListError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    try:
+        count_nodes(text, MAX_NODES, "YAML nodes")
+    except TooLarge as exc:
+        raise ListError(f"{where}: {exc.problem}") from None
+    except yaml.YAMLError:
+        pass  # composing says where the text stops being YAML
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:

@@ -40,11 +40,32 @@ _STR_TAG = "tag:yaml.org,2002:str"
 #: Most steps one document may take: mappings and sequences :func:`duplicate_keys` visits, and keys
 #: :func:`merged_pairs` copies (an alias bomb expands exponentially; a real kep.yaml takes ~20).
 MAX_VISITS = 20_000
+#: Most nodes one kep.yaml may hold, counted as the parser meets them, before any is built (a real one
+#: holds ~300); checked only for a text longer than :data:`COUNT_FROM_CHARS` (a real one is ~10 KB), so
+#: the snapshot's files are parsed once.
+MAX_NODES = 20_000
+COUNT_FROM_CHARS = 64 * 1024
 
 
 class TooLarge(yaml.constructor.ConstructorError):
     """A document whose aliases or merge keys expand to more than :data:`MAX_VISITS` steps (an alias
     bomb); ``problem`` says so, ``problem_mark`` is the node where the bound was reached."""
+
+
+def count_nodes(text: str, limit: int, what: str = "nodes") -> None:
+    """Raise :class:`TooLarge` as soon as the parser has met more than ``limit`` nodes in ``text``
+    (scalars, sequences, mappings and aliases, each alias once): the events are counted one at a time and
+    dropped, so a document of millions of tiny nodes is refused before its node graph is built (which takes
+    seconds and hundreds of MB). ``what`` names the nodes in the message. Raises :class:`yaml.YAMLError`
+    for text that is not YAML (up to where it stops being YAML)."""
+    seen = 0
+    for event in yaml.parse(text, Loader=_BaseLoader):
+        if isinstance(event, yaml.NodeEvent):
+            seen += 1
+            if seen > limit:
+                at = event.start_mark  # libyaml's own Mark class: the same fields
+                mark = yaml.error.Mark(at.name, at.index, at.line, at.column, None, 0) if at is not None else None
+                raise TooLarge(None, None, f"more than {limit:,} {what}; refused", mark)
 
 
 class _Merges:
@@ -191,10 +212,13 @@ def load(text: str, keys: Collection[str] | None = None) -> tuple[Any, list[Dupl
     the others are left out of the document, so a value nobody reads costs nothing and cannot
     fail); duplicates are looked for in the whole document either way. Raises
     :class:`yaml.YAMLError` (PyYAML's errors, with ``problem_mark``) for text that is not one
-    YAML document (:class:`TooLarge` for an alias or merge-key bomb; a mapping key that is not a
+    YAML document (:class:`TooLarge` for an alias or merge-key bomb and for more than :data:`MAX_NODES`
+    nodes, :func:`count_nodes`; a mapping key that is not a
     scalar, the document's own or one a merge brings in, is "found unhashable key"), and
     ``RecursionError`` for nesting deeper than Python's stack.
     """
+    if len(text) > COUNT_FROM_CHARS:
+        count_nodes(text, MAX_NODES, "YAML nodes (a kep.yaml holds a few hundred)")
     loader = _Loader(text)
     try:
         node = loader.get_single_node()

@@ -28,6 +28,7 @@ import tenacity
 from github import Auth, GithubException, GithubIntegration
 
 from bot.errors import ConfigError, PublishError
+from bot.fileread import SECRET_BYTES, read_regular_text
 from bot.http import MAX_RATE_LIMIT_WAIT_SECONDS, USER_AGENT, RequestCounter, backoff_seconds, rate_limit_wait
 from bot.log import get_logger
 from bot.publish import pacing
@@ -218,7 +219,7 @@ def _private_key(env: Mapping[str, str]) -> str:
             "KEP_SYNC_APP_ID is set but neither KEP_SYNC_APP_PRIVATE_KEY nor KEP_SYNC_APP_PRIVATE_KEY_FILE is"
         )
     try:
-        key = Path(path).expanduser().read_text(encoding="utf-8")
+        key = read_regular_text(Path(path).expanduser(), SECRET_BYTES)
     except OSError as exc:
         raise ConfigError(f"KEP_SYNC_APP_PRIVATE_KEY_FILE: {path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

@@ -9,7 +9,8 @@ A comment whose body starts with ``/kep-sync`` is a command (its first line; the
 - ``/kep-sync explain <KEP>``: reply with the KEP's field history (``kep-sync history N``).
 
 Only users whose role on the wiki repository is admin, maintain or write may give them (GitHub's
-collaborator permission API: ``role_name``, else the legacy ``permission``). What was carried out is kept in
+collaborator permission API: ``role_name``, else the legacy ``permission``), asked for every author of a
+command whatever the comment's ``author_association`` says (:data:`MAX_ROLE_READS`). What was carried out is kept in
 the pull request's hidden state marker (:class:`bot.publish.pull_request.PrState` ``seen``, ``since`` and
 ``ignore``: :func:`encode_ignores`), so each command is carried out once.
 """
@@ -33,9 +34,11 @@ MAX_QUOTE = 80
 MAX_REPLY = 60_000
 #: Most refusals (commands from users who may not give them) answered per run, one per author.
 MAX_REFUSALS = 3
-#: ``author_association`` values of a comment whose author may have write access (the role is then read);
-#: any other value (CONTRIBUTOR, NONE, ...) is refused without a request.
-ASSOCIATED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+#: Most authors whose role is read per run (one request each). The ``author_association`` of a comment
+#: never decides: a member whose organisation membership is private shows as ``CONTRIBUTOR`` or ``NONE``
+#: with write access, so every author of a command is asked about; commands from further authors wait for
+#: the next run (neither answered nor marked as read).
+MAX_ROLE_READS = 10
 _KEP_RE = re.compile(r"(?:KEP-?)?#?(\d{1,6})", re.IGNORECASE)
 
 
@@ -95,9 +98,10 @@ def may_command(permission: str, role_name: str) -> bool:
 
 
 def refusal(user: str, permission: str, role_name: str, repo: str) -> str:
-    """Why ``user``'s command is not carried out (their role is not admin, maintain or write)."""
+    """Why ``user``'s command is not carried out: the role the collaborator permission API gave (not admin,
+    maintain or write; ``none`` or no answer, HTTP 404: no role)."""
     role = role_name or permission
-    has = f"has the `{role}` role" if role else "has no role"
+    has = f"has the `{role}` role" if role and role != "none" else "has no role"
     return f"@{user} {has} on {repo}; commands need write, maintain or admin access to the wiki repository"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, PublishError, WikiError, relative_to
+from bot.fileread import PAGE_BYTES, FileTooLarge, NotRegularFile, read_regular
 from bot.log import get_logger
 from bot.publish.backend import PagesAtBase, Publication, Replan, page_error
 from bot.publish.files import publish_files
@@ -24,7 +25,8 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
     hard link, ``./``, ``a/../``) is not read, so the file is planned and written once, under the name
     listed first. Raises :class:`ConfigError` (exit 2) naming ``wiki.dir`` when ``wiki_dir`` is not a
     directory, ``wiki.pages`` / ``--page`` when a page does not exist (with the closest page's name,
-    :func:`close_page`) or is not a file, :class:`WikiError` when it cannot be read.
+    :func:`close_page`), is not a regular file (checked on the open file: a FIFO is never waited on) or is
+    larger than :data:`bot.fileread.PAGE_BYTES`, :class:`WikiError` when it cannot be read.
     """
     _check_dir(wiki_dir)
     out: dict[str, bytes] = {}
@@ -48,7 +50,10 @@ def read_wiki_pages(wiki_dir: Path, pages: list[str], once: Collection[str] = ()
                 if (st.st_dev, st.st_ino) in files:
                     continue
                 files.add((st.st_dev, st.st_ino))
-            out[rel] = path.read_bytes()
+            out[rel] = read_regular(path, PAGE_BYTES)
+        except (NotRegularFile, FileTooLarge) as exc:
+            what = "not a file" if isinstance(exc, NotRegularFile) else str(exc.strerror)
+            raise page_error(rel, what, f"under the wiki directory {str(wiki_dir)!r}") from None
         except OSError as exc:
             raise WikiError(f"{path}: cannot read wiki page: {exc.strerror or exc}") from None
     return out

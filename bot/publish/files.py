@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from bot.errors import PublishError
+from bot.fileread import PAGE_BYTES, read_regular
 
 
 class PageChanged(PublishError):
@@ -115,7 +116,7 @@ def _check_unchanged(expected: dict[Path, bytes]) -> None:
     """Raise :class:`PageChanged` for the first ``{path: bytes}`` whose file no longer holds those bytes."""
     for path, data in expected.items():
         try:
-            now = path.read_bytes()
+            now = read_regular(path, PAGE_BYTES)
         except FileNotFoundError:
             now = None
         except OSError as exc:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 
 from bot.errors import ConfigError, PublishError, relative_to
+from bot.fileread import PAGE_BYTES, PR_FILE_BYTES, read_regular_text
 from bot.log import get_logger
 from bot.publish import pull_request as prmod
 from bot.publish.backend import PagesAtBase, Publication, Replan, page_error
@@ -37,6 +38,7 @@ from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
 from bot.redact import redact
+from bot.sources.git import ownership_refusal
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
@@ -58,7 +60,9 @@ _NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
 
 class _Git:
-    """``git -C DIR`` with errors as :class:`PublishError` naming the directory and command."""
+    """``git -C DIR`` with errors as :class:`PublishError` naming the directory and command; a clone git
+    refuses to read (another user owns it, :func:`bot.sources.git.ownership_refusal`) is a
+    :class:`ConfigError` naming ``wiki.dir``, whether or not the caller checks."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -85,9 +89,11 @@ class _Git:
             check=False,
         )
         if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip()
+            if why := ownership_refusal(self.path, err):
+                raise ConfigError(f"wiki.dir (--wiki) {why}")
             if not check:
                 return None
-            err = proc.stderr.decode("utf-8", "replace").strip()
             raise PublishError(redact(f"{self.path}: git {args[0]} failed: {err}"))
         return proc.stdout
 
@@ -305,7 +311,8 @@ def _read_pages(
     """``(modes, blob SHAs, bytes)`` of each page at commit ``base``.
 
     Raises :class:`ConfigError` naming ``wiki.pages`` when a path ends in ``/``, or is not exactly
-    one regular file (a blob of mode 100644 or 100755, not a symbolic link) in ``base``'s tree.
+    one regular file (a blob of mode 100644 or 100755, not a symbolic link) in ``base``'s tree, or is larger than
+    :data:`bot.fileread.PAGE_BYTES`.
     """
     modes: dict[str, str] = {}
     blobs: dict[str, str] = {}
@@ -314,14 +321,16 @@ def _read_pages(
     for path in paths:
         if path.endswith("/") or not path:
             raise page_error(path, "must name a file, not a directory (no trailing '/')", where)
-        entries = git.run("ls-tree", "-z", "--full-tree", base, "--", path).decode("utf-8", "replace").split("\0")
+        entries = git.run("ls-tree", "-z", "-l", "--full-tree", base, "--", path).decode("utf-8", "replace").split("\0")
         found = [e.partition("\t") for e in entries if e]
-        exact = [info.split(" ") for info, _, name in found if name == path]
+        exact = [info.split() for info, _, name in found if name == path]
         if not exact:
             raise page_error(path, f"no such file (git names it {found[0][2]!r})" if found else "no such file", where)
-        mode, kind, sha = exact[0]
+        mode, kind, sha, size = exact[0]
         if kind != "blob" or mode not in ("100644", "100755"):
             raise page_error(path, "not a regular file" if kind == "blob" else "not a file", where)
+        if int(size) > PAGE_BYTES:
+            raise page_error(path, f"larger than {PAGE_BYTES} bytes, refused", where)
         modes[path], blobs[path] = mode, sha
         pages[path] = git.run("cat-file", "blob", sha)
     return modes, blobs, pages
@@ -360,7 +369,7 @@ def _commit(git: _Git, plan: SyncPlan, proposal: PrState, tree: str, parent: str
 def _read_pr_body(path: Path) -> str | None:
     """The body of pull-request.md (after the title line and a blank line), ``None`` when absent."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, PR_FILE_BYTES)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -370,8 +379,11 @@ def _read_pr_body(path: Path) -> str | None:
 
 def _write_pr_file(path: Path, title: str, body: str | None, plan: SyncPlan, state: PrState) -> None:
     text = redact(f"{title}\n\n" + prmod.merge_body(body, prmod.render_section(plan.changelog.body, state)))
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return
+    try:
+        if read_regular_text(path, PR_FILE_BYTES) == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass  # absent or unusable: written below
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")

@@ -49,6 +49,7 @@ from github.NamedUser import NamedUser
 from github.PaginatedList import PaginatedList
 
 from bot.errors import ConfigError, KepSyncError
+from bot.fileread import PAGE_BYTES
 from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.plan.controls import CONTROLS_SUMMARY
@@ -220,12 +221,13 @@ class GitHubWiki:
 
     # -------------------------------------------------- commands in comments
     def _read_commands(self, pr: PullRequest) -> tuple[list[cmd.Command], tuple[int, str]]:
-        """``(new commands, (highest comment id, latest updated_at) of the comments listed)``: the comments updated
-        since the
-        state's ``since`` (one request), those after ``seen`` that are commands, each with ``error`` set when
-        its author may not give it (one request per author whose ``author_association`` is in
-        :data:`~bot.publish.comment_commands.ASSOCIATED`; others are refused without one). Refusals beyond
-        one per author and :data:`~bot.publish.comment_commands.MAX_REFUSALS` per run are left out (logged)."""
+        """``(new commands, (highest comment id, updated_at to list from next time) of the comments read)``: the
+        comments updated since the state's ``since`` (one request), those after ``seen`` that are commands, each
+        with ``error`` set when its author may not give it (the collaborator permission API, one request per
+        author, whatever ``author_association`` says). Refusals beyond one per author and
+        :data:`~bot.publish.comment_commands.MAX_REFUSALS` per run are left out (logged). Once
+        :data:`~bot.publish.comment_commands.MAX_ROLE_READS` authors were asked about, the first command of
+        another author and every comment after it wait for the next run: the watermark stops before it."""
         state = prmod.parse_state(pr.body) or PrState()
         since, seen = cmd.since_query(state.since), int(state.seen) if state.seen.isdigit() else 0
         comments = self.call(
@@ -236,17 +238,24 @@ class GitHubWiki:
                 )
             ),
         )
-        found, roles, top_id, top_time = [], {}, seen, ""
+        found: list[cmd.Command] = []
+        roles: dict[str, tuple[str, str]] = {}
+        top_id, top_time = seen, ""
         refused: set[str] = set()
-        for c in comments:
+        comments.sort(key=lambda c: c.id)
+        for k, c in enumerate(comments):
             updated = _iso(c.updated_at)
-            top_id, top_time = max(top_id, c.id), max(top_time, updated)
             login = c.user.login if c.user else ""
             command = cmd.parse_comment(c.id, login, updated, c.body) if c.id > seen else None
+            if command is not None and login not in roles and len(roles) >= cmd.MAX_ROLE_READS:
+                waiting = [_iso(later.updated_at) for later in comments[k:]]  # listed again next run
+                self.log.info("commands of more authors than are checked per run wait", comment=c.id)
+                return found, (top_id, min([*waiting, top_time] if top_time else waiting))
+            top_id, top_time = max(top_id, c.id), max(top_time, updated)
             if command is None:
                 continue
             if login not in roles:
-                roles[login] = self._role(login) if c.author_association in cmd.ASSOCIATED else ("", "")
+                roles[login] = self._role(login)
             if not cmd.may_command(*roles[login]):
                 if login in refused or len(refused) >= cmd.MAX_REFUSALS:
                     self.log.info("command from a user without write access left unanswered", comment=c.id)
@@ -369,6 +378,8 @@ class GitHubWiki:
                 raise
             if isinstance(item, list) or item.type != "file":
                 raise page_error(path, "not a file", where)
+            if item.size > PAGE_BYTES:
+                raise page_error(path, f"larger than {PAGE_BYTES} bytes, refused", where)
             if item.encoding == "base64":
                 pages[path] = item.decoded_content
             else:  # over 1 MB the contents API leaves the content out

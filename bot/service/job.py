@@ -31,6 +31,7 @@ import structlog
 
 from bot.config import Config
 from bot.errors import PublishError, ReportNotWritten
+from bot.fileread import PAGE_BYTES, REPORT_BYTES, read_regular
 from bot.http import RequestCounter, make_client
 from bot.log import get_logger
 from bot.redact import error_text, redact, redact_values, without_userinfo
@@ -84,7 +85,7 @@ def wiki_marker(config: Config) -> str:
     digest = hashlib.sha256()
     for page in config.pages_to_read():
         try:
-            data = (root / page).read_bytes()
+            data = read_regular(root / page, PAGE_BYTES)
         except OSError as exc:
             data = f"\0unreadable: {exc.errno}".encode()
         digest.update(f"{len(page)}:{page}{len(data)}:".encode() + data)
@@ -208,7 +209,7 @@ class LastRun:
         report = None
         if "report" in self.written:
             try:
-                report = json.loads(self.report.read_text(encoding="utf-8"))
+                report = json.loads(read_regular(self.report, REPORT_BYTES))
                 error = report["error"]
             except (OSError, ValueError, KeyError, TypeError):
                 report = None

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from bot.errors import KepSyncError
+from bot.fileread import STATE_BYTES, read_regular
 from bot.publish.files import write_atomic
 from bot.redact import redact_values
 
@@ -150,7 +151,7 @@ def read_state(state_dir: Path) -> State:
     """
     path = state_dir / STATE_FILE
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, STATE_BYTES)
     except FileNotFoundError:
         return State()
     except OSError as exc:

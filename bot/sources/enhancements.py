@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from bot import progress
 from bot.errors import SourceError, UsageError, relative_to
+from bot.fileread import open_regular
 from bot.http import RequestCounter, make_client
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
@@ -144,7 +145,7 @@ BUNDLE_HEADERS = ("# v2 git bundle", "# v3 git bundle")
 def _is_bundle(path: Path) -> bool:
     """True when the file at ``path`` starts with a git bundle header line (:data:`BUNDLE_HEADERS`)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(len(BUNDLE_HEADERS[0]) + 1)
     except OSError:
         return True  # unreadable: let git say why

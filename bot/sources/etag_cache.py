@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import SourceError
+from bot.fileread import CACHE_ENTRY_BYTES, KIB, read_regular
 from bot.http import send, sendable_etag
 from bot.model.kep import Problem
 from bot.redact import redact
+from bot.sources.limits import LimitedReader, chunk_reader
 
 if TYPE_CHECKING:
     import httpx
@@ -35,11 +37,12 @@ class EtagCache:
         self.root = root
         self.problems = [] if problems is None else problems
 
-    def get(self, name: str) -> tuple[bytes, str] | None:
-        """``(body, ETag)`` of entry ``name``; ``None`` when it is absent or unusable."""
+    def get(self, name: str, max_bytes: int = CACHE_ENTRY_BYTES) -> tuple[bytes, str] | None:
+        """``(body, ETag)`` of entry ``name``; ``None`` when it is absent or unusable (not a regular file, a
+        body over ``max_bytes`` bytes)."""
         try:
-            body = (self.root / f"{name}.body").read_bytes()
-            raw = (self.root / f"{name}.etag").read_bytes()
+            body = read_regular(self.root / f"{name}.body", max_bytes)
+            raw = read_regular(self.root / f"{name}.etag", 4 * KIB)
         except OSError:
             return None
         try:
@@ -97,14 +100,16 @@ def fetch_cached(
     """GET ``url`` with ``If-None-Match``; the body (fresh or cached), or ``None`` on 404.
 
     ``usable(body)`` says whether a body decodes: a fresh body that does not is returned but
-    not cached; a cached body the server confirms (``304``) that does not is dropped from the
+    not cached; a body (fresh or cached) over ``max_bytes`` is refused (:class:`SourceError`) as it is read,
+    never read whole first; a cached body the server confirms (``304``) that does not is dropped from the
     cache and fetched again once without ``If-None-Match``, so a truncated copy never sticks.
     """
-    cached = cache.get(name)
+    cached = cache.get(name, max_bytes)
     if cached and cached[1]:
         response = _get(client, url, cached, problems, {**(headers or {}), "If-None-Match": cached[1]})
         if response is None or response.status_code != 304:
             return _answer(cache, name, url, response, cached, problems, usable, max_bytes)
+        response.close()
         if usable(cached[0]):
             return cached[0]
         cache.drop(name)
@@ -121,7 +126,7 @@ def _get(
     import httpx  # loaded on the first request: a directory source never needs it
 
     try:
-        return send(client, "GET", url, headers=headers)
+        return send(client, "GET", url, headers=headers, stream=True)
     except httpx.HTTPError as exc:
         if cached:
             problems.append(Problem(redact(url), "", f"{type(exc).__name__}; using the cached copy"))
@@ -140,9 +145,27 @@ def _answer(
     max_bytes: int,
 ) -> bytes | None:
     """The body :func:`fetch_cached` returns for ``response`` (``None``: the network failed, use ``cached``)."""
-    what = f"GET {redact(url)}"
     if response is None:
         return cached[0] if cached else None
+    try:
+        return _body(cache, name, url, response, cached, problems, usable, max_bytes)
+    finally:
+        response.close()  # streamed: closed here whatever the answer
+
+
+def _body(
+    cache: EtagCache,
+    name: str,
+    url: str,
+    response: httpx.Response,
+    cached: tuple[bytes, str] | None,
+    problems: list[Problem],
+    usable: Callable[[bytes], bool],
+    max_bytes: int,
+) -> bytes | None:
+    """:func:`_answer` for a streamed ``response``: its body read up to ``max_bytes`` (a larger one raises
+    :class:`SourceError`)."""
+    what = f"GET {redact(url)}"
     if response.status_code == 304 and cached:
         return cached[0]
     if response.status_code == 404:
@@ -152,9 +175,7 @@ def _answer(
             problems.append(Problem(redact(url), "", f"HTTP {response.status_code}; using the cached copy"))
             return cached[0]
         raise SourceError(f"{what}: HTTP {response.status_code}")
-    body = response.content
-    if len(body) > max_bytes:
-        raise SourceError(f"{what}: larger than {max_bytes} bytes, refused")
+    body = LimitedReader(chunk_reader(response.iter_bytes()), max_bytes, what).read()
     if usable(body):
         cache.put(name, body, response.headers.get("etag", ""))
     else:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
+from bot.fileread import read_regular
 from bot.http import RequestCounter, make_client
 from bot.model.gates import GateList, Lifecycle, ListError, lifecycle, parse_gate_list, release_key
 from bot.model.kep import Problem
@@ -141,9 +142,7 @@ def _parse(where: str, data: bytes, release: str = "") -> tuple[GateList, list[P
 
 def _read(path: Path) -> bytes:
     try:
-        if path.stat().st_size > MAX_LIST_BYTES:
-            raise OSError(f"larger than {MAX_LIST_BYTES} bytes, refused")
-        return path.read_bytes()
+        return read_regular(path, MAX_LIST_BYTES)
     except OSError as exc:
         raise ConfigError(f"{KEY} {str(path)!r}: cannot read: {exc.strerror or exc}") from None
 

@@ -19,19 +19,49 @@ from bot.model.snapshot import is_kep_file, is_prr_file
 from bot.redact import redact
 from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, text_path
 
+#: What git says when it refuses a repository another user owns (``safe.directory``; git >= 2.35.2, and the
+#: wording of 2.35.2 .. 2.36).
+_REFUSALS = ("detected dubious ownership", "unsafe repository")
+
+
+def ownership_refusal(repo: Path, stderr: str) -> str:
+    """Why git would not read ``repo``, when its ``stderr`` says the repository is owned by another user
+    (``safe.directory``): the owner, the user kep-sync runs as, and the two ways out; ``""`` for any other
+    message. A checkout git refuses would otherwise read as a plain directory: no revision, no kep.yaml
+    links, no history."""
+    if not any(marker in stderr for marker in _REFUSALS):
+        return ""
+    where = repo / ".git" if (repo / ".git").exists() else repo
+    try:
+        owner = f"uid {os.stat(where).st_uid}"
+    except OSError:
+        owner = "another user"
+    absolute = text_path(os.path.abspath(repo))
+    return (
+        f"{text_path(str(repo))}: git refuses to read this repository: it is owned by {owner}, not by uid "
+        f'{os.geteuid()} that kep-sync runs as (git: "detected dubious ownership"); run kep-sync as the owner, '
+        f"or trust the directory in the global git config of the user kep-sync runs as: git config --global "
+        f"--add safe.directory {absolute} (in a container, a file named by GIT_CONFIG_GLOBAL holding "
+        f"[safe] directory = {absolute})"
+    )
+
 
 def try_git(repo: Path, *args: str) -> str | None:
     """``git -C repo ARGS`` output as text (undecodable bytes as U+FFFD), ``None`` when git fails or is not
-    installed: for questions whose "no" is an answer (is this a checkout? does this commit exist?)."""
+    installed: for questions whose "no" is an answer (is this a checkout? does this commit exist?). Raises
+    :class:`SourceError` when git refuses the repository (:func:`ownership_refusal`): that is no answer."""
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     except FileNotFoundError:
         return None
+    if proc.returncode != 0 and (why := ownership_refusal(repo, proc.stderr.decode(errors="replace"))):
+        raise SourceError(why)
     return proc.stdout.decode(errors="replace") if proc.returncode == 0 else None
 
 
 def worktree_head(root: Path) -> str:
-    """The commit SHA checked out at ``root`` (a work tree), ``""`` when it is not a git checkout."""
+    """The commit SHA checked out at ``root`` (a work tree), ``""`` when it is not a git checkout. Raises
+    :class:`SourceError` for a checkout git refuses to read (:func:`ownership_refusal`)."""
     return (try_git(root, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
 
 
@@ -49,6 +79,8 @@ def clean_head(root: Path) -> str:
 def _git_bytes(repo: Path, *args: str) -> bytes:
     proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     if proc.returncode != 0:
+        if why := ownership_refusal(repo, proc.stderr.decode(errors="replace")):
+            raise SourceError(why)
         raise SourceError(
             f"git {args[0]} in {text_path(str(repo))} failed: {redact(proc.stderr.decode(errors='replace').strip())}"
         )
@@ -79,7 +111,10 @@ def sync_git_cache(url: str, cache_dir: Path) -> Path:
                 ["git", "clone", "--bare", "--quiet", url, str(repo)], capture_output=True, check=False
             )
         if proc.returncode != 0:
-            raise SourceError(f"git clone {redact(url)} failed: {redact(proc.stderr.decode(errors='replace').strip())}")
+            err = proc.stderr.decode(errors="replace").strip()
+            if "://" not in url and (why := ownership_refusal(Path(url), err)):
+                raise SourceError(why)
+            raise SourceError(f"git clone {redact(url)} failed: {redact(err)}")
         # Later fetches name the URL each time; do not keep credentials from it in the cache's config.
         run_git(repo, "remote", "remove", "origin")
     else:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bot import progress
 from bot.errors import UsageError
+from bot.fileread import CACHE_ENTRY_BYTES, read_regular
 from bot.model.history.declared import Declared, origins
 from bot.model.history.fields import blob_fields
 from bot.model.history.log import (
@@ -190,7 +191,7 @@ def _shallow_commits(repo: Path) -> tuple[str, ...]:
         return ()
     path = Path(out)
     try:
-        text = (path if path.is_absolute() else repo / path).read_text(encoding="ascii", errors="replace")
+        text = read_regular(path if path.is_absolute() else repo / path, CACHE_ENTRY_BYTES).decode("ascii", "replace")
     except OSError:
         return ()
     return tuple(sorted({line.strip() for line in text.splitlines() if line.strip()}))
@@ -307,8 +308,8 @@ def _blobs_of(cached: dict) -> dict[str, dict | None]:
 
 def _read_json(path: Path, default: dict) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_regular(path, CACHE_ENTRY_BYTES))
+    except (OSError, ValueError, RecursionError):
         return default
     return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else default
 

@@ -10,9 +10,9 @@ never stops the others.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
+from bot.fileread import FileTooLarge, NotRegularFile, read_regular, special_kind
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
 
@@ -20,15 +20,6 @@ from bot.model.snapshot import is_kep_file, is_prr_file
 MAX_FILE_BYTES = 4 * 1024 * 1024
 LINK = "symbolic link; skipped"
 NOT_UTF8 = "path is not valid UTF-8 (bad bytes shown as U+FFFD)"
-
-_KINDS = (
-    (stat.S_ISFIFO, "FIFO"),
-    (stat.S_ISSOCK, "socket"),
-    (stat.S_ISCHR, "character device"),
-    (stat.S_ISBLK, "block device"),
-    (stat.S_ISDIR, "directory"),
-    (stat.S_ISLNK, "symbolic link"),
-)
 
 
 def decode_path(name: str | bytes) -> tuple[str, bool]:
@@ -59,11 +50,6 @@ def decode_path(name: str | bytes) -> tuple[str, bool]:
 def text_path(name: str | bytes) -> str:
     """``name`` as valid text (see :func:`decode_path`)."""
     return decode_path(name)[0]
-
-
-def special_kind(mode: int) -> str:
-    """``"FIFO"``, ``"socket"``, ``"character device"``, ... for an ``st_mode`` that is not a regular file."""
-    return next((kind for test, kind in _KINDS if test(mode)), "special file")
 
 
 def scan_directory(root: Path, max_file_bytes: int = MAX_FILE_BYTES) -> tuple[list[tuple[str, bytes]], list[Problem]]:
@@ -130,32 +116,13 @@ def scan_directory(root: Path, max_file_bytes: int = MAX_FILE_BYTES) -> tuple[li
 def read_regular_file(path: str, max_bytes: int) -> tuple[bytes, str]:
     """``(bytes, "")`` of the regular file at ``path``, or ``(b"", why it was skipped)``.
 
-    Opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat``, so a
-    link or FIFO swapped in after the directory was listed is refused without
-    blocking. At most ``max_bytes + 1`` bytes are read. Raises ``OSError``
-    when the file cannot be opened or read.
+    :func:`bot.fileread.read_regular` without following a symbolic link, so a link or FIFO swapped in after
+    the directory was listed is refused without blocking; at most ``max_bytes + 1`` bytes are read. Raises
+    ``OSError`` when the file cannot be opened or read.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if os.path.islink(path):
-            return b"", LINK
-        raise exc
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            return b"", f"not a regular file ({special_kind(mode)}); skipped"
-        chunks, left = [], max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > max_bytes:
+        return read_regular(path, max_bytes, follow=False), ""
+    except NotRegularFile as exc:
+        return b"", LINK if exc.kind == "symbolic link" else f"not a regular file ({exc.kind}); skipped"
+    except FileTooLarge:
         return b"", f"larger than {max_bytes} bytes; skipped"
-    return data, ""

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
+from bot.fileread import read_regular
 from bot.http import RequestCounter, make_client, send, sendable_etag
 from bot.model.kep import Problem
 from bot.model.note_text import release_name, release_order
@@ -230,11 +231,7 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
     for release in select_releases(available, wanted, newest):
         path = files[release]
         try:
-            if not path.is_file():
-                raise OSError("not a regular file")
-            if path.stat().st_size > MAX_NOTES_BYTES:
-                raise OSError(f"larger than {MAX_NOTES_BYTES} bytes, refused")
-            data = path.read_bytes()
+            data = read_regular(path, MAX_NOTES_BYTES)
         except OSError as exc:
             problems.append(_unusable(str(path), release, f"cannot read release notes: {exc.strerror or exc}"))
             skipped.add(release)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from bot.errors import SourceError
+from bot.fileread import open_regular
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
 from bot.sources.limits import Deadline, LimitedReader
@@ -162,7 +163,7 @@ def read_local_tarball(path: Path, **limits) -> tuple[list[tuple[str, bytes]], l
     """
     what = text_path(str(path))
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             return read_tar_stream(lambda: fh.read(1 << 16), what, **limits)
     except OSError as exc:
         raise SourceError(f"{what}: cannot read the tarball: {exc.strerror or exc}") from None
@@ -175,7 +176,7 @@ def tarball_revision(path: Path) -> str:
     what = text_path(str(path))
     try:
         with (
-            open(path, "rb") as fh,
+            open_regular(path) as fh,
             _open_tar(lambda: fh.read(1 << 16), what, MAX_TARBALL_BYTES, MAX_UNPACKED_BYTES, None) as tar,
         ):
             tar.next()

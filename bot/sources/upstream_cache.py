@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+from bot.fileread import CACHE_ENTRY_BYTES, open_regular, read_regular
 from bot.model.history.log import Commit
 from bot.model.kep import Problem
 from bot.model.snapshot import is_kep_file, is_prr_file
@@ -209,7 +210,7 @@ class UpstreamCache:
         """The JSON object at ``path`` when it is an entry of this source and ``revision``; ``None`` when absent
         or ignored (with a problem)."""
         try:
-            raw = path.read_bytes()
+            raw = read_regular(path, CACHE_ENTRY_BYTES)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -259,7 +260,7 @@ class UpstreamCache:
 def _version(path: Path) -> int | None:
     """The ``version`` an entry starts with (every version writes it first), ``None`` when it starts otherwise."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(32)
     except OSError:
         return None

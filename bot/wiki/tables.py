@@ -267,10 +267,13 @@ def fill_cell(line: str, cell: Cell, text: str, width: int | None, align: str = 
     columns between its pipes) when the text fits; otherwise (or with ``width`` ``None``) as
     :func:`replace_cell`, with the padding of an aligned column trimmed to one space a side.
 
-    ``align`` (from :func:`column_alignments`) says where the padding goes.
+    ``align`` (from :func:`column_alignments`) says where the padding goes; never before the text of a first
+    cell with no pipe before it: four spaces there would make the line an indented code block, no table row.
     """
     if width is None:
         return replace_cell(line, cell, text)
+    if align != "left" and "|" not in line[: cell.lo]:
+        align = "left"
     raw = line[cell.lo : cell.hi]
     blank = not raw.strip()
     lead = raw[: len(raw) - len(raw.lstrip())] if not blank else raw[: min(1, len(raw))]
@@ -290,6 +293,23 @@ def fill_cell(line: str, cell: Cell, text: str, width: int | None, align: str = 
     else:
         cell_text = " " * pad_l + text + " " * pad_r
     return line[: cell.lo] + cell_text + line[cell.hi :]
+
+
+def keep_edge_cells(line: str, count: int, first_at: int) -> str:
+    """``line``, a row meant to have ``count`` cells whose first cell's span starts at ``first_at``, with a
+    pipe added before an empty first cell and after an empty last cell that have none: without outer pipes
+    GFM reads ``  | 4671 | beta`` as two cells, not three with an empty first one, and the cells after it
+    would shift a column. A row that already splits into ``count`` cells is returned unchanged."""
+    if len(split_row(line)) >= count:
+        return line
+    cr = "\r" if line.endswith("\r") else ""
+    body = line[: len(line) - len(cr)]
+    if "|" not in body[:first_at] and body[first_at:].lstrip(" \t").startswith("|"):
+        padded = body[first_at : first_at + 2] == "  "  # a padded blank cell: its first space becomes the pipe
+        body = body[:first_at] + "|" + body[first_at + padded :]
+    if len(split_row(body + cr)) < count:
+        body += "|" if body.endswith((" ", "\t")) else " |"
+    return body + cr
 
 
 def escape_cell(text: str) -> str:

@@ -148,9 +148,12 @@ def test_validate_lists_os_errors_one_per_line(work, capsys):
 def test_health_tells_an_unreadable_state_file_from_a_corrupt_one(work, capsys):
     from bot.cli import main
 
-    (work / "st" / "state.json").mkdir(parents=True)  # read_bytes: EISDIR, whoever runs the test
+    (work / "st" / "state.json").mkdir(parents=True)  # refused as no regular file, whoever runs the test
     assert main(["health", "--config", "c.yaml", "--state-dir", "st"]) == 1
-    assert capsys.readouterr().out == "unhealthy: st/state.json: state file cannot be read (Is a directory)\n"
+    assert (
+        capsys.readouterr().out
+        == "unhealthy: st/state.json: state file cannot be read (not a regular file (directory))\n"
+    )
     (work / "st" / "state.json").rmdir()
     (work / "st" / "state.json").write_text("{")
     assert main(["health", "--config", "c.yaml", "--state-dir", "st"]) == 1
@@ -166,7 +169,7 @@ def test_an_unreadable_state_file_is_never_kept_aside(work):
     (work / "st" / "state.json").mkdir(parents=True)
     with pytest.raises(StateUnreadable) as err:
         load_state(work / "st")
-    assert str(err.value) == f"{work / 'st' / 'state.json'}: state file cannot be read (Is a directory)"
+    assert str(err.value) == f"{work / 'st' / 'state.json'}: state file cannot be read (not a regular file (directory))"
     assert sorted(p.name for p in (work / "st").iterdir()) == ["state.json"]
 
 
@@ -183,11 +186,13 @@ def _without_root_file_access() -> list[str]:
 @pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"), reason="root without setpriv")
 def test_a_directory_this_user_may_not_search_is_one_error_not_a_traceback(tmp_path):
     locked = tmp_path / "locked"
-    (locked / "wiki").mkdir(parents=True)
-    (locked / "wiki" / "matrix.md").write_text("x\n")
+    locked.mkdir()
+    (tmp_path / "enh" / "keps").mkdir(parents=True)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "matrix.md").write_text("| KEP | Status |\n|---|---|\n| 4671 | implementable |\n")
     os.chmod(locked, 0)
-    (tmp_path / "c.yaml").write_text(
-        f"enhancements: {tmp_path}\nwiki:\n  dir: {locked / 'wiki'}\n  pages: [matrix.md]\npublish: none\n"
+    (tmp_path / "c.yaml").write_text(  # a config validate accepts: serve starts and meets the state directory
+        f"enhancements: {tmp_path / 'enh'}\nwiki:\n  dir: {tmp_path / 'wiki'}\n  pages: [matrix.md]\npublish: none\n"
     )
     env = {**os.environ, "KEP_SYNC_CACHE_DIR": str(tmp_path / "cache")}
     try:

@@ -16,7 +16,7 @@ import pytest
 from bot import cli
 from bot.commands.sync import load_enhancements
 from bot.commands.targets import Shard, Target, expand, parse_shard, select, shard_of, state_dir_of
-from bot.config import Config, validate_config
+from bot.config import Config, read_config_data, validate_config
 from bot.errors import ConfigError, UsageError
 from bot.publish import pacing
 from bot.service.multi import SharedSources, run_targets, summary_lines
@@ -143,8 +143,8 @@ def test_two_targets_on_one_wiki_directory_are_refused_by_its_resolved_path(tmp_
     data = {
         "publish": "git",
         "targets": [
-            {"name": "a", "wiki": {"dir": str(tmp_path / "w"), "repo": "acme/a"}},
-            {"name": "b", "wiki": {"dir": str(tmp_path / "link"), "repo": "acme/b"}},
+            {"name": "a", "wiki": {"dir": str(tmp_path / "w"), "repo": "acme/a", "pages": ["a.md"]}},
+            {"name": "b", "wiki": {"dir": str(tmp_path / "link"), "repo": "acme/b", "pages": ["b.md"]}},
         ],
     }
     assert _errors(data) == [
@@ -153,6 +153,52 @@ def test_two_targets_on_one_wiki_directory_are_refused_by_its_resolved_path(tmp_
         "its own pull_request.branch or wiki"
     ]
     assert [t.name for t in _targets(*data["targets"], publish="github")] == ["a", "b"]  # two repositories
+
+
+def test_two_targets_that_write_one_file_are_refused_whatever_their_branches(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "m.md").write_text("| KEP |\n|---|\n")
+    (tmp_path / "w" / "d.md").write_text("<!-- kep-sync:digest:begin -->\n<!-- kep-sync:digest:end -->\n")
+    (tmp_path / "path").write_text(
+        "enhancements: enh\nwiki: {dir: w, pages: [m.md]}\npublish: files\ntargets:\n"
+        "  - {name: a, digest: {page: d.md, sig: node, from: v1.30, to: v1.31}, pull_request: {branch: k/a}}\n"
+        "  - {name: b, wiki: {pages: [n.md]}, digest: {page: ./d.md, sig: node, from: v1.33, to: v1.34}, "
+        "pull_request: {branch: k/b}}\n",
+        encoding="utf-8",
+    )
+    d = str(tmp_path / "w" / "d.md")
+    line = (
+        f"kep-sync: error: path: targets[1].digest.page: './d.md': targets 'b' and 'a' (targets[0]) write the same "
+        f"file ({d!r}) and would overwrite each other's writes; give one its own wiki.dir or page\n"
+    )
+    assert cli.main(["validate", "--config", "path"]) == 2
+    assert capsys.readouterr().err == line
+    assert cli.main(["sync", "--config", "path", "--state-dir", "s"]) == 2
+    assert capsys.readouterr().err.endswith(line)
+    assert not (tmp_path / "s").exists()  # refused before any target ran
+    none = read_config_data(tmp_path / "path") | {"publish": "none"}  # writes nothing: no overlap
+    assert [t.name for t in expand(validate_config(none, SRC), SRC)] == ["a", "b"]
+
+
+def test_a_page_reached_through_a_link_is_the_file_it_links_to(tmp_path):
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "m.md").write_text("x")
+    (tmp_path / "w" / "hard.md").hardlink_to(tmp_path / "w" / "m.md")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "soft.md").symlink_to(tmp_path / "w" / "m.md")
+    one = {"name": "a", "wiki": {"dir": str(tmp_path / "w"), "pages": ["m.md"]}}
+    m = str(tmp_path / "w" / "m.md")
+    for i, (wiki_dir, page) in enumerate([("w", "hard.md"), ("other", "soft.md")]):
+        other = {"name": "b", "wiki": {"dir": str(tmp_path / wiki_dir), "pages": ["x.md", page]}}
+        shown = os.path.realpath(tmp_path / wiki_dir / page)
+        assert _errors({"publish": "git", "targets": [one, other]}) == [
+            f"t.yaml: targets[1].wiki.pages[1]: {page!r}: targets 'b' and 'a' (targets[0]) write the same file "
+            f"({shown!r}) and would overwrite each other's writes; give one its own wiki.dir or page"
+        ], i
+    assert shown == m
+    other = {"name": "b", "wiki": {"dir": str(tmp_path / "w"), "pages": ["n.md"]}}
+    assert [t.name for t in _targets(one, other, publish="files")] == ["a", "b"]  # two pages of one directory
 
 
 # ---------------------------------------------------------------- selection

@@ -152,9 +152,18 @@ def md_tables(text: str) -> list[list[tuple[int, list[str]]]]:
     return tables
 
 
-def check_tables(page: str, before: bytes, after: bytes, changed: set[int], added: set[int]) -> None:
+def check_tables(
+    page: str,
+    before: bytes,
+    after: bytes,
+    changed: set[int],
+    added: set[int],
+    kep_cells: Mapping[int, str] | None = None,
+) -> None:
     """markdown-it reads the same tables with the same rows (plus the added ones), the same number of
-    cells, and the same text in every row no applied change names."""
+    cells, and the same text in every row no applied change names; an added row (``kep_cells``: its 0-based
+    line -> the KEP cell the report gives) has that cell in the table's ``KEP`` column, whatever the table's
+    style (outer pipes or none, empty cells at the edges)."""
     old_text, new_text = before.decode("utf-8").lstrip("\ufeff"), after.decode("utf-8").lstrip("\ufeff")
     old, new = md_tables(old_text), md_tables(new_text)
     assert len(old) == len(new), f"{page}: markdown-it reads {len(old)} tables before, {len(new)} after"
@@ -172,10 +181,13 @@ def check_tables(page: str, before: bytes, after: bytes, changed: set[int], adde
             assert len(got) == width, f"{page}:{line + 1}: {len(got)} cells, header has {width}"
             if line not in changed:
                 assert got == cells, f"{page}:{line + 1}: row reads {got!r}, was {cells!r}"
+        kep = next((i for i, h in enumerate(ot[0][1]) if h == "KEP"), None)
         for line in plus:
             cells = new_rows[line]
             raw = new_text.split("\n")[line]
             assert raw.count("|") - raw.count("\\|") >= width - 1, f"{page}:{line + 1}: too few cells: {raw!r}"
+            if kep is not None and kep_cells and line in kep_cells:
+                assert cells[kep] == kep_cells[line], f"{page}:{line + 1}: KEP column reads {cells[kep]!r}: {raw!r}"
 
 
 def _line_map(new_count: int, added: set[int]) -> dict[int, int]:

@@ -160,6 +160,8 @@ LAYOUTS = [
     ("KEP", "Status", "Stage", "Alpha", "Beta", "GA", "Notes"),
     ("KEP", "Status", "Notes"),
     ("KEP", "状态", "Alpha / Beta / GA"),
+    ("Notes", "KEP", "Status", "Stage", "Beta", "More"),  # human columns at both edges: empty edge cells
+    ("说明", "KEP", "状态", "Alpha / Beta / GA"),
 ]
 HUMAN = [
     "组调度 \\| PodGroup",
@@ -171,7 +173,12 @@ HUMAN = [
     "note",
     "<b>x</b>",
     "a \\| b",
+    "",
+    "",
 ]
+#: GFM table styles: outer pipes on both sides, none, only leading, only trailing (a row whose first or last
+#: cell is empty gets the pipe it needs there, or GFM would drop the cell).
+STYLES = ("both", "none", "lead", "trail")
 #: Wrappers of a table: (first line prefix, prefix of the lines after it, lines before, lines after).
 CONTAINERS = {
     "none": ("", "", [], []),
@@ -244,7 +251,7 @@ def _delimiter(align: str, width: int) -> str:
     return (":" if left else "") + "-" * max(3, width - left - right) + (":" if right else "")
 
 
-def _render(rows: list[list[str]], *, outer: bool, padded: bool, align: list[str]) -> list[str]:
+def _render(rows: list[list[str]], *, style: str, padded: bool, align: list[str]) -> list[str]:
     widths = [max(3, *(cell_width(r[i]) for r in rows)) for i in range(len(rows[0]))] if padded else None
     lines = []
     for n, row in enumerate(rows):
@@ -254,13 +261,16 @@ def _render(rows: list[list[str]], *, outer: bool, padded: bool, align: list[str
         elif widths:
             cells = [c + " " * (widths[i] - cell_width(c)) for i, c in enumerate(cells)]
         body = " | ".join(cells)
-        lines.append(f"| {body} |" if outer else body)
+        lead = style in ("both", "lead") or not row[0].strip()
+        trail = style in ("both", "trail") or not row[-1].strip()
+        lines.append(("| " if lead else "") + body + (" |" if trail else ""))
     return lines
 
 
 @st.composite
 def tables(draw, up: Upstream, heading: str) -> list[str]:
-    """A KEP table under ``heading`` (lines without line endings), in a container, padded or not."""
+    """A KEP table under ``heading`` (lines without line endings), in a container, padded or not, in one of
+    the GFM :data:`STYLES` (with or without outer pipes), human cells empty at either edge or holding ``\\|``."""
     header = draw(st.sampled_from(LAYOUTS))
     # Rows for the KEPs at even positions only: the others are left to be candidates for new rows.
     numbers = draw(
@@ -270,10 +280,10 @@ def tables(draw, up: Upstream, heading: str) -> list[str]:
     for n in numbers:
         matching = [k for k in up.keps if k.number == n]
         rows.append(_row(draw, header, draw(st.sampled_from(matching)) if matching else None, n))
-    outer = draw(st.booleans()) or not numbers or any(r[-1] == "" or r[0] == "" for r in rows[2:])
+    style = draw(st.sampled_from(STYLES))
     align = [draw(st.sampled_from(["---", ":---", "---:", ":---:"])) for _ in header]
     rows[1] = align
-    table = _render(rows, outer=outer, padded=draw(st.booleans()), align=align)
+    table = _render(rows, style=style, padded=draw(st.booleans()), align=align)
     first, rest, before, after = CONTAINERS[draw(st.sampled_from(sorted(CONTAINERS)))]
     body = [first + table[0], *(rest + line for line in table[1:])]
     return [f"## {heading}", "", *before, *body, *after, ""]

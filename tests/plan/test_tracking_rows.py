@@ -16,6 +16,7 @@ from bot.plan.planner import plan_sync
 from bot.plan.tracking import Options, track
 from bot.publish.directory import read_wiki_pages
 from bot.wiki.matrix import name_in_cell, parse_page
+from tests.harness.invariants import md_tables
 from tests.trackingutil import kep, snap
 
 BASE = kep(100, "base", alpha="v1.36")
@@ -142,6 +143,44 @@ def test_a_row_lands_in_its_table_in_that_tables_structure_and_runs_converge(tab
     assert out == page.replace("\nafter", f"{row}\n\nafter", 1)
 
 
+@pytest.mark.parametrize(
+    ("table", "row"),
+    [
+        # no outer pipes and a human column first and last: the emptied edge cells get the pipes GFM needs
+        (
+            "Notes | KEP | Status | Alpha / Beta / GA | More\n--- | --- | --- | --- | ---\n"
+            "hi | 100-base | implementable / alpha | v1.36 / - / - | x\n",
+            "| | 200-new-one | implementable / alpha | v1.37 / v1.38 / - | |",
+        ),
+        (  # padded: the pipe takes the first space of the blank first cell, the columns stay aligned
+            "Notes | KEP         | Status                | Alpha / Beta / GA | More\n"
+            "----- | ----------- | --------------------- | ----------------- | ----\n"
+            "hi    | 100-base    | implementable / alpha | v1.36 / - / -     | x   \n",
+            "|     | 200-new-one | implementable / alpha | v1.37 / v1.38 / - |    |",
+        ),
+        (  # leading pipe only, an escaped pipe in a human cell
+            "| Notes | KEP | Status | Alpha / Beta / GA | More\n|---|---|---|---|---\n"
+            "| a \\| b | 100-base | implementable / alpha | v1.36 / - / - | x\n",
+            "|  | 200-new-one | implementable / alpha | v1.37 / v1.38 / - | |",
+        ),
+    ],
+)
+def test_a_row_keeps_empty_first_and_last_cells_in_a_table_without_outer_pipes(table, row):
+    page = f"## T\n\n{table}\nafter\n"
+    seen, out = _run(page, BASE, NEW)
+    line = page[: page.index("\nafter")].count("\n") + 1
+    assert seen == [([(line, "200", "200-new-one")], []), ([], [])]
+    assert out == page.replace("\nafter", f"{row}\n\nafter", 1)
+    (table_rows,) = [t for t in md_tables(out) if len(t) > 1 or "200" in str(t)]
+    assert [cells for _, cells in table_rows][-1] == [
+        "",
+        "200-new-one",
+        "implementable / alpha",
+        "v1.37 / v1.38 / -",
+        "",
+    ]
+
+
 SHARED = (
     kep(2133, "kubelet-credential-providers", "sig-auth", alpha="v1.37", beta="v1.38"),
     kep(2133, "other-thing", alpha="v1.37"),
@@ -258,4 +297,13 @@ def test_add_to_naming_a_page_read_under_an_earlier_name_is_a_problem():
             "and written under that name; no rows added (name that entry in candidates.add_to.page)",
         )
         in plan.problems
+    )
+
+
+def test_a_row_in_an_empty_table_without_outer_pipes_keeps_its_empty_edge_cells():
+    page = "## T\n\nNotes | KEP | Status | Alpha / Beta / GA | More\n--- | --- | --- | --- | ---\n\nafter\n"
+    seen, out = _run(page, NEW)
+    assert seen == [([(5, "200", "200-new-one")], []), ([], [])]
+    assert out == page.replace(
+        "\n\nafter", "\n|  | 200-new-one | implementable / alpha | v1.37 / v1.38 / - |  |\n\nafter", 1
     )

@@ -347,20 +347,24 @@ def test_chat_comments_move_the_read_position_when_the_run_writes_anyway(gh, cfg
     assert again.requests == READS_PR and again.writes == 0
 
 
-def test_refusals_are_capped_per_run_one_per_author_and_outsiders_cost_no_role_request(gh, cfg):
+def test_refusals_are_capped_per_run_and_roles_are_read_for_ten_authors_the_rest_wait(gh, cfg):
     opened(gh, cfg)
-    for user in ("m1", "m2"):
-        gh.set_role(REPO, user, "read")
+    gh.set_role(REPO, "m1", "read")
+    gh.set_role(REPO, "m2", "write")
     first = gh.add_comment(1, "/kep-sync regenerate", "m1")
     gh.add_comment(1, "/kep-sync regenerate", "m1")
-    for i in range(30):
-        gh.add_comment(1, "/kep-sync regenerate", f"outsider{i}", association="NONE")
-    gh.add_comment(1, "/kep-sync regenerate", "m2")
+    outsiders = [f"outsider{i}" for i in range(30)]
+    ids = {}
+    for user in outsiders:
+        gh.set_role(REPO, user, "none")
+        ids[user] = gh.add_comment(1, "/kep-sync regenerate", user, association="NONE")
+    last = gh.add_comment(1, "/kep-sync explain 4671", "m2", association="CONTRIBUTOR")
     run = run_github(gh, keps(), cfg)
     assert (
         run.requests
         == READS_PR
-        + [permission("m1"), permission("m2"), ("PATCH", f"{R}/pulls/1")]
+        + [permission(u) for u in ["m1", *outsiders[:9]]]  # cmd.MAX_ROLE_READS authors
+        + [("PATCH", f"{R}/pulls/1")]
         + [("POST", f"{R}/issues/1/comments")] * 3
     )
     assert [r.split("\n\n", 1)[1] for r in replies(gh, first) if r.startswith("> ")] == [
@@ -371,3 +375,34 @@ def test_refusals_are_capped_per_run_one_per_author_and_outsiders_cost_no_role_r
         "**Not carried out**: @outsider1 has no role on acme/wiki; commands need write, maintain or admin access "
         "to the wiki repository.",
     ]
+    assert prmod.parse_state(gh.pull(1)["body"]).seen == str(ids["outsider8"])  # outsider9 and later wait
+    asked = [permission(u) for u in ["m1", *outsiders[:9]]]
+    for _ in range(3):  # 10 authors a run: outsider9..18, outsider19..28, then outsider29 and m2
+        listed = max(gh.comments)  # the replies of earlier runs included
+        asked += [r for r in run_github(gh, keps(), cfg).requests if r[1].endswith("/permission")]
+    assert asked == [permission(u) for u in ["m1", *outsiders, "m2"]]  # each author asked once
+    assert prmod.parse_state(gh.pull(1)["body"]).seen == str(listed) and listed > last
+    answered = [r.split(" (@", 1)[1].split(")", 1)[0] for r in replies(gh, first) if r.startswith("> ")]
+    assert answered == ["m1", "outsider0", "outsider1", "outsider9", "outsider10", "outsider11"] + [
+        "outsider19",
+        "outsider20",
+        "outsider21",
+        "outsider29",
+        "m2",
+    ]
+    assert replies(gh, first)[-1].startswith(
+        "> `/kep-sync explain 4671` (@m2)\n\n"
+    )  # a CONTRIBUTOR with write access: carried out
+
+
+def test_a_private_org_member_with_write_access_is_asked_about_and_obeyed(gh, cfg):
+    opened(gh, cfg)
+    gh.set_role(REPO, "carol", "write")  # a private member: GitHub shows her comments as CONTRIBUTOR
+    cid = gh.add_comment(1, "/kep-sync ignore 4671 beta", "carol", association="CONTRIBUTOR")
+    run = run_github(gh, keps(), cfg)
+    assert run.requests[: len(READS_PR) + 1] == READS_PR + [permission("carol")]
+    head = gh.branch_sha(REPO, BRANCH)
+    assert replies(gh, cid)[0].startswith(
+        "> `/kep-sync ignore 4671 beta` (@carol)\n\n**Done**: kep-sync added `<!-- kep-sync: ignore beta -->` to the "
+        f"row of KEP 4671 (docs/matrix.md line 7) in commit `{head[:12]}`."
+    )

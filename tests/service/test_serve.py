@@ -82,7 +82,7 @@ def test_sighup_stops_the_service_cleanly_like_sigterm(tmp_path):
 def test_a_failed_run_is_logged_and_the_service_keeps_going(tmp_path):
     with FakeApi() as api:
         config = write_setup(tmp_path, api.url)
-        (tmp_path / "wiki" / "matrix.md").unlink()  # the run fails reading the wiki
+        api.body = b"not a tarball"  # the run fails reading upstream (the config itself is fine)
         serve = ServeProcess(
             "serve", "--config", str(config), "--state-dir", str(tmp_path / "st"), "--run-now", tmp=tmp_path
         )
@@ -91,8 +91,9 @@ def test_a_failed_run_is_logged_and_the_service_keeps_going(tmp_path):
         assert serve.proc.poll() is None  # still serving
         serve.proc.send_signal(signal.SIGINT)
         assert serve.finish() == 0
-    # the exact message belongs to bot.publish.directory.read_wiki_pages (being reworded elsewhere); the page is named
-    assert "matrix.md" in failed["error"] and str(tmp_path / "wiki") in failed["error"]
+    assert failed["error"].split("\n")[0] == (
+        f"GET {api.url}/repos/o/enh/tarball/{SHA}: not a readable tar.gz archive (Not a gzipped file (b'no'))"
+    )
     assert (summary["result"], summary["error"], summary["level"]) == ("failed", failed["error"], "error")
     assert main(["health", "--config", str(config), "--state-dir", str(tmp_path / "st")]) == 1
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import httpx
@@ -220,7 +221,14 @@ def test_directory_with_an_unreadable_or_special_file_skips_that_release(tmp_pat
     got = load_release_notes(str(d), tmp_path / "cache", [])
     assert sorted(got.notes) == ["v1.36"]
     assert got.problems[-1] == Problem(
-        str(d / "release-notes-1.37.json"), "", f"cannot read release notes: not a regular file; {SKIPPED_37}"
+        str(d / "release-notes-1.37.json"), "", f"cannot read release notes: No such file or directory; {SKIPPED_37}"
+    )
+    (d / "release-notes-1.37.json").unlink()
+    os.mkfifo(d / "release-notes-1.37.json")  # opened without waiting for a writer, then refused
+    got = load_release_notes(str(d), tmp_path / "cache", [])
+    assert sorted(got.notes) == ["v1.36"]
+    assert got.problems[-1] == Problem(
+        str(d / "release-notes-1.37.json"), "", f"cannot read release notes: not a regular file (FIFO); {SKIPPED_37}"
     )
 
 

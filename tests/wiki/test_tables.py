@@ -105,3 +105,18 @@ def test_table_inside_front_matter_is_no_table():
     assert find_tables(text) == [Table(7, 8, (9,))]
     assert find_tables("\ufeff" + text.replace("\n", "\r\n")) == [Table(7, 8, (9,))]
     assert find_tables("---\n| a | b |\n|---|---|\n| 1 | 2 |\n") == [Table(1, 2, (3,))]  # no closing line
+
+
+def test_a_right_aligned_first_cell_without_a_leading_pipe_is_never_padded_into_a_code_block():
+    from bot.wiki.tables import fill_cell, keep_edge_cells
+
+    row = "KEP-5710                     | beta"
+    cell = split_row(row)[0]
+    # right-aligned, the padding would go first: 20 spaces there make the line an indented code block
+    assert fill_cell(row, cell, "4671", 28, "right") == "4671".ljust(28) + "| beta"
+    piped = "| KEP-5710 | beta |"  # behind a pipe the padding may go first
+    assert fill_cell(piped, split_row(piped)[0], "4671", 10, "right") == "|     4671 | beta |"
+    # an emptied first or last cell keeps its pipe, so the cells after it stay in their columns
+    assert keep_edge_cells(" | 4671 | beta | ", 4, 0) == "| | 4671 | beta | |"
+    assert keep_edge_cells("      | 4671 | beta\r", 3, 0) == "|     | 4671 | beta\r"
+    assert keep_edge_cells("x | 4671 | beta", 3, 0) == "x | 4671 | beta"

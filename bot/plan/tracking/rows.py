@@ -50,6 +50,7 @@ from bot.wiki.tables import (
     fill_cell,
     find_tables,
     header_row,
+    keep_edge_cells,
     listed_header,
     split_row,
 )
@@ -270,7 +271,7 @@ class _Shape(NamedTuple):
                 continue
             text = kep_cell if i == self.keys["kep"] else ""
             line = fill_cell(line, cells[i], text, self._width(i), self._align(i))
-        return line
+        return keep_edge_cells(line, len(cells), cells[0].lo)  # an emptied first or last cell keeps its place
 
     def _width(self, i: int) -> int | None:
         return self.widths[i] if i < len(self.widths) else None
@@ -355,10 +356,11 @@ def _link(url: str, sample: MatrixRow, kep: Kep, web_url: str) -> str:
 
 def _line(cells: list[str], header_line: str) -> str:
     """A table row in the header's shape: its indentation and blockquote marks (``  ``, ``> ``), leading /
-    trailing pipes as the header has them, ``\\r`` kept."""
+    trailing pipes as the header has them (and where an empty first or last cell needs one), ``\\r`` kept."""
     cr = "\r" if header_line.endswith("\r") else ""
     bare = header_line.rstrip("\r").rstrip()
     prefix = bare[: len(bare) - len(bare.lstrip(" \t>"))]
     lead, trail = bare[len(prefix) :].startswith("|"), bare.endswith("|")
+    lead, trail = lead or not cells[0], trail or not cells[-1]  # GFM drops an empty edge cell without its pipe
     body = " | ".join(cells)
     return prefix + ("| " if lead else "") + body + (" |" if trail else "") + cr
