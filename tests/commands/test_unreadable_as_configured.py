@@ -139,7 +139,7 @@ def test_serve_refuses_to_start_with_a_config_validate_rejects(clean_git):
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr.splitlines() == [
         f"kep-sync: error: {clean_git / 'c.yaml'}: wiki.pages[0] 'gone.md': no such file (under the wiki "
-        "directory 'wiki')",
+        f"directory '{clean_git / 'wiki'}')",
         "kep-sync: error: the service did not start (kep-sync validate names the same)",
     ]
     assert not (clean_git / "st").exists()  # no state, no lock: it never started
