@@ -20,6 +20,7 @@ from bot.config import Config, validate_config
 from bot.errors import ConfigError, UsageError
 from bot.publish import pacing
 from bot.service.multi import SharedSources, run_targets, summary_lines
+from tests.cliutil import shown
 from tests.publishutil import ENV, PAGE, PAGE_PATH, fresh_logging, keps  # noqa: F401 - fixture
 from tests.syncutil import kep, write_keps
 
@@ -481,9 +482,9 @@ def test_validate_checks_the_paths_of_every_target(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"kep-sync: error: {config}: enhancements: '{tmp_path / 'no'}': not a directory with keps/, a .tar.gz "
         "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n"
-        f"kep-sync: error: {config}: targets[1].wiki.dir '{tmp_path / 'nowhere'}': no such directory\n"
+        f"kep-sync: error: {config}: targets[1].wiki.dir {shown(tmp_path / 'nowhere')}: no such directory\n"
         f"kep-sync: error: {config}: targets[2].wiki.pages[0] 'm.md': no such file (under the wiki directory "
-        f"'{tmp_path / 'c'}')\n"
+        f"{shown(tmp_path / 'c')})\n"
     )
 
 
