@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -17,6 +18,15 @@ except ImportError:  # pragma: no cover
 
 #: Answers of the fake GitHub checked against GitHub's description this session (printed at the end).
 CONFORMANCE = {"answers": 0}
+
+
+def pytest_collection_modifyitems(items):
+    """With ``--dist loadgroup`` (pytest-xdist, pyproject.toml): the tests of one acceptance module run on one worker,
+    so its module fixtures (a full sync, three snapshot loads, the release notes index, ...) are made once a run."""
+    acceptance = Path(__file__).resolve().parent / "acceptance"
+    for item in items:
+        if item.path.parent == acceptance:
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
 
 @pytest.fixture
@@ -40,6 +50,18 @@ def github_conformance_check():
     assert not faults, f"{len(faults)} answers of the fake GitHub differ from GitHub's description:\n" + "\n".join(
         faults[:20]
     )
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist a worker hands its count to the controller (:func:`pytest_testnodedown`)."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["fake_github_answers"] = CONFORMANCE["answers"]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: add up the answers each worker checked."""
+    CONFORMANCE["answers"] += getattr(node, "workeroutput", {}).get("fake_github_answers", 0)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -70,16 +92,27 @@ BUNDLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "enhancements
 
 @pytest.fixture(scope="session")
 def bundle_clone(tmp_path_factory) -> Path:
-    """A git clone (a directory with ``keps/``) of ``../shared/data/enhancements-keps.bundle``, made once a session.
+    """A git clone (a directory with ``keps/``) of ``../shared/data/enhancements-keps.bundle``, made once a run.
 
-    Shared by the acceptance modules: tests read it and must not write into it (caches and wikis go under
-    their own ``tmp_path``). Fails the test when the bundle is absent (modules skip before asking for it
-    unless ``KEP_SYNC_REQUIRE_SHARED=1``).
+    Shared by the acceptance modules, and by the pytest-xdist workers of one run (the first to take the lock
+    clones into the run's base temporary directory, the others wait and reuse it): tests read it and must not
+    write into it (caches and wikis go under their own ``tmp_path``). Fails the test when the bundle is absent
+    (modules skip before asking for it unless ``KEP_SYNC_REQUIRE_SHARED=1``).
     """
+    import fcntl
+
     if not BUNDLE.is_file():
         pytest.fail(f"{BUNDLE} is absent")
-    target = tmp_path_factory.mktemp("bundle") / "enhancements"
-    subprocess.run(["git", "clone", "-q", str(BUNDLE), str(target)], check=True, capture_output=True)
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's directory, above the workers' own (popen-gw0, ...)
+    target = base / "bundle" / "enhancements"
+    with open(base / "bundle.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / ".git").is_dir():
+            partial = base / "bundle" / "partial"
+            subprocess.run(["git", "clone", "-q", str(BUNDLE), str(partial)], check=True, capture_output=True)
+            partial.rename(target)
     return target
 
 
