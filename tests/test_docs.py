@@ -1,6 +1,6 @@
 """README.md and docs/ stay usable: every relative link resolves to a file (and a heading, when it names
 one), the README stays short, prose lines stay readable in a terminal, and docs/configuration.md is what
-scripts/gen_config_reference.py generates from bot/config.py."""
+scripts/gen/gen_config_reference.py generates from bot/config.py."""
 
 from __future__ import annotations
 
@@ -87,12 +87,12 @@ def test_prose_lines_are_at_most_120_characters():
 
 
 def test_configuration_reference_is_generated_from_the_models():
-    script = ROOT / "scripts" / "gen_config_reference.py"
+    script = ROOT / "scripts" / "gen" / "gen_config_reference.py"
     spec = importlib.util.spec_from_file_location("gen_config_reference", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     committed = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
-    assert committed == module.render(), "docs/configuration.md is stale: run scripts/gen_config_reference.py"
+    assert committed == module.render(), "docs/configuration.md is stale: run scripts/gen/gen_config_reference.py"
 
 
 def test_every_config_field_has_a_description():

@@ -109,7 +109,7 @@ STAGES = (
     ("config", ("bot.config", "bot.configyaml")),
     ("commands", ("bot.commands",)),
     ("service", ("bot.service",)),
-    ("cli", ("bot.cli", "bot.cli_targets")),
+    ("cli", ("bot.cli", "bot.cli_targets", "bot.step_summary")),
 )
 PURE = ("model", "wiki", "plan")
 IO_MODULES = {

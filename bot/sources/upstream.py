@@ -17,7 +17,7 @@ answer, and keeps what it read for every later call of the same process (many wi
 
 The compare API was chosen over a blobless partial clone: it needs no git protocol or clone on disk, its
 answers come through the same client, caps and token as the tarball, and a one-file change costs about
-three small requests (``scripts/bench_upstream.py`` prints the figures). The compare API cannot tell a file
+three small requests (``scripts/bench/bench_upstream.py`` prints the figures). The compare API cannot tell a file
 that became a symbolic link; its blob is read as the file.
 """
 

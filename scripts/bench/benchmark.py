@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark a dry run against the floor of parsing alone, side by side, on the real data in ../shared.
 
-    .venv/bin/python scripts/benchmark.py [--runs 7] [--shared ../shared]
+    .venv/bin/python scripts/bench/benchmark.py [--runs 7] [--shared ../shared]
 
 Every figure is a new process, as a user runs it; the commands are run in turns (floor, sync,
 sync with release notes, ... then again), so load from other processes on the machine falls on
@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = "wiki/kubernetes-keps-implementation-matrix.2026-03-01.md"
 BUNDLE = "data/enhancements-keps.bundle"
 NOTES = "data/release-notes"

@@ -426,7 +426,7 @@ def test_the_list_step_fails_on_a_broken_config_and_the_last_run_step_finds_the_
     (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, bad: 1}]\n", encoding="utf-8")
     assert _run_step(steps["List the targets"], tmp_path, {"ONLY": ""}) == (2, "")
     (tmp_path / "state" / "last-run").mkdir(parents=True)
-    summary = dict(steps["Job summary"], run=steps["Job summary"]["run"].replace("python scripts/", "true "))
+    summary = dict(steps["Job summary"], run=steps["Job summary"]["run"].replace("python -m bot.step_summary", "true"))
     assert _run_step(summary, tmp_path, {"TARGET": "default"}) == (0, "dir=state/last-run\n")
     (tmp_path / "state" / "targets" / "a" / "last-run").mkdir(parents=True)
     assert _run_step(summary, tmp_path, {"TARGET": "a"}) == (0, "dir=state/targets/a/last-run\n")
