@@ -4,7 +4,9 @@
     python scripts/gen/gen_config_reference.py --check    # exit 1 when the committed file differs
 
 One section per settings model (``wiki``, ``candidates.add_to``, ``targets[]``, ...), opened by the model's
-docstring, then a table: key, type, default, description (the field's attribute docstring). Defaults that
+docstring, then a table: key, type, default, description (the field's attribute docstring, read from the
+source here by :func:`field_docs`: pydantic's ``use_attribute_docstrings`` would read it on every import of
+``bot.config``, about 0.1 s of each run's start). Defaults that
 read the environment (``cache_dir``, ``github.api_url``, ``wiki.repo``) are shown as they are with none of
 those variables set, so the output is the same on every machine.
 """
@@ -12,10 +14,14 @@ those variables set, so the output is the same on every machine.
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
+import inspect
 import json
 import os
 import re
 import sys
+import textwrap
 import typing
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -68,6 +74,34 @@ def sections() -> list[Section]:
                 seen[nested] = child_key(section.key, name, field)
                 queue.append(Section(seen[nested], nested))
     return sorted(found, key=lambda s: s.key.startswith("targets"))
+
+
+@functools.cache
+def field_docs(model: type[BaseModel]) -> dict[str, str]:
+    """``{field name: attribute docstring}`` of ``model`` and its bases: the string literal right after a field's
+    annotated assignment in a class body (what pydantic's ``use_attribute_docstrings`` reads), cleaned with
+    :func:`inspect.cleandoc`; a subclass's wins. Raises OSError when a class's source cannot be read."""
+    docs: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        if not issubclass(cls, BaseModel) or cls.__module__.startswith("pydantic"):
+            continue
+        (node,) = ast.parse(textwrap.dedent(inspect.getsource(cls))).body
+        body = node.body if isinstance(node, ast.ClassDef) else []
+        for stmt, after in zip(body, body[1:], strict=False):
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                docs[stmt.target.id] = inspect.cleandoc(after.value.value)
+    return docs
+
+
+def description(model: type[BaseModel], name: str) -> str:
+    """The field's ``description=`` when it has one, else its attribute docstring; ``""`` when neither."""
+    return model.model_fields[name].description or field_docs(model).get(name, "")
 
 
 def child_key(parent: str, name: str, field: FieldInfo) -> str:
@@ -154,14 +188,13 @@ def render_section(section: Section, documented: dict[type[BaseModel], str]) -> 
     prefix = section.key.replace("[]", "[N]") + "." if section.key else ""
     for name, field in section.model.model_fields.items():
         key = field.alias or name
-        description = prose(field.description)
+        text = prose(description(section.model, name))
         nested = submodel(field.annotation)
         if nested is not None:
             child = documented[nested]
-            description = f"{description} See [`{child}`](#{anchor(child)}).".strip()
+            text = f"{text} See [`{child}`](#{anchor(child)}).".strip()
         out.append(
-            f"| `{prefix}{key}` | {cell(type_name(field.annotation))} | {cell(default_value(field))} "
-            f"| {cell(description)} |"
+            f"| `{prefix}{key}` | {cell(type_name(field.annotation))} | {cell(default_value(field))} | {cell(text)} |"
         )
     return out + [""]
 
