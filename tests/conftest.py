@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+# pytest keeps the assertion-rewritten test modules in __pycache__ (ignored by git) only while bytecode may be
+# written: with PYTHONDONTWRITEBYTECODE set, every run and each of its xdist workers would rewrite and compile
+# all ~200 test modules again (about 5 s of CPU per process).
+sys.dont_write_bytecode = False
 
 try:  # works whether or not ``tests`` is importable as a package
     from tests import fakegithub, github_conformance
@@ -18,15 +24,6 @@ except ImportError:  # pragma: no cover
 
 #: Answers of the fake GitHub checked against GitHub's description this session (printed at the end).
 CONFORMANCE = {"answers": 0}
-
-
-def pytest_collection_modifyitems(items):
-    """With ``--dist loadgroup`` (pytest-xdist, pyproject.toml): the tests of one acceptance module run on one worker,
-    so its module fixtures (a full sync, three snapshot loads, the release notes index, ...) are made once a run."""
-    acceptance = Path(__file__).resolve().parent / "acceptance"
-    for item in items:
-        if item.path.parent == acceptance:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
 
 @pytest.fixture
