@@ -2,19 +2,15 @@
 ../shared served by the loopback fake GitHub) gives, at every commit, exactly the snapshot a full read of
 that commit gives. Skipped when the bundle is absent; nothing from ../shared is copied into the project.
 
-``parse_kep`` is a pure function of ``(path, bytes)``: each distinct kep.yaml is parsed once for both reads and
-every step (:func:`_parse_once`). What differs between the two reads, which files each sees at which bytes and
-the snapshot each builds from them, is compared whole at every commit."""
+Each distinct kep.yaml is parsed once for both reads and every step (tests/acceptance/conftest.py): what
+differs between the two reads, which files each sees at which bytes and the snapshot each builds from them,
+is compared whole at every commit."""
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-import bot.model.snapshot
 from bot.http import RequestCounter
-from bot.model.kep import parse_kep
 from bot.model.snapshot import build_snapshot
 from bot.sources.enhancements import with_problems
 from bot.sources.git import scan_git_tree
@@ -31,13 +27,7 @@ pytestmark = [
 REPO = "kubernetes/enhancements"
 
 
-@pytest.fixture
-def _parse_once(monkeypatch):
-    """``build_snapshot`` parses each distinct ``(path, bytes)`` once (a :class:`KepFileError` is raised anew)."""
-    monkeypatch.setattr(bot.model.snapshot, "parse_kep", functools.cache(parse_kep))
-
-
-def test_incremental_snapshots_equal_full_reads_over_real_commits(tmp_path, bundle_clone, _parse_once):
+def test_incremental_snapshots_equal_full_reads_over_real_commits(tmp_path, bundle_clone):
     repo = bundle_clone
     with FakeGitHub(require_auth=False) as fake:
         line = load_git_repo(fake, repo, REPO)
