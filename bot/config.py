@@ -36,7 +36,7 @@ DEFAULT_CONFIG_PATHS = (Path("kep-sync.yaml"), DEFAULT_CONFIG_PATH)
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 def actions_repository() -> str | None:
@@ -434,7 +434,7 @@ class DigestConfig(_Strict):
     stage within releases ``from``..``to``, rewritten between the digest markers on every sync. ``page`` may
     be one of ``wiki.pages``: its rows outside the section are synced too (:func:`bot.plan.planner.plan_sync`)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     page: str | None = None
     """The digest page, relative to the wiki; unset: no digest."""
@@ -480,7 +480,7 @@ class TargetConfig(_Strict):
     it). Sources and their caches (``enhancements``, ``cache_dir``, ``release_notes``, ``gate_lifecycle``,
     ``provenance``, ``github``, ``links``) and the ``schedule`` are shared: set them at the top level."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     name: str = Field(pattern=TARGET_NAME)
     """Lower-case letters, digits, ``.``, ``_``, ``-`` (at most 63): the state directory and job name."""

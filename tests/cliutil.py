@@ -21,3 +21,10 @@ def error_line(capsys) -> str:
     assert out == ""
     (line,) = err.splitlines()
     return line
+
+
+def shown(path) -> str:
+    """How an error message names a configured path: its repr, cut after 80 characters with ``…``
+    (``bot.config.shown``); a temporary directory is long enough to be cut under pytest-xdist."""
+    text = repr(str(path))
+    return text if len(text) <= 80 else text[:80] + "…"

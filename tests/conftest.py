@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+# pytest keeps the assertion-rewritten test modules in __pycache__ (ignored by git) only while bytecode may be
+# written: with PYTHONDONTWRITEBYTECODE set, every run and each of its xdist workers would rewrite and compile
+# all ~200 test modules again (about 5 s of CPU per process).
+sys.dont_write_bytecode = False
 
 try:  # works whether or not ``tests`` is importable as a package
     from tests import fakegithub, github_conformance
@@ -42,6 +49,18 @@ def github_conformance_check():
     )
 
 
+def pytest_sessionfinish(session):
+    """Under pytest-xdist a worker hands its count to the controller (:func:`pytest_testnodedown`)."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["fake_github_answers"] = CONFORMANCE["answers"]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: add up the answers each worker checked."""
+    CONFORMANCE["answers"] += getattr(node, "workeroutput", {}).get("fake_github_answers", 0)
+
+
 def pytest_terminal_summary(terminalreporter):
     if CONFORMANCE["answers"]:
         terminalreporter.write_line(
@@ -70,16 +89,27 @@ BUNDLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "enhancements
 
 @pytest.fixture(scope="session")
 def bundle_clone(tmp_path_factory) -> Path:
-    """A git clone (a directory with ``keps/``) of ``../shared/data/enhancements-keps.bundle``, made once a session.
+    """A git clone (a directory with ``keps/``) of ``../shared/data/enhancements-keps.bundle``, made once a run.
 
-    Shared by the acceptance modules: tests read it and must not write into it (caches and wikis go under
-    their own ``tmp_path``). Fails the test when the bundle is absent (modules skip before asking for it
-    unless ``KEP_SYNC_REQUIRE_SHARED=1``).
+    Shared by the acceptance modules, and by the pytest-xdist workers of one run (the first to take the lock
+    clones into the run's base temporary directory, the others wait and reuse it): tests read it and must not
+    write into it (caches and wikis go under their own ``tmp_path``). Fails the test when the bundle is absent
+    (modules skip before asking for it unless ``KEP_SYNC_REQUIRE_SHARED=1``).
     """
+    import fcntl
+
     if not BUNDLE.is_file():
         pytest.fail(f"{BUNDLE} is absent")
-    target = tmp_path_factory.mktemp("bundle") / "enhancements"
-    subprocess.run(["git", "clone", "-q", str(BUNDLE), str(target)], check=True, capture_output=True)
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's directory, above the workers' own (popen-gw0, ...)
+    target = base / "bundle" / "enhancements"
+    with open(base / "bundle.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / ".git").is_dir():
+            partial = base / "bundle" / "partial"
+            subprocess.run(["git", "clone", "-q", str(BUNDLE), str(partial)], check=True, capture_output=True)
+            partial.rename(target)
     return target
 
 

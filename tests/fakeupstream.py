@@ -44,6 +44,22 @@ def _tree_entries(body: bytes) -> dict[str, tuple[str, str, str]]:
     return entries
 
 
+class _Trees(dict):
+    """The fake's ``trees`` (``{sha: {name: (mode, type, sha)}}``) with raw git tree objects parsed on first use:
+    a real history holds tens of thousands of trees, and a test reads the few under the commits it serves."""
+
+    def __init__(self, parsed: dict, raw: dict[str, bytes]):
+        super().__init__(parsed)
+        self.raw = raw
+
+    def __missing__(self, sha: str) -> dict[str, tuple[str, str, str]]:
+        entries = self[sha] = _tree_entries(self.raw.pop(sha))  # KeyError for an unknown sha, as a dict
+        return entries
+
+    def __contains__(self, sha: object) -> bool:
+        return super().__contains__(sha) or sha in self.raw
+
+
 def _commit_record(sha: str, body: bytes, ts: int) -> dict:
     head, _, message = body.decode("utf-8", "replace").partition("\n\n")
     fields: dict[str, list[str]] = {}
@@ -83,11 +99,13 @@ def load_git_repo(fake: FakeGitHub, repo: Path, full_name: str, branch: str = "m
     ).stdout.split()
     order = {sha: i for i, sha in enumerate(line)}
     with fake.lock:
+        trees = fake.trees if isinstance(fake.trees, _Trees) else _Trees(fake.trees, {})
+        fake.trees = trees
         for sha, kind, body in _objects(repo):
             if kind == "blob":
                 fake.blobs[sha] = body
             elif kind == "tree":
-                fake.trees[sha] = _tree_entries(body)
+                trees.raw[sha] = body
             elif kind == "commit":
                 fake.commits[sha] = _commit_record(sha, body, order.get(sha, 0))
         owner, name = full_name.split("/")

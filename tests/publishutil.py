@@ -1,4 +1,4 @@
-"""Scenario helpers for the publish tests and ``scripts/bench_publish.py``: a wiki page, KEPs, config, one run.
+"""Scenario helpers for the publish tests and ``scripts/bench/bench_publish.py``: a wiki page, KEPs, config, one run.
 
     fake.seed_repo(REPO, {PAGE_PATH: PAGE})
     result = run_github(fake, keps(), github_config(fake))

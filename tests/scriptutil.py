@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_script(path: Path) -> ModuleType:
-    """``path`` (a ``scripts/*.py`` file) imported as module ``script_<stem>``; its module-level code runs."""
+    """``path`` (a ``scripts/GROUP/*.py`` file) imported as module ``script_<stem>``; its module-level code runs."""
     spec = importlib.util.spec_from_file_location(f"script_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

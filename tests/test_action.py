@@ -56,8 +56,8 @@ def test_the_summary_runs_on_every_outcome_with_the_shipped_script():
     summary = STEPS["Job summary"]
     assert summary["if"] == "always()"
     assert summary["env"]["OUTCOME"] == f"${{{{ steps.{STEPS['Sync']['id']}.outcome }}}}"
-    assert '"$ACTION_PATH/scripts/step_summary.py"' in summary["run"]
-    assert (ROOT / "scripts" / "step_summary.py").is_file() and (ROOT / "requirements.lock").is_file()
+    assert 'PYTHONPATH="$ACTION_PATH" python3 -m bot.step_summary' in summary["run"]
+    assert (ROOT / "bot" / "step_summary.py").is_file() and (ROOT / "requirements.lock").is_file()
 
 
 def _step(name: str, tmp_path: Path, env: dict) -> subprocess.CompletedProcess:

@@ -5,6 +5,7 @@ and the pure stages (model, wiki, plan) import no I/O."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 BOT = Path(__file__).resolve().parents[1] / "bot"
@@ -13,6 +14,12 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 def module_name(path: Path, root: Path = BOT) -> str:
     parts = path.relative_to(root.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of the module at ``path``, parsed once a run (every check here walks all of ``bot/``)."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def import_graph(root: Path = BOT) -> dict[str, set[str]]:
@@ -25,7 +32,7 @@ def import_graph(root: Path = BOT) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in files}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(parsed(path)):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -105,7 +112,7 @@ STAGES = (
     ("config", ("bot.config", "bot.configyaml", "bot.configpaths")),
     ("commands", ("bot.commands",)),
     ("service", ("bot.service",)),
-    ("cli", ("bot.cli", "bot.cli_targets")),
+    ("cli", ("bot.cli", "bot.cli_targets", "bot.step_summary")),
 )
 PURE = ("model", "wiki", "plan")
 IO_MODULES = {
@@ -175,7 +182,7 @@ def private_imports(root: Path = BOT) -> list[str]:
     """``["importer: module.name"]`` for every ``from bot... import _name`` under ``root``."""
     found = []
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bot"):
                 found += [
                     f"{module_name(path, root)}: {node.module}.{a.name}"
@@ -202,7 +209,7 @@ def test_pure_stages_import_no_io():
         name = module_name(path)
         if STAGES[stage_of(name)][0] not in PURE:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             names = (
                 [a.name for a in node.names]
                 if isinstance(node, ast.Import)

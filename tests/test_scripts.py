@@ -4,10 +4,10 @@
 history loader's signature changed, and no test ran it. Here each script is imported (its
 module-level imports of ``bot`` run), and the benchmark and check scripts whose inputs can be
 given on the command line run their ``main`` on a tiny git repository written by hand
-(``--runs 1``): ``bench_history.py``, ``bench_release_notes.py``, ``check_digest.py``,
-``check_coverage.py``, ``body_size.py``. The rest have their own tests (``make_snapshot.py``: test_offline,
-``check_page_edit.py``: test_page_fidelity, ``step_summary.py``: test_workflow,
-``refresh_github_openapi.py``: test_github_conformance) or only run on
+(``--runs 1``): ``bench/bench_history.py``, ``bench/bench_release_notes.py``, ``check/check_digest.py``,
+``check/check_coverage.py``, ``check/body_size.py``. The rest have their own tests (``gen/make_snapshot.py``: test_offline,
+``check/check_page_edit.py``: test_page_fidelity, ``gen/gen_config_reference.py``: test_docs,
+``gen/refresh_github_openapi.py``: test_github_conformance) or only run on
 the real data in ../shared as many new processes (``benchmark.py``, ``bench_evidence.py``,
 ``eval_evidence.py``, ``bench_publish.py``): those are imported here, and skipped beyond that.
 Timing figures are printed by the scripts, never asserted.
@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover
     from scriptutil import ROOT, load_script
     from syncutil import kep_yaml
 
-SCRIPTS = sorted(p for p in (ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))  # _bench.py: a helper
+SCRIPTS = sorted(p for p in (ROOT / "scripts").rglob("*.py") if not p.name.startswith("_"))  # bench/_bench.py: a helper
 KEP = "keps/sig-node/100-widgets/kep.yaml"
 PAGE = (
     "| KEP | Status | Alpha | Beta | GA |\n|---|---|---|---|---|\n"
@@ -41,7 +41,7 @@ PAGE = (
 
 
 def _run(monkeypatch, capsys, name: str, *args: str) -> tuple[int, str]:
-    module = load_script(ROOT / "scripts" / name)
+    module = load_script(ROOT / "scripts" / name)  # name: GROUP/SCRIPT.py
     monkeypatch.setattr(sys, "argv", [name, *args])
     rc = module.main()
     return rc, capsys.readouterr().out
@@ -94,7 +94,7 @@ def bundle(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("path", SCRIPTS, ids=[p.name for p in SCRIPTS])
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.relative_to(ROOT / "scripts").as_posix() for p in SCRIPTS])
 def test_every_script_imports_and_has_a_main(path):
     assert callable(getattr(load_script(path), "main", None))
 
@@ -103,7 +103,7 @@ def test_bench_history_runs(bundle, monkeypatch, capsys):
     rc, out = _run(
         monkeypatch,
         capsys,
-        "bench_history.py",
+        "bench/bench_history.py",
         "--runs",
         "1",
         "--bundle",
@@ -129,7 +129,7 @@ def test_body_size_runs(bundle, monkeypatch, capsys, tmp_path):
     rc, out = _run(
         monkeypatch,
         capsys,
-        "body_size.py",
+        "check/body_size.py",
         "--bundle",
         str(bundle / "enh.bundle"),
         "--page",
@@ -155,7 +155,7 @@ def test_bench_release_notes_runs(bundle, monkeypatch, capsys):
     rc, out = _run(
         monkeypatch,
         capsys,
-        "bench_release_notes.py",
+        "bench/bench_release_notes.py",
         "--runs",
         "1",
         "--notes",
@@ -173,7 +173,7 @@ def test_check_digest_runs(bundle, monkeypatch, capsys, tmp_path):
     rc, out = _run(
         monkeypatch,
         capsys,
-        "check_digest.py",
+        "check/check_digest.py",
         str(repo),
         "--sig",
         "node",
@@ -191,7 +191,7 @@ def test_check_digest_runs(bundle, monkeypatch, capsys, tmp_path):
 def test_check_coverage_runs(tmp_path, capsys):
     (tmp_path / "cov.md").write_text("| Group | Representative KEPs |\n|---|---|\n| Widgets | 100, 200 |\n")
     (tmp_path / "m.md").write_text(PAGE + "| [300](https://kep.k8s.io/300) | implementable / alpha | v1.33 | - | - |\n")
-    module = load_script(ROOT / "scripts" / "check_coverage.py")
+    module = load_script(ROOT / "scripts" / "check" / "check_coverage.py")
     rc = module.main([str(tmp_path / "cov.md"), str(tmp_path / "m.md")])
     out = capsys.readouterr().out
     assert rc == 0

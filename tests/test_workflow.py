@@ -1,4 +1,4 @@
-"""The GitHub Actions workflow: a job summary on every run (scripts/step_summary.py) and the audit input."""
+"""The GitHub Actions workflow: a job summary on every run (``python -m bot.step_summary``) and the audit input."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import yaml
 
+from bot import step_summary
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "kep-sync.yml"
-sys.path.insert(0, str(ROOT / "scripts"))
-import step_summary  # noqa: E402
 
 CHANGELOG = "# Update KEP matrix: 2 changes in 1 KEP\n\n**kep-sync**: 2 changes\n"
 PR = "https://github.com/acme/wiki/pull/7"
@@ -28,7 +28,7 @@ def test_the_summary_step_runs_on_every_run_and_the_sync_step_no_longer_writes_i
     summary = all_steps["Job summary"]
     assert summary["if"] == "always()"
     assert summary["env"]["OUTCOME"] == "${{ steps.run.outcome }}"
-    assert "scripts/step_summary.py" in summary["run"] and '>> "$GITHUB_STEP_SUMMARY"' in summary["run"]
+    assert "python -m bot.step_summary" in summary["run"] and '>> "$GITHUB_STEP_SUMMARY"' in summary["run"]
     assert all_steps["Sync"]["id"] == "run" and "GITHUB_STEP_SUMMARY" not in all_steps["Sync"]["run"]
 
 
@@ -189,4 +189,20 @@ def test_no_event_text_reaches_a_shell_and_a_labeled_run_uses_the_default_branch
     checkout = steps()["actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8"]
     assert checkout["with"]["ref"] == (
         "${{ github.event_name == 'pull_request' && github.event.repository.default_branch || '' }}"
+    )
+
+
+def test_the_summary_runs_with_the_standard_library_only(tmp_path):
+    """``python -S`` (no site-packages: none of kep-sync's dependencies) from the checkout, as after a failed install."""
+    proc = subprocess.run(
+        [sys.executable, "-S", "-m", "bot.step_summary", "--report", str(tmp_path / "r.json"), "--outcome", "failure"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == (
+        "**kep-sync sync failed**: no report was written; see the step's log for the error\n\n"
+        "_kep-sync sync printed no changelog._\n"
     )

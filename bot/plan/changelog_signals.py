@@ -319,7 +319,7 @@ def visible_text(body: str) -> str:
     """The text a reader sees of a pull request ``body`` with every ``<details>`` block collapsed: the markdown
     outside the blocks plus each block's ``<summary>`` line, rendered (CommonMark with GFM tables, as
     markdown-it-py reads it), tags and link targets dropped, every run of white space one space. Its length is
-    the figure "visible characters" of docs/reviewers.md (``scripts/body_size.py`` prints it)."""
+    the figure "visible characters" of docs/reviewers.md (``scripts/check/body_size.py`` prints it)."""
     shown, depth = [], 0
     for line in body.split("\n"):
         opening = line.startswith("<details>")

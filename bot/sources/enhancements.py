@@ -4,7 +4,7 @@
 
 1. a directory that contains ``keps/`` (revision: its git HEAD, if it is a checkout);
 2. a local ``.tar.gz`` / ``.tgz`` tarball holding ``TOP/keps/...`` (the offline snapshot in
-   ``examples/``, made by ``scripts/make_snapshot.py``; revision: the commit SHA in its pax header);
+   ``examples/``, made by ``scripts/gen/make_snapshot.py``; revision: the commit SHA in its pax header);
 3. a git repository: a local path, ``file://`` or ``https://`` URL, or a bundle
    file; cloned once (bare) into the cache directory and fetched on later runs;
 4. ``github:OWNER/REPO@REF``: REF resolved to a commit SHA with one API call,

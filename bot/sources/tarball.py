@@ -6,7 +6,7 @@ member path has its top folder stripped (``owner-repo-sha/`` at GitHub, ``enhanc
 snapshot), an absolute or ``..`` member path is refused, links and device entries under ``keps/`` and
 oversized metadata files are reported as problems, and the decompressed stream is capped (gzip bomb).
 The revision is the commit SHA in the archive's pax global header ``comment`` (``git archive`` and GitHub
-write it there; ``scripts/make_snapshot.py`` too).
+write it there; ``scripts/gen/make_snapshot.py`` too).
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ every later call of the same process (many wiki targets, a replan):
 An entry that does not hold is reported (``upstream cache entry ignored: ...``), deleted and read again. The
 compare API was chosen over a blobless partial clone: it needs no git protocol or clone on disk, its answers
 come through the same client, caps and token as the tarball, and a one-file change costs a few small requests
-(``scripts/bench_upstream.py`` prints the figures).
+(``scripts/bench/bench_upstream.py`` prints the figures).
+The compare API cannot tell a file that became a symbolic link; its blob is read as the file.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every expected value was computed by hand from ``git log --first-parent -p`` of the bundle
 (e.g. KEP-5732's stage went beta in 0c1e4494 (#6134), while the newest commit touching its
-kep.yaml is 00dd105d (#6234)) and, for the digest, by ``scripts/check_digest.py``, which reads
+kep.yaml is 00dd105d (#6234)) and, for the digest, by ``scripts/check/check_digest.py``, which reads
 the tree with its own parser. Skipped when ../shared is absent, failed when
 ``KEP_SYNC_REQUIRE_SHARED=1``.
 """
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.acceptance, pytest.mark.skipif(not PRESENT and not REQ
 
 HISTORY_4671 = "KEP 4671: keps/sig-scheduling/4671-gang-scheduling/kep.yaml (14 changes)\n2025-10-08   #5558  fd2be728fb94  path: - -> keps/sig-scheduling/4671-gang-scheduling/kep.yaml\n2025-10-08   #5558  fd2be728fb94  status: - -> implementable\n2025-10-08   #5558  fd2be728fb94  stage: - -> alpha\n2025-10-08   #5558  fd2be728fb94  latest-milestone: - -> v1.35\n2025-10-08   #5558  fd2be728fb94  milestone.alpha: - -> v1.35\n2025-10-08   #5558  fd2be728fb94  milestone.beta: - -> v1.36\n2025-10-08   #5558  fd2be728fb94  milestone.stable: - -> v1.38\n2025-10-08   #5558  fd2be728fb94  feature-gates: - -> GangScheduling, GenericWorkload\n2026-02-05   #5730  49b65b660f65  latest-milestone: v1.35 -> v1.36\n2026-02-05   #5730  49b65b660f65  feature-gates: GangScheduling, GenericWorkload -> DelayedPreemption, GangScheduling, GenericWorkload\n2026-02-11   #5893  9f5b2963f7d4  milestone.beta: v1.36 -> v1.37\n2026-05-28   #6076  a1c57693d8c9  stage: alpha -> beta\n2026-05-28   #6076  a1c57693d8c9  latest-milestone: v1.36 -> v1.37\n2026-05-28   #6076  a1c57693d8c9  feature-gates: DelayedPreemption, GangScheduling, GenericWorkload -> GenericWorkload\n"
 HISTORY_4815 = "KEP 4815: keps/sig-scheduling/4815-dra-partitionable-devices/kep.yaml (19 changes)\n2024-10-10   #4874  0aac7755a5b2  path: - -> keps/sig-node/4815-dra-partitionable-devices/kep.yaml\n2024-10-10   #4874  0aac7755a5b2  status: - -> implementable\n2024-10-10   #4874  0aac7755a5b2  stage: - -> alpha\n2024-10-10   #4874  0aac7755a5b2  latest-milestone: - -> v1.32\n2024-10-10   #4874  0aac7755a5b2  milestone.alpha: - -> v1.32\n2024-10-10   #4874  0aac7755a5b2  milestone.beta: - -> v1.33\n2024-10-10   #4874  0aac7755a5b2  milestone.stable: - -> v1.34\n2024-10-10   #4874  0aac7755a5b2  feature-gates: - -> DRAPartitionableDevices\n2025-02-12   #5066  b64858bad9c3  path: keps/sig-node/4815-dra-partitionable-devices/kep.yaml -> keps/sig-scheduling/4815-dra-partitionable-devices/kep.yaml\n2025-02-12   #5066  b64858bad9c3  latest-milestone: v1.32 -> v1.33\n2025-02-12   #5066  b64858bad9c3  milestone.alpha: v1.32 -> v1.33\n2025-02-12   #5066  b64858bad9c3  milestone.beta: v1.33 -> v1.34\n2025-02-12   #5066  b64858bad9c3  milestone.stable: v1.34 -> v1.35\n2025-10-15   #5515  76a0fdcf84c1  latest-milestone: v1.33 -> v1.35\n2025-10-15   #5515  76a0fdcf84c1  milestone.beta: v1.34 -> -\n2025-10-15   #5515  76a0fdcf84c1  milestone.stable: v1.35 -> -\n2026-01-29   #5767  166a065398f5  stage: alpha -> beta\n2026-01-29   #5767  166a065398f5  latest-milestone: v1.35 -> v1.36\n2026-01-29   #5767  166a065398f5  milestone.beta: - -> v1.36\n"
-#: scripts/check_digest.py /tmp/enh --sig node --from v1.33 --to v1.35 --at 2026-01-01 (revision 1aa5ddaf08b9).
+#: scripts/check/check_digest.py /tmp/enh --sig node --from v1.33 --to v1.35 --at 2026-01-01 (revision 1aa5ddaf08b9).
 DIGEST_NODE = {
     "stable": [
         753,

@@ -30,10 +30,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def checkout(tmp_path_factory) -> Path:
-    target = tmp_path_factory.mktemp("enhancements") / "enhancements"
-    subprocess.run(["git", "clone", "-q", "-b", "master", str(BUNDLE), str(target)], check=True, capture_output=True)
-    return target
+def checkout(bundle_clone) -> Path:
+    """The session's clone of the bundle, at its ``master``."""
+    return bundle_clone
 
 
 @pytest.fixture(scope="module")

@@ -129,7 +129,7 @@ def test_the_stale_page_body_leads_with_what_needs_a_look_and_fits_a_minute(stal
         f"- 5 more findings on these rows: not-in-notes [5030]({K}5030), [4205]({K}4205), [5055]({K}5055); "
         f"stage-mismatch [127]({K}127); gate-typo [3695]({K}3695) (under Needs review)",
     ]
-    # b26b635 gave 11,128 visible characters here (scripts/body_size.py --code); at most 6,000 now. The paths
+    # b26b635 gave 11,128 visible characters here (scripts/check/body_size.py --code); at most 6,000 now. The paths
     # are named as the issue ran it, so the figure does not depend on where the checkout lives.
     named = body.replace(str(clone), "enhancements").replace(str(GATES), f"../shared/data/feature-gates/{GATES.name}")
     assert len(visible_text(named)) == 5562 <= 6000
@@ -231,7 +231,7 @@ def test_the_audit_finds_what_no_reading_of_the_list_explains_and_only_for_the_o
 
 
 def test_the_4381_note_is_evidence_through_ownership_on_the_blanked_page(clone, tmp_path):
-    """The current page with every milestone blanked (scripts/eval_evidence.py's second page): 4381's GA is
+    """The current page with every milestone blanked (scripts/check/eval_evidence.py's second page): 4381's GA is
     announced by the 1.35 note #134452 on the DynamicResourceAllocation gate, which 4381 owns."""
     from tests.scriptutil import ROOT, load_script
 

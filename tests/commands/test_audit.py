@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -271,7 +270,7 @@ def test_the_scheduled_audit_writes_its_files_to_the_state_dir_and_never_raises(
 
 
 @pytest.mark.acceptance
-def test_audit_of_the_current_page_pins_the_implementable_stable_verdicts(tmp_path):
+def test_audit_of_the_current_page_pins_the_implementable_stable_verdicts(tmp_path, request):
     bundle, notes = SHARED / "data" / "enhancements-keps.bundle", SHARED / "data" / "release-notes"
     if not bundle.is_file():
         if os.environ.get("KEP_SYNC_REQUIRE_SHARED") == "1":
@@ -280,8 +279,7 @@ def test_audit_of_the_current_page_pins_the_implementable_stable_verdicts(tmp_pa
     from bot.sources.enhancements import load_snapshot
     from bot.sources.release_notes import load_release_notes
 
-    subprocess.run(["git", "clone", "-q", str(bundle), str(tmp_path / "enh")], check=True, capture_output=True)
-    snapshot = load_snapshot(str(tmp_path / "enh"), tmp_path / "cache")
+    snapshot = load_snapshot(str(request.getfixturevalue("bundle_clone")), tmp_path / "cache")
     page = (SHARED / "wiki" / "kubernetes-keps-implementation-matrix.md").read_bytes()
     audit = plan_audit(
         Config(), snapshot, {"matrix.md": page}, load_release_notes(str(notes), tmp_path / "cache", None)

@@ -20,6 +20,7 @@ from bot.config import Config, read_config_data, validate_config
 from bot.errors import ConfigError, UsageError
 from bot.publish import pacing
 from bot.service.multi import SharedSources, run_targets, summary_lines
+from tests.cliutil import shown
 from tests.publishutil import ENV, PAGE, PAGE_PATH, fresh_logging, keps  # noqa: F401 - fixture
 from tests.syncutil import kep, write_keps
 
@@ -471,7 +472,7 @@ def test_the_list_step_fails_on_a_broken_config_and_the_last_run_step_finds_the_
     (tmp_path / "config" / "kep-sync.yaml").write_text("targets: [{name: a, bad: 1}]\n", encoding="utf-8")
     assert _run_step(steps["List the targets"], tmp_path, {"ONLY": ""}) == (2, "")
     (tmp_path / "state" / "last-run").mkdir(parents=True)
-    summary = dict(steps["Job summary"], run=steps["Job summary"]["run"].replace("python scripts/", "true "))
+    summary = dict(steps["Job summary"], run=steps["Job summary"]["run"].replace("python -m bot.step_summary", "true"))
     assert _run_step(summary, tmp_path, {"TARGET": "default"}) == (0, "dir=state/last-run\n")
     (tmp_path / "state" / "targets" / "a" / "last-run").mkdir(parents=True)
     assert _run_step(summary, tmp_path, {"TARGET": "a"}) == (0, "dir=state/targets/a/last-run\n")
@@ -527,9 +528,9 @@ def test_validate_checks_the_paths_of_every_target(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"kep-sync: error: {config}: enhancements: '{tmp_path / 'no'}': not a directory with keps/, a .tar.gz "
         "snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF\n"
-        f"kep-sync: error: {config}: targets[1].wiki.dir '{tmp_path / 'nowhere'}': no such directory\n"
+        f"kep-sync: error: {config}: targets[1].wiki.dir {shown(tmp_path / 'nowhere')}: no such directory\n"
         f"kep-sync: error: {config}: targets[2].wiki.pages[0] 'm.md': no such file (under the wiki directory "
-        f"'{tmp_path / 'c'}')\n"
+        f"{shown(tmp_path / 'c')})\n"
     )
 
 

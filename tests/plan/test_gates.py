@@ -1,5 +1,5 @@
 """The feature-gate lifecycle: the list model, its sources, the join, marks, findings, promote_when, the Shipped
-column and the second reading (scripts/check_gates.py). Small hand-written lists and KEPs only."""
+column and the second reading (scripts/check/check_gates.py). Small hand-written lists and KEPs only."""
 
 from __future__ import annotations
 
@@ -526,7 +526,7 @@ def test_check_gates_agrees_with_the_audit_on_tiny_fixtures(tmp_path):
     run = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "scripts/check_gates.py"),
+            str(ROOT / "scripts/check/check_gates.py"),
             "--enhancements",
             str(root),
             "--page",

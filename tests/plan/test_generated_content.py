@@ -24,8 +24,10 @@ from bot.wiki import frontmatter
 from bot.wiki.matrix import parse_page
 
 try:
+    from tests.cliutil import shown
     from tests.syncutil import REVISION, kep, snapshot, write_keps
 except ImportError:  # pragma: no cover
+    from cliutil import shown
     from syncutil import REVISION, kep, snapshot, write_keps
 
 OLD = "keps/sig-node/5573-cgroup-v1-unsupported/kep.yaml"
@@ -301,12 +303,12 @@ def test_pages_that_are_one_file_through_a_link_are_refused(tmp_path):
     assert same_files(config) == []  # two wiki.pages entries may name one file
     config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "link.md"})})
     assert same_files(config) == [
-        f"digest.page 'link.md': the same file as wiki.pages[0] 'm.md' ({str(tmp_path / 'm.md')!r}); the digest "
+        f"digest.page 'link.md': the same file as wiki.pages[0] 'm.md' ({shown(tmp_path / 'm.md')}); the digest "
         "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"
     ]
     config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "./m.md"})})
     assert same_files(config) == [  # by its own name, but wiki.pages[1] reaches that file through a link
-        f"digest.page './m.md': the same file as wiki.pages[1] 'link.md' ({str(tmp_path / 'm.md')!r}); the digest "
+        f"digest.page './m.md': the same file as wiki.pages[1] 'link.md' ({shown(tmp_path / 'm.md')}); the digest "
         "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"
     ]
     config = config.model_copy(update={"wiki": config.wiki.model_copy(update={"pages": ["m.md"]})})
@@ -314,7 +316,7 @@ def test_pages_that_are_one_file_through_a_link_are_refused(tmp_path):
     os.link(tmp_path / "m.md", tmp_path / "hard.md")
     config = config.model_copy(update={"digest": config.digest.model_copy(update={"page": "hard.md"})})
     assert same_files(config) == [
-        f"digest.page 'hard.md': the same file as wiki.pages[0] 'm.md' ({str(tmp_path / 'hard.md')!r}); the digest "
+        f"digest.page 'hard.md': the same file as wiki.pages[0] 'm.md' ({shown(tmp_path / 'hard.md')}); the digest "
         "page is rewritten between its markers and the rows of wiki.pages are synced, so name two different files"
     ]
 

@@ -220,7 +220,7 @@ def _tarball(path, spec):
 
 
 def test_refresh_keeps_the_listed_operations_and_the_schemas_they_reach(tmp_path, monkeypatch, capsys):
-    script = load_script(ROOT / "scripts" / "refresh_github_openapi.py")
+    script = load_script(ROOT / "scripts" / "gen" / "refresh_github_openapi.py")
     monkeypatch.setattr(script, "OPERATIONS", (("get", "/user"),))
     tarball, out = _tarball(tmp_path / "p.tgz", SPEC), tmp_path / "subset.json"
     assert script.main([str(tarball), "--out", str(out)]) == 0
@@ -253,7 +253,7 @@ def test_refresh_keeps_the_listed_operations_and_the_schemas_they_reach(tmp_path
 
 
 def test_refresh_fails_on_an_operation_missing_from_the_source(tmp_path, monkeypatch, capsys):
-    script = load_script(ROOT / "scripts" / "refresh_github_openapi.py")
+    script = load_script(ROOT / "scripts" / "gen" / "refresh_github_openapi.py")
     monkeypatch.setattr(script, "OPERATIONS", (("get", "/user"), ("post", "/user")))
     out = tmp_path / "subset.json"
     assert script.main([str(_tarball(tmp_path / "p.tgz", SPEC)), "--out", str(out)]) == 1

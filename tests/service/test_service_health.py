@@ -418,7 +418,13 @@ def test_health_usage_errors_exit_1_not_2(tmp_path, capsys):
 
 def test_make_snapshot_names_a_missing_source_in_one_line(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "scripts/make_snapshot.py", str(tmp_path / "nonexistent"), "--out-dir", str(tmp_path / "out")],
+        [
+            sys.executable,
+            "scripts/gen/make_snapshot.py",
+            str(tmp_path / "nonexistent"),
+            "--out-dir",
+            str(tmp_path / "out"),
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

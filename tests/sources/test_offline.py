@@ -1,5 +1,5 @@
 """The offline snapshot: a local ``.tar.gz`` as a source kind (bot/sources/tarball.py), the script that makes
-it (scripts/make_snapshot.py), the snapshot shipped in ``examples/`` and the README's first command with no
+it (scripts/gen/make_snapshot.py), the snapshot shipped in ``examples/`` and the README's first command with no
 route to any network."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover
     from sourcesutil import SHA, TARBALL_FILES, TOP, kep, link_info, make_tarball
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "gen"))
 import make_snapshot  # noqa: E402
 
 BUNDLE = ROOT.parent / "shared" / "data" / "enhancements-keps.bundle"
@@ -104,7 +104,7 @@ def test_local_file_that_is_not_a_tarball_is_source_error(tmp_path):
     assert str(err.value).startswith(f"{path}: not a readable tar.gz archive (")
 
 
-# -- scripts/make_snapshot.py ------------------------------------------------------------------------------
+# -- scripts/gen/make_snapshot.py ------------------------------------------------------------------------------
 
 
 def test_make_snapshot_is_deterministic_and_reads_back_like_the_git_source(tmp_path, capsys):

@@ -357,14 +357,14 @@ def test_display_width_counts_wide_characters_double_and_marks_zero():
     assert display_width("a\u200bb") == 2  # zero-width space (format character)
 
 
-# -- a second, independent reading (scripts/check_page_edit.py) ------------------------------------------
+# -- a second, independent reading (scripts/check/check_page_edit.py) ------------------------------------------
 
 
 def _checker():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "scripts" / "check_page_edit.py"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "check" / "check_page_edit.py"
     spec = importlib.util.spec_from_file_location("check_page_edit", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,6 +1,6 @@
 """Benchmark: read and index the release notes of all 18 releases (1.20-1.37, ~5.5 MB of JSON). Target <= 1 s.
 
-    .venv/bin/python scripts/bench_release_notes.py [--runs 7] [--notes DIR] [--bundle FILE]
+    .venv/bin/python scripts/bench/bench_release_notes.py [--runs 7] [--notes DIR] [--bundle FILE]
 
 Builds the KEP snapshot once from the bundle's HEAD (not timed), then times
 ``load_release_notes`` (JSON parsing) + ``build_index`` per run and prints the
@@ -15,12 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.plan.evidence import build_index  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
 from bot.sources.release_notes import load_release_notes  # noqa: E402
-from scripts._bench import SHARED, bench_parser, clone_bundle, spread  # noqa: E402
+from scripts.bench._bench import SHARED, bench_parser, clone_bundle, spread  # noqa: E402
 
 TARGET_SECONDS = 1.0
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark a dry run against the floor of parsing alone, side by side, on the real data in ../shared.
 
-    .venv/bin/python scripts/benchmark.py [--runs 7] [--shared ../shared]
+    .venv/bin/python scripts/bench/benchmark.py [--runs 7] [--shared ../shared]
 
 Every figure is a new process, as a user runs it; the commands are run in turns (floor, sync,
 sync with release notes, ... then again), so load from other processes on the machine falls on
@@ -16,7 +16,8 @@ peak RSS (max over the rounds) and these ratios (of wall times; targets are on t
 - ``kep-sync sync --publish none`` of the 2026-03-01 page against that clone (a git checkout: provenance
   read from its history)                                                            <= 4.0x floor (a guard),
   peak RSS <= 80 MB;
-- the same with ``--release-notes ../shared/data/release-notes``                  <= 2.5x floor;
+- the same with ``--release-notes ../shared/data/release-notes``, for reference (its ratio to the sync; the
+  target it had, 2.5x the floor, is retired: docs/contributing.md says why);
 - the first sync with an empty ``cache_dir`` (one run, before the rounds: provenance reads the
   enhancements history with ``git log`` once and caches it; the rounds share a warm cache);
 - the same sync with 10x KEPs (every KEP directory copied 10 times, renumbered)   <= 10x time;
@@ -40,11 +41,11 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = "wiki/kubernetes-keps-implementation-matrix.2026-03-01.md"
 BUNDLE = "data/enhancements-keps.bundle"
 NOTES = "data/release-notes"
-TARGET_RATIO, TARGET_NOTES_RATIO, TARGET_RSS_MB = 4.0, 2.5, 80.0
+TARGET_RATIO, TARGET_RSS_MB = 4.0, 80.0
 #: Page sizes (rows, about) whose peak RSS is printed.
 RSS_ROWS = (1000, 2000, 5000)
 TARGET_KEPS_GROWTH, TARGET_ROWS_GROWTH = 10.0, 2.0
@@ -219,7 +220,11 @@ def main() -> int:
             "sync --release-notes (dir of 18)",
             f"{keps1} kep.yaml, {rows1} rows",
             got["notes"],
-            ratio(got["notes"], floor, TARGET_NOTES_RATIO, "floor"),
+            (
+                f"x{got['notes'].wall / sync.wall:.2f} sync, x{got['notes'].wall / floor.wall:.2f} floor "
+                f"(CPU x{got['notes'].cpu / sync.cpu:.2f} sync; reference)",
+                None,
+            ),
         ),
         (
             "sync, first run (empty cache_dir)",
@@ -249,7 +254,7 @@ def main() -> int:
         for count, figures in scale
     ]
     print(
-        f"kep-sync benchmark: new processes run in turns, median of {runs} rounds, "
+        f"kep-sync benchmark {time.strftime('%Y-%m-%d')}: new processes run in turns, median of {runs} rounds, "
         f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end"
     )
     print(f"{'figure':38} {'input':26} {'wall':>8} {'CPU':>8} {'peak RSS':>9}  ratio")

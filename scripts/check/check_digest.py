@@ -1,6 +1,6 @@
 """Independent check of ``kep-sync digest``: its own reading of the git history and of kep.yaml.
 
-    python scripts/check_digest.py REPO --sig node --from v1.33 --to v1.35 --at 2026-01-01
+    python scripts/check/check_digest.py REPO --sig node --from v1.33 --to v1.35 --at 2026-01-01
 
 REPO is a git clone (e.g. ``git clone ../shared/data/enhancements-keps.bundle /tmp/enh``).
 Nothing from ``bot`` is imported: the revision is picked with ``git rev-list --first-parent

@@ -1,6 +1,6 @@
 """Regenerate the offline enhancements snapshot in ``examples/`` from a git source.
 
-    .venv/bin/python scripts/make_snapshot.py SOURCE [--rev REV] [--out-dir examples]
+    .venv/bin/python scripts/gen/make_snapshot.py SOURCE [--rev REV] [--out-dir examples]
 
 SOURCE: a git repository (local path, ``https://``/``file://`` URL, or a bundle such as
 ``../shared/data/enhancements-keps.bundle``); REV defaults to its ``HEAD``. Every
@@ -25,7 +25,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.errors import KepSyncError  # noqa: E402
 from bot.sources.git import run_git, scan_git_tree, sync_git_cache  # noqa: E402

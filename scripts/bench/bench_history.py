@@ -1,6 +1,6 @@
 """Benchmark: what upstream provenance adds to a sync, and ``kep-sync digest`` over the whole history.
 
-    .venv/bin/python scripts/bench_history.py [--runs 7] [--bundle FILE] [--page FILE]
+    .venv/bin/python scripts/bench/bench_history.py [--runs 7] [--bundle FILE] [--page FILE]
 
 From a local clone of the bundle (a directory source) and the 2026-03-01 page:
 
@@ -28,14 +28,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bot.commands.sync import history_loader  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.plan.planner import plan_sync  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
-from scripts._bench import SHARED, bench_parser, clone_bundle, spread  # noqa: E402
+from scripts.bench._bench import SHARED, bench_parser, clone_bundle, spread  # noqa: E402
 
 TARGETS = {"first": 0.5, "later": 0.1, "digest": 2.0}
 

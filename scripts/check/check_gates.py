@@ -19,7 +19,7 @@ each by plain line and string handling, and prints:
 - with ``--audit-report FILE`` (the JSON report of ``kep-sync audit --gate-lifecycle``): the findings on
   which the two readings disagree, and exit 1 when there are any.
 
-    python scripts/check_gates.py --enhancements ../shared/data/enhancements-keps.bundle \\
+    python scripts/check/check_gates.py --enhancements ../shared/data/enhancements-keps.bundle \\
         --page ../shared/wiki/kubernetes-keps-implementation-matrix.md \\
         --gates ../shared/data/feature-gates/versioned_feature_list.openshift-0b0e324c.yaml \\
         --notes ../shared/data/release-notes [--audit-report audit.json]

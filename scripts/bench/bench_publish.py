@@ -1,6 +1,6 @@
 """Benchmark: GitHub API requests per ``--publish github`` scenario, measured against the loopback fake.
 
-    .venv/bin/python scripts/bench_publish.py
+    .venv/bin/python scripts/bench/bench_publish.py
 
 Runs the real PyGithub client over HTTP against ``tests/fakegithub.py`` (no
 network) and prints, per scenario, the requests the server saw (total and
@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bot.log import configure  # noqa: E402

@@ -1,6 +1,6 @@
 """Independent check of kep-sync's release-note evidence: precision, recall and Needs-review scope.
 
-    .venv/bin/python scripts/eval_evidence.py [--verbose] [--kep-sync PATH] [--bundle FILE] [--notes DIR]
+    .venv/bin/python scripts/check/eval_evidence.py [--verbose] [--kep-sync PATH] [--bundle FILE] [--notes DIR]
 
 A second reading of the release notes with its own rules, written apart from
 ``bot/evidence`` (nothing is imported from ``bot``), so the two can disagree.
@@ -66,7 +66,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 CAP = 3
 STAGES = ("alpha", "beta", "stable")

@@ -1,6 +1,6 @@
 """Benchmark: what a scheduled ``kep-sync sync`` costs upstream, with ``cache_dir`` kept between runs.
 
-    .venv/bin/python scripts/bench_upstream.py [--bundle ../shared/data/enhancements-keps.bundle]
+    .venv/bin/python scripts/bench/bench_upstream.py [--bundle ../shared/data/enhancements-keps.bundle]
 
 A loopback fake GitHub (``tests/fakegithub.py``) serves ``kubernetes/enhancements`` from the history bundle
 (every object with its real SHA, ``tests/fakeupstream.py``) and the wiki repository ``acme/wiki`` holding the
@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from scripts._bench import SHARED, bench_parser  # noqa: E402
+from scripts.bench._bench import SHARED, bench_parser  # noqa: E402
 
 UPSTREAM = "kubernetes/enhancements"
 WIKI, PAGE_PATH = "acme/wiki", "matrix.md"

@@ -1,13 +1,14 @@
 """The GitHub Actions job summary of a kep-sync run (``.github/workflows/kep-sync.yml``, step with ``if: always()``).
 
-    python scripts/step_summary.py --report kep-sync-report.json --changelog changelog.md \\
+    python -m bot.step_summary --report kep-sync-report.json --changelog changelog.md \\
         --outcome "${{ steps.run.outcome }}" >> "$GITHUB_STEP_SUMMARY"
 
 Prints markdown: a first line saying how the run ended (failed, with the error when the JSON report has
 one, else why the report cannot tell; blocked, with what to do; cancelled; not run because an earlier step
 such as the validation failed), the pull request URL when there is one, then the changelog
 (or audit) kep-sync printed. Either file may be missing or empty (a run that failed before writing it);
-the summary says so instead of failing. Standard library only, so it runs even when the install failed.
+the summary says so instead of failing. Standard library only (``bot/__init__.py`` imports nothing either), so
+it runs from a checkout of kep-sync even when the install failed.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 """A second, independent reading of design-group coverage: which matrix rows no group lists, which group
 KEPs have no row, which KEPs several groups list; optionally compared with a kep-sync report.
 
-    scripts/check_coverage.py COVERAGE.md MATRIX.md [MATRIX.md ...] [--column HEADER]... [--report FILE]
+    scripts/check/check_coverage.py COVERAGE.md MATRIX.md [MATRIX.md ...] [--column HEADER]... [--report FILE]
 
 Its own rules, sharing no code with bot/ (so a fault in the bot's reading is not repeated here):
 lines inside ``` / ~~~ fences are skipped; a table is a run of lines starting with ``|``; a

@@ -1,6 +1,6 @@
 """Benchmark: the cost of the feature-gate lifecycle source.
 
-    .venv/bin/python scripts/bench_gates.py [--runs 7] [--gates FILE]
+    .venv/bin/python scripts/bench/bench_gates.py [--runs 7] [--gates FILE]
 
 1. a local file: times ``load_gate_lifecycle`` on one ``versioned_feature_list.yaml`` per run and prints the
    median, min and max in seconds;
@@ -17,11 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.http import make_client  # noqa: E402
 from bot.sources.gate_lifecycle import LIST_PATH, OLD_LIST_PATH, load_gate_lifecycle  # noqa: E402
-from scripts._bench import SHARED, bench_parser, spread  # noqa: E402
+from scripts.bench._bench import SHARED, bench_parser, spread  # noqa: E402
 
 DEFAULT = SHARED / "data" / "feature-gates" / "versioned_feature_list.openshift-0b0e324c.yaml"
 

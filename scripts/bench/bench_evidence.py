@@ -1,7 +1,7 @@
 """Benchmark: release-note evidence cost. Targets: indexing 18 releases <= 0.5 s; a sync with
 notes <= 0.3 s more than one without.
 
-    .venv/bin/python scripts/bench_evidence.py [--runs 5] [--notes DIR] [--bundle FILE] [--kep-sync PATH]
+    .venv/bin/python scripts/bench/bench_evidence.py [--runs 5] [--notes DIR] [--bundle FILE] [--kep-sync PATH]
 
 Clones the bundle once (not timed). Prints medians of ``--runs`` runs:
 
@@ -29,14 +29,14 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.plan.evidence import build_index  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
 from bot.sources.release_notes import load_release_notes  # noqa: E402
-from scripts._bench import SHARED, bench_parser, clone_bundle  # noqa: E402
+from scripts.bench._bench import SHARED, bench_parser, clone_bundle  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 INDEX_TARGET, NOTES_COST_TARGET = 0.5, 0.3
 
 

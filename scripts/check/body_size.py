@@ -1,6 +1,6 @@
 """How much a reviewer reads first: the visible text of the pull request body outside collapsed ``<details>``.
 
-    .venv/bin/python scripts/body_size.py [--bundle FILE] [--page FILE] [--notes DIR] [--gates FILE] [--code DIR]
+    .venv/bin/python scripts/check/body_size.py [--bundle FILE] [--page FILE] [--notes DIR] [--gates FILE] [--code DIR]
 
 Clones the bundle (not timed), plans a sync of ``--page`` (default: the stale 2026-03-01 page) at the bundle's
 HEAD as a pull request on a GitHub wiki (``publish: github``, ``wiki.repo: acme/wiki``, so page lines are links)

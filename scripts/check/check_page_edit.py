@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A second, independent reading of a page edit: did kep-sync keep every byte and word it should?
 
-    scripts/check_page_edit.py BEFORE.md AFTER.md [--alias ROLE=HEADER]...
+    scripts/check/check_page_edit.py BEFORE.md AFTER.md [--alias ROLE=HEADER]...
 
 Its own rules, sharing no code with bot/wiki (so a fault in the bot's reading is not repeated
 here): a table row is a line whose first non-space character (after any ``>``) is ``|``; cells

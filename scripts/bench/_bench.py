@@ -1,6 +1,6 @@
 """Shared by the benchmarks under ``scripts/``: the real data's paths, ``--runs``/``--bundle``, one clone, a spread.
 
-Not a script (no ``main``); imported as ``scripts._bench`` after a script puts the project root on
+Not a script (no ``main``); imported as ``scripts.bench._bench`` after a script puts the project root on
 ``sys.path``. Never imported by the second readings (``eval_evidence.py``, ``check_*.py``).
 """
 
@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 #: ../shared from the project root (read-only real data, see ../shared/README.md).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 BUNDLE = SHARED / "data" / "enhancements-keps.bundle"
 
 

@@ -1,6 +1,6 @@
 """Regenerate ``tests/github-openapi/subset.json``: GitHub's REST description cut to the operations kep-sync uses.
 
-    .venv/bin/python scripts/refresh_github_openapi.py [TARBALL] [--version V] [--out PATH]
+    .venv/bin/python scripts/gen/refresh_github_openapi.py [TARBALL] [--version V] [--out PATH]
 
 TARBALL: the npm package ``@octokit/openapi`` (``npm pack @octokit/openapi@V``), which carries
 ``generated/api.github.com.json`` from github/rest-api-description (MIT). Without TARBALL the script
@@ -26,7 +26,7 @@ from pathlib import Path
 
 PACKAGE = "@octokit/openapi"
 MEMBER = "package/generated/api.github.com.json"
-OUT = Path(__file__).resolve().parent.parent / "tests" / "github-openapi" / "subset.json"
+OUT = Path(__file__).resolve().parents[2] / "tests" / "github-openapi" / "subset.json"
 
 #: (method, path template) of every request kep-sync sends (bot/publish/auth.py, bot/publish/github.py
 #: through PyGithub) and every route tests/fakegithub.py serves.

@@ -1,6 +1,6 @@
 """Benchmark: 1, 10 and 100 targets from one process against the loopback fake GitHub.
 
-    .venv/bin/python scripts/bench_targets.py [--counts 1,10,100]
+    .venv/bin/python scripts/bench/bench_targets.py [--counts 1,10,100]
 
 Each target is its own wiki repository on ``tests/fakegithub.py`` (the real PyGithub client over HTTP,
 no network) with one matrix page; upstream is one synthetic snapshot, read once per process and shared
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bot.commands.targets import expand  # noqa: E402
