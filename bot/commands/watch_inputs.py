@@ -89,6 +89,14 @@ def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[
         )
     elif not started and release:
         out.append("the day the cycle began: unknown (set release.started); no slips")
+    elif config.release.started and inputs.history.log():
+        newest = inputs.history.log()[0].date[:10]
+        if config.release.started > newest:
+            out.append(
+                f"changes since release.started {config.release.started}: it is after the newest commit of "
+                f"{source_name(config.enhancements, code=False)} ({newest}), so no slip or late addition can show "
+                "(is it the day the next cycle begins?)"
+            )
     return out
 
 
