@@ -146,3 +146,15 @@ def test_a_missing_page_names_the_directory_its_wiki_dir_was_read_from(work, cap
         "kep-sync: error: conf/k.yaml: wiki.pages[0] 'm.md': no such file (under the wiki directory 'conf'; "
         "written '.' in conf/k.yaml, read from that file's directory conf)"
     )
+
+
+FIRST = {"validate": "ok", "sync": "# Update KEP matrix", "audit": "# ", "watch": "Watch of "}
+
+
+@pytest.mark.parametrize("command", ["validate", "sync", "audit", "watch"])
+def test_a_wiki_dir_under_home_written_with_a_tilde_is_read_by_every_command(work, capsys, monkeypatch, command):
+    monkeypatch.setenv("HOME", str(work))
+    (work / "k.yaml").write_text(json.dumps({"enhancements": "~/enh", "wiki": {"dir": "~/wiki", "pages": ["m.md"]}}))
+    assert main([command, "--config", "k.yaml"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(FIRST[command])
