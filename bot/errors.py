@@ -5,7 +5,6 @@ code 2; every other ``KepSyncError`` to exit code 1 (see ``bot/cli.py``).
 Messages never contain secrets: tokens are redacted before they get here.
 """
 
-
 #: Each path a config file wrote relative to its own directory, as it is used -> ``(as written, config file)``
 #: (:func:`bot.configpaths.anchor_paths` records them), so an error about it says where it was read from.
 _WRITTEN: dict[str, tuple[str, str]] = {}

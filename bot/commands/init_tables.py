@@ -216,13 +216,14 @@ def settle(looked: Sequence[FoundTable]) -> list[FoundTable]:
         if not clash:
             return out
         for i, t in enumerate(out):
-            name = normalize_header(t.header[t.kep.column]) if t.taken and t.kep.column is not None else ""
+            title = t.header[t.kep.column] if t.taken and t.kep.column is not None else ""
+            name = normalize_header(title) if title else ""
             if name in clash and by_cells.get(name) is not None:
                 other = clash[name]
                 why = (
-                    f"most cells under {t.header[t.kep.column]!r} name KEPs, but {other.page} line {other.line} has a "
-                    f"{t.header[t.kep.column]!r} column of another kind, which kep-sync would then read as KEPs too; "
-                    "head this table's KEP column KEP to have it synced"
+                    f"most cells under {title!r} name KEPs, but {other.page} line {other.line} has a {title!r} "
+                    "column of another kind, which kep-sync would then read as KEPs too; head this table's KEP "
+                    "column KEP to have it synced"
                 )
                 out[i] = t._replace(columns=None, kep=t.kep._replace(column=None, by="", readable=0, left=(), why=why))
 

@@ -215,7 +215,13 @@ def _digest_problems(config: Config) -> list[str]:
     span = section_span(text) if not why else ()
     if isinstance(span, str):
         why = matrix_page_why(span) if same_page(page, config.wiki.pages) else span
-    return [f"digest.page {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)}{_origin(config.wiki.dir)})"] if why else []
+    return (
+        [
+            f"digest.page {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)}{_origin(config.wiki.dir)})"
+        ]
+        if why
+        else []
+    )
 
 
 def same_files(config: Config) -> list[str]:

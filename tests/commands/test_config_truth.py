@@ -140,7 +140,9 @@ def test_a_path_written_for_the_working_directory_says_where_it_was_read_from(wo
 
 def test_a_missing_page_names_the_directory_its_wiki_dir_was_read_from(work, capsys):
     (work / "conf").mkdir()
-    (work / "conf" / "k.yaml").write_text(json.dumps({"enhancements": "../enh", "wiki": {"dir": ".", "pages": ["m.md"]}}))
+    (work / "conf" / "k.yaml").write_text(
+        json.dumps({"enhancements": "../enh", "wiki": {"dir": ".", "pages": ["m.md"]}})
+    )
     assert main(["validate", "--config", "conf/k.yaml"]) == 2
     assert error_line(capsys) == (
         "kep-sync: error: conf/k.yaml: wiki.pages[0] 'm.md': no such file (under the wiki directory 'conf'; "

@@ -37,7 +37,10 @@ def test_a_merge_key_is_not_a_key_given_twice():
 def test_a_date_that_is_no_day_is_an_error_naming_its_key(text, key, value):
     with pytest.raises(ConfigYamlError) as info:
         load_config_yaml(text)
-    assert (info.value.key, info.value.problem) == (key, f"{value!r} is written as a date but is no day of the calendar")
+    assert (info.value.key, info.value.problem) == (
+        key,
+        f"{value!r} is written as a date but is no day of the calendar",
+    )
 
 
 def test_a_real_date_still_loads_as_the_safe_loader_builds_it():
