@@ -223,7 +223,20 @@ class LinksConfig(_Strict):
             raise ValueError(
                 f"{shown(url)}: expected an http(s) URL such as https://github.com/kubernetes/enhancements"
             )
+        if not is_base_url(url):
+            raise ValueError(f"{shown(url)}: {NOT_BASE}")
         return without_userinfo(url)
+
+
+#: Why a URL with a query or fragment cannot be a base URL.
+NOT_BASE = "takes no ?query or #fragment: paths are appended to it (a token goes in $GITHUB_TOKEN)"
+
+
+def is_base_url(url: str) -> bool:
+    """True when ``url`` has no query or fragment, so a path appended to it stays a path (``?access_token=T``
+    in a base URL would turn every path into part of the token's value)."""
+    parts = urlsplit(url)
+    return not (parts.query or parts.fragment or "?" in url or "#" in url)
 
 
 def is_http_url(url: str) -> bool:
@@ -253,6 +266,11 @@ class GitHubConfig(_Strict):
                 "http_url",
                 "{url}{origin}: expected an http(s) URL such as https://api.github.com or https://HOST/api/v3",
                 {"url": shown(url), "origin": origin, "key": "github.api_url"},
+            )
+        if not is_base_url(url):
+            origin = " (from $GITHUB_API_URL)" if url == os.environ.get("GITHUB_API_URL") else ""
+            raise PydanticCustomError(
+                "base_url", "{url}{origin}: {why}", {"url": shown(url), "origin": origin, "why": NOT_BASE}
             )
         return url
 

@@ -14,6 +14,8 @@ import copy
 import os
 import re
 
+from bot.errors import note_written_path
+
 #: Dotted keys whose value, when it is a local relative path, is read from the config file's directory.
 PATH_KEYS = ("enhancements", "cache_dir", "wiki.dir", "release_notes.source", "gate_lifecycle.source")
 #: A value that names no local path: ``github:OWNER/REPO@REF`` or a URL (``https://``, ``file://``, ``ssh://``).
@@ -40,23 +42,26 @@ def anchor_paths(data: dict, config_path: os.PathLike[str] | str) -> dict:
     if not base:
         return data
     out = copy.deepcopy(data)
-    _anchor(out, base)
+    config = os.fspath(config_path)
+    _anchor(out, base, config)
     targets = out.get("targets")
     if isinstance(targets, list):
         for target in targets:
             if isinstance(target, dict):
-                _anchor(target, base)
+                _anchor(target, base, config)
     return out
 
 
-def _anchor(section: dict, base: str) -> None:
+def _anchor(section: dict, base: str, config: str) -> None:
     for key in PATH_KEYS:
         *parents, name = key.split(".")
         node: object = section
         for part in parents:
             node = node.get(part) if isinstance(node, dict) else None
         if isinstance(node, dict) and is_local_relative(node.get(name)):
-            node[name] = os.path.normpath(os.path.join(base, node[name]))
+            written = node[name]
+            node[name] = os.path.normpath(os.path.join(base, written))
+            note_written_path(node[name], written, config)
 
 
 def config_relative(path: str, config_path: str) -> str:

@@ -21,6 +21,7 @@ MAX_CONFIG_NODES = 10_000
 #: Longest integer accepted, digits (Python refuses to convert more than 4300 by default).
 MAX_INT_DIGITS = 4000
 _INT_TAG = "tag:yaml.org,2002:int"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 
 class ConfigYamlError(ValueError):
@@ -77,6 +78,10 @@ def check_nodes(root: Node) -> None:
             digits = sum(c.isdigit() for c in node.value)
             if node.tag == _INT_TAG and digits > MAX_INT_DIGITS:
                 raise ConfigYamlError(key or "(top level)", f"a number of {digits} digits; too long to be a setting")
+            if node.tag == _TIMESTAMP_TAG and not _real_time(node):
+                raise ConfigYamlError(
+                    key or "(top level)", f"{node.value!r} is written as a date but is no day of the calendar"
+                )
         elif isinstance(node, SequenceNode):
             stack.extend((item, f"{key}[{i}]") for i, item in reversed(list(enumerate(node.value))))
         elif isinstance(node, MappingNode):
@@ -84,3 +89,13 @@ def check_nodes(root: Node) -> None:
                 name = k.value if isinstance(k, ScalarNode) else "?"
                 stack.append((v, f"{key}.{name}" if key else str(name)))
                 stack.append((k, key))
+
+
+def _real_time(node: ScalarNode) -> bool:
+    """True when PyYAML can build the date or time ``node`` is resolved as (``2026-13-01`` and ``2026-02-30``
+    match YAML's timestamp form yet name no day: building them raises ``ValueError``)."""
+    try:
+        yaml.constructor.SafeConstructor().construct_yaml_timestamp(node)
+    except ValueError:
+        return False
+    return True

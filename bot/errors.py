@@ -5,17 +5,40 @@ code 2; every other ``KepSyncError`` to exit code 1 (see ``bot/cli.py``).
 Messages never contain secrets: tokens are redacted before they get here.
 """
 
+#: Each path a config file wrote relative to its own directory, as it is used -> ``(as written, config file)``
+#: (:func:`bot.configpaths.anchor_paths` records them), so an error about it says where it was read from.
+_WRITTEN: dict[str, tuple[str, str]] = {}
+
+
+def note_written_path(used: str, written: str, config: str) -> None:
+    """Record that ``used`` is the path ``written`` in the config file ``config``, read from that file's directory."""
+    _WRITTEN[used] = (written, config)
+
+
+def written_in(path) -> str:
+    """``"written 'wiki' in conf/k.yaml, read from that file's directory conf"`` for a path (``str`` or
+    ``os.PathLike``) a config file wrote relative to its directory (:func:`note_written_path`), else ``""``."""
+    import os
+
+    written = _WRITTEN.get(os.fspath(path))
+    if written is None:
+        return ""
+    return f"written {written[0]!r} in {written[1]}, read from that file's directory {os.path.dirname(written[1])}"
+
 
 def relative_to(path) -> str:
-    """``" (relative to CWD)"`` for a relative ``path`` (``str`` or ``os.PathLike``), naming the working directory
-    it was resolved against; ``""`` for an absolute one, ``~/...`` or a URL. For error messages about configured
-    paths."""
+    """Where a configured ``path`` (``str`` or ``os.PathLike``) was resolved, for error messages: for a path a config
+    file wrote relative to its directory, ``" (written 'wiki' in conf/k.yaml, read from that file's directory
+    conf; relative to CWD)"`` (:func:`written_in`; the working directory only for a relative result); else
+    ``" (relative to CWD)"`` for a relative path, naming the working directory it was resolved against; ``""``
+    for an absolute one, ``~/...`` or a URL."""
     import os
 
     text = os.fspath(path)
-    if os.path.isabs(text) or text.startswith("~") or "://" in text:
-        return ""
-    return f" (relative to {os.getcwd()})"
+    relative = not (os.path.isabs(text) or text.startswith("~") or "://" in text)
+    cwd = f"relative to {os.getcwd()}" if relative else ""
+    said = "; ".join(part for part in (written_in(text), cwd) if part)
+    return f" ({said})" if said else ""
 
 
 class KepSyncError(Exception):

@@ -26,6 +26,7 @@ from bot.commands.init_tables import (  # noqa: F401  (guess_role, table_columns
     guess_role,
     misread,
     page_tables,
+    settle,
     table_columns,
 )
 from bot.errors import ConfigError, KepSyncError, UsageError
@@ -73,22 +74,26 @@ def scan_pages(wiki: Path, pages: Iterable[str], upstream: Snapshot | None = Non
     (:func:`bot.commands.init_tables.page_tables`, KEPs checked against ``upstream`` when given); a page that
     cannot be read or holds no KEP table is ``skipped`` with why. Raises :class:`UsageError` for a page named
     that does not exist."""
-    tables: list[FoundTable] = []
     looked: list[FoundTable] = []
-    skipped: list[tuple[str, str]] = []
-    for page in pages:
+    unreadable: dict[str, str] = {}
+    names = list(pages)
+    for page in names:
         try:
             text = read_regular_text(wiki / page, PAGE_BYTES)
         except FileNotFoundError:
             raise UsageError(f"--page {page!r}: no such file (relative to {os.path.abspath(wiki)})") from None
         except (OSError, UnicodeDecodeError) as exc:
-            skipped.append((page, f"cannot be read: {getattr(exc, 'strerror', None) or exc}"))
+            unreadable[page] = f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
             continue
-        seen = page_tables(page, text.removeprefix("\ufeff"), upstream)
-        found = [t for t in seen if t.taken]
-        tables += found
-        looked += seen
-        if not found:
+        looked += page_tables(page, text.removeprefix("\ufeff"), upstream)
+    looked = settle(looked)
+    tables = [t for t in looked if t.taken]
+    skipped: list[tuple[str, str]] = []
+    for page in names:
+        seen = [t for t in looked if t.page == page]
+        if page in unreadable:
+            skipped.append((page, unreadable[page]))
+        elif not any(t.taken for t in seen):
             skipped.append((page, "no KEP table" if seen else "no table"))
     return Scan(tables, skipped, looked)
 

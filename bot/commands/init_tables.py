@@ -17,7 +17,7 @@ from typing import NamedTuple
 from bot.model.snapshot import Snapshot, resolve
 from bot.wiki.frontmatter import block_end
 from bot.wiki.headers import DEFAULT_ALIASES, RECOGNISED_ALIASES
-from bot.wiki.kepcolumn import KepColumn, find_kep_column
+from bot.wiki.kepcolumn import KepColumn, find_kep_column, header_names_keps
 from bot.wiki.matrix import OWNED_ROLES, column_keys, lookalike_column, normalize_header, parse_page, same_value
 from bot.wiki.sections import find_headings, heading_above
 from bot.wiki.tables import find_tables, header_row, split_row
@@ -188,6 +188,44 @@ def column_aliases(tables: Iterable[FoundTable]) -> dict[str, list[str]]:
             if column.written and column.text not in extra.setdefault(column.role, []):
                 extra[column.role].append(column.text)
     return {role: list(DEFAULT_ALIASES[role]) + extra[role] for role in DEFAULT_ALIASES if extra.get(role)}
+
+
+def settle(looked: Sequence[FoundTable]) -> list[FoundTable]:
+    """``looked`` (every table of the pages, in order) with each KEP table whose KEP column was found by its cells
+    left as is when its header, one that does not name KEPs (:func:`bot.wiki.kepcolumn.header_names_keps`), is also
+    another column's on a page kep-sync would read (``columns.kep`` names a header on every page: a meeting table's
+    ``Notes`` of KEP links would key the rows of a KEP table with a ``Notes`` column by their notes); repeated
+    until no such header is left. A header naming KEPs stays (:func:`misread` names the other table as a check)."""
+    out = list(looked)
+    while True:
+        pages = {t.page for t in out if t.taken}
+        by_cells = {
+            normalize_header(t.header[t.kep.column]): t
+            for t in out
+            if t.taken
+            and t.kep.column is not None
+            and (t.columns or ())[t.kep.column].how == "cells"
+            and not header_names_keps(t.header[t.kep.column])
+        }
+        clash: dict[str, FoundTable] = {}
+        for t in out:
+            for i, h in enumerate(t.header):
+                name = normalize_header(h)
+                if t.page in pages and name in by_cells and not (t.taken and t.kep.column == i):
+                    clash.setdefault(name, t)
+        if not clash:
+            return out
+        for i, t in enumerate(out):
+            title = t.header[t.kep.column] if t.taken and t.kep.column is not None else ""
+            name = normalize_header(title) if title else ""
+            if name in clash and by_cells.get(name) is not None:
+                other = clash[name]
+                why = (
+                    f"most cells under {title!r} name KEPs, but {other.page} line {other.line} has a {title!r} "
+                    "column of another kind, which kep-sync would then read as KEPs too; head this table's KEP "
+                    "column KEP to have it synced"
+                )
+                out[i] = t._replace(columns=None, kep=t.kep._replace(column=None, by="", readable=0, left=(), why=why))
 
 
 def misread(tables: Sequence[FoundTable], aliases: Mapping[str, Sequence[str]]) -> list[str]:

@@ -232,8 +232,8 @@ def open_wiki(
     if config.publish == "git":
         from bot.publish.git import GitWiki
 
-        return GitWiki(config, Path(config.wiki.dir))
-    return DirectoryWiki(Path(config.wiki.dir), config.pages_to_read(), once=config.wiki.pages)
+        return GitWiki(config, Path(config.wiki.dir).expanduser())
+    return DirectoryWiki(Path(config.wiki.dir).expanduser(), config.pages_to_read(), once=config.wiki.pages)
 
 
 def explainer(config: Config) -> Callable[[int], str]:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from bot.config import Config, overlaps, shown
-from bot.errors import KepSyncError, relative_to
+from bot.errors import KepSyncError, relative_to, written_in
 from bot.fileread import PAGE_BYTES, FileTooLarge, NotRegularFile, read_regular_text
 from bot.wiki.pages import same_page
 
@@ -164,7 +164,7 @@ def _wiki_problems(config: Config, *, pages: bool = True) -> list[str]:
         if why:
             hint = close_page(root, page) if why == "no such file" else ""
             problems.append(
-                f"wiki.pages[{i}] {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
+                f"wiki.pages[{i}] {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)}{_origin(config.wiki.dir)})"
                 + (f"; did you mean {hint!r}?" if hint else "")
             )
     return problems
@@ -191,7 +191,7 @@ def _tracking_problems(config: Config, ok=lambda *keys: True) -> list[str]:
                 why = found[-1].message.removesuffix("; coverage not checked")
         if why:
             problems.append(
-                f"coverage.page {shown(cov.page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"
+                f"coverage.page {shown(cov.page)}: {why} (under the wiki directory {shown(config.wiki.dir)}{_origin(config.wiki.dir)})"
             )
     texts = {page: _read_text(root / page)[0] for page in config.wiki.pages}
     add = config.candidates.add_to
@@ -222,7 +222,13 @@ def _digest_problems(config: Config) -> list[str]:
     span = section_span(text) if not why else ()
     if isinstance(span, str):
         why = matrix_page_why(span) if same_page(page, config.wiki.pages) else span
-    return [f"digest.page {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)})"] if why else []
+    return (
+        [
+            f"digest.page {shown(page)}: {why} (under the wiki directory {shown(config.wiki.dir)}{_origin(config.wiki.dir)})"
+        ]
+        if why
+        else []
+    )
 
 
 def same_files(config: Config) -> list[str]:
@@ -396,3 +402,10 @@ def network_failure(exc: KepSyncError) -> bool:
     from bot.sources.enhancements import unreachable
 
     return isinstance(exc, SourceError) and unreachable(exc)
+
+
+def _origin(path: str) -> str:
+    """``"; written 'wiki' in conf/k.yaml, read from that file's directory conf"`` when a config file wrote ``path``
+    relative to its directory (:func:`bot.errors.written_in`), else ``""``."""
+    said = written_in(path)
+    return f"; {said}" if said else ""

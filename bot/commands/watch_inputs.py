@@ -47,9 +47,8 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
     ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch`)."""
     snapshot, notes, lc, history = inputs
     all_keps = snapshot.all_keps()
-    cycle = release_in_progress(
-        config.release.current, notes.available if notes else (), lc, consistency.release_in_progress(all_keps)
-    )
+    usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
+    cycle = release_in_progress(config.release.current, usable, lc, consistency.release_in_progress(all_keps))
     wanted = [k.path for k in (all_keps if history is not None and not config.release.started else keps)]
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
     if config.release.started:
@@ -77,9 +76,11 @@ def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[
     if inputs.notes is None:
         out.append("release notes: none read (--release-notes); no note can say landed or contradicted")
     elif release and release not in inputs.notes.notes:
-        out.append(
-            f"release notes for {release}: none in {inputs.notes.source}; no note can say landed or contradicted"
+        why = next(
+            (f"{p.path}: {p.message.split('; ')[0]}" for p in inputs.notes.problems if _about(p.path, release)),
+            f"none in {inputs.notes.source}",
         )
+        out.append(f"release notes for {release}: {why}; no note can say landed or contradicted")
     if inputs.lifecycle is None:
         out.append("feature-gate list: none read (--gate-lifecycle); no gate entry can say landed or contradicted")
     if inputs.history is None:
@@ -89,7 +90,21 @@ def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[
         )
     elif not started and release:
         out.append("the day the cycle began: unknown (set release.started); no slips")
+    elif config.release.started and inputs.history.log():
+        newest = inputs.history.log()[0].date[:10]
+        if config.release.started > newest:
+            out.append(
+                f"changes since release.started {config.release.started}: it is after the newest commit of "
+                f"{source_name(config.enhancements, code=False)} ({newest}), so no slip or late addition can show "
+                "(is it the day the next cycle begins?)"
+            )
     return out
+
+
+def _about(path: str, release: str) -> bool:
+    """True when a release-notes problem's ``path`` is the notes file of ``release`` (``v1.37``:
+    ``.../release-notes-1.37.json``)."""
+    return os.path.basename(path) == f"release-notes-{release.removeprefix('v')}.json"
 
 
 def read_inputs(

@@ -40,8 +40,9 @@ _URL_RE = re.compile(
     r")$",
     re.IGNORECASE,
 )
-#: A URL on GitHub that names something other than a KEP: a pull request, an issue or commit of any repository.
-_OTHER_GITHUB_RE = re.compile(r"^(?:https?://)?(?:www\.)?github\.com/[^/\s]+/[^/\s]+/(?:pull|issues|commit)s?/")
+#: A URL on GitHub; one that is not a KEP's (:data:`_URL_RE`) names something else: a pull request, an issue,
+#: a discussion, a commit, a file, a repository.
+_GITHUB_RE = re.compile(r"^(?:https?://)?(?:www\.)?github\.com(?:[/?#]|$)", re.IGNORECASE)
 #: ``[text](target)`` or ``[text](target "title")``, and a reference link ``[text][ref]``.
 _LINK_RE = re.compile(r"^\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)$|^\[([^\]]+)\]\[[^\]]*\]$")
 _MARKS = "*_`"
@@ -71,7 +72,7 @@ def kep_name(text: str) -> KepName | None:
             return None
         return KepName(by_label.number, by_label.slug or by_target.slug, False)
     if by_label is not None:
-        if by_label.bare and _OTHER_GITHUB_RE.match(target):
+        if by_label.bare and _GITHUB_RE.match(target):
             return None
         return by_label
     if by_target is not None and not label_names_something_else(label):

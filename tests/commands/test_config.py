@@ -170,6 +170,16 @@ def test_a_target_keeps_only_the_sections_it_sets():
             {"links": {"enhancements": "ftp://u:p@h/x"}},
             "links.enhancements: 'ftp://***@h/x': expected an http(s) URL such as https://github.com/kubernetes/enhancements",
         ),
+        (
+            {"links": {"enhancements": "https://github.com/kubernetes/enhancements?access_token=s3cr3tT0ken"}},
+            "links.enhancements: 'https://github.com/kubernetes/enhancements?access_token=***': takes no ?query or "
+            "#fragment: paths are appended to it (a token goes in $GITHUB_TOKEN)",
+        ),
+        (
+            {"github": {"api_url": "https://ghe.example/api/v3#x"}},
+            "github.api_url: 'https://ghe.example/api/v3#x': takes no ?query or #fragment: paths are appended to it "
+            "(a token goes in $GITHUB_TOKEN)",
+        ),
         ({"publish": "ftp"}, "publish: 'ftp' is not one of 'none', 'files', 'git' or 'github'"),
         (
             {"github": {"api_url": "not a url"}},

@@ -124,3 +124,39 @@ def test_init_writes_paths_from_the_config_files_directory(tmp_path):
     assert config_relative(str(tmp_path / "conf"), conf) == "."
     assert config_relative("github:o/r@main", conf) == "github:o/r@main"
     assert config_relative(os.sep + "opt", conf) == os.sep + "opt"  # nothing shared below the root
+
+
+@pytest.mark.parametrize("command", ["validate", "sync"])
+def test_a_path_written_for_the_working_directory_says_where_it_was_read_from(work, capsys, command):
+    (work / "conf").mkdir()
+    (work / "conf" / "k.yaml").write_text(json.dumps({"enhancements": "enh", "wiki": {"dir": "wiki"}}))
+    assert main([command, "--config", "conf/k.yaml"]) == 2
+    said = "'conf/enh': not a directory with keps/, a .tar.gz snapshot, a git repository, a bundle, a URL or "
+    said += f"github:OWNER/REPO@REF (written 'enh' in conf/k.yaml, read from that file's directory conf; relative to {work})"
+    key = "conf/k.yaml: enhancements: " if command == "validate" else "enhancements (--enhancements) "
+    out, err = capsys.readouterr()
+    assert (out, err.splitlines()[0]) == ("", f"kep-sync: error: {key}{said}")
+
+
+def test_a_missing_page_names_the_directory_its_wiki_dir_was_read_from(work, capsys):
+    (work / "conf").mkdir()
+    (work / "conf" / "k.yaml").write_text(
+        json.dumps({"enhancements": "../enh", "wiki": {"dir": ".", "pages": ["m.md"]}})
+    )
+    assert main(["validate", "--config", "conf/k.yaml"]) == 2
+    assert error_line(capsys) == (
+        "kep-sync: error: conf/k.yaml: wiki.pages[0] 'm.md': no such file (under the wiki directory 'conf'; "
+        "written '.' in conf/k.yaml, read from that file's directory conf)"
+    )
+
+
+FIRST = {"validate": "ok", "sync": "# Update KEP matrix", "audit": "# ", "watch": "Watch of "}
+
+
+@pytest.mark.parametrize("command", ["validate", "sync", "audit", "watch"])
+def test_a_wiki_dir_under_home_written_with_a_tilde_is_read_by_every_command(work, capsys, monkeypatch, command):
+    monkeypatch.setenv("HOME", str(work))
+    (work / "k.yaml").write_text(json.dumps({"enhancements": "~/enh", "wiki": {"dir": "~/wiki", "pages": ["m.md"]}}))
+    assert main([command, "--config", "k.yaml"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(FIRST[command])

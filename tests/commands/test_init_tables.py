@@ -246,3 +246,30 @@ def test_tables_of_a_page_are_found_in_lists_blockquotes_and_without_outer_pipes
                            ("Stable", "stable", "default")]),
         (15, 0, "cells", [("Tracking issue", "kep", "cells"), ("State", "status", "recognised")]),
     ]  # fmt: skip
+
+
+def test_a_column_found_by_its_cells_never_names_another_tables_column_as_the_kep_column(site, capsys):
+    (site / "mywiki" / "lists.md").unlink()
+    (site / "mywiki" / "meetings.md").write_text(
+        "| Meeting date | Notes |\n|---|---|\n| 2026-01-20 | kubernetes/enhancements#4381 |\n"
+        "| 2026-02-20 | kubernetes/enhancements#1287 |\n",
+        encoding="utf-8",
+    )
+    (site / "mywiki" / "sig-node.md").write_text(
+        "| Feature | Notes | KEP | Status |\n|---|---|---|---|\n| DRA | see KEP-2021 | 4381 | implementable |\n",
+        encoding="utf-8",
+    )
+    assert main(["init", "--wiki", "mywiki"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == [
+        "Wrote kep-sync.yaml: 1 page(s), 1 KEP table(s), 1 KEP rows.",
+        "meetings.md line 1: left as is: most cells under 'Notes' name KEPs, but sig-node.md line 1 has a 'Notes' "
+        "column of another kind, which kep-sync would then read as KEPs too; head this table's KEP column KEP to "
+        "have it synced",
+        "sig-node.md line 1: 1 of 1 KEP cells readable, taken",
+    ]
+    assert not [line for line in out if line.startswith("Check:")]
+    settings = yaml.safe_load((site / "kep-sync.yaml").read_text(encoding="utf-8"))
+    assert (settings["wiki"]["pages"], "columns" in settings) == (["sig-node.md"], False)
+    assert main(["sync", "--config", "kep-sync.yaml", "--enhancements", "enh"]) == 0
+    assert "| [4381](https://kep.k8s.io/4381) " in capsys.readouterr().out  # keyed by its KEP column, synced

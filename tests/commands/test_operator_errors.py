@@ -526,3 +526,16 @@ def test_validate_cuts_a_long_value_in_its_on_disk_checks(work, capsys):
         error_line(capsys)
         == f"kep-sync: error: c.yaml: wiki.dir '{'w/' * 39}w…: no such directory (relative to {work})"
     )
+
+
+def test_a_config_date_that_is_no_day_exits_2_without_a_traceback(tmp_path, capsys):
+    from bot.cli import main
+
+    (tmp_path / "c.yaml").write_text("release:\n  started: 2026-13-01\n", encoding="utf-8")
+    assert main(["validate", "--config", str(tmp_path / "c.yaml")]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == (
+        "",
+        f"kep-sync: error: {tmp_path / 'c.yaml'}: release.started: '2026-13-01' is written as a date but is no day "
+        "of the calendar\n",
+    )

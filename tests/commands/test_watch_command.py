@@ -167,6 +167,37 @@ def test_the_release_and_its_first_day_from_the_command_line_and_a_plain_directo
     )
 
 
+def test_a_start_after_the_newest_commit_is_said_not_taken_silently(tree, capsys, _reset_structlog):
+    repo = tree[0]
+    assert main(_args(tree, "--started", "2026-06-01")) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:4] == [
+        "Watch of v1.37: 2 KEPs (2 landed)",  # #12 moved KEP 100 on 2026-05-10: before this start, no slip
+        "Release in progress: v1.37, from release notes (the newest release with notes is v1.37; the newest gate "
+        "list is making v1.37)",
+        "Cycle began: 2026-06-01, from config (release.started)",
+        f"Could not see: changes since release.started 2026-06-01: it is after the newest commit of {repo} "
+        "(2026-05-10), so no slip or late addition can show (is it the day the next cycle begins?)",
+    ]
+    assert main(_args(tree, "--started", "2026-05-10")) == 0
+    assert not [line for line in capsys.readouterr().out.splitlines() if line.startswith("Could not see")]
+
+
+def test_unusable_notes_of_a_release_are_named_and_never_pick_the_release(tree, capsys, _reset_structlog):
+    repo, wiki, notes, _ = tree
+    (notes / "release-notes-1.38.json").write_text("[]")
+    base = ["watch", "--enhancements", str(repo), "--wiki", str(wiki), "--page", "m.md", "--release-notes", str(notes)]
+    assert main(base) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "Release in progress: v1.37, from release notes (the newest release with notes is v1.37)"
+    assert main([*base, "--release", "v1.38"]) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Could not see: release notes")]
+    assert said == [
+        f"Could not see: release notes for v1.38: {notes / 'release-notes-1.38.json'}: expected a JSON object keyed "
+        "by pull request number, found list; no note can say landed or contradicted"
+    ]
+
+
 def test_a_bad_day_is_a_usage_error_and_a_failed_watch_writes_its_report(tree, tmp_path, capsys, _reset_structlog):
     assert main(_args(tree, "--started", "2026-13-01")) == 2
     err = capsys.readouterr().err.splitlines()[-1]

@@ -51,6 +51,10 @@ def test_a_row_keyed_by_any_form_is_synced_and_its_kep_cell_keeps_its_bytes(cell
         "kubernetes/kubernetes#4671",
         "https://github.com/kubernetes/enhancements/pull/4671",
         "[4671](https://github.com/kubernetes/kubernetes/pull/4671)",
+        "[4671](https://github.com/kubernetes/kubernetes/discussions/4671)",
+        "[#4671](https://github.com/kubernetes/kubernetes/blob/master/CHANGELOG.md)",
+        "[4671](https://github.com/kubernetes/enhancements)",
+        "[4671](HTTPS://GitHub.com/kubernetes/kubernetes/releases/tag/v1.30.0)",
     ],
 )
 def test_a_kep_cell_naming_something_else_leaves_its_row_as_is_with_a_problem(cell):
