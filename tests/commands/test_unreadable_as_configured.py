@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from tests.cliutil import shown
 from tests.gitutil import make_repo
 from tests.servehelp import GUARD_SECONDS, REPO_ROOT
 from tests.syncutil import PAGE, PAGE_KEPS, write_keps
@@ -139,7 +140,8 @@ def test_serve_refuses_to_start_with_a_config_validate_rejects(clean_git):
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr.splitlines() == [
         f"kep-sync: error: {clean_git / 'c.yaml'}: wiki.pages[0] 'gone.md': no such file (under the wiki "
-        f"directory '{clean_git / 'wiki'}')",
+        f"directory {shown(clean_git / 'wiki')}; written 'wiki' in {clean_git / 'c.yaml'}, read from that file's "
+        f"directory {clean_git})",
         "kep-sync: error: the service did not start (kep-sync validate names the same)",
     ]
     assert not (clean_git / "st").exists()  # no state, no lock: it never started
