@@ -330,7 +330,7 @@ def summary_lines(done: Written) -> list[str]:
     table left with why), the guesses, what to check, the pages skipped, the next command."""
     lines = [
         f"Wrote {done.path}: {len({t.page for t in done.tables})} page(s), {len(done.tables)} KEP table(s), "
-        f"{sum(t.rows for t in done.tables)} KEP rows."
+        f"{sum(t.rows for t in done.tables)} KEP rows{_left_out(done.tables)}."
     ]
     lines += [line for table in done.looked or done.tables for line in describe(table)]
     guesses = [
@@ -345,3 +345,12 @@ def summary_lines(done: Written) -> list[str]:
             "Pages without a KEP table, left out: " + ", ".join(f"{p} ({why})" for p, why in done.skipped[:10]) + more
         )
     return [escaped(line) for line in lines] + [""] + done.next
+
+
+def _left_out(tables: Sequence[FoundTable]) -> str:
+    """``"; 2 rows left as is and 1 short row (listed below)"`` for the summary line, else ``""``."""
+    left, short = sum(len(t.kep.left) for t in tables), sum(len(t.kep.short) for t in tables)
+    parts = [f"{left} row{'s' if left != 1 else ''} left as is"] if left else []
+    if short:
+        parts.append(f"{short} row{'s' if short != 1 else ''} with fewer cells than the header")
+    return f"; {' and '.join(parts)} (listed below)" if parts else ""

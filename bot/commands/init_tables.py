@@ -265,7 +265,7 @@ def describe(table: FoundTable) -> list[str]:
     left = "".join(f"; line {table.lines[r.row]} {r.cell!r} left as is ({r.why})" for r in kep.left[:5]) + (
         f"; {len(kep.left) - 5} more left as is" if len(kep.left) > 5 else ""
     )
-    out = [f"{where}: {kep.readable} of {kep.total} KEP cells readable, taken{left}"]
+    out = [f"{where}: {kep.readable} of {kep.total} KEP cells readable, taken{left}{_short(table)}"]
     marks = {"guessed": " (guessed)", "cells": " (its cells)"}
     for c in table.columns or ():
         out.append(f"  {c.text!r} -> {c.role + marks.get(c.how, '') if c.role else 'not synced'}")
@@ -273,6 +273,27 @@ def describe(table: FoundTable) -> list[str]:
         out.append(
             "  in step with kep.yaml now: "
             + ", ".join(f"{field} {same} of {shown}" for field, same, shown in table.agree)
-            + " (a dry run proposes the rest)"
+            + (
+                " (a dry run proposes the rest)"
+                if any(same < shown for _, same, shown in table.agree)
+                else " (nothing left to propose)"
+            )
         )
     return out
+
+
+def _short(table: FoundTable) -> str:
+    """``"; 1 row has fewer cells than the header (line 16): ..."`` for a table's :attr:`KepColumn.short` rows
+    (up to 5 lines named), else ``""``."""
+    short = table.kep.short
+    if not short:
+        return ""
+    named = ", ".join(str(table.lines[r]) for r in short[:5]) + (
+        f" and {len(short) - 5} more" if len(short) > 5 else ""
+    )
+    rows = "1 row has" if len(short) == 1 else f"{len(short)} rows have"
+    return (
+        f"; {rows} fewer cells than the header (line{'s' if len(short) > 1 else ''} {named}): read as GitHub shows "
+        "them, padded with empty cells; kep-sync writes no cell beyond a row's end and leaves such a row as is "
+        "(add the missing `| |` cells to let it write there)"
+    )

@@ -16,7 +16,7 @@ from bot.config import Config
 from bot.errors import KepSyncError
 from bot.plan.changelog import source_name
 from bot.plan.evidence import release_order
-from bot.plan.watch import Watch, page_keps
+from bot.plan.watch import Watch, not_on_pages, page_keps
 from bot.plan.watch_render import render_text, report_block
 
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ def run_watch(
     counter: RequestCounter | None = None,
 ) -> WatchRun:
     """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
-    "watch", "revision", "result": "ok", "watch": {...}}``, :func:`bot.plan.watch_render.report_block`; a failed
+    "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path": "--kep", "message"}]}``: a KEP of
+    ``only`` in no page row is a problem, as in a sync; :func:`bot.plan.watch_render.report_block`; a failed
     run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`)."""
     from bot.commands.sync import load_enhancements, open_upstream, open_wiki, release_notes_loader, write_report
     from bot.plan.digest import blank_section
@@ -58,6 +59,7 @@ def run_watch(
                 pages[path] = blank_section(text) if path == config.digest.page else text
         inputs = read_inputs(config, snapshot, release_notes_loader(config, counter), counter)
         found = judge(config, inputs, page_keps(snapshot, pages, config.aliases(), only))
+        missing = not_on_pages(pages, config.aliases(), only)
     except KepSyncError as exc:
         if report_path is not None:
             from bot.redact import redact
@@ -73,10 +75,12 @@ def run_watch(
         "revision": snapshot.revision,
         "result": "ok",
         "watch": report_block(found, config.links.enhancements),
+        "problems": [{"path": "--kep", "message": m} for m in missing],
     }
     if report_path is not None:
         write_report(report_path, report)
-    return WatchRun(found, render_text(found, read_lines(config, snapshot, list(pages), inputs)), report)
+    read = [*read_lines(config, snapshot, list(pages), inputs), *(f"Problem: --kep: {m}" for m in missing)]
+    return WatchRun(found, render_text(found, read), report)
 
 
 def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: Inputs) -> list[str]:

@@ -11,17 +11,21 @@ comes from the history).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from bot.config import Config
 from bot.model import consistency
-from bot.model.kep import Kep
+from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.plan.changelog import source_name
 from bot.plan.diff import kep_id
 from bot.plan.evidence import build_index
 from bot.plan.evidence import gates as gates_mod
+from bot.plan.evidence.index import Evidence
+from bot.plan.evidence.ownership import owners_with
+from bot.plan.evidence.prose import distinctive_words, possible_evidence
+from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch import Watch, cycle_start, release_in_progress, watch
 
 if TYPE_CHECKING:
@@ -34,18 +38,20 @@ if TYPE_CHECKING:
 
 class Inputs(NamedTuple):
     """What a watch is judged from: the ``snapshot``, the release ``notes``, the gate ``lifecycle`` and the kep.yaml
-    ``history`` (each ``None`` when not read)."""
+    ``history`` (each ``None`` when not read), and ``origins``: when each kep.yaml first declared its gates, read
+    from that history on demand (:func:`bot.sources.history.gate_origins_loader`; ``None`` without history)."""
 
     snapshot: Snapshot
     notes: ReleaseNotes | None
     lifecycle: Lifecycle | None
     history: GitHistory | None
+    origins: OriginsLoader | None = None
 
 
 def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
     ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch`)."""
-    snapshot, notes, lc, history = inputs
+    snapshot, notes, lc, history, _ = inputs
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
     cycle = release_in_progress(config.release.current, usable, lc, consistency.release_in_progress(all_keps))
@@ -56,16 +62,51 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
     elif timelines is not None:
         day, why = cycle_start(cycle.release, timelines.values())
         cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
+    owners = _owners(inputs, keps) if notes is not None or lc is not None else None
     return watch(
         keps,
         cycle,
         ids={k.path: kep_id(snapshot, k) for k in keps},
-        index=build_index(notes.notes, all_keps) if notes is not None else None,
+        index=build_index(notes.notes, all_keps, owners_with(all_keps, owners.notes) if owners else None)
+        if notes is not None
+        else None,
         lifecycle=lc,
-        joins=gates_mod.joins(keps, all_keps, lc) if lc is not None else None,
+        joins=gates_mod.joins(keps, all_keps, lc, owners.listed if owners else None) if lc is not None else None,
         timelines=timelines,
         unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
+        possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
     )
+
+
+def _owners(inputs: Inputs, keps: Sequence[Kep]) -> Owners | None:
+    """The owners of the shared gates of ``keps`` from the kep.yaml history (:mod:`bot.plan.evidence.ownership`):
+    an owner's notes and list entries count for it, a borrower's do not; ``None`` without history."""
+    if inputs.history is None or inputs.origins is None:
+        return None
+    return gate_ownership(inputs.snapshot, keps, inputs.origins, inputs.lifecycle)
+
+
+def possible_notes(
+    notes: Mapping[str, Mapping[str, object]], keps: Sequence[Kep], all_keps: Sequence[Kep], release: str
+) -> dict[str, tuple[Evidence, ...]]:
+    """``{kep.yaml path: possible evidence}`` for each of ``keps`` with a stage planned in ``release``: the notes
+    of ``release`` that describe it by its distinctive title words and announce that stage
+    (:func:`bot.plan.evidence.prose.possible_evidence`; ``notes``: ``{release: {pr: entry}}``)."""
+    words = distinctive_words(all_keps, notes)
+    declared = {g for k in all_keps for g in k.gates()}
+    out = {}
+    for kep in keps:
+        if kep.path not in words:
+            continue
+        found = tuple(
+            e
+            for stage in STAGES
+            if normalize_milestone(kep.milestone(stage)) == release
+            for e in possible_evidence(notes, kep, stage, words[kep.path], declared)
+        )
+        if found:
+            out[kep.path] = found
+    return out
 
 
 def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[str]:
@@ -117,7 +158,7 @@ def read_inputs(
     and the history of ``config``'s sources for ``snapshot``."""
     from bot.sources.enhancements import parse_source
     from bot.sources.gate_head import newest_gate_list
-    from bot.sources.history import read_history
+    from bot.sources.history import gate_origins_loader, read_history
 
     cache = Path(config.cache_dir).expanduser()
     loader = notes_loader
@@ -129,7 +170,11 @@ def read_inputs(
             config.gate_lifecycle.source, cache, api_url=config.github.api_url, token=token, counter=counter
         )
     source = parse_source(config.enhancements)
-    return Inputs(snapshot, notes, lc, read_history(source.kind, source.location, cache, snapshot.revision))
+    history = read_history(source.kind, source.location, cache, snapshot.revision)
+    origins = (
+        gate_origins_loader(source.kind, source.location, cache, snapshot.revision) if history is not None else None
+    )
+    return Inputs(snapshot, notes, lc, history, origins)
 
 
 def sync_watch(

@@ -50,6 +50,7 @@ from bot.wiki.matrix import (
     FIELDS,
     MatrixPage,
     MatrixRow,
+    beyond_end,
     cell_gates,
     cell_value,
     disagreements,
@@ -264,6 +265,13 @@ def diff_page(
         row_changes, row_problems, updates = _diff_row(row, kep, kep_id(snapshot, kep), gates_owned, in_progress, skip)
         if hold is not None:
             row_changes, updates = held(row_changes, updates, kep, hold)
+        short = beyond_end(row, updates)
+        if short:
+            if renamed is not None:
+                changes.pop()  # the rename change appended above: the row keeps its bytes
+            problems.extend(Problem(page.path, where, m) for m in row_problems)
+            problems.append(Problem(page.path, where, _short_row(row, short, page.lines[row.line])))
+            continue
         changes.extend(row_changes)
         problems.extend(Problem(page.path, where, m) for m in row_problems)
         problems.extend(Problem(page.path, where, m) for m in _disagreeing(row, updates))
@@ -272,6 +280,15 @@ def diff_page(
         if renamed is not None and apply_renames:
             lines[row.line] = _rename_kep_cell(page.lines[row.line], lines[row.line], row, renamed)
     return PageDiff(changes, problems, sorted(involved.values(), key=lambda k: (k.number, k.path)), lines)
+
+
+def _short_row(row: MatrixRow, keys: Sequence[str], line: str) -> str:
+    """The problem of a row left as is because a cell to write is past its end (:func:`beyond_end`)."""
+    return (
+        f"KEP cell {row.cells['kep'].text!r}: row has {len(split_row(line))} cells, fewer than the header; its "
+        f"{', '.join(keys)} cell{'s are' if len(keys) > 1 else ' is'} past the row's end, where kep-sync does not "
+        "write; left as is: add the missing `| |` cells to let kep-sync write it"
+    )
 
 
 def _rename_change(ident: str, path: str, row: MatrixRow, kep: Kep, rename: Rename, apply: bool) -> Change:

@@ -8,10 +8,14 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
   a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
   planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
-  shown, never counted;
+  shown, never counted; a note naming neither the KEP nor a gate but describing it by its distinctive title
+  words and announcing a planned stage (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible``
+  sign, shown with its pull request when no note surely about the KEP is there, never counted;
 - ``gate list``: the gate that speaks for the KEP (:func:`bot.plan.evidence.gates.join`) in the newest list
   holding it: it reaches the planned stage in R (``landed``), sits at another stage in R or reached the
-  planned stage before R (``contradicts``), else what the list shows so far;
+  planned stage before R (``contradicts``), else what the list shows so far; a gate other KEPs declare too
+  speaks only for its owner (:mod:`bot.plan.evidence.ownership`, from the kep.yaml history), and a stage it
+  reached before its owner took it (:attr:`bot.plan.evidence.gates.Join.since`) is shown, not counted;
 - ``kep.yaml``: status implementable or implemented, stage the highest planned stage and latest-milestone R
   (``on track``), with the date the stage took its value;
 - ``history``: what changed in the kep.yaml since the cycle began (``Cycle.started``): a planned stage moved
@@ -36,14 +40,16 @@ from bot.model.history.provenance import field_origin
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
-from bot.plan.evidence.index import Mention, NotesIndex
+from bot.plan.evidence.index import Evidence, Mention, NotesIndex
 from bot.wiki.matrix import parse_page
 
 #: The states, in the order a reader needs them: what needs a look first.
 CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "no sign yet", "on track", "landed"
 STATES = (CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED)
-#: What a sign does to the state (``Sign.says``); ``""``: shown, not counted.
-SAYS = (LANDED, "contradicts", ON_TRACK, "slip", "")
+#: What a sign does to the state (``Sign.says``); ``possible`` (a note matched by title words only,
+#: :mod:`bot.plan.evidence.prose`) and ``""``: shown, not counted.
+POSSIBLE = "possible"
+SAYS = (LANDED, "contradicts", ON_TRACK, "slip", POSSIBLE, "")
 #: Statuses under which a KEP ships nothing.
 DEAD_STATUSES = ("withdrawn", "replaced", "rejected", "deferred")
 #: One kep.yaml version and its tracked fields (``None``: unreadable), oldest first.
@@ -185,6 +191,21 @@ def page_keps(
     return list(out.values())
 
 
+def not_on_pages(
+    pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]], only: Collection[int] | None
+) -> list[str]:
+    """For each KEP number of ``only`` that no row of ``pages`` (``{path: text}``) names, rows left as is
+    included, the problem a sync and an audit give it (:mod:`bot.plan.reviews`), in number order; ``[]``
+    when ``only`` is ``None``."""
+    if only is None:
+        return []
+    named = set()
+    for path, text in pages.items():
+        page = parse_page(path, text, aliases)
+        named |= {r.number for r in page.rows} | {r.number for r in page.left}
+    return [f"KEP {n} is in no matrix row of the pages; nothing to do for it" for n in sorted(set(only) - named)]
+
+
 def watch(
     keps: Sequence[Kep],
     cycle: Cycle,
@@ -195,13 +216,16 @@ def watch(
     joins: Mapping[str, Join] | None = None,
     timelines: Mapping[str, Timeline] | None = None,
     unseen: Sequence[str] = (),
+    possible: Mapping[str, Sequence[Evidence]] | None = None,
 ) -> Watch:
     """The watch of ``keps`` (the page KEPs) for ``cycle``.
 
     ``ids``: ``{kep.yaml path: KEP id}``; ``index``: the release notes, R's among them (``None``: none read);
     ``lifecycle`` and ``joins`` (``{kep.yaml path: Join}``, :func:`bot.plan.evidence.gates.joins`): the gate
     lists (``None``: none read); ``timelines``: ``{kep.yaml path: timeline}`` of the kep.yaml history (``None``:
-    no history; slips are then not told); ``unseen``: what the caller could not read, kept in the result.
+    no history; slips are then not told); ``unseen``: what the caller could not read, kept in the result;
+    ``possible``: ``{kep.yaml path: possible evidence}`` (:func:`bot.plan.evidence.prose.possible_evidence`),
+    shown as ``possible`` signs for a KEP no note of R surely names.
     """
     release = cycle.release
     out = []
@@ -220,6 +244,8 @@ def watch(
             out.append(WatchEntry(ident, kep.path, kep.title, stages, SLIPPED, slips[-1].text, tuple(moved)))
             continue
         signs = _note_signs(index, kep, release, planned) if index is not None else []
+        if not any(s.says for s in signs):
+            signs += [_possible_sign(e, release) for e in (possible or {}).get(kep.path, ()) if e.release == release]
         if lifecycle is not None and joins is not None and kep.path in joins:
             signs += _gate_signs(joins[kep.path], lifecycle, release, planned)
         signs.append(_kep_yaml_sign(kep, release, planned, timeline))
@@ -291,6 +317,12 @@ def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, .
     return out
 
 
+def _possible_sign(e: Evidence, release: str) -> Sign:
+    """A ``possible`` sign from a note matched by the KEP's title words only: shown, never counted."""
+    text = f"possible: the {release} note #{e.pr} may announce {_word(e.stage)} (title words only, not a confirmation)"
+    return Sign("release note", POSSIBLE, e.stage, "", e.pr, e.url, text, e.excerpt)
+
+
 def _gate_signs(j: Join, lc: Lifecycle, release: str, planned: tuple[str, ...]) -> list[Sign]:
     """What the newest list holding the KEP's gate says about ``release`` (see the module docstring)."""
     if not j.gate:
@@ -304,6 +336,9 @@ def _gate_signs(j: Join, lc: Lifecycle, release: str, planned: tuple[str, ...]) 
     here = [s for s in gate.specs if s.release == release]
     if reached is not None and reached.release == release:
         return [Sign("gate list", LANDED, top, "", 0, "", f"{j.gate} reaches {_word(top)} in {release}")]
+    if reached is not None and reached.release and j.since and release_key(reached.release) < release_key(j.since):
+        text = f"{j.gate} reached {_word(top)} in {reached.release}, before this KEP took the gate (planning {j.since})"
+        return [Sign("gate list", "", top, "", 0, "", text)]
     if reached is not None and reached.release and release_key(reached.release) < release_key(release):
         text = f"{j.gate} reached {_word(top)} in {reached.release}, before {release}"
         return [Sign("gate list", "contradicts", top, "", 0, "", text)]

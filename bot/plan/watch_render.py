@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.plan.changelog import DEFAULT_WEB_URL, Section, details, kep_link, note_link, table_cell
-from bot.plan.watch import LANDED, ON_TRACK, STATES, Sign, Watch, WatchEntry
+from bot.plan.watch import LANDED, ON_TRACK, POSSIBLE, STATES, Sign, Watch, WatchEntry
 
 #: Longest sign line in the text output and longest reason in the pull request table, characters.
 MAX_TEXT = 220
@@ -86,6 +86,8 @@ def _counted(e: WatchEntry) -> list[Sign]:
 def _sign_cell(s: Sign, web_url: str) -> str:
     if s.source == "release note":
         word = "GA" if s.stage == "stable" else s.stage or "no stage"
+        if s.says == POSSIBLE:
+            return f"possible: note {note_link(s.pr, s.url)} {word}"
         return f"note {note_link(s.pr, s.url)} {word}" + ("" if s.says else " (shared gate)")
     if s.source == "history" and s.pr:
         link = f"[#{s.pr}]({web_url.rstrip('/')}/pull/{s.pr})"

@@ -64,7 +64,9 @@ class LeftRow(NamedTuple):
 class KepColumn(NamedTuple):
     """What :func:`find_kep_column` found: the KEP ``column``'s index (``None``: not a KEP table), how it was
     found (``by``: ``"header"``, ``"cells"``, ``""``), ``readable`` of ``total`` body rows whose KEP cell names a
-    KEP (upstream too, when checked), the ``left`` rows and, for a table left, ``why``."""
+    KEP (upstream too, when checked), the ``left`` rows, for a table left, ``why``, and the ``short`` rows
+    (0-based among the body rows) that have fewer cells than the header: GitHub shows them padded with empty
+    cells, and so does kep-sync read them (counted in ``readable`` when their KEP cell names a KEP)."""
 
     column: int | None
     by: str
@@ -72,6 +74,7 @@ class KepColumn(NamedTuple):
     total: int
     left: tuple[LeftRow, ...]
     why: str
+    short: tuple[int, ...] = ()
 
 
 class _Candidate(NamedTuple):
@@ -173,11 +176,14 @@ def _verdict(
     header: Sequence[str], body: Sequence[Sequence[str]], index: int, by: str, exists: Callable[[int], bool] | None
 ) -> KepColumn:
     left = []
+    short = []
     readable = 0
     for i, row in enumerate(body):
         cell = row[index] if index < len(row) else ""
         name = kep_name(cell)
-        if len(row) != len(header):
+        if len(row) < len(header):
+            short.append(i)
+        if len(row) > len(header):
             left.append(LeftRow(i, cell, f"has {len(row)} cells, header has {len(header)}"))
         elif name is None:
             left.append(LeftRow(i, cell, "names no KEP"))
@@ -185,4 +191,4 @@ def _verdict(
             left.append(LeftRow(i, cell, "names no KEP upstream"))
         else:
             readable += 1
-    return KepColumn(index, by, readable, len(body), tuple(left), "")
+    return KepColumn(index, by, readable, len(body), tuple(left), "", tuple(short))

@@ -104,7 +104,9 @@ class MatrixRow(NamedTuple):
 
     ``layout``: per column key, ``(width, alignment)`` from :func:`bot.wiki.tables.column_widths`
     (``width`` ``None`` when the table is not padded to column width there);
-    ``vocab``: per column key, how that column (else the page) spells its values.
+    ``vocab``: per column key, how that column (else the page) spells its values; ``beyond``: the column keys
+    past the end of a row with fewer cells than the header, read as empty cells (as GitHub shows them) and
+    never written (:func:`beyond_end`).
     """
 
     page: str
@@ -114,6 +116,7 @@ class MatrixRow(NamedTuple):
     cells: dict[str, Cell]
     layout: Mapping[str, tuple[int | None, str]] = {}
     vocab: Mapping[str, Spelling] = {}
+    beyond: frozenset[str] = frozenset()
 
     def value(self, field: str) -> str | None:
         """The field's text as the page writes it in its first cell (``None`` when this table has no such cell)."""
@@ -208,8 +211,9 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     """Find the KEP rows of a page.
 
     ``path`` names the page in problems; ``text`` is the page as decoded
-    text. Rows whose cell count differs from the header, whose KEP cell is
-    not a KEP, or whose owned cells do not split into one value per part are
+    text. A row with fewer cells than the header is read padded with empty
+    cells, as GitHub shows it (:attr:`MatrixRow.beyond`). Rows with more cells
+    than the header, whose KEP cell is not a KEP, or whose owned cells do not split into one value per part are
     reported in ``problems`` (``key`` is ``line N``, 1-based; the message
     starts with the row's KEP cell) and left out of ``rows``; those whose KEP
     cell still names a KEP (:func:`name_in_cell`) are in ``left``.
@@ -247,9 +251,9 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             kep_text = cells[keys["kep"]].text if keys["kep"] < len(cells) else ""
             where, who = f"line {index + 1}", f"KEP cell {kep_text!r}"
             named = name_in_cell(kep_text)
-            if named is not None and (len(cells) != len(header) or parse_kep_cell(kep_text) is None):
+            if named is not None and (len(cells) > len(header) or parse_kep_cell(kep_text) is None):
                 left.append(ProblemRow(index, *named))
-            if len(cells) != len(header):
+            if len(cells) > len(header):
                 problems.append(
                     Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; left as is")
                 )
@@ -258,8 +262,22 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             if key is None:
                 problems.append(Problem(path, where, f"{who} names no KEP; left as is"))
                 continue
-            row = MatrixRow(path, index, key[0], key[1], {k: cells[i] for k, i in keys.items()}, layout)
+            beyond, shown = frozenset(k for k, i in keys.items() if i >= len(cells)), len(cells)
+            cells += [_end_cell(lines[index])] * (len(header) - len(cells))
+            row = MatrixRow(path, index, key[0], key[1], {k: cells[i] for k, i in keys.items()}, layout, beyond=beyond)
             bad = [k for k in row.cells if _role(k) in OWNED_ROLES and _parts(row.cells[k].text, _role(k)) is None]
+            if bad and bad[0] in beyond:
+                left.append(ProblemRow(index, key[0], key[1]))
+                problems.append(
+                    Problem(
+                        path,
+                        where,
+                        f"{who}: row has {shown} cells, header has "
+                        f"{len(header)}; its {header[keys[bad[0]]]} cell is past the row's end and cannot be empty; "
+                        "left as is: add the missing `| |` cells",
+                    )
+                )
+                continue
             if bad:
                 left.append(ProblemRow(index, key[0], key[1]))
                 cell = row.cells[bad[0]]
@@ -278,6 +296,25 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
         names = ", ".join(repr(a) for a in aliases.get("kep", ()))
         problems.append(Problem(path, "", f"no table with a KEP column ({names}); nothing to sync on this page"))
     return MatrixPage(path, lines, _with_vocabulary(tables), problems, tuple(left))
+
+
+def _end_cell(line: str) -> Cell:
+    """An empty cell at the end of ``line`` (before a trailing ``\r``): a cell GitHub shows past a short row's end."""
+    end = len(line) - line.endswith("\r")
+    return Cell("", end, end, end, end)
+
+
+def beyond_end(row: MatrixRow, updates: Mapping[str, str]) -> list[str]:
+    """The column keys of ``row`` past its end (:attr:`MatrixRow.beyond`) that :func:`render_row` would write
+    for ``updates``, in column order: such a row is left as is, since a cell added there could shift the
+    row's other cells. ``[]`` when every cell to write is in the row."""
+    out = {
+        key
+        for field, value in updates.items()
+        for key, index, pieces in locate_all(row, field)
+        if key in row.beyond and not same_value(field, pieces[index], value)
+    }
+    return sorted(out, key=list(row.cells).index)
 
 
 def _role(key: str) -> str:

@@ -192,10 +192,11 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     ]
     # Evidence only from the release kep.yaml names for the stage, all sure; Needs review is about the page's KEPs
     # only (no undeclared gates of 1.36/1.37; 3695's typo is in).
-    assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 20)
-    # 4563's EvictionRequest API, described in words only by the v1.37 note #137050: possible evidence, apart
+    assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 21)
+    # 4563's EvictionRequest API, described in words only by the v1.37 note #137050, and 5055's whole title in
+    # #138676 ("Promoted the DRA Device Taints and Tolerations feature to GA"): possible evidence, apart
     possible = [(c.kep_id, c.field, e.release, e.pr) for c in with_notes.changes for e in c.evidence if e.possible]
-    assert possible == [("4563", "alpha", "v1.37", 137050)]
+    assert possible == [("4563", "alpha", "v1.37", 137050), ("5055", "stage", "v1.37", 138676)]
     # Counter-evidence: one v1.37 note calls 5732's gate Alpha while kep.yaml moves 5732 to beta in v1.37.
     counter = [
         (c.kep_id, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter
@@ -246,14 +247,14 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     body = plan.changelog.body
     # summary 2, Needs a look 7, Graduations 5, Changes 27 (23 rows), the legend 2, 7 summary lines
     named = body.replace(str(clone), "enhancements")  # the figure must not depend on where the clone lives
-    assert (visible_lines(body), len(visible_text(named))) == (50, 4708)
+    assert (visible_lines(body), len(visible_text(named))) == (50, 4732)
     assert body.split("\n")[2:3] == ["### Needs a look"]
     assert [line for line in body.splitlines() if line.startswith("<details>")] == [
         "<details><summary>Released milestones rewritten (8)</summary>",
         "<details><summary>Needs review (8)</summary>",
         "<details><summary>Report only (not applied) (2)</summary>",
         "<details><summary>New KEPs to consider (36)</summary>",
-        "<details><summary>Release notes cited (16)</summary>",
+        "<details><summary>Release notes cited (17)</summary>",
         "<details><summary>Problems (4)</summary>",
         "<details><summary>Controls</summary>",
     ]

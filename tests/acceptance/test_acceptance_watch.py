@@ -80,7 +80,12 @@ def test_every_v1_37_row_has_a_state_and_the_slips_are_told(full):
 
 
 def test_a_kep_with_a_v1_37_note_is_never_no_sign_yet(full):
-    with_note = {e.kep for e in full.watch.entries for s in e.signs if s.source == "release note" and s.says}
+    with_note = {
+        e.kep
+        for e in full.watch.entries
+        for s in e.signs
+        if s.source == "release note" and s.says not in ("", "possible")
+    }
     assert len(with_note) == 21  # 14 landed, 2 contradicted, 5 on track (2837, 4680, 5055, 6080, 6089)
     assert not with_note & set(STATES["no sign yet"])
 
@@ -98,9 +103,18 @@ def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
     ]
     assert [(s.pr, s.says, s.stage) for s in by_kep["5526"].signs if s.source == "release note"] == [
         (138738, "on track", ""),
-        (140262, "", "removed"),  # through PodLevelResources, which 2837 and 5419 declare too: shown, not counted
         (140573, "landed", "beta"),
         (141209, "on track", ""),  # "Disabled the `PodLevelResourceManagers` feature gate by default ..."
+    ]
+    # PodLevelResources, which 5419 and 5526 declare too, is 2837's (declared first): its notes speak for 2837 alone
+    assert [(s.pr, s.says, s.stage) for s in by_kep["2837"].signs if s.source == "release note"] == [
+        (137150, "on track", ""),
+        (140262, "", "removed"),
+        (140463, "on track", ""),
+    ]
+    # 5554 took InPlacePodVerticalScalingExclusiveCPUs (alpha in v1.32) planning v1.36: no contradiction
+    assert [s.text for s in by_kep["5554"].signs if s.source == "gate list"] == [
+        "InPlacePodVerticalScalingExclusiveCPUs reached alpha in v1.32, before this KEP took the gate (planning v1.36)"
     ]
     assert by_kep["4680"].reason == "the v1.37 note #139477 names no stage; kep.yaml not set for GA in v1.37"
     assert full.report["watch"]["counts"] == {s: len(v) for s, v in STATES.items()}
@@ -125,3 +139,26 @@ def test_without_notes_or_a_list_the_watch_works_from_kep_yaml_and_history(bundl
         "release notes: none read (--release-notes); no note can say landed or contradicted",
         "feature-gate list: none read (--gate-lifecycle); no gate entry can say landed or contradicted",
     )
+
+
+def test_a_note_in_prose_is_a_possible_sign_that_never_changes_the_state(full, bundle_clone, tmp_path):
+    possible = [(e.kep, e.state, s.pr, s.stage) for e in full.watch.entries for s in e.signs if s.says == "possible"]
+    assert possible == [("4563", "on track", 137050, "alpha")]  # "Added the `.spec.evictionResponders` Pod field ..."
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "p.md").write_text(
+        "| KEP | Stage | Alpha | Beta | GA |\n|---|---|---|---|---|\n| 5004 | beta | v1.34 | v1.35 | v1.37 |\n"
+    )
+    config = _config(tmp_path, bundle_clone, notes=str(NOTES), gates=str(LIST))
+    done = run_watch(
+        config.model_copy(update={"wiki": config.wiki.model_copy(update={"dir": str(wiki), "pages": ["p.md"]})})
+    )
+    assert done.text.split("\n")[8:12] == [
+        "== on track (1)",
+        "5004  DRA Extended Resource  (GA in v1.37)",
+        "  kep.yaml: implementable, stage stable since 2026-05-27 (#6023), latest-milestone v1.37",
+        "  - release note: possible: the v1.37 note #138488 may announce GA (title words only, not a confirmation): "
+        "Promoted the DRA extended resource feature to GA in `v1.37`.",
+    ]
+    [sign] = [s for s in done.report["watch"]["keps"][0]["signs"] if s["says"] == "possible"]
+    assert (sign["pr"], sign["url"]) == (138488, "https://github.com/kubernetes/kubernetes/pull/138488")

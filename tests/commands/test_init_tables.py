@@ -83,7 +83,7 @@ def test_init_takes_the_kep_tables_a_person_sees_and_says_why_it_left_the_others
     assert main(["init", "--wiki", "mywiki", "--enhancements", "enh", "--output", "conf/kep-sync.yaml"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[:20] == [
-        "Wrote conf/kep-sync.yaml: 2 page(s), 4 KEP table(s), 6 KEP rows.",
+        "Wrote conf/kep-sync.yaml: 2 page(s), 4 KEP table(s), 6 KEP rows; 1 row left as is (listed below).",
         "lists.md line 5 (under 'Scheduling'): 1 of 1 KEP cells readable, taken",
         "  'KEP' -> kep",
         "  'Status / Stage' -> status",
@@ -221,7 +221,12 @@ def test_a_kep_column_is_the_one_most_of_whose_cells_name_keps(header, cells, up
 def test_one_unreadable_cell_never_drops_a_table_and_its_row_is_listed():
     column = find_kep_column(["KEP #", "Stage"], [["4381", "a"], ["#12x", "b"], ["1287", "c", "d"]], {}, ["KEP"])
     assert column == (0, "cells", 1, 3, (LeftRow(1, "#12x", "names no KEP"), LeftRow(2, "1287", "has 3 cells, "
-                      "header has 2")), "")  # fmt: skip
+                      "header has 2")), "", ())  # fmt: skip
+
+
+def test_a_row_with_fewer_cells_than_the_header_is_read_and_named_apart():
+    column = find_kep_column(["KEP #", "Stage", "Beta"], [["4381", "a", "b"], ["3962", "alpha"]], {}, ["KEP"])
+    assert column == (0, "cells", 2, 2, (), "", (1,))
 
 
 def test_a_row_number_column_headed_like_the_kep_column_is_named_as_a_check(site, capsys):
@@ -273,3 +278,30 @@ def test_a_column_found_by_its_cells_never_names_another_tables_column_as_the_ke
     assert (settings["wiki"]["pages"], "columns" in settings) == (["sig-node.md"], False)
     assert main(["sync", "--config", "kep-sync.yaml", "--enhancements", "enh"]) == 0
     assert "| [4381](https://kep.k8s.io/4381) " in capsys.readouterr().out  # keyed by its KEP column, synced
+
+
+def test_a_short_row_is_counted_readable_and_named_and_a_page_in_step_has_nothing_left(site, capsys):
+    for name in ("sig-node.md", "lists.md"):
+        (site / "mywiki" / name).unlink()
+    (site / "mywiki" / "short.md").write_text(
+        "KEP | Feature | Stage | Alpha | Beta | GA | Notes\n"
+        "--- | --- | --- | --- | --- | --- | ---\n"
+        "4381 | DRA | stable | v1.30 | v1.32 | v1.34 | x\n"
+        "1287 | Resize | stable | v1.27 | v1.33 | v1.35 | x\n"
+        "2021 | Scale | beta | v1.16 | v1.37 | \n",
+        encoding="utf-8",
+    )
+    assert main(["init", "--wiki", "mywiki", "--enhancements", "enh"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [
+        "Wrote kep-sync.yaml: 1 page(s), 1 KEP table(s), 3 KEP rows; 1 row with fewer cells than the header "
+        "(listed below).",
+        "short.md line 1: 3 of 3 KEP cells readable, taken; 1 row has fewer cells than the header (line 5): read as "
+        "GitHub shows them, padded with empty cells; kep-sync writes no cell beyond a row's end and leaves such a "
+        "row as is (add the missing `| |` cells to let it write there)",
+    ]
+    assert out[9] == (
+        "  in step with kep.yaml now: stage 3 of 3, alpha 3 of 3, beta 3 of 3, stable 3 of 3 (nothing left to propose)"
+    )
+    assert main(["sync", "--config", "kep-sync.yaml"]) == 0
+    assert "no changes" in capsys.readouterr().out

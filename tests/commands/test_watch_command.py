@@ -294,3 +294,15 @@ def test_a_github_repository_without_the_list_is_a_config_error(tmp_path):
         "gate_lifecycle.source (--gate-lifecycle) github:o/r: no "
         "test/compatibility_lifecycle/reference/versioned_feature_list.yaml on the default branch"
     )
+
+
+def test_a_kep_in_no_page_row_is_named_as_sync_and_audit_name_it(tree, tmp_path, capsys, _reset_structlog):
+    report = tmp_path / "kep.json"
+    assert main(_args(tree, "--kep", "300", "--kep", "5075", "--report", str(report))) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Watch of v1.37: 1 KEP (1 landed)"
+    assert out[7:9] == ["Problem: --kep: KEP 5075 is in no matrix row of the pages; nothing to do for it", ""]
+    data = json.loads(report.read_text())
+    assert data["problems"] == [
+        {"path": "--kep", "message": "KEP 5075 is in no matrix row of the pages; nothing to do for it"}
+    ]

@@ -370,7 +370,10 @@ def test_a_note_describing_a_kep_in_words_is_possible_evidence_only():
         "v1.36": {str(n): {"text": f"Added `ResourceClaim` thing {n}."} for n in range(10, 17)},
     }
     words = distinctive_words([eviction, claims], notes)
-    assert words == {eviction.path: ("EvictionRequest",)}  # ResourceClaim is in 7 notes: an API kind, not a KEP
+    assert words == {  # ResourceClaim is in 7 notes: an API kind, not a KEP; the whole title can still match
+        eviction.path: ("EvictionRequest",),
+        claims.path: ("DRA ResourceClaim Support for Workloads",),
+    }
     assert possible_evidence(notes, eviction, "alpha", words[eviction.path], {"EvictionRequestAPI"}) == (
         Evidence(
             "v1.37",
@@ -384,3 +387,30 @@ def test_a_note_describing_a_kep_in_words_is_possible_evidence_only():
         ),
     )
     assert possible_evidence(notes, eviction, "beta", words[eviction.path], {"EvictionRequestAPI"}) == ()
+
+
+def test_a_kep_without_distinctive_words_is_matched_by_its_whole_title_as_one_run():
+    snap = snapshot(
+        kep(5004, "dra-extended-resource", stage="stable", beta="v1.36", stable="v1.37"),
+        kep(6001, "device", beta="v1.37"),
+        kep(6002, "device-plus", beta="v1.37"),
+    )
+    by = {k.number: k for k in snap.all_keps()}
+    dra = by[5004]._replace(title="DRA Extended Resource")
+    inner = by[6001]._replace(title="Device Taint Handling")  # a run of 6002's title: never matched whole
+    outer = by[6002]._replace(title="Device Taint Handling for Pods")
+    text = "Promoted the DRA extended resource feature to GA in `v1.37`."
+    notes = {
+        "v1.37": {
+            "138488": {"text": text, "pr_number": 138488},
+            "2": {"text": "Promoted the extended DRA resource to GA."},
+            "3": {"text": "Promoted device taint handling to beta."},
+        }
+    }
+    words = distinctive_words([dra, inner, outer], notes)
+    assert words == {dra.path: ("DRA Extended Resource",), outer.path: ("Device Taint Handling for Pods",)}
+    found = possible_evidence(notes, dra, "stable", words[dra.path], ())
+    assert found == (
+        Evidence("v1.37", 138488, "https://github.com/kubernetes/kubernetes/pull/138488", text, "stable", False, False, True),
+    )  # fmt: skip
+    assert possible_evidence(notes, outer, "beta", words[outer.path], ()) == ()

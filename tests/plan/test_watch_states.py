@@ -361,3 +361,29 @@ def test_the_three_renderings():
     }
     assert report_block(None) is None
     assert headline(watch([], Cycle("", "", ""), ids={})) == "Watch: the release in progress is unknown"
+
+
+def test_a_possible_note_is_shown_with_its_pull_request_and_never_changes_the_state():
+    from bot.plan.evidence.index import Evidence
+
+    maybe = Evidence(R, 950, "https://github.com/kubernetes/kubernetes/pull/950", "Promoted the quiet thing to GA.", "stable", False, False, True)  # fmt: skip
+    sure = Evidence(R, 951, "", "x", "beta", False, False, True)
+    w = full_watch(possible={PATHS[104]: (maybe,), PATHS[101]: (sure,)})
+    assert {e.kep: e.state for e in w.entries} == {e.kep: e.state for e in full_watch().entries}
+    by_kep = {e.kep: e for e in w.entries}
+    assert by_kep["104"].signs[0] == Sign(
+        "release note",
+        "possible",
+        "stable",
+        "",
+        950,
+        "https://github.com/kubernetes/kubernetes/pull/950",
+        "possible: the v1.37 note #950 may announce GA (title words only, not a confirmation)",
+        "Promoted the quiet thing to GA.",
+    )
+    assert [s.pr for s in by_kep["101"].signs if s.source == "release note"] == [901]  # a sure note: none shown
+    [(_, rows, _)] = pr_sections(w._replace(entries=(by_kep["104"],)))
+    assert rows == [
+        "| [104](https://kep.k8s.io/104) KEP 104 quiet | no sign yet | GA in v1.37 | no note, gate entry or kep.yaml "
+        "update for GA in v1.37 yet | possible: note [#950](https://github.com/kubernetes/kubernetes/pull/950) GA |"
+    ]

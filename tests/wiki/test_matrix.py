@@ -147,7 +147,12 @@ def test_unparseable_rows_are_reported_and_skipped():
     page = parse_page("p.md", text)
     assert [r.number for r in page.rows] == [1]
     assert page.problems == [
-        Problem("p.md", "line 4", "KEP cell '2-b': row has 2 cells, header has 3; left as is"),
+        Problem(
+            "p.md",
+            "line 4",
+            "KEP cell '2-b': row has 2 cells, header has 3; its Alpha / Beta / GA cell is past the row's end and "
+            "cannot be empty; left as is: add the missing `| |` cells",
+        ),
         Problem("p.md", "line 5", "KEP cell '3-c': row has 4 cells, header has 3; left as is"),
         Problem("p.md", "line 6", "KEP cell 'gang scheduling' names no KEP; left as is"),
         Problem(

@@ -12,6 +12,10 @@ note is matched by the KEP's **distinctive title words**:
 - a KEP can be matched only when its distinctive words are one CamelCase word of 8+ characters
   (``EvictionRequest``) or two or more plain words; a note matches when one of its sentences holds all of
   them as whole words (a CamelCase word as written, a plain word in any case);
+- a KEP without such words is matched by its **whole title** when that title is three words or more, at least
+  one of them not a common word, and is in no other KEP title (as a run of words): a note's sentence must then
+  hold the title as one run of words, in any case (``DRA Extended Resource``, KEP 5004, in the 1.37 note
+  #138488 "Promoted the DRA extended resource feature to GA in `v1.37`.");
 - the note must name no declared feature gate and no KEP (else the index reads it), be in the release
   kep.yaml names for the stage, and announce that stage (:func:`bot.model.note_text.announced_stage`), or,
   for alpha, introduce something ("Added ...", "Introduced ...") and announce no other stage.
@@ -65,7 +69,8 @@ def _key(word: str) -> str:
 
 def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, object]]) -> dict[str, tuple[str, ...]]:
     """``{kep.yaml path: distinctive title words}`` for the KEPs whose title can match a note (see the module
-    docstring); KEPs without enough distinctive words are absent. ``notes``: ``{release: {pr: entry}}``, every
+    docstring), or ``(whole title,)`` (words joined by one space) for a KEP matched by its whole title; KEPs
+    without either are absent. ``notes``: ``{release: {pr: entry}}``, every
     release read (for how rare a CamelCase word is)."""
     keps = list(keps)
     titles = {k.path: {_key(w): w for w in _WORD_RE.findall(k.title)} for k in keps}
@@ -88,13 +93,37 @@ def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, obje
     for path, words in camels.items():
         if all(counts[w] <= MAX_NOTES_WITH_WORD for w in words):
             out[path] = words
+    runs = {k.path: tuple(_key(w) for w in _WORD_RE.findall(k.title)) for k in keps}
+    for kep in keps:
+        run = runs[kep.path]
+        if kep.path in out or len(run) < 3 or all(w in COMMON for w in run):
+            continue
+        if not any(_within(run, other) for path, other in runs.items() if path != kep.path):
+            out[kep.path] = (" ".join(_WORD_RE.findall(kep.title)),)
     return out
 
 
+def _within(run: Sequence[str], words: Sequence[str]) -> bool:
+    """True when ``run`` occurs in ``words`` as consecutive items."""
+    n = len(run)
+    return any(tuple(words[i : i + n]) == tuple(run) for i in range(len(words) - n + 1))
+
+
 def _holds(sentence: str, words: Sequence[str]) -> bool:
-    found = set(_WORD_RE.findall(sentence))
+    """True when ``sentence`` holds every word of ``words`` (a CamelCase word as written, a plain word in any
+    case); an item with spaces is a whole title, held as one run of words."""
+    listed = _WORD_RE.findall(sentence)
+    found = set(listed)
     keys = {_key(w) for w in found}
-    return all((w in found) if _CAMEL_RE.match(w) else (_key(w) in keys) for w in words)
+    run = [_key(w) for w in listed]
+    return all(
+        _within([_key(p) for p in w.split(" ")], run)
+        if " " in w
+        else (w in found)
+        if _CAMEL_RE.match(w)
+        else (_key(w) in keys)
+        for w in words
+    )
 
 
 def possible_evidence(

@@ -243,7 +243,8 @@ class _Shape(NamedTuple):
         widths = column_widths([lines[i] for i in (table.header, table.delimiter, *table.body)])
         wraps = {_wrap(r.cells["kep"].text) for r in rows}
         keys = column_keys(header, aliases)
-        line, sample = _blank(lines[rows[0].line], rows[0], keys) if rows else ("", None)
+        full = [r for r in rows if not r.beyond]  # a row with fewer cells than the header is no model
+        line, sample = _blank(lines[full[0].line], full[0], keys) if full else ("", None)
         return cls(
             sample,
             line,
