@@ -7,7 +7,7 @@ import pytest
 from bot.config import Config
 from bot.model.finding import Finding
 from bot.model.kep import Problem
-from bot.plan import changelog
+from bot.plan import changelog, markdown
 from bot.plan.diff import Change
 from bot.plan.evidence import (
     MAX_ENTRY_CHARS,
@@ -406,7 +406,7 @@ def test_excerpts_never_ping_anyone():
     change = attach_evidence([Change("100", "m.md", 4, "stage", "alpha", "beta", "promoted", True, P100)], idx, keps)
     body = changelog.render(fixture_snapshot(), change, [], changelog.ChangelogInputs(discrepancies=[])).body
     assert "thanks @alice" not in body
-    assert "thanks " + changelog.safe("@alice") in body
+    assert "thanks " + markdown.safe("@alice") in body
 
 
 def test_report_carries_evidence_and_discrepancies(index):
