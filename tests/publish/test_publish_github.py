@@ -1,4 +1,4 @@
-"""End to end: the real PyGithub client over HTTP against the stateful fake GitHub (tests/fakegithub.py).
+"""End to end: the real PyGithub client over HTTP against the stateful fake GitHub (tests/fakegithub/).
 
 Each scenario asserts the branch tree, the pull request and the exact API calls.
 """
