@@ -1,5 +1,6 @@
-"""Release notes as evidence in the changelog, the report and plan_sync (the index, matching and discrepancies are
-tests/plan/test_evidence.py's)."""
+"""Release notes as evidence in the changelog, the report and plan_sync, and the note fields not trusted as given
+(pull request numbers and URLs, over-long texts); the index, matching and discrepancies are
+tests/plan/test_evidence.py's."""
 
 from __future__ import annotations
 
