@@ -235,7 +235,7 @@ def test_the_4381_note_is_evidence_through_ownership_on_the_blanked_page(clone, 
     announced by the 1.35 note #134452 on the DynamicResourceAllocation gate, which 4381 owns."""
     from tests.scriptutil import ROOT, load_script
 
-    blanked = load_script(ROOT / "scripts" / "eval_evidence.py").blank_milestones(CURRENT.read_text("utf-8"))
+    blanked = load_script(ROOT / "scripts" / "check" / "eval_evidence.py").blank_milestones(CURRENT.read_text("utf-8"))
     config = _config(clone, tmp_path)
     snapshot = load_snapshot(str(clone), tmp_path / "cache")
     plan = plan_sync(
