@@ -7,7 +7,6 @@ import argparse
 import errno
 import gc
 import os
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -20,7 +19,8 @@ from bot.service.stopsignals import block_stop_signals
 if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", "cli.py"):
     block_stop_signals()
 
-from bot import __version__
+from bot.cli_output import os_error_message, print_error, report_path, tell_what_landed, to_stderr, write_output
+from bot.cli_parser import build_parser
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
 from bot.progress import log_format
@@ -30,219 +30,6 @@ if TYPE_CHECKING:
     from bot.config import Config
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-def _kep_numbers(value: str) -> list[int]:
-    """``"4671,KEP-5710 6000"`` -> ``[4671, 5710, 6000]``; argparse turns the error into exit 2."""
-    parts = value.replace(",", " ").split()
-    numbers = []
-    for part in parts:
-        part = part.upper().removeprefix("KEP-")
-        if not re.fullmatch(r"[0-9]{1,9}", part):
-            raise argparse.ArgumentTypeError(f"{value!r}: expected KEP numbers like 4671 or 4671,5710")
-        numbers.append(int(part))
-    if not numbers:
-        raise argparse.ArgumentTypeError(f"{value!r}: expected KEP numbers like 4671 or 4671,5710")
-    return numbers
-
-
-def _kep_number(value: str) -> int:
-    """``"KEP-4671"`` -> ``4671`` (``kep-sync history N`` takes one); argparse turns the error into exit 2."""
-    part = value.strip().upper().removeprefix("KEP-")
-    if not re.fullmatch(r"[0-9]{1,9}", part):
-        raise argparse.ArgumentTypeError(f"{value!r}: expected one KEP number like 4671")
-    return int(part)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="kep-sync", description="Keep a KEP tracking wiki matrix true.")
-    parser.add_argument("--version", action="version", version=f"kep-sync {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for add in (
-        _add_sync_and_audit,
-        _add_validate_and_targets,
-        _add_serve,
-        _add_history_and_digest,
-        _add_health,
-        _add_init,
-    ):
-        add(sub)
-    _log_format_option(parser, argparse.SUPPRESS)
-    for cmd in sub.choices.values():  # after the command too: kep-sync sync --log-format json
-        _log_format_option(cmd, argparse.SUPPRESS)
-    return parser
-
-
-#: ``--state-dir`` help of serve and health.
-_STATE_HELP = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
-
-
-def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
-    """``sync``, ``audit`` and ``watch``: the same source, wiki and report options; sync also takes targets."""
-    from bot.cli_targets import add_target_options
-
-    sync = sub.add_parser("sync", help="run one sync")
-    audit = sub.add_parser("audit", help="every check on every row of pages already in sync; writes nothing")
-    watch = sub.add_parser(
-        "watch", help="the signs so far of each stage the pages' KEPs plan in the release in progress"
-    )
-    for cmd in (sync, audit, watch):
-        cmd.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-        cmd.add_argument(
-            "--enhancements",
-            metavar="SRC",
-            help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF",
-        )
-        cmd.add_argument("--wiki", metavar="DIR", help="wiki directory (overrides wiki.dir)")
-        cmd.add_argument(
-            "--page",
-            metavar="PATH",
-            action="append",
-            help="page relative to the wiki directory; repeatable (overrides wiki.pages)",
-        )
-        cmd.add_argument(
-            "--publish",
-            choices=["none", "files", "git", "github"],
-            help="where the result goes"
-            if cmd is sync
-            else "accepted as for sync; the audit reads the pages as --publish none does",
-        )
-        cmd.add_argument("--report", metavar="FILE", help="write the JSON report here")
-        cmd.add_argument(
-            "--kep",
-            metavar="N",
-            action="append",
-            type=_kep_numbers,
-            help="only these KEP numbers (repeatable, or comma-separated)",
-        )
-        cmd.add_argument(
-            "--release-notes",
-            metavar="SRC",
-            help="release notes as evidence: a directory of release-notes-1.NN.json or "
-            "github:OWNER/REPO@REF (overrides release_notes.source)",
-        )
-        cmd.add_argument(
-            "--gate-lifecycle",
-            metavar="SRC",
-            help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
-            "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)",
-        )
-    for cmd in (sync, audit, watch):
-        add_target_options(cmd)
-    watch.add_argument("--release", metavar="vX.Y", help="the release in progress (overrides release.current)")
-    watch.add_argument(
-        "--started", metavar="DATE", help="the day its cycle began, YYYY-MM-DD (overrides release.started)"
-    )
-    sync.add_argument(
-        "--state-dir",
-        metavar="DIR",
-        help="with targets: each target's state, changelog and report go to DIR/targets/NAME "
-        "(default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)",
-    )
-
-
-def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
-    """``validate`` (check a config) and ``targets`` (list its targets)."""
-    from bot.cli_targets import add_target_options
-
-    validate = sub.add_parser("validate", help="check a config file and print every error")
-    validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    validate.add_argument(
-        "--publish",
-        choices=["none", "files", "git", "github"],
-        help="validate as the sync will run with this --publish",
-    )
-    validate.add_argument(
-        "--online",
-        action="store_true",
-        help="also resolve github: refs, git URLs and the wiki repository (one request each)",
-    )
-    validate.add_argument(
-        "--list-targets",
-        action="store_true",
-        help="print the target names as a JSON list instead of ok (as kep-sync targets)",
-    )
-    add_target_options(validate)
-    targets = sub.add_parser("targets", help="print the names of the config's targets as a JSON list")
-    targets.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    add_target_options(targets)
-
-
-def _add_serve(sub: argparse._SubParsersAction) -> None:
-    """``serve``: syncs on the configured schedule."""
-    from bot.cli_targets import add_target_options
-
-    serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM, SIGINT or SIGHUP")
-    serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    serve.add_argument("--state-dir", metavar="DIR", help=_STATE_HELP)
-    serve.add_argument("--run-now", action="store_true", help="run once at start, then on the schedule")
-    add_target_options(serve)
-
-
-def _add_history_and_digest(sub: argparse._SubParsersAction) -> None:
-    """``history`` (one KEP's timeline) and ``digest`` (a SIG's graduations in a range of releases)."""
-    history = sub.add_parser("history", help="timeline of one KEP from the enhancements git history")
-    history.add_argument("number", type=_kep_number, metavar="N", help="KEP number (4671 or KEP-4671)")
-    history.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    history.add_argument(
-        "--enhancements", metavar="SRC", help="git clone, git URL or bundle (a directory must be a git checkout)"
-    )
-    history.add_argument("--format", choices=["text", "json"], default="text", help="output format")
-
-    digest = sub.add_parser("digest", help="KEPs of a SIG that reached alpha, beta or stable in releases vA..vB")
-    digest.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    digest.add_argument(
-        "--enhancements",
-        metavar="SRC",
-        help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF",
-    )
-    digest.add_argument("--sig", required=True, help="SIG name: node or sig-node")
-    digest.add_argument("--from", dest="first", required=True, metavar="vA", help="first release (v1.33)")
-    digest.add_argument("--to", dest="last", required=True, metavar="vB", help="last release (v1.35)")
-    when = digest.add_mutually_exclusive_group()
-    when.add_argument("--at", metavar="DATE", help="kep.yaml as of this date (YYYY-MM-DD, UTC, whole day)")
-    when.add_argument("--revision", metavar="REV", help="kep.yaml at this commit, branch or tag")
-    digest.add_argument("--format", choices=["markdown", "json"], default="markdown", help="output format")
-
-
-def _add_health(sub: argparse._SubParsersAction) -> None:
-    """``health``: whether the last run succeeded within the schedule."""
-    from bot.cli_targets import add_target_options
-
-    health = sub.add_parser("health", help="exit 0 when the last run succeeded within the schedule, else 1")
-    health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
-    health.add_argument("--state-dir", metavar="DIR", help=_STATE_HELP)
-    add_target_options(health)
-
-
-def _add_init(sub: argparse._SubParsersAction) -> None:
-    """``init``: a first config from the KEP tables of a wiki."""
-    init = sub.add_parser("init", help="write a first config from the KEP tables of a wiki; works offline")
-    init.add_argument("--wiki", metavar="DIR", help="wiki directory: every *.md page under it is read")
-    init.add_argument(
-        "--page",
-        metavar="FILE",
-        action="append",
-        default=[],
-        help="a page to read (repeatable); relative to --wiki when given, else a file path",
-    )
-    init.add_argument(
-        "--output",
-        metavar="PATH",
-        default="kep-sync.yaml",
-        help="config file to write (default: kep-sync.yaml); an existing file is never overwritten",
-    )
-    init.add_argument("--enhancements", metavar="SRC", help="write this enhancements source into the config")
-
-
-def _log_format_option(parser: argparse.ArgumentParser, default: object) -> None:
-    parser.add_argument(
-        "--log-format",
-        choices=["auto", "json", "text"],
-        default=default,
-        help="log lines on stderr: readable text or JSON lines (default auto: text on a terminal, else JSON)",
-    )
 
 
 #: Commands that read the wiki: without a config file (and without ``--wiki``) they stop, saying where they looked.
@@ -328,7 +115,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if config.targets or args.target or args.shard:
         from bot.cli_targets import cmd_sync_targets
 
-        return cmd_sync_targets(args, config, _write)
+        return cmd_sync_targets(args, config, write_output)
     start = time.monotonic()
     from bot.commands.sync import run_sync
     from bot.log import get_logger
@@ -348,7 +135,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if outcome.blocked
         else ""
     )
-    _write(f"{note}# {plan.changelog.title}\n\n{plan.changelog.body}", "the changelog")
+    write_output(f"{note}# {plan.changelog.title}\n\n{plan.changelog.body}", "the changelog")
     from bot.commands.sync import run_report, run_summary
 
     summary = run_summary(run_report(config, plan.snapshot, plan, outcome))  # what the report says
@@ -367,64 +154,12 @@ def cmd_sync(args: argparse.Namespace) -> int:
         duration_seconds=round(time.monotonic() - start, 3),
     )
     if left and log_format(getattr(args, "log_format", None)) == "text":
-        _to_stderr(problems_line(left, "stdout", args.report) + "\n")
+        to_stderr(problems_line(left, "stdout", args.report) + "\n")
     tell_what_landed(args, config, outcome, log)
     if unreported is not None:
         landed = f"pull request {outcome.url}" if outcome.url else f"{len(outcome.written)} page(s) written"
         raise KepSyncError(f"the publish succeeded ({landed}), but the report could not be written: {unreported}")
     return EXIT_OK
-
-
-def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> None:
-    """After a sync (:mod:`bot.commands.next_steps`): the pages written (``files``), the branch, commit and commands to
-    open the pull request (``git``), as lines on stderr with ``--log-format text``, else one ``published`` log
-    event; under GitHub Actions the step outputs (``$GITHUB_OUTPUT``) and a ``::warning::`` for a blocked run."""
-    from bot.commands import next_steps
-
-    lines = (
-        next_steps.files_lines(outcome, config.wiki.dir)
-        if config.publish == "files"
-        else next_steps.git_lines(config, outcome)
-        if config.publish == "git"
-        else []
-    )
-    if lines and log_format(getattr(args, "log_format", None)) == "text":
-        _to_stderr("".join(redact(line) + "\n" for line in lines))
-    elif lines:
-        log.info("published", publish=config.publish, lines=lines)
-    if os.environ.get("GITHUB_OUTPUT"):
-        next_steps.write_outputs(os.environ["GITHUB_OUTPUT"], next_steps.action_outputs(outcome))
-    if os.environ.get("GITHUB_ACTIONS") == "true" and outcome.blocked:
-        _to_stderr(next_steps.blocked_annotation(config.pull_request.branch) + "\n")
-
-
-def report_path(args: argparse.Namespace, config: Config) -> Path | None:
-    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` when it is (or links to, by a
-    symbolic or hard link) one
-    of the configured pages (``wiki.pages``, ``coverage.page``, ``digest.page`` under ``wiki.dir``): the
-    report would overwrite it, whatever ``--publish`` says."""
-    if not args.report:
-        return None
-    path = Path(args.report)
-    target = _file_id(path)
-    root = Path(config.wiki.dir).expanduser()
-    for page in config.pages_to_read():
-        if _file_id(root / page) == target:
-            raise UsageError(
-                f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
-                "(choose another file)"
-            )
-    return path
-
-
-def _file_id(path: Path) -> tuple[int, int] | str:
-    """What names one file: ``(st_dev, st_ino)`` after following symbolic links (so a hard link is its
-    file), else the resolved path when it cannot be stat'ed (not there yet)."""
-    try:
-        st = path.stat()
-    except (OSError, RuntimeError):
-        return os.path.realpath(path)
-    return st.st_dev, st.st_ino
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -437,7 +172,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     counter = RequestCounter()
     start = time.monotonic()
     audit = run_audit(config, only=only, report_path=report_path(args, config), counter=counter)
-    _write(audit.markdown, "the audit")
+    write_output(audit.markdown, "the audit")
     from bot.commands.audit import log_fields
     from bot.commands.next_steps import listed_in
     from bot.log import get_logger
@@ -461,7 +196,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     config = one_target(args, resolve_config(args))
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     done = run_watch(config, only=only, report_path=report_path(args, config), counter=RequestCounter())
-    _write(done.text, "the watch")
+    write_output(done.text, "the watch")
     return EXIT_OK
 
 
@@ -508,8 +243,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.list_targets or args.target or args.shard:
         from bot.cli_targets import cmd_targets
 
-        return cmd_targets(args, config, _write)
-    _write("ok\n")
+        return cmd_targets(args, config, write_output)
+    write_output("ok\n")
     return EXIT_OK
 
 
@@ -526,7 +261,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         cwd=Path.cwd(),
         program=invoked_as(sys.argv[0]),
     )
-    _write("\n".join(summary_lines(done)) + "\n", "the summary")
+    write_output("\n".join(summary_lines(done)) + "\n", "the summary")
     return EXIT_OK
 
 
@@ -554,7 +289,7 @@ def cmd_list_targets(args: argparse.Namespace) -> int:
     """Print the names of the config's targets as a JSON list (:func:`bot.cli_targets.cmd_targets`)."""
     from bot.cli_targets import cmd_targets
 
-    return cmd_targets(args, resolve_config(args), _write)
+    return cmd_targets(args, resolve_config(args), write_output)
 
 
 def cmd_health(args: argparse.Namespace) -> int:
@@ -586,29 +321,12 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK if verdict.ok else EXIT_FAILED
 
 
-def _write(text: str, what: str = "") -> None:
-    """``text`` on stdout, flushed; raises :class:`KepSyncError` ("cannot write WHAT to standard output")
-    when stdout is closed (``>&-``: ``sys.stdout`` is ``None``; a closed file: ``ValueError``) or full."""
-    from bot.redact import redact_values
-
-    where = f"cannot write {what + ' ' if what else ''}to standard output"
-    if sys.stdout is None:
-        raise KepSyncError(f"{where}: it is closed")
-    try:
-        sys.stdout.write(redact_values(text))
-        sys.stdout.flush()
-    except OSError as exc:
-        raise KepSyncError(f"{where}: {exc.strerror or exc}") from None
-    except ValueError:  # "I/O operation on closed file"
-        raise KepSyncError(f"{where}: it is closed") from None
-
-
 def cmd_history(args: argparse.Namespace) -> int:
     """Print the timeline of one KEP (``bot.commands.history.history_text``)."""
     from bot.commands.history import history_text
 
     config = resolve_config(args)
-    _write(history_text(config.enhancements, Path(config.cache_dir).expanduser(), args.number, args.format))
+    write_output(history_text(config.enhancements, Path(config.cache_dir).expanduser(), args.number, args.format))
     return EXIT_OK
 
 
@@ -617,7 +335,7 @@ def cmd_digest(args: argparse.Namespace) -> int:
     from bot.commands.history import digest_text
 
     config = resolve_config(args)
-    _write(
+    write_output(
         digest_text(
             config.enhancements,
             Path(config.cache_dir).expanduser(),
@@ -658,29 +376,6 @@ def load_token_file() -> None:
         os.environ["GITHUB_TOKEN"] = read_regular_text(path, SECRET_BYTES).strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-
-
-def os_error_message(exc: OSError) -> str:
-    """``PATH: REASON`` for an ``OSError`` (``wiki/x.md: File name too long``); the reason alone when it names
-    no path."""
-    reason = exc.strerror or str(exc)
-    return f"{exc.filename}: {reason}" if exc.filename is not None else reason
-
-
-def print_error(exc: Exception) -> None:
-    """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix."""
-    _to_stderr("".join(f"kep-sync: error: {line}\n" for line in redact(str(exc)).split("\n")))
-
-
-def _to_stderr(text: str) -> None:
-    """``text`` on stderr, flushed; nothing when stderr is closed or fails (the exit code still tells)."""
-    if sys.stderr is None:
-        return
-    try:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -724,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_error(KepSyncError(os_error_message(exc)))
         return EXIT_USAGE if exc.errno == errno.ENAMETOOLONG and args.command != "health" else EXIT_FAILED
     except KeyboardInterrupt:
-        _to_stderr("kep-sync: interrupted\n")
+        to_stderr("kep-sync: interrupted\n")
         return EXIT_FAILED
     finally:
         gc.unfreeze()  # a caller that goes on (the tests) collects as before

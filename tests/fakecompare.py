@@ -1,4 +1,4 @@
-"""How tests/fakegithub.py lists the files of a compare: GitHub's ``diff-entry`` statuses between two trees.
+"""How tests/fakegithub/ lists the files of a compare: GitHub's ``diff-entry`` statuses between two trees.
 
 GitHub's REST description ("Compare two commits", schema ``diff-entry``) gives each changed file a ``status``
 of ``added``, ``removed``, ``modified``, ``renamed``, ``copied``, ``changed`` or ``unchanged``, a

@@ -1,4 +1,4 @@
-"""Requests and answers of tests/fakegithub.py checked against GitHub's REST description (tests/github-openapi/).
+"""Requests and answers of tests/fakegithub/ checked against GitHub's REST description (tests/github-openapi/).
 
 :func:`problems` takes the fake's :class:`~tests.fakegithub.Exchange` records and returns one line per
 fault: a request whose method and path match no operation of the subset, an answer that its

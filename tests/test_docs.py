@@ -1,6 +1,6 @@
 """README.md and docs/ stay usable: every relative link resolves to a file (and a heading, when it names
 one), the README stays short, prose lines stay readable in a terminal, and docs/configuration.md is what
-scripts/gen/gen_config_reference.py generates from bot/config.py."""
+scripts/gen/gen_config_reference.py generates from bot/config/."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.commands.watch_inputs import Inputs, judge, read_inputs
 from bot.config import Config
 from bot.errors import KepSyncError
-from bot.plan.changelog import source_name
+from bot.plan.changelog_rows import source_name
 from bot.plan.evidence import release_order
 from bot.plan.watch import Watch, not_on_pages, page_keps
 from bot.plan.watch_render import render_text, report_block

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.config import Config
 from bot.model import consistency
 from bot.model.kep import STAGES, Kep, normalize_milestone
-from bot.plan.changelog import source_name
+from bot.plan.changelog_rows import source_name
 from bot.plan.diff import kep_id
 from bot.plan.evidence import build_index
 from bot.plan.evidence import gates as gates_mod

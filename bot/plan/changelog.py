@@ -3,40 +3,40 @@
 Pure and deterministic: the same changes and problems give the same bytes.
 Nothing from upstream is emitted raw: ``@handles`` are wrapped in code
 spans (no one is pinged) and ``|`` is escaped inside table cells. KEPs link to ``https://kep.k8s.io/N`` and each
-kep.yaml to its blob at the exact revision.
+kep.yaml to its blob at the exact revision. The escaping and links are :mod:`bot.plan.markdown`'s, the table
+rows :mod:`bot.plan.changelog_rows`'; this module lays out the sections, fits them in the body and builds the report.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
-from urllib.parse import quote
 
 from bot.model.finding import NOTE_KEYS, Finding
-from bot.model.history.provenance import Provenance, Upstream
-from bot.model.kep import Kep, Problem
+from bot.model.history.provenance import Provenance
+from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
+from bot.plan.changelog_rows import (
+    DEFAULT_WEB_URL,
+    Links,
+    by_row,
+    finding_row,
+    gate_row,
+    grouped_graduations,
+    history_text,
+    ignored_row,
+    notes_can_exist,
+    review_row,
+    row_line,
+    source_name,
+)
 from bot.plan.diff import KINDS, RELEASED_FLAG, Change, ChangeEvidence
-from bot.plan.evidence.index import pr_url
-from bot.wiki.vocabulary import stage_word
+from bot.plan.markdown import details, kep_link, safe, table_cell
 
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
 DEFAULT_MAX_BODY_CHARS = 60_000
-DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
-#: A handle: ``@login`` or ``@org/team``; dots inside count (``@jane.doe`` is one token, so its code span covers it
-#: whole), a dot at the end does not (``thanks @jane.``).
-_HANDLE_RE = re.compile(
-    r"(?<![\w/`])@([A-Za-z0-9](?:[A-Za-z0-9-]|\.(?=[A-Za-z0-9]))*"
-    r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?)"
-)
-_TICKS_RE = re.compile(r"`+")
-#: Characters that end a line in some renderer or are invisible controls: never written raw into a cell.
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-#: Zero-width space, the fallback where a code span cannot be opened safely (Renovate does the same).
-_ZWSP = "\u200b"
 #: ``kind: (singular, plural)`` for the summary line.
 _NOUNS = {
     "promoted": ("promoted", "promoted"),
@@ -75,92 +75,6 @@ class Changelog(NamedTuple):
     title: str
     body: str
     commit_message: str
-
-
-def safe(text: str) -> str:
-    """Upstream text made safe for markdown: ``@handle`` -> ```@handle``` (a code span) so nobody is pinged,
-    and ``<!--`` / ``-->`` broken with a zero-width space so no marker can be forged.
-
-    Handles already inside a code span are left alone (GitHub does not link
-    mentions in code). Where the text has a stray backtick that a new code
-    span could pair with, the handle gets a zero-width space after ``@``
-    instead. CommonMark code spans: https://spec.commonmark.org/0.31.2/#code-spans
-    """
-    # An HTML comment opener/closer from upstream could forge or close kep-sync's own markers.
-    text = text.replace("<!--", "<!-\u200b-").replace("-->", "-\u200b->")
-    if "@" not in text:
-        return text
-    out, pos = [], 0
-    for start, end in _code_spans(text):
-        out.append(_wrap_handles(text[pos:start]))
-        out.append(text[start:end])
-        pos = end
-    out.append(_wrap_handles(text[pos:]))
-    return "".join(out)
-
-
-#: The brackets of a markdown link or image (``[text](url)``, ``![alt](src)``, ``[ref]``): escaped, no link or
-#: image is left (``!\[`` opens none); one a backslash precedes is already escaped.
-_LINK_MARK_RE = re.compile(r"(?<!\\)[\[\]]")
-
-
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each code span: a backtick run closed by the next run of the same length."""
-    spans, runs = [], list(_TICKS_RE.finditer(text))
-    i = 0
-    while i < len(runs):
-        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(runs[i].group())), None)
-        if close is None:
-            i += 1
-            continue
-        spans.append((runs[i].start(), runs[close].end()))
-        i = close + 1
-    return spans
-
-
-def _wrap_handles(segment: str) -> str:
-    """Wrap handles outside code spans; a segment with a stray backtick gets the zero-width space instead."""
-    if "`" in segment:
-        return _HANDLE_RE.sub(lambda m: "@" + _ZWSP + m.group(1), segment)
-    return _HANDLE_RE.sub(lambda m: f"`@{m.group(1)}`", segment)
-
-
-def table_cell(text: str) -> str:
-    r"""Upstream text for one table cell (or one list line), inert: every line break and control character
-    (``\n``, a lone ``\r``, ``\t``, C0/C1 controls, U+2028/U+2029) becomes a space, handles are wrapped
-    (:func:`safe`), ``<``/``>``/``&`` become entities outside code spans (no HTML), ``[`` and ``]``
-    are backslash-escaped outside code spans (no link or image: ``![i](http://x/p.png)`` shows as text),
-    ``|`` is escaped (``\|``, also inside code spans, as GFM tables need). ``""`` -> ``-``. The one cell
-    escaping of the changelog, the pull request body and the digest section (:mod:`bot.plan.digest`)."""
-    if not text:
-        return "-"
-    text = safe(_CONTROL_RE.sub(" ", text))
-    out, pos = [], 0
-    for start, end in _code_spans(text):
-        out += [_inert(text[pos:start]), text[start:end]]
-        pos = end
-    out.append(_inert(text[pos:]))
-    return "".join(out).replace("|", "\\|")
-
-
-def _inert(text: str) -> str:
-    r"""Markdown text outside code spans with no HTML, link or image: entities for ``<>&``, ``\[`` and ``\]``."""
-    return _LINK_MARK_RE.sub(r"\\\g<0>", html.escape(text, quote=False))
-
-
-def kep_link(ident: str) -> str:
-    """``[4671](https://kep.k8s.io/4671)``; KEPs numbered 0000 have no tracking issue, so no link."""
-    digits = re.match(r"\d+", ident)
-    if not digits or int(digits.group()) == 0:
-        return table_cell(ident)
-    return f"[{table_cell(ident)}](https://kep.k8s.io/{int(digits.group())})"
-
-
-def kep_yaml_url(web_url: str, revision: str, path: str) -> str:
-    """Link to a kep.yaml at ``revision`` (a commit SHA); ``""`` when there is no revision or path. Both are
-    percent-encoded (``/`` kept), so an upstream directory name holding ``|``, a space or ``)`` cannot break
-    the link or the table it sits in."""
-    return f"{web_url.rstrip('/')}/blob/{quote(revision, safe='')}/{quote(path)}" if revision and path else ""
 
 
 def summary(changes: Sequence[Change]) -> str:
@@ -273,7 +187,7 @@ def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, in
     shipped = notes_can_exist(snapshot)
     notes = inputs.discrepancies is not None
     origin = any(c.upstream is not None for c in applied)
-    rows = [_row_line(group, keps, links, origin, notes, shipped) for group in by_row(applied)]
+    rows = [row_line(group, keps, links, origin, notes, shipped) for group in by_row(applied)]
     return (
         [
             "### Changes",
@@ -323,7 +237,7 @@ def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInpu
         if picked:
             rows = [
                 f"- KEP {kep_link(c.kep_id)} {c.field}: {table_cell(c.old)} → **{table_cell(c.new)}** "
-                f"({links.page(c.page, c.line)}){_history_text(c, inputs.web_url)}"
+                f"({links.page(c.page, c.line)}){history_text(c, inputs.web_url)}"
                 for c in picked
             ]
             out.append((details(heading, len(picked), [intro, ""]), rows, noun))
@@ -347,7 +261,7 @@ def _review_sections(changes: Sequence[Change], links: Links, inputs: ChangelogI
                         "|---|---|---|---|",
                     ],
                 ),
-                [_review_row(d) for d in inputs.discrepancies],
+                [review_row(d) for d in inputs.discrepancies],
                 "discrepancies",
             )
         )
@@ -364,7 +278,7 @@ def _review_sections(changes: Sequence[Change], links: Links, inputs: ChangelogI
                         "|---|---|---|",
                     ],
                 ),
-                [_gate_row(d) for d in inputs.gate_findings],
+                [gate_row(d) for d in inputs.gate_findings],
                 "gate findings",
             )
         )
@@ -383,13 +297,13 @@ def _review_sections(changes: Sequence[Change], links: Links, inputs: ChangelogI
                         "|---|---|---|---|---|",
                     ],
                 ),
-                [_ignored_row(c, links) for c in ignored],
+                [ignored_row(c, links) for c in ignored],
                 "ignored",
             )
         )
     report_only = [c for c in changes if not c.applied and not c.ignored]
     if report_only:
-        rows = [_finding_row(c, inputs.web_url) for c in report_only]
+        rows = [finding_row(c, inputs.web_url) for c in report_only]
         out.append(
             (
                 details("Report only (not applied)", len(report_only), ["| KEP | Page | Finding |", "|---|---|---|"]),
@@ -427,79 +341,7 @@ def _title(changes: Sequence[Change], generated: Sequence[str]) -> str:
     return f"KEP matrix: {digest or 'no changes'}"
 
 
-def source_name(source: str, *, code: bool = True) -> str:
-    """How the changelog names ``Snapshot.source``: ``OWNER/REPO`` for ``github:OWNER/REPO@REF``, else the
-    path or URL as given (a local clone, tarball or directory), in a code span when ``code``."""
-    m = re.fullmatch(r"github:([^/@]+/[^/@]+)(?:@.*)?", source, re.DOTALL)
-    if m:
-        return m.group(1)
-    text = source.replace("\n", " ")
-    return f"`{text.replace('`', '')}`" if code else text
-
-
-#: Longest KEP title shown in the Changes table, characters (longer ones end with "…").
-MAX_TITLE_CHARS = 60
-
-
-def _flags(c: Change) -> str:
-    """The change's report-only flags for a table cell: ``<br>⚠ flag`` each, ``""`` when none."""
-    return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
-
-
-def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> str:
-    """The Upstream cell of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
-    ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; or the commit, ``[0123456789ab](WEB/commit/SHA)``,
-    when the subject names no pull request) and the date; ``-`` when unknown. ``upstream`` is a
-    :class:`bot.model.history.provenance.Upstream`; an inexact one (the last commit touching the kep.yaml) says so."""
-    if upstream is None:
-        return "-"
-    base = web_url.rstrip("/")
-    subject = short(
-        re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""), MAX_SUBJECT_CHARS
-    )
-    text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
-    link = (
-        f"[{table_cell(text)}]({base}/pull/{upstream.pr})"
-        if upstream.pr
-        else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})"
-    )
-    return f"{link} {table_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
-
-
-def note_link(pr: int, url: str) -> str:
-    """``[#N](url)`` for a release note's pull request, the url checked again by
-    :func:`bot.plan.evidence.index.pr_url` (``github.com/OWNER/REPO/pull/N`` or the kubernetes/kubernetes one)."""
-    return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
-
-
-def _gate_row(d: Finding) -> str:
-    return f"| {kep_link(d.kep_id)} | {d.release or '-'} | {d.kind}: {table_cell(d.message)} |"
-
-
-def _review_row(d: Finding) -> str:
-    kep = kep_link(d.kep_id) if d.kep_id else "-"
-    note = f"{note_link(d.pr, d.url)}: {table_cell(d.excerpt)}" if d.pr else "-"
-    return f"| {kep} | {d.release or '-'} | {d.kind}: {table_cell(d.message)} | {note} |"
-
-
 #: Public names for other changelog sections (``bot.plan.tracking.render``).
-
-
-def _finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
-    if c.kind == "pending":
-        what = (
-            f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}: pending {c.pending} "
-            f"(written once {c.pending} has shipped; `promote_when: released`)"
-        )
-    elif c.kind == "missing-upstream":
-        what = f"no kep.yaml upstream has this number (row shows status {table_cell(c.old)}); row kept"
-    elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
-        by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
-        why = "; ".join(table_cell(f) for f in c.flags) or "`renames: apply` rewrites the KEP cell"
-        what = f"upstream renamed {table_cell(c.old)} to **{table_cell(c.new)}**{by}; row left as is ({why})"
-    else:
-        what = f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}{_flags(c)}"
-    return f"| {kep_link(c.kep_id)} | {table_cell(c.page)}:{c.line} | {what} |"
 
 
 def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_chars: int) -> str:
@@ -620,34 +462,6 @@ def report(
     return out
 
 
-# ---------------------------------------------------------------- the approver's layout
-class Links(NamedTuple):
-    """Where links land: ``web_url`` of the enhancements repository, its ``revision`` (commit SHA) and
-    ``page_url`` (the wiki's web address of the pages at the base revision, ending in ``/``; ``""``
-    when the wiki is not on GitHub)."""
-
-    web_url: str
-    revision: str
-    page_url: str = ""
-
-    def page(self, page: str, line: int) -> str:
-        """``[page:line](PAGE_URL/page#Lline)``, or ``page:line`` as text without a ``page_url``."""
-        spot = f"{table_cell(page)}:{line}"
-        return f"[{spot}]({self.page_url}{quote(page)}#L{line})" if self.page_url else spot
-
-    def kep_yaml(self, kep_path: str, line: int = 0) -> str:
-        """The kep.yaml at the revision, ending in ``#L<line>`` when ``line``; ``""`` without revision or path."""
-        url = kep_yaml_url(self.web_url, self.revision, kep_path)
-        return f"{url}#L{line}" if url and line else url
-
-
-def details(title: str, count: int | None, header: list[str]) -> list[str]:
-    """Section header lines for a collapsed block: ``<details><summary>TITLE (COUNT)</summary>`` then
-    ``header``; :func:`_fit` closes it with ``</details>``."""
-    shown = f"{title} ({count})" if count is not None else title
-    return [f"<details><summary>{html.escape(shown, quote=False)}</summary>", "", *header]
-
-
 def _collapsed(section: Section) -> Section:
     """An extra section (``### Title``, intro, rows) as a collapsed block; its count is the number its intro
     starts with (``36 KEPs upstream ...``), else its rows."""
@@ -660,140 +474,6 @@ def _collapsed(section: Section) -> Section:
     first = re.match(r"(\d+) ", rest[0]) if rest else None
     count = int(first.group(1)) if first else sum(1 for r in rows if r.startswith(("|", "-")))
     return details(title, count, rest), rows, noun
-
-
-def grouped_graduations(changes: Sequence[Change]) -> list[str]:
-    """One line per stage move, its KEPs listed: ``- alpha → **beta**: [4671](...), [5710](...)``.
-    ``changes``: promoted or demoted stage changes, in changelog order."""
-    moves: dict[tuple[str, str], list[str]] = {}
-    for c in changes:
-        keps = moves.setdefault((stage_word(c.old), stage_word(c.new)), [])
-        if c.kep_id not in keps:
-            keps.append(c.kep_id)
-    return [
-        f"- {table_cell(old)} → **{table_cell(new)}**: {', '.join(kep_link(k) for k in keps)}"
-        for (old, new), keps in moves.items()
-    ]
-
-
-def by_row(changes: Sequence[Change]) -> list[list[Change]]:
-    """``changes`` grouped by page row (page, line), in order of first appearance."""
-    groups: dict[tuple[str, int], list[Change]] = {}
-    for c in changes:
-        groups.setdefault((c.page, c.line), []).append(c)
-    return list(groups.values())
-
-
-def notes_can_exist(snapshot: Snapshot) -> Callable[[str], bool]:
-    """``release -> bool``: True for a milestone no newer than the release in progress (its release notes
-    can exist), False for a later one (nothing can be said of a release that has not shipped)."""
-    from bot.model.consistency import release_in_progress
-    from bot.model.kep import milestone_key
-
-    in_progress = release_in_progress(snapshot.all_keps())
-
-    def shipped(value: str) -> bool:
-        key = milestone_key(value)
-        return key is None or in_progress is None or key <= in_progress
-
-    return shipped
-
-
-#: Longest upstream pull request subject shown in a link, characters.
-MAX_SUBJECT_CHARS = 50
-
-
-def short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _row_line(
-    group: list[Change],
-    keps: Mapping[str, Kep],
-    links: Links,
-    origin: bool,
-    notes: bool,
-    shipped: Callable[[str], bool],
-) -> str:
-    """One Changes table row for the changes of one page row."""
-    fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
-    cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS)
-    if origin:
-        ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
-        cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
-    if notes:
-        cells.append(_row_evidence(group, shipped))
-    return "| " + " | ".join(cells) + " |"
-
-
-def lead_cells(group: Sequence[Change], kep: Kep | None, links: Links, fields: str, title_chars: int) -> list[str]:
-    """The first cells of a Changes row: the KEP with its title (cut at ``title_chars``), the page line, the
-    ``fields`` cell as given and the kep.yaml cell (:func:`kep_yaml_cell`)."""
-    first = group[0]
-    title = short(kep.title, title_chars) if kep is not None else ""
-    return [
-        f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
-        links.page(first.page, first.line),
-        fields,
-        kep_yaml_cell(group, kep, links),
-    ]
-
-
-def kep_yaml_cell(group: Sequence[Change], kep: Kep | None, links: Links) -> str:
-    """The kep.yaml cell of one page row: the file at the revision and the line of each changed key
-    (``[kep.yaml](URL) [L34](URL#L34)``); the path as text without a revision."""
-    where = dict(kep.key_lines) if kep is not None else {}
-    lines = " ".join(
-        f"[L{where[c.field]}]({links.kep_yaml(c.kep_path, where[c.field])})"
-        for c in group
-        if c.field in where and links.kep_yaml(c.kep_path)
-    )
-    url = links.kep_yaml(group[0].kep_path)
-    return (f"[kep.yaml]({url})" + (f" {lines}" if lines else "")) if url else table_cell(group[0].kep_path)
-
-
-def _row_evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
-    """Evidence for one page row: each release note once, counter-evidence marked ``⚠``; ``none found``
-    only when some change is about a release that has shipped, else ``-`` (no notes can exist yet)."""
-    seen: set[tuple[str, int]] = set()
-    sure: list[str] = []
-    maybe: list[str] = []
-    counter: list[str] = []
-    for c in group:
-        for e in c.evidence:
-            if (e.release, e.pr) in seen:
-                continue
-            seen.add((e.release, e.pr))
-            text = f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}"
-            (counter if getattr(e, "counter", False) else maybe if e.ambiguous else sure).append(text)
-    out = sure or (
-        ["none found"]
-        if any(shipped(c.new) for c in group if c.new)
-        else ["- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"]
-    )
-    if maybe:
-        out.append("ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe))
-    out += [f"⚠ counter-evidence: {t}" for t in counter]
-    return "<br>".join(out)
-
-
-def _history_text(c: Change, web_url: str) -> str:
-    """``; kep.yaml said v1.36 until [#6125 subject](...) 2026-06-05`` from the change's upstream, ``""``
-    when unknown."""
-    up = c.upstream
-    if up is None:
-        return ""
-    before = getattr(up, "before", None)
-    said = f"kep.yaml said {table_cell(before) if before else 'nothing'} until " if before is not None else "set in "
-    return f"; {said}{upstream_cell(up, web_url)}"
-
-
-def _ignored_row(c: Change, links: Links) -> str:
-    rule = "row marker" if c.ignored == "page" else "config `ignore`"
-    return (
-        f"| {kep_link(c.kep_id)} | {links.page(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
-        f"| {rule} |"
-    )
 
 
 def _pr_problems(problems: Sequence[Problem], involved: Sequence[Problem]) -> list[Problem]:

@@ -32,20 +32,8 @@ from bot.model.gates import Lifecycle
 from bot.model.history.provenance import Upstream
 from bot.model.kep import STAGES, Kep, milestone_key
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog import (
-    Layout,
-    Links,
-    Section,
-    by_row,
-    details,
-    kep_link,
-    lead_cells,
-    note_link,
-    notes_can_exist,
-    short,
-    table_cell,
-    upstream_cell,
-)
+from bot.plan.changelog import Layout, Section
+from bot.plan.changelog_rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell
 from bot.plan.diff import RELEASED_FLAG, Change
 from bot.plan.evidence.index import change_stage
 from bot.plan.evidence.stage_state import (
@@ -57,6 +45,7 @@ from bot.plan.evidence.stage_state import (
     PlannedStage,
     word,
 )
+from bot.plan.markdown import details, kep_link, note_link, short, table_cell
 
 #: One sign per meaning, each explained once in the legend.
 REWRITTEN_MARK, COUNTER_MARK, CONTRADICTED_MARK, OFF_MARK = "↺", "≠", "✗", "off"
@@ -144,7 +133,7 @@ def _row(
 
 
 def _upstream(upstream: Upstream | None, web_url: str, kep: str) -> str:
-    """:func:`bot.plan.changelog.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`, less a
+    """:func:`bot.plan.changelog_rows.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`, less a
     leading ``KEP-4671:`` / ``[KEP-4671]`` naming the row's own KEP (``kep``, its number)."""
     if upstream is None:
         return "-"

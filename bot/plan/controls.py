@@ -34,7 +34,7 @@ _IGNORE_RULES = (
     '(`{kep: 5598, fields: [stable], value: v1.38}`); ignored cells are listed under "Ignored".'
 )
 
-#: The summary line that opens the footer (:func:`bot.plan.changelog.details`).
+#: The summary line that opens the footer (:func:`bot.plan.markdown.details`).
 CONTROLS_SUMMARY = "<details><summary>Controls</summary>"
 
 

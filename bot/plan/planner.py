@@ -23,7 +23,7 @@ from bot.model.kep import Kep, Problem
 from bot.model.notes import ReleaseNotes
 from bot.model.snapshot import Snapshot
 from bot.plan import changelog as changelog_mod
-from bot.plan import changelog_signals, reviews, watch_render
+from bot.plan import changelog_rows, changelog_signals, reviews, watch_render
 from bot.plan import digest as digest_mod
 from bot.plan.changelog import Changelog
 from bot.plan.controls import controls
@@ -198,7 +198,7 @@ def plan_sync(
             found is not None,
             [*(found or ()), *(gate_found or ())],
         )
-        links = changelog_mod.Links(config.links.enhancements, snapshot.revision, page_url)
+        links = changelog_rows.Links(config.links.enhancements, snapshot.revision, page_url)
         inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))
     log = changelog_mod.render(snapshot, changes, problems, inputs)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))

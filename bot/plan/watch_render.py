@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.plan.changelog import DEFAULT_WEB_URL, Section, details, kep_link, note_link, table_cell
+from bot.plan.changelog import Section
+from bot.plan.changelog_rows import DEFAULT_WEB_URL
+from bot.plan.markdown import details, kep_link, note_link, table_cell
 from bot.plan.watch import LANDED, ON_TRACK, POSSIBLE, STATES, Sign, Watch, WatchEntry
 
 #: Longest sign line in the text output and longest reason in the pull request table, characters.

@@ -4,7 +4,7 @@
 
 1. a local file: times ``load_gate_lifecycle`` on one ``versioned_feature_list.yaml`` per run and prints the
    median, min and max in seconds;
-2. ``github:kubernetes/kubernetes`` against the loopback fake GitHub (``tests/fakegithub.py``) holding that list
+2. ``github:kubernetes/kubernetes`` against the loopback fake GitHub (``tests/fakegithub/``) holding that list
    on ``release-1.32`` .. ``release-1.36``, for the releases the real page's KEPs need (v1.21 .. v1.37): the
    requests and response bytes of a first run (empty cache) and of a second run (ETag cache; the fake sends no
    ETag, so this is the upper bound: a real 304 costs no body).

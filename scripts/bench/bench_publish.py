@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench/bench_publish.py
 
-Runs the real PyGithub client over HTTP against ``tests/fakegithub.py`` (no
+Runs the real PyGithub client over HTTP against ``tests/fakegithub/`` (no
 network) and prints, per scenario, the requests the server saw (total and
 writes) next to the count kep-sync's own counter reported. Targets: a
 no-change run <= 4 requests and 0 writes; a run that opens a pull request

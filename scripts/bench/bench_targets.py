@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench/bench_targets.py [--counts 1,10,100]
 
-Each target is its own wiki repository on ``tests/fakegithub.py`` (the real PyGithub client over HTTP,
+Each target is its own wiki repository on ``tests/fakegithub/`` (the real PyGithub client over HTTP,
 no network) with one matrix page; upstream is one synthetic snapshot, read once per process and shared
 (:class:`bot.service.multi.SharedSources`). Prints, per target count, for a first run (every target opens a pull
 request) and a no-change run: wall time, requests, writes and bytes (request plus response bodies) per

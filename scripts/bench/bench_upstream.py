@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench/bench_upstream.py [--bundle ../shared/data/enhancements-keps.bundle]
 
-A loopback fake GitHub (``tests/fakegithub.py``) serves ``kubernetes/enhancements`` from the history bundle
+A loopback fake GitHub (``tests/fakegithub/``) serves ``kubernetes/enhancements`` from the history bundle
 (every object with its real SHA, ``tests/fakeupstream.py``) and the wiki repository ``acme/wiki`` holding the
 2026-03-01 matrix page. ``kep-sync sync --publish github`` runs in this process three times, as the
 scheduled workflow does: the first run (empty ``cache_dir``) at commit ``H0``, a run with nothing changed,

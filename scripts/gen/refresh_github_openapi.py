@@ -29,7 +29,7 @@ MEMBER = "package/generated/api.github.com.json"
 OUT = Path(__file__).resolve().parents[2] / "tests" / "github-openapi" / "subset.json"
 
 #: (method, path template) of every request kep-sync sends (bot/publish/auth.py, bot/publish/github.py
-#: through PyGithub) and every route tests/fakegithub.py serves.
+#: through PyGithub) and every route tests/fakegithub/ serves.
 OPERATIONS = (
     ("get", "/user"),
     ("post", "/app/installations/{installation_id}/access_tokens"),

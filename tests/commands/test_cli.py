@@ -395,7 +395,7 @@ def test_validate_refuses_an_empty_enhancements_source(work, capsys):
 def test_a_stdout_that_cannot_be_written_is_one_error_naming_what_was_lost(monkeypatch, what, message):
     import errno
 
-    from bot import cli
+    from bot.cli_output import write_output
     from bot.errors import KepSyncError
 
     class Full:
@@ -407,5 +407,5 @@ def test_a_stdout_that_cannot_be_written_is_one_error_naming_what_was_lost(monke
 
     monkeypatch.setattr(sys, "stdout", Full())
     with pytest.raises(KepSyncError) as err:
-        cli._write("# kep-sync\n", what)
+        write_output("# kep-sync\n", what)
     assert str(err.value) == message

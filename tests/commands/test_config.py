@@ -1,4 +1,4 @@
-"""bot/config.py: the built-in defaults, one ``FILE: key: what is wrong`` line per invalid setting (every
+"""bot/config/: the built-in defaults, one ``FILE: key: what is wrong`` line per invalid setting (every
 section), unknown keys with a did-you-mean, wiki-relative page paths, and the environment variables that
 stand in for a setting (``$KEP_SYNC_CACHE_DIR``, ``$GITHUB_API_URL``, ``$GITHUB_REPOSITORY`` under Actions)."""
 

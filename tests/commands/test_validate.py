@@ -1,5 +1,5 @@
 """``kep-sync validate [--online]``: the settings, what can be checked on disk, and (online) what needs the
-network (bot/commands/validate.py, bot/config.py); errors on stderr with the ``kep-sync: error:`` prefix, exit 2."""
+network (bot/commands/validate.py, bot/config/); errors on stderr with the ``kep-sync: error:`` prefix, exit 2."""
 
 from __future__ import annotations
 

@@ -10,8 +10,9 @@ from markdown_it import MarkdownIt
 
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog import ChangelogInputs, kep_yaml_url, render, report, safe, summary, visible_lines
+from bot.plan.changelog import ChangelogInputs, render, report, summary, visible_lines
 from bot.plan.diff import Change
+from bot.plan.markdown import kep_yaml_url, safe
 
 REV = "0123456789abcdef0123456789abcdef01234567"
 SNAP = Snapshot("github:kubernetes/enhancements@master", REV, {}, {}, ())

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from bot.config import Config
 from bot.model.kep import Problem
-from bot.plan.changelog import ChangelogInputs, render, source_name
+from bot.plan.changelog import ChangelogInputs, render
+from bot.plan.changelog_rows import source_name
 from bot.plan.diff import Change
 from bot.plan.planner import plan_sync
 from tests.syncutil import PAGE, PAGE_KEPS, snapshot

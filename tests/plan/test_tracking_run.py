@@ -1,5 +1,5 @@
 """The tracking stage in a run: the coverage page read by every wiki backend (never written), new rows
-landed by the git and GitHub backends, and ``kep-sync validate`` on the new keys (bot/config.py,
+landed by the git and GitHub backends, and ``kep-sync validate`` on the new keys (bot/config/,
 bot/commands/validate.py). Small synthetic wikis; the real pages are in test_acceptance_tracking.py."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """GitHub did the write but the answer was lost (a 502 after the pull request, ref or comment was created):
 the retry checks before repeating, so the run succeeds with exactly one of each. Real PyGithub against the
-fake (tests/fakegithub.py, ``fail_next(..., applied=True)``)."""
+fake (tests/fakegithub/, ``fail_next(..., applied=True)``)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.model.finding import ROW_KEYS
-from bot.plan.changelog import Section, kep_link, kep_yaml_url, table_cell
+from bot.plan.changelog import Section
+from bot.plan.markdown import kep_link, kep_yaml_url, table_cell
 from bot.plan.tracking import Tracking
 from bot.plan.tracking.candidates import Candidate, milestone_text
 
