@@ -396,3 +396,22 @@ def test_a_note_describing_a_kep_in_words_is_possible_evidence_only():
         ),
     )
     assert possible_evidence(notes, eviction, "beta", words[eviction.path], {"EvictionRequestAPI"}) == ()
+
+
+def test_a_release_the_notes_do_not_reach_is_said_so_not_called_a_draft():
+    from bot.plan.evidence.index import build_index
+    from bot.plan.signals import NotesRead, planned_stages
+
+    snap = snapshot(
+        *(kep(n, f"k{n}", alpha="v1.36", beta="v1.37", latest="v1.38") for n in (1, 2)),
+    )
+    keps = snap.all_keps()
+    notes = {"v1.35": {"1": {"text": "Unrelated fix."}}, "v1.36": {"2": {"text": "Another fix."}}}
+    read = NotesRead(build_index(notes, keps), ("v1.35", "v1.36"))
+    found = planned_stages(snap, keps[:1], {keps[0].path: "1"}, lifecycle=None, joins={}, notes=read)
+    none = planned_stages(snap, keps[:1], {}, lifecycle=None, joins={}, notes=NotesRead(build_index({}, keps), ()))
+    assert [s.reason for s in none] == ["no release notes read", "no release notes read"]
+    assert [(s.stage, s.release, s.state, s.reason) for s in found] == [
+        ("alpha", "v1.36", PENDING, "the v1.36 release notes are a draft"),
+        ("beta", "v1.37", PENDING, "the release notes read end at v1.36; no release notes for v1.37"),
+    ]
