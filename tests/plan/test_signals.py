@@ -415,3 +415,16 @@ def test_a_release_the_notes_do_not_reach_is_said_so_not_called_a_draft():
         ("alpha", "v1.36", PENDING, "the v1.36 release notes are a draft"),
         ("beta", "v1.37", PENDING, "the release notes read end at v1.36; no release notes for v1.37"),
     ]
+
+
+def test_a_default_turned_back_on_is_no_default_turned_off():
+    assert [
+        default_off(s)
+        for s in (
+            "Set `Foo` to true by default.",
+            "Reverted #12345, which disabled `Foo` by default.",
+            "Reverted the change that turned off `Foo` by default.",
+            "Reverted `Foo` to disabled by default.",
+            "Set the `Foo` feature gate to false by default.",
+        )
+    ] == [False, False, False, True, True]
