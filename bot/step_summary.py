@@ -7,7 +7,8 @@ Prints markdown: a first line saying how the run ended (failed, with the error w
 one, else why the report cannot tell; blocked, with what to do; cancelled; not run because an earlier step
 such as the validation failed), the pull request URL when there is one, then the changelog
 (or audit) kep-sync printed. Either file may be missing or empty (a run that failed before writing it);
-the summary says so instead of failing. Standard library only (``bot/__init__.py`` imports nothing either), so
+the summary says so instead of failing; a FIFO, device or file over its cap is never read
+(:mod:`bot.fileread`). Standard library only (``bot/__init__.py`` imports nothing either), so
 it runs from a checkout of kep-sync even when the install failed.
 """
 
@@ -18,6 +19,8 @@ import json
 import sys
 from pathlib import Path
 from typing import NamedTuple
+
+from bot.fileread import PR_FILE_BYTES, REPORT_BYTES, read_regular
 
 REGENERATE = "kep-sync:regenerate"
 
@@ -31,9 +34,10 @@ class Report(NamedTuple):
 
 
 def read_report(path: Path) -> Report:
-    """The JSON report at ``path``: its object, or ``{}`` with why (missing, not UTF-8 or JSON, not an object)."""
+    """The JSON report at ``path``: its object, or ``{}`` with why (missing, not a regular file, larger than
+    :data:`bot.fileread.REPORT_BYTES`, not UTF-8 or JSON, not an object)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, REPORT_BYTES).decode("utf-8")
     except FileNotFoundError:
         return Report({}, "no report was written")
     except (OSError, UnicodeDecodeError) as exc:
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--command", default="sync")
     args = parser.parse_args(argv)
     try:
-        changelog = Path(args.changelog).read_text(encoding="utf-8", errors="replace")
+        changelog = read_regular(args.changelog, PR_FILE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         changelog = ""
     sys.stdout.write(summary(read_report(Path(args.report)), changelog, args.outcome, args.command))

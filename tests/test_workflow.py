@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from bot import step_summary
+from bot.fileread import REPORT_BYTES
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "kep-sync.yml"
@@ -206,3 +208,22 @@ def test_the_summary_runs_with_the_standard_library_only(tmp_path):
         "**kep-sync sync failed**: no report was written; see the step's log for the error\n\n"
         "_kep-sync sync printed no changelog._\n"
     )
+
+
+def test_a_fifo_device_or_oversized_file_is_never_read_whole(tmp_path, capsys):
+    fifo = tmp_path / "changelog.md"
+    os.mkfifo(fifo)
+    zero = tmp_path / "kep-sync-report.json"
+    zero.symlink_to("/dev/zero")
+    assert step_summary.main(["--report", str(zero), "--changelog", str(fifo), "--outcome", "failure"]) == 0
+    assert capsys.readouterr().out == (
+        f"**kep-sync sync failed**: the report {zero} could not be read (not a regular file (character device)); "
+        "see the step's log for the error\n\n_kep-sync sync printed no changelog._\n"
+    )
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * REPORT_BYTES + b"{}")
+    assert step_summary.read_report(big) == step_summary.Report(
+        {}, f"the report {big} could not be read (larger than {REPORT_BYTES} bytes, refused)"
+    )
+    big.write_bytes(b" " * (REPORT_BYTES - 2) + b"{}")
+    assert step_summary.read_report(big) == step_summary.Report({})

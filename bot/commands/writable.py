@@ -1,6 +1,7 @@
 """Can the user kep-sync runs as write where a run writes? ``kep-sync validate`` (and ``serve`` at start) asks
-before a run finds out: the wiki directory of ``publish: files`` and ``git`` and the folder of each page
-(a page is replaced by a file written beside it and renamed, :mod:`bot.publish.files`), and for ``git``
+before a run finds out: the wiki directory of ``publish: files`` and ``git``, each page that exists and the
+folder it is in, symbolic links followed (a page is replaced by a file written beside the file it names and
+renamed, and a read-only page is refused, :mod:`bot.publish.files`), and for ``git``
 the clone's git directory, which git must also agree to read (another user's clone is refused,
 :func:`bot.sources.git.ownership_refusal`).
 
@@ -11,6 +12,8 @@ or ``sudo -u`` runs kep-sync as); a read-only mount counts as not writable.
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.config import Config, shown
@@ -24,10 +27,9 @@ def write_problems(config: Config) -> list[str]:
     if config.publish not in ("files", "git"):
         return []
     root = Path(config.wiki.dir).expanduser()
+    pages = [*config.wiki.pages, *([config.digest.page] if config.digest.page else [])]
     places = [("", root)]
-    places += [(f" (the folder of {shown(p)})", (root / p).parent) for p in config.wiki.pages]
-    if config.digest.page:
-        places.append((f" (the folder of {shown(config.digest.page)})", (root / config.digest.page).parent))
+    places += [(f" (the folder of {shown(p)})", _folder(root / p)) for p in pages]
     if config.publish == "git":
         git_dir, why = _git_dir(root)
         if why:
@@ -37,22 +39,48 @@ def write_problems(config: Config) -> list[str]:
     problems, seen = [], set()
     for what, place in places:
         key = os.path.realpath(place)
-        if key in seen or not place.is_dir():
+        if key in seen or not _is(place, stat.S_ISDIR):
             continue
         seen.add(key)
         if not _writable(place):
-            problems.append(
-                f"wiki.dir {shown(config.wiki.dir)}{what}: not writable by uid {os.geteuid()}, the user kep-sync "
-                f"runs as (publish {config.publish} writes there); give that user write access, or run as the "
-                "owner"
-            )
+            problems.append(_problem(config, what))
+    for page in pages:
+        if _is(root / page, stat.S_ISREG) and not _writable(root / page, os.W_OK):
+            problems.append(_problem(config, f" (the page {shown(page)})"))
     return problems
 
 
-def _writable(path: Path) -> bool:
-    """True when the effective user may create and rename files in the directory ``path``."""
+def _folder(page: Path) -> Path:
+    """The folder the file ``page`` names is in, symbolic links followed (where the page is replaced), as a path
+    relative to where ``page`` is when the links are relative."""
+    for _ in range(40):  # the kernel's own limit on links followed
+        try:
+            page = page.parent / os.readlink(page)
+        except OSError:  # no link (or none to be read): this is the file
+            break
+    return page.parent
+
+
+def _is(path: Path, kind: Callable[[int], bool]) -> bool:
+    """True when ``path`` (links followed) is of ``kind`` (``stat.S_ISDIR``, ...); False when it cannot be seen."""
+    try:
+        return kind(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def _problem(config: Config, what: str) -> str:
+    return (
+        f"wiki.dir {shown(config.wiki.dir)}{what}: not writable by uid {os.geteuid()}, the user kep-sync runs as "
+        f"(publish {config.publish} writes there); give that user write access, or run as the owner"
+    )
+
+
+def _writable(path: Path, mode: int = os.W_OK | os.X_OK) -> bool:
+    """True when the effective user may create and rename files in the directory ``path`` (``mode`` ``W_OK``:
+    may write the file ``path``, which :func:`bot.publish.files.writable_target` asks before replacing it)."""
     effective = os.access in os.supports_effective_ids
-    return os.access(path, os.W_OK | os.X_OK, effective_ids=effective)
+    return os.access(path, mode, effective_ids=effective)
 
 
 def _git_dir(root: Path) -> tuple[Path | None, str]:

@@ -324,6 +324,12 @@ _DEFAULT_OFF_RE = re.compile(
 )
 #: A default that did not change: "remains disabled", "still disabled", "(disabled by default)".
 _STILL_OFF_RE = re.compile(r"\b(?:still|remains?|remained)\b|\(disabled by default\)", re.I)
+#: A sentence turning a default on ("Set `X` to true by default") or undoing a change that turned it off
+#: ("Reverted #123, which disabled `X` by default"): no default turned off.
+_BACK_ON_RE = re.compile(
+    r"\bto (?:true|on|enabled)\b|^\W*reverted\b[^.;]*\b(?:that|which)\b[^.;]*\b(?:disabled|turned off|switched off)\b",
+    re.I,
+)
 
 
 def default_off(sentence: str) -> bool:
@@ -332,7 +338,7 @@ def default_off(sentence: str) -> bool:
     ("Promoted `X` to Beta, disabled by default": :func:`announced_stage` reads a stage) turns nothing off, and
     hedged or future sentences ("will be disabled by default") say nothing."""
     plain = _BACKTICK_RE.sub(" ", sentence)
-    if not _DEFAULT_OFF_RE.search(plain) or _STILL_OFF_RE.search(plain):
+    if not _DEFAULT_OFF_RE.search(plain) or _STILL_OFF_RE.search(plain) or _BACK_ON_RE.search(plain):
         return False
     if _FUTURE_RE.search(plain) or _NEGATION_RE.search(plain):
         return False

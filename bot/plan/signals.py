@@ -132,8 +132,8 @@ def planned_stages(
                 why_open = f"{release} is the release in progress" if key == current else f"{release} is after {now}"
             elif lifecycle is not None and not gates_mod.closed(lifecycle, release):
                 why_open = f"{release} is not closed by the gate list (newest {lifecycle.newest or '-'})"
-            elif drafts is not None and key >= drafts:
-                why_open = f"the {release} release notes are a draft"
+            elif notes is not None and drafts is not None and key >= drafts:
+                why_open = _no_final_notes(release, key == drafts, notes.available)
             gate = gates_mod.stage_verdict(kep, stage, joins[kep.path], lifecycle) if lifecycle is not None else None
             view = None
             if notes is not None:
@@ -144,6 +144,15 @@ def planned_stages(
                 assess(ident, kep.path, stage, release, closed=not why_open, why_open=why_open, gate=gate, notes=view)
             )
     return out
+
+
+def _no_final_notes(release: str, newest: bool, available: Sequence[str]) -> str:
+    """Why the release notes cannot close ``release``: its notes are the newest read (a draft), or the notes read
+    end before it (``available``: every release the source has)."""
+    if newest:
+        return f"the {release} release notes are a draft"
+    last = max(available, key=release_order, default="")
+    return f"the release notes read end at {last}; no release notes for {release}" if last else "no release notes read"
 
 
 def _notes_view(notes: NotesRead, kep: Kep, stage: str, release: str) -> NotesView:

@@ -32,13 +32,14 @@ import binascii
 import hashlib
 import json
 import re
+import stat
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
-from bot.fileread import read_regular
+from bot.fileread import read_regular, special_kind
 from bot.http import RequestCounter, make_client
 from bot.model.gates import GateList, Lifecycle, ListError, lifecycle, parse_gate_list, release_key
 from bot.model.kep import Problem
@@ -75,12 +76,19 @@ def parse_gate_source(value: str) -> GateSource:
     spec = parse_github_spec(value, "--gate-lifecycle", "HEAD")
     if spec:
         return GateSource("github", spec[0])
-    path = Path(value).expanduser()
-    if path.is_dir():
-        return GateSource("dir", str(path))
-    if path.is_file():
-        return GateSource("file", str(path))
-    raise UsageError(f"--gate-lifecycle {value!r}: no such file or directory, and not github:OWNER/REPO")
+    try:
+        mode = Path(value).expanduser().stat().st_mode
+    except FileNotFoundError:
+        raise UsageError(f"--gate-lifecycle {value!r}: no such file or directory, and not github:OWNER/REPO") from None
+    except OSError as exc:  # e.g. a name too long, a directory this user may not search
+        raise UsageError(f"--gate-lifecycle {value!r}: cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        return GateSource("dir", str(Path(value).expanduser()))
+    if stat.S_ISREG(mode):
+        return GateSource("file", str(Path(value).expanduser()))
+    raise UsageError(
+        f"--gate-lifecycle {value!r}: not a regular file ({special_kind(mode)}), nor a directory or github:OWNER/REPO"
+    )
 
 
 def list_path(release: str) -> str | None:

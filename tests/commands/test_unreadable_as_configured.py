@@ -54,6 +54,19 @@ def refusal(path: Path, owner: str) -> str:
     )
 
 
+def validate_as_another_user(tmp: Path) -> int:
+    """``kep-sync validate --config c.yaml`` in ``tmp``, as uid :data:`OTHER_UID` when the tests run as root (root
+    may write anywhere; the effective uid only, the real one kept to switch back), else as this user."""
+    if not ROOT:
+        return main(["validate", "--config", "c.yaml"])
+    os.chmod(tmp, 0o755)
+    os.seteuid(OTHER_UID)
+    try:
+        return main(["validate", "--config", "c.yaml"])
+    finally:
+        os.seteuid(0)
+
+
 def checkout(tmp: Path) -> str:
     """``enh/``: a git checkout of the KEPs of tests/syncutil.PAGE_KEPS, and ``wiki/m.md``; returns its HEAD."""
     write_keps(tmp / "enh", *PAGE_KEPS)
@@ -107,21 +120,15 @@ def test_validate_names_a_wiki_directory_the_running_user_may_not_write(clean_gi
     assert capsys.readouterr().out == "ok\n"
     os.chmod(clean_git / "wiki", 0o555)
     try:
-        if ROOT:  # root may write anywhere: check as another user (effective uid; real uid kept to switch back)
-            os.chmod(clean_git, 0o755)
-            os.seteuid(OTHER_UID)
-        try:
-            code = main(["validate", "--config", "c.yaml"])
-        finally:
-            if ROOT:
-                os.seteuid(0)
+        code = validate_as_another_user(clean_git)
     finally:
         os.chmod(clean_git / "wiki", 0o755)
     uid = OTHER_UID if ROOT else os.getuid()
-    assert (code, capsys.readouterr().err) == (
+    tail = f"not writable by uid {uid}, the user kep-sync runs as (publish files writes there); give that user write "
+    page = [f"kep-sync: error: c.yaml: wiki.dir 'wiki' (the page 'm.md'): {tail}access, or run as the owner"]
+    assert (code, capsys.readouterr().err.splitlines()) == (
         2,
-        f"kep-sync: error: c.yaml: wiki.dir 'wiki': not writable by uid {uid}, the user kep-sync runs as "
-        "(publish files writes there); give that user write access, or run as the owner\n",
+        [f"kep-sync: error: c.yaml: wiki.dir 'wiki': {tail}access, or run as the owner", *(page if ROOT else [])],
     )
 
 
@@ -145,3 +152,31 @@ def test_serve_refuses_to_start_with_a_config_validate_rejects(clean_git):
         "kep-sync: error: the service did not start (kep-sync validate names the same)",
     ]
     assert not (clean_git / "st").exists()  # no state, no lock: it never started
+
+
+def test_validate_names_a_page_or_the_folder_a_linked_page_is_in_that_the_user_may_not_write(clean_git, capsys):
+    checkout(clean_git)
+    (clean_git / "ro").mkdir()
+    (clean_git / "ro" / "real.md").write_bytes((clean_git / "wiki" / "m.md").read_bytes())
+    (clean_git / "wiki" / "l.md").symlink_to(Path("..") / "ro" / "real.md")
+    (clean_git / "c.yaml").write_text("enhancements: enh\nwiki: {dir: wiki, pages: [m.md, l.md]}\npublish: files\n")
+    assert main(["validate", "--config", "c.yaml"]) == 0
+    assert capsys.readouterr().out == "ok\n"
+    os.chmod(clean_git / "wiki" / "m.md", 0o444)
+    os.chmod(clean_git / "ro" / "real.md", 0o666)
+    os.chmod(clean_git / "ro", 0o555)
+    os.chmod(clean_git / "wiki", 0o777)
+    try:
+        code = validate_as_another_user(clean_git)  # who owns none of these files
+    finally:
+        os.chmod(clean_git / "ro", 0o755)
+        os.chmod(clean_git / "wiki", 0o755)
+    uid = OTHER_UID if ROOT else os.getuid()
+    tail = f"not writable by uid {uid}, the user kep-sync runs as (publish files writes there); give that user write "
+    assert (code, capsys.readouterr().err.splitlines()) == (
+        2,
+        [
+            f"kep-sync: error: c.yaml: wiki.dir 'wiki' (the folder of 'l.md'): {tail}access, or run as the owner",
+            f"kep-sync: error: c.yaml: wiki.dir 'wiki' (the page 'm.md'): {tail}access, or run as the owner",
+        ],
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -569,6 +570,13 @@ def test_validate_checks_the_gate_list(tmp_path):
         f"gate_lifecycle.source: '{tmp_path / 'missing.yaml'}': no such file or directory, and not github:OWNER/REPO"
     ]
     assert gate_problems("github:kubernetes/kubernetes") == []
+    os.mkfifo(tmp_path / "fifo.yaml")
+    assert gate_problems(str(tmp_path / "fifo.yaml")) == [
+        f"gate_lifecycle.source: '{tmp_path / 'fifo.yaml'}': not a regular file (FIFO), nor a directory or "
+        "github:OWNER/REPO"
+    ]
+    long = str(tmp_path / ("a" * 300))
+    assert gate_problems(long) == [f"gate_lifecycle.source: {long!r}: cannot be read: File name too long"]
 
 
 def test_the_shipped_column_keeps_ignored_rows_and_rows_outside_only(tmp_path):

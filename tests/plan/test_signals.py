@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot.model.gates import lifecycle, parse_gate_list
 from bot.model.history.declared import Declared, first_declared, origins, utc
-from bot.model.history.log import SHALLOW, Commit, Version
+from bot.model.history.log import NO_BLOB, SHALLOW, Commit, Version
 from bot.model.note_text import default_off
 from bot.plan.evidence import gates as G
 from bot.plan.evidence.index import Evidence, gate_owners
@@ -73,7 +73,7 @@ def test_first_declared_reads_each_gate_s_first_version_and_what_the_kep_planned
             Version(_commit("a" * 40, "2024-10-09T12:00:00+02:00", 4678), path, "b1"),
             {"feature-gates": "PodLevelResources", "latest-milestone": "v1.32", "milestone.alpha": "v1.32"},
         ),
-        (Version(_commit("b" * 40, "2025-01-01T00:00:00Z"), path, "b2"), None),  # unreadable: skipped
+        (Version(_commit("b" * 40, "2025-01-01T00:00:00Z"), path, "b2"), None),  # unreadable: it may have declared
         (
             Version(_commit("c" * 40, "2025-02-03T00:00:00Z", 5000), path, "b3"),
             {"feature-gates": "PodLevelResources, PodLevelResourcesFix", "milestone.alpha": "v1.33", "x": "TBD"},
@@ -81,11 +81,18 @@ def test_first_declared_reads_each_gate_s_first_version_and_what_the_kep_planned
     ]
     assert first_declared(timeline, {"a" * 40: 7}) == {
         "PodLevelResources": Declared("2024-10-09T10:00:00Z", "a" * 40, 4678, "v1.32", 7),
-        "PodLevelResourcesFix": Declared("2025-02-03T00:00:00Z", "c" * 40, 5000, "v1.33", -1),
+        "PodLevelResourcesFix": Declared("", "c" * 40, 5000, "v1.33", -1, "unreadable"),
     }
+    later = [*timeline, (Version(_commit("f" * 40, "2025-03-01T00:00:00Z", 5100), path, "b5"), {"feature-gates": "X"})]
+    assert first_declared(later)["X"] == Declared("2025-03-01T00:00:00Z", "f" * 40, 5100)
     # A shallow clone's boundary commit "adds" everything: the real date is older and unknown.
     shallow = [(Version(_commit("d" * 40, "2025-05-05T00:00:00Z", parent=SHALLOW), path, "b4"), timeline[0][1])]
     assert first_declared(shallow)["PodLevelResources"].date == ""
+    # A version that could not be read may have declared the gate already; a deletion hides nothing.
+    hidden = [(Version(_commit("e" * 40, "2024-01-01T00:00:00Z"), path, "b0"), None), *timeline]
+    assert first_declared(hidden)["PodLevelResources"] == Declared("", "a" * 40, 4678, "v1.32", -1, "unreadable")
+    deleted = [(Version(_commit("e" * 40, "2024-01-01T00:00:00Z"), path, NO_BLOB), None), *timeline]
+    assert first_declared(deleted)["PodLevelResources"] == Declared("2024-10-09T10:00:00Z", "a" * 40, 4678, "v1.32")
     log = [_commit("c" * 40, "x"), _commit("a" * 40, "y")]  # newest first: a is the older one
     assert origins({path: timeline}, log)[path]["PodLevelResources"].order == 0
     assert (utc("2025-02-03T10:00:00+01:00"), utc("not a date")) == ("2025-02-03T09:00:00Z", "")
@@ -152,6 +159,11 @@ def test_where_history_cannot_decide_no_owner_is_named_and_it_says_why():
     assert why(shallow)["PodLevelResources"] == (
         "",
         "history cannot decide: KEP 2837 declared it before the first commit of a shallow clone",
+    )
+    unreadable = {**ORIGINS, RESIZE: {"PodLevelResources": Declared("", "c5", 5420, "v1.35", 50, "unreadable")}}
+    assert why(unreadable)["PodLevelResources"] == (
+        "",
+        "history cannot decide: KEP 5419's kep.yaml could not be read before it declared it",
     )
     unlinked = snapshot(
         kep(3063, "dra", status="withdrawn", gates=("DynamicResourceAllocation",)),
@@ -414,3 +426,35 @@ def test_a_kep_without_distinctive_words_is_matched_by_its_whole_title_as_one_ru
         Evidence("v1.37", 138488, "https://github.com/kubernetes/kubernetes/pull/138488", text, "stable", False, False, True),
     )  # fmt: skip
     assert possible_evidence(notes, outer, "beta", words[outer.path], ()) == ()
+
+
+def test_a_release_the_notes_do_not_reach_is_said_so_not_called_a_draft():
+    from bot.plan.evidence.index import build_index
+    from bot.plan.signals import NotesRead, planned_stages
+
+    snap = snapshot(
+        *(kep(n, f"k{n}", alpha="v1.36", beta="v1.37", latest="v1.38") for n in (1, 2)),
+    )
+    keps = snap.all_keps()
+    notes = {"v1.35": {"1": {"text": "Unrelated fix."}}, "v1.36": {"2": {"text": "Another fix."}}}
+    read = NotesRead(build_index(notes, keps), ("v1.35", "v1.36"))
+    found = planned_stages(snap, keps[:1], {keps[0].path: "1"}, lifecycle=None, joins={}, notes=read)
+    none = planned_stages(snap, keps[:1], {}, lifecycle=None, joins={}, notes=NotesRead(build_index({}, keps), ()))
+    assert [s.reason for s in none] == ["no release notes read", "no release notes read"]
+    assert [(s.stage, s.release, s.state, s.reason) for s in found] == [
+        ("alpha", "v1.36", PENDING, "the v1.36 release notes are a draft"),
+        ("beta", "v1.37", PENDING, "the release notes read end at v1.36; no release notes for v1.37"),
+    ]
+
+
+def test_a_default_turned_back_on_is_no_default_turned_off():
+    assert [
+        default_off(s)
+        for s in (
+            "Set `Foo` to true by default.",
+            "Reverted #12345, which disabled `Foo` by default.",
+            "Reverted the change that turned off `Foo` by default.",
+            "Reverted `Foo` to disabled by default.",
+            "Set the `Foo` feature gate to false by default.",
+        )
+    ] == [False, False, False, True, True]

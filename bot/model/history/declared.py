@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from bot.model.history.log import SHALLOW, Commit, Version
+from bot.model.history.log import NO_BLOB, SHALLOW, Commit, Version
 from bot.model.kep import milestone_key, normalize_milestone
 
 #: ``{kep.yaml path: {gate as kep.yaml writes it: Declared}}``: what a history source gives the plan.
@@ -24,13 +24,22 @@ class Declared(NamedTuple):
     its ``commit`` SHA, the pull request ``pr`` its subject names (0 when none), ``planned``: the earliest
     release that version names (``latest-milestone`` and the alpha / beta / stable milestones, ``v1.36``;
     ``""`` when none), what the KEP planned when it took the gate, and ``order``: the commit's place on the
-    first-parent line, oldest 0 (``-1`` when unknown; commits of one second keep their order)."""
+    first-parent line, oldest 0 (``-1`` when unknown; commits of one second keep their order); ``unknown``: why
+    ``date`` is ``""`` (:data:`SHALLOW_BOUNDARY`, :data:`UNREADABLE_BEFORE`; ``""`` when it is known)."""
 
     date: str
     commit: str
     pr: int
     planned: str = ""
     order: int = -1
+    unknown: str = ""
+
+
+#: :attr:`Declared.unknown` of a gate in the first version a shallow clone has.
+SHALLOW_BOUNDARY = "shallow"
+#: :attr:`Declared.unknown` of a gate first seen after a version of the file that could not be read: that
+#: version may have declared it already.
+UNREADABLE_BEFORE = "unreadable"
 
 
 def first_declared(
@@ -41,19 +50,24 @@ def first_declared(
     ``order``: each commit SHA's place on the first-parent line (oldest 0). ``timeline``: ``(version, tracked
     fields or None)`` oldest first
     (:func:`bot.model.history.fields.kep_fields`: ``feature-gates`` is the gate names joined with ``", "``);
-    an unreadable version (``None``) is skipped; a gate removed and declared again keeps its first date.
+    an unreadable version (``None``, not a deletion) is skipped, and a gate first seen in the version right after one has
+    no date (:data:`UNREADABLE_BEFORE`: the unreadable version may have declared it); a gate removed and declared
+    again keeps its first date.
     """
     out: dict[str, Declared] = {}
+    unreadable = False
     for version, fields in timeline:
         if fields is None:
+            unreadable = unreadable or version.blob != NO_BLOB
             continue
         commit = version.commit
-        boundary = commit.parent == SHALLOW
+        why = SHALLOW_BOUNDARY if commit.parent == SHALLOW else UNREADABLE_BEFORE if unreadable else ""
         planned = earliest(fields.get(f, "") for f in ("latest-milestone", *PLANNED))
         for gate in (g.strip() for g in fields.get("feature-gates", "").split(",")):
             if gate and gate not in out:
-                when = "" if boundary else utc(commit.date)
-                out[gate] = Declared(when, commit.sha, commit.pr, planned, (order or {}).get(commit.sha, -1))
+                when = "" if why else utc(commit.date)
+                out[gate] = Declared(when, commit.sha, commit.pr, planned, (order or {}).get(commit.sha, -1), why)
+        unreadable = False
     return out
 
 

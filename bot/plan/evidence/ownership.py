@@ -14,8 +14,8 @@ The rule, for a gate two or more KEPs declare:
 
 The owner speaks for the gate (its gate-list findings, the release notes naming the gate); a borrower stays
 silent about it. Where the history cannot decide (no history of a declarer, a shallow clone hiding the first
-date, two KEPs declaring it in the same commit, a withdrawn first owner that no live declarer links), the
-gate has no owner and the reason says why: nothing is guessed, and the gate stays shared as before
+date, a version of a declarer's kep.yaml that could not be read before it declared the gate, two KEPs declaring
+it in the same commit, a withdrawn first owner that no live declarer links), the gate has no owner and the reason says why: nothing is guessed, and the gate stays shared as before
 (:func:`bot.plan.evidence.index.gate_owners`).
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.model.history.declared import Declared, GateOrigins
+from bot.model.history.declared import UNREADABLE_BEFORE, Declared, GateOrigins
 from bot.model.kep import Kep
 from bot.model.lineage import referenced, replaced
 from bot.model.snapshot import Snapshot
@@ -101,7 +101,8 @@ def _first(path: str, kep: Kep, gate: str, origins: GateOrigins, name: Callable[
     found = [seen[raw] for raw in kep.gates() if name(raw) == gate and raw in seen]
     dated = [d for d in found if d.date]
     if len(dated) < len(found):
-        return Declared("", found[0].commit, found[0].pr)  # a shallow clone's boundary: the date is unknown
+        unknown = next(d.unknown for d in found if not d.date)
+        return Declared("", found[0].commit, found[0].pr, unknown=unknown)
     return min(dated, default=None)
 
 
@@ -122,6 +123,8 @@ def _decide(
         found = _first(path, keps[path], gate, origins, name)
         if found is None:
             return none(f"no history of KEP {_ident(keps[path])} declaring it")
+        if not found.date and found.unknown == UNREADABLE_BEFORE:
+            return none(f"KEP {_ident(keps[path])}'s kep.yaml could not be read before it declared it")
         if not found.date:
             return none(f"KEP {_ident(keps[path])} declared it before the first commit of a shallow clone")
         first[path] = found
