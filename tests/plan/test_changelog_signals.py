@@ -107,8 +107,11 @@ def test_the_body_leads_with_what_needs_a_look_and_names_each_sign_and_the_gate_
         "default before release\n"
         "- ↺ 2 released milestones rewritten in 2 KEPs: [2837](https://kep.k8s.io/2837) alpha v1.32; "
         "[4563](https://kep.k8s.io/4563) alpha v1.36 (their kep.yaml history below)\n"
-        "- 2 more findings on these rows: not-in-notes [5526](https://kep.k8s.io/5526), "
-        "[5732](https://kep.k8s.io/5732) (under Needs review)\n"
+        "\n"
+        "Signs: ↺ a released milestone rewritten; off a default turned off before release; possible: matched by "
+        "title words only, never a confirmation; ≠ a note of that release names another stage; Shipped, per the "
+        f"gate list `gates/list.yaml` (blob {blob}) and the notes: ✓ confirmed, pending (release not closed), ✗ "
+        "contradicted, unknown.\n"
         "\n"
         "### Graduations\n"
         "- alpha → **beta**: [2837](https://kep.k8s.io/2837), [5732](https://kep.k8s.io/5732), "
@@ -122,17 +125,14 @@ def test_the_body_leads_with_what_needs_a_look_and_names_each_sign_and_the_gate_
         f"[L11]({KY}/2837-spec/kep.yaml#L11) [L12]({KY}/2837-spec/kep.yaml#L12) | none found | ✓ v1.34; ✗ v1.33 |\n"
         "| [5732](https://kep.k8s.io/5732) KEP 5732 topo | p.md:4 | stage: alpha → **beta**<br>beta: - → **v1.37** "
         f"| [kep.yaml]({KY}/5732-topo/kep.yaml) [L7]({KY}/5732-topo/kep.yaml#L7) [L12]({KY}/5732-topo/kep.yaml#L12) "
-        f"| none found<br>≠ v1.37 [#138274]({PR}/138274) says alpha | ✗ v1.37 |\n"
+        f"| pending<br>≠ v1.37 [#138274]({PR}/138274) says alpha | ✗ v1.37 |\n"
         "| [4563](https://kep.k8s.io/4563) KEP 4563 EvictionRequest | p.md:5 | alpha: v1.36 → **v1.37** ↺ | "
-        f"[kep.yaml]({KY}/4563-EvictionRequest/kep.yaml) [L11]({KY}/4563-EvictionRequest/kep.yaml#L11) | none "
-        f"found<br>possible: v1.37 [#137050]({PR}/137050) | pending v1.37 |\n"
+        f"[kep.yaml]({KY}/4563-EvictionRequest/kep.yaml) [L11]({KY}/4563-EvictionRequest/kep.yaml#L11) | "
+        f"pending<br>possible: v1.37 [#137050]({PR}/137050) | pending v1.37 |\n"
         "| [5526](https://kep.k8s.io/5526) KEP 5526 managers | p.md:6 | stage: alpha → **beta**<br>beta: - → "
         f"**v1.37** | [kep.yaml]({KY}/5526-managers/kep.yaml) [L7]({KY}/5526-managers/kep.yaml#L7) "
-        f"[L12]({KY}/5526-managers/kep.yaml#L12) | v1.37 [#140573]({PR}/140573) | pending v1.37 |\n"
-        "\n"
-        "Signs: ↺ a released milestone rewritten; possible: matched by title words only, never a confirmation; "
-        f"≠ a note of that release names another stage; Shipped, per the gate list `gates/list.yaml` (blob {blob}) "
-        "and the notes: ✓ confirmed, pending (release not closed), ✗ contradicted, unknown.\n"
+        f"[L12]({KY}/5526-managers/kep.yaml#L12) | v1.37 [#140573]({PR}/140573)<br>off v1.37 [#141209]({PR}/141209) "
+        "| pending v1.37 |\n"
     )
     assert body.count("gates/list.yaml") == 1  # the findings never name it again
     assert [line for line in body.split("\n") if line.startswith("<details>")] == [
@@ -152,7 +152,12 @@ def test_the_body_leads_with_what_needs_a_look_and_names_each_sign_and_the_gate_
         f"- [5526](https://kep.k8s.io/5526) v1.37 [#140573]({PR}/140573): Promoted the `PodLevelResourceManagers` "
         "feature gate to Beta, enabled by default."
     )
-    assert len(visible_text(body)) == 1596
+    assert len(visible_text(body)) == 1573
+    # the gate list confirms both alphas no v1.36 note names: under Needs review, saying so; not in Needs a look
+    assert [(f.kep_id, f.message.split("; ")[-1]) for f in plan.discrepancies] == [
+        ("5526", "the gate list confirms it: PodLevelResourceManagers alpha in v1.36"),
+        ("5732", "the gate list confirms it: TopologyAware alpha in v1.36"),
+    ]
 
 
 def test_the_report_carries_each_planned_stage_and_the_gate_owners():
