@@ -5,11 +5,15 @@ Hand-written KEPs, notes and a list (the real data: tests/acceptance/test_accept
 from __future__ import annotations
 
 from bot.config import validate_config
-from bot.model.gates import lifecycle, parse_gate_list
+from bot.model.gates import blob_sha, lifecycle, parse_gate_list
 from bot.model.history.declared import Declared
 from bot.model.notes import ReleaseNotes
 from bot.plan.changelog_signals import visible_text
 from bot.plan.planner import plan_sync
+from bot.sources.gate_lifecycle import load_gate_lifecycle
+from tests.plan.test_gates import LIST as GATES_LIST
+from tests.plan.test_gates import PAGE as GATES_PAGE
+from tests.plan.test_gates import _config as gates_config
 from tests.syncutil import kep, snapshot
 
 LIST = b"""
@@ -225,3 +229,29 @@ def test_visible_text_is_what_a_reader_sees_with_the_blocks_collapsed():
         "<details><summary>Problems (2)</summary>\n\n| a | b |\n|---|---|\n| hidden | hidden |\n\n</details>\n"
     )
     assert visible_text(body) == "kep-sync: 1 change, from x. KEP Evidence 4671 Gang v1.37 #1 none found Problems (2)"
+
+
+def test_the_signs_follow_needs_a_look_or_else_the_table(tmp_path):
+    config, list_file = gates_config(tmp_path)
+    where = f"`{list_file}` (blob {blob_sha(GATES_LIST)[:12]})"
+    signs = f"Signs: Shipped, per the gate list {where}: ✓ confirmed, pending (release not closed), ✗ contradicted, unknown."
+    both = snapshot(
+        kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
+        kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"),
+    )
+    lines = plan_sync(
+        config, both, {"p.md": GATES_PAGE.encode()}, gates=load_gate_lifecycle(str(list_file), tmp_path)
+    ).changelog.body.split("\n")
+    assert lines[2:6] == [
+        "### Needs a look",
+        "- ✗ [700](https://kep.k8s.io/700) alpha v1.35: the gate list shows Later not yet in v1.35, alpha in v1.36",
+        "",
+        signs,  # the ✗ used just above is explained before anything else
+    ]
+    alone = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"))
+    body = plan_sync(
+        config, alone, {"p.md": GATES_PAGE.encode()}, gates=load_gate_lifecycle(str(list_file), tmp_path)
+    ).changelog.body
+    assert "### Needs a look" not in body
+    table = body.split("### Changes\n")[1].split("\n\n")
+    assert table[1] == signs  # nothing needs a look: the signs follow the table

@@ -594,29 +594,3 @@ def test_the_shipped_column_keeps_ignored_rows_and_rows_outside_only(tmp_path):
     )
     kept = plan_sync(ruled, snap, {"p.md": PAGE.encode()}, gates=lc).pages[0].new.decode().split("\n")
     assert kept[4] == "| 100-live | implementable / beta | v1.33 / v1.35 / - | old text |"
-
-
-def test_the_signs_follow_needs_a_look_or_else_the_table(tmp_path):
-    config, list_file = _config(tmp_path)
-    where = f"`{list_file}` (blob {blob_sha(LIST)[:12]})"
-    signs = f"Signs: Shipped, per the gate list {where}: ✓ confirmed, pending (release not closed), ✗ contradicted, unknown."
-    both = snapshot(
-        kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
-        kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"),
-    )
-    lines = plan_sync(
-        config, both, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path)
-    ).changelog.body.split("\n")
-    assert lines[2:6] == [
-        "### Needs a look",
-        "- ✗ [700](https://kep.k8s.io/700) alpha v1.35: the gate list shows Later not yet in v1.35, alpha in v1.36",
-        "",
-        signs,  # the ✗ used just above is explained before anything else
-    ]
-    alone = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"))
-    body = plan_sync(
-        config, alone, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path)
-    ).changelog.body
-    assert "### Needs a look" not in body
-    table = body.split("### Changes\n")[1].split("\n\n")
-    assert table[1] == signs  # nothing needs a look: the signs follow the table
