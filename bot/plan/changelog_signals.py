@@ -8,13 +8,15 @@ byte. The reviewer reads, in this order:
   source contradicts (:data:`CONTRADICTED_MARK`; KEP 5732: kep.yaml beta v1.37, the 1.37 note #138274 calls its
   gate alpha), a default turned off before release (:data:`OFF_MARK`), the released milestones rewritten,
   grouped with their count (:data:`REWRITTEN_MARK`), and a count of the other findings on this pull request's
-  rows, folded under "Needs review";
+  rows, folded under "Needs review" (not a ``not-in-notes`` finding on a stage the gate list confirms: it
+  needs no judgment); then the **legend** line naming each sign once and the gate list once (path and blob),
+  so every mark is explained where it is first used (after the table when nothing needs a look);
 - the **Changes** table, one row per page row and one message per row: the Change column marks a released
   milestone rewritten with :data:`REWRITTEN_MARK` alone; Evidence lists the notes by release and pull request
   (``possible:`` a note matched by title words only, never a confirmation; :data:`COUNTER_MARK` a note of that
-  release announcing another stage); Shipped gives the state of each planned stage the row touches
+  release announcing another stage; :data:`OFF_MARK` a note of that release turning the stage off by default;
+  ``pending`` when no note is sure and the release is in progress); Shipped gives the state of each planned stage the row touches
   (:mod:`bot.plan.evidence.stage_state`: ``✓`` confirmed, ``pending``, ``✗`` contradicted, ``unknown``);
-- one **legend** line naming each sign once and the gate list once (path and blob);
 - collapsed after the other sections: the **release notes cited**, with their excerpts.
 """
 
@@ -27,6 +29,7 @@ from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
+from bot.model.consistency import release_in_progress
 from bot.model.finding import Finding
 from bot.model.gates import Lifecycle
 from bot.model.history.provenance import Upstream
@@ -78,7 +81,9 @@ def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals:
     keps = {k.path: k for k in snapshot.all_keps()}
     states = {(s.kep_path, s.stage): s for s in signals.states}
     origin = any(c.upstream is not None for c in applied)
-    rows = [_row(group, keps, links, signals, states, shipped, origin) for group in by_row(applied)]
+    current = release_in_progress(snapshot.all_keps())
+    in_progress = f"v{current[0]}.{current[1]}" if current else ""
+    rows = [_row(group, keps, links, signals, states, (shipped, in_progress), origin) for group in by_row(applied)]
     head = (
         "| KEP | Page | Change | kep.yaml |"
         + (" Upstream |" if origin else "")
@@ -87,12 +92,13 @@ def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals:
     )
     table: Section = (["### Changes", head, "|---" * (head.count("|") - 1) + "|"], rows, "changes")
     lead = _needs_a_look(applied, signals, links)
-    legend = _legend(applied, signals)
+    line = _legend(applied, signals) if applied else ""
+    legend: list[Section] = [([line], [], "legend")] if line else []
     cited = _cited(applied)
     return Layout(
-        lead=[lead] if lead[1] else [],
+        lead=[lead, *legend] if lead[1] else [],
         changes=table,
-        after=[([legend], [], "legend")] if legend and applied else [],
+        after=[] if lead[1] else legend,
         folded=[cited] if cited[1] else [],
     )
 
@@ -107,11 +113,12 @@ def _row(
     links: Links,
     signals: Signals,
     states: Mapping[tuple[str, str], PlannedStage],
-    shipped: Callable[[str], bool],
+    shipped: tuple[Callable[[str], bool], str],
     origin: bool,
 ) -> str:
     """One Changes row: KEP, page line, the fields (``↺`` for a released milestone rewritten; other flags
-    ``⚠`` in words), kep.yaml lines, Upstream, Evidence, Shipped."""
+    ``⚠`` in words), kep.yaml lines, Upstream, Evidence, Shipped. ``shipped``: whether a release can have
+    notes (:func:`bot.plan.changelog.notes_can_exist`) and the release in progress (``""`` when unknown)."""
     first = group[0]
     kep = keps.get(first.kep_path)
     fields = "<br>".join(
@@ -126,7 +133,7 @@ def _row(
         number = re.match(r"\d+", first.kep_id)
         cells.append("<br>".join(_upstream(u, links.web_url, str(int(number.group())) if number else "") for u in ups))
     if signals.notes:
-        cells.append(_evidence(group, shipped))
+        cells.append(_evidence(group, _row_states(group, keps, states), *shipped))
     if signals.gate_list:
         cells.append(_shipped(group, keps, states))
     return "| " + " | ".join(cells) + " |"
@@ -142,10 +149,30 @@ def _upstream(upstream: Upstream | None, web_url: str, kep: str) -> str:
     return upstream_cell(upstream._replace(subject=short(subject, MAX_SUBJECT_CHARS)), web_url)
 
 
-def _evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
-    """The notes of one row, each once: ``v1.37 [#N](url)``; ``possible:``, ``ambiguous:`` and ``≠ ... says
-    alpha`` apart; ``none found`` when no note is sure and some release is out or in progress, else
-    ``- (v1.38 not released yet)``."""
+def _row_states(
+    group: list[Change], keps: Mapping[str, Kep], states: Mapping[tuple[str, str], PlannedStage]
+) -> list[PlannedStage]:
+    """The planned stages a row touches, each once, in the order of its changes."""
+    out: list[PlannedStage] = []
+    for c in group:
+        kep = keps.get(c.kep_path)
+        stage = change_stage(c, kep) if kep is not None else ""
+        state = states.get((c.kep_path, stage)) if stage in STAGES else None
+        if state is not None and state not in out:
+            out.append(state)
+    return out
+
+
+def _evidence(
+    group: list[Change], touched: list[PlannedStage], shipped: Callable[[str], bool], in_progress: str
+) -> str:
+    """The notes of one row, each once: ``v1.37 [#N](url)``; ``possible:``, ``ambiguous:``, ``≠ ... says
+    alpha`` and ``off v1.37 [#141209](url)`` (a note turning off by default a stage the row touches) apart.
+    When no note is sure, by the releases the row names (its new milestones and those of the planned stages it
+    touches, ``touched``): ``none found`` when one is out, ``pending`` when the newest is the release in
+    progress (its notes are a draft), else ``- (v1.38 not released yet)``. ``shipped``:
+    :func:`bot.plan.changelog.notes_can_exist`; ``in_progress``: the release in progress (``""`` when
+    unknown)."""
     seen: set[tuple[str, int]] = set()
     sure, maybe, possible, counter = [], [], [], []
     for c in group:
@@ -162,12 +189,19 @@ def _evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
                 maybe.append(f"ambiguous: {link}")
             else:
                 sure.append(link)
-    out = sure or (
+    offs = [n for s in touched for n in s.notes if n.role == TURNED_OFF]
+    off = list(dict.fromkeys(f"{OFF_MARK} {n.release} {note_link(n.pr, n.url)}" for n in offs))
+    named = [c.new for c in group if milestone_key(c.new)] + [s.release for s in touched]
+    news = list(dict.fromkeys(named)) or [c.new for c in group if c.new]
+    now = milestone_key(in_progress) if in_progress else None
+    shown = sure or (
         ["none found"]
-        if any(shipped(c.new) for c in group if c.new)
-        else ["- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"]
+        if any(shipped(n) and (now is None or milestone_key(n) != now) for n in news)
+        else ["pending"]
+        if any(shipped(n) for n in news)
+        else ["- (" + ", ".join(sorted(set(news))) + " not released yet)"]
     )
-    return "<br>".join(out + possible + maybe + counter)
+    return "<br>".join(shown + possible + maybe + counter + off)
 
 
 def _shipped(group: list[Change], keps: Mapping[str, Kep], states: Mapping[tuple[str, str], PlannedStage]) -> str:
@@ -239,10 +273,14 @@ def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Sect
 
 
 def _legend(applied: list[Change], signals: Signals) -> str:
-    """One line naming each sign the table uses once, and the gate list once."""
+    """One line naming each sign "Needs a look" and the table use, once, and the gate list once."""
     parts = []
     if any(_rewritten(c) for c in applied):
         parts.append(f"{REWRITTEN_MARK} a released milestone rewritten")
+    if any(n.role == TURNED_OFF for s in signals.states for n in s.notes):
+        parts.append(f"{OFF_MARK} a default turned off before release")
+    if not signals.gate_list and any(s.state == CONTRADICTED for s in signals.states):
+        parts.append(f"{CONTRADICTED_MARK} a planned stage a note contradicts")
     evidence = [e for c in applied for e in c.evidence]
     if any(e.possible for e in evidence):
         parts.append("possible: matched by title words only, never a confirmation")

@@ -196,7 +196,14 @@ def plan_sync(
             reviewed.states,
             changelog_signals.gate_list_name(lifecycle),
             found is not None,
-            [*(found or ()), *(gate_found or ())],
+            [
+                *(
+                    f
+                    for f in found or ()
+                    if (f.kep_path, f.release) not in reviewed.settled or f.kind != "not-in-notes"
+                ),
+                *(gate_found or ()),
+            ],
         )
         links = changelog_rows.Links(config.links.enhancements, snapshot.revision, page_url)
         inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))

@@ -24,6 +24,7 @@ from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence import releases_needed
 from bot.plan.evidence import review as review_notes
 from bot.plan.evidence.ownership import Ownership, owners_with
+from bot.plan.evidence.settled import settle
 from bot.plan.evidence.stage_state import PlannedStage
 from bot.plan.settings import PlanSettings
 
@@ -47,8 +48,9 @@ class Reviewed(NamedTuple):
     """The ``changes`` and ``problems`` after the reviews, the release-note discrepancies (``found``, ``None``
     without release notes), the gate findings (``gate_found``, ``None`` without a gate lifecycle), the
     report's ``provenance`` block (``origin``, ``None`` without history), the ``states`` of the planned stages
-    (``None`` without release notes and gate list) and the shared gates' ``owners`` (``None`` without the
-    kep.yaml history's first declarations)."""
+    (``None`` without release notes and gate list), the shared gates' ``owners`` (``None`` without the
+    kep.yaml history's first declarations) and the ``(kep_path, release)`` of the ``not-in-notes`` findings the
+    gate list ``settled`` (:mod:`bot.plan.evidence.settled`)."""
 
     changes: list[Change]
     problems: list[Problem]
@@ -57,6 +59,7 @@ class Reviewed(NamedTuple):
     origin: Provenance | None
     states: list[PlannedStage] | None = None
     owners: signals.Owners | None = None
+    settled: frozenset[tuple[str, str]] = frozenset()
 
 
 class Diffed(NamedTuple):
@@ -110,7 +113,7 @@ def review(
             scope, diffed.page_keps, changes, review_rows, owners.listed if owners is not None else None
         )
         problems += scope.lifecycle.problems
-    states = None
+    states, settled = None, frozenset[tuple[str, str]]()
     if signalled:
         keps = _in_scope(scope, diffed.page_keps, changes, review_rows)
         states = signals.planned_stages(
@@ -122,12 +125,14 @@ def review(
             notes=read,
             changes=changes,
         )
+        if found is not None and scope.lifecycle is not None:
+            found, settled = settle(found, {k.path: k for k in keps}, joins, scope.lifecycle)
     origin: Provenance | None = None
     if history is not None:
         changes, origin = _provenance(scope.snapshot, changes, history)
         if origin.get("shallow"):
             problems = problems + [shallow_problem(origin["shallow"])]
-    return Reviewed(changes, problems, found, gate_found, origin, states, owners)
+    return Reviewed(changes, problems, found, gate_found, origin, states, owners, settled)
 
 
 def _in_scope(scope: Scope, on_pages: Mapping[str, Kep], changes: Sequence[Change], review_rows: bool) -> list[Kep]:

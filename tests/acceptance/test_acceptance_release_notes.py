@@ -245,10 +245,18 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
         gate_history=gate_history_loader(config, snapshot),
     )
     body = plan.changelog.body
-    # summary 2, Needs a look 7, Graduations 5, Changes 27 (23 rows), the legend 2, 7 summary lines
+    # summary 2, Needs a look 7, the legend 2, Graduations 5, Changes 27 (23 rows), 7 summary lines
     named = body.replace(str(clone), "enhancements")  # the figure must not depend on where the clone lives
-    assert (visible_lines(body), len(visible_text(named))) == (50, 4732)
+    assert (visible_lines(body), len(visible_text(named))) == (50, 4808)
     assert body.split("\n")[2:3] == ["### Needs a look"]
+    # each mark Needs a look uses (✗, off, ↺) explained right under it; without a gate list ✗ is a note's
+    legend = next(line for line in body.split("\n") if line.startswith("Signs: "))
+    assert body.split("\n").index(legend) < body.split("\n").index("### Graduations")
+    assert legend == (
+        "Signs: ↺ a released milestone rewritten; off a default turned off before release; ✗ a planned stage a note "
+        "contradicts; possible: matched by title words only, never a confirmation; ≠ a note of that release names "
+        "another stage."
+    )
     assert [line for line in body.splitlines() if line.startswith("<details>")] == [
         "<details><summary>Released milestones rewritten (8)</summary>",
         "<details><summary>Needs review (8)</summary>",
@@ -264,7 +272,8 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     assert rows["[5598](https://kep.k8s.io/5598)"].endswith("| - (v1.38 not released yet) |")
     # 5732: the v1.37 note calling its gate Alpha is counter-evidence (≠), and first in "Needs a look"
     note = "[#138274](https://github.com/kubernetes/kubernetes/pull/138274)"
-    assert rows["[5732](https://kep.k8s.io/5732)"].endswith(f"| none found<br>≠ v1.37 {note} says alpha |")
+    # v1.37 is the release in progress: its notes are a draft, so "pending", never "none found"
+    assert rows["[5732](https://kep.k8s.io/5732)"].endswith(f"| pending<br>≠ v1.37 {note} says alpha |")
     assert f"- ✗ [5732](https://kep.k8s.io/5732) beta v1.37: the v1.37 note {note} says alpha\n" in body
     # links land on the fact: the page line at the base revision, the kep.yaml key at the revision
     assert (

@@ -126,13 +126,29 @@ def test_the_stale_page_body_leads_with_what_needs_a_look_and_fits_a_minute(stal
         f"- ↺ 8 released milestones rewritten in 6 KEPs: [4817]({K}4817) GA v1.36; [5554]({K}5554) alpha v1.36; "
         f"[2371]({K}2371) beta v1.36; [2033]({K}2033) beta v1.35; [4438]({K}4438) alpha v1.33, beta v1.34, GA v1.35; "
         f"[4563]({K}4563) alpha v1.36 (their kep.yaml history below)",
-        f"- 5 more findings on these rows: not-in-notes [5030]({K}5030), [4205]({K}4205), [5055]({K}5055); "
-        f"stage-mismatch [127]({K}127); gate-typo [3695]({K}3695) (under Needs review)",
+        # not-in-notes on 5030 alpha v1.35, 4205 and 5055 alpha v1.33: the gate list confirms those stages
+        f"- 2 more findings on these rows: stage-mismatch [127]({K}127); gate-typo [3695]({K}3695) (under Needs "
+        "review)",
+        "",
+        # every mark of Needs a look (✗, off, ↺) is explained right under it, before the table uses them too
+        "Signs: ↺ a released milestone rewritten; off a default turned off before release; possible: matched by "
+        "title words only, never a confirmation; ≠ a note of that release names another stage; Shipped, per the "
+        f"gate list `{GATES}` (blob 92f09bc2f438) and the notes: ✓ confirmed, pending (release not closed), ✗ "
+        "contradicted, unknown.",
+    ]
+    settled = [f.message for f in stale_plan.discrepancies if f.kind == "not-in-notes" and f.kep_id in ("4205", "5055")]
+    assert settled == [
+        "kep.yaml says alpha in v1.33, but the v1.33 release notes never name KEP-4205 or its gates (gates KubeletPSI); "
+        "check their prose, which may describe the feature in words only; the gate list confirms it: KubeletPSI "
+        "alpha in v1.33",
+        "kep.yaml says alpha in v1.33, but the v1.33 release notes never name KEP-5055 or its gates (gates "
+        "DRADeviceTaintRules, DRADeviceTaints); check their prose, which may describe the feature in words only; "
+        "the gate list confirms it: DRADeviceTaints alpha in v1.33",
     ]
     # b26b635 gave 11,128 visible characters here (scripts/check/body_size.py --code); at most 6,000 now. The paths
     # are named as the issue ran it, so the figure does not depend on where the checkout lives.
     named = body.replace(str(clone), "enhancements").replace(str(GATES), f"../shared/data/feature-gates/{GATES.name}")
-    assert len(visible_text(named)) == 5586 <= 6000
+    assert len(visible_text(named)) == 5593 <= 6000
     assert body.count(GATES.name) == 1  # the legend; never once per mark or finding
     assert "⚠" not in body.split("\n<details>")[0]  # one sign per meaning: ↺, ≠, ✗, off
 
@@ -160,7 +176,19 @@ def test_no_stage_of_the_release_in_progress_its_notes_announce_is_a_warning(sta
         "127": "✓ v1.36",
     }
     # 4563's EvictionRequest API, described in words only by the 1.37 note #137050: possible evidence, not "none"
-    assert f"| none found<br>possible: v1.37 [#137050]({PR}137050) | pending v1.37 |" in rows["4563"]
+    assert f"| pending<br>possible: v1.37 [#137050]({PR}137050) | pending v1.37 |" in rows["4563"]
+    # no "none found" for the release in progress: its notes are a draft
+    evidence = {k: rows[k].rsplit(" | ", 2)[1] for k in ("5304", "5554", "4438", "5055", "5598", "5526")}
+    assert evidence == {
+        "5304": "pending",
+        "5554": "pending",
+        "4438": "pending",
+        "5055": f"pending<br>possible: v1.37 [#138676]({PR}138676)",
+        "5598": "- (v1.38 not released yet)",
+        # the row names the 1.37 note that turned 5526's beta off by default, next to the one promoting it
+        "5526": f"v1.37 [#140573]({PR}140573)<br>off v1.37 [#141209]({PR}141209)",
+    }
+    assert "none found" not in stale_plan.changelog.body.split("\n<details>")[0]  # 2837's GA v1.37 too
     states = {(s.kep, s.stage): s for s in stale_plan.states}
     assert (states[("5732", "beta")].state, states[("5732", "beta")].source) == (
         "contradicted",
