@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark a dry run against the floor of parsing alone, side by side, on the real data in ../shared.
+"""Benchmark a dry run against the floors of parsing alone and of the libraries in use, side by side, on
+the real data in ../shared.
 
     .venv/bin/python scripts/bench/benchmark.py [--runs 7] [--shared ../shared]
 
@@ -11,10 +12,11 @@ peak RSS (max over the rounds) and these ratios (of wall times; targets are on t
 
 - floor: a bare ``python`` that only parses every ``keps/**/kep.yaml`` of a clone of the bundle
   with libyaml (``yaml.load(data, Loader=yaml.CBaseLoader)``), nothing else;
-- for reference, the floor plus importing the libraries a sync must use (pydantic for the config,
-  structlog for the log, markdown-it-py for the page, argparse): what no sync can go below;
+- the floor with the libraries a sync must use, imported and used once each (a pydantic model validated,
+  a table parsed with markdown-it-py, a structlog line logged, argparse): what no sync can go below;
 - ``kep-sync sync --publish none`` of the 2026-03-01 page against that clone (a git checkout: provenance
-  read from its history)                                                            <= 4.0x floor (a guard),
+  read from its history)                          <= 2.0x the floor with libraries (a guard; its ratio to
+  the bare floor is printed for reference: the x4.0 target on it is retired, docs/contributing.md says why),
   peak RSS <= 80 MB;
 - the same with ``--release-notes ../shared/data/release-notes``, for reference (its ratio to the sync; the
   target it had, 2.5x the floor, is retired: docs/contributing.md says why);
@@ -45,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = "wiki/kubernetes-keps-implementation-matrix.2026-03-01.md"
 BUNDLE = "data/enhancements-keps.bundle"
 NOTES = "data/release-notes"
-TARGET_RATIO, TARGET_RSS_MB = 4.0, 80.0
+TARGET_RATIO, TARGET_RSS_MB = 2.0, 80.0
 #: Page sizes (rows, about) whose peak RSS is printed.
 RSS_ROWS = (1000, 2000, 5000)
 TARGET_KEPS_GROWTH, TARGET_ROWS_GROWTH = 10.0, 2.0
@@ -55,8 +57,18 @@ FLOOR = (
     "for p in sorted(pathlib.Path(sys.argv[1], 'keps').rglob('kep.yaml')):\n"
     "    yaml.load(p.read_bytes(), Loader=yaml.CBaseLoader)\n"
 )
-#: The floor after importing the libraries every sync loads (config, log, page parser, command line).
-FLOOR_WITH_LIBRARIES = "import argparse, markdown_it, structlog\nfrom pydantic import BaseModel\n" + FLOOR
+#: The floor after importing the libraries every sync loads and using each once, as a sync does (config
+#: model, page parser, log line, command line).
+FLOOR_WITH_LIBRARIES = (
+    "import argparse, markdown_it, structlog\n"
+    "from pydantic import BaseModel\n"
+    "class Settings(BaseModel):\n"
+    "    page: str = ''\n"
+    "    rows: list[int] = []\n"
+    "Settings.model_validate({'page': 'm.md', 'rows': [1]})\n"
+    "markdown_it.MarkdownIt('commonmark').enable('table').parse('| a |\\n|---|\\n| 1 |\\n')\n"
+    "structlog.get_logger().info('ready')\n"
+) + FLOOR
 _ROW = re.compile(r"^\| \d+-[^ |]+ \|")
 _NUMBERED = re.compile(r"^(\d+)-(.+)$")
 _TEMPLATES = ("keps/NNNN-kep-template/", "keps/sig-cloud-provider/providers/0000-cloud-provider-template/")
@@ -209,12 +221,21 @@ def main() -> int:
     rows = [
         ("floor: parse every kep.yaml (libyaml)", f"{keps1} files", floor, ("", None)),
         (
-            "  + import pydantic, structlog, ...",
+            "floor + libraries in use",
             f"{keps1} files",
             got["libs"],
-            (f"x{got['libs'].wall / floor.wall:.2f} floor (CPU x{got['libs'].cpu / floor.cpu:.2f}; reference)", None),
+            (
+                f"x{got['libs'].wall / floor.wall:.2f} floor (CPU x{got['libs'].cpu / floor.cpu:.2f}; what no sync goes below)",
+                None,
+            ),
         ),
-        ("sync --publish none", f"{keps1} kep.yaml, {rows1} rows", sync, ratio(sync, floor, TARGET_RATIO, "floor")),
+        (
+            "sync --publish none",
+            f"{keps1} kep.yaml, {rows1} rows",
+            sync,
+            ratio(sync, got["libs"], TARGET_RATIO, "floor + libraries"),
+        ),
+        ("", "", None, (f"x{sync.wall / floor.wall:.2f} floor (CPU x{sync.cpu / floor.cpu:.2f}; reference)", None)),
         ("  peak RSS", "", None, (f"{sync.rss:.1f} MB (target <= {TARGET_RSS_MB:g} MB)", sync.rss <= TARGET_RSS_MB)),
         (
             "sync --release-notes (dir of 18)",
