@@ -15,37 +15,7 @@ from bot.model.kep import (
     load_yaml,
     parse_kep,
 )
-
-PATH = "keps/sig-scheduling/5075-dra-consumable-capacity/kep.yaml"
-VALID_STATUSES = "provisional, implementable, implemented, deferred, rejected, withdrawn, replaced"
-VALID_STAGES = "alpha, beta, stable, deprecated, disabled, removed"
-
-
-def kep_yaml(**overrides: str | None) -> bytes:
-    """A clean kep.yaml; ``overrides`` replace (or with ``None`` drop) top-level lines by key."""
-    fields = {
-        "title": "title: DRA consumable capacity",
-        "kep-number": 'kep-number: "5075"',
-        "owning-sig": "owning-sig: sig-scheduling",
-        "status": "status: implementable",
-        "creation-date": "creation-date: 2025-01-30",
-        "last-updated": 'last-updated: "2025-06-11"',
-        "stage": "stage: alpha",
-        "latest-milestone": 'latest-milestone: "v1.34"',
-        "milestone": 'milestone:\n  alpha: "v1.34"\n  beta: "v1.35"',
-        "feature-gates": "feature-gates:\n  - name: DRAConsumableCapacity\n    components:\n      - kube-apiserver",
-    }
-    for key, value in overrides.items():
-        key = key.replace("_", "-")
-        if value is None:
-            fields.pop(key, None)
-        else:
-            fields[key] = value
-    return ("\n".join(fields.values()) + "\n").encode()
-
-
-def parse(path: str = PATH, **overrides: str | None) -> Kep:
-    return parse_kep(path, kep_yaml(**overrides))
+from tests.model.kepcases import PATH, VALID_STAGES, VALID_STATUSES, kep_yaml, parse
 
 
 def problems_for(kep: Kep, key: str) -> list[Problem]:

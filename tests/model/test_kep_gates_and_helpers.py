@@ -17,9 +17,9 @@ from bot.model.kep import (
     parse_kep,
     same_milestone,
 )
+from tests.model.kepcases import PATH, VALID_STATUSES, parse
 
 # -- feature gates -------------------------------------------------------------------------------------
-from tests.model.test_kep import PATH, VALID_STATUSES, parse
 
 
 def test_junk_gate_names_are_kept_reported_and_excluded_from_gates():
