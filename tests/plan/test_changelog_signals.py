@@ -11,9 +11,9 @@ from bot.model.notes import ReleaseNotes
 from bot.plan.changelog_signals import visible_text
 from bot.plan.planner import plan_sync
 from bot.sources.gate_lifecycle import load_gate_lifecycle
-from tests.plan.test_gates import LIST as GATES_LIST
-from tests.plan.test_gates import PAGE as GATES_PAGE
-from tests.plan.test_gates import _config as gates_config
+from tests.plan.gatecases import LIST as GATES_LIST
+from tests.plan.gatecases import PAGE as GATES_PAGE
+from tests.plan.gatecases import gates_config
 from tests.syncutil import kep, snapshot
 
 LIST = b"""

@@ -23,52 +23,10 @@ from bot.plan.evidence import gates as G
 from bot.plan.evidence.index import gate_owners
 from bot.plan.planner import plan_sync
 from bot.sources import gate_lifecycle as S
+from tests.plan.gatecases import LIST, PAGE, gates_config
 from tests.syncutil import kep, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
-
-LIST = b"""# generated
-- name: Alpha1
-  versionedSpecs:
-  - default: false
-    lockToDefault: false
-    preRelease: Alpha
-    version: "1.33"
-  - default: true
-    lockToDefault: false
-    preRelease: Beta
-    version: "1.35"
-- name: Old
-  versionedSpecs:
-  - default: true
-    lockToDefault: false
-    preRelease: GA
-    version: "1.0"
-  - default: true
-    lockToDefault: true
-    preRelease: Deprecated
-    version: "1.34"
-- name: Locked
-  versionedSpecs:
-  - default: false
-    lockToDefault: false
-    preRelease: Beta
-    version: "1.30"
-  - default: true
-    lockToDefault: false
-    preRelease: GA
-    version: "1.33"
-  - default: true
-    lockToDefault: true
-    preRelease: GA
-    version: "1.34"
-- name: Later
-  versionedSpecs:
-  - default: false
-    lockToDefault: false
-    preRelease: Alpha
-    version: "1.36"
-"""
 
 
 def one(data: bytes = LIST, where: str = "list.yaml"):
@@ -373,27 +331,12 @@ def test_findings_name_gate_releases_and_list():
     ]
 
 
-PAGE = """# Matrix
-
-| KEP | Status | Alpha / Beta / GA | Shipped |
-|---|---|---|---|
-| 100-live | implementable / alpha | v1.33 / - / - | old text |
-| 700-notyet | implementable / alpha | v1.35 / - / - | - |
-"""
-
-
-def _config(tmp_path, **gates):
-    list_file = tmp_path / "list.yaml"
-    list_file.write_bytes(LIST)
-    return validate_config({"gate_lifecycle": {"source": str(list_file), **gates}}, "test"), list_file
-
-
 def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
     snap = snapshot(
         kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
         kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"),
     )
-    config, list_file = _config(tmp_path)
+    config, list_file = gates_config(tmp_path)
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
     marks = {(c.kep_id, c.field): (c.shipped.mark, c.shipped.detail) for c in plan.changes}
     assert marks[("100", "beta")] == ("✓", "Alpha1 beta in v1.35")
@@ -442,7 +385,7 @@ def test_promote_when_released_holds_a_promotion_to_an_unshipped_release(tmp_pat
         kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
         kep(700, "notyet", gates=("Later",), stage="beta", alpha="v1.35", beta="v1.36"),
     )
-    config, list_file = _config(tmp_path, promote_when="released")
+    config, list_file = gates_config(tmp_path, promote_when="released")
     plan = plan_sync(config, snap, {"p.md": PAGE.encode()}, gates=S.load_gate_lifecycle(str(list_file), tmp_path))
     held = [(c.kep_id, c.field, c.kind, c.applied, c.pending) for c in plan.changes if c.kep_id == "700"]
     assert held == [("700", "stage", "pending", False, "v1.36"), ("700", "beta", "pending", False, "v1.36")]
@@ -466,7 +409,7 @@ def _owned_column(tmp_path):
         kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"),
         kep(700, "notyet", gates=("Later",), alpha="v1.36"),
     )
-    config, list_file = _config(tmp_path, column=True)
+    config, list_file = gates_config(tmp_path, column=True)
     return snap, config, list_file, S.load_gate_lifecycle(str(list_file), tmp_path)
 
 
@@ -482,7 +425,7 @@ def test_the_shipped_column_is_written_when_owned(tmp_path):
 
 def test_the_audit_lists_gate_findings_of_every_row(tmp_path):
     snap = snapshot(kep(100, "live", gates=("Alpha1",), alpha="v1.32"))
-    config, list_file = _config(tmp_path)
+    config, list_file = gates_config(tmp_path)
     audit = plan_audit(
         config,
         snap,
@@ -515,7 +458,7 @@ def test_check_gates_agrees_with_the_audit_on_tiny_fixtures(tmp_path):
         "| 500-absent | implementable / alpha | v1.34 / - / - | - |\n"
     )
     (tmp_path / "p.md").write_text(page.replace("v1.33 / -", "v1.32 / -"))
-    config, list_file = _config(tmp_path)
+    config, list_file = gates_config(tmp_path)
     audit = plan_audit(
         config,
         snapshot(*files),
