@@ -45,6 +45,11 @@ KEP_FILES = {
     ),
 }
 
+#: The kep.yaml paths of :data:`KEP_FILES`, by KEP number.
+P100, P200, P300, P400, P500 = (
+    f"keps/sig-node/{n}/kep.yaml" for n in ("100-widgets", "200-shared-a", "300-shared-b", "400-quiet", "500-done")
+)
+
 
 def fixture_keps() -> list[Kep]:
     """The KEPs of :data:`KEP_FILES`, ordered by path."""
@@ -98,6 +103,12 @@ def notes_136() -> dict[str, dict]:
 def notes_137() -> dict[str, dict]:
     """v1.37 (the newest, not yet out): nothing about the fixture KEPs."""
     return {"9201": entry(9201, "Fixed a typo.")}
+
+
+#: ``{release: {pr: entry}}``: the notes of v1.35, v1.36 and v1.37 above.
+NOTES = {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}
+#: A kubernetes/kubernetes pull request's address less its number (an entry's ``pr_url`` is this and the number).
+URL = "https://github.com/kubernetes/kubernetes/pull/"
 
 
 def cli_tree(tmp_path, monkeypatch):

@@ -23,15 +23,10 @@ from bot.plan.evidence import (
 )
 
 try:
-    from tests.notesutil import entry, fixture_keps, notes_135, notes_136, notes_137
+    from tests.notesutil import NOTES, P100, P200, P300, P400, P500, URL, entry, fixture_keps, notes_135, notes_137
 except ImportError:  # pragma: no cover
-    from notesutil import entry, fixture_keps, notes_135, notes_136, notes_137
+    from notesutil import NOTES, P100, P200, P300, P400, P500, URL, entry, fixture_keps, notes_135, notes_137
 
-P100, P200, P300, P400, P500 = (
-    f"keps/sig-node/{n}/kep.yaml" for n in ("100-widgets", "200-shared-a", "300-shared-b", "400-quiet", "500-done")
-)
-NOTES = {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}
-URL = "https://github.com/kubernetes/kubernetes/pull/"
 PROSE = "check their prose, which may describe the feature in words only"
 
 

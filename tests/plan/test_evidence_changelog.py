@@ -26,12 +26,11 @@ from bot.plan.evidence import (
 )
 from bot.plan.planner import plan_sync
 from bot.sources.release_notes import ReleaseNotes
-from tests.plan.test_evidence import NOTES, P100, P400, URL
 
 try:
-    from tests.notesutil import entry, fixture_keps, fixture_snapshot, notes_136, notes_137
+    from tests.notesutil import NOTES, P100, P400, URL, entry, fixture_keps, fixture_snapshot, notes_136, notes_137
 except ImportError:  # pragma: no cover
-    from notesutil import entry, fixture_keps, fixture_snapshot, notes_136, notes_137
+    from notesutil import NOTES, P100, P400, URL, entry, fixture_keps, fixture_snapshot, notes_136, notes_137
 
 
 @pytest.fixture(scope="module")
