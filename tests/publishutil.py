@@ -44,6 +44,7 @@ __all__ = [
     "git_config",
     "github_config",
     "keps",
+    "opened",
     "page",
     "run_git",
     "run_github",
@@ -162,6 +163,12 @@ def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) ->
             open_wiki(config, counter, env=ENV if env is None else env, sleep=sleeps.append, seconds_between_writes=0),
         ),
     )
+
+
+def opened(fake, config: Config) -> Run:
+    """The first run: :func:`run_github` of :func:`keps` into the seeded wiki repository, which opens the pull
+    request (number 1 on a fresh fake)."""
+    return run_github(fake, keps(), config)
 
 
 def run_preview(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:

@@ -26,14 +26,10 @@ from tests.publishutil import (
     R,
     fresh_logging,  # noqa: F401  (autouse fixture)
     keps,
+    opened,
     page,
     run_github,
 )
-
-
-def opened(gh, cfg):
-    """First run; returns the Run."""
-    return run_github(gh, keps(), cfg)
 
 
 def state(gh, number: int = 1) -> prmod.PrState:

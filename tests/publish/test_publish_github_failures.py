@@ -13,7 +13,6 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bot.errors import ConfigError, PublishError
 from bot.publish import pull_request as prmod
-from tests.publish.test_publish_github import opened
 from tests.publishutil import (
     BRANCH,
     COMMIT,
@@ -27,6 +26,7 @@ from tests.publishutil import (
     fresh_logging,  # noqa: F401  (autouse fixture)
     github_config,
     keps,
+    opened,
     page,
     run_github,
 )
