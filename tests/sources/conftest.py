@@ -8,6 +8,8 @@ import pytest
 
 import bot.sources.github_tarball as enh
 from bot import http as bot_http
+from tests.fakegithub import FakeGitHub
+from tests.sources.upstreamcases import FILES, REPO, TOKEN
 from tests.sourcesutil import SleepRecorder
 
 
@@ -31,3 +33,13 @@ def sleeps(monkeypatch) -> SleepRecorder:
     recorder = SleepRecorder()
     monkeypatch.setattr(enh, "send", functools.partial(bot_http.send, sleep=recorder))
     return recorder
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """A running FakeGitHub with :data:`tests.sources.upstreamcases.REPO` seeded from its ``FILES`` (branch ``main``)
+    and ``GITHUB_TOKEN`` set to its ``TOKEN``; stopped after the test."""
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    with FakeGitHub() as gh:
+        gh.seed_repo(REPO, FILES)
+        yield gh

@@ -5,75 +5,12 @@ snapshot a full read gives)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from bot.http import RequestCounter
-from bot.sources.enhancements import load_snapshot
-from bot.sources.upstream import GitHubUpstream
-from bot.sources.upstream_cache import UpstreamCache, blob_id
+from bot.sources.upstream_cache import blob_id
 from tests.fakecompare import CompareStyle
-from tests.fakegithub import FakeGitHub
-
-REPO = "o/enh"
-ENH = "/repos/o/enh"
-K1, K2 = "keps/sig-a/1-first/kep.yaml", "keps/sig-b/2-second/kep.yaml"
-
-
-def kep(number: str, stage: str = "alpha") -> str:
-    return f'title: KEP {number}\nkep-number: "{number}"\nstatus: implementable\nstage: {stage}\n'
-
-
-FILES = {
-    "README.md": "# enhancements\n",
-    K1: kep("1"),
-    "keps/sig-a/1-first/README.md": "# First\n",
-    K2: kep("2", "beta"),
-    "keps/prod-readiness/sig-a/1.yaml": "kep-number: 1\n",
-}
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken-upstream")
-    with FakeGitHub() as gh:
-        gh.seed_repo(REPO, FILES)
-        yield gh
-
-
-def reader(fake: FakeGitHub, cache: Path, repo: str = REPO, api_url: str = "") -> GitHubUpstream:
-    return GitHubUpstream(
-        repo, "main", cache, api_url=api_url or fake.url, token="t0ken-upstream", counter=RequestCounter()
-    )
-
-
-def read(fake: FakeGitHub, cache: Path, repo: str = REPO, known=None):
-    """``(snapshot, reader, [(method, path, status)])`` of one new reader's snapshot."""
-    fake.reset_counters()
-    up = reader(fake, cache, repo)
-    up.probe(known)
-    snap = up.snapshot()
-    return snap, up, list(fake.requests)
-
-
-def full(fake: FakeGitHub, tmp_path: Path, repo: str = REPO):
-    """The snapshot a plain read (the tarball, no cache) gives now."""
-    from bot.http import make_client
-
-    with make_client("t0ken-upstream") as client:
-        return load_snapshot(f"github:{repo}@main", tmp_path / "unused", api_url=fake.url, client=client)
-
-
-def trees(fake: FakeGitHub, repo: str = REPO) -> tuple[str, str, str]:
-    """``(head, its tree id, the tree id of keps/)`` of the branch now."""
-    head = fake.branch_sha(repo, "main")
-    root = fake.commits[head]["tree"]
-    return head, root, fake.trees[root]["keps"][2]
-
-
-def entry_dir(cache: Path, fake: FakeGitHub, repo: str = REPO) -> Path:
-    return UpstreamCache(cache, f"{fake.url} {repo}", []).root
+from tests.sources.upstreamcases import ENH, FILES, K1, K2, REPO, entry_dir, full, kep, read, trees
 
 
 def test_first_read_is_the_tarball_and_fills_the_cache_with_the_tree(fake, tmp_path):

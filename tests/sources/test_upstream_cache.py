@@ -13,9 +13,7 @@ import pytest
 from bot.model.kep import Problem
 from bot.sources.localfs import MAX_FILE_BYTES
 from bot.sources.upstream_cache import UpstreamCache, blob_id
-from tests.sources.test_upstream import ENH, FILES, K1, K2, REPO, entry_dir, fake, full, kep, read, reader, trees
-
-__all__ = ["fake"]  # the fixture, shared with tests/sources/test_upstream.py
+from tests.sources.upstreamcases import ENH, FILES, K1, K2, REPO, entry_dir, full, kep, read, reader, trees
 
 
 def edit(path: Path, change) -> None:
