@@ -1,4 +1,5 @@
-"""Small fixtures for the release-notes tests: kep.yaml text, release-note entries, a KEP set.
+"""Small fixtures for the release-notes tests: kep.yaml text, release-note entries, a KEP set, and the release-notes
+source both forms read (a directory of files, sig-release on a GitHub Enterprise Server).
 
 keps = fixture_keps()           # 5 KEPs, one gate declared twice
 notes = {"v1.36": notes_136()}  # {release: {pr: entry}}
@@ -6,7 +7,10 @@ notes = {"v1.36": notes_136()}  # {release: {pr: entry}}
 
 from __future__ import annotations
 
-from bot.model.kep import Kep, parse_kep
+import json
+from pathlib import Path
+
+from bot.model.kep import Kep, Problem, parse_kep
 from bot.model.snapshot import Snapshot, build_snapshot
 
 
@@ -109,6 +113,47 @@ def notes_137() -> dict[str, dict]:
 NOTES = {"v1.35": notes_135(), "v1.36": notes_136(), "v1.37": notes_137()}
 #: A kubernetes/kubernetes pull request's address less its number (an entry's ``pr_url`` is this and the number).
 URL = "https://github.com/kubernetes/kubernetes/pull/"
+
+
+#: The API of a GitHub Enterprise Server: the token must never leave this host.
+API = "https://ghes.example.test/api/v3"
+TOKEN = "ghes-secret-token"
+#: The contents API URL of sig-release's ``releases/`` (without ``?ref=``).
+LISTING = f"{API}/repos/kubernetes/sig-release/contents/releases"
+#: The GitHub form of the release-notes source, as ``--release-notes`` takes it.
+SRC = "github:kubernetes/sig-release@master"
+#: How a problem about release 1.37's notes ends.
+SKIPPED_37 = "evidence and checks for v1.37 were skipped"
+
+
+def contents(minor: int) -> str:
+    """The contents API URL of release 1.``minor``'s release-notes-draft.json (without ``?ref=``)."""
+    return f"{LISTING}/release-1.{minor}/release-notes/release-notes-draft.json"
+
+
+def body(notes: dict) -> bytes:
+    """``notes`` as the JSON of a release-notes file (UTF-8)."""
+    return json.dumps(notes).encode()
+
+
+def notes_dir(tmp_path: Path) -> Path:
+    """``tmp_path/notes``, the directory form: ``release-notes-1.34.json`` (one entry) and 1.35-1.37 (the notes
+    above), plus a rendered ``release-notes-1.36.md`` that is ignored."""
+    d = tmp_path / "notes"
+    d.mkdir()
+    for minor, notes in ((34, {"1": entry(1, "Old.")}), (35, notes_135()), (36, notes_136()), (37, notes_137())):
+        (d / f"release-notes-1.{minor}.json").write_bytes(body(notes))
+    (d / "release-notes-1.36.md").write_text("# rendered, ignored\n")
+    return d
+
+
+def missing(source: str, release: str) -> Problem:
+    """The problem that ``release``'s notes are not available from ``source``."""
+    return Problem(
+        source,
+        "",
+        f"release notes for {release} are not available from {source}; evidence and checks for {release} were skipped",
+    )
 
 
 def cli_tree(tmp_path, monkeypatch):

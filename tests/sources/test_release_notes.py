@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -21,39 +20,12 @@ from bot.sources.release_notes import (
     select_releases,
     with_missing,
 )
-
-try:
-    from tests.notesutil import cli_tree, entry, notes_135, notes_136, notes_137
-except ImportError:  # pragma: no cover
-    from notesutil import cli_tree, entry, notes_135, notes_136, notes_137
-
-API = "https://ghes.example.test/api/v3"  # GitHub Enterprise Server: the token must never leave this host
-TOKEN = "ghes-secret-token"
-LISTING = f"{API}/repos/kubernetes/sig-release/contents/releases"
-SRC = "github:kubernetes/sig-release@master"
+from tests.notesutil import SKIPPED_37, body, cli_tree, entry, missing, notes_135, notes_136, notes_dir
 
 
 @pytest.fixture(autouse=True)
 def _no_sleep(no_http_sleep):
     """Retries never sleep in this module (tests/conftest.py)."""
-
-
-def contents(minor: int) -> str:
-    """The contents API URL of release 1.``minor``'s release-notes-draft.json (without ``?ref=``)."""
-    return f"{LISTING}/release-1.{minor}/release-notes/release-notes-draft.json"
-
-
-def body(notes: dict) -> bytes:
-    return json.dumps(notes).encode()
-
-
-def notes_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "notes"
-    d.mkdir()
-    for minor, notes in ((34, {"1": entry(1, "Old.")}), (35, notes_135()), (36, notes_136()), (37, notes_137())):
-        (d / f"release-notes-1.{minor}.json").write_bytes(body(notes))
-    (d / "release-notes-1.36.md").write_text("# rendered, ignored\n")
-    return d
 
 
 def test_parse_notes_source(tmp_path):
@@ -75,25 +47,14 @@ def test_select_releases_wanted_plus_newest_two():
     assert select_releases(available, [], newest=0) == []
 
 
-def _missing(source: str, release: str) -> Problem:
-    return Problem(
-        source,
-        "",
-        f"release notes for {release} are not available from {source}; evidence and checks for {release} were skipped",
-    )
-
-
 def test_with_missing_names_each_needed_release_up_to_the_newest_available():
     notes = ReleaseNotes("src", ("v1.35", "v1.36"), {"v1.36": {}}, (Problem("x", "", "old"),))
     wanted = ["1.34", "v1.35", "v1.36", "v1.37", "junk"]  # v1.37 is later than the newest available: not made yet
     got = with_missing(notes, wanted)
-    assert got.problems == (Problem("x", "", "old"), _missing("src", "v1.34"), _missing("src", "v1.35"))
+    assert got.problems == (Problem("x", "", "old"), missing("src", "v1.34"), missing("src", "v1.35"))
     assert (got.source, got.available, got.notes) == (notes.source, notes.available, notes.notes)
     assert with_missing(got, wanted) == got  # idempotent
-    assert with_missing(ReleaseNotes("src", (), {}, ()), ["v1.40"]).problems == (_missing("src", "v1.40"),)
-
-
-SKIPPED_37 = "evidence and checks for v1.37 were skipped"
+    assert with_missing(ReleaseNotes("src", (), {}, ()), ["v1.40"]).problems == (missing("src", "v1.40"),)
 
 
 @pytest.mark.parametrize(
@@ -187,7 +148,7 @@ def test_directory_without_a_needed_release_says_so(tmp_path):
     assert sorted(got.notes) == ["v1.35", "v1.36", "v1.37"]
     assert got.problems == (
         Problem(str(d / "release-notes-1.36.json"), "9107", "release-note entry has no text; skipped"),
-        _missing(str(d), "v1.20"),
+        missing(str(d), "v1.20"),
     )
 
 

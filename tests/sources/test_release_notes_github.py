@@ -20,12 +20,22 @@ from bot.sources.release_notes import (
     current_etags,
     load_release_notes,
 )
-
-try:
-    from tests.notesutil import cli_tree, entry, notes_135, notes_136, notes_137
-except ImportError:  # pragma: no cover
-    from notesutil import cli_tree, entry, notes_135, notes_136, notes_137
-from tests.sources.test_release_notes import API, LISTING, SKIPPED_37, SRC, TOKEN, _missing, body, contents, notes_dir
+from tests.notesutil import (
+    API,
+    LISTING,
+    SKIPPED_37,
+    SRC,
+    TOKEN,
+    body,
+    cli_tree,
+    contents,
+    entry,
+    missing,
+    notes_135,
+    notes_136,
+    notes_137,
+    notes_dir,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -117,8 +127,8 @@ def test_github_a_needed_release_missing_upstream_is_one_problem(tmp_path):
             "",
             "no release notes for v1.37 (HTTP 404)",
         ),  # read as one of the newest two, not needed
-        _missing(SRC, "v1.33"),
-        _missing(SRC, "v1.35"),
+        missing(SRC, "v1.33"),
+        missing(SRC, "v1.35"),
     )
 
 
