@@ -12,14 +12,8 @@ from bot import cli
 from bot.commands.targets import Shard, Target, expand, parse_shard, select, shard_of, state_dir_of
 from bot.config import Config, read_config_data, validate_config
 from bot.errors import ConfigError, UsageError
+from tests.commands.targetcases import SRC, expand_targets
 from tests.publishutil import ENV, PAGE, PAGE_PATH, fresh_logging, keps  # noqa: F401 - fixture
-
-SRC = "t.yaml"
-ROW = "| KEP | Status | Alpha / Beta / GA |\n|---|---|---|\n| 4671-gang | implementable / alpha | v1.35 / - / - |\n"
-
-
-def _targets(*entries, **top) -> list[Target]:
-    return expand(validate_config({**top, "targets": list(entries)}, SRC), SRC)
 
 
 def _errors(data: dict) -> list[str]:
@@ -39,7 +33,7 @@ def test_no_targets_is_one_default_target_with_the_config_itself():
 
 
 def test_target_sections_merge_key_by_key_over_the_top_level():
-    a, b = _targets(
+    a, b = expand_targets(
         {"name": "a", "wiki": {"repo": "acme/a"}, "pull_request": {"labels": ["x"]}},
         {"name": "b", "wiki": {"pages": ["m.md"]}, "feature_gates": "owned", "pull_request": {"branch": "kep-sync/b"}},
         wiki={"dir": "top", "base": "main"},
@@ -143,7 +137,7 @@ def test_two_targets_on_one_wiki_directory_are_refused_by_its_resolved_path(tmp_
         f"wiki (wiki.dir '{tmp_path / 'w'}') on the same branch and would overwrite each other's commits; give one "
         "its own pull_request.branch or wiki"
     ]
-    assert [t.name for t in _targets(*data["targets"], publish="github")] == ["a", "b"]  # two repositories
+    assert [t.name for t in expand_targets(*data["targets"], publish="github")] == ["a", "b"]  # two repositories
 
 
 def test_two_targets_that_write_one_file_are_refused_whatever_their_branches(tmp_path, capsys, monkeypatch):
@@ -189,7 +183,7 @@ def test_a_page_reached_through_a_link_is_the_file_it_links_to(tmp_path):
         ], i
     assert shown == m
     other = {"name": "b", "wiki": {"dir": str(tmp_path / "w"), "pages": ["n.md"]}}
-    assert [t.name for t in _targets(one, other, publish="files")] == ["a", "b"]  # two pages of one directory
+    assert [t.name for t in expand_targets(one, other, publish="files")] == ["a", "b"]  # two pages of one directory
 
 
 # ---------------------------------------------------------------- selection

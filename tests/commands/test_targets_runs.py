@@ -19,11 +19,11 @@ from bot.config import Config, validate_config
 from bot.publish import pacing
 from bot.service.multi import SharedSources, run_targets, summary_lines
 from tests.cliutil import shown
-
-# ---------------------------------------------------------------- runs
-from tests.commands.test_targets import ROW, SRC, _targets
+from tests.commands.targetcases import ROW, SRC, expand_targets
 from tests.publishutil import ENV, PAGE, PAGE_PATH, fresh_logging, keps  # noqa: F401 - fixture
 from tests.syncutil import kep, write_keps
+
+# ---------------------------------------------------------------- runs
 
 
 def _deployment(tmp_path: Path, names: list[str], missing: str = "") -> Path:
@@ -378,7 +378,7 @@ def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(t
     out = tmp_path / "out"
     monkeypatch.setenv("GITHUB_OUTPUT", str(out))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    targets = _targets(
+    targets = expand_targets(
         {"name": "a", "wiki": {"repo": "o/a"}},
         {"name": "b", "wiki": {"repo": "o/b"}, "pull_request": {"branch": "bot/b"}},
     )
