@@ -1,6 +1,6 @@
 """The pipeline runs one way: no import cycles in ``bot/`` (every import counts, also inside functions and
 ``TYPE_CHECKING`` blocks), no stage imports a later one (:data:`STAGES`), no module imports another's private names,
-and the pure stages (model, wiki, plan) import no I/O."""
+and the pure stages (model, wiki, plan) import no I/O. In ``tests/``, no module imports a test module."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import functools
 from pathlib import Path
 
 BOT = Path(__file__).resolve().parents[1] / "bot"
+TESTS = Path(__file__).resolve().parent
 
 
 def module_name(path: Path, root: Path = BOT) -> str:
@@ -225,3 +226,61 @@ def test_neither_http_nor_log_imports_the_other_both_import_redaction():
     graph = import_graph()
     assert ("bot.log" in graph["bot.http"], "bot.http" in graph["bot.log"]) == (False, False)
     assert {"bot.redact"} <= graph["bot.http"] & graph["bot.log"]
+
+
+def imports_of_test_modules(root: Path = TESTS) -> list[str]:
+    """``["path:line: module"]``, by path then line, for every import of a test module in a ``*.py`` under ``root``
+    (path relative to ``root``'s parent): of a module with a ``test_*`` part in its name (``from tests.plan.test_gates
+    import LIST``, ``import tests.plan.test_gates``, ``from .test_gates import LIST``) or of a ``test_*`` name from a
+    module (``from tests.plan import test_gates``). pytest collects a test module under its own name, so importing
+    it loads it a second time, and a ``test_*`` function imported into a module is collected there again: what
+    two test modules share belongs in a helper module next to them or, for a fixture, in their conftest.py."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rows: list[tuple[int, str]] = []
+        for node in ast.walk(parsed(path)):
+            if isinstance(node, ast.Import):
+                rows += [(node.lineno, a.name) for a in node.names if names_a_test_module(a.name)]
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                if names_a_test_module(module):
+                    rows.append((node.lineno, module))
+                else:
+                    package = module if module.endswith(".") else module + "."
+                    rows += [(node.lineno, package + a.name) for a in node.names if names_a_test_module(a.name)]
+        found += [f"{path.relative_to(root.parent).as_posix()}:{line}: {name}" for line, name in sorted(rows)]
+    return found
+
+
+def names_a_test_module(name: str) -> bool:
+    """Whether a dotted module name (relative ones start with dots) has a part ``test_*``."""
+    return any(part.startswith("test_") for part in name.split("."))
+
+
+def test_no_module_under_tests_imports_a_test_module():
+    assert imports_of_test_modules() == []
+
+
+def test_the_test_module_import_check_finds_each_form(tmp_path):
+    tests = tmp_path / "tests"
+    (tests / "plan").mkdir(parents=True)
+    (tests / "plan" / "test_a.py").write_text(
+        "from tests.plan.gatecases import LIST\n"
+        "from tests.plan.test_gates import LIST as GATES\n"
+        "import os, tests.plan.test_gates\n"
+        "from tests.plan import gatecases, test_gates\n"
+        "def f():\n"
+        "    from .test_gates import PAGE\n"
+        "from . import test_b\n"
+    )
+    (tests / "plan" / "gatecases.py").write_text("import tests.plan.test_gates as g\nfrom tests.test_x.util import y\n")
+    (tests / "conftest.py").write_text("from plan.gatecases import LIST\nfrom bot.testing import attest_this\n")
+    assert imports_of_test_modules(tests) == [
+        "tests/plan/gatecases.py:1: tests.plan.test_gates",
+        "tests/plan/gatecases.py:2: tests.test_x.util",
+        "tests/plan/test_a.py:2: tests.plan.test_gates",
+        "tests/plan/test_a.py:3: tests.plan.test_gates",
+        "tests/plan/test_a.py:4: tests.plan.test_gates",
+        "tests/plan/test_a.py:6: .test_gates",
+        "tests/plan/test_a.py:7: .test_b",
+    ]
