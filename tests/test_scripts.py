@@ -6,7 +6,8 @@ module-level imports of ``bot`` run), and the benchmark and check scripts whose 
 given on the command line run their ``main`` on a tiny git repository written by hand
 (``--runs 1``): ``bench/bench_history.py``, ``bench/bench_release_notes.py``, ``check/check_digest.py``,
 ``check/check_coverage.py``, ``check/body_size.py``. The rest have their own tests (``gen/make_snapshot.py``: test_offline,
-``check/check_page_edit.py``: test_page_fidelity, ``gen/gen_config_reference.py``: test_docs,
+``check/check_page_edit.py``: test_page_fidelity, ``check/check_figures.py``: test_check_figures,
+``gen/gen_config_reference.py``: test_docs,
 ``gen/refresh_github_openapi.py``: test_github_conformance) or only run on
 the real data in ../shared as many new processes (``benchmark.py``, ``bench_evidence.py``,
 ``eval_evidence.py``, ``bench_publish.py``): those are imported here, and skipped beyond that.
