@@ -4,6 +4,9 @@ lists only (the real data: tests/acceptance/test_acceptance_signals.py)."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.model.gates import lifecycle, parse_gate_list
 from bot.model.history.declared import Declared, first_declared, origins, utc
 from bot.model.history.log import NO_BLOB, SHALLOW, Commit, Version
@@ -458,3 +461,24 @@ def test_a_default_turned_back_on_is_no_default_turned_off():
             "Set the `Foo` feature gate to false by default.",
         )
     ] == [False, False, False, True, True]
+
+
+_VOCABULARY = ("Alpha", "Bravo", "Charlie", "Delta")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.sampled_from(_VOCABULARY), min_size=1, max_size=6), min_size=2, max_size=8))
+def test_a_whole_title_matches_exactly_when_no_other_title_holds_it_as_a_run(titles):
+    titles = [list(_VOCABULARY), list(_VOCABULARY), *titles]  # every word in 2+ titles: none is distinctive
+    by = {k.number: k for k in snapshot(*(kep(7000 + i, f"k{i}") for i in range(len(titles)))).all_keps()}
+    keps = [by[7000 + i]._replace(title=" ".join(words)) for i, words in enumerate(titles)]
+
+    def held(run: list[str], other: list[str]) -> bool:  # the definition, read naively
+        return any(other[i : i + len(run)] == run for i in range(len(other) - len(run) + 1))
+
+    expected = {
+        k.path: (k.title,)
+        for i, k in enumerate(keps)
+        if len(titles[i]) >= 3 and not any(held(titles[i], t) for j, t in enumerate(titles) if j != i)
+    }
+    assert distinctive_words(keps, {}) == expected

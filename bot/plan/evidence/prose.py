@@ -25,9 +25,11 @@ Such a note is *possible* evidence: shown apart, never a confirmation, never a f
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from bot.model.kep import Kep, normalize_milestone
 from bot.model.note_text import (
@@ -94,13 +96,26 @@ def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, obje
         if all(counts[w] <= MAX_NOTES_WITH_WORD for w in words):
             out[path] = words
     runs = {k.path: tuple(_key(w) for w in _WORD_RE.findall(k.title)) for k in keps}
+    holders = _run_holders(runs.values())
     for kep in keps:
         run = runs[kep.path]
         if kep.path in out or len(run) < 3 or all(w in COMMON for w in run):
             continue
-        if not any(_within(run, other) for path, other in runs.items() if path != kep.path):
+        if holders[run] == 1:  # its own title only: in no other KEP title as a run of words
             out[kep.path] = (" ".join(_WORD_RE.findall(kep.title)),)
     return out
+
+
+def _run_holders(titles: Iterable[tuple[str, ...]]) -> Counter[tuple[str, ...]]:
+    """``{run of words: how many of ``titles`` hold it as consecutive words}`` for every run of 3 words or
+    more (a title counted once per run, however often it holds it). Linear in the titles' runs (a title of
+    ``n`` words has ``n (n + 1) / 2`` runs), where comparing every title with every other is quadratic in the
+    number of KEPs."""
+    holders: Counter[tuple[str, ...]] = Counter()
+    for words in titles:
+        n = len(words)
+        holders.update({words[i:j] for i in range(n) for j in range(i + 3, n + 1)})
+    return holders
 
 
 def _within(run: Sequence[str], words: Sequence[str]) -> bool:
@@ -112,10 +127,7 @@ def _within(run: Sequence[str], words: Sequence[str]) -> bool:
 def _holds(sentence: str, words: Sequence[str]) -> bool:
     """True when ``sentence`` holds every word of ``words`` (a CamelCase word as written, a plain word in any
     case); an item with spaces is a whole title, held as one run of words."""
-    listed = _WORD_RE.findall(sentence)
-    found = set(listed)
-    keys = {_key(w) for w in found}
-    run = [_key(w) for w in listed]
+    found, keys, run = _sentence_words(sentence)
     return all(
         _within([_key(p) for p in w.split(" ")], run)
         if " " in w
@@ -124,6 +136,71 @@ def _holds(sentence: str, words: Sequence[str]) -> bool:
         else (_key(w) in keys)
         for w in words
     )
+
+
+@functools.lru_cache(maxsize=8192)
+def _sentence_words(sentence: str) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
+    """``(words as written, their keys, the keys in order)`` of ``sentence``; cached, as every KEP with
+    distinctive words reads the same notes."""
+    listed = _WORD_RE.findall(sentence)
+    return frozenset(listed), frozenset(_key(w) for w in listed), tuple(_key(w) for w in listed)
+
+
+@functools.lru_cache(maxsize=8192)
+def _note_parts(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``(every word of the note, its sentences)`` of a note's ``text``; cached like :func:`_sentence_words`."""
+    return frozenset(_WORD_RE.findall(text)), tuple(split_sentences(text))
+
+
+class _Prose(NamedTuple):
+    """A note prose may match: its pull request key (as the release notes JSON gives it), the entry and the
+    sentences of its ``text``."""
+
+    key: object
+    entry: Mapping[str, object]
+    sentences: tuple[str, ...]
+
+
+def _prose_notes(entries: Mapping[str, object] | None, gates: frozenset[str]) -> tuple[_Prose, ...]:
+    """The notes of one release's ``entries`` (``{pr: entry}``) that prose may match, by key as text: published,
+    with a ``text``, naming no KEP and none of ``gates`` (such a note is the index's)."""
+    out = []
+    for key in sorted(entries or {}, key=str):
+        entry = entries[key] if entries else None
+        if not isinstance(entry, Mapping) or entry.get("do_not_publish") is True:
+            continue
+        text = field_text(entry.get("text"))
+        if not text:
+            continue
+        note_words, sentences = _note_parts(text)
+        if not gates & note_words and not kep_refs(entry):
+            out.append(_Prose(key, entry, sentences))
+    return tuple(out)
+
+
+def _release_entries(notes: Mapping[str, Mapping[str, object]], target: str) -> Mapping[str, object] | None:
+    """The ``{pr: entry}`` of release ``target`` (``vMAJOR.MINOR``) in ``notes``, or ``None``."""
+    return next((v for r, v in notes.items() if (release_name(r) or r) == target), None)
+
+
+def _matches(readable: Sequence[_Prose], stage: str, words: Sequence[str], target: str) -> tuple[Evidence, ...]:
+    """The first :data:`MAX_EVIDENCE` of ``readable`` with a sentence holding ``words`` that announces
+    ``stage`` (or, for alpha, introduces something and announces no other stage)."""
+    out: list[Evidence] = []
+    for note in readable:
+        for sentence in note.sentences:
+            if not _holds(sentence, words):
+                continue
+            said, _ = announced_stage(sentence)
+            if said == stage or (stage == "alpha" and not said and _INTRODUCES_RE.match(sentence)):
+                key = str(note.key)
+                pr = int(key) if key.isdigit() and len(key) <= 9 else 0
+                url = pr_url(note.entry.get("pr_url"), pr)
+                out.append(Evidence(target, pr, url, one_line(sentence), stage, False, False, True))
+                break
+        if len(out) >= MAX_EVIDENCE:
+            break
+    return tuple(out)
 
 
 def possible_evidence(
@@ -140,28 +217,7 @@ def possible_evidence(
     target = normalize_milestone(kep.milestone(stage)) if stage else None
     if not target or not words:
         return ()
-    gates = set(declared)
-    entries = next((v for r, v in notes.items() if (release_name(r) or r) == target), None)
-    out: list[Evidence] = []
-    for key in sorted(entries or {}, key=str):
-        entry = entries[key] if entries else None
-        if not isinstance(entry, Mapping) or entry.get("do_not_publish") is True:
-            continue
-        text = field_text(entry.get("text"))
-        if not text or kep_refs(entry) or gates & set(_WORD_RE.findall(text)):
-            continue
-        for sentence in split_sentences(text):
-            if not _holds(sentence, words):
-                continue
-            said, _ = announced_stage(sentence)
-            if said == stage or (stage == "alpha" and not said and _INTRODUCES_RE.match(sentence)):
-                pr = int(key) if str(key).isdigit() and len(str(key)) <= 9 else 0
-                url = pr_url(entry.get("pr_url"), pr)
-                out.append(Evidence(target, pr, url, one_line(sentence), stage, False, False, True))
-                break
-        if len(out) >= MAX_EVIDENCE:
-            break
-    return tuple(out)
+    return _matches(_prose_notes(_release_entries(notes, target), frozenset(declared)), stage, words, target)
 
 
 def attach_possible(
@@ -172,15 +228,22 @@ def attach_possible(
 ) -> list[Change]:
     """``changes`` with :func:`possible_evidence` added to the ``evidence`` of each change about a stage
     (:func:`bot.plan.evidence.index.change_stage`) for which no note surely about the KEP was found.
-    ``keps``: every KEP of the snapshot (for the distinctive title words)."""
+    ``keps``: every KEP of the snapshot (for the distinctive title words). Each release's notes are read for
+    prose once, whatever the number of changes."""
     by_path = {k.path: k for k in keps}
     words = distinctive_words(keps, notes)
     gates = frozenset(declared)
+    readable: dict[str, tuple[_Prose, ...]] = {}
     out = []
     for c in changes:
         kep = by_path.get(c.kep_path)
         if kep is not None and c.kep_path in words and not any(not e.ambiguous and not e.counter for e in c.evidence):
-            found = possible_evidence(notes, kep, change_stage(c, kep), words[c.kep_path], gates)
-            c = c._replace(evidence=c.evidence + found) if found else c
+            stage = change_stage(c, kep)
+            target = normalize_milestone(kep.milestone(stage)) if stage else None
+            if target and words[c.kep_path]:
+                if target not in readable:
+                    readable[target] = _prose_notes(_release_entries(notes, target), gates)
+                found = _matches(readable[target], stage, words[c.kep_path], target)
+                c = c._replace(evidence=c.evidence + found) if found else c
         out.append(c)
     return out
