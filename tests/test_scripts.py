@@ -202,8 +202,11 @@ def test_check_coverage_runs(tmp_path, capsys):
 def test_bench_suite_runs_the_readme_command_and_reads_pytest_output(monkeypatch, capsys):
     module = load_script(ROOT / "scripts" / "bench" / "bench_suite.py")
     assert "\n    " + " ".join(module.COMMAND) + "\n" in (ROOT / "README.md").read_text(encoding="utf-8")
-    rc, out = _run(monkeypatch, capsys, "bench/bench_suite.py", "--runs", "2", "--dry-run")
-    assert (rc, out) == (0, f"would run 2 times in {ROOT}: .venv/bin/python -m pytest -q --durations=10\n")
+    rc, out = _run(monkeypatch, capsys, "bench/bench_suite.py", "--runs", "2", "--dry-run", "--", "--dist=worksteal")
+    assert (rc, out) == (
+        0,
+        f"would run 2 times in {ROOT}: .venv/bin/python -m pytest -q --durations=10 --dist=worksteal\n",
+    )
     output = (
         "....  [100%]\n============================= slowest 10 durations ==============================\n"
         "9.31s call     tests/harness/test_properties.py::test_publish_git_holds_every_invariant\n"

@@ -1,9 +1,10 @@
 """Benchmark: the README's test command, run N times: median wall and CPU, the test count, the slowest tests.
 
-    .venv/bin/python scripts/bench/bench_suite.py [--runs 3] [--dry-run]
+    .venv/bin/python scripts/bench/bench_suite.py [--runs 3] [--dry-run] [-- PYTEST_ARGS...]
 
 Runs ``.venv/bin/python -m pytest -q`` (README.md, "Run the tests") from the project root ``--runs`` times in a
-row, each with ``--durations=10`` added, its output kept out of the terminal. Prints, per run, the wall time
+row, each with ``--durations=10`` and any ``PYTEST_ARGS`` added (``-- --dist=worksteal`` to compare a
+setting), its output kept out of the terminal. Prints, per run, the wall time
 (``time.perf_counter``, seconds), the CPU time (user + system, seconds, from ``os.wait4``'s rusage of the
 pytest process: on Linux it includes every descendant it waited for, so the pytest-xdist workers and the
 ``git`` and ``kep-sync`` processes the tests start) and pytest's closing line; then the date, the load average
@@ -59,12 +60,12 @@ def slowest(output: str) -> list[str]:
     return [line.rstrip() for line in output.splitlines() if _DURATION.match(line)]
 
 
-def run_once() -> tuple[float, float, str]:
-    """One run of :data:`COMMAND` plus :data:`DURATIONS` in :data:`ROOT`: ``(wall seconds, CPU seconds, output)``,
-    output being stdout and stderr together."""
+def run_once(extra: list[str]) -> tuple[float, float, str]:
+    """One run of :data:`COMMAND` plus :data:`DURATIONS` and ``extra`` in :data:`ROOT`: ``(wall seconds, CPU
+    seconds, output)``, output being stdout and stderr together."""
     with tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
-        process = subprocess.Popen([*COMMAND, DURATIONS], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen([*COMMAND, DURATIONS, *extra], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
@@ -80,10 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs of the suite (default 3)")
     parser.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
+    parser.add_argument("pytest_args", nargs="*", help="more pytest arguments, after --")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    command = " ".join([*COMMAND, DURATIONS])
+    command = " ".join([*COMMAND, DURATIONS, *args.pytest_args])
     if args.dry_run:
         print(f"would run {args.runs} times in {ROOT}: {command}")
         return 0
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = _load()
     walls, cpus, output = [], [], ""
     for i in range(args.runs):
-        wall, cpu, output = run_once()
+        wall, cpu, output = run_once(args.pytest_args)
         walls.append(wall)
         cpus.append(cpu)
         print(
