@@ -17,7 +17,8 @@ from pathlib import Path
 
 __all__ = ["GIT_ENV", "commit", "git", "make_repo"]
 
-#: Environment that makes commits deterministic and independent of the user's git config.
+#: Environment that makes commits deterministic and independent of the user's git config. ``GIT_TEMPLATE_DIR``
+#: empty: ``git init`` copies no template (the 13 sample hooks, ``info/exclude``, ``description``), half its time.
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
     "GIT_AUTHOR_EMAIL": "author@example.invalid",
@@ -27,11 +28,13 @@ GIT_ENV = {
     "GIT_COMMITTER_DATE": "2026-01-02T03:04:05Z",
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_TERMINAL_PROMPT": "0",
+    "GIT_TEMPLATE_DIR": "",
 }
 
 
 def git(path: Path | str, *args: str) -> str:
-    """Run ``git -C path ARGS`` with :data:`GIT_ENV`; return stdout (stripped); raise on failure."""
+    """Run ``git -C path ARGS`` with :data:`GIT_ENV` and no automatic maintenance; return stdout (stripped); raise
+    on failure."""
     env = {**os.environ, **GIT_ENV}
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
@@ -46,6 +49,8 @@ def git(path: Path | str, *args: str) -> str:
             "commit.gpgsign=false",
             "-c",
             "init.defaultBranch=main",
+            "-c",
+            "maintenance.auto=false",  # no `git maintenance run --auto` process after each commit, merge or fetch
             "-C",
             str(path),
             *args,

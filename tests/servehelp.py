@@ -126,7 +126,8 @@ class FakeApi:
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def __enter__(self) -> FakeApi:
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # shutdown() waits for the next look at its flag: every 5 ms, not socketserver's 0.5 s
+        threading.Thread(target=self._server.serve_forever, args=(0.005,), daemon=True).start()
         return self
 
     def __exit__(self, *exc) -> None:

@@ -23,8 +23,10 @@ def parsed(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
+@functools.cache
 def import_graph(root: Path = BOT) -> dict[str, set[str]]:
-    """``{module: {bot modules it imports}}`` from the source text of every ``*.py`` under ``root``.
+    """``{module: {bot modules it imports}}`` from the source text of every ``*.py`` under ``root``, worked out
+    once a run (four checks ask for it; none changes it).
 
     ``from P import N`` counts as an import of ``P`` and, when ``P.N`` is a module, of ``P.N``;
     relative imports are resolved against the importing module's package.

@@ -5,7 +5,8 @@ history loader's signature changed, and no test ran it. Here each script is impo
 module-level imports of ``bot`` run), and the benchmark and check scripts whose inputs can be
 given on the command line run their ``main`` on a tiny git repository written by hand
 (``--runs 1``): ``bench/bench_history.py``, ``bench/bench_release_notes.py``, ``check/check_digest.py``,
-``check/check_coverage.py``, ``check/body_size.py``. The rest have their own tests (``gen/make_snapshot.py``: test_offline,
+``check/check_coverage.py``, ``check/body_size.py``; ``bench/bench_suite.py`` only with ``--dry-run`` and on a
+pytest output written here (it runs the whole suite). The rest have their own tests (``gen/make_snapshot.py``: test_offline,
 ``check/check_page_edit.py``: test_page_fidelity, ``check/check_figures.py``: test_check_figures,
 ``gen/gen_config_reference.py``: test_docs,
 ``gen/refresh_github_openapi.py``: test_github_conformance) or only run on
@@ -197,3 +198,36 @@ def test_check_coverage_runs(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "300" in out and "200" in out
+
+
+def test_bench_suite_runs_the_readme_command_and_reads_pytest_output(monkeypatch, capsys):
+    module = load_script(ROOT / "scripts" / "bench" / "bench_suite.py")
+    assert "\n    " + " ".join(module.COMMAND) + "\n" in (ROOT / "README.md").read_text(encoding="utf-8")
+    rc, out = _run(monkeypatch, capsys, "bench/bench_suite.py", "--runs", "2", "--dry-run", "--", "--dist=worksteal")
+    assert (rc, out) == (
+        0,
+        f"would run 2 times in {ROOT}: .venv/bin/python -m pytest -q --durations=10 --dist=worksteal\n",
+    )
+    output = (
+        "....  [100%]\n============================= slowest 10 durations ==============================\n"
+        "9.31s call     tests/harness/test_properties.py::test_publish_git_holds_every_invariant\n"
+        "1.29s setup    tests/acceptance/test_acceptance_watch.py::test_every_v1_37_row\n"
+        "0.20s teardown tests/a.py::t[x y]\n\n(2 durations < 0.005s hidden.  Use -vv to show these durations.)\n"
+        "2087 passed, 2 skipped in 41.20s\nfake GitHub: 3 answers checked against tests/github-openapi/subset.json\n"
+    )
+    assert module.closing_line(output) == "2087 passed, 2 skipped in 41.20s"
+    assert module.closing_line("= 1 failed, 2088 passed in 50.01s =\n") == "1 failed, 2088 passed in 50.01s"
+    assert (
+        module.passed("2087 passed, 2 skipped in 41.20s"),
+        module.passed("1 failed in 2s"),
+        module.closing_line(""),
+    ) == (
+        2087,
+        0,
+        "",
+    )
+    assert module.slowest(output) == [
+        "9.31s call     tests/harness/test_properties.py::test_publish_git_holds_every_invariant",
+        "1.29s setup    tests/acceptance/test_acceptance_watch.py::test_every_v1_37_row",
+        "0.20s teardown tests/a.py::t[x y]",
+    ]

@@ -19,9 +19,11 @@ from bot.plan import digest as digest_mod
 from bot.plan.planner import plan_sync
 
 try:
+    from tests.cliutil import shown
     from tests.gitutil import commit, make_repo
     from tests.syncutil import PAGE, kep, kep_yaml, snapshot, tree, write_keps
 except ImportError:  # pragma: no cover
+    from cliutil import shown
     from gitutil import commit, make_repo
     from syncutil import PAGE, kep, kep_yaml, snapshot, tree, write_keps
 
@@ -514,7 +516,7 @@ def test_a_missing_digest_page_is_named_by_its_key(tmp_path, upstream, capsys, m
     assert main(["validate", "--config", str(cfg)]) == 2
     assert (
         f"digest.page 'd.md': no {digest_mod.BEGIN!r} ... {digest_mod.END!r} section outside code; page left "
-        f"as is (under the wiki directory '{tmp_path / 'wiki'}')"
+        f"as is (under the wiki directory {shown(tmp_path / 'wiki')})"
     ) in capsys.readouterr().err
     (tmp_path / "wiki" / "d.md").write_text(DIGEST_PAGE + DIGEST_PAGE, encoding="utf-8")
     assert main(["validate", "--config", str(cfg)]) == 2

@@ -14,6 +14,7 @@ import pytest
 import respx
 
 from bot import redact as redaction
+from bot.publish import auth
 from bot.redact import add_url_secrets, redact_values, url_credentials
 from tests.fakegithub import FakeGitHub
 from tests.gitutil import git, make_repo
@@ -54,6 +55,7 @@ def test_user_info_in_every_configured_url_reaches_no_file_and_no_output(tmp_pat
     from bot.config import load_config
     from bot.service.job import run_job
 
+    monkeypatch.setattr(auth, "SECONDS_BETWEEN_WRITES", 0)  # 4 s of waits; pacing: test_targets_runs.py
     with FakeGitHub() as fake:
         fake.seed_repo("o/enh", {"keps/sig-a/1-one/kep.yaml": KEP})
         fake.seed_repo("acme/wiki", {"m.md": "| KEP | Stage |\n|---|---|\n| 1 | alpha |\n"})

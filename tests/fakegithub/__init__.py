@@ -71,6 +71,10 @@ from .pulls import PullHandlers
 
 __all__ = ["CODELOAD", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
 
+#: How often (seconds) the serving thread looks at its shutdown flag between requests: :meth:`FakeGitHub.stop`
+#: waits up to this long (at 0.05 s, about 45 ms a server, 5 s of the suite's time).
+POLL_SECONDS = 0.005
+
 
 class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandlers):
     """Stateful fake GitHub API server.  See the module docstring for the state layout."""
@@ -107,7 +111,7 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
         """Start serving on 127.0.0.1:<random port>; sets ``self.url``."""
         self._server = make_server("127.0.0.1", 0, self._wsgi, threaded=True, request_handler=_QuietHandler)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(POLL_SECONDS,), daemon=True)
         self._thread.start()
         STARTED.append(self)
         return self

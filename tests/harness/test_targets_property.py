@@ -12,7 +12,7 @@ Held after each run:
   of their own would leave them (a config without ``targets:``, run on a copy of the wiki as it was);
 - a second run writes nothing: no target undoes another's work.
 
-Profiles (tests/harness/conftest.py): a third of the profile's examples (at least 5), as each example runs
+Profiles (tests/harness/conftest.py): a third of the profile's examples (at least 8), as each example runs
 several syncs.
 """
 
@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover
     from harness.runner import CANARY, run_cli
     from harness.strategies import digest_page, pages, upstreams
 
-EXAMPLES = max(5, settings.default.max_examples // 3)
+EXAMPLES = max(8, settings.default.max_examples // 3)
 OVERLAPS = (None, None, "page", "link", "digest")
 
 
