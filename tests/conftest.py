@@ -14,37 +14,6 @@ import pytest
 # all ~200 test modules again (about 5 s of CPU per process).
 sys.dont_write_bytecode = False
 
-#: Where the temporary files of a run go when ``TMPDIR`` is unset: a RAM file system, if the machine has one.
-RAM_TMPDIR = Path("/dev/shm")
-
-
-def _use_ram_for_temporary_files() -> None:
-    """Point ``TMPDIR`` at :data:`RAM_TMPDIR` when ``TMPDIR`` is unset and it is a writable tmpfs with 2 GiB free.
-
-    A run of the suite makes about 17,000 files and directories (170 MB: git repositories, KEP trees, pages)
-    under pytest's ``tmp_path`` and ``tempfile``'s directories, and deletes a run's worth of them at its end. On
-    this project's 2-core machine, whose ``/`` is ext4 mounted with ``discard``, that cost about 4 s of wall and
-    4 s of CPU time more on ``/tmp`` than on ``/dev/shm`` (``scripts/bench/bench_suite.py``, 2026-12-02).
-    Set before pytest makes its base temporary directory and before the xdist workers start, so the workers and
-    the git and kep-sync processes the tests start inherit it. A set ``TMPDIR`` is kept: set it to choose.
-    """
-    if "TMPDIR" in os.environ or not os.access(RAM_TMPDIR, os.W_OK):
-        return
-    try:
-        with open("/proc/self/mounts", encoding="utf-8") as mounts:
-            tmpfs = any(line.split()[1:3] == [str(RAM_TMPDIR), "tmpfs"] for line in mounts)
-        stat = os.statvfs(RAM_TMPDIR)
-    except OSError:
-        return
-    if tmpfs and stat.f_bavail * stat.f_frsize >= 2 * 1024**3:
-        import tempfile
-
-        os.environ["TMPDIR"] = str(RAM_TMPDIR)
-        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
-
-
-_use_ram_for_temporary_files()
-
 try:  # works whether or not ``tests`` is importable as a package
     from tests import fakegithub, github_conformance
     from tests.fakegithub import FakeGitHub
