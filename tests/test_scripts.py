@@ -18,6 +18,7 @@ Timing figures are printed by the scripts, never asserted.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,6 +100,14 @@ def bundle(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("path", SCRIPTS, ids=[p.relative_to(ROOT / "scripts").as_posix() for p in SCRIPTS])
 def test_every_script_imports_and_has_a_main(path):
     assert callable(getattr(load_script(path), "main", None))
+
+
+def test_docs_contributing_lists_every_script_in_its_group():
+    table = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8").split("## Scripts", 1)[1]
+    listed = set(re.findall(r"(?m)^\| `((?:bench|check|gen)/\w+\.py)", table))
+    on_disk = {p.relative_to(ROOT / "scripts").as_posix() for p in (ROOT / "scripts").rglob("*.py")}
+    assert on_disk - listed == set()
+    assert listed - on_disk == set()
 
 
 def test_bench_history_runs(bundle, monkeypatch, capsys):

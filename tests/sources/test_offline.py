@@ -226,3 +226,23 @@ def test_readme_first_command_prints_a_real_changelog_with_no_network(tmp_path):
     )
     assert (ROOT / "examples" / "wiki" / "kubernetes-keps-implementation-matrix.md").read_bytes() == before
     assert not (tmp_path / "cache").exists()
+    quoted, rest = readme_changelog(readme)
+    assert [line for line in quoted if line not in proc.stdout.splitlines()] == []
+    summaries = re.findall(r"<summary>(.*?)</summary>", proc.stdout)
+    assert rest == f"two more rows, then collapsed sections: {', '.join(summaries)}."
+    assert len(quoted) == 9 and len(re.findall(r"(?m)^\| \[", proc.stdout.split("<details>")[0])) == 4
+
+
+def readme_changelog(readme: str) -> tuple[list[str], str]:
+    """The changelog lines README.md quotes under "One pull request" (a paragraph wrapped over several ``>``
+    lines joined into one; blank quote lines and the closing "… two more rows, ..." sentence left out), and that
+    sentence after its "… "."""
+    section = readme.split("## One pull request", 1)[1].split("\n## ", 1)[0]
+    lines: list[str] = []
+    for line in (line[1:].strip() for line in section.splitlines() if line.startswith(">")):
+        if line and lines and lines[-1] and not line.startswith(("|", "- ", "#", "… ")):
+            lines[-1] += " " + line  # a paragraph wrapped in the README: one line in the output
+        else:
+            lines.append(line)
+    at = next(i for i, line in enumerate(lines) if line.startswith("… "))
+    return [line for line in lines[:at] if line], lines[at][2:]
