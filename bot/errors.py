@@ -10,6 +10,12 @@ Messages never contain secrets: tokens are redacted before they get here.
 _WRITTEN: dict[str, tuple[str, str]] = {}
 
 
+def forget_written_paths() -> None:
+    """Forget every :func:`note_written_path` record: a config being read (or none) names its own paths only, so
+    an error never credits a path to a file read before it in the same process."""
+    _WRITTEN.clear()
+
+
 def note_written_path(used: str, written: str, config: str) -> None:
     """Record that ``used`` is the path ``written`` in the config file ``config``, read from that file's directory."""
     _WRITTEN[used] = (written, config)

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from bot.config.base import key_within, shown_key
 from bot.config.messages import config_errors
 from bot.config.model import Config
-from bot.errors import ConfigError, relative_to
+from bot.errors import ConfigError, forget_written_paths, relative_to
 
 #: Looked for in the working directory when ``--config`` and ``KEP_SYNC_CONFIG`` are absent.
 DEFAULT_CONFIG_PATH = Path("config/kep-sync.yaml")
@@ -50,6 +50,7 @@ def read_config_data(path: Path | None) -> dict:
     Raises :class:`ConfigError` naming the file when it is missing, unreadable, not a regular file, too large,
     not YAML or not a mapping.
     """
+    forget_written_paths()
     if path is None or str(path) == os.devnull:
         return {}
     from bot.configyaml import ConfigYamlError, load_config_yaml

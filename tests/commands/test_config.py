@@ -504,3 +504,16 @@ def test_an_unknown_key_that_may_hold_a_credential_never_echoes_its_value(tmp_pa
         load_config(path)
     assert "0123456789abcdef" not in str(caught.value)
     assert "unknown key (its value is not shown: credentials come from the environment)" in str(caught.value)
+
+
+def test_a_path_is_credited_only_to_the_config_being_read(tmp_path, monkeypatch):
+    from bot.config.load import read_config_data
+    from bot.errors import written_in
+
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "k.yaml").write_text("wiki:\n  dir: ../wiki\n")
+    monkeypatch.chdir(tmp_path)
+    assert read_config_data(Path("conf/k.yaml"))["wiki"]["dir"] == "wiki"
+    assert written_in("wiki") == "written '../wiki' in conf/k.yaml, read from that file's directory conf"
+    assert read_config_data(None) == {}  # the next run reads no file: its default 'wiki' is nobody's writing
+    assert written_in("wiki") == ""
