@@ -14,6 +14,12 @@ import pytest
 # all ~200 test modules again (about 5 s of CPU per process).
 sys.dont_write_bytecode = False
 
+# Every git process of the run (the tests', the scripts' and kep-sync's own, which inherit this environment) reads
+# no user or system git config: a contributor's init.defaultBranch, commit.gpgsign or core.autocrlf would
+# otherwise change what the tests see. Set before any worker or subprocess starts.
+os.environ["GIT_CONFIG_GLOBAL"] = os.devnull
+os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+
 try:  # works whether or not ``tests`` is importable as a package
     from tests import fakegithub, github_conformance
     from tests.fakegithub import FakeGitHub
@@ -24,6 +30,15 @@ except ImportError:  # pragma: no cover
 
 #: Answers of the fake GitHub checked against GitHub's description this session (printed at the end).
 CONFORMANCE = {"answers": 0}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """With ``KEP_SYNC_REQUIRE_SHARED=1`` (CI), a test marked ``acceptance`` fails when ../shared's bundle is
+    absent, before any module's own ``skipif`` could skip it."""
+    if item.get_closest_marker("acceptance") and os.environ.get("KEP_SYNC_REQUIRE_SHARED") == "1":
+        if not BUNDLE.is_file():
+            pytest.fail(f"{BUNDLE} is required (KEP_SYNC_REQUIRE_SHARED=1) but missing", pytrace=False)
 
 
 @pytest.fixture
@@ -122,11 +137,25 @@ def _reset_structlog():
     structlog.reset_defaults()
 
 
+#: kep-sync's settings from the environment (bot/config, bot/publish/auth.py, bot/service/state.py): a
+#: contributor's own (a ``KEP_SYNC_CONFIG`` in their shell) must not reach a test.
+KEP_SYNC_SETTINGS = (
+    "KEP_SYNC_CONFIG",
+    "KEP_SYNC_CACHE_DIR",
+    "KEP_SYNC_STATE_DIR",
+    "KEP_SYNC_TOKEN",
+    "KEP_SYNC_APP_ID",
+    "KEP_SYNC_APP_PRIVATE_KEY",
+    "KEP_SYNC_APP_PRIVATE_KEY_FILE",
+)
+
+
 @pytest.fixture(autouse=True)
 def _not_under_github_actions(monkeypatch):
     """Tests run as on a workstation, also in CI: under Actions ``wiki.repo`` defaults to ``$GITHUB_REPOSITORY``
-    and kep-sync writes ``$GITHUB_OUTPUT``; tests that want that set the variables themselves."""
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+    and kep-sync writes ``$GITHUB_OUTPUT``; tests that want that set the variables themselves. The caller's
+    kep-sync settings (:data:`KEP_SYNC_SETTINGS`) are dropped the same way."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", *KEP_SYNC_SETTINGS):
         monkeypatch.delenv(name, raising=False)
 
 
