@@ -25,8 +25,10 @@ def bench_parser(doc: str, runs: int) -> argparse.ArgumentParser:
 
 
 def clone_bundle(bundle: str, target: Path) -> Path:
-    """``git clone -q bundle target`` (not timed); returns ``target``. Raises CalledProcessError when git fails."""
-    subprocess.run(["git", "clone", "-q", bundle, str(target)], check=True)
+    """``git clone -q bundle target`` (not timed; the real bundle has no HEAD, so git checks out its
+    ``init.defaultBranch``: ``master`` here, whatever the caller's git config says); returns ``target``. Raises
+    CalledProcessError when git fails."""
+    subprocess.run(["git", "-c", "init.defaultBranch=master", "clone", "-q", bundle, str(target)], check=True)
     return target
 
 

@@ -10,7 +10,9 @@ pytest process: on Linux it includes every descendant it waited for, so the pyte
 ``git`` and ``kep-sync`` processes the tests start) and pytest's closing line; then the date, the load average
 (1, 5 and 15 minutes, ``os.getloadavg``) before the first run and after the last, the medians, the test count
 (passed, of the last run) and the 10 slowest test phases of the last run. ``--dry-run`` prints the command and
-runs nothing. Exit code 0 whatever the tests do (a failed run's closing line says so); 2 for bad arguments.
+runs nothing. Exit code 0 when every run passed (pytest exited 0 with at least one test passed); 1 when a run
+failed or tested nothing (its figures measure no suite; the line ``not a measurement: ...`` says which run);
+2 for bad arguments.
 Never run it from the test suite: it runs the whole suite.
 """
 
@@ -34,7 +36,7 @@ COMMAND = (".venv/bin/python", "-m", "pytest", "-q")
 #: Added to each run: pytest's own report of the 10 slowest setup/call/teardown phases.
 DURATIONS = "--durations=10"
 
-_CLOSING = re.compile(r"^=*\s*(?P<line>\d+ (passed|failed|error|errors|skipped)\b.*?)\s*=*$")
+_CLOSING = re.compile(r"^=*\s*(?P<line>(\d+ (passed|failed|error|errors|skipped|deselected)|no tests ran)\b.*?)\s*=*$")
 _PASSED = re.compile(r"\b(\d+) passed\b")
 _DURATION = re.compile(r"^\d+(\.\d+)?s (setup|call|teardown) +\S")
 
@@ -60,9 +62,9 @@ def slowest(output: str) -> list[str]:
     return [line.rstrip() for line in output.splitlines() if _DURATION.match(line)]
 
 
-def run_once(extra: list[str]) -> tuple[float, float, str]:
+def run_once(extra: list[str]) -> tuple[float, float, str, int]:
     """One run of :data:`COMMAND` plus :data:`DURATIONS` and ``extra`` in :data:`ROOT`: ``(wall seconds, CPU
-    seconds, output)``, output being stdout and stderr together."""
+    seconds, output, pytest's exit code)``, output being stdout and stderr together."""
     with tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
         process = subprocess.Popen([*COMMAND, DURATIONS, *extra], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
@@ -70,7 +72,7 @@ def run_once(extra: list[str]) -> tuple[float, float, str]:
         wall = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         out.seek(0)
-        return wall, usage.ru_utime + usage.ru_stime, out.read()
+        return wall, usage.ru_utime + usage.ru_stime, out.read(), process.returncode
 
 
 def _load() -> str:
@@ -91,9 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     date = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     load_before = _load()
-    walls, cpus, output = [], [], ""
+    walls, cpus, output, invalid = [], [], "", []
     for i in range(args.runs):
-        wall, cpu, output = run_once(args.pytest_args)
+        wall, cpu, output, code = run_once(args.pytest_args)
+        if code != 0 or passed(closing_line(output)) == 0:
+            invalid.append(f"run {i + 1} exited {code} with {closing_line(output) or 'no closing line'}")
         walls.append(wall)
         cpus.append(cpu)
         print(
@@ -108,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     print("10 slowest test phases (last run):")
     for line in slowest(output)[:10]:
         print(f"  {line}")
-    return 0
+    if invalid:
+        print(f"not a measurement: {'; '.join(invalid)}")
+    return 1 if invalid else 0
 
 
 if __name__ == "__main__":

@@ -172,15 +172,23 @@ def multiply_rows(text: str, factor: int) -> tuple[str, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=7, help="timed rounds (>= 5; default 7)")
+    parser.add_argument("--runs", type=int, default=7, help="timed rounds (at least 1; default 7)")
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared", help="the shared data directory")
     args = parser.parse_args()
-    runs = max(5, args.runs)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    runs = args.runs
     shared = args.shared.resolve()
+    if not (shared / BUNDLE).is_file() or not (shared / PAGE).is_file():
+        parser.error(f"--shared {args.shared}: no {BUNDLE} and {PAGE} there")
     with tempfile.TemporaryDirectory(prefix="kep-sync-bench-") as tmp_name:
         tmp = Path(tmp_name)
         enh, enh10 = tmp / "enhancements", tmp / "enhancements-10x"
-        subprocess.run(["git", "clone", "-q", str(shared / BUNDLE), str(enh)], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "init.defaultBranch=master", "clone", "-q", str(shared / BUNDLE), str(enh)],
+            check=True,
+            capture_output=True,
+        )
         (tmp / "wiki").mkdir()
         page_text = (shared / PAGE).read_text(encoding="utf-8")
         (tmp / "wiki" / "m.md").write_text(page_text, encoding="utf-8")

@@ -130,7 +130,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "enh"
-        subprocess.run(["git", "clone", "-q", args.bundle, str(clone)], check=True)
+        subprocess.run(["git", "-c", "init.defaultBranch=master", "clone", "-q", args.bundle, str(clone)], check=True)
         body = plan_body(args.code, clone, Path(tmp) / "cache", Path(args.page), args.notes, args.gates)
     if args.body:
         Path(args.body).write_text(body, encoding="utf-8")

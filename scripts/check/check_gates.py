@@ -405,7 +405,7 @@ def reading(root: Path, page: str, gates_text: str, notes: dict) -> dict:
 def checkout(source: Path, tmp: str) -> Path:
     if (source / "keps").is_dir():
         return source
-    subprocess.run(["git", "clone", "-q", str(source), f"{tmp}/enh"], check=True)
+    subprocess.run(["git", "-c", "init.defaultBranch=master", "clone", "-q", str(source), f"{tmp}/enh"], check=True)
     return Path(tmp) / "enh"
 
 

@@ -531,7 +531,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        subprocess.run(["git", "clone", "-q", args.bundle, str(t / "enh")], check=True)
+        subprocess.run(
+            ["git", "-c", "init.defaultBranch=master", "clone", "-q", args.bundle, str(t / "enh")], check=True
+        )
         keps = load_keps(t / "enh")
         truth = read_notes(Path(args.notes), keps, history_owners(t / "enh", keps))
         texts = entry_texts(Path(args.notes))
