@@ -226,6 +226,8 @@ def test_bench_suite_runs_the_readme_command_and_reads_pytest_output(monkeypatch
     )
     assert module.closing_line(output) == "2087 passed, 2 skipped in 41.20s"
     assert module.closing_line("= 1 failed, 2088 passed in 50.01s =\n") == "1 failed, 2088 passed in 50.01s"
+    assert module.closing_line("== no tests ran in 0.82s ==\n") == "no tests ran in 0.82s"
+    assert module.closing_line("== 3 deselected in 0.80s ==\n") == "3 deselected in 0.80s"
     assert (
         module.passed("2087 passed, 2 skipped in 41.20s"),
         module.passed("1 failed in 2s"),
@@ -240,3 +242,8 @@ def test_bench_suite_runs_the_readme_command_and_reads_pytest_output(monkeypatch
         "1.29s setup    tests/acceptance/test_acceptance_watch.py::test_every_v1_37_row",
         "0.20s teardown tests/a.py::t[x y]",
     ]
+    runs = iter([(40.0, 66.0, output, 0), (1.5, 2.0, "== no tests ran in 0.82s ==\n", 5)])
+    monkeypatch.setattr(module, "run_once", lambda extra: next(runs))
+    monkeypatch.setattr(sys, "argv", ["bench_suite.py", "--runs", "2"])
+    assert module.main() == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "not a measurement: run 2 exited 5 with no tests ran in 0.82s"
