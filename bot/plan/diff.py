@@ -55,6 +55,7 @@ from bot.wiki.matrix import (
     cell_value,
     disagreements,
     known_word,
+    name_in_cell,
     owned_value,
     page_reading,
     render_gates,
@@ -293,30 +294,39 @@ def _short_row(row: MatrixRow, keys: Sequence[str], line: str) -> str:
 
 def _rename_change(ident: str, path: str, row: MatrixRow, kep: Kep, rename: Rename, apply: bool) -> Change:
     """The ``renamed`` change (field ``kep``) of a row whose slug names ``kep``'s old directory; applied only
-    with ``apply`` and when the new directory name is plain (else flagged :data:`RENAME_REFUSED_FLAG`);
-    ``upstream`` is the commit of the ``rename``."""
+    with ``apply``, when the new directory name is plain and the rewritten KEP cell names it (else flagged
+    :data:`RENAME_REFUSED_FLAG`, so an applied rename is one written); ``old`` is the name as the cell writes
+    it and ``new`` the directory name the cell gets (``0000-kep-process``); ``upstream`` is the commit of the ``rename``."""
     odd = unplain_dir(kep.path)
-    flags = (
-        (
-            f"{RENAME_REFUSED_FLAG}: the new directory name {odd!r} is not a plain name (letters, digits, "
-            "'-', '_', '.'); KEP cell kept",
-        )
-        if odd and apply
-        else ()
-    )
+    text = row.cells["kep"].text
+    if odd:
+        why = f"the new directory name {odd!r} is not a plain name (letters, digits, '-', '_', '.')"
+    elif _renamed_slug(text, row, rename, kep.path) != kep.slug.casefold():
+        why = f"the KEP cell {text!r} would not name the new directory once rewritten"
+    else:
+        why = ""
+    flags = (f"{RENAME_REFUSED_FLAG}: {why}; KEP cell kept",) if why and apply else ()
     return Change(
         ident,
         path,
         row.line + 1,
         "kep",
-        f"{row.number}-{row.slug}",
-        f"{kep.number}-{kep.slug}",
+        _row_id(row),
+        kep.path.rsplit("/", 2)[-2] if kep.path.count("/") >= 2 else f"{kep.number}-{kep.slug}",
         "renamed",
         apply and not flags,
         kep.path,
         upstream=upstream_of(rename.commit),
         flags=flags,
     )
+
+
+def _renamed_slug(text: str, row: MatrixRow, rename: Rename, new_path: str) -> str | None:
+    """The slug (casefolded) the KEP cell ``text`` names once :func:`renamed_cell` rewrote it, read as a row's
+    cell is read (:func:`bot.wiki.matrix.name_in_cell`); ``None`` when it names no KEP or another number."""
+    after = renamed_cell(text, row.number, row.slug, rename.old.rsplit("/", 1)[0], new_path)
+    named = name_in_cell(after)
+    return named[1].casefold() if named is not None and named[0] == row.number else None
 
 
 def _disagreeing(row: MatrixRow, updates: Mapping[str, str]) -> list[str]:

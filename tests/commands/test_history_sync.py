@@ -193,6 +193,24 @@ def test_renames_apply_rewrites_the_kep_cell_in_its_own_style(tmp_path, upstream
     assert text == expected  # 5710's gates are report-only; nothing else moved
 
 
+def test_renames_apply_rewrites_a_kep_0000_cell_text_and_target_once(tmp_path):
+    """KEP directories numbered 0000 are KEP 0 (three upstream): the text's padded number matches too."""
+    enh, old, new = tmp_path / "enh", "keps/sig-scheduling/0000-pod-swap-node", "keps/sig-scheduling/0000-gang"
+    make_repo(enh, {f"{old}/kep.yaml": kep_yaml(0, "pod-swap-node")}, "Merge pull request #1 from a/add")
+    commit(enh, {f"{old}/kep.yaml": None, f"{new}/kep.yaml": kep_yaml(0, "gang")}, "Merge pull request #2 from a/mv")
+    row = "| [{0}](https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/{0}) | implementable |\n"
+    page = "# m\n\n| KEP | Status |\n|---|---|\n" + row.format("0000-pod-swap-node")
+    config = _config(tmp_path, enh, page, renames="apply", publish="files")
+    first = run_sync(config).plan
+    assert [(c.kep_id, c.kind, c.old, c.new, c.applied) for c in first.changes] == [
+        ("0", "renamed", "0000-pod-swap-node", "0000-gang", True)
+    ]
+    assert (tmp_path / "wiki" / "m.md").read_text() == page.replace(
+        row.format("0000-pod-swap-node"), row.format("0000-gang")
+    )
+    assert run_sync(config).plan.changes == []
+
+
 def test_plan_without_history_is_unchanged(upstream, tmp_path):
     enh, _ = upstream
     config = _config(tmp_path, enh, PAGE)

@@ -66,7 +66,17 @@ LINK_USERINFO = (
     {"GITHUB_TOKEN": CANARY},
 )
 
-PINNED = (UNCLOSED_FRONT_MATTER, LINK_USERINFO)
+#: ``renames: apply`` on a KEP numbered 0000 (three upstream): the link text's ``0000-`` is rewritten with its target.
+_KEP0 = "[0000-pod-swap-node](https://github.com/kubernetes/enhancements/tree/master/keps/sig-scheduling/0000-pod-swap-node)"
+RENAMED_KEP_0000 = (
+    Upstream((_kep(0, "gang", old_slug="pod-swap-node"),)),
+    {"m.md": _TABLE.replace("4671-gang", _KEP0)},
+    {"renames": "apply"},
+    True,
+    {"GITHUB_TOKEN": CANARY},
+)
+
+PINNED = (UNCLOSED_FRONT_MATTER, LINK_USERINFO, RENAMED_KEP_0000)
 
 
 @st.composite

@@ -286,6 +286,17 @@ def test_renamed_cell_keeps_the_cell_style():
     assert renamed_cell("100-old-name-2", 100, "old-name", "", new) == "100-old-name-2"
 
 
+def test_renamed_cell_matches_the_padded_number_of_kep_0():
+    new = "keps/sig-scheduling/0000-gang/kep.yaml"
+    link = "[0000-pod-swap-node](https://h/keps/sig-scheduling/0000-pod-swap-node)"
+    assert renamed_cell(link, 0, "pod-swap-node", "keps/sig-scheduling/0000-pod-swap-node", new) == (
+        "[0000-gang](https://h/keps/sig-scheduling/0000-gang)"
+    )
+    assert renamed_cell("KEP-0-pod-swap-node, 10-pod-swap-node", 0, "pod-swap-node", "", new) == (
+        "KEP-0000-gang, 10-pod-swap-node"
+    )
+
+
 def test_recent_reads_only_the_versions_provenance_needs(tmp_path):
     path = tmp_path / "enh"
     make_repo(path, {OTHER: kep_yaml(200, "other")}, "Merge pull request #1 from a/b")

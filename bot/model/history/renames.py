@@ -77,7 +77,8 @@ def renamed_cell(text: str, number: int, old_slug: str, old_dir: str, new_path: 
 
     ``old_slug`` is the slug as the cell writes it; ``old_dir`` the old
     ``keps/<sig>/NNNN-slug`` path or ``""`` when unknown. Only whole names are
-    rewritten: ``14815-old``, ``4815-old-2``, ``xkeps/sig-x/4815-old`` and a URL fragment
+    rewritten, with the number as written (``0000-old`` is KEP 0): ``14815-old``, ``4815-old-2``,
+    ``xkeps/sig-x/4815-old`` and a URL fragment
     (``README.md#4815-old``: an anchor in the page, not a path segment) are kept. ``new_path``'s
     directories must be plain names (:func:`unplain_dir`); the caller refuses others.
     """
@@ -85,4 +86,5 @@ def renamed_cell(text: str, number: int, old_slug: str, old_dir: str, new_path: 
     if old_dir:
         text = re.sub(_START + re.escape(old_dir) + _STOP, lambda _: new_dir, text)
     new_name = new_dir.rsplit("/", 1)[-1]
-    return re.sub(_START + re.escape(f"{number}-{old_slug}") + _STOP, lambda _: new_name, text, flags=re.IGNORECASE)
+    name = f"0*{number}-{re.escape(old_slug)}"  # 0000-kep-process is KEP 0: the number as the cell pads it
+    return re.sub(_START + name + _STOP, lambda _: new_name, text, flags=re.IGNORECASE)
