@@ -32,12 +32,13 @@ def test_a_regular_file_is_read_up_to_its_cap_and_refused_past_it(tmp_path):
     assert read_regular_text(page, 2) == "é"
 
 
-def test_a_fifo_a_device_a_socket_and_a_directory_are_refused_without_blocking(tmp_path):
+def test_a_fifo_a_device_a_socket_and_a_directory_are_refused_without_blocking(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the socket is bound by a relative name: AF_UNIX paths are cut at 108 bytes
     os.mkfifo(tmp_path / "fifo.md")  # no writer: open() without O_NONBLOCK would wait forever
     (tmp_path / "zero.md").symlink_to("/dev/zero")  # endless: read() would fill memory
     (tmp_path / "dir.md").mkdir()
     sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(tmp_path / "sock.md"))
+    sock.bind("sock.md")
     try:
         kinds = {}
         for name in ("fifo.md", "zero.md", "dir.md", "sock.md"):

@@ -255,8 +255,8 @@ def test_the_next_command_names_kep_sync_as_invoked_when_it_is_not_on_path(tmp_p
     venv = _script(tmp_path / "venv" / "bin")
     other = _script(tmp_path / "other")
     assert invoked_as(venv, search_path=str(tmp_path / "venv" / "bin")) == "kep-sync"
-    assert invoked_as(venv, search_path=str(tmp_path / "nowhere")) == venv
-    assert invoked_as(venv, search_path=other.rsplit("/", 1)[0]) == venv  # another kep-sync is first on PATH
+    assert invoked_as(venv, search_path=str(tmp_path / "nowhere")) == shlex.quote(venv)
+    assert invoked_as(venv, search_path=other.rsplit("/", 1)[0]) == shlex.quote(venv)  # another one first on PATH
     assert invoked_as(".venv/bin/kep-sync", search_path=str(tmp_path / "nowhere")) == ".venv/bin/kep-sync"
     assert invoked_as("/a b/kep-sync", search_path=str(tmp_path / "nowhere")) == "'/a b/kep-sync'"
     assert invoked_as("/x/bot/__main__.py", search_path=str(tmp_path / "nowhere")) == "kep-sync"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -131,7 +132,7 @@ def test_publish_git_prints_the_branch_commit_and_the_commands_to_open_the_pull_
         "  cd wiki",
         "  git remote add origin URL    # this clone has no remote: the wiki repository's URL",
         "  git push origin kep-sync/matrix",
-        f"  gh pr create --head kep-sync/matrix --base main --title '{title}' --body-file {body_file} --label kep "
+        f"  gh pr create --head kep-sync/matrix --base main --title '{title}' --body-file {shlex.quote(str(body_file))} --label kep "
         "--reviewer alice --reviewer acme/sig-arch --draft",
         "kep-sync applies pull_request.labels, pull_request.reviewers, pull_request.team_reviewers, "
         "pull_request.draft only with --publish github; the gh command above sets them",
@@ -360,7 +361,7 @@ def test_publish_git_without_wiki_repo_asks_for_the_team_organization(work, caps
     )
     assert main(["sync", "--config", "c.yaml", "--publish", "git", "--log-format", "text"]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[-3].endswith("--body-file " + str(wiki / ".git" / "kep-sync" / "pull-request-body.md"))
+    assert err[-3].endswith("--body-file " + shlex.quote(str(wiki / ".git" / "kep-sync" / "pull-request-body.md")))
     assert err[-1] == (
         "gh needs each team as ORGANIZATION/TEAM and wiki.repo is not set: add --reviewer "
         "<organization>/sig-arch to the gh command"
