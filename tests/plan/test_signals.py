@@ -482,3 +482,10 @@ def test_a_whole_title_matches_exactly_when_no_other_title_holds_it_as_a_run(tit
         if len(titles[i]) >= 3 and not any(held(titles[i], t) for j, t in enumerate(titles) if j != i)
     }
     assert distinctive_words(keps, {}) == expected
+
+
+def test_a_common_word_stays_common_with_its_trailing_s_dropped():
+    by = {k.number: k for k in snapshot(kep(2495, "k8s-mgmt"), kep(2496, "statuses")).all_keps()}
+    common = by[2495]._replace(title="Kubernetes Cluster Management API")  # 'kubernetes' keyed as 'kubernete'
+    statuses = by[2496]._replace(title="Pod Status Updates")  # every word common: never matched whole
+    assert distinctive_words([common, statuses], {}) == {}

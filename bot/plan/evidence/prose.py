@@ -5,10 +5,11 @@ described only in prose ("Added the `.spec.evictionResponders` Pod field, along 
 Eviction resources", the 1.37 note #137050 for KEP 4563 *EvictionRequest API*) is missed there. Here such a
 note is matched by the KEP's **distinctive title words**:
 
-- a title word is distinctive when no other KEP title of the snapshot has it (compared case-insensitively,
-  a trailing ``s`` ignored), it is at least 4 characters long and not a common word (:data:`COMMON`); a
-  CamelCase word must also be rare in the notes (in at most :data:`MAX_NOTES_WITH_WORD` entries of all the
-  releases read: ``ResourceClaim`` is an API kind many notes name, ``EvictionRequest`` is not);
+- a title word is distinctive when no other KEP title of the snapshot has it (compared case-insensitively, a
+  trailing ``s`` of a word of 5 letters or more ignored), it is at least 4 characters long and not a common
+  word (:data:`COMMON`); a CamelCase word must also be rare in the notes (in at most
+  :data:`MAX_NOTES_WITH_WORD` entries of all the releases read: ``ResourceClaim`` is an API kind many notes
+  name, ``EvictionRequest`` is not);
 - a KEP can be matched only when its distinctive words are one CamelCase word of 8+ characters
   (``EvictionRequest``) or two or more plain words; a note matches when one of its sentences holds all of
   them as whole words (a CamelCase word as written, a plain word in any case);
@@ -57,6 +58,8 @@ COMMON = frozenset(
     users using volume volumes when will with within without workload workloads
     """.split()
 )
+#: :data:`COMMON` as compared (:func:`_key`: a trailing ``s`` dropped), so ``Status`` and ``Kubernetes`` stay common.
+_COMMON_KEYS = frozenset(COMMON | {_k[:-1] if _k.endswith("s") and len(_k) > 4 else _k for _k in COMMON})
 #: Most release-note entries a CamelCase title word may appear in and still tell a KEP apart.
 MAX_NOTES_WITH_WORD = 5
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -80,7 +83,7 @@ def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, obje
     out: dict[str, tuple[str, ...]] = {}
     camels: dict[str, tuple[str, ...]] = {}
     for path, by_key in titles.items():
-        picked = tuple(w for key, w in by_key.items() if seen[key] == 1 and len(key) >= 4 and key not in COMMON)
+        picked = tuple(w for key, w in by_key.items() if seen[key] == 1 and len(key) >= 4 and key not in _COMMON_KEYS)
         camel = tuple(w for w in picked if _CAMEL_RE.match(w) and len(w) >= 8)
         if camel:
             camels[path] = camel
@@ -99,7 +102,7 @@ def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, obje
     holders = _run_holders(runs.values())
     for kep in keps:
         run = runs[kep.path]
-        if kep.path in out or len(run) < 3 or all(w in COMMON for w in run):
+        if kep.path in out or len(run) < 3 or all(w in _COMMON_KEYS for w in run):
             continue
         if holders[run] == 1:  # its own title only: in no other KEP title as a run of words
             out[kep.path] = (" ".join(_WORD_RE.findall(kep.title)),)
