@@ -99,7 +99,8 @@ def no_http_sleep(monkeypatch):
 
 
 #: The real enhancements history (read-only, never copied into the project): see ../shared/README.md.
-BUNDLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "enhancements-keps.bundle"
+ROOT = Path(__file__).resolve().parents[1]
+BUNDLE = ROOT.parent / "shared" / "data" / "enhancements-keps.bundle"
 
 
 @pytest.fixture(scope="session")
@@ -154,9 +155,11 @@ KEP_SYNC_SETTINGS = (
 def _not_under_github_actions(monkeypatch):
     """Tests run as on a workstation, also in CI: under Actions ``wiki.repo`` defaults to ``$GITHUB_REPOSITORY``
     and kep-sync writes ``$GITHUB_OUTPUT``; tests that want that set the variables themselves. The caller's
-    kep-sync settings (:data:`KEP_SYNC_SETTINGS`) are dropped the same way."""
+    kep-sync settings (:data:`KEP_SYNC_SETTINGS`) are dropped the same way, and each test starts in the
+    repository's root."""
     for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", *KEP_SYNC_SETTINGS):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(ROOT)  # whatever directory pytest was started from: defaults like examples/wiki are relative
 
 
 def _git_database(files: dict[str, bytes]) -> dict[str, dict]:
