@@ -94,3 +94,17 @@ def test_the_docs_figures_each_name_their_command_or_date(capsys):
     summary = re.fullmatch(r"(\d+) figures, 0 findings\n", out)
     assert summary is not None, out
     assert int(summary.group(1)) >= 100  # it read the docs' figures (132 on 2026-12-02), not an empty set
+
+
+def findings_of(tmp_path, capsys, text: str) -> str:
+    """The checker's output on a page ``text`` written to ``page.md`` under ``tmp_path``."""
+    (tmp_path / "page.md").write_text(text)
+    check_figures.main(["--root", str(tmp_path), str(tmp_path / "page.md")])
+    return capsys.readouterr().out
+
+
+def test_a_fence_closes_only_on_its_own_character_at_least_as_long(tmp_path, capsys):
+    page = "# A\n\n~~~\n```\n~~~\n\nThe suite took 33 s.\n\n````\n```\n9 s\n````\n\nThen 2 s.\n"
+    assert findings_of(tmp_path, capsys, page) == (
+        "page.md:7: 33 s: The suite took 33 s.\npage.md:14: 2 s: Then 2 s.\n2 figures, 2 findings\n"
+    )

@@ -12,7 +12,7 @@ own (no code shared with ``bot/``; lines and regular expressions, no markdown pa
   ``1.0 / 2.0 s``, ``1 min 33 s``) is one figure; or a ratio written ``xN`` (``x1.45``, ``x2.6-x3.4``).
 - **Blocks**: a paragraph runs to the next blank line; a list item (``-``, ``*``, ``1.``) starts a paragraph of
   its own; a table (lines starting with ``|``) goes with its caption, the paragraph just above it; fenced code
-  (```` ``` ````) and indented code (a block whose first line starts with four spaces) are skipped; a section
+  (```` ``` ```` or ``~~~``, closed only by a line of the same character at least as long) and indented code (a block whose first line starts with four spaces) are skipped; a section
   runs from a heading to the next heading.
 - **Sourced**: a figure is sourced when its paragraph (for a table: the table and its caption) names a command,
   a code span starting ``scripts/``, ``tests/``, ``kep-sync``, ``.venv/bin/``, ``python``, ``pytest``,
@@ -69,6 +69,7 @@ CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?]\s+(?=[A-Z`*(\"])")
 LIST_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s")
+FENCE = re.compile(r"(`{3,}|~{3,})")
 
 
 class Block(NamedTuple):
@@ -89,13 +90,16 @@ def blocks(text: str) -> list[Block]:
     """The prose and table blocks of a markdown ``text`` (code and headings left out; see the module docstring)."""
     found: list[Block] = []
     current: Block | None = None
-    fence, code, section = False, False, 0
+    fence, code, section = "", False, 0
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            fence, current = not fence, None
-            continue
         if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            continue
+        opening = FENCE.match(stripped)
+        if opening:
+            fence, current = opening.group(1), None
             continue
         if not stripped:
             current, code = None, False
