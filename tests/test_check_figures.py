@@ -108,3 +108,8 @@ def test_a_fence_closes_only_on_its_own_character_at_least_as_long(tmp_path, cap
     assert findings_of(tmp_path, capsys, page) == (
         "page.md:7: 33 s: The suite took 33 s.\npage.md:14: 2 s: Then 2 s.\n2 figures, 2 findings\n"
     )
+
+
+def test_a_table_caption_does_not_cross_a_heading(tmp_path, capsys):
+    page = "# A\n\nMeasured on 2026-12-02.\n## B\n| step | wall |\n|---|---|\n| sync | 0.9 s |\n"
+    assert findings_of(tmp_path, capsys, page) == "page.md:7: 0.9 s: | sync | 0.9 s |\n1 figures, 1 findings\n"

@@ -11,7 +11,7 @@ own (no code shared with ``bot/``; lines and regular expressions, no markdown pa
   ``KiB``, ``MiB``, ``GiB`` and ``%`` with or without one; a range or list of them (``0.12-0.31 s``,
   ``1.0 / 2.0 s``, ``1 min 33 s``) is one figure; or a ratio written ``xN`` (``x1.45``, ``x2.6-x3.4``).
 - **Blocks**: a paragraph runs to the next blank line; a list item (``-``, ``*``, ``1.``) starts a paragraph of
-  its own; a table (lines starting with ``|``) goes with its caption, the paragraph just above it; fenced code
+  its own; a table (lines starting with ``|``) goes with its caption, the paragraph just above it in its section; fenced code
   (```` ``` ```` or ``~~~``, closed only by a line of the same character at least as long) and indented code (a block whose first line starts with four spaces) are skipped; a section
   runs from a heading to the next heading.
 - **Sourced**: a figure is sourced when its paragraph (for a table: the table and its caption) names a command,
@@ -179,7 +179,7 @@ def judge(text: str) -> list[Figure]:
         context = block.text
         if block.kind == "table" and index and found[index - 1].kind == "prose":
             above = found[index - 1]
-            if above.start + len(above.lines) >= block.start - 1:
+            if above.section == block.section and above.start + len(above.lines) >= block.start - 1:
                 context = above.text + "\n" + block.text
         plain = masked(block.text)
         for match in FIGURE.finditer(plain):
