@@ -113,3 +113,10 @@ def test_a_fence_closes_only_on_its_own_character_at_least_as_long(tmp_path, cap
 def test_a_table_caption_does_not_cross_a_heading(tmp_path, capsys):
     page = "# A\n\nMeasured on 2026-12-02.\n## B\n| step | wall |\n|---|---|\n| sync | 0.9 s |\n"
     assert findings_of(tmp_path, capsys, page) == "page.md:7: 0.9 s: | sync | 0.9 s |\n1 figures, 1 findings\n"
+
+
+def test_a_list_items_indented_paragraph_is_prose_and_its_code_is_not(tmp_path, capsys):
+    page = "# A\n\n- The suite:\n\n    it took 45 s on my laptop.\n\n        9 s in its code\n\nSome text.\n\n    8 s in code\n"
+    assert findings_of(tmp_path, capsys, page) == (
+        "page.md:5: 45 s: it took 45 s on my laptop.\n1 figures, 1 findings\n"
+    )

@@ -11,9 +11,11 @@ own (no code shared with ``bot/``; lines and regular expressions, no markdown pa
   ``KiB``, ``MiB``, ``GiB`` and ``%`` with or without one; a range or list of them (``0.12-0.31 s``,
   ``1.0 / 2.0 s``, ``1 min 33 s``) is one figure; or a ratio written ``xN`` (``x1.45``, ``x2.6-x3.4``).
 - **Blocks**: a paragraph runs to the next blank line; a list item (``-``, ``*``, ``1.``) starts a paragraph of
-  its own; a table (lines starting with ``|``) goes with its caption, the paragraph just above it in its section; fenced code
-  (```` ``` ```` or ``~~~``, closed only by a line of the same character at least as long) and indented code (a block whose first line starts with four spaces) are skipped; a section
-  runs from a heading to the next heading.
+  its own, and so does each later paragraph indented at least as far as the item's text; a table (lines starting
+  with ``|``) goes with its caption, the paragraph just above it in its section; fenced code (```` ``` ```` or
+  ``~~~``, closed only by a line of the same character at least as long) and indented code (a block whose first
+  line starts four spaces further in than the text of the list item it is in, or than the margin outside a list)
+  are skipped; a section runs from a heading to the next heading.
 - **Sourced**: a figure is sourced when its paragraph (for a table: the table and its caption) names a command,
   a code span starting ``scripts/``, ``tests/``, ``kep-sync``, ``.venv/bin/``, ``python``, ``pytest``,
   ``.ci/run``, ``hyperfine`` or ``git ``, or holds a date ``YYYY-MM-DD`` in prose (not in code, not "the
@@ -91,6 +93,7 @@ def blocks(text: str) -> list[Block]:
     found: list[Block] = []
     current: Block | None = None
     fence, code, section = "", False, 0
+    item = 0  # the column where the text of the list item being read starts (0: none)
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if fence:
@@ -104,8 +107,14 @@ def blocks(text: str) -> list[Block]:
         if not stripped:
             current, code = None, False
             continue
-        if current is None and line.startswith("    ") and not LIST_ITEM.match(line):
-            code = True
+        if current is None:
+            indent = len(line) - len(line.lstrip(" "))
+            marker = LIST_ITEM.match(line)
+            if marker:
+                item = len(marker.group(0))
+            elif indent < item:
+                item = 0
+            code = not marker and indent >= item + 4
         if code:
             continue
         if re.match(r"#{1,6} ", line):
