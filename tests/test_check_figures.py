@@ -120,3 +120,10 @@ def test_a_list_items_indented_paragraph_is_prose_and_its_code_is_not(tmp_path, 
     assert findings_of(tmp_path, capsys, page) == (
         "page.md:5: 45 s: it took 45 s on my laptop.\n1 figures, 1 findings\n"
     )
+
+
+def test_a_page_date_wrapped_over_two_lines_still_names_a_page(tmp_path, capsys):
+    page = "# A\n\nWe read the 2026-03-01\npage and the suite took 50 s.\n"
+    assert findings_of(tmp_path, capsys, page) == (
+        "page.md:4: 50 s: page and the suite took 50 s.\n1 figures, 1 findings\n"
+    )

@@ -19,7 +19,7 @@ own (no code shared with ``bot/``; lines and regular expressions, no markdown pa
 - **Sourced**: a figure is sourced when its paragraph (for a table: the table and its caption) names a command,
   a code span starting ``scripts/``, ``tests/``, ``kep-sync``, ``.venv/bin/``, ``python``, ``pytest``,
   ``.ci/run``, ``hyperfine`` or ``git ``, or holds a date ``YYYY-MM-DD`` in prose (not in code, not "the
-  YYYY-MM-DD page", which names an input); or when the first paragraph of its section has both: that section
+  YYYY-MM-DD page", which names an input, even wrapped over two lines); or when the first paragraph of its section has both: that section
   is one dated measurement (the dry-run benchmark in docs/contributing.md).
 - **Not a measurement** (counted, never a finding), by these rules only:
   1. the figure is in a code span or a link target (a value or a name: ``stop_grace_period: 330s``);
@@ -143,8 +143,9 @@ def names_command(text: str) -> bool:
 
 
 def dated(text: str) -> bool:
-    """Whether ``text`` holds a date ``YYYY-MM-DD`` outside code spans and link targets, not naming a page."""
-    return bool(DATE.search(masked(text)))
+    """Whether ``text`` holds a date ``YYYY-MM-DD`` outside code spans and link targets, not naming a page; its
+    lines are joined first, so a date wrapped away from its ``page`` still names a page."""
+    return bool(DATE.search(" ".join(masked(text).split())))
 
 
 def sentence_around(text: str, start: int, end: int) -> str:
