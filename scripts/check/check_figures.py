@@ -6,10 +6,11 @@ the day it was measured.
 Reads README.md and docs/*.md under ``--root`` (default: this checkout), or the FILEs given, with rules of its
 own (no code shared with ``bot/``; lines and regular expressions, no markdown parser):
 
-- **A figure** is a number with a unit of time, size or share: ``ms``, ``s``, ``min``, ``minutes``, ``seconds``,
-  ``hours`` and ``bytes`` after a space (``0.5 s``; ``304s`` is a plural, not a time), ``KB``, ``MB``, ``GB``,
-  ``KiB``, ``MiB``, ``GiB`` and ``%`` with or without one; a range or list of them (``0.12-0.31 s``,
-  ``1.0 / 2.0 s``, ``1 min 33 s``) is one figure; or a ratio written ``xN`` (``x1.45``, ``x2.6-x3.4``).
+- **A figure** is a number, signed or not (``-30%``, ``+0.26 s``, ``~2 s``), with a unit of time, size or
+  share: ``ms``, ``s``, ``min``, ``minutes``, ``seconds``, ``hours`` and ``bytes`` after a space (``0.5 s``;
+  ``304s`` is a plural, not a time), ``KB``, ``MB``, ``GB``, ``KiB``, ``MiB``, ``GiB`` and ``%`` with or without
+  one; a range or list of them (``0.12-0.31 s``, ``1.0 / 2.0 s``, ``1 min 33 s``) is one figure; or a ratio
+  written ``xN`` (``x1.45``, ``x2.6-x3.4``).
 - **Blocks**: a paragraph runs to the next blank line; a list item (``-``, ``*``, ``1.``) starts a paragraph of
   its own, and so does each later paragraph indented at least as far as the item's text; a table (lines starting
   with ``|``) goes with its caption, the paragraph just above it in its section; fenced code (```` ``` ```` or
@@ -19,8 +20,8 @@ own (no code shared with ``bot/``; lines and regular expressions, no markdown pa
 - **Sourced**: a figure is sourced when its paragraph (for a table: the table and its caption) names a command,
   a code span starting ``scripts/``, ``tests/``, ``kep-sync``, ``.venv/bin/``, ``python``, ``pytest``,
   ``.ci/run``, ``hyperfine`` or ``git ``, or holds a date ``YYYY-MM-DD`` in prose (not in code, not "the
-  YYYY-MM-DD page", which names an input, even wrapped over two lines); or when the first paragraph of its section has both: that section
-  is one dated measurement (the dry-run benchmark in docs/contributing.md).
+  YYYY-MM-DD page", which names an input, even wrapped over two lines); or when the first paragraph of its
+  section has both: that section is one dated measurement (the dry-run benchmark in docs/contributing.md).
 - **Not a measurement** (counted, never a finding), by these rules only:
   1. the figure is in a code span or a link target (a value or a name: ``stop_grace_period: 330s``);
   2. a bound comes right before it (``up to``, ``at most``, ``at least``, ``more than``, ``less than``,
@@ -48,11 +49,11 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_NUM = r"[~+]?\d[\d,]*(?:\.\d+)?"
+_NUM = r"[~+\-\u2212]?\d[\d,]*(?:\.\d+)?"
 _RANGE = rf"{_NUM}(?:\s?(?:-|–|to|/)\s?{_NUM})*"
 FIGURE = re.compile(
-    r"(?<![\w.,/+~-])(?:"
-    r"\d+ min(?: \d+ s)?(?![\w])"
+    r"(?<![\w.,/+~\-\u2212])(?:"
+    r"[~+\-\u2212]?\d+ min(?: \d+ s)?(?![\w])"
     rf"|{_RANGE}(?: (?:ms|s|min|minutes|seconds|hours|bytes)| ?(?:KB|MB|GB|KiB|MiB|GiB|%))(?![\w])"
     r"|x\d+(?:\.\d+)?(?:-x\d+(?:\.\d+)?)?(?![\w])"
     r")"
