@@ -94,3 +94,46 @@ def test_the_docs_figures_each_name_their_command_or_date(capsys):
     summary = re.fullmatch(r"(\d+) figures, 0 findings\n", out)
     assert summary is not None, out
     assert int(summary.group(1)) >= 100  # it read the docs' figures (132 on 2026-12-02), not an empty set
+
+
+def findings_of(tmp_path, capsys, text: str) -> str:
+    """The checker's output on a page ``text`` written to ``page.md`` under ``tmp_path``."""
+    (tmp_path / "page.md").write_text(text)
+    check_figures.main(["--root", str(tmp_path), str(tmp_path / "page.md")])
+    return capsys.readouterr().out
+
+
+def test_a_fence_closes_only_on_its_own_character_at_least_as_long(tmp_path, capsys):
+    page = "# A\n\n~~~\n```\n~~~\n\nThe suite took 33 s.\n\n````\n```\n9 s\n````\n\nThen 2 s.\n"
+    assert findings_of(tmp_path, capsys, page) == (
+        "page.md:7: 33 s: The suite took 33 s.\npage.md:14: 2 s: Then 2 s.\n2 figures, 2 findings\n"
+    )
+
+
+def test_a_table_caption_does_not_cross_a_heading(tmp_path, capsys):
+    page = "# A\n\nMeasured on 2026-12-02.\n## B\n| step | wall |\n|---|---|\n| sync | 0.9 s |\n"
+    assert findings_of(tmp_path, capsys, page) == "page.md:7: 0.9 s: | sync | 0.9 s |\n1 figures, 1 findings\n"
+
+
+def test_a_list_items_indented_paragraph_is_prose_and_its_code_is_not(tmp_path, capsys):
+    page = "# A\n\n- The suite:\n\n    it took 45 s on my laptop.\n\n        9 s in its code\n\n"
+    page += "Some text.\n\n    8 s in code\n"
+    assert findings_of(tmp_path, capsys, page) == (
+        "page.md:5: 45 s: it took 45 s on my laptop.\n1 figures, 1 findings\n"
+    )
+
+
+def test_a_page_date_wrapped_over_two_lines_still_names_a_page(tmp_path, capsys):
+    page = "# A\n\nWe read the 2026-03-01\npage and the suite took 50 s.\n"
+    assert findings_of(tmp_path, capsys, page) == (
+        "page.md:4: 50 s: page and the suite took 50 s.\n1 figures, 1 findings\n"
+    )
+
+
+def test_a_negative_figure_counts_as_a_positive_one_does(tmp_path, capsys):
+    page = "# A\n\nThe dry run got -30% slower; the sync took -0.2 s less, \u22121.5 s, +0.26 s; 0.12-0.31 s.\n"
+    line = page.split("\n")[2]
+    assert findings_of(tmp_path, capsys, page) == (
+        f"page.md:3: -30%: {line}\npage.md:3: -0.2 s: {line}\npage.md:3: \u22121.5 s: {line}\n"
+        f"page.md:3: +0.26 s: {line}\npage.md:3: 0.12-0.31 s: {line}\n5 figures, 5 findings\n"
+    )

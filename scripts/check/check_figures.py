@@ -6,19 +6,22 @@ the day it was measured.
 Reads README.md and docs/*.md under ``--root`` (default: this checkout), or the FILEs given, with rules of its
 own (no code shared with ``bot/``; lines and regular expressions, no markdown parser):
 
-- **A figure** is a number with a unit of time, size or share: ``ms``, ``s``, ``min``, ``minutes``, ``seconds``,
-  ``hours`` and ``bytes`` after a space (``0.5 s``; ``304s`` is a plural, not a time), ``KB``, ``MB``, ``GB``,
-  ``KiB``, ``MiB``, ``GiB`` and ``%`` with or without one; a range or list of them (``0.12-0.31 s``,
-  ``1.0 / 2.0 s``, ``1 min 33 s``) is one figure; or a ratio written ``xN`` (``x1.45``, ``x2.6-x3.4``).
+- **A figure** is a number, signed or not (``-30%``, ``+0.26 s``, ``~2 s``), with a unit of time, size or
+  share: ``ms``, ``s``, ``min``, ``minutes``, ``seconds``, ``hours`` and ``bytes`` after a space (``0.5 s``;
+  ``304s`` is a plural, not a time), ``KB``, ``MB``, ``GB``, ``KiB``, ``MiB``, ``GiB`` and ``%`` with or without
+  one; a range or list of them (``0.12-0.31 s``, ``1.0 / 2.0 s``, ``1 min 33 s``) is one figure; or a ratio
+  written ``xN`` (``x1.45``, ``x2.6-x3.4``).
 - **Blocks**: a paragraph runs to the next blank line; a list item (``-``, ``*``, ``1.``) starts a paragraph of
-  its own; a table (lines starting with ``|``) goes with its caption, the paragraph just above it; fenced code
-  (```` ``` ````) and indented code (a block whose first line starts with four spaces) are skipped; a section
-  runs from a heading to the next heading.
+  its own, and so does each later paragraph indented at least as far as the item's text; a table (lines starting
+  with ``|``) goes with its caption, the paragraph just above it in its section; fenced code (```` ``` ```` or
+  ``~~~``, closed only by a line of the same character at least as long) and indented code (a block whose first
+  line starts four spaces further in than the text of the list item it is in, or than the margin outside a list)
+  are skipped; a section runs from a heading to the next heading.
 - **Sourced**: a figure is sourced when its paragraph (for a table: the table and its caption) names a command,
   a code span starting ``scripts/``, ``tests/``, ``kep-sync``, ``.venv/bin/``, ``python``, ``pytest``,
   ``.ci/run``, ``hyperfine`` or ``git ``, or holds a date ``YYYY-MM-DD`` in prose (not in code, not "the
-  YYYY-MM-DD page", which names an input); or when the first paragraph of its section has both: that section
-  is one dated measurement (the dry-run benchmark in docs/contributing.md).
+  YYYY-MM-DD page", which names an input, even wrapped over two lines); or when the first paragraph of its
+  section has both: that section is one dated measurement (the dry-run benchmark in docs/contributing.md).
 - **Not a measurement** (counted, never a finding), by these rules only:
   1. the figure is in a code span or a link target (a value or a name: ``stop_grace_period: 330s``);
   2. a bound comes right before it (``up to``, ``at most``, ``at least``, ``more than``, ``less than``,
@@ -46,11 +49,11 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 
-_NUM = r"[~+]?\d[\d,]*(?:\.\d+)?"
+_NUM = r"[~+\-\u2212]?\d[\d,]*(?:\.\d+)?"
 _RANGE = rf"{_NUM}(?:\s?(?:-|–|to|/)\s?{_NUM})*"
 FIGURE = re.compile(
-    r"(?<![\w.,/+~-])(?:"
-    r"\d+ min(?: \d+ s)?(?![\w])"
+    r"(?<![\w.,/+~\-\u2212])(?:"
+    r"[~+\-\u2212]?\d+ min(?: \d+ s)?(?![\w])"
     rf"|{_RANGE}(?: (?:ms|s|min|minutes|seconds|hours|bytes)| ?(?:KB|MB|GB|KiB|MiB|GiB|%))(?![\w])"
     r"|x\d+(?:\.\d+)?(?:-x\d+(?:\.\d+)?)?(?![\w])"
     r")"
@@ -69,6 +72,7 @@ CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?]\s+(?=[A-Z`*(\"])")
 LIST_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s")
+FENCE = re.compile(r"(`{3,}|~{3,})")
 
 
 class Block(NamedTuple):
@@ -89,19 +93,29 @@ def blocks(text: str) -> list[Block]:
     """The prose and table blocks of a markdown ``text`` (code and headings left out; see the module docstring)."""
     found: list[Block] = []
     current: Block | None = None
-    fence, code, section = False, False, 0
+    fence, code, section = "", False, 0
+    item = 0  # the column where the text of the list item being read starts (0: none)
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            fence, current = not fence, None
-            continue
         if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            continue
+        opening = FENCE.match(stripped)
+        if opening:
+            fence, current = opening.group(1), None
             continue
         if not stripped:
             current, code = None, False
             continue
-        if current is None and line.startswith("    ") and not LIST_ITEM.match(line):
-            code = True
+        if current is None:
+            indent = len(line) - len(line.lstrip(" "))
+            marker = LIST_ITEM.match(line)
+            if marker:
+                item = len(marker.group(0))
+            elif indent < item:
+                item = 0
+            code = not marker and indent >= item + 4
         if code:
             continue
         if re.match(r"#{1,6} ", line):
@@ -130,8 +144,9 @@ def names_command(text: str) -> bool:
 
 
 def dated(text: str) -> bool:
-    """Whether ``text`` holds a date ``YYYY-MM-DD`` outside code spans and link targets, not naming a page."""
-    return bool(DATE.search(masked(text)))
+    """Whether ``text`` holds a date ``YYYY-MM-DD`` outside code spans and link targets, not naming a page; its
+    lines are joined first, so a date wrapped away from its ``page`` still names a page."""
+    return bool(DATE.search(" ".join(masked(text).split())))
 
 
 def sentence_around(text: str, start: int, end: int) -> str:
@@ -175,7 +190,7 @@ def judge(text: str) -> list[Figure]:
         context = block.text
         if block.kind == "table" and index and found[index - 1].kind == "prose":
             above = found[index - 1]
-            if above.start + len(above.lines) >= block.start - 1:
+            if above.section == block.section and above.start + len(above.lines) >= block.start - 1:
                 context = above.text + "\n" + block.text
         plain = masked(block.text)
         for match in FIGURE.finditer(plain):
