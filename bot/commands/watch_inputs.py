@@ -24,7 +24,7 @@ from bot.plan.evidence import build_index
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence.index import Evidence
 from bot.plan.evidence.ownership import owners_with
-from bot.plan.evidence.prose import distinctive_words, possible_evidence
+from bot.plan.evidence.prose import Prepared, distinctive_words, possible_evidence
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch import Watch, cycle_start, release_in_progress, watch
 
@@ -94,6 +94,7 @@ def possible_notes(
     (:func:`bot.plan.evidence.prose.possible_evidence`; ``notes``: ``{release: {pr: entry}}``)."""
     words = distinctive_words(all_keps, notes)
     declared = {g for k in all_keps for g in k.gates()}
+    prepared: Prepared = {}  # the release's notes read for prose once, not once per KEP
     out = {}
     for kep in keps:
         if kep.path not in words:
@@ -102,7 +103,7 @@ def possible_notes(
             e
             for stage in STAGES
             if normalize_milestone(kep.milestone(stage)) == release
-            for e in possible_evidence(notes, kep, stage, words[kep.path], declared)
+            for e in possible_evidence(notes, kep, stage, words[kep.path], declared, prepared)
         )
         if found:
             out[kep.path] = found

@@ -186,6 +186,11 @@ def kep_id(snapshot: Snapshot, kep: Kep) -> str:
     """``"4671"``, or the directory name (``"0000-kep-process"``) when the number is shared upstream (0000, 2133)."""
     if len(snapshot.keps.get(kep.number, ())) <= 1:
         return str(kep.number)
+    return _dir_name(kep)
+
+
+def _dir_name(kep: Kep) -> str:
+    """The name of ``kep``'s directory (``"0000-kep-process"``), or ``NUMBER-slug`` for a path without one."""
     return kep.path.rsplit("/", 2)[-2] if kep.path.count("/") >= 2 else f"{kep.number}-{kep.slug}"
 
 
@@ -312,7 +317,7 @@ def _rename_change(ident: str, path: str, row: MatrixRow, kep: Kep, rename: Rena
         row.line + 1,
         "kep",
         _row_id(row),
-        kep.path.rsplit("/", 2)[-2] if kep.path.count("/") >= 2 else f"{kep.number}-{kep.slug}",
+        _dir_name(kep),
         "renamed",
         apply and not flags,
         kep.path,

@@ -402,6 +402,11 @@ def test_a_note_describing_a_kep_in_words_is_possible_evidence_only():
         ),
     )
     assert possible_evidence(notes, eviction, "beta", words[eviction.path], {"EvictionRequestAPI"}) == ()
+    prepared: dict = {}  # shared by many calls: each release's notes read once, the same answers
+    for stage, evidence in (("alpha", 1), ("alpha", 1), ("beta", 0)):
+        found = possible_evidence(notes, eviction, stage, words[eviction.path], {"EvictionRequestAPI"}, prepared)
+        assert len(found) == evidence
+    assert {release: [n.key for n in read] for release, read in prepared.items()} == {"v1.37": ["137050"]}
 
 
 def test_a_kep_without_distinctive_words_is_matched_by_its_whole_title_as_one_run():

@@ -26,7 +26,6 @@ Such a note is *possible* evidence: shown apart, never a confirmation, never a f
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -58,18 +57,21 @@ COMMON = frozenset(
     users using volume volumes when will with within without workload workloads
     """.split()
 )
-#: :data:`COMMON` as compared (:func:`_key`: a trailing ``s`` dropped), so ``Status`` and ``Kubernetes`` stay common.
-_COMMON_KEYS = frozenset(COMMON | {_k[:-1] if _k.endswith("s") and len(_k) > 4 else _k for _k in COMMON})
+
+
+def _key(word: str) -> str:
+    """``word`` as title words are compared: lower case, a trailing ``s`` dropped from a word of 5 letters or more."""
+    low = word.lower()
+    return low[:-1] if low.endswith("s") and len(low) > 4 else low
+
+
+#: :data:`COMMON` as compared (:func:`_key`), so ``Status`` and ``Kubernetes`` stay common.
+_COMMON_KEYS = COMMON | {_key(w) for w in COMMON}
 #: Most release-note entries a CamelCase title word may appear in and still tell a KEP apart.
 MAX_NOTES_WITH_WORD = 5
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL_RE = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+$")
 _INTRODUCES_RE = re.compile(r"^\W*(?:added|adds|introduced|introduces|introducing)\b", re.I)
-
-
-def _key(word: str) -> str:
-    low = word.lower()
-    return low[:-1] if low.endswith("s") and len(low) > 4 else low
 
 
 def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, object]]) -> dict[str, tuple[str, ...]]:
@@ -127,41 +129,47 @@ def _within(run: Sequence[str], words: Sequence[str]) -> bool:
     return any(tuple(words[i : i + n]) == tuple(run) for i in range(len(words) - n + 1))
 
 
-def _holds(sentence: str, words: Sequence[str]) -> bool:
+class _Sentence(NamedTuple):
+    """One sentence of a note, with its words as written (``found``), their :func:`_key` (``keys``) and the keys in
+    order (``run``)."""
+
+    text: str
+    found: frozenset[str]
+    keys: frozenset[str]
+    run: tuple[str, ...]
+
+
+def _sentence(text: str) -> _Sentence:
+    listed = _WORD_RE.findall(text)
+    keys = tuple(_key(w) for w in listed)
+    return _Sentence(text, frozenset(listed), frozenset(keys), keys)
+
+
+def _holds(sentence: _Sentence, words: Sequence[str]) -> bool:
     """True when ``sentence`` holds every word of ``words`` (a CamelCase word as written, a plain word in any
     case); an item with spaces is a whole title, held as one run of words."""
-    found, keys, run = _sentence_words(sentence)
     return all(
-        _within([_key(p) for p in w.split(" ")], run)
+        _within([_key(p) for p in w.split(" ")], sentence.run)
         if " " in w
-        else (w in found)
+        else (w in sentence.found)
         if _CAMEL_RE.match(w)
-        else (_key(w) in keys)
+        else (_key(w) in sentence.keys)
         for w in words
     )
 
 
-@functools.lru_cache(maxsize=8192)
-def _sentence_words(sentence: str) -> tuple[frozenset[str], frozenset[str], tuple[str, ...]]:
-    """``(words as written, their keys, the keys in order)`` of ``sentence``; cached, as every KEP with
-    distinctive words reads the same notes."""
-    listed = _WORD_RE.findall(sentence)
-    return frozenset(listed), frozenset(_key(w) for w in listed), tuple(_key(w) for w in listed)
-
-
-@functools.lru_cache(maxsize=8192)
-def _note_parts(text: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """``(every word of the note, its sentences)`` of a note's ``text``; cached like :func:`_sentence_words`."""
-    return frozenset(_WORD_RE.findall(text)), tuple(split_sentences(text))
-
-
 class _Prose(NamedTuple):
-    """A note prose may match: its pull request key (as the release notes JSON gives it), the entry and the
-    sentences of its ``text``."""
+    """A note prose may match: its pull request key (as the release notes JSON gives it), the entry and its
+    sentences."""
 
     key: object
     entry: Mapping[str, object]
-    sentences: tuple[str, ...]
+    sentences: tuple[_Sentence, ...]
+
+
+#: ``{release: the notes of it prose may match}``, filled by :func:`possible_evidence` as it reads each release:
+#: callers that ask about many KEPs with the same ``notes`` and ``declared`` pass one, and each release is read once.
+Prepared = dict[str, tuple[_Prose, ...]]
 
 
 def _prose_notes(entries: Mapping[str, object] | None, gates: frozenset[str]) -> tuple[_Prose, ...]:
@@ -173,36 +181,8 @@ def _prose_notes(entries: Mapping[str, object] | None, gates: frozenset[str]) ->
         if not isinstance(entry, Mapping) or entry.get("do_not_publish") is True:
             continue
         text = field_text(entry.get("text"))
-        if not text:
-            continue
-        note_words, sentences = _note_parts(text)
-        if not gates & note_words and not kep_refs(entry):
-            out.append(_Prose(key, entry, sentences))
-    return tuple(out)
-
-
-def _release_entries(notes: Mapping[str, Mapping[str, object]], target: str) -> Mapping[str, object] | None:
-    """The ``{pr: entry}`` of release ``target`` (``vMAJOR.MINOR``) in ``notes``, or ``None``."""
-    return next((v for r, v in notes.items() if (release_name(r) or r) == target), None)
-
-
-def _matches(readable: Sequence[_Prose], stage: str, words: Sequence[str], target: str) -> tuple[Evidence, ...]:
-    """The first :data:`MAX_EVIDENCE` of ``readable`` with a sentence holding ``words`` that announces
-    ``stage`` (or, for alpha, introduces something and announces no other stage)."""
-    out: list[Evidence] = []
-    for note in readable:
-        for sentence in note.sentences:
-            if not _holds(sentence, words):
-                continue
-            said, _ = announced_stage(sentence)
-            if said == stage or (stage == "alpha" and not said and _INTRODUCES_RE.match(sentence)):
-                key = str(note.key)
-                pr = int(key) if key.isdigit() and len(key) <= 9 else 0
-                url = pr_url(note.entry.get("pr_url"), pr)
-                out.append(Evidence(target, pr, url, one_line(sentence), stage, False, False, True))
-                break
-        if len(out) >= MAX_EVIDENCE:
-            break
+        if text and not gates & set(_WORD_RE.findall(text)) and not kep_refs(entry):
+            out.append(_Prose(key, entry, tuple(_sentence(t) for t in split_sentences(text))))
     return tuple(out)
 
 
@@ -212,15 +192,35 @@ def possible_evidence(
     stage: str,
     words: Sequence[str],
     declared: Iterable[str],
+    prepared: Prepared | None = None,
 ) -> tuple[Evidence, ...]:
     """Notes of the release kep.yaml names for ``stage`` that describe ``kep`` by its distinctive ``words``
-    (:func:`distinctive_words`) and announce that stage, at most :data:`MAX_EVIDENCE`, by pull request; each an
-    :class:`Evidence` with ``possible=True``. ``notes``: ``{release: {pr: entry}}``; ``declared``: every feature
-    gate some kep.yaml declares (a note naming one is the index's, never prose)."""
+    (:func:`distinctive_words`) and announce that stage (or, for alpha, introduce something and announce no
+    other stage), at most :data:`MAX_EVIDENCE`, by pull request; each an :class:`Evidence` with
+    ``possible=True``. ``notes``: ``{release: {pr: entry}}``; ``declared``: every feature gate some kep.yaml
+    declares (a note naming one is the index's, never prose); ``prepared``: see :data:`Prepared`."""
     target = normalize_milestone(kep.milestone(stage)) if stage else None
     if not target or not words:
         return ()
-    return _matches(_prose_notes(_release_entries(notes, target), frozenset(declared)), stage, words, target)
+    prepared = {} if prepared is None else prepared
+    if target not in prepared:
+        entries = next((v for r, v in notes.items() if (release_name(r) or r) == target), None)
+        prepared[target] = _prose_notes(entries, frozenset(declared))
+    out: list[Evidence] = []
+    for note in prepared[target]:
+        for sentence in note.sentences:
+            if not _holds(sentence, words):
+                continue
+            said, _ = announced_stage(sentence.text)
+            if said == stage or (stage == "alpha" and not said and _INTRODUCES_RE.match(sentence.text)):
+                key = str(note.key)
+                pr = int(key) if key.isdigit() and len(key) <= 9 else 0
+                url = pr_url(note.entry.get("pr_url"), pr)
+                out.append(Evidence(target, pr, url, one_line(sentence.text), stage, False, False, True))
+                break
+        if len(out) >= MAX_EVIDENCE:
+            break
+    return tuple(out)
 
 
 def attach_possible(
@@ -236,17 +236,12 @@ def attach_possible(
     by_path = {k.path: k for k in keps}
     words = distinctive_words(keps, notes)
     gates = frozenset(declared)
-    readable: dict[str, tuple[_Prose, ...]] = {}
+    prepared: Prepared = {}
     out = []
     for c in changes:
         kep = by_path.get(c.kep_path)
         if kep is not None and c.kep_path in words and not any(not e.ambiguous and not e.counter for e in c.evidence):
-            stage = change_stage(c, kep)
-            target = normalize_milestone(kep.milestone(stage)) if stage else None
-            if target and words[c.kep_path]:
-                if target not in readable:
-                    readable[target] = _prose_notes(_release_entries(notes, target), gates)
-                found = _matches(readable[target], stage, words[c.kep_path], target)
-                c = c._replace(evidence=c.evidence + found) if found else c
+            found = possible_evidence(notes, kep, change_stage(c, kep), words[c.kep_path], gates, prepared)
+            c = c._replace(evidence=c.evidence + found) if found else c
         out.append(c)
     return out
