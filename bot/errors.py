@@ -1,7 +1,7 @@
 """Errors users can catch, as one hierarchy (like httpx's).
 
 ``KepSyncError`` is the root. ``ConfigError`` and ``UsageError`` map to exit
-code 2; every other ``KepSyncError`` to exit code 1 (see ``bot/cli.py``).
+code 2; every other ``KepSyncError`` to exit code 1 (see ``bot/cli/main.py``).
 Messages never contain secrets: tokens are redacted before they get here.
 """
 

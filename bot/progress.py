@@ -1,7 +1,7 @@
 """Progress lines for people: the steps that take seconds (a clone, a fetch, a download, reading the history)
 say on stderr what they do and how long it took, on a terminal only (a log read by a machine gets none).
 
-A leaf module (no structlog): :mod:`bot.cli` turns it on before it starts the snapshot worker, whose clone
+A leaf module (no structlog): :mod:`bot.cli.main` turns it on before it starts the snapshot worker, whose clone
 then reports too. Also where the log format is decided (:func:`log_format`), for :mod:`bot.log`.
 """
 

@@ -11,7 +11,7 @@ import os
 import re
 from urllib.parse import quote
 
-#: Environment variables whose values are credentials (see :mod:`bot.publish.auth` and :mod:`bot.cli`).
+#: Environment variables whose values are credentials (see :mod:`bot.publish.auth` and :mod:`bot.cli.main`).
 SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "KEP_SYNC_TOKEN", "KEP_SYNC_APP_PRIVATE_KEY")
 #: A shorter value (or line of one) is not redacted by value: it would hide ordinary words and numbers.
 MIN_SECRET_CHARS = 8

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from bot import fileread
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import read_config_data
 from bot.errors import ConfigError
 from bot.fileread import FileTooLarge, NotRegularFile, open_regular, read_regular, read_regular_text

@@ -115,7 +115,7 @@ STAGES = (
     ("config", ("bot.config", "bot.configyaml", "bot.configpaths")),
     ("commands", ("bot.commands",)),
     ("service", ("bot.service",)),
-    ("cli", ("bot.cli", "bot.cli_parser", "bot.cli_output", "bot.cli_targets", "bot.step_summary")),
+    ("cli", ("bot.cli", "bot.step_summary")),
 )
 PURE = ("model", "wiki", "plan")
 IO_MODULES = {

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.plan.changelog import visible_lines
-from bot.plan.changelog_signals import visible_text
+from bot.plan.changelog.body import visible_lines
+from bot.plan.changelog.signals import visible_text
 
 try:
     from tests.scriptutil import ROOT, load_script

@@ -26,11 +26,11 @@ from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.notes import ReleaseNotes
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog_rows import source_name
+from bot.plan.changelog.markdown import kep_link, note_link, table_cell
+from bot.plan.changelog.rows import source_name
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence import Evidence, NotesIndex, build_index, release_order
 from bot.plan.evidence.stage_state import STATES, PlannedStage
-from bot.plan.markdown import kep_link, note_link, table_cell
 from bot.plan.planner import PageResult, plan_sync
 
 #: ``StableVerdict.shipped`` values.

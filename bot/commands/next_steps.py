@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from bot.errors import PublishError
 from bot.fileread import PR_FILE_BYTES, read_regular_text
-from bot.plan.controls import REGENERATE_LABEL
+from bot.plan.changelog.controls import REGENERATE_LABEL
 from bot.redact import redact
 
 if TYPE_CHECKING:

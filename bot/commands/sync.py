@@ -6,7 +6,7 @@
     plan = plan_sync(config, snapshot, base.pages)   # wiki -> diff / evidence -> changelog (pure)
     publication = wiki.publish(plan, replan)         # publish; replan: for a base that moved
 
-Nothing below imports this module; :mod:`bot.cli` and :mod:`bot.service.job` call :func:`run_sync`.
+Nothing below imports this module; :mod:`bot.cli.main` and :mod:`bot.service.job` call :func:`run_sync`.
 """
 
 from __future__ import annotations
@@ -491,7 +491,7 @@ def run_report(
     *,
     error: str = "",
 ) -> dict:
-    """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.report` of the ``plan`` plus what happened.
+    """The ``--report`` JSON object of a run: :func:`bot.plan.changelog.body.report` of the ``plan`` plus what happened.
 
     ``plan``: a :class:`~bot.plan.planner.SyncPlan` or a :class:`~bot.commands.audit.AuditPlan` (only its ``report`` is
     read).
@@ -508,7 +508,7 @@ def run_report(
     Without a plan (the run failed before planning) ``changes`` is empty and ``problems`` are the
     snapshot's, if it was read.
     """
-    from bot.plan import changelog
+    from bot.plan.changelog import body as changelog
 
     if plan is not None:
         base = plan.report

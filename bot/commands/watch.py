@@ -1,8 +1,8 @@
 """``kep-sync watch``: the watch of the release in progress for the pages' KEPs, as text and as the ``--report`` JSON.
 
 The snapshot and the pages are read as ``kep-sync audit`` reads them (nothing is written but ``--report``); the
-rest as :mod:`bot.commands.watch_inputs` reads it; the judgement is :mod:`bot.plan.watch`, the text
-:mod:`bot.plan.watch_render`.
+rest as :mod:`bot.commands.watch_inputs` reads it; the judgement is :mod:`bot.plan.watch.judge`, the text
+:mod:`bot.plan.watch.render`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.commands.watch_inputs import Inputs, judge, read_inputs
 from bot.config import Config
 from bot.errors import KepSyncError
-from bot.plan.changelog_rows import source_name
+from bot.plan.changelog.rows import source_name
 from bot.plan.evidence import release_order
-from bot.plan.watch import Watch, not_on_pages, page_keps
-from bot.plan.watch_render import render_text, report_block
+from bot.plan.watch.judge import Watch, not_on_pages, page_keps
+from bot.plan.watch.render import render_text, report_block
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 class WatchRun(NamedTuple):
-    """What ``kep-sync watch`` found: the :class:`~bot.plan.watch.Watch`, its ``text`` and the JSON ``report``."""
+    """What ``kep-sync watch`` found: the :class:`~bot.plan.watch.judge.Watch`, its ``text`` and the JSON ``report``."""
 
     watch: Watch
     text: str
@@ -41,7 +41,7 @@ def run_watch(
 ) -> WatchRun:
     """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
     "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path": "--kep", "message"}]}``: a KEP of
-    ``only`` in no page row is a problem, as in a sync; :func:`bot.plan.watch_render.report_block`; a failed
+    ``only`` in no page row is a problem, as in a sync; :func:`bot.plan.watch.render.report_block`; a failed
     run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`)."""
     from bot.commands.sync import load_enhancements, open_upstream, open_wiki, release_notes_loader, write_report
     from bot.plan.digest import blank_section

@@ -1,6 +1,6 @@
 """What the watch of the release in progress is judged from, for ``kep-sync watch`` (:mod:`bot.commands.watch`)
 and for the watch a sync adds to its pull request body (``release.watch``, :func:`sync_watch`). The judgement is
-:mod:`bot.plan.watch`.
+:mod:`bot.plan.watch.judge`.
 
 Read: the release notes of the newest two releases (or of ``release.current``), the newest feature-gate list
 (:func:`bot.sources.gate_head.newest_gate_list`: for ``github:kubernetes/kubernetes`` the default branch) and the
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.config import Config
 from bot.model import consistency
 from bot.model.kep import STAGES, Kep, normalize_milestone
-from bot.plan.changelog_rows import source_name
+from bot.plan.changelog.rows import source_name
 from bot.plan.diff import kep_id
 from bot.plan.evidence import build_index
 from bot.plan.evidence import gates as gates_mod
@@ -26,7 +26,7 @@ from bot.plan.evidence.index import Evidence
 from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, possible_evidence
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
-from bot.plan.watch import Watch, cycle_start, release_in_progress, watch
+from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
@@ -50,7 +50,7 @@ class Inputs(NamedTuple):
 
 def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
-    ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch`)."""
+    ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`)."""
     snapshot, notes, lc, history, _ = inputs
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []

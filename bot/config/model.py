@@ -28,7 +28,7 @@ from bot.config.sections import (
     ScheduleConfig,
     WikiConfig,
 )
-from bot.plan.controls import Steering
+from bot.plan.changelog.controls import Steering
 from bot.redact import add_url_secrets
 from bot.wiki.pages import same_page
 
@@ -278,7 +278,7 @@ class Config(Strict):
         }
 
     def steering(self) -> Steering:
-        """The values the pull request's Controls footer names (:func:`bot.plan.controls.controls`)."""
+        """The values the pull request's Controls footer names (:func:`bot.plan.changelog.controls.controls`)."""
         return Steering(
             self.schedule.cron,
             self.schedule.timezone or "",

@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 
 from bot.config.base import Strict, shown
 from bot.model.kep import normalize_milestone
-from bot.plan.controls import REGENERATE_LABEL
+from bot.plan.changelog.controls import REGENERATE_LABEL
 from bot.redact import add_url_secrets, without_userinfo
 from bot.sources import ref_name_problem
 from bot.wiki.headers import DEFAULT_ALIASES, DEFAULT_COVERAGE_ALIASES

@@ -131,12 +131,12 @@ def render_markdown(
 ) -> str:
     """Markdown like a SIG annual report: a heading, then per stage (stable first) a table
     KEP | Title | Milestone | Feature gates; the note under the heading names ``source`` (``Snapshot.source``,
-    as the sync changelog names it: :func:`bot.plan.changelog_rows.source_name`; without one, ``web_url``) and
+    as the sync changelog names it: :func:`bot.plan.changelog.rows.source_name`; without one, ``web_url``) and
     ``revision`` (a commit SHA). A KEP whose kep.yaml stage is still below the stage it is listed under (the
     milestone was a plan) gets ``(kep.yaml stage: beta)`` after its milestone, and the counts say how many
     are planned: ``### Stable (25, of which 8 planned: kep.yaml stage still alpha/beta at that revision)``."""
-    from bot.plan.changelog_rows import source_name
-    from bot.plan.markdown import table_cell as cell
+    from bot.plan.changelog.markdown import table_cell as cell
+    from bot.plan.changelog.rows import source_name
 
     def planned(stage: str) -> int:
         return sum(not e.reached(stage) for e in result[stage])

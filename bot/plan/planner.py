@@ -3,7 +3,7 @@
 :func:`plan_sync` parses each page (:mod:`bot.wiki.matrix`), diffs it against
 the snapshot (:mod:`bot.plan.diff`), reviews the proposed changes against release
 notes when given (:mod:`bot.plan.evidence`) and renders the changelog and JSON report
-(:mod:`bot.plan.changelog`). No I/O here except a release-notes loader the caller
+(:mod:`bot.plan.changelog.body`). No I/O here except a release-notes loader the caller
 passes in; :mod:`bot.commands.sync` does the reading and the publication.
 """
 
@@ -22,11 +22,13 @@ from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem
 from bot.model.notes import ReleaseNotes
 from bot.model.snapshot import Snapshot
-from bot.plan import changelog as changelog_mod
-from bot.plan import changelog_rows, changelog_signals, reviews, watch_render
 from bot.plan import digest as digest_mod
-from bot.plan.changelog import Changelog
-from bot.plan.controls import controls
+from bot.plan import reviews
+from bot.plan.changelog import body as changelog_mod
+from bot.plan.changelog import rows as changelog_rows
+from bot.plan.changelog import signals as changelog_signals
+from bot.plan.changelog.body import Changelog
+from bot.plan.changelog.controls import controls
 from bot.plan.diff import Change, PageDiff, diff_page
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence import released, releases_needed
@@ -35,7 +37,8 @@ from bot.plan.reviews import Scope
 from bot.plan.settings import PlanSettings
 from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
-from bot.plan.watch import Watch
+from bot.plan.watch import render as watch_render
+from bot.plan.watch.judge import Watch
 from bot.redact import without_userinfo
 from bot.wiki import frontmatter
 from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
@@ -140,8 +143,8 @@ def plan_sync(
     (:func:`bot.commands.sync.gate_history_loader`); with release notes or a gate list, a shared gate then
     belongs to the KEP that declared it first (:mod:`bot.plan.evidence.ownership`). With release notes or a
     gate list the report gains ``planned_stages`` and the changelog leads with "Needs a look"
-    (:mod:`bot.plan.changelog_signals`). The changelog of a pull request (``publish`` git or github) ends with the Controls
-    footer (:mod:`bot.plan.controls`). Raises :class:`WikiError` for a page that is not UTF-8
+    (:mod:`bot.plan.changelog.signals`). The changelog of a pull request (``publish`` git or github) ends with the Controls
+    footer (:mod:`bot.plan.changelog.controls`). Raises :class:`WikiError` for a page that is not UTF-8
     (:class:`ConfigError` for the ``coverage.page``).
     """
     lifecycle = _gate_lifecycle(config, snapshot, pages, gates)

@@ -17,8 +17,8 @@ from bot.model.history.provenance import History, Provenance, attach, change_fie
 from bot.model.kep import Kep, Problem
 from bot.model.notes import ReleaseNotes, with_missing
 from bot.model.snapshot import Snapshot
-from bot.plan import changelog as changelog_mod
 from bot.plan import signals
+from bot.plan.changelog import body as changelog_mod
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence import releases_needed

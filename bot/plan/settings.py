@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from bot.plan.controls import Steering
+from bot.plan.changelog.controls import Steering
 
 
 class PlanSettings(Protocol):

@@ -2,7 +2,7 @@
 
 Pure: the snapshot, the gate lifecycle, the release-notes index and the kep.yaml history's first declarations
 in; values out. :func:`bot.plan.planner.plan_sync` calls these when release notes or a gate list are given;
-the changelog shows them (:mod:`bot.plan.changelog_signals`) and the report carries them
+the changelog shows them (:mod:`bot.plan.changelog.signals`) and the report carries them
 (``planned_stages``, ``gate_ownership``).
 
 - :func:`gate_ownership`: the owner of each gate the pages' KEPs share with others

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from bot.errors import ConfigError
-from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
+from bot.plan.changelog.body import DEFAULT_MAX_BODY_CHARS
 
 if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan

@@ -5,7 +5,7 @@ A comment whose body starts with ``/kep-sync`` is a command (its first line; the
 - ``/kep-sync ignore <KEP> [fields...]``: add the in-page marker (:func:`bot.wiki.ignore.marker_text`) to the
   KEP's rows in the bot's commit; fields as :data:`bot.wiki.ignore.IGNORABLE` names them (none: the whole row);
 - ``/kep-sync regenerate``: replace the bot branch with a fresh commit from the base (as the
-  :data:`bot.plan.controls.REGENERATE_LABEL` label does);
+  :data:`bot.plan.changelog.controls.REGENERATE_LABEL` label does);
 - ``/kep-sync explain <KEP>``: reply with the KEP's field history (``kep-sync history N``).
 
 Only users whose role on the wiki repository is admin, maintain or write may give them (GitHub's

@@ -44,7 +44,7 @@ from github.NamedUser import NamedUser
 from bot.errors import ConfigError
 from bot.http import RequestCounter
 from bot.log import get_logger
-from bot.plan.controls import CONTROLS_SUMMARY
+from bot.plan.changelog.controls import CONTROLS_SUMMARY
 from bot.publish import auth
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from bot.errors import PublishError
-from bot.plan.changelog import DEFAULT_MAX_BODY_CHARS
-from bot.plan.controls import REGENERATE_LABEL as REGENERATE_LABEL  # re-exported: pull request words
+from bot.plan.changelog.body import DEFAULT_MAX_BODY_CHARS
+from bot.plan.changelog.controls import REGENERATE_LABEL as REGENERATE_LABEL  # re-exported: pull request words
 from bot.plan.diff import Change
 from bot.redact import redact_values
 

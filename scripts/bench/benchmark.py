@@ -125,7 +125,7 @@ def sync_cmd(enhancements: Path, page: str, *extra: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "bot.cli",
+        "bot.cli.main",
         "sync",
         "--enhancements",
         str(enhancements),

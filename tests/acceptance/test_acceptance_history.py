@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.commands.sync import run_sync
 from bot.config import Config
 

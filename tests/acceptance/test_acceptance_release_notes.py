@@ -220,8 +220,8 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     body on a GitHub wiki: "Needs a look" first, at most 6,000 visible characters outside collapsed
     ``<details>`` blocks."""
     from bot.commands.sync import gate_history_loader, history_loader
-    from bot.plan.changelog import visible_lines
-    from bot.plan.changelog_signals import visible_text
+    from bot.plan.changelog.body import visible_lines
+    from bot.plan.changelog.signals import visible_text
     from bot.plan.planner import page_url
 
     snapshot, _, _ = data

@@ -18,7 +18,7 @@ import pytest
 from bot.commands.audit import plan_audit
 from bot.commands.sync import gate_history_loader, history_loader
 from bot.config import Config
-from bot.plan.changelog_signals import visible_text
+from bot.plan.changelog.signals import visible_text
 from bot.plan.planner import page_url, plan_sync
 from bot.sources.enhancements import load_snapshot
 from bot.sources.gate_lifecycle import load_gate_lifecycle

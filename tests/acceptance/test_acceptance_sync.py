@@ -63,7 +63,7 @@ def resync(enhancements: Path, tmp: Path) -> tuple[bytes, dict, str]:
         [
             sys.executable,
             "-m",
-            "bot.cli",
+            "bot.cli.main",
             "sync",
             "--enhancements",
             str(enhancements),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.commands.audit import plan_audit, stable_verdicts
 from bot.config import Config
 from bot.cron import parse_crontab

@@ -1,4 +1,4 @@
-"""``kep-sync sync|validate``: output, files written, exit codes 0/1/2 and their one-line errors (bot/cli.py)."""
+"""``kep-sync sync|validate``: output, files written, exit codes 0/1/2 and their one-line errors (bot/cli/main.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from bot.cli import main
+from bot.cli.main import main
 from tests.cliutil import SYNC, error_line, log_event
 from tests.syncutil import PAGE, PAGE_SYNCED, tree
 
@@ -203,7 +203,7 @@ def test_a_dry_run_from_directories_imports_no_network_or_scheduler_library(work
     (work / "notes").mkdir()
     (work / "notes" / "release-notes-1.35.json").write_text("{}")
     code = (
-        "import sys; from bot.cli import main; code = main(sys.argv[1:]); "
+        "import sys; from bot.cli.main import main; code = main(sys.argv[1:]); "
         "print(sorted(m for m in ('httpx', 'tenacity', 'github', 'apscheduler') if m in sys.modules), "
         "file=sys.stderr); sys.exit(code)"
     )
@@ -395,7 +395,7 @@ def test_validate_refuses_an_empty_enhancements_source(work, capsys):
 def test_a_stdout_that_cannot_be_written_is_one_error_naming_what_was_lost(monkeypatch, what, message):
     import errno
 
-    from bot.cli_output import write_output
+    from bot.cli.output import write_output
     from bot.errors import KepSyncError
 
     class Full:

@@ -1,6 +1,6 @@
 """One truth about the configuration: a configured page without a KEP table is a configuration error for
 ``sync``, ``audit``, ``validate`` and ``serve``'s run alike; no config file found says so and where it looked;
-paths in a config file are read from its directory (bot/configpaths.py, bot/commands/sync.py, bot/cli.py)."""
+paths in a config file are read from its directory (bot/configpaths.py, bot/commands/sync.py, bot/cli/main.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import pytest
 from structlog.testing import capture_logs
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import load_config
 from bot.configpaths import anchor_paths, config_relative
 from bot.service.job import run_job

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 
 #: A port nothing listens on: every request to it is refused (a network failure).
 CLOSED = "http://127.0.0.1:1"

@@ -1,4 +1,4 @@
-"""Provenance, renames and the digest inside a sync, and the ``history`` / ``digest`` commands (bot/commands/sync.py, bot/cli.py)."""
+"""Provenance, renames and the digest inside a sync, and the ``history`` / ``digest`` commands (bot/commands/sync.py, bot/cli/main.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import respx
 import structlog
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.commands.sync import history_loader, run_sync
 from bot.config import Config
 from bot.model.history.provenance import attach

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.commands.init import guess_role
 from bot.config import load_config
 

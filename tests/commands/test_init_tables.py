@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.commands.init_tables import page_tables
 from bot.wiki.kepcolumn import LeftRow, find_kep_column
 

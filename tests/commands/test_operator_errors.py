@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from bot.cli import main
+from bot.cli.main import main
 from tests.cliutil import SYNC, error_line, log_event
 
 
@@ -529,7 +529,7 @@ def test_validate_cuts_a_long_value_in_its_on_disk_checks(work, capsys):
 
 
 def test_a_config_date_that_is_no_day_exits_2_without_a_traceback(tmp_path, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
 
     (tmp_path / "c.yaml").write_text("release:\n  started: 2026-13-01\n", encoding="utf-8")
     assert main(["validate", "--config", str(tmp_path / "c.yaml")]) == 2

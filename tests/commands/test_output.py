@@ -16,7 +16,7 @@ import pytest
 import structlog
 
 from bot import progress
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import Config
 from bot.log import configure, get_logger
 from tests.syncutil import write_keps
@@ -297,7 +297,7 @@ class _Terminal(io.StringIO):
 
 @pytest.mark.parametrize(("fmt", "said"), [(None, True), ("text", True), ("json", False)])
 def test_the_command_line_turns_progress_on_for_text_logs_on_a_terminal(monkeypatch, fmt, said):
-    from bot.cli import configure_logging
+    from bot.cli.main import configure_logging
 
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)

@@ -124,14 +124,14 @@ def errors(capsys) -> list[str]:
     ],
 )
 def test_a_configured_path_the_os_rejects_is_one_error_exit_2(work, capsys, args, expected):
-    from bot.cli import main
+    from bot.cli.main import main
 
     assert main(["sync", "--config", "c.yaml", *args]) == 2
     assert errors(capsys) == [f"kep-sync: error: {expected}"]
 
 
 def test_validate_lists_os_errors_one_per_line(work, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
     from bot.config import shown
 
     (work / "v.yaml").write_text(
@@ -146,7 +146,7 @@ def test_validate_lists_os_errors_one_per_line(work, capsys):
 
 
 def test_health_tells_an_unreadable_state_file_from_a_corrupt_one(work, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
 
     (work / "st" / "state.json").mkdir(parents=True)  # refused as no regular file, whoever runs the test
     assert main(["health", "--config", "c.yaml", "--state-dir", "st"]) == 1
@@ -201,7 +201,7 @@ def test_a_directory_this_user_may_not_search_is_one_error_not_a_traceback(tmp_p
                 *_without_root_file_access(),
                 sys.executable,
                 "-m",
-                "bot.cli",
+                "bot.cli.main",
                 "serve",
                 "--config",
                 str(tmp_path / "c.yaml"),
@@ -223,7 +223,7 @@ def test_a_directory_this_user_may_not_search_is_one_error_not_a_traceback(tmp_p
 
 
 def test_an_os_error_no_check_named_is_still_one_line():
-    from bot.cli import os_error_message
+    from bot.cli.main import os_error_message
 
     assert os_error_message(OSError(36, "File name too long", "/x/aaa")) == "/x/aaa: File name too long"
     assert os_error_message(OSError(28, "No space left on device")) == "No space left on device"
@@ -231,7 +231,7 @@ def test_an_os_error_no_check_named_is_still_one_line():
 
 @pytest.mark.parametrize("value", ["9999-12-31", "20260101", "2026-W01-1", "2026-02-30", "2026-1-1"])
 def test_digest_at_rejects_a_date_it_cannot_handle_with_a_usage_error(work, capsys, value):
-    from bot.cli import main
+    from bot.cli.main import main
 
     assert (
         main(["digest", "--config", "c.yaml", "--sig", "scheduling", "--from", "v1.30", "--to", "v1.31", "--at", value])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import bot.publish.directory as directory
-from bot.cli import main
+from bot.cli.main import main
 from bot.errors import PublishError
 from tests.gitutil import commit, git, make_repo
 from tests.publishutil import BRANCH, PAGE, PAGE_PATH, git_config, keps, run_git

@@ -10,7 +10,7 @@ import pytest
 import structlog
 
 from bot import redact as redaction
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import load_config
 from bot.errors import ConfigError
 from bot.http import make_client

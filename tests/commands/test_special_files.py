@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import load_config
 from tests.cliutil import SYNC
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import cli
+from bot.cli import main as cli
 from bot.commands.targets import Shard, Target, expand, parse_shard, select, shard_of, state_dir_of
 from bot.config import Config, read_config_data, validate_config
 from bot.errors import ConfigError, UsageError

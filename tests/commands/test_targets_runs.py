@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot import cli
+from bot.cli import main as cli
 from bot.commands.sync import load_enhancements
 from bot.commands.targets import Target, expand
 from bot.config import Config, validate_config
@@ -340,7 +340,7 @@ def test_serve_and_health_refuse_an_unknown_target_as_sync_does(tmp_path, capsys
 
 
 def test_serve_of_a_shard_without_the_one_target_runs_nothing(tmp_path):
-    from bot.cli_targets import serve_job
+    from bot.cli.targets import serve_job
 
     config = validate_config({"wiki": {"dir": str(tmp_path)}}, SRC)
     args = cli.build_parser().parse_args(["serve", "--shard", "0/2"])  # shard_of("default", 2) == 1
@@ -372,7 +372,7 @@ def test_targets_with_stdout_closed_say_so_without_a_traceback(tmp_path):
 
 
 def test_a_run_of_targets_writes_step_outputs_and_warns_of_each_blocked_target(tmp_path, monkeypatch, capsys):
-    from bot.cli_targets import tell_actions
+    from bot.cli.targets import tell_actions
     from bot.service.multi import TargetResult
 
     out = tmp_path / "out"
@@ -429,7 +429,7 @@ def test_audit_reads_the_one_target_named(tmp_path, capsys):
 def test_serve_with_targets_asks_for_the_upstream_revision_once_per_poll(tmp_path, monkeypatch):
     import bot.service.job
     import bot.sources.enhancements
-    from bot.cli_targets import serve_job
+    from bot.cli.targets import serve_job
     from bot.sources.enhancements import current_revision
 
     config_path = _deployment(tmp_path, ["a", "b", "c"])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from tests.cliutil import shown
 from tests.gitutil import make_repo
 from tests.servehelp import GUARD_SECONDS, REPO_ROOT

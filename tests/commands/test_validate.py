@@ -8,7 +8,7 @@ import json
 import pytest
 import structlog
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import Config, load_config
 from bot.plan.digest import BEGIN, END
 

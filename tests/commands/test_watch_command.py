@@ -12,7 +12,7 @@ import httpx
 import pytest
 import respx
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.errors import ConfigError
 from bot.model.gates import blob_sha
 from bot.sources.gate_head import newest_gate_list

@@ -1,4 +1,4 @@
-"""Run kep-sync through its real entry point (``bot.cli.main``) on a scenario laid out in a temp directory.
+"""Run kep-sync through its real entry point (``bot.cli.main.main``) on a scenario laid out in a temp directory.
 
     sc = lay_out(root, up, {"m.md": text}, options)   # upstream (directory or git), wiki, config file
     run = run_cli(["sync", "--config", str(sc.config), "--report", str(sc.report)], env)
@@ -53,10 +53,10 @@ class Scenario(NamedTuple):
 
 
 def run_cli(argv: list[str], env: dict[str, str], report: Path | None = None) -> Run:
-    """``bot.cli.main(argv)`` with ``env`` added to the environment; stdout and stderr captured."""
+    """``bot.cli.main.main(argv)`` with ``env`` added to the environment; stdout and stderr captured."""
     import structlog
 
-    from bot.cli import main
+    from bot.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     if report is not None and report.exists():

@@ -1,4 +1,4 @@
-"""Changelog markdown, commit message and JSON report (bot/plan/changelog.py)."""
+"""Changelog markdown, commit message and JSON report (bot/plan/changelog/body.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from markdown_it import MarkdownIt
 
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog import ChangelogInputs, render, report, summary, visible_lines
+from bot.plan.changelog.body import ChangelogInputs, render, report, summary, visible_lines
+from bot.plan.changelog.markdown import kep_yaml_url, safe
 from bot.plan.diff import Change
-from bot.plan.markdown import kep_yaml_url, safe
 
 REV = "0123456789abcdef0123456789abcdef01234567"
 SNAP = Snapshot("github:kubernetes/enhancements@master", REV, {}, {}, ())

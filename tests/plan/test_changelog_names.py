@@ -1,12 +1,12 @@
 """The changelog names what really happened: the real source, the KEP's title, each problem once with the
-report's count, and a front_matter.date_key update (bot/plan/changelog.py, bot/plan/planner.py)."""
+report's count, and a front_matter.date_key update (bot/plan/changelog/body.py, bot/plan/planner.py)."""
 
 from __future__ import annotations
 
 from bot.config import Config
 from bot.model.kep import Problem
-from bot.plan.changelog import ChangelogInputs, render
-from bot.plan.changelog_rows import source_name
+from bot.plan.changelog.body import ChangelogInputs, render
+from bot.plan.changelog.rows import source_name
 from bot.plan.diff import Change
 from bot.plan.planner import plan_sync
 from tests.syncutil import PAGE, PAGE_KEPS, snapshot

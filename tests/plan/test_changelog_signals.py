@@ -8,7 +8,7 @@ from bot.config import validate_config
 from bot.model.gates import blob_sha, lifecycle, parse_gate_list
 from bot.model.history.declared import Declared
 from bot.model.notes import ReleaseNotes
-from bot.plan.changelog_signals import visible_text
+from bot.plan.changelog.signals import visible_text
 from bot.plan.planner import plan_sync
 from bot.sources.gate_lifecycle import load_gate_lifecycle
 from tests.plan.gatecases import LIST as GATES_LIST

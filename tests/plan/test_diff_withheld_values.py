@@ -1,10 +1,10 @@
 """Rows vs kep.yaml when upstream says nothing, says it twice, is a template copy, cannot be read, clears a
-target, rewrites a released milestone or contradicts itself (bot/plan/diff.py, bot/plan/changelog.py)."""
+target, rewrites a released milestone or contradicts itself (bot/plan/diff.py, bot/plan/changelog/body.py)."""
 
 from __future__ import annotations
 
 from bot.model.kep import Problem
-from bot.plan import changelog
+from bot.plan.changelog import body as changelog
 from bot.plan.diff import Change, diff_page
 from bot.wiki.matrix import parse_page
 

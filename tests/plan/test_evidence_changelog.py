@@ -8,7 +8,8 @@ import pytest
 
 from bot.config import Config
 from bot.model.kep import Problem
-from bot.plan import changelog, markdown
+from bot.plan.changelog import body as changelog
+from bot.plan.changelog import markdown
 from bot.plan.diff import Change
 from bot.plan.evidence import (
     MAX_ENTRY_CHARS,

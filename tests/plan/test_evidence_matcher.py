@@ -256,7 +256,7 @@ def test_needs_review_is_about_the_page_unless_review_all_for_the_pages_sigs():
 
 def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_changelog_and_report():
     from bot.model.snapshot import build_snapshot
-    from bot.plan import changelog
+    from bot.plan.changelog import body as changelog
 
     change = _change(S1, "stable", "v1.36")._replace(
         evidence=(

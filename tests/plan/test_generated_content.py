@@ -16,9 +16,9 @@ from bot.errors import ConfigError
 from bot.model.history.log import Commit
 from bot.model.history.renames import Rename, renamed_cell, unplain_dir
 from bot.plan import digest as digest_mod
-from bot.plan.changelog import ChangelogInputs, render
+from bot.plan.changelog.body import ChangelogInputs, render
+from bot.plan.changelog.markdown import kep_yaml_url, table_cell
 from bot.plan.diff import diff_page
-from bot.plan.markdown import kep_yaml_url, table_cell
 from bot.plan.planner import plan_sync
 from bot.publish.pull_request import fingerprint
 from bot.wiki import frontmatter

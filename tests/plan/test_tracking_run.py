@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.commands.sync import open_wiki, sync_snapshot
 from bot.config import Config
 from bot.errors import ConfigError

@@ -1,4 +1,4 @@
-"""The watch of the release in progress (bot.plan.watch, bot.plan.watch_render): states, signs, the cycle and the
+"""The watch of the release in progress (bot.plan.watch.judge, bot.plan.watch.render): states, signs, the cycle and the
 three renderings. Pure: small hand-written KEPs, notes, a gate list and kep.yaml timelines."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from bot.model.gates import lifecycle, parse_gate_list
 from bot.model.history.log import NO_BLOB, Commit, Version
 from bot.plan.evidence import build_index
 from bot.plan.evidence import gates as G
-from bot.plan.watch import Cycle, Sign, cycle_start, list_release, page_keps, release_in_progress, watch
-from bot.plan.watch_render import headline, pr_sections, render_text, report_block
+from bot.plan.watch.judge import Cycle, Sign, cycle_start, list_release, page_keps, release_in_progress, watch
+from bot.plan.watch.render import headline, pr_sections, render_text, report_block
 from tests.notesutil import entry
 from tests.syncutil import kep, snapshot
 

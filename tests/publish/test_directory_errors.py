@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.errors import ConfigError
 from bot.publish.directory import close_page, read_wiki_pages
 

@@ -152,7 +152,7 @@ def test_errors(wiki, tmp_path):
 
 
 def test_cli_publish_git(wiki, tmp_path, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
     from tests.syncutil import kep, write_keps
 
     write_keps(
@@ -202,7 +202,7 @@ def test_a_page_that_is_not_a_file_at_the_base_is_a_config_error(wiki, page_path
 
 @pytest.mark.parametrize("publish", ["git", "files"])
 def test_cli_missing_page_exits_2_naming_wiki_pages_in_every_local_mode(wiki, tmp_path, capsys, publish):
-    from bot.cli import main
+    from bot.cli.main import main
     from tests.syncutil import kep, write_keps
 
     write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"))
@@ -403,7 +403,7 @@ def test_the_log_says_the_bot_branch_was_created_then_updated(wiki):
 
 
 def test_the_pull_request_footer_names_only_what_applies_to_a_local_clone():
-    from bot.plan.controls import controls
+    from bot.plan.changelog.controls import controls
 
     lines = controls(Config.model_validate({"publish": "git", "schedule": {"cron": "0 6 * * *"}}).steering())
     assert lines[:2] == [

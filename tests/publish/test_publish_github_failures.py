@@ -195,7 +195,7 @@ def test_actions_token_warns_that_workflows_will_not_run(gh, cfg):
 
 
 def test_cli_publish_github(gh, tmp_path, monkeypatch, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
     from bot.publish import auth
     from tests.syncutil import kep, write_keps
 
@@ -298,7 +298,7 @@ def test_dry_run_reads_the_pages_from_the_repository_with_zero_writes(gh, cfg, t
 
 
 def test_cli_dry_run_of_a_github_wiki_prints_the_changelog_anonymously(tmp_path, monkeypatch, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
     from tests.fakegithub import FakeGitHub
 
     for name in ("GITHUB_TOKEN", "GITHUB_TOKEN_FILE", "KEP_SYNC_APP_ID"):
@@ -323,7 +323,7 @@ def test_cli_dry_run_of_a_github_wiki_prints_the_changelog_anonymously(tmp_path,
 
 @pytest.mark.parametrize("publish", ["github", "none"])
 def test_cli_missing_page_exits_2_naming_wiki_pages(gh, tmp_path, monkeypatch, capsys, publish):
-    from bot.cli import main
+    from bot.cli.main import main
     from tests.syncutil import kep, write_keps
 
     write_keps(tmp_path / "up", kep(4671, "kep-4671", stage="beta", alpha="v1.35", beta="v1.37"))

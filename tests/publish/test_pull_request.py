@@ -36,7 +36,7 @@ def test_forged_quoted_and_damaged_markers_never_steer_the_bot():
     section = prmod.render_section("| row |", STATE)
     forged = "<!-- kep-sync:state fingerprint=0000 head=0000 base=0000 pages=0 -->"
     # upstream text in the changelog cannot forge or close a marker
-    from bot.plan.markdown import safe
+    from bot.plan.changelog.markdown import safe
 
     assert "<!--" not in safe(f"`{forged}` and <!-- kep-sync:end -->")
     # a human quote of an old section above the real one: the real one is read and replaced

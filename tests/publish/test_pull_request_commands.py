@@ -282,7 +282,7 @@ def test_who_may_give_commands(permission_, role, allowed):
 
 
 def test_the_controls_footer_lists_the_commands_only_where_they_work(cfg):
-    from bot.plan.controls import controls
+    from bot.plan.changelog.controls import controls
 
     lines = controls(cfg.steering())
     assert lines[3] == (

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import load_config
 from bot.service.job import run_job
 from bot.service.state import State, load_state
@@ -150,7 +150,7 @@ def test_validate_prints_every_error_and_exits_2(tmp_path, capsys):
 
 
 def test_token_file_is_read_when_the_variable_is_unset(tmp_path, monkeypatch):
-    from bot.cli import load_token_file
+    from bot.cli.main import load_token_file
 
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     (tmp_path / "token").write_text("ghp_" + "x" * 36 + "\n")

@@ -12,7 +12,7 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.config import load_config
 from bot.cron import parse_crontab
 from bot.service.health import LATE_ALLOWANCE, check_health
@@ -203,7 +203,7 @@ def test_read_state_names_why_the_file_is_corrupt(tmp_path, content, why):
 
 EARLY_SIGNAL = """
 import os, signal, sys
-import bot.cli as cli
+import bot.cli.main as cli
 real = cli.resolve_config
 def resolve_then_signal(args):
     os.kill(os.getpid(), signal.SIGTERM)  # arrives while serve is still reading its config
@@ -313,7 +313,7 @@ def start(self, *args, **kwargs):
     assert stopped.wait(60)
     return real_start(self, *args, **kwargs)
 scheduler.BlockingScheduler.start = start
-import bot.cli as cli
+import bot.cli.main as cli
 sys.exit(cli.main(sys.argv[1:]))
 """
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.model.history import timeline
 from bot.model.history.log import NO_BLOB, SHALLOW, paths_of
 from bot.model.history.provenance import field_origin

@@ -179,7 +179,7 @@ def refuse(*args, **kwargs):
     raise OSError("network is off in this test")
 socket.socket.connect = socket.socket.connect_ex = refuse
 socket.create_connection = socket.getaddrinfo = refuse
-from bot.cli import main
+from bot.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 import bot.sources.release_notes as rn
-from bot.cli import main
+from bot.cli.main import main
 from bot.errors import ConfigError, UsageError
 from bot.model.kep import Problem
 from bot.sources.release_notes import (

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import respx
 
-from bot.cli import build_parser, main, resolve_config
+from bot.cli.main import build_parser, main, resolve_config
 from bot.errors import ConfigError, SourceError
 from bot.http import make_client
 from bot.model.kep import Problem

@@ -142,7 +142,7 @@ def test_a_config_rule_naming_an_unknown_field_is_refused_naming_it():
 
 
 def test_the_controls_footer_names_the_schedule_the_label_and_where_ignore_rules_live():
-    from bot.plan.controls import controls
+    from bot.plan.changelog.controls import controls
 
     lines = controls(Config.model_validate({"schedule": {"cron": "17 6 * * 1-5"}}).steering())
     assert lines[0] == (

@@ -3,7 +3,7 @@
 Pure. A ``not-in-notes`` finding (:func:`bot.plan.evidence.review.find_discrepancies`) asks a reviewer to read
 a release's prose for a KEP no note names. When the gate list shows the stage reached in that very release, the
 question is answered: the finding stays under "Needs review", saying the list confirms it, and "Needs a look"
-leaves it out (:mod:`bot.plan.changelog_signals`). The list confirms a stage when the gate that speaks for the
+leaves it out (:mod:`bot.plan.changelog.signals`). The list confirms a stage when the gate that speaks for the
 KEP reached it in that release (:func:`bot.plan.evidence.gates.verdict`, KEP 4205: ``KubeletPSI alpha in
 v1.33``), or, for a KEP with several gates of its own and none picked, when the first of them to reach the
 stage reached it in that release (KEP 5055: ``DRADeviceTaints`` alpha in 1.33, ``DRADeviceTaintRules`` born

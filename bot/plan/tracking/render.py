@@ -1,6 +1,6 @@
 """The tracking results in the changelog (sections) and in the JSON report (keys). Pure.
 
-Sections are ``(header lines, rows, noun)`` as :func:`bot.plan.changelog.render`
+Sections are ``(header lines, rows, noun)`` as :func:`bot.plan.changelog.body.render`
 fits them into the pull request body; upstream text goes through the
 changelog's escaping (``@handles`` wrapped, ``|`` escaped).
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.model.finding import ROW_KEYS
-from bot.plan.changelog import Section
-from bot.plan.markdown import kep_link, kep_yaml_url, table_cell
+from bot.plan.changelog.body import Section
+from bot.plan.changelog.markdown import kep_link, kep_yaml_url, table_cell
 from bot.plan.tracking import Tracking
 from bot.plan.tracking.candidates import Candidate, milestone_text
 

@@ -127,6 +127,6 @@ def short(text: str, limit: int) -> str:
 
 def details(title: str, count: int | None, header: list[str]) -> list[str]:
     """Section header lines for a collapsed block: ``<details><summary>TITLE (COUNT)</summary>`` then
-    ``header``; the changelog's body (:func:`bot.plan.changelog.render`) closes it with ``</details>``."""
+    ``header``; the changelog's body (:func:`bot.plan.changelog.body.render`) closes it with ``</details>``."""
     shown = f"{title} ({count})" if count is not None else title
     return [f"<details><summary>{html.escape(shown, quote=False)}</summary>", "", *header]

@@ -3,8 +3,8 @@
 Pure and deterministic: the same changes and problems give the same bytes.
 Nothing from upstream is emitted raw: ``@handles`` are wrapped in code
 spans (no one is pinged) and ``|`` is escaped inside table cells. KEPs link to ``https://kep.k8s.io/N`` and each
-kep.yaml to its blob at the exact revision. The escaping and links are :mod:`bot.plan.markdown`'s, the table
-rows :mod:`bot.plan.changelog_rows`'; this module lays out the sections, fits them in the body and builds the report.
+kep.yaml to its blob at the exact revision. The escaping and links are :mod:`bot.plan.changelog.markdown`'s, the table
+rows :mod:`bot.plan.changelog.rows`'; this module lays out the sections, fits them in the body and builds the report.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from bot.model.finding import NOTE_KEYS, Finding
 from bot.model.history.provenance import Provenance
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog_rows import (
+from bot.plan.changelog.markdown import details, kep_link, safe, table_cell
+from bot.plan.changelog.rows import (
     DEFAULT_WEB_URL,
     Links,
     by_row,
@@ -33,7 +34,6 @@ from bot.plan.changelog_rows import (
     source_name,
 )
 from bot.plan.diff import KINDS, RELEASED_FLAG, Change, ChangeEvidence
-from bot.plan.markdown import details, kep_link, safe, table_cell
 
 #: GitHub rejects pull request bodies over 65,536 characters; stay well below.
 DEFAULT_MAX_BODY_CHARS = 60_000
@@ -59,7 +59,7 @@ Section = tuple[list[str], list[str], str]
 
 
 class Layout(NamedTuple):
-    """The sections a run with release notes or a gate list shows (:mod:`bot.plan.changelog_signals`): ``lead``
+    """The sections a run with release notes or a gate list shows (:mod:`bot.plan.changelog.signals`): ``lead``
     first, before the callouts and Graduations ("Needs a look"); ``changes`` in place of the plain Changes table;
     ``after`` right after it (the legend); ``folded``, collapsed, before Problems (the notes cited)."""
 
@@ -94,11 +94,11 @@ class ChangelogInputs(NamedTuple):
     release notes were not used, else the "Needs review" list (and each change gets an Evidence cell from
     ``Change.evidence``); ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings,
     listed under "Needs review: feature-gate lifecycle" (the Shipped column is the layout's,
-    :mod:`bot.plan.changelog_signals`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
+    :mod:`bot.plan.changelog.signals`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
     (see :mod:`bot.plan.tracking.render`); ``front_matter``: ``(page, key, old, new)`` of each
     ``front_matter.date_key`` update; ``generated``: the pages whose digest section is rewritten, named in the
     title (:func:`_title`), a "Digest" list and the commit message; ``controls``: lines of the collapsed
-    "Controls" footer; ``watch``: the folded watch of the release in progress (:func:`bot.plan.watch_render.pr_sections`),
+    "Controls" footer; ``watch``: the folded watch of the release in progress (:func:`bot.plan.watch.render.pr_sections`),
     placed before "Problems". ``web_url``: the enhancements repository; ``page_url``: the page's web address at the
     base revision (``https://github.com/O/R/blob/SHA/``), so page locations link to their line, ``""`` for
     none; ``max_chars``: the body's budget in characters; ``layout``: the sections of a run with release notes
@@ -182,7 +182,7 @@ def render(
 
 def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, inputs: ChangelogInputs) -> Section:
     """The "Changes" table of the plain layout: one row per page row, with Upstream and Evidence columns when
-    the run has that data (a run with release notes or a gate list shows :mod:`bot.plan.changelog_signals`'s)."""
+    the run has that data (a run with release notes or a gate list shows :mod:`bot.plan.changelog.signals`'s)."""
     keps = {k.path: k for k in snapshot.all_keps()}
     shipped = notes_can_exist(snapshot)
     notes = inputs.discrepancies is not None

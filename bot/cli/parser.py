@@ -1,5 +1,5 @@
 """The command line's grammar: the argparse parser of every ``kep-sync`` command and its options (no
-handlers; :mod:`bot.cli` runs them)."""
+handlers; :mod:`bot.cli.main` runs them)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ _STATE_HELP = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/k
 
 def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
     """``sync``, ``audit`` and ``watch``: the same source, wiki and report options; sync also takes targets."""
-    from bot.cli_targets import add_target_options
+    from bot.cli.targets import add_target_options
 
     sync = sub.add_parser("sync", help="run one sync")
     audit = sub.add_parser("audit", help="every check on every row of pages already in sync; writes nothing")
@@ -121,7 +121,7 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
 
 def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
     """``validate`` (check a config) and ``targets`` (list its targets)."""
-    from bot.cli_targets import add_target_options
+    from bot.cli.targets import add_target_options
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
     validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -148,7 +148,7 @@ def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
 
 def _add_serve(sub: argparse._SubParsersAction) -> None:
     """``serve``: syncs on the configured schedule."""
-    from bot.cli_targets import add_target_options
+    from bot.cli.targets import add_target_options
 
     serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM, SIGINT or SIGHUP")
     serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
@@ -185,7 +185,7 @@ def _add_history_and_digest(sub: argparse._SubParsersAction) -> None:
 
 def _add_health(sub: argparse._SubParsersAction) -> None:
     """``health``: whether the last run succeeded within the schedule."""
-    from bot.cli_targets import add_target_options
+    from bot.cli.targets import add_target_options
 
     health = sub.add_parser("health", help="exit 0 when the last run succeeded within the schedule, else 1")
     health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")

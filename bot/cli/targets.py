@@ -1,6 +1,6 @@
 """The command line of many targets: ``--target``/``--shard``, ``kep-sync targets`` and the runs of a config
 with ``targets:`` (:mod:`bot.commands.targets`, :mod:`bot.service.multi`). A config without ``targets:`` keeps the
-single-target commands of :mod:`bot.cli` unchanged."""
+single-target commands of :mod:`bot.cli.main` unchanged."""
 
 from __future__ import annotations
 

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from bot.service.stopsignals import block_stop_signals
 
-# ``kep-sync serve`` (console script or ``python -m bot.cli``): block them before the slow imports below.
+# ``kep-sync serve`` (console script or ``python -m bot.cli.main``): block them before the slow imports below.
 if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", "cli.py"):
     block_stop_signals()
 
-from bot.cli_output import os_error_message, print_error, report_path, tell_what_landed, to_stderr, write_output
-from bot.cli_parser import build_parser
+from bot.cli.output import os_error_message, print_error, report_path, tell_what_landed, to_stderr, write_output
+from bot.cli.parser import build_parser
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
 from bot.progress import log_format
@@ -113,7 +113,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     run was blocked (``result: blocked``)."""
     config = resolve_config(args)
     if config.targets or args.target or args.shard:
-        from bot.cli_targets import cmd_sync_targets
+        from bot.cli.targets import cmd_sync_targets
 
         return cmd_sync_targets(args, config, write_output)
     start = time.monotonic()
@@ -164,7 +164,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """Audit every row (:func:`bot.commands.sync.run_audit`); print the markdown audit on stdout; exit 0."""
-    from bot.cli_targets import one_target
+    from bot.cli.targets import one_target
     from bot.commands.sync import run_audit
 
     config = one_target(args, resolve_config(args))
@@ -190,7 +190,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """Print the watch of the release in progress (:func:`bot.commands.watch.run_watch`); exit 0."""
-    from bot.cli_targets import one_target
+    from bot.cli.targets import one_target
     from bot.commands.watch import run_watch
 
     config = one_target(args, resolve_config(args))
@@ -232,7 +232,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         with make_client(os.environ.get("GITHUB_TOKEN") or None) as client:
             problems = preflight.online_problems(config, client, failures)
     if config is not None and not checked.errors:
-        from bot.cli_targets import target_errors
+        from bot.cli.targets import target_errors
 
         problems += [line.removeprefix(f"{source}: ") for line in target_errors(config, source)]
     lines = checked.errors + [f"{source}: {p}" for p in problems + failures]
@@ -241,7 +241,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if failures:  # the network did not answer: the run failed, the settings may be right (exit 1)
         raise KepSyncError("\n".join(lines + ["could not check online; try again, or check the network"]))
     if args.list_targets or args.target or args.shard:
-        from bot.cli_targets import cmd_targets
+        from bot.cli.targets import cmd_targets
 
         return cmd_targets(args, config, write_output)
     write_output("ok\n")
@@ -273,8 +273,8 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the scheduler service (``bot.service.serve.serve``) until SIGTERM/SIGINT/SIGHUP; exit 0. Refuses to
-    start (exit 2) with every problem ``kep-sync validate`` finds offline (:func:`bot.cli_targets.startup_problems`)."""
-    from bot.cli_targets import serve_job, startup_problems
+    start (exit 2) with every problem ``kep-sync validate`` finds offline (:func:`bot.cli.targets.startup_problems`)."""
+    from bot.cli.targets import serve_job, startup_problems
     from bot.service.serve import serve
 
     config = resolve_config(args)
@@ -286,8 +286,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_list_targets(args: argparse.Namespace) -> int:
-    """Print the names of the config's targets as a JSON list (:func:`bot.cli_targets.cmd_targets`)."""
-    from bot.cli_targets import cmd_targets
+    """Print the names of the config's targets as a JSON list (:func:`bot.cli.targets.cmd_targets`)."""
+    from bot.cli.targets import cmd_targets
 
     return cmd_targets(args, resolve_config(args), write_output)
 
@@ -304,7 +304,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     try:
         config = resolve_config(args)
         if config.targets or args.target or args.shard:
-            from bot.cli_targets import cmd_health_targets
+            from bot.cli.targets import cmd_health_targets
 
             return cmd_health_targets(args, config)
         verdict = check_health(

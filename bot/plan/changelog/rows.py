@@ -13,8 +13,8 @@ from bot.model.finding import Finding
 from bot.model.history.provenance import Upstream
 from bot.model.kep import Kep
 from bot.model.snapshot import Snapshot
+from bot.plan.changelog.markdown import kep_link, kep_yaml_url, note_link, short, table_cell
 from bot.plan.diff import Change
-from bot.plan.markdown import kep_link, kep_yaml_url, note_link, short, table_cell
 from bot.wiki.vocabulary import stage_word
 
 DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"

@@ -34,12 +34,12 @@ _IGNORE_RULES = (
     '(`{kep: 5598, fields: [stable], value: v1.38}`); ignored cells are listed under "Ignored".'
 )
 
-#: The summary line that opens the footer (:func:`bot.plan.markdown.details`).
+#: The summary line that opens the footer (:func:`bot.plan.changelog.markdown.details`).
 CONTROLS_SUMMARY = "<details><summary>Controls</summary>"
 
 
 def controls(steering: Steering) -> list[str]:
-    """The footer lines (a markdown list), for :attr:`bot.plan.changelog.ChangelogInputs.controls`; for a local
+    """The footer lines (a markdown list), for :attr:`bot.plan.changelog.body.ChangelogInputs.controls`; for a local
     clone (``steering.local``) :func:`local_controls`."""
     if steering.local:
         return local_controls(steering)

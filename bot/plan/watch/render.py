@@ -1,14 +1,14 @@
-"""The watch of the release in progress (:mod:`bot.plan.watch`) as text for people, as the folded section of the
+"""The watch of the release in progress (:mod:`bot.plan.watch.judge`) as text for people, as the folded section of the
 pull request body and as the JSON report's ``watch`` block. Pure and deterministic."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.plan.changelog import Section
-from bot.plan.changelog_rows import DEFAULT_WEB_URL
-from bot.plan.markdown import details, kep_link, note_link, table_cell
-from bot.plan.watch import LANDED, ON_TRACK, POSSIBLE, STATES, Sign, Watch, WatchEntry
+from bot.plan.changelog.body import Section
+from bot.plan.changelog.markdown import details, kep_link, note_link, table_cell
+from bot.plan.changelog.rows import DEFAULT_WEB_URL
+from bot.plan.watch.judge import LANDED, ON_TRACK, POSSIBLE, STATES, Sign, Watch, WatchEntry
 
 #: Longest sign line in the text output and longest reason in the pull request table, characters.
 MAX_TEXT = 220

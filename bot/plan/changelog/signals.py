@@ -1,7 +1,7 @@
 """The changelog of a run with release notes or a gate list: what needs a look first, one sign per meaning.
 
-Pure. :func:`layout` gives the sections :func:`bot.plan.changelog.render` shows in place of the plain layout
-(:class:`bot.plan.changelog.Layout`); without release notes and a gate list the plain layout is kept, byte for
+Pure. :func:`layout` gives the sections :func:`bot.plan.changelog.body.render` shows in place of the plain layout
+(:class:`bot.plan.changelog.body.Layout`); without release notes and a gate list the plain layout is kept, byte for
 byte. The reviewer reads, in this order:
 
 - **Needs a look** (before Graduations and Changes; absent when nothing needs judgment): each planned stage a
@@ -35,8 +35,9 @@ from bot.model.gates import Lifecycle
 from bot.model.history.provenance import Upstream
 from bot.model.kep import STAGES, Kep, milestone_key
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog import Layout, Section
-from bot.plan.changelog_rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell
+from bot.plan.changelog.body import Layout, Section
+from bot.plan.changelog.markdown import details, kep_link, note_link, short, table_cell
+from bot.plan.changelog.rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell
 from bot.plan.diff import RELEASED_FLAG, Change
 from bot.plan.evidence.index import change_stage
 from bot.plan.evidence.stage_state import (
@@ -48,7 +49,6 @@ from bot.plan.evidence.stage_state import (
     PlannedStage,
     word,
 )
-from bot.plan.markdown import details, kep_link, note_link, short, table_cell
 
 #: One sign per meaning, each explained once in the legend.
 REWRITTEN_MARK, COUNTER_MARK, CONTRADICTED_MARK, OFF_MARK = "↺", "≠", "✗", "off"
@@ -75,7 +75,7 @@ class Signals(NamedTuple):
 
 
 def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals: Signals) -> Layout:
-    """The :class:`bot.plan.changelog.Layout` of this run. ``links``: where links land."""
+    """The :class:`bot.plan.changelog.body.Layout` of this run. ``links``: where links land."""
     applied = [c for c in changes if c.applied]
     shipped = notes_can_exist(snapshot)
     keps = {k.path: k for k in snapshot.all_keps()}
@@ -118,7 +118,7 @@ def _row(
 ) -> str:
     """One Changes row: KEP, page line, the fields (``↺`` for a released milestone rewritten; other flags
     ``⚠`` in words), kep.yaml lines, Upstream, Evidence, Shipped. ``shipped``: whether a release can have
-    notes (:func:`bot.plan.changelog.notes_can_exist`) and the release in progress (``""`` when unknown)."""
+    notes (:func:`bot.plan.changelog.body.notes_can_exist`) and the release in progress (``""`` when unknown)."""
     first = group[0]
     kep = keps.get(first.kep_path)
     fields = "<br>".join(
@@ -140,7 +140,7 @@ def _row(
 
 
 def _upstream(upstream: Upstream | None, web_url: str, kep: str) -> str:
-    """:func:`bot.plan.changelog_rows.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`, less a
+    """:func:`bot.plan.changelog.rows.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`, less a
     leading ``KEP-4671:`` / ``[KEP-4671]`` naming the row's own KEP (``kep``, its number)."""
     if upstream is None:
         return "-"
@@ -171,7 +171,7 @@ def _evidence(
     When no note is sure, by the releases the row names (its new milestones and those of the planned stages it
     touches, ``touched``): ``none found`` when one is out, ``pending`` when the newest is the release in
     progress (its notes are a draft), else ``- (v1.38 not released yet)``. ``shipped``:
-    :func:`bot.plan.changelog.notes_can_exist`; ``in_progress``: the release in progress (``""`` when
+    :func:`bot.plan.changelog.body.notes_can_exist`; ``in_progress``: the release in progress (``""`` when
     unknown)."""
     seen: set[tuple[str, int]] = set()
     sure, maybe, possible, counter = [], [], [], []

@@ -1,0 +1,1 @@
+"""The pull request body: its summary, rows, signs, markdown escaping and the controls footer."""
