@@ -232,7 +232,7 @@ def test_release_watch_adds_the_folded_section_and_the_report_block_to_a_sync(tr
         "- Release in progress: v1.37, from release notes (the newest release with notes is v1.37; the newest gate "
         "list is making v1.37)",
         f"- Cycle began: 2026-04-20, from history (the first kep.yaml to name v1.37 as its latest milestone: {P200} "
-        "(#11))",
+        "(`#11`))",
         "",
         "| KEP | State | Planned | Why | Signs |",
         "|---|---|---|---|---|",

@@ -74,7 +74,7 @@ def pr_sections(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> list[Sec
     header = details(headline(watch), None, [*intro, "", "| KEP | State | Planned | Why | Signs |"])
     rows = [
         f"| {kep_link(e.kep)} {table_cell(_cut(e.title, 60))} | {e.state} | {_planned(e, watch.cycle.release)} | "
-        f"{table_cell(_cut(e.reason, MAX_CELL))} | {'<br>'.join(_sign_cell(s, web_url) for s in _counted(e)) or '-'} |"
+        f"{table_cell(_cut(e.reason, MAX_CELL), {s.pr for s in e.signs})} | {'<br>'.join(_sign_cell(s, web_url) for s in _counted(e)) or '-'} |"
         for e in watch.entries
     ]
     return [(header + ["|---|---|---|---|---|"], rows, "watched KEPs")]
@@ -93,10 +93,10 @@ def _sign_cell(s: Sign, web_url: str) -> str:
         return f"note {note_link(s.pr, s.url)} {word}" + ("" if s.says else " (shared gate)")
     if s.source == "history" and s.pr:
         link = f"[#{s.pr}]({web_url.rstrip('/')}/pull/{s.pr})"
-        return f"{link} {table_cell(_cut(s.text.split(' on ', 1)[0], 60))} {s.date}"
+        return f"{link} {table_cell(_cut(s.text.split(' on ', 1)[0], 60), [s.pr])} {s.date}"
     if s.source == "kep.yaml" and s.says == ON_TRACK:
         return "kep.yaml set"
-    return table_cell(_cut(s.text, 80)) if s.says in (LANDED, "contradicts") else table_cell(_cut(s.text, 60))
+    return table_cell(_cut(s.text, 80 if s.says in (LANDED, "contradicts") else 60), [s.pr])
 
 
 def report_block(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> dict[str, object] | None:
