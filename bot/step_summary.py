@@ -72,8 +72,8 @@ def summary(report: dict | Report, changelog: str, outcome: str, command: str = 
             "validate stops the job there); see that step's log."
         )
     elif outcome != "success" or result == "failed":
-        error = inline(str(report.get("error") or "")) or (
-            f"{inline(why)}; see the step's log for the error"
+        error = inline(str(report.get("error") or "").strip()) or (
+            f"{inline(why.strip())}; see the step's log for the error"
             if why
             else "the report names no error; see the step's log for it"
         )

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from bot.plan.changelog.markdown import code, inline
+from bot.plan.changelog.markdown import code, code_block, inline
 from bot.wiki.ignore import IGNORABLE, field_name, marker_text
 
 PREFIX = "/kep-sync"
@@ -188,11 +188,10 @@ def explain_done(command: Command, history: str) -> str:
     """The reply to an explain command: ``history`` as ``kep-sync history N`` prints it, in a code block."""
     if len(history) > MAX_REPLY:
         history = history[:MAX_REPLY] + "\n… (cut; run kep-sync history for the rest)"
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", history)), default=0))
     return reply(
         command,
         f"Field history of KEP {command.kep} (as `kep-sync history {command.kep}` prints it):\n\n"
-        f"{fence}\n{history.rstrip()}\n{fence}",
+        + code_block(history.rstrip()),
     )
 
 

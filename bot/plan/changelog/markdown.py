@@ -4,9 +4,10 @@ reference or autolink, no emphasis, link or image, no block, and the bot's own m
 whole; links to KEPs, kep.yaml files and release-note pull requests; collapsed blocks. Pure, standard library
 only (:mod:`bot.step_summary` uses it).
 
-The family: :func:`inline` (foreign text inside a line the bot writes), :func:`table_cell` (a whole cell or
-the first words of a list line), :func:`code` (foreign text as one code span), :func:`html_text` (foreign text
-in raw HTML, such as a ``<summary>``). Rules read from CommonMark 0.31.2 (code spans, backslash escapes,
+The family: :func:`inline` (foreign text inside a line the bot writes), :func:`table_cell` (a whole cell),
+:func:`line_start` (the first words of a list line), :func:`code` (foreign text as one code span),
+:func:`code_block` (lines of it as a fenced block), :func:`html_text` (foreign text in raw HTML, such as a
+``<summary>``). Rules read from CommonMark 0.31.2 (code spans, backslash escapes,
 emphasis flanking) and GitHub's rendering (GFM autolinks; mentions and issue references are linked in text
 outside ``code``, ``pre`` and ``a``): https://spec.commonmark.org/0.31.2/ and https://github.github.com/gfm/.
 """
@@ -34,7 +35,8 @@ _LINKABLE_RE = re.compile(
     rf"|{_HANDLE}"
     r"|(?:#|(?<![A-Za-z0-9_])(?i:gh-))[0-9]+(?![A-Za-z0-9_])"
 )
-_HANDLE_RE = re.compile(_HANDLE)
+#: A handle as the commit message's :func:`safe` wraps it (not in ``a@b``, ``/@x`` or after a backtick).
+_HANDLE_RE = re.compile(r"(?<![\w/`])" + _HANDLE)
 
 #: Characters that end a line in some renderer, invisible controls, and the bidirectional embeddings,
 #: overrides and isolates (text after one can show reversed): never written raw.
@@ -45,7 +47,7 @@ _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2
 _ZWSP = "\u200b"
 
 #: Plain-text characters replaced outright: HTML (entities), links and images (brackets), emphasis and
-#: strikethrough (``*``, ``~``), a stray backtick and a table's ``|`` (backslash escapes).
+#: strikethrough (``*``, ``~``), GitHub's math (``$``), a stray backtick and a table's ``|`` (backslash escapes).
 _REPLACE = {
     "&": "&amp;",
     "<": "&lt;",
@@ -56,6 +58,7 @@ _REPLACE = {
     "~": "\\~",
     "`": "\\`",
     "|": "\\|",
+    "$": "\\$",
 }
 _PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
@@ -151,7 +154,7 @@ def inline(text: str, refs: Collection[int] = ()) -> str:
     r"""``text`` as inert markdown inside a line the bot writes (a table cell, a list line, link text), shown
     as written: its code spans kept as code spans (``|`` escaped inside them, as GFM tables need); outside
     them every URL, e-mail address, ``@handle`` and ``#123`` in a code span of its own (nobody is pinged, no
-    link is made), ``<>&`` as entities, ``[]*~|`` and a stray backtick backslash-escaped, ``_`` escaped where
+    link is made), ``<>&`` as entities, ``[]*~|$`` and a stray backtick backslash-escaped, ``_`` escaped where
     it could start or end emphasis, ``\`` escaped where it would escape. Line breaks and controls become
     spaces. Leading and trailing spaces are kept (see :func:`table_cell`). ``#N`` for a number in ``refs`` is
     the bot's own reference (a pull request it names) and is kept as written."""
@@ -160,15 +163,24 @@ def inline(text: str, refs: Collection[int] = ()) -> str:
         if is_code:
             pieces.append((True, piece.replace("|", "\\|")))
             continue
-        pos = 0
-        for start, end in _linkables(piece, refs):
-            if pos < start:
-                pieces.append((False, _plain(piece[pos:start])))
-            pieces.append((True, _span(piece[start:end]).replace("|", "\\|")))
-            pos = end
-        if pos < len(piece):
-            pieces.append((False, _plain(piece[pos:])))
+        pieces += _wrapped(piece, refs)
     return _join(pieces)
+
+
+def _wrapped(text: str, refs: Collection[int]) -> list[tuple[bool, str]]:
+    """Plain ``text`` as pieces: each linkable (:func:`_linkables`) a code span, the text between them
+    :func:`_plain`. The text between two is read again on its own: a code span ends GitHub's text run, so
+    ``#12`` in ``#12http://x`` is linked once the URL is code."""
+    spans = _linkables(text, refs)
+    if not spans:
+        return [(False, _plain(text))] if text else []
+    out: list[tuple[bool, str]] = []
+    pos = 0
+    for start, end in spans:
+        out += _wrapped(text[pos:start], refs)
+        out.append((True, _span(text[start:end]).replace("|", "\\|")))
+        pos = end
+    return out + _wrapped(text[pos:], refs)
 
 
 def _linkables(text: str, refs: Collection[int] = ()) -> list[tuple[int, int]]:
@@ -199,11 +211,11 @@ def table_cell(text: str, refs: Collection[int] = ()) -> str:
 
 def line_start(text: str) -> str:
     r"""``text`` where it begins a list line (``- TEXT: ...``): :func:`table_cell`, and a leading ``#``, ``+``,
-    ``-`` or ``1.`` that would open a heading or a list there escaped (``\- x``, ``1\. x``)."""
-    out, text = table_cell(text), _CONTROL_RE.sub(" ", text).strip()
-    if re.match(r"[-+#](?:\s|$)", text):
+    ``-`` or ``1.`` that would open a heading or a list there escaped (``\- x``, ``1\. x``; ``""`` -> ``\-``)."""
+    out = table_cell(text)
+    if re.match(r"[-+#](?:\s|$)", out):
         return "\\" + out
-    marker = re.match(r"[0-9]{1,9}(?=[.)](?:\s|$))", text)
+    marker = re.match(r"[0-9]{1,9}(?=[.)](?:\s|$))", out)
     return out[: marker.end()] + "\\" + out[marker.end() :] if marker else out
 
 
@@ -213,6 +225,14 @@ def code(text: str, *, cell: bool = False) -> str:
     when the span sits in a table ``cell``."""
     out = _span(_clean(text) or " ")
     return out.replace("|", "\\|") if cell else out
+
+
+def code_block(text: str) -> str:
+    """``text`` (lines) as a fenced code block: the fence a backtick run longer than any in ``text`` (at least
+    three), ``<!--`` and ``-->`` broken as everywhere (the raw text holds no marker)."""
+    text = text.replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return f"{fence}\n{text}\n{fence}"
 
 
 def html_text(text: str) -> str:
