@@ -24,7 +24,7 @@ from bot.plan.evidence import build_index
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence.index import Evidence
 from bot.plan.evidence.ownership import owners_with
-from bot.plan.evidence.prose import Prepared, distinctive_words, possible_evidence
+from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
 
@@ -89,24 +89,27 @@ def _owners(inputs: Inputs, keps: Sequence[Kep]) -> Owners | None:
 def possible_notes(
     notes: Mapping[str, Mapping[str, object]], keps: Sequence[Kep], all_keps: Sequence[Kep], release: str
 ) -> dict[str, tuple[Evidence, ...]]:
-    """``{kep.yaml path: possible evidence}`` for each of ``keps`` with a stage planned in ``release``: the notes
-    of ``release`` that describe it by its distinctive title words and announce that stage
-    (:func:`bot.plan.evidence.prose.possible_evidence`; ``notes``: ``{release: {pr: entry}}``)."""
+    """``{kep.yaml path: evidence in prose}`` for each of ``keps`` with a stage planned in ``release``: the notes
+    of ``release`` that name it by its title (:func:`bot.plan.evidence.prose.named_evidence`, ``possible`` False),
+    then those that describe it by its distinctive title words and announce that stage
+    (:func:`bot.plan.evidence.prose.possible_evidence`); ``notes``: ``{release: {pr: entry}}``."""
     words = distinctive_words(all_keps, notes)
     declared = {g for k in all_keps for g in k.gates()}
     prepared: Prepared = {}  # the release's notes read for prose once, not once per KEP
+    known = titles(all_keps)
     out = {}
     for kep in keps:
-        if kep.path not in words:
-            continue
-        found = tuple(
+        stages = [s for s in STAGES if normalize_milestone(kep.milestone(s)) == release]
+        named = [e for s in stages for e in named_evidence(notes, kep, s, declared, known, prepared)]
+        found = named + [
             e
-            for stage in STAGES
-            if normalize_milestone(kep.milestone(stage)) == release
-            for e in possible_evidence(notes, kep, stage, words[kep.path], declared, prepared)
-        )
+            for s in stages
+            if kep.path in words
+            for e in possible_evidence(notes, kep, s, words[kep.path], declared, prepared)
+            if e.pr not in {n.pr for n in named}
+        ]
         if found:
-            out[kep.path] = found
+            out[kep.path] = tuple(found)
     return out
 
 

@@ -41,6 +41,7 @@ from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
 from bot.plan.evidence.index import Evidence, Mention, NotesIndex
+from bot.plan.evidence.prose import first_stage, gate_in_code, introduces, names_kep, title_words
 from bot.wiki.matrix import parse_page
 
 #: The states, in the order a reader needs them: what needs a look first.
@@ -244,8 +245,12 @@ def watch(
             out.append(WatchEntry(ident, kep.path, kep.title, stages, SLIPPED, slips[-1].text, tuple(moved)))
             continue
         signs = _note_signs(index, kep, release, planned) if index is not None else []
-        if not any(s.says for s in signs):
-            signs += [_possible_sign(e, release) for e in (possible or {}).get(kep.path, ()) if e.release == release]
+        shown = {s.pr for s in signs}
+        signs += [
+            _prose_sign(e, kep, release)
+            for e in (possible or {}).get(kep.path, ())
+            if e.release == release and e.pr not in shown
+        ]
         if lifecycle is not None and joins is not None and kep.path in joins:
             signs += _gate_signs(joins[kep.path], lifecycle, release, planned)
         signs.append(_kep_yaml_sign(kep, release, planned, timeline))
@@ -280,8 +285,8 @@ def _state(signs: Sequence[Sign], release: str, planned: tuple[str, ...]) -> tup
     ready = [s for s in said[ON_TRACK] if s.source == "kep.yaml"]
     if ready:
         return ON_TRACK, _reason(ready[0])
-    if said[ON_TRACK]:
-        return ON_TRACK, f"{_reason(said[ON_TRACK][0])}; kep.yaml not set for {plan}"
+    if said[ON_TRACK]:  # work of the release, but kep.yaml never set the stage: no sign for it
+        return NO_SIGN, f"kep.yaml not set for {plan}; {_reason(said[ON_TRACK][0])}"
     return NO_SIGN, f"no note, gate entry or kep.yaml update for {plan} yet"
 
 
@@ -293,11 +298,14 @@ def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, .
     """One sign per pull request of ``release``'s notes linked to ``kep``: its most telling sentence (a planned
     stage, then another graduation stage, then any stage, then none; a sure link before a shared gate)."""
     best: dict[int, tuple[tuple[int, int], Mention, str]] = {}
+    first, words = first_stage(kep), title_words(kep.title)
     for m in index.for_kep(kep.path):
         if m.release != release:
             continue
         stage = m.stage if m.when == release else ""
         sure = kep.path in m.links
+        if sure and not stage and first in planned and introduces(m.excerpt) and names_kep(words, m.excerpt):
+            stage = first  # "Added support for derived attributes in DRA" for 6080 DRA Derived Attributes (alpha)
         rank = (int(sure), 3 if stage in planned else 2 if stage in STAGES else 1 if stage else 0)
         if m.pr not in best or rank > best[m.pr][0]:
             best[m.pr] = (rank, m, stage)
@@ -317,8 +325,16 @@ def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, .
     return out
 
 
-def _possible_sign(e: Evidence, release: str) -> Sign:
-    """A ``possible`` sign from a note matched by the KEP's title words only: shown, never counted."""
+def _prose_sign(e: Evidence, kep: Kep, release: str) -> Sign:
+    """The sign of a note that names neither the KEP's number nor its gate: ``landed`` when it names the KEP by its
+    title (:func:`bot.plan.evidence.prose.named_evidence`, ``e.possible`` False), else ``possible`` (matched by
+    distinctive title words only: shown, never counted)."""
+    if not e.possible:
+        text = f"the {release} note #{e.pr} announces {_word(e.stage)}, naming the KEP by its title"
+        other = gate_in_code(e.excerpt)
+        if other and other not in kep.gates():
+            text += f" and the gate {other}, which kep.yaml does not declare ({', '.join(kep.gates()) or 'none'})"
+        return Sign("release note", LANDED, e.stage, "", e.pr, e.url, text, e.excerpt)
     text = f"possible: the {release} note #{e.pr} may announce {_word(e.stage)} (title words only, not a confirmation)"
     return Sign("release note", POSSIBLE, e.stage, "", e.pr, e.url, text, e.excerpt)
 
