@@ -16,7 +16,7 @@ from bot.config import Config
 from bot.errors import KepSyncError
 from bot.plan.changelog.rows import source_name
 from bot.plan.evidence import release_order
-from bot.plan.watch.judge import Watch, not_on_pages, page_keps
+from bot.plan.watch.judge import Watch, gone_numbers, not_on_pages, page_keps
 from bot.plan.watch.render import render_text, report_block
 
 if TYPE_CHECKING:
@@ -58,7 +58,8 @@ def run_watch(
                 text = decode_page(path, data)
                 pages[path] = blank_section(text) if path == config.digest.page else text
         inputs = read_inputs(config, snapshot, release_notes_loader(config, counter), counter)
-        found = judge(config, inputs, page_keps(snapshot, pages, config.aliases(), only))
+        gone = gone_numbers(snapshot, pages, config.aliases(), only)
+        found = judge(config, inputs, page_keps(snapshot, pages, config.aliases(), only), gone)
         missing = not_on_pages(pages, config.aliases(), only)
     except KepSyncError as exc:
         if report_path is not None:

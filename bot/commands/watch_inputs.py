@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from bot.config import Config
 from bot.model import consistency
+from bot.model.history.declared import former_gates
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.plan.changelog.rows import source_name
 from bot.plan.diff import kep_id
-from bot.plan.evidence import build_index
+from bot.plan.evidence import build_index, gate_owners
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence.index import Evidence
 from bot.plan.evidence.ownership import owners_with
@@ -48,9 +49,11 @@ class Inputs(NamedTuple):
     origins: OriginsLoader | None = None
 
 
-def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
+def judge(config: Config, inputs: Inputs, keps: Sequence[Kep], gone: Collection[int] = ()) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
-    ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`)."""
+    ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`);
+    ``gone``: KEP numbers of page rows with no kep.yaml now (:func:`bot.plan.watch.judge.gone_numbers`), read
+    from the history as deleted kep.yaml files."""
     snapshot, notes, lc, history, _ = inputs
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
@@ -63,11 +66,21 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
         day, why = cycle_start(cycle.release, timelines.values())
         cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
     owners = _owners(inputs, keps) if notes is not None or lc is not None else None
+    current = {k.path: k for k in all_keps}
+    former = {
+        p: gates
+        for p, t in (timelines or {}).items()
+        if p in current and (gates := former_gates(t, current[p].gates()))
+    }
     return watch(
         keps,
         cycle,
         ids={k.path: kep_id(snapshot, k) for k in keps},
-        index=build_index(notes.notes, all_keps, owners_with(all_keps, owners.notes) if owners else None)
+        index=build_index(
+            notes.notes,
+            all_keps,
+            _with_former(owners_with(all_keps, owners.notes) if owners else gate_owners(all_keps), former),
+        )
         if notes is not None
         else None,
         lifecycle=lc,
@@ -75,7 +88,30 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
         timelines=timelines,
         unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
         possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
+        deleted=_deleted(history, snapshot, gone) if history is not None and cycle.release else None,
+        former=former,
     )
+
+
+def _with_former(owners: dict[str, tuple[str, ...]], former: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """``owners`` (``{gate: kep.yaml paths}``) with each gate a kep.yaml once declared and no kep.yaml declares now
+    (``former``: ``{path: gates}``), owned by the files that declared it."""
+    out = dict(owners)
+    for path, gates in sorted(former.items()):
+        for gate in gates:
+            if gate not in owners:
+                out[gate] = tuple(sorted({*out.get(gate, ()), path}))
+    return out
+
+
+def _deleted(history: GitHistory, snapshot: Snapshot, numbers: Collection[int]) -> dict[str, list]:
+    """``{kep.yaml path: timeline}`` of the last kep.yaml of each KEP of ``numbers`` that the history shows
+    deleted (:func:`bot.model.history.log.paths_of`)."""
+    from bot.model.history.log import paths_of
+
+    have = {k.path for k in snapshot.all_keps()}
+    paths = [p for n in numbers for p in paths_of(history.log(), n) if p not in have]
+    return history.timelines(paths) if paths else {}
 
 
 def _owners(inputs: Inputs, keps: Sequence[Kep]) -> Owners | None:

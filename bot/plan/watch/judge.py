@@ -35,7 +35,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from bot.model.gates import Lifecycle, release_key, shipped_text
-from bot.model.history.log import NO_BLOB, Version
+from bot.model.history.log import NO_BLOB, Version, kep_number
 from bot.model.history.provenance import field_origin
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
@@ -218,6 +218,8 @@ def watch(
     timelines: Mapping[str, Timeline] | None = None,
     unseen: Sequence[str] = (),
     possible: Mapping[str, Sequence[Evidence]] | None = None,
+    deleted: Mapping[str, Timeline] | None = None,
+    former: Mapping[str, Sequence[str]] | None = None,
 ) -> Watch:
     """The watch of ``keps`` (the page KEPs) for ``cycle``.
 
@@ -226,7 +228,11 @@ def watch(
     lists (``None``: none read); ``timelines``: ``{kep.yaml path: timeline}`` of the kep.yaml history (``None``:
     no history; slips are then not told); ``unseen``: what the caller could not read, kept in the result;
     ``possible``: ``{kep.yaml path: possible evidence}`` (:func:`bot.plan.evidence.prose.possible_evidence`),
-    shown as ``possible`` signs for a KEP no note of R surely names.
+    shown as ``possible`` signs for a KEP no note of R surely names; ``deleted``: ``{kep.yaml path: timeline}`` of
+    page KEPs whose kep.yaml is gone (:func:`gone_numbers`): one whose last version planned a stage in R and that
+    was deleted since the cycle began is ``slipped``, with the commit that deleted it; ``former``: ``{kep.yaml
+    path: gates an earlier version declared}`` (:func:`bot.model.history.declared.former_gates`), which the
+    ``index`` links to the KEP: a note naming one says so.
     """
     release = cycle.release
     out = []
@@ -244,7 +250,7 @@ def watch(
             stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
             out.append(WatchEntry(ident, kep.path, kep.title, stages, SLIPPED, slips[-1].text, tuple(moved)))
             continue
-        signs = _note_signs(index, kep, release, planned) if index is not None else []
+        signs = _note_signs(index, kep, release, planned, (former or {}).get(kep.path, ())) if index is not None else []
         shown = {s.pr for s in signs}
         signs += [
             _prose_sign(e, kep, release)
@@ -257,8 +263,38 @@ def watch(
         signs += _planned_since(timeline, release, planned, cycle.started) + moved
         state, reason = _state(signs, release, planned)
         out.append(WatchEntry(ident, kep.path, kep.title, planned, state, reason, tuple(signs)))
+    for path, timeline in (deleted or {}).items() if release else ():
+        found = _deleted_entry(path, timeline, release, cycle.started)
+        if found is not None:
+            out.append(found)
     out.sort(key=lambda e: (STATES.index(e.state), _number(e.kep), e.kep))
     return Watch(cycle, tuple(out), tuple(unseen))
+
+
+def _deleted_entry(path: str, timeline: Timeline, release: str, started: str) -> WatchEntry | None:
+    """The ``slipped`` entry of a kep.yaml deleted since ``started`` whose last version planned a stage in
+    ``release``; ``None`` otherwise."""
+    moved = _history_signs(timeline, release, started)
+    slips = [s for s in moved if s.says == "slip"]
+    if not timeline or timeline[-1][0].blob != NO_BLOB or not slips:
+        return None
+    last = next((f for v, f in reversed(timeline) if v.blob != NO_BLOB and f), {})
+    stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
+    ident = str(kep_number(path) or path)
+    return WatchEntry(ident, path, last.get("title", ""), stages, SLIPPED, slips[-1].text, tuple(moved))
+
+
+def gone_numbers(
+    snapshot: Snapshot, pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]], only: Collection[int] | None
+) -> list[int]:
+    """The KEP numbers page rows name that no kep.yaml of ``snapshot`` has (deleted upstream, or never there),
+    once each, in page order; ``only``: KEP numbers."""
+    out: dict[int, None] = {}
+    for path, text in pages.items():
+        for row in parse_page(path, text, aliases).rows:
+            if (only is None or row.number in only) and not snapshot.keps.get(row.number):
+                out.setdefault(row.number)
+    return list(out)
 
 
 def _number(ident: str) -> int:
@@ -294,9 +330,12 @@ def _reason(sign: Sign) -> str:
     return sign.text if sign.source in ("release note", "history") else f"{sign.source}: {sign.text}"
 
 
-def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, ...]) -> list[Sign]:
+def _note_signs(
+    index: NotesIndex, kep: Kep, release: str, planned: tuple[str, ...], former: Sequence[str] = ()
+) -> list[Sign]:
     """One sign per pull request of ``release``'s notes linked to ``kep``: its most telling sentence (a planned
-    stage, then another graduation stage, then any stage, then none; a sure link before a shared gate)."""
+    stage, then another graduation stage, then any stage, then none; a sure link before a shared gate); a note
+    naming a gate of ``former`` (gates kep.yaml no longer declares) says so."""
     best: dict[int, tuple[tuple[int, int], Mention, str]] = {}
     first, words = first_stage(kep), title_words(kep.title)
     for m in index.for_kep(kep.path):
@@ -321,6 +360,10 @@ def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, .
             says, what = "contradicts", f"says {_word(stage)}"
         else:
             says, what = (ON_TRACK, "names no stage") if not stage else ("", f"says {stage}")
+        renamed = [g for g in m.gates if g in former]
+        if renamed:
+            now = ", ".join(kep.gates()) or "none"
+            what += f" (names {', '.join(renamed)}, a gate kep.yaml no longer declares; it declares {now})"
         out.append(Sign("release note", says, stage, "", m.pr, m.url, f"the {release} note #{m.pr} {what}", m.excerpt))
     return out
 
@@ -399,12 +442,18 @@ def _planned_since(timeline: Timeline, release: str, planned: tuple[str, ...], s
 
 def _history_signs(timeline: Timeline, release: str, started: str) -> list[Sign]:
     """The changes of the kep.yaml committed on or after ``started`` that touch the plan for ``release``:
-    slips (a milestone moved from ``release`` to a later one or removed, a status that ships nothing), stages
+    slips (a milestone moved from ``release`` to a later one or removed, a status that ships nothing, the file
+    deleted), stages
     planned in ``release`` during the cycle (added late), moves of the stage and the status."""
     out: list[Sign] = []
     before: Mapping[str, str] = {}
     for version, fields in timeline:
         if version.blob == NO_BLOB:
+            day, pr = version.commit.date[:10], version.commit.pr
+            named = [s for s in STAGES if normalize_milestone(before.get(f"milestone.{s}", "")) == release]
+            if named and day >= started:
+                text = f"kep.yaml deleted on {day}" + (f" (#{pr})" if pr else "")
+                out.append(Sign("history", "slip", named[-1], day, pr, "", text))
             before = {}
             continue
         if fields is None:
