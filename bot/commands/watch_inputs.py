@@ -28,6 +28,7 @@ from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
+from bot.plan.watch.scope import sig_keps
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
@@ -49,22 +50,34 @@ class Inputs(NamedTuple):
     origins: OriginsLoader | None = None
 
 
-def judge(config: Config, inputs: Inputs, keps: Sequence[Kep], gone: Collection[int] = ()) -> Watch:
+def judge(
+    config: Config,
+    inputs: Inputs,
+    keps: Sequence[Kep],
+    gone: Collection[int] = (),
+    rows: Mapping[str, Sequence[tuple[str, int]]] | None = None,
+    sig: str | None = None,
+) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
     ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`);
-    ``gone``: KEP numbers of page rows with no kep.yaml now (:func:`bot.plan.watch.judge.gone_numbers`), read
-    from the history as deleted kep.yaml files."""
+    ``gone``: KEP numbers of page rows with no kep.yaml now (:func:`bot.plan.watch.scope.gone_numbers`), read
+    from the history as deleted kep.yaml files; ``rows``: the page rows of each KEP
+    (:func:`bot.plan.watch.scope.page_rows`); ``sig``: not ``None`` for the whole release (``watch --all``:
+    every kep.yaml naming it, :func:`bot.plan.watch.scope.release_keps`), of that owning SIG when not ``""``."""
     snapshot, notes, lc, history, _ = inputs
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
     cycle = release_in_progress(config.release.current, usable, lc, consistency.release_in_progress(all_keps))
-    wanted = [k.path for k in (all_keps if history is not None and not config.release.started else keps)]
+    whole = history is not None and (not config.release.started or sig is not None)
+    wanted = [k.path for k in (all_keps if whole else keps)]
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
     if config.release.started:
         cycle = cycle._replace(started=config.release.started, started_from="config", started_why="release.started")
     elif timelines is not None:
         day, why = cycle_start(cycle.release, timelines.values())
         cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
+    if sig is not None:  # the whole release: every KEP, as the watch keeps those planning a stage or slipped
+        keps = sig_keps(snapshot, sig)
     owners = _owners(inputs, keps) if notes is not None or lc is not None else None
     current = {k.path: k for k in all_keps}
     former = {
@@ -90,6 +103,8 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep], gone: Collection[
         possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
         deleted=_deleted(history, snapshot, gone) if history is not None and cycle.release else None,
         former=former,
+        rows=rows,
+        whole=sig is not None,
     )
 
 

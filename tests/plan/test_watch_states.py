@@ -343,9 +343,15 @@ def test_the_three_renderings():
         "kep": "105",
         "kep_path": PATHS[105],
         "title": "KEP 105 slipped",
+        "sig": "sig-scheduling",
+        "status": "implementable",
+        "stage": "beta",
+        "gates": [],
+        "rows": [],
         "planned": ["stable"],
         "state": "slipped",
         "reason": "GA moved v1.37 → v1.38 on 2026-05-10 (#777)",
+        "slipped_to": "v1.38",
         "signs": [
             {
                 "source": "history",
@@ -359,6 +365,7 @@ def test_the_three_renderings():
             }
         ],
     }
+    assert block["targeting"] == []
     assert report_block(None) is None
     assert headline(watch([], Cycle("", "", ""), ids={})) == "Watch: the release in progress is unknown"
 

@@ -47,6 +47,8 @@ from bot.wiki.matrix import parse_page
 #: The states, in the order a reader needs them: what needs a look first.
 CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "no sign yet", "on track", "landed"
 STATES = (CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED)
+#: The state of a KEP in :attr:`Watch.targeting`: work in the release, no graduation.
+NO_NEW_STAGE = "no new stage"
 #: What a sign does to the state (``Sign.says``); ``possible`` (a note matched by title words only,
 #: :mod:`bot.plan.evidence.prose`) and ``""``: shown, not counted.
 POSSIBLE = "possible"
@@ -91,7 +93,9 @@ class Sign(NamedTuple):
 
 class WatchEntry(NamedTuple):
     """One KEP of the watch: ``kep`` id, ``kep_path``, ``title``, the ``planned`` stages (those that slipped, for
-    a slipped KEP), the ``state``, a one-line ``reason`` and every ``sign``."""
+    a slipped KEP), the ``state``, a one-line ``reason`` and every ``sign``; from kep.yaml: the owning ``sig``,
+    ``status``, ``stage`` and ``gates``; ``target``: where a slipped stage went (``v1.38``; ``""``: nowhere or not
+    slipped); ``rows``: the page rows naming the KEP, ``(page path, 1-based line)``."""
 
     kep: str
     kep_path: str
@@ -100,15 +104,24 @@ class WatchEntry(NamedTuple):
     state: str
     reason: str
     signs: tuple[Sign, ...]
+    sig: str = ""
+    status: str = ""
+    stage: str = ""
+    gates: tuple[str, ...] = ()
+    target: str = ""
+    rows: tuple[tuple[str, int], ...] = ()
 
 
 class Watch(NamedTuple):
-    """The watch: the ``cycle``, one entry per KEP (ordered by :data:`STATES`, then KEP) and ``unseen``: what it
-    could not see (no release notes, no gate list, no history), one line each."""
+    """The watch: the ``cycle``, one entry per KEP (ordered by :data:`STATES`, then KEP), ``unseen``: what it
+    could not see (no release notes, no gate list, no history), one line each, and ``targeting``: the KEPs whose
+    latest-milestone is the release but that plan no stage in it (state :data:`NO_NEW_STAGE`; only when asked for,
+    ``watch --all``)."""
 
     cycle: Cycle
     entries: tuple[WatchEntry, ...]
     unseen: tuple[str, ...]
+    targeting: tuple[WatchEntry, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """``{state: number of KEPs}`` for every state of :data:`STATES`, zeros included."""
@@ -220,6 +233,8 @@ def watch(
     possible: Mapping[str, Sequence[Evidence]] | None = None,
     deleted: Mapping[str, Timeline] | None = None,
     former: Mapping[str, Sequence[str]] | None = None,
+    rows: Mapping[str, Sequence[tuple[str, int]]] | None = None,
+    whole: bool = False,
 ) -> Watch:
     """The watch of ``keps`` (the page KEPs) for ``cycle``.
 
@@ -232,23 +247,32 @@ def watch(
     page KEPs whose kep.yaml is gone (:func:`gone_numbers`): one whose last version planned a stage in R and that
     was deleted since the cycle began is ``slipped``, with the commit that deleted it; ``former``: ``{kep.yaml
     path: gates an earlier version declared}`` (:func:`bot.model.history.declared.former_gates`), which the
-    ``index`` links to the KEP: a note naming one says so.
+    ``index`` links to the KEP: a note naming one says so; ``rows``: ``{kep.yaml path: ((page, line), ...)}``;
+    ``whole``: ``keps`` is the whole release (``watch --all``): a KEP of a status that ships nothing whose kep.yaml
+    still names a stage in R is listed as slipped, and the KEPs whose latest-milestone is R with no stage planned
+    there are :attr:`Watch.targeting`.
     """
     release = cycle.release
-    out = []
+    out, targeting = [], []
     for kep in keps if release else ():
         planned = tuple(s for s in STAGES if normalize_milestone(kep.milestone(s)) == release)
         timeline = (timelines or {}).get(kep.path, ())
         moved = _history_signs(timeline, release, cycle.started) if cycle.started else []
         slips = [s for s in moved if s.says == "slip"]
-        if kep.status in DEAD_STATUSES and not slips:
+        dead = kep.status in DEAD_STATUSES
+        if dead and not slips and whole and planned:
+            slips = [
+                Sign("kep.yaml", "slip", planned[-1], "", 0, "", f"status {kep.status}; kep.yaml still names {release}")
+            ]
+            moved = [*moved, *slips]
+        if (dead and not slips) or (not planned and not slips):
+            if whole and not dead and normalize_milestone(kep.latest_milestone) == release:
+                targeting.append(_entry(kep, ids, NO_NEW_STAGE, (), _no_new_stage(kep, release), (), rows))
             continue
-        if not planned and not slips:
-            continue
-        ident = ids.get(kep.path, str(kep.number))
-        if not planned or kep.status in DEAD_STATUSES:
+        if not planned or dead:
             stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
-            out.append(WatchEntry(ident, kep.path, kep.title, stages, SLIPPED, slips[-1].text, tuple(moved)))
+            target = (normalize_milestone(kep.milestone(stages[-1])) or "") if stages and not dead else ""
+            out.append(_entry(kep, ids, SLIPPED, stages, slips[-1].text, moved, rows, target))
             continue
         signs = _note_signs(index, kep, release, planned, (former or {}).get(kep.path, ())) if index is not None else []
         shown = {s.pr for s in signs}
@@ -262,13 +286,49 @@ def watch(
         signs.append(_kep_yaml_sign(kep, release, planned, timeline))
         signs += _planned_since(timeline, release, planned, cycle.started) + moved
         state, reason = _state(signs, release, planned)
-        out.append(WatchEntry(ident, kep.path, kep.title, planned, state, reason, tuple(signs)))
+        out.append(_entry(kep, ids, state, planned, reason, signs, rows))
     for path, timeline in (deleted or {}).items() if release else ():
         found = _deleted_entry(path, timeline, release, cycle.started)
         if found is not None:
             out.append(found)
     out.sort(key=lambda e: (STATES.index(e.state), _number(e.kep), e.kep))
-    return Watch(cycle, tuple(out), tuple(unseen))
+    targeting.sort(key=lambda e: (_number(e.kep), e.kep))
+    return Watch(cycle, tuple(out), tuple(unseen), tuple(targeting))
+
+
+def _entry(
+    kep: Kep,
+    ids: Mapping[str, str],
+    state: str,
+    planned: tuple[str, ...],
+    reason: str,
+    signs: Sequence[Sign],
+    rows: Mapping[str, Sequence[tuple[str, int]]] | None,
+    target: str = "",
+) -> WatchEntry:
+    """The :class:`WatchEntry` of ``kep``, its kep.yaml fields and page rows filled in."""
+    return WatchEntry(
+        ids.get(kep.path, str(kep.number)),
+        kep.path,
+        kep.title,
+        planned,
+        state,
+        reason,
+        tuple(signs),
+        kep.sig,
+        kep.status,
+        kep.stage,
+        kep.gates(),
+        target,
+        tuple((rows or {}).get(kep.path, ())),
+    )
+
+
+def _no_new_stage(kep: Kep, release: str) -> str:
+    """``latest-milestone v1.37, stage beta (beta v1.36): no stage planned in v1.37``."""
+    at = normalize_milestone(kep.milestone(kep.stage)) if kep.stage in STAGES else None
+    stage = f"stage {kep.stage or '-'}" + (f" ({_word(kep.stage)} {at})" if at else "")
+    return f"latest-milestone {release}, {stage}: no stage planned in {release}"
 
 
 def _deleted_entry(path: str, timeline: Timeline, release: str, started: str) -> WatchEntry | None:
@@ -282,19 +342,6 @@ def _deleted_entry(path: str, timeline: Timeline, release: str, started: str) ->
     stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
     ident = str(kep_number(path) or path)
     return WatchEntry(ident, path, last.get("title", ""), stages, SLIPPED, slips[-1].text, tuple(moved))
-
-
-def gone_numbers(
-    snapshot: Snapshot, pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]], only: Collection[int] | None
-) -> list[int]:
-    """The KEP numbers page rows name that no kep.yaml of ``snapshot`` has (deleted upstream, or never there),
-    once each, in page order; ``only``: KEP numbers."""
-    out: dict[int, None] = {}
-    for path, text in pages.items():
-        for row in parse_page(path, text, aliases).rows:
-            if (only is None or row.number in only) and not snapshot.keps.get(row.number):
-                out.setdefault(row.number)
-    return list(out)
 
 
 def _number(ident: str) -> int:
@@ -422,7 +469,8 @@ def _kep_yaml_sign(kep: Kep, release: str, planned: tuple[str, ...], timeline: T
     text = f"{kep.status or '-'}, stage {kep.stage or '-'}{since}, latest-milestone {latest}"
     if not ready:
         text += f" (not set for {_word(top)} in {release})"
-    return Sign("kep.yaml", ON_TRACK if ready else "", kep.stage, origin.date[:10] if origin else "", 0, "", text)
+    date, pr = (origin.date[:10], origin.pr) if origin else ("", 0)
+    return Sign("kep.yaml", ON_TRACK if ready else "", kep.stage, date, pr, "", text)
 
 
 def _planned_since(timeline: Timeline, release: str, planned: tuple[str, ...], started: str) -> list[Sign]:
@@ -447,13 +495,13 @@ def _history_signs(timeline: Timeline, release: str, started: str) -> list[Sign]
     planned in ``release`` during the cycle (added late), moves of the stage and the status."""
     out: list[Sign] = []
     before: Mapping[str, str] = {}
-    for version, fields in timeline:
+    for i, (version, fields) in enumerate(timeline):
         if version.blob == NO_BLOB:
             day, pr = version.commit.date[:10], version.commit.pr
             named = [s for s in STAGES if normalize_milestone(before.get(f"milestone.{s}", "")) == release]
-            if named and day >= started:
+            if named and day >= started:  # a slip when it stays deleted; a file added again reads on
                 text = f"kep.yaml deleted on {day}" + (f" (#{pr})" if pr else "")
-                out.append(Sign("history", "slip", named[-1], day, pr, "", text))
+                out.append(Sign("history", "slip" if i == len(timeline) - 1 else "", named[-1], day, pr, "", text))
             before = {}
             continue
         if fields is None:
