@@ -18,7 +18,8 @@ from bot.plan.changelog.rows import source_name
 from bot.plan.evidence import release_order
 from bot.plan.watch.judge import Watch, not_on_pages, page_keps
 from bot.plan.watch.render import render_text, report_block
-from bot.plan.watch.scope import gone_numbers, page_rows, sig_name
+from bot.plan.watch.scope import places, sig_name
+from bot.wiki.matrix import parse_page
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
@@ -65,10 +66,9 @@ def run_watch(
         if sig and not any(k.sig.lower() == sig_name(sig) for k in snapshot.all_keps()):
             raise UsageError(f"--sig {sig!r}: no kep.yaml names {sig_name(sig)} as its owning-sig")
         inputs = read_inputs(config, snapshot, release_notes_loader(config, counter), counter)
-        gone = gone_numbers(snapshot, pages, config.aliases(), only)
-        rows = page_rows(snapshot, pages, config.aliases())
+        where = places(snapshot, [parse_page(p, t, config.aliases()) for p, t in pages.items()], only)
         keps = page_keps(snapshot, pages, config.aliases(), only)
-        found = judge(config, inputs, keps, gone, rows, sig if whole else None)
+        found = judge(config, inputs, keps, where, sig if whole else None)
         missing = not_on_pages(pages, config.aliases(), only) if not whole else []
     except KepSyncError as exc:
         if report_path is not None:

@@ -28,7 +28,7 @@ from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
-from bot.plan.watch.scope import sig_keps
+from bot.plan.watch.scope import Places, sig_keps
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
@@ -54,15 +54,13 @@ def judge(
     config: Config,
     inputs: Inputs,
     keps: Sequence[Kep],
-    gone: Collection[int] = (),
-    rows: Mapping[str, Sequence[tuple[str, int]]] | None = None,
+    where: Places | None = None,
     sig: str | None = None,
 ) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
     ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`);
-    ``gone``: KEP numbers of page rows with no kep.yaml now (:func:`bot.plan.watch.scope.gone_numbers`), read
-    from the history as deleted kep.yaml files; ``rows``: the page rows of each KEP
-    (:func:`bot.plan.watch.scope.page_rows`); ``sig``: not ``None`` for the whole release (``watch --all``:
+    ``where``: the page rows of each KEP and the KEP numbers of rows with no kep.yaml now
+    (:func:`bot.plan.watch.scope.places`), read from the history as deleted kep.yaml files; ``sig``: not ``None`` for the whole release (``watch --all``:
     every kep.yaml naming it, :func:`bot.plan.watch.scope.release_keps`), of that owning SIG when not ``""``."""
     snapshot, notes, lc, history, _ = inputs
     all_keps = snapshot.all_keps()
@@ -101,9 +99,9 @@ def judge(
         timelines=timelines,
         unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
         possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
-        deleted=_deleted(history, snapshot, gone) if history is not None and cycle.release else None,
+        deleted=_deleted(history, snapshot, where.gone) if where and history is not None and cycle.release else None,
         former=former,
-        rows=rows,
+        rows=where.rows if where else None,
         whole=sig is not None,
     )
 
@@ -237,16 +235,17 @@ def sync_watch(
     snapshot: Snapshot,
     notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
     counter: RequestCounter | None = None,
-) -> Callable[[Sequence[Kep]], Watch] | None:
-    """For :func:`bot.plan.planner.plan_sync`: page KEPs -> their watch, the inputs read on the first call only
+) -> Callable[[Sequence[Kep], Places], Watch] | None:
+    """For :func:`bot.plan.planner.plan_sync`: page KEPs and their rows (:func:`bot.plan.watch.scope.places`) ->
+    their watch, as ``kep-sync watch`` judges it (:func:`judge`), the inputs read on the first call only
     (:func:`read_inputs`); ``None`` unless ``release.watch`` is on."""
     if not config.release.watch:
         return None
     read: dict[str, Inputs] = {}
 
-    def of(keps: Sequence[Kep]) -> Watch:
+    def of(keps: Sequence[Kep], where: Places | None = None) -> Watch:
         if "inputs" not in read:
             read["inputs"] = read_inputs(config, snapshot, notes_loader, counter)
-        return judge(config, read["inputs"], keps)
+        return judge(config, read["inputs"], keps, where)
 
     return of

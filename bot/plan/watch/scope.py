@@ -3,38 +3,37 @@ whole release (``watch --all``, ``--sig NAME``). Pure: a snapshot and page texts
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
+from typing import NamedTuple
 
 from bot.model.kep import Kep
 from bot.model.snapshot import Snapshot, resolve, slug_matches
-from bot.wiki.matrix import parse_page
+from bot.wiki.matrix import MatrixPage
 
 
-def gone_numbers(
-    snapshot: Snapshot, pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]], only: Collection[int] | None
-) -> list[int]:
-    """The KEP numbers page rows name that no kep.yaml of ``snapshot`` has (deleted upstream, or never there),
-    once each, in page order; ``only``: KEP numbers."""
-    out: dict[int, None] = {}
-    for path, text in pages.items():
-        for row in parse_page(path, text, aliases).rows:
-            if (only is None or row.number in only) and not snapshot.keps.get(row.number):
-                out.setdefault(row.number)
-    return list(out)
+class Places(NamedTuple):
+    """Where the page rows are: ``rows``, ``{kep.yaml path: ((page path, 1-based line), ...)}`` of the rows that
+    name one KEP (resolved as :func:`bot.plan.watch.judge.page_keps` resolves them), and ``gone``: the KEP numbers
+    rows name that no kep.yaml of the snapshot has (deleted upstream, or never there), once each, in page order."""
+
+    rows: dict[str, tuple[tuple[str, int], ...]]
+    gone: tuple[int, ...]
 
 
-def page_rows(
-    snapshot: Snapshot, pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]]
-) -> dict[str, tuple[tuple[str, int], ...]]:
-    """``{kep.yaml path: ((page path, 1-based line), ...)}`` of the rows of ``pages`` that name one KEP, as
-    :func:`bot.plan.watch.judge.page_keps` resolves them."""
-    out: dict[str, list[tuple[str, int]]] = {}
-    for path, text in pages.items():
-        for row in parse_page(path, text, aliases).rows:
+def places(snapshot: Snapshot, parsed: Sequence[MatrixPage], only: Collection[int] | None = None) -> Places:
+    """The :class:`Places` of the rows of ``parsed`` (:func:`bot.wiki.matrix.parse_page`); ``only``: KEP numbers."""
+    rows: dict[str, list[tuple[str, int]]] = {}
+    gone: dict[int, None] = {}
+    for page in parsed:
+        for row in page.rows:
+            if only is not None and row.number not in only:
+                continue
             found = resolve(snapshot, row.number, row.slug)
-            if len(found) == 1 and (not row.slug or slug_matches(found[0].slug, row.slug)):
-                out.setdefault(found[0].path, []).append((path, row.line + 1))
-    return {p: tuple(v) for p, v in out.items()}
+            if not found:
+                gone.setdefault(row.number)
+            elif len(found) == 1 and (not row.slug or slug_matches(found[0].slug, row.slug)):
+                rows.setdefault(found[0].path, []).append((page.path, row.line + 1))
+    return Places({p: tuple(v) for p, v in rows.items()}, tuple(gone))
 
 
 def sig_name(name: str) -> str:
