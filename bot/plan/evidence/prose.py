@@ -124,11 +124,17 @@ def title_words(title: str) -> tuple[str, ...]:
 
 def names_kep(words: Sequence[str], sentence: str) -> bool:
     """True when ``sentence`` holds every one of ``words`` (:func:`title_words`), see the module docstring."""
-    if not words:
-        return False
+    return _held(words, _named_keys(sentence))
+
+
+def _named_keys(sentence: str) -> frozenset[str]:
+    """The words of ``sentence`` and the parts of its CamelCase names, as :func:`_key` compares them."""
     found = _WORD_RE.findall(sentence)
-    keys = {_key(w) for w in found} | {_key(p) for w in found for p in _PART_RE.findall(w)}
-    return all(k in keys or (k == "api" and bool(keys & _API_KEYS)) for k in words)
+    return frozenset({_key(w) for w in found} | {_key(p) for w in found for p in _PART_RE.findall(w)})
+
+
+def _held(words: Sequence[str], keys: frozenset[str]) -> bool:
+    return bool(words) and all(k in keys or (k == "api" and bool(keys & _API_KEYS)) for k in words)
 
 
 def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, object]]) -> dict[str, tuple[str, ...]]:
@@ -194,12 +200,13 @@ class _Sentence(NamedTuple):
     found: frozenset[str]
     keys: frozenset[str]
     run: tuple[str, ...]
+    named: frozenset[str] = frozenset()
 
 
 def _sentence(text: str) -> _Sentence:
     listed = _WORD_RE.findall(text)
     keys = tuple(_key(w) for w in listed)
-    return _Sentence(text, frozenset(listed), frozenset(keys), keys)
+    return _Sentence(text, frozenset(listed), frozenset(keys), keys, _named_keys(text))
 
 
 def _holds(sentence: _Sentence, words: Sequence[str]) -> bool:
@@ -297,7 +304,7 @@ def _names_surely(kep: Kep, sentence: _Sentence, known: Titles) -> bool:
     written as a feature gate that no kep.yaml declares (the KEP's gate under another name); and names no other
     KEP of ``known`` by its title."""
     words = known.words.get(kep.path, ())
-    if not names_kep(words, sentence.text):
+    if not _held(words, sentence.named):
         return False
     run = tuple(_key(w) for w in _WORD_RE.findall(kep.title))
     own = (
@@ -305,7 +312,7 @@ def _names_surely(kep: Kep, sentence: _Sentence, known: Titles) -> bool:
         or (len(run) >= 3 and known.runs[run] == 1 and _within(run, sentence.run))
         or bool(gate_in_code(sentence.text))
     )
-    return own and not any(p != kep.path and names_kep(w, sentence.text) for p, w in known.words.items())
+    return own and not any(p != kep.path and _held(w, sentence.named) for p, w in known.words.items())
 
 
 def named_evidence(
@@ -327,6 +334,8 @@ def named_evidence(
     out: list[Evidence] = []
     for note in _notes_of(notes, target, declared, prepared):
         for sentence in note.sentences:
+            if not _held(known.words[kep.path], sentence.named):
+                continue
             said, _ = announced_stage(sentence.text)
             first = not said and stage == first_stage(kep) and introduces(sentence.text)
             if (said == stage or first) and _names_surely(kep, sentence, known):
