@@ -95,7 +95,7 @@ def test_all_lists_every_kep_yaml_naming_v1_37_with_its_sig(whole, bundle_clone)
     assert {"5517", "5677"} <= set(targeting)
     assert targeting["5517"].reason == "latest-milestone v1.37, stage alpha (alpha v1.36): no stage planned in v1.37"
     sigs = [line for line in done.text.splitlines() if line.startswith("== ")]
-    assert sigs[0] == "== sig-api-machinery (9 KEPs: 3 no sign yet, 5 on track, 1 landed)"
+    assert sigs[0] == "== sig-api-machinery (9 KEPs: 3 no sign yet, 5 on track, 1 landed; 3 with no new stage)"
     assert len(sigs) == 12
     assert "5517  DRA Node Allocatable Resources  (no new stage in v1.37)  no new stage  [page: " in done.text
 

@@ -83,10 +83,12 @@ def _by_sig(watch: Watch, out: list[str]) -> str:
     for sig in sigs:
         entries = [e for e in watch.entries if e.sig == sig]
         counts = ", ".join(f"{n} {st}" for st in STATES if (n := sum(e.state == st for e in entries)))
-        out.append(f"== {sig or 'no SIG'} ({len(entries)} KEP{'s' if len(entries) != 1 else ''}: {counts or '-'})")
+        others = [e for e in watch.targeting if e.sig == sig]
+        head = f"{len(entries)} KEP{'s' if len(entries) != 1 else ''}: {counts}" if entries else "no stage planned"
+        out.append(f"== {sig or 'no SIG'} ({head}" + (f"; {len(others)} with no new stage)" if others else ")"))
         for e in entries:
             out += _kep_lines(e, release, state=True)
-        for e in (e for e in watch.targeting if e.sig == sig):
+        for e in others:
             rows = "".join(f"  [page: {page}:{line}]" for page, line in e.rows)
             out += [
                 f"{e.kep}  {e.title}  (no new stage in {release})  {e.state}{rows}",
