@@ -74,6 +74,7 @@ def judge(
     elif timelines is not None:
         day, why = cycle_start(cycle.release, timelines.values())
         cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
+    gone = where.gone if where is not None and history is None else ()
     if sig is not None:  # the whole release: every KEP, as the watch keeps those planning a stage or slipped
         keps = sig_keps(snapshot, sig)
     owners = _owners(inputs, keps) if notes is not None or lc is not None else None
@@ -97,7 +98,8 @@ def judge(
         lifecycle=lc,
         joins=gates_mod.joins(keps, all_keps, lc, owners.listed if owners else None) if lc is not None else None,
         timelines=timelines,
-        unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
+        unseen=unseen(config, inputs, cycle.release, bool(cycle.started))
+        + [f"KEP {n}: a page row, but no kep.yaml at this revision and no history to tell when it went" for n in gone],
         possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
         deleted=_deleted(history, snapshot, where.gone) if where and history is not None and cycle.release else None,
         former=former,
