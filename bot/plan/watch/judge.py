@@ -8,9 +8,12 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
   a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
   planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
-  shown, never counted; a note naming neither the KEP nor a gate but describing it by its distinctive title
-  words and announcing a planned stage (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible``
-  sign, shown with its pull request when no note surely about the KEP is there, never counted;
+  shown, never counted; a note linked to the KEP that introduces its feature by title (:func:`bot.plan.evidence.
+  prose.names_kep`) announces the first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
+  too, and the sign says it was renamed; a note naming neither the KEP nor a gate that names it by its title
+  (:func:`bot.plan.evidence.prose.named_evidence`) and announces a planned stage is ``landed``; one describing it
+  by its distinctive title words only (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible`` sign,
+  shown with its pull request, never counted; no note hides another;
 - ``gate list``: the gate that speaks for the KEP (:func:`bot.plan.evidence.gates.join`) in the newest list
   holding it: it reaches the planned stage in R (``landed``), sits at another stage in R or reached the
   planned stage before R (``contradicts``), else what the list shows so far; a gate other KEPs declare too
@@ -19,12 +22,14 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``kep.yaml``: status implementable or implemented, stage the highest planned stage and latest-milestone R
   (``on track``), with the date the stage took its value;
 - ``history``: what changed in the kep.yaml since the cycle began (``Cycle.started``): a planned stage moved
-  to a later release or removed, or the KEP withdrawn (``slip``), a stage planned in R after the cycle began
-  (added late), stage and status moves; else when the plan was made.
+  to a later release or removed, the KEP withdrawn or its kep.yaml deleted (``slip``), a stage planned in R after
+  the cycle began (added late), stage and status moves; else when the plan was made.
 
 States (:data:`STATES`): ``slipped`` (no stage planned in R any more, but one was at some version since the
 cycle began), ``contradicted`` (a sign says another stage), ``landed`` (a note or the list says the planned
-stage), ``on track`` (kep.yaml set for R, or a note of R about the KEP, and no contrary sign), ``no sign yet``.
+stage), ``on track`` (kep.yaml set for R and no contrary sign), ``no sign yet`` (also notes naming no stage while
+kep.yaml never set the stage). The whole release (``watch --all``) adds the KEPs naming R as latest-milestone with
+no stage planned there (:data:`NO_NEW_STAGE`, :attr:`Watch.targeting`).
 Release notes and gate lists carry no dates: their signs name the note's pull request and the list.
 """
 
