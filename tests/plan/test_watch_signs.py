@@ -4,6 +4,9 @@ deleted, and the whole release (--all) with its report fields. Pure: hand-writte
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from bot.model.history.declared import former_gates
 from bot.model.history.log import NO_BLOB, Commit, Version
 from bot.plan.evidence import build_index, gate_owners
@@ -240,3 +243,16 @@ def test_the_whole_release_lists_no_new_stage_and_withdrawn_keps_and_reports_the
         "slipped_to": "",
     }
     assert [k["kep"] for k in block["targeting"]] == ["12"]  # type: ignore[union-attr]
+
+
+WORDS = ("taints", "tolerations", "derived", "attributes", "numaNode", "EvictionRequest", "preemption", "resize")
+
+
+@given(st.lists(st.sampled_from(WORDS), min_size=2, max_size=4, unique=True), st.text("abc ,.", max_size=20))
+def test_a_sentence_names_a_title_exactly_when_it_holds_each_content_word(title, filler):
+    words = title_words(" and ".join(title))
+    assert words
+    assert names_kep(words, f"{filler} Promoted the {' '.join(title)} feature. {filler}")
+    for dropped in title:
+        rest = " ".join(w for w in title if w != dropped)
+        assert not names_kep(words, f"{filler} Promoted the {rest} feature {filler}")
