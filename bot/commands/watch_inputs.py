@@ -10,6 +10,7 @@ comes from the history).
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
@@ -26,12 +27,14 @@ from bot.plan.evidence.index import Evidence
 from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, possible_evidence
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
-from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
+from bot.plan.watch.calendar import follow_calendar
+from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, utc_day, watch
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
     from bot.model.gates import Lifecycle
     from bot.model.notes import ReleaseNotes
+    from bot.model.release_calendar import Records
     from bot.model.snapshot import Snapshot
     from bot.sources.history import GitHistory
 
@@ -39,31 +42,40 @@ if TYPE_CHECKING:
 class Inputs(NamedTuple):
     """What a watch is judged from: the ``snapshot``, the release ``notes``, the gate ``lifecycle`` and the kep.yaml
     ``history`` (each ``None`` when not read), and ``origins``: when each kep.yaml first declared its gates, read
-    from that history on demand (:func:`bot.sources.history.gate_origins_loader`; ``None`` without history)."""
+    from that history on demand (:func:`bot.sources.history.gate_origins_loader`; ``None`` without history);
+    ``records``: the release team's key dates and freeze exceptions (``None``: ``release.sig_release`` off)."""
 
     snapshot: Snapshot
     notes: ReleaseNotes | None
     lifecycle: Lifecycle | None
     history: GitHistory | None
     origins: OriginsLoader | None = None
+    records: Records | None = None
 
 
 def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
     ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`)."""
-    snapshot, notes, lc, history, _ = inputs
+    snapshot, notes, lc, history = inputs.snapshot, inputs.notes, inputs.lifecycle, inputs.history
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
     cycle = release_in_progress(config.release.current, usable, lc, consistency.release_in_progress(all_keps))
     wanted = [k.path for k in (all_keps if history is not None and not config.release.started else keps)]
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
+    calendar = inputs.records.calendars.get(cycle.release) if inputs.records is not None else None
+    if inputs.records is not None:
+        cycle = cycle._replace(calendar=calendar, as_of=as_of(inputs))
     if config.release.started:
         cycle = cycle._replace(started=config.release.started, started_from="config", started_why="release.started")
+    elif calendar is not None and calendar.day("started"):
+        why = f"the release team's schedule, line {calendar.dates['started'].line}"
+        cycle = cycle._replace(started=calendar.day("started"), started_from=calendar.where, started_why=why)
     elif timelines is not None:
         day, why = cycle_start(cycle.release, timelines.values())
         cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
     owners = _owners(inputs, keps) if notes is not None or lc is not None else None
-    return watch(
+    joins = gates_mod.joins(keps, all_keps, lc, owners.listed if owners else None) if lc is not None else None
+    found = watch(
         keps,
         cycle,
         ids={k.path: kep_id(snapshot, k) for k in keps},
@@ -71,11 +83,21 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
         if notes is not None
         else None,
         lifecycle=lc,
-        joins=gates_mod.joins(keps, all_keps, lc, owners.listed if owners else None) if lc is not None else None,
+        joins=joins,
         timelines=timelines,
         unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
         possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
     )
+    exceptions = inputs.records.exceptions.get(cycle.release, ()) if inputs.records is not None else ()
+    return follow_calendar(found, exceptions, lc, joins)
+
+
+def as_of(inputs: Inputs) -> str:
+    """The day (``YYYY-MM-DD``, UTC) the watch stands on: the newest commit of the kep.yaml history (the data
+    knows nothing later), else today in UTC."""
+    if inputs.history is not None and inputs.history.log():
+        return utc_day(inputs.history.log()[0].date)
+    return datetime.datetime.now(datetime.timezone.utc).date().isoformat()
 
 
 def _owners(inputs: Inputs, keps: Sequence[Kep]) -> Owners | None:
@@ -123,6 +145,7 @@ def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[
             f"none in {inputs.notes.source}",
         )
         out.append(f"release notes for {release}: {why}; no note can say landed or contradicted")
+    out += _records_unseen(inputs.records, release)
     if inputs.lifecycle is None:
         out.append("feature-gate list: none read (--gate-lifecycle); no gate entry can say landed or contradicted")
     if inputs.history is None:
@@ -141,6 +164,21 @@ def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[
                 "(is it the day the next cycle begins?)"
             )
     return out
+
+
+def _records_unseen(records: Records | None, release: str) -> list[str]:
+    """What the release team's records leave unseen: none read, or the release's key dates absent or unread."""
+    if records is None:
+        return [
+            "the release team's records: none read (--sig-release); no freeze dates, so no planned, at risk, "
+            "shipped or missed"
+        ]
+    calendar = records.calendars.get(release)
+    folder = f"release-{release.removeprefix('v')}/"
+    why = "; ".join(f"{p.key}: {p.message}" for p in records.problems if p.path.startswith(folder))
+    if release and (calendar is None or not calendar.day("code_freeze")):
+        return [f"the release team's schedule of {release}: {why or 'no Code Freeze in ' + records.source}"]
+    return []
 
 
 def _about(path: str, release: str) -> bool:
@@ -175,7 +213,15 @@ def read_inputs(
     origins = (
         gate_origins_loader(source.kind, source.location, cache, snapshot.revision) if history is not None else None
     )
-    return Inputs(snapshot, notes, lc, history, origins)
+    records = None
+    if config.release.sig_release:
+        from bot.sources.sig_release import load_records
+
+        token = os.environ.get("GITHUB_TOKEN") or None
+        records = load_records(
+            config.release.sig_release, cache, api_url=config.github.api_url, token=token, counter=counter
+        )
+    return Inputs(snapshot, notes, lc, history, origins, records)
 
 
 def sync_watch(
