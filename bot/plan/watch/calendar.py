@@ -13,11 +13,12 @@ For the release ``R`` with key dates read, each stage judged ``on track`` or ``n
 and a ``landed`` stage after the release day is ``shipped``. ``slipped`` and ``contradicted`` stay as they
 are. Each freeze exception of the KEP in R is added as a sign (source ``release team``, shown, not counted). A
 landed stage whose gate the list shows turned off by default in R (a beta or GA gate with ``default: false``)
-says so in its reason.
+says so in its reason, as does a note of R that turned its default off (also without the records).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from bot.model.gates import Lifecycle
@@ -30,6 +31,7 @@ from bot.plan.watch.judge import (
     NO_SIGN,
     ON_TRACK,
     PLANNED,
+    POSSIBLE,
     SHIPPED,
     Sign,
     Watch,
@@ -39,6 +41,8 @@ from bot.plan.watch.judge import (
 
 #: The source name of a sign from the release team's records.
 RECORDS = "release team"
+#: A release note saying a gate was turned off by default (a note that begins ``Disabled the `X` feature gate by default``; a gate added or promoted disabled by default is not one).
+TURNED_OFF = re.compile(r"^\W*(disabled|turned off|switched off)\b[^.]*\bby default\b", re.I)
 
 
 def phase(calendar: Calendar, as_of: str) -> str:
@@ -72,7 +76,11 @@ def follow_calendar(
     KEP's gate (:func:`bot.plan.evidence.gates.joins`), for a default turned off."""
     cycle = found.cycle
     if cycle.calendar is None:
-        return found
+        out = [
+            e._replace(reason=e.reason + _default_off(e, cycle.release, lifecycle, joins)) if e.state == LANDED else e
+            for e in found.entries
+        ]
+        return found._replace(entries=tuple(out))
     when = phase(cycle.calendar, cycle.as_of)
     by_kep: dict[int, list[FreezeException]] = {}
     for e in exceptions:
@@ -119,8 +127,12 @@ def _state(entry: WatchEntry, when: str, calendar: Calendar, mine: Sequence[Free
 
 
 def _default_off(entry: WatchEntry, release: str, lifecycle: Lifecycle | None, joins: Mapping[str, Join] | None) -> str:
-    """``"; but GATE is off by default in R"`` when the gate list shows the KEP's gate at beta or GA in
-    ``release`` with ``default: false``; ``""`` otherwise."""
+    """``"; but the R note #N turns its default off"`` when a note of R about the KEP says its gate is disabled
+    or off by default (:data:`TURNED_OFF`), else ``"; but the gate list has GATE off by default in R"`` when the
+    list shows the KEP's gate at beta or GA in ``release`` with ``default: false``; ``""`` otherwise."""
+    for s in entry.signs:
+        if s.source == "release note" and s.says != POSSIBLE and TURNED_OFF.search(s.quote):
+            return f"; but the {release} note #{s.pr} turns its default off"
     if lifecycle is None or joins is None or entry.kep_path not in joins:
         return ""
     gate_name = joins[entry.kep_path].gate
