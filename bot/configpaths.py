@@ -17,7 +17,14 @@ import re
 from bot.errors import note_written_path
 
 #: Dotted keys whose value, when it is a local relative path, is read from the config file's directory.
-PATH_KEYS = ("enhancements", "cache_dir", "wiki.dir", "release_notes.source", "gate_lifecycle.source", "release.sig_release")
+PATH_KEYS = (
+    "enhancements",
+    "cache_dir",
+    "wiki.dir",
+    "release_notes.source",
+    "gate_lifecycle.source",
+    "release.sig_release",
+)
 #: A value that names no local path: ``github:OWNER/REPO@REF`` or a URL (``https://``, ``file://``, ``ssh://``).
 _REMOTE_RE = re.compile(r"^(?:github:|[A-Za-z][A-Za-z0-9+.-]*://)")
 

@@ -117,6 +117,11 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
     watch.add_argument(
         "--started", metavar="DATE", help="the day its cycle began, YYYY-MM-DD (overrides release.started)"
     )
+    watch.add_argument(
+        "--today",
+        metavar="DATE",
+        help="the day the watch stands on, YYYY-MM-DD in UTC, for the release calendar (overrides release.today)",
+    )
     sync.add_argument(
         "--state-dir",
         metavar="DIR",

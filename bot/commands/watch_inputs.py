@@ -64,7 +64,7 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
     calendar = inputs.records.calendars.get(cycle.release) if inputs.records is not None else None
     if inputs.records is not None:
-        cycle = cycle._replace(calendar=calendar, as_of=as_of(inputs))
+        cycle = cycle._replace(calendar=calendar, as_of=config.release.today or as_of(inputs))
     if config.release.started:
         cycle = cycle._replace(started=config.release.started, started_from="config", started_why="release.started")
     elif calendar is not None and calendar.day("started"):
@@ -97,7 +97,7 @@ def as_of(inputs: Inputs) -> str:
     knows nothing later), else today in UTC."""
     if inputs.history is not None and inputs.history.log():
         return utc_day(inputs.history.log()[0].date)
-    return datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    return datetime.datetime.now(datetime.UTC).date().isoformat()
 
 
 def _owners(inputs: Inputs, keps: Sequence[Kep]) -> Owners | None:
@@ -145,7 +145,6 @@ def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[
             f"none in {inputs.notes.source}",
         )
         out.append(f"release notes for {release}: {why}; no note can say landed or contradicted")
-    out += _records_unseen(inputs.records, release)
     if inputs.lifecycle is None:
         out.append("feature-gate list: none read (--gate-lifecycle); no gate entry can say landed or contradicted")
     if inputs.history is None:
@@ -163,7 +162,7 @@ def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[
                 f"{source_name(config.enhancements, code=False)} ({newest}), so no slip or late addition can show "
                 "(is it the day the next cycle begins?)"
             )
-    return out
+    return out + _records_unseen(inputs.records, release)
 
 
 def _records_unseen(records: Records | None, release: str) -> list[str]:

@@ -406,7 +406,11 @@ class ReleaseConfig(Strict):
             raise ValueError(f"{shown(value)} is not a release like v1.37")
         return normalize_milestone(value) or ""
 
-    @field_validator("started", mode="before")
+    today: str = ""
+    """The day the watch stands on, ``YYYY-MM-DD`` in UTC, against the release calendar (``sig_release``); empty:
+    the newest commit of the kep.yaml history, else today."""
+
+    @field_validator("started", "today", mode="before")
     @classmethod
     def _day(cls, value: object) -> object:
         import datetime

@@ -200,7 +200,9 @@ def parse_calendar(release: str, where: str, text: str) -> tuple[Calendar, list[
     items = summary_items(text)
     problems = []
     if not items:
-        problems.append(Problem(where, "", "no Summary list of key dates (a line saying 'release cycle is' and bullets)"))
+        problems.append(
+            Problem(where, "", "no Summary list of key dates (a line saying 'release cycle is' and bullets)")
+        )
     dates: dict[str, KeyDate] = {}
     for line, item in items:
         parts = _WEEK.split(item, maxsplit=1)

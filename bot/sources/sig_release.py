@@ -64,7 +64,9 @@ def parse_records_source(value: str) -> NotesSource:
         raise UsageError(f"--sig-release {value!r}: cannot be read: {exc.strerror or exc}") from None
     if is_dir:
         return NotesSource("dir", str(root))
-    raise UsageError(f"--sig-release {value!r}: not a copy of kubernetes/sig-release (releases/) nor github:OWNER/REPO@REF")
+    raise UsageError(
+        f"--sig-release {value!r}: not a copy of kubernetes/sig-release (releases/) nor github:OWNER/REPO@REF"
+    )
 
 
 def load_records(
@@ -173,7 +175,9 @@ def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, ap
     )
     if body is None:
         raise ConfigError(f"{FLAG} GET {redact(listing_url)}: HTTP 404, no releases/ folder at {source.ref!r}")
-    names = sorted((n for n in release_dirs(listing_url, body, problems) if _release(n)), key=lambda n: release_order(_release(n)))
+    names = sorted(
+        (n for n in release_dirs(listing_url, body, problems) if _release(n)), key=lambda n: release_order(_release(n))
+    )
     if not names:
         raise ConfigError(f"{FLAG} GET {redact(listing_url)}: no release-1.NN folder under releases/ at {source.ref!r}")
     calendars: dict[str, Calendar] = {}

@@ -31,7 +31,7 @@ Release notes and gate lists carry no dates: their signs name the note's pull re
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from bot.model.gates import Lifecycle, release_key, shipped_text
@@ -285,7 +285,7 @@ def utc_day(date: str) -> str:
         when = datetime.fromisoformat(date)
     except ValueError:
         return date[:10]
-    return (when.astimezone(timezone.utc) if when.tzinfo else when).date().isoformat()
+    return (when.astimezone(UTC) if when.tzinfo else when).date().isoformat()
 
 
 def _number(ident: str) -> int:
