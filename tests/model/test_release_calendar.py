@@ -168,7 +168,7 @@ OLD = """# Exceptions requested in 1.20
 - name: "Core images"
   issue: 1729
   pull_requests:
-  - "https://github.com/kubernetes/kubernetes/issues/70249", 
+  - "https://github.com/kubernetes/kubernetes/issues/70249",
   - "https://github.com/kubernetes/kubernetes/issues/90698"
   status: "approved"
 \u200b
