@@ -103,3 +103,17 @@ def test_v1_37_at_the_bundles_head_follows_the_calendar_named_with_its_source(bu
         "line": 37,
     }
     assert not [line for line in lines if line.startswith("Could not see")]
+
+
+def test_a_rewritten_released_milestone_names_the_exception_that_explains_it(bundle_clone, tmp_path, capsys):
+    from bot.cli.main import main
+
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / PAGE).write_bytes((WIKI / "kubernetes-keps-implementation-matrix.2026-03-01.md").read_bytes())
+    args = ["sync", "--enhancements", str(bundle_clone), "--wiki", str(wiki), "--page", PAGE, "--publish", "none"]
+    args += ["--release-notes", str(NOTES), "--gate-lifecycle", str(LIST), "--sig-release", str(RECORDS)]
+    assert main(args) == 0
+    [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("- ↺")]
+    assert "[2033](https://kep.k8s.io/2033) beta v1.35 (v1.35 rejected its Code Freeze exception, " in line
+    assert "[4817](https://kep.k8s.io/4817) GA v1.36; " in line  # no exception of 4817 in v1.36: nothing named
