@@ -70,13 +70,19 @@ def gate_specs(shared: Path) -> dict[str, dict[str, set[str]]]:
 
 
 def kep_gates(repo: Path, number: int) -> list[str]:
-    """The feature gate names the kep.yaml of KEP ``number`` declares at the checked-out commit."""
-    found = list(repo.glob(f"keps/**/{number}-*/kep.yaml"))
-    if not found:
-        return []
-    text = found[0].read_text(encoding="utf-8", errors="replace")
-    block = re.search(r"(?ms)^feature-gates:\s*\n(.*?)(?=^\S)", text + "\nend:")
-    return re.findall(r"-\s*name:\s*[\"']?([A-Za-z0-9]+)", block.group(1)) if block else []
+    """The feature gate names the kep.yaml of KEP ``number`` declares at the checked-out commit or at the
+    bundle's HEAD (``master``): a gate renamed after Code Freeze still counts (5729, 5836)."""
+    names: list[str] = []
+    paths = run("git", "ls-tree", "-r", "--name-only", "master", "keps", cwd=repo).splitlines()
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in repo.glob(f"keps/**/{number}-*/kep.yaml")]
+    texts += [
+        run("git", "show", f"master:{p}", cwd=repo) for p in paths if re.search(rf"/{number}-[^/]+/kep\.yaml$", p)
+    ]
+    for text in texts:
+        block = re.search(r"(?ms)^feature-gates:\s*\n(.*?)(?=^\S)", text + "\nend:")
+        for name in re.findall(r"-\s*name:\s*[\"']?([A-Za-z0-9]+)", block.group(1)) if block else []:
+            names += [name] if name not in names else []
+    return names
 
 
 def note_says(notes: dict, number: int, stage: str) -> bool:
