@@ -289,8 +289,8 @@ def sync_snapshot(
 
     from bot.commands.watch_inputs import sync_watch
 
-    watched = sync_watch(config, snapshot, release_notes_loader(config))
     records = records_of(config)
+    watched = sync_watch(config, snapshot, release_notes_loader(config), records=records)
     gate_history = gate_history_loader(config, snapshot) if release_notes or gates else None
 
     def replan(base: PagesAtBase) -> SyncPlan:
@@ -490,6 +490,7 @@ def run_audit(
             renames=renames,
             gates=gates,
             gate_history=gate_history_loader(config, snapshot) if loader or gates else None,
+            records=records_of(config, counter),
         )
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)

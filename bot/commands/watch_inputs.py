@@ -191,9 +191,11 @@ def read_inputs(
     snapshot: Snapshot,
     notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
     counter: RequestCounter | None = None,
+    records: Records | None = None,
 ) -> Inputs:
-    """The release notes (``notes_loader``: :func:`bot.commands.sync.release_notes_loader`), the newest gate list
-    and the history of ``config``'s sources for ``snapshot``."""
+    """The release notes (``notes_loader``: :func:`bot.commands.sync.release_notes_loader`), the newest gate list,
+    the history of ``config``'s sources for ``snapshot`` and the release team's ``records`` (read here when
+    ``None`` and ``release.sig_release`` is set)."""
     from bot.sources.enhancements import parse_source
     from bot.sources.gate_head import newest_gate_list
     from bot.sources.history import gate_origins_loader, read_history
@@ -212,8 +214,7 @@ def read_inputs(
     origins = (
         gate_origins_loader(source.kind, source.location, cache, snapshot.revision) if history is not None else None
     )
-    records = None
-    if config.release.sig_release:
+    if records is None and config.release.sig_release:
         from bot.sources.sig_release import load_records
 
         token = os.environ.get("GITHUB_TOKEN") or None
@@ -228,16 +229,17 @@ def sync_watch(
     snapshot: Snapshot,
     notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
     counter: RequestCounter | None = None,
+    records: Records | None = None,
 ) -> Callable[[Sequence[Kep]], Watch] | None:
     """For :func:`bot.plan.planner.plan_sync`: page KEPs -> their watch, the inputs read on the first call only
-    (:func:`read_inputs`); ``None`` unless ``release.watch`` is on."""
+    (:func:`read_inputs`, with ``records`` when already read); ``None`` unless ``release.watch`` is on."""
     if not config.release.watch:
         return None
     read: dict[str, Inputs] = {}
 
     def of(keps: Sequence[Kep]) -> Watch:
         if "inputs" not in read:
-            read["inputs"] = read_inputs(config, snapshot, notes_loader, counter)
+            read["inputs"] = read_inputs(config, snapshot, notes_loader, counter, records)
         return judge(config, read["inputs"], keps)
 
     return of

@@ -94,3 +94,20 @@ def test_github_reads_each_file_once_then_revalidates_with_its_etag(tmp_path):
     assert first.calendars["v1.37"].day("code_freeze") == again.calendars["v1.37"].day("code_freeze") == "2026-07-22"
     assert [c.request.headers.get("if-none-match") for c in readme.calls] == [None, '"R"']
     assert (absent.call_count, dict(first.exceptions), first.problems, again.problems) == (2, {}, (), ())
+
+
+def test_the_flag_and_the_config_key(tmp_path, monkeypatch, _reset_structlog):
+    from bot.cli.main import build_parser, main, resolve_config
+
+    args = build_parser().parse_args(["watch", "--sig-release", str(tmp_path), "--today", "2026-07-22"])
+    config = resolve_config(args)
+    assert (config.release.sig_release, config.release.today) == (str(tmp_path), "2026-07-22")
+    assert resolve_config(build_parser().parse_args(["sync"])).release.sig_release == ""
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "kep-sync.yaml").write_text("release:\n  sig_release: ../sig-release\n")
+    anchored = resolve_config(
+        build_parser().parse_args(["audit", "--config", str(tmp_path / "conf" / "kep-sync.yaml")])
+    )
+    assert anchored.release.sig_release == str(tmp_path / "sig-release")
+    monkeypatch.chdir(tmp_path)
+    assert main(["watch", "--wiki", str(tmp_path), "--today", "2026-13-01"]) == 2
