@@ -73,7 +73,12 @@ def resolve_config(args: argparse.Namespace) -> Config:
         data.setdefault("release_notes", {})["source"] = args.release_notes
     if getattr(args, "gate_lifecycle", None) is not None:
         data.setdefault("gate_lifecycle", {})["source"] = args.gate_lifecycle
-    for flag, key in (("release", "current"), ("started", "started")):
+    for flag, key in (
+        ("release", "current"),
+        ("started", "started"),
+        ("sig_release", "sig_release"),
+        ("today", "today"),
+    ):
         if getattr(args, flag, None) is not None:
             data.setdefault("release", {})[key] = getattr(args, flag)
     if getattr(args, "wiki", None) is not None:

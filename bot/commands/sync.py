@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
     from bot.model.notes import ReleaseNotes
+    from bot.model.release_calendar import Records
     from bot.model.snapshot import Snapshot
     from bot.sources.upstream import GitHubUpstream
 
@@ -52,6 +53,18 @@ class Published(NamedTuple):
     written: list[str]
     url: str = ""
     blocked: bool = False
+
+
+def records_of(config: Config, counter: RequestCounter | None = None) -> Records | None:
+    """The release team's records of ``config.release.sig_release`` (:func:`bot.sources.sig_release.load_records`,
+    token from ``GITHUB_TOKEN``); ``None`` when off."""
+    if not config.release.sig_release:
+        return None
+    from bot.sources.sig_release import load_records
+
+    token = os.environ.get("GITHUB_TOKEN") or None
+    cache = Path(config.cache_dir).expanduser()
+    return load_records(config.release.sig_release, cache, api_url=config.github.api_url, token=token, counter=counter)
 
 
 def release_notes_loader(
@@ -276,7 +289,8 @@ def sync_snapshot(
 
     from bot.commands.watch_inputs import sync_watch
 
-    watched = sync_watch(config, snapshot, release_notes_loader(config))
+    records = records_of(config)
+    watched = sync_watch(config, snapshot, release_notes_loader(config), records=records)
     gate_history = gate_history_loader(config, snapshot) if release_notes or gates else None
 
     def replan(base: PagesAtBase) -> SyncPlan:
@@ -294,6 +308,7 @@ def sync_snapshot(
             page_url=page_url(config, base.revision),
             watch=watched,
             gate_history=gate_history,
+            records=records,
         )
 
     plan = None
@@ -475,6 +490,7 @@ def run_audit(
             renames=renames,
             gates=gates,
             gate_history=gate_history_loader(config, snapshot) if loader or gates else None,
+            records=records_of(config, counter),
         )
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)

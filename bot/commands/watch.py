@@ -45,7 +45,8 @@ def run_watch(
 ) -> WatchRun:
     """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
     "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path": "--kep", "message"}]}``: a KEP of
-    ``only`` in no page row is a problem, as in a sync; :func:`bot.plan.watch.render.report_block`; a failed
+    ``only`` in no page row is a problem, as in a sync, and so is a file or date of the release team's records
+    that could not be read; :func:`bot.plan.watch.render.report_block`; a failed
     run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`).
     ``whole``: every kep.yaml that names the release (``watch --all``), of the owning SIG ``sig`` when given,
     grouped by SIG with the page rows marked."""
@@ -88,7 +89,7 @@ def run_watch(
             **(report_block(found, config.links.enhancements) or {}),
             "read": read_block(config, snapshot, list(pages), inputs, whole, sig),
         },
-        "problems": [{"path": "--kep", "message": m} for m in missing],
+        "problems": [{"path": "--kep", "message": m} for m in missing] + records_problems(inputs),
     }
     if report_path is not None:
         write_report(report_path, report)
@@ -120,6 +121,16 @@ def read_block(
     }
 
 
+def records_problems(inputs: Inputs) -> list[dict[str, str]]:
+    """The report's problems of the release team's records: ``[{"path": "release-1.20/README.md", "message":
+    "line 47: cycle began: no year in ...; not read"}]``; ``[]`` without them."""
+    if inputs.records is None:
+        return []
+    return [
+        {"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in inputs.records.problems
+    ]
+
+
 def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: Inputs) -> list[str]:
     """What the watch read, one line each: the pages, the source at its revision, the notes and the gate list."""
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -127,6 +138,14 @@ def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs:
     if inputs.notes is not None:
         releases = sorted(inputs.notes.notes, key=release_order)
         out.append(f"Release notes: {inputs.notes.source} ({', '.join(releases) or 'none'})")
+    if inputs.records is not None:
+        n, bad = len(inputs.records.calendars), len(inputs.records.problems)
+        said = (
+            f", {bad} file{'s' if bad != 1 else ''} or date{'s' if bad != 1 else ''} not read: see --report"
+            if bad
+            else ""
+        )
+        out.append(f"Release team's records: {inputs.records.source} ({n} release{'s' if n != 1 else ''}{said})")
     if inputs.lifecycle is not None and inputs.lifecycle.lists:
         gl = inputs.lifecycle.lists[-1]
         out.append(f"Gate list: {gl.where} (blob {gl.revision[:12]}, newest version {gl.newest or '-'})")

@@ -257,12 +257,12 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
     return ReleaseNotes(str(root), available, notes, tuple(problems), frozenset(skipped))
 
 
-def _contents_url(api_url: str, source: NotesSource, path: str) -> str:
+def contents_url(api_url: str, source: NotesSource, path: str) -> str:
     """``{api_url}/repos/{owner}/{repo}/contents/{path}?ref={ref}``, the ref percent-encoded."""
     return f"{api_url}/repos/{source.location}/contents/{path}?ref={quote(source.ref, safe='')}"
 
 
-def _is_listing(body: bytes) -> bool:
+def is_listing(body: bytes) -> bool:
     """True when ``body`` decodes as a JSON array (a contents API directory listing)."""
     try:
         return isinstance(json.loads(body), list)
@@ -270,7 +270,7 @@ def _is_listing(body: bytes) -> bool:
         return False
 
 
-def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> list[str]:
+def release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> list[str]:
     """Names of the ``type: dir`` items of a contents API listing; raises :class:`SourceError` when it is not one.
 
     Items that are not objects with a string ``name`` and ``type`` are skipped and
@@ -309,7 +309,7 @@ def _load_github(
 ) -> ReleaseNotes:
     problems: list[Problem] = []
     cache = EtagCache(cache_root, problems)
-    listing_url = _contents_url(api_url, source, "releases")
+    listing_url = contents_url(api_url, source, "releases")
     body = fetch_cached(
         client,
         cache,
@@ -317,7 +317,7 @@ def _load_github(
         listing_url,
         problems,
         headers={"Accept": "application/vnd.github+json"},
-        usable=_is_listing,
+        usable=is_listing,
         max_bytes=MAX_NOTES_BYTES,
     )
     if body is None:
@@ -325,7 +325,7 @@ def _load_github(
             f"release_notes.source (--release-notes) GET {redact(listing_url)}: HTTP 404, no "
             f"releases/ folder at {source.ref!r}"
         )
-    names = _release_dirs(listing_url, body, problems)
+    names = release_dirs(listing_url, body, problems)
     available = tuple(
         sorted({f"v{int(m.group(1))}.{int(m.group(2))}" for m in map(_DIR_RE.match, names) if m}, key=release_order)
     )
@@ -344,7 +344,7 @@ def _load_github(
                 client,
                 cache,
                 f"release-{release[1:]}",
-                _contents_url(api_url, source, path),
+                contents_url(api_url, source, path),
                 problems,
                 headers={"Accept": RAW_MEDIA_TYPE},
                 max_bytes=MAX_NOTES_BYTES,
