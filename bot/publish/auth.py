@@ -107,6 +107,13 @@ def _retry_wait(exc: BaseException | None, attempt: int) -> float | None:
     return backoff_seconds(attempt) if wait is None and exc.status == 429 else wait
 
 
+#: What a ``401`` answer to the publishing session means: its credentials, not the network, are what to fix.
+CREDENTIALS_REFUSED = (
+    "GitHub refused the credentials: the token in GITHUB_TOKEN, or the GitHub App's (KEP_SYNC_APP_ID and its "
+    "private key), is revoked, expired or mistyped"
+)
+
+
 def _describe(what: str, exc: BaseException) -> str:
     if isinstance(exc, GithubException):
         data = exc.data if isinstance(exc.data, dict) else {}
@@ -117,6 +124,8 @@ def _describe(what: str, exc: BaseException) -> str:
         message = data.get("message") or str(exc.data or "")
         wait = _retry_wait(exc, 1)
         hint = ""
+        if exc.status == 401:
+            hint = f" ({CREDENTIALS_REFUSED})"
         if exc.status in (403, 429) and wait is not None:
             hint = (
                 f" (rate limited; the wait of {wait:.0f}s is over the budget)"
