@@ -285,6 +285,27 @@ def _installation_token(
     return grant.token
 
 
+def credentials_problem(env: Mapping[str, str]) -> str:
+    """Why ``--publish github`` cannot authenticate with the credentials in ``env``, ``""`` when it can: none set
+    (an empty ``GITHUB_TOKEN``, as an empty ``GITHUB_TOKEN_FILE`` leaves it, counts as none), a token an HTTP
+    header cannot carry, or ``KEP_SYNC_APP_ID`` without a readable private key. The one check of ``sync`` (through
+    :func:`connect`), ``validate`` and ``serve``; reads the key file, never shows a value."""
+    if env.get("KEP_SYNC_APP_ID"):
+        try:
+            _private_key(env)
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+    if env.get("GITHUB_TOKEN"):
+        return header_problem("GITHUB_TOKEN", env["GITHUB_TOKEN"])
+    from_file = env.get("GITHUB_TOKEN_FILE", "")
+    return (
+        "--publish github needs credentials in the environment: GITHUB_TOKEN, or "
+        "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE"
+        + (f" (GITHUB_TOKEN_FILE {from_file} holds no token: it is empty)" if from_file else "")
+    )
+
+
 def connect(
     api_url: str,
     repo: str,
@@ -329,10 +350,7 @@ def connect(
     elif read_only:
         token, kind = "", "none"
     else:
-        raise ConfigError(
-            "--publish github needs credentials in the environment: GITHUB_TOKEN, or "
-            "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE"
-        )
+        raise ConfigError(credentials_problem(env))
     auth = _CountedToken(token) if token else _CountedAnonymous()
     auth.counter, auth.pause = counter, seconds_between_writes
     pacing.install()  # writes are paced per process (pacing.PACER), not by each PyGithub client

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import NamedTuple
@@ -54,19 +55,20 @@ def ownership_refusal(repo: Path, stderr: str) -> str:
 def try_git(repo: Path, *args: str) -> str | None:
     """``git -C repo ARGS`` output as text (undecodable bytes as U+FFFD), ``None`` when git fails or is not
     installed: for questions whose "no" is an answer (is this a checkout? does this commit exist?). Raises
-    :class:`SourceError` when git refuses the repository (:func:`ownership_refusal`): that is no answer."""
+    :class:`ConfigError` when git refuses the repository (:func:`ownership_refusal`): that is no answer, and a
+    setting to fix (exit 2 from every command, as ``validate`` reports it)."""
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     except FileNotFoundError:
         return None
     if proc.returncode != 0 and (why := ownership_refusal(repo, proc.stderr.decode(errors="replace"))):
-        raise SourceError(why)
+        raise ConfigError(why)
     return proc.stdout.decode(errors="replace") if proc.returncode == 0 else None
 
 
 def worktree_head(root: Path) -> str:
     """The commit SHA checked out at ``root`` (a work tree), ``""`` when it is not a git checkout. Raises
-    :class:`SourceError` for a checkout git refuses to read (:func:`ownership_refusal`)."""
+    :class:`ConfigError` for a checkout git refuses to read (:func:`ownership_refusal`)."""
     return (try_git(root, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
 
 
@@ -85,7 +87,7 @@ def _git_bytes(repo: Path, *args: str, env: dict[str, str] | None = None) -> byt
     proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False, env=env)
     if proc.returncode != 0:
         if why := ownership_refusal(repo, proc.stderr.decode(errors="replace")):
-            raise SourceError(why)
+            raise ConfigError(why)
         raise SourceError(
             f"git {args[0]} in {text_path(str(repo))} failed: {redact(proc.stderr.decode(errors='replace').strip())}"
         )
@@ -93,7 +95,8 @@ def _git_bytes(repo: Path, *args: str, env: dict[str, str] | None = None) -> byt
 
 
 def run_git(repo: Path, *args: str) -> str:
-    """``git -C repo ARGS`` output as text (undecodable bytes as U+FFFD); raises :class:`SourceError`, redacted."""
+    """``git -C repo ARGS`` output as text (undecodable bytes as U+FFFD); raises :class:`SourceError`, redacted
+    (:class:`ConfigError` for a repository git refuses to read, :func:`ownership_refusal`)."""
     return _git_bytes(repo, *args).decode(errors="replace")
 
 
@@ -154,6 +157,26 @@ def remote(url: str) -> Remote:
     return Remote(found.group(1) + url[found.end() :], env)
 
 
+def missing_programs(location: str) -> str:
+    """Why git cannot read the git source ``location`` on this machine, ``""`` when it can: ``git`` is not on
+    ``PATH``, or ``location`` is an ``ssh://`` URL and ``ssh`` is not (unless ``GIT_SSH_COMMAND``, ``GIT_SSH``
+    or git's ``core.sshCommand`` names the program to use). The check ``validate`` and ``serve`` make before a
+    run, and :func:`sync_git_cache` before it calls git: the container image has git but no ssh."""
+    if shutil.which("git") is None:
+        return "git is not installed (not on PATH); a git source needs it: install git, or use github:OWNER/REPO@REF"
+    if not re.match(r"^ssh://", location, re.IGNORECASE) or shutil.which("ssh") is not None:
+        return ""
+    if os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH"):
+        return ""
+    if subprocess.run(["git", "config", "--get", "core.sshCommand"], capture_output=True, check=False).stdout.strip():
+        return ""
+    return (
+        "git reads an ssh:// URL with ssh, which is not installed (not on PATH; the container image has none): "
+        "use an https:// URL (credentials in it are passed to git through the environment), or install an ssh "
+        "client and mount its key"
+    )
+
+
 def git_cache_path(url: str, cache_dir: Path) -> Path:
     """Where :func:`sync_git_cache` keeps the bare clone of ``url``: ``cache_dir/git/<sha256(url)[:16]>``."""
     return cache_dir / "git" / hashlib.sha256(url.encode()).hexdigest()[:16]
@@ -163,8 +186,11 @@ def sync_git_cache(url: str, cache_dir: Path) -> Path:
     """Clone ``url`` bare into :func:`git_cache_path` the first time, fetch it afterwards.
 
     Returns the bare repository path; its ``HEAD`` is the source's default branch head.
-    Raises :class:`SourceError` when git fails (the message is redacted).
+    Raises :class:`SourceError` when git fails (the message is redacted), :class:`ConfigError` when this machine
+    lacks a program the URL needs (:func:`missing_programs`) or git refuses the repository as another user's.
     """
+    if missing := missing_programs(url):
+        raise ConfigError(f"enhancements {redact(url)!r}: {missing}")
     repo, where = git_cache_path(url, cache_dir), remote(url)
     if not (repo / "HEAD").is_file():
         repo.parent.mkdir(parents=True, exist_ok=True)
@@ -178,7 +204,7 @@ def sync_git_cache(url: str, cache_dir: Path) -> Path:
         if proc.returncode != 0:
             err = proc.stderr.decode(errors="replace").strip()
             if "://" not in url and (why := ownership_refusal(Path(url), err)):
-                raise SourceError(why)
+                raise ConfigError(why)
             raise SourceError(f"git clone {redact(url)} failed: {redact(err)}")
         # Later fetches name the URL each time (and its credentials, through remote()): no remote is kept.
         run_git(repo, "remote", "remove", "origin")
@@ -289,6 +315,8 @@ def cat_file_batch(repo: Path, shas: list[str]) -> list[bytes | None]:
 
 def remote_head(location: str) -> str:
     """The commit ``HEAD`` (else the only branch, else master/main) of ``location`` names, via ``git ls-remote``."""
+    if missing := missing_programs(location):
+        raise ConfigError(f"enhancements {redact(location)!r}: {missing}")
     where = remote(location)
     proc = subprocess.run(
         ["git", "ls-remote", where.url],
