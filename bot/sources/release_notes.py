@@ -46,7 +46,7 @@ from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
 from bot.fileread import read_regular
-from bot.http import RequestCounter, make_client, send, sendable_etag
+from bot.http import RequestCounter, make_client, send, sendable_etag, status_text
 from bot.model.kep import Problem
 from bot.model.note_text import release_name, release_order
 from bot.model.notes import ReleaseNotes, with_missing
@@ -406,6 +406,6 @@ def current_etags(
     if response.status_code == 304 and etag:
         return {key: etag}
     if response.status_code != 200:
-        raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}")
+        raise SourceError(f"GET {redact(url)}: {status_text(response)}")
     etag = sendable_etag(response.headers.get("etag", ""))
     return {key: etag} if etag else None
