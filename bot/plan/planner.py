@@ -207,8 +207,12 @@ def plan_sync(
                 ),
                 *(gate_found or ()),
             ],
+            reviewed.slips,
+            reviewed.moves,
         )
-        links = changelog_rows.Links(config.links.enhancements, snapshot.revision, page_url)
+        links = changelog_rows.Links(
+            config.links.enhancements, snapshot.revision, page_url, changelog_rows.one_page(changes)
+        )
         inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))
     log = changelog_mod.render(snapshot, changes, problems, inputs)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))

@@ -29,6 +29,7 @@ from bot.plan.changelog.rows import (
     history_text,
     ignored_row,
     notes_can_exist,
+    one_page,
     review_row,
     row_line,
     source_name,
@@ -143,7 +144,7 @@ def render(
     inputs = ChangelogInputs() if inputs is None else inputs
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     applied = [c for c in changes if c.applied]
-    links = Links(inputs.web_url, snapshot.revision, inputs.page_url)
+    links = Links(inputs.web_url, snapshot.revision, inputs.page_url, one_page(changes))
     head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
     layout = inputs.layout or Layout()
     sections: list[Section] = [*layout.lead, *inputs.callouts]
@@ -191,7 +192,9 @@ def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, in
     return (
         [
             "### Changes",
-            "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else "") + (" Evidence |" if notes else ""),
+            f"| KEP | {links.header()} | Change | kep.yaml |"
+            + (" Upstream |" if origin else "")
+            + (" Evidence |" if notes else ""),
             "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else ""),
         ],
         rows,
@@ -293,7 +296,7 @@ def _review_sections(changes: Sequence[Change], links: Links, inputs: ChangelogI
                         "Kept by an ignore rule (a `<!-- kep-sync: ignore -->` marker in the row, or `ignore:` in the "
                         "config); still compared, not applied.",
                         "",
-                        "| KEP | Page | Field | Page → kep.yaml | Rule |",
+                        f"| KEP | {links.header()} | Field | Page → kep.yaml | Rule |",
                         "|---|---|---|---|---|",
                     ],
                 ),
@@ -374,6 +377,9 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
             block = block + ["", note(len(rows) - kept, noun)] if kept else [note(len(rows) - kept, noun)]
         if header and header[0].startswith("<details>"):  # no blank line after: the next block starts at once
             out += ([] if block[0] == header[0] else [header[0], ""]) + block + ["", "</details>"]
+            later = sections[i + 1][0] if i + 1 < len(sections) else []
+            if later and later[0].startswith("#"):  # a heading right after `</details>` would stay in its HTML block
+                out.append("")
         else:
             out += block + [""]
         size += lines(block) + 1

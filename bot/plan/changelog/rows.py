@@ -24,21 +24,40 @@ DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
 class Links(NamedTuple):
     """Where links land: ``web_url`` of the enhancements repository, its ``revision`` (commit SHA) and
     ``page_url`` (the wiki's web address of the pages at the base revision, ending in ``/``; ``""``
-    when the wiki is not on GitHub)."""
+    when the wiki is not on GitHub) and ``one_page``: the page every row of the changelog is on, ``""`` when
+    they are on several (:func:`one_page`)."""
 
     web_url: str
     revision: str
     page_url: str = ""
+    one_page: str = ""
 
     def page(self, page: str, line: int) -> str:
         """``[page:line](PAGE_URL/page#Lline)``, or ``page:line`` as text without a ``page_url``."""
         spot = f"{table_cell(page)}:{line}"
         return f"[{spot}]({self.page_url}{quote(page)}#L{line})" if self.page_url else spot
 
+    def cell(self, page: str, line: int) -> str:
+        """A table's Page cell: ``[L32](PAGE_URL/page#L32)`` (``L32`` as text without a ``page_url``) when the
+        rows are on one page (the column header names it, :meth:`header`), else :meth:`page`."""
+        if not self.one_page:
+            return self.page(page, line)
+        return f"[L{line}]({self.page_url}{quote(page)}#L{line})" if self.page_url else f"L{line}"
+
+    def header(self) -> str:
+        """A table's Page column header: the page's name when the rows are on one page, else ``Page``."""
+        return table_cell(self.one_page) if self.one_page else "Page"
+
     def kep_yaml(self, kep_path: str, line: int = 0) -> str:
         """The kep.yaml at the revision, ending in ``#L<line>`` when ``line``; ``""`` without revision or path."""
         url = kep_yaml_url(self.web_url, self.revision, kep_path)
         return f"{url}#L{line}" if url and line else url
+
+
+def one_page(changes: Sequence[Change]) -> str:
+    """The page every change is on, ``""`` when they are on several or there are none."""
+    pages = {c.page for c in changes}
+    return pages.pop() if len(pages) == 1 else ""
 
 
 #: Longest KEP title shown in the Changes table, characters (longer ones end with "…").
@@ -64,18 +83,18 @@ def _flags(c: Change) -> str:
     return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
 
 
-def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> str:
-    """The Upstream cell of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
-    ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; or the commit, ``[0123456789ab](WEB/commit/SHA)``,
-    when the subject names no pull request) and the date; ``-`` when unknown. ``upstream`` is a
+def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL, *, subject: bool = True) -> str:
+    """The upstream pull request of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
+    ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; ``[#6182](WEB/pull/6182)`` when not ``subject``, as the Upstream
+    column shows it; or the commit, ``[0123456789ab](WEB/commit/SHA)``, when the subject names no pull
+    request) and the date; ``-`` when unknown. ``upstream`` is a
     :class:`bot.model.history.provenance.Upstream`; an inexact one (the last commit touching the kep.yaml) says so."""
     if upstream is None:
         return "-"
     base = web_url.rstrip("/")
-    subject = short(
-        re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""), MAX_SUBJECT_CHARS
-    )
-    text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
+    said = re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or "")
+    subject_text = short(said, MAX_SUBJECT_CHARS) if subject else ""
+    text = f"#{upstream.pr} {subject_text}".rstrip() if subject_text else f"#{upstream.pr}"
     link = (
         f"[{table_cell(text)}]({base}/pull/{upstream.pr})"
         if upstream.pr
@@ -161,7 +180,7 @@ def row_line(
     cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
-        cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
+        cells.append("<br>".join(upstream_cell(u, links.web_url, subject=False) for u in ups))
     if notes:
         cells.append(_row_evidence(group, shipped))
     return "| " + " | ".join(cells) + " |"
@@ -174,7 +193,7 @@ def lead_cells(group: Sequence[Change], kep: Kep | None, links: Links, fields: s
     title = short(kep.title, title_chars) if kep is not None else ""
     return [
         f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
-        links.page(first.page, first.line),
+        links.cell(first.page, first.line),
         fields,
         kep_yaml_cell(group, kep, links),
     ]
@@ -232,6 +251,6 @@ def history_text(c: Change, web_url: str) -> str:
 def ignored_row(c: Change, links: Links) -> str:
     rule = "row marker" if c.ignored == "page" else "config `ignore`"
     return (
-        f"| {kep_link(c.kep_id)} | {links.page(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
+        f"| {kep_link(c.kep_id)} | {links.cell(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
         f"| {rule} |"
     )
