@@ -209,6 +209,7 @@ def plan_sync(
             ],
             reviewed.slips,
             reviewed.moves,
+            every_row=review_rows,
         )
         links = changelog_rows.Links(
             config.links.enhancements, snapshot.revision, page_url, changelog_rows.one_page(changes)

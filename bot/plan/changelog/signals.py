@@ -67,7 +67,8 @@ class Signals(NamedTuple):
     whether release notes were read (``notes``) and the Needs review findings (``findings``: release notes'
     and the gate list's, for the count of the other findings on these rows), the released milestones rewritten a
     source proves ``slips`` (:func:`bot.plan.signals.slips`) and the upstream commit that set each contradicted
-    milestone no change writes (``moves``, by ``(kep_path, stage)``)."""
+    milestone no change writes (``moves``, by ``(kep_path, stage)``); ``every_row``: the states cover every row
+    (``kep-sync audit``), so each contradicted one needs a look, changed or not."""
 
     states: Sequence[PlannedStage]
     gate_list: str
@@ -75,6 +76,7 @@ class Signals(NamedTuple):
     findings: Sequence[Finding] = ()
     slips: Mapping[tuple[str, str], str] = {}
     moves: Mapping[tuple[str, str], Upstream] = {}
+    every_row: bool = False
 
 
 def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals: Signals) -> Layout:
@@ -227,7 +229,7 @@ def _needs_a_look(applied: list[Change], keps: Mapping[str, Kep], signals: Signa
     cited: set[tuple[str, int]] = set()
     about = _about(applied, keps)
     for s in _newest_first(signals.states):
-        if s.state == CONTRADICTED and (s.kep_path, s.stage) in about:
+        if s.state == CONTRADICTED and ((s.kep_path, s.stage) in about or signals.every_row):
             rows.append(f"- {CONTRADICTED_MARK} {kep_link(s.kep)} {word(s.stage)} {s.release}: {_linked(s.reason, s)}")
             said.add((s.kep_path, s.release))
             cited |= {(s.kep_path, n.pr) for n in s.notes}
@@ -250,14 +252,14 @@ def _needs_a_look(applied: list[Change], keps: Mapping[str, Kep], signals: Signa
             f"- {REWRITTEN_MARK} {len(rewritten)} released {noun} rewritten in {len(by_kep)} KEP"
             f"{'s' if len(by_kep) != 1 else ''}, no source shows the slip: {listed} (kep.yaml history below)"
         )
-    here = {(s.kep_path, s.release) for s in signals.states if (s.kep_path, s.stage) in about}
+    here = {(s.kep_path, s.release) for s in signals.states if (s.kep_path, s.stage) in about or signals.every_row}
     others = [
         f
         for f in signals.findings
         if (f.kep_path, f.release) not in said and (f.kep_path, f.pr) not in cited and (f.kep_path, f.release) in here
     ]
     if others:
-        rows.append(f"- {_findings_line(others)} on the stages these rows change (under Needs review)")
+        rows.append(f"- {_findings_line(others, 'on these rows')} (under Needs review)")
     return (["### Needs a look"], rows, "items")
 
 
@@ -270,9 +272,9 @@ def _newest_first(states: Sequence[PlannedStage]) -> list[PlannedStage]:
     return sorted(states, key=lambda s: milestone_key(s.release) or (0, 0), reverse=True)
 
 
-def _findings_line(found: Sequence[Finding]) -> str:
-    """``2 more findings: stage-mismatch [127](...); gate-typo [3695](...)``, by kind (counts beyond
-    :data:`MAX_KEPS_LISTED` KEPs)."""
+def _findings_line(found: Sequence[Finding], where: str) -> str:
+    """``2 more findings on these rows: stage-mismatch [127](...); gate-typo [3695](...)`` (``where``: ``on these
+    rows``), by kind (counts beyond :data:`MAX_KEPS_LISTED` KEPs)."""
     kinds: dict[str, list[str]] = {}
     for f in found:
         if f.kep_id and f.kep_id not in kinds.setdefault(f.kind, []):
@@ -281,7 +283,7 @@ def _findings_line(found: Sequence[Finding]) -> str:
         what = "; ".join(f"{k} {', '.join(kep_link(i) for i in ids)}" for k, ids in kinds.items())
     else:
         what = ", ".join(f"{k} {sum(f.kind == k for f in found)}" for k in kinds)
-    return f"{len(found)} more finding{'s' if len(found) != 1 else ''}: {what}"
+    return f"{len(found)} more finding{'s' if len(found) != 1 else ''} {where}: {what}"
 
 
 def _settled(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, links: Links) -> Section:
@@ -299,7 +301,7 @@ def _settled(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, l
             )
     about = _about(applied, keps)
     for s in _newest_first(signals.states):
-        if s.state == CONTRADICTED and (s.kep_path, s.stage) not in about:
+        if s.state == CONTRADICTED and (s.kep_path, s.stage) not in about and not signals.every_row:
             up = signals.moves.get((s.kep_path, s.stage))
             by = f"; kep.yaml set {s.release} in {upstream_cell(up, links.web_url, subject=False)}" if up else ""
             rows.append(
@@ -308,9 +310,10 @@ def _settled(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, l
             )
     here = {(s.kep_path, s.release) for s in signals.states if (s.kep_path, s.stage) in about}
     flagged = {(s.kep_path, s.release) for s in signals.states if s.state == CONTRADICTED}
-    rest = [f for f in signals.findings if (f.kep_path, f.release) not in here | flagged]
+    rest = [f for f in signals.findings if (f.kep_path, f.release) not in here | flagged and not signals.every_row]
     if rest:
-        rows.append(f"- {_findings_line(rest)} on stages this pull request does not change (under Needs review)")
+        where = "on stages this pull request does not change"
+        rows.append(f"- {_findings_line(rest, where)} (under Needs review)")
     return (details("Settled by the sources or unchanged here", len(rows), []), rows, "items")
 
 
