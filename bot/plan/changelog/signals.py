@@ -272,7 +272,7 @@ def _newest_first(states: Sequence[PlannedStage]) -> list[PlannedStage]:
     return sorted(states, key=lambda s: milestone_key(s.release) or (0, 0), reverse=True)
 
 
-def _findings_line(found: Sequence[Finding], where: str) -> str:
+def _findings_line(found: Sequence[Finding], where: str, *, more: bool = True) -> str:
     """``2 more findings on these rows: stage-mismatch [127](...); gate-typo [3695](...)`` (``where``: ``on these
     rows``), by kind (counts beyond :data:`MAX_KEPS_LISTED` KEPs)."""
     kinds: dict[str, list[str]] = {}
@@ -283,7 +283,7 @@ def _findings_line(found: Sequence[Finding], where: str) -> str:
         what = "; ".join(f"{k} {', '.join(kep_link(i) for i in ids)}" for k, ids in kinds.items())
     else:
         what = ", ".join(f"{k} {sum(f.kind == k for f in found)}" for k in kinds)
-    return f"{len(found)} more finding{'s' if len(found) != 1 else ''} {where}: {what}"
+    return f"{len(found)}{' more' if more else ''} finding{'s' if len(found) != 1 else ''} {where}: {what}"
 
 
 def _settled(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, links: Links) -> Section:
@@ -292,12 +292,14 @@ def _settled(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, l
     request that set the milestone, from the kep.yaml history) and the findings on the stages it does not
     change."""
     rows = []
+    planned = {(s.kep_path, s.stage): s for s in signals.states}
     for c in applied:
         why = signals.slips.get((c.kep_path, c.field)) if _rewritten(c) else None
         if why:
+            state = planned.get((c.kep_path, c.field))
             rows.append(
                 f"- {REWRITTEN_MARK} {kep_link(c.kep_id)} {word(c.field)} {table_cell(c.old)} → "
-                f"{table_cell(c.new)}: slip confirmed, {table_cell(why)}"
+                f"{table_cell(c.new)}: slip confirmed, {_linked(why, state) if state else table_cell(why)}"
             )
     about = _about(applied, keps)
     for s in _newest_first(signals.states):
@@ -313,7 +315,7 @@ def _settled(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, l
     rest = [f for f in signals.findings if (f.kep_path, f.release) not in here | flagged and not signals.every_row]
     if rest:
         where = "on stages this pull request does not change"
-        rows.append(f"- {_findings_line(rest, where)} (under Needs review)")
+        rows.append(f"- {_findings_line(rest, where, more=False)} (under Needs review)")
     return (details("Settled by the sources or unchanged here", len(rows), []), rows, "items")
 
 
