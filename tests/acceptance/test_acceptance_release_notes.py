@@ -275,13 +275,12 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     note = "[#138274](https://github.com/kubernetes/kubernetes/pull/138274)"
     # v1.37 is the release in progress: its notes are a draft, never "none found" (and never "pending": the
     # Shipped column's sign)
-    assert rows["[5732](https://kep.k8s.io/5732)"].endswith(f"| no note in the v1.37 draft<br>≠ v1.37 {note} says alpha |")
+    assert rows["[5732](https://kep.k8s.io/5732)"].endswith(
+        f"| no note in the v1.37 draft<br>≠ v1.37 {note} says alpha |"
+    )
     assert f"- ✗ [5732](https://kep.k8s.io/5732) beta v1.37: the v1.37 note {note} says alpha\n" in body
     # links land on the fact: the page line at the base revision, the kep.yaml key at the revision
-    assert (
-        f"[L78](https://github.com/acme/wiki/blob/{base}/matrix.md#L78)"
-        in rows["[5732](https://kep.k8s.io/5732)"]
-    )
+    assert f"[L78](https://github.com/acme/wiki/blob/{base}/matrix.md#L78)" in rows["[5732](https://kep.k8s.io/5732)"]
     assert (
         f"[L25](https://github.com/kubernetes/enhancements/blob/{snapshot.revision}/keps/sig-scheduling/"
         "5732-topology-aware-workload-scheduling/kep.yaml#L25)"

@@ -119,9 +119,9 @@ def test_the_body_leads_with_what_needs_a_look_and_names_each_sign_and_the_gate_
         "\n"
     )
     # 4563's alpha v1.36 is a slip the list proves (no EvictionRequestAPI by v1.36, alpha now v1.37): folded
-    assert body.split("<details><summary>Settled by the sources or unchanged here (1)</summary>\n\n")[1].split(
-        "\n"
-    )[:3] == [
+    assert body.split("<details><summary>Settled by the sources or unchanged here (1)</summary>\n\n")[1].split("\n")[
+        :3
+    ] == [
         "- ↺ [4563](https://kep.k8s.io/4563) alpha v1.36 → v1.37: slip confirmed, the gate list has no "
         "EvictionRequestAPI by v1.36; kep.yaml now plans alpha in v1.37",
         "",
