@@ -199,6 +199,27 @@ def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
     assert body.count("<details>") == body.count("</details>")
 
 
+def test_a_changelog_over_the_limit_still_lists_every_row_left_as_is():
+    """A row the bot could not write is never cut: routine rows go first (candidates, other problems), and the
+    rows left as is stay, each whole, so the closing log line ("listed in the Problems section") stays true."""
+    extra = (["### New KEPs to consider", "36 KEPs upstream are on no page.", ""], [f"- KEP {n} " + "x" * 60 for n in range(300)], "candidates")  # fmt: skip
+    left = [Problem("m.md", f"line {n}", f"KEP cell 'k{n}' names no KEP; left as is") for n in (9, 10, 200)]
+    routine = [Problem(f"keps/x/{i}/kep.yaml", "status", "odd " * 10) for i in range(60)]
+    body = render(SNAP, _many(30), [*routine, *left], ChangelogInputs(extra=[extra], max_chars=6000)).body
+    assert len(body) <= 6000
+    problems = body.split("<details><summary>Problems (63)</summary>")[1]
+    assert [line for line in problems.splitlines() if line.startswith("| m.md |")] == [
+        "| m.md | line 9 | KEP cell 'k9' names no KEP; left as is |",
+        "| m.md | line 10 | KEP cell 'k10' names no KEP; left as is |",
+        "| m.md | line 200 | KEP cell 'k200' names no KEP; left as is |",
+    ]
+    # what was cut is routine and said so: every other problem, and candidates
+    assert "_60 more problems left out to keep this text short enough for a pull request; see the JSON report._" in (
+        problems
+    )
+    assert "more candidates left out" in body
+
+
 def test_body_that_fits_is_not_cut():
     body = render(SNAP, _many(10), [], ChangelogInputs(max_chars=60_000)).body
     assert "left out" not in body

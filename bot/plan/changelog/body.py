@@ -163,8 +163,10 @@ def render(
     sections += layout.folded
     sections += list(inputs.watch)
     shown = _pr_problems(problems, inputs.involved_problems)
+    kept: set[str] = set()
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
+        kept = {r for p, r in zip(shown, rows, strict=True) if re.fullmatch(r"line \d+", p.key)}
         about = [
             "Every row left as is and every value not written, with why, and the problems of this run's inputs; "
             "the run's JSON report lists every problem of the source.",
@@ -177,7 +179,9 @@ def render(
         sections.append((details("Controls", None, []), list(inputs.controls), "controls"))
     title = _title(changes, inputs.generated)
     return Changelog(
-        title, _fit(head, sections, inputs.max_chars), safe(_commit_message(title, snapshot, applied, inputs.generated))
+        title,
+        _fit(head, sections, inputs.max_chars, frozenset(kept)),
+        safe(_commit_message(title, snapshot, applied, inputs.generated)),
     )
 
 
@@ -347,13 +351,20 @@ def _title(changes: Sequence[Change], generated: Sequence[str]) -> str:
 #: Public names for other changelog sections (``bot.plan.tracking.render``).
 
 
-def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_chars: int) -> str:
+def _fit(
+    head: list[str],
+    sections: list[tuple[list[str], list[str], str]],
+    max_chars: int,
+    keep: frozenset[str] = frozenset(),
+) -> str:
     """Join the body, keeping whole rows in order while it stays within ``max_chars`` characters.
 
     ``sections``: ``(header lines, rows, noun)``. From the first row that does
     not fit on, every row is left out and each cut section ends with a line
-    saying how many. Room for those lines is reserved up front, so the body
-    never exceeds ``max_chars`` unless the head and section headers alone do.
+    saying how many, except the rows in ``keep`` (the rows left as is: a row the
+    bot could not write is never cut), whose room is reserved first. Room for
+    those lines is reserved up front, so the body never exceeds ``max_chars``
+    unless the head, section headers and kept rows alone do.
     """
 
     def note(left: int, noun: str) -> str:
@@ -364,17 +375,27 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
 
     # Worst case per section: header, "", the note, then the blank line after the section.
     worst = [lines(h) + len(note(len(r), n)) + 3 + len("\n</details>\n") for h, r, n in sections]
+    must = [lines([r for r in rows if r in keep]) for _, rows, _ in sections]
     out, size, cut = list(head), lines(head), False
     for i, (header, rows, noun) in enumerate(sections):
         block = list(header)
-        room = max_chars - size - sum(worst[i:])
+        room = max_chars - size - sum(worst[i:]) - sum(must[i:])
         kept = 0
-        while not cut and kept < len(rows) and lines(block[len(header) :]) + len(rows[kept]) + 1 <= room:
+        while (
+            not cut
+            and kept < len(rows)
+            and (rows[kept] in keep or lines(block[len(header) :]) + len(rows[kept]) + 1 <= room)
+        ):
             block.append(rows[kept])
+            room += len(rows[kept]) + 1 if rows[kept] in keep else 0  # its room was reserved
             kept += 1
         if kept < len(rows):
             cut = True
-            block = block + ["", note(len(rows) - kept, noun)] if kept else [note(len(rows) - kept, noun)]
+            forced = [r for r in rows[kept:] if r in keep]
+            left = len(rows) - kept - len(forced)
+            block += forced
+            if left:
+                block = block + ["", note(left, noun)] if len(block) > len(header) else [note(left, noun)]
         if header and header[0].startswith("<details>"):  # no blank line after: the next block starts at once
             out += ([] if block[0] == header[0] else [header[0], ""]) + block + ["", "</details>"]
             later = sections[i + 1][0] if i + 1 < len(sections) else []
