@@ -210,6 +210,7 @@ def plan_sync(
             reviewed.slips,
             reviewed.moves,
             every_row=review_rows,
+            held=changelog_rows.held_cells(problems),
         )
         links = changelog_rows.Links(
             config.links.enhancements, snapshot.revision, page_url, changelog_rows.one_page(changes)

@@ -327,3 +327,20 @@ def test_a_no_change_changelog_still_lists_the_rows_left_as_is():
     ]
     body = render(SNAP, CHANGES[:1], [kept]).body  # with a change too: every row left as is is listed
     assert "| m.md | line 7 | KEP 1: status 'beta' is not a status word kep-sync knows; status kept |" in body
+
+
+def test_a_half_updated_row_says_in_its_own_line_why_a_cell_was_kept():
+    """KEP 281's kep.yaml says ``status: removed`` (no KEP status) and ``stage: removed``: the stage is written,
+    the status cell kept, and the row's line says why (not only the folded Problems section)."""
+    from bot.config import validate_config
+    from bot.plan.planner import plan_sync
+    from tests.syncutil import kep, snapshot
+
+    snap = snapshot(kep(281, "dynamic-kubelet-configuration", sig="sig-node", status="removed", stage="removed"))
+    page = "| KEP | Status | Stage |\n|---|---|---|\n| 281-dynamic-kubelet-configuration | implementable | beta |\n"
+    plan = plan_sync(validate_config({}, "t"), snap, {"m.md": page.encode()})
+    (row,) = [line for line in plan.changelog.body.splitlines() if line.startswith("| [281]")]
+    assert row.split(" | ")[1:3] == [
+        "L3",
+        "stage: beta → **removed**<br>⚠ kep.yaml status 'removed' is not a valid status; status cell kept",
+    ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model.finding import NOTE_KEYS, Finding
@@ -26,6 +26,7 @@ from bot.plan.changelog.rows import (
     finding_row,
     gate_row,
     grouped_graduations,
+    held_cells,
     history_text,
     ignored_row,
     notes_can_exist,
@@ -156,7 +157,7 @@ def render(
         if picked:
             sections.append(([heading], grouped_graduations(picked), noun))
     if applied:
-        sections.append(layout.changes or _changes_section(snapshot, applied, links, inputs))
+        sections.append(layout.changes or _changes_section(snapshot, applied, links, inputs, held_cells(problems)))
     sections += layout.after
     sections += _written_sections(applied, links, inputs)
     sections += _review_sections(changes, links, inputs)
@@ -185,14 +186,20 @@ def render(
     )
 
 
-def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links, inputs: ChangelogInputs) -> Section:
+def _changes_section(
+    snapshot: Snapshot,
+    applied: list[Change],
+    links: Links,
+    inputs: ChangelogInputs,
+    held: Mapping[tuple[str, int], Sequence[str]],
+) -> Section:
     """The "Changes" table of the plain layout: one row per page row, with Upstream and Evidence columns when
     the run has that data (a run with release notes or a gate list shows :mod:`bot.plan.changelog.signals`'s)."""
     keps = {k.path: k for k in snapshot.all_keps()}
     shipped = notes_can_exist(snapshot)
     notes = inputs.discrepancies is not None
     origin = any(c.upstream is not None for c in applied)
-    rows = [row_line(group, keps, links, origin, notes, shipped) for group in by_row(applied)]
+    rows = [row_line(group, keps, links, origin, notes, shipped, held) for group in by_row(applied)]
     return (
         [
             "### Changes",

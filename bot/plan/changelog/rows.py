@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from bot.model.finding import Finding
 from bot.model.history.provenance import Upstream
-from bot.model.kep import Kep
+from bot.model.kep import Kep, Problem
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.markdown import kep_link, kep_yaml_url, note_link, short, table_cell
 from bot.plan.diff import Change
@@ -174,10 +174,11 @@ def row_line(
     origin: bool,
     notes: bool,
     shipped: Callable[[str], bool],
+    held: Mapping[tuple[str, int], Sequence[str]] | None = None,
 ) -> str:
-    """One Changes table row for the changes of one page row."""
+    """One Changes table row for the changes of one page row; ``held``: :func:`held_cells`."""
     fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
-    cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS)
+    cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS, held)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url, subject=False) for u in ups))
@@ -186,15 +187,36 @@ def row_line(
     return "| " + " | ".join(cells) + " |"
 
 
-def lead_cells(group: Sequence[Change], kep: Kep | None, links: Links, fields: str, title_chars: int) -> list[str]:
+def held_cells(problems: Sequence[Problem]) -> dict[tuple[str, int], list[str]]:
+    """``{(page, line): [why]}``: the problems of page rows (key ``line N``), each without the kep.yaml path it
+    ends with, so a row the run half-updates says in its own line why the rest was kept (KEP 281: stage
+    written, ``kep.yaml status 'removed' is not a valid status; status cell kept``)."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for p in problems:
+        m = re.fullmatch(r"line (\d+)", p.key)
+        if m:
+            out.setdefault((p.path, int(m.group(1))), []).append(re.sub(r" \([^()]*kep\.yaml\)$", "", p.message))
+    return out
+
+
+def lead_cells(
+    group: Sequence[Change],
+    kep: Kep | None,
+    links: Links,
+    fields: str,
+    title_chars: int,
+    held: Mapping[tuple[str, int], Sequence[str]] | None = None,
+) -> list[str]:
     """The first cells of a Changes row: the KEP with its title (cut at ``title_chars``), the page line, the
-    ``fields`` cell as given and the kep.yaml cell (:func:`kep_yaml_cell`)."""
+    ``fields`` cell as given, then ``⚠`` and why for each cell of the row kept (``held``, :func:`held_cells`),
+    and the kep.yaml cell (:func:`kep_yaml_cell`)."""
     first = group[0]
     title = short(kep.title, title_chars) if kep is not None else ""
+    kept = "".join(f"<br>⚠ {table_cell(why)}" for why in (held or {}).get((first.page, first.line), ()))
     return [
         f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
         links.cell(first.page, first.line),
-        fields,
+        fields + kept,
         kep_yaml_cell(group, kep, links),
     ]
 

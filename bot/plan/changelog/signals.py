@@ -68,7 +68,8 @@ class Signals(NamedTuple):
     and the gate list's, for the count of the other findings on these rows), the released milestones rewritten a
     source proves ``slips`` (:func:`bot.plan.signals.slips`) and the upstream commit that set each contradicted
     milestone no change writes (``moves``, by ``(kep_path, stage)``); ``every_row``: the states cover every row
-    (``kep-sync audit``), so each contradicted one needs a look, changed or not."""
+    (``kep-sync audit``), so each contradicted one needs a look, changed or not; ``held``: why cells of changed
+    rows were kept (:func:`bot.plan.changelog.rows.held_cells`)."""
 
     states: Sequence[PlannedStage]
     gate_list: str
@@ -77,6 +78,7 @@ class Signals(NamedTuple):
     slips: Mapping[tuple[str, str], str] = {}
     moves: Mapping[tuple[str, str], Upstream] = {}
     every_row: bool = False
+    held: Mapping[tuple[str, int], Sequence[str]] = {}
 
 
 def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals: Signals) -> Layout:
@@ -134,7 +136,7 @@ def _row(
         + "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags if not f.startswith(RELEASED_FLAG))
         for c in group
     )
-    cells = lead_cells(group, kep, links, fields, MAX_TITLE_CHARS)
+    cells = lead_cells(group, kep, links, fields, MAX_TITLE_CHARS, signals.held)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url, subject=False) for u in ups))
