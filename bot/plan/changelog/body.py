@@ -432,7 +432,8 @@ def report(
 ) -> dict[str, object]:
     """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
-    Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
+    Each change: ``kep, page, line, field, old, new, kind, applied, kep_path`` (``new`` as the page gets it:
+    :attr:`bot.plan.diff.Change.written` for a change written, ``GA`` or ``-`` in the page's words);
     each problem: ``path, message`` (the key is folded into the message). A change's
     flags (``Change.flags``) come first among the problems, one each, with ``path``
     ``page:line`` and a message naming the KEP, field and values.
@@ -454,7 +455,7 @@ def report(
             "line": c.line,
             "field": c.field,
             "old": c.old,
-            "new": c.new,
+            "new": c.new if c.written is None else c.written,
             "kind": c.kind,
             "applied": c.applied,
             "kep_path": c.kep_path,
