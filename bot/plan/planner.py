@@ -217,9 +217,15 @@ def plan_sync(
                 ),
                 *(gate_found or ()),
             ],
-            [e for found_in in records.exceptions.values() for e in found_in] if records is not None else (),
+            exceptions=[e for found_in in records.exceptions.values() for e in found_in] if records is not None else (),
+            slips=reviewed.slips,
+            moves=reviewed.moves,
+            every_row=review_rows,
+            held=changelog_rows.held_cells(problems),
         )
-        links = changelog_rows.Links(config.links.enhancements, snapshot.revision, page_url)
+        links = changelog_rows.Links(
+            config.links.enhancements, snapshot.revision, page_url, changelog_rows.one_page(changes)
+        )
         inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))
     log = changelog_mod.render(snapshot, changes, problems, inputs)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))

@@ -484,9 +484,7 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
                 continue
             text = spelled(row, field, value, key, old)
             marks = _unwrap(old)[0] if field != "feature_gates" else ""
-            pieces[index] = (
-                f"{marks}{escape_cell(text)}{marks[::-1]}" if text else row.vocab.get(key, Spelling()).blank or "-"
-            )
+            pieces[index] = f"{marks}{escape_cell(text)}{marks[::-1]}" if text else none_text(row, key, line)
             if not old.strip():
                 _fill_gap(pieces, index)
             if row.layout.get(key, (None, ""))[0] is not None:
@@ -498,6 +496,29 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
             width, align = row.layout.get(key, (None, "left"))
             line = fill_cell(line, row.cells[key], text, width, align)
     return line
+
+
+def written_text(row: MatrixRow, field: str, value: str, line: str) -> str:
+    """The text :func:`render_row` gives the first cell of ``row`` (on ``line``) showing ``field`` for ``value``
+    (kep.yaml's, ``""`` for none): spelled in the page's words (``GA``, ``1.30``) or its word for none
+    (:func:`none_text`); ``value`` itself when no cell shows the field."""
+    located = locate(row, field)
+    if located is None:
+        return value
+    key, old = located[0], located[2][located[1]]
+    return spelled(row, field, value, key, old) or none_text(row, key, line)
+
+
+def none_text(row: MatrixRow, key: str, line: str) -> str:
+    """What the cell ``key`` of ``row`` (on ``line``) says for "none": the column's (else the page's) own word
+    (``-``, ``N/A``, or ``""`` where empty cells mean none), ``-`` when it shows none; ``-`` for an empty word in
+    a cell at a row edge with no pipe outside it, which an empty text would drop from the table."""
+    blank = row.vocab.get(key, Spelling()).blank
+    if blank is None:
+        return "-"
+    cell = row.cells[key]
+    edge = "|" not in line[: cell.lo] or "|" not in line[cell.hi :]
+    return "-" if not blank and edge else blank
 
 
 def _fill_gap(pieces: list[str], index: int) -> None:

@@ -56,7 +56,7 @@ def test_render_adds_evidence_column_and_needs_review(index):
     snap = fixture_snapshot()
     found = find_discrepancies(index, fixture_keps(), released=released(index.releases), undeclared_sigs={"node"})
     body = changelog.render(snap, _changes(index), [], changelog.ChangelogInputs(discrepancies=found)).body
-    assert "| KEP | Page | Change | kep.yaml | Evidence |" in body
+    assert "| KEP | m.md | Change | kep.yaml | Evidence |" in body
     assert (
         "| v1.36 [#9101](https://github.com/kubernetes/kubernetes/pull/9101): Promoted the `WidgetGate` feature "
         "gate to Beta, enabled by default.<br>⚠ counter-evidence: v1.36 [#9105](https://github.com/kubernetes/"
