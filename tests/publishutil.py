@@ -133,14 +133,15 @@ def github_config(fake, **pull_request) -> Config:
             "github": {"api_url": fake.url},
             "wiki": {"repo": REPO, "base": "main", "pages": [PAGE_PATH]},
             "pull_request": {"branch": BRANCH, **pull_request},
+            "cache_dir": fake.cache_dir,
         }
     )
 
 
 class Run(NamedTuple):
     """One publish run: the ``plan``, returned ``url``, ``requests`` ``[(method, path)]`` with ``statuses``,
-    ``writes`` (non-GET requests), the client's own ``count``, the retry ``sleeps``, and the outcome's
-    ``written`` pages and ``blocked`` flag."""
+    ``writes`` (non-GET requests), the client's own ``count``, the retry ``sleeps``, the outcome's
+    ``written`` pages and ``blocked`` flag, and ``sent_bytes``: the bytes of every answer (body and headers)."""
 
     plan: object
     url: str
@@ -151,6 +152,7 @@ class Run(NamedTuple):
     sleeps: list[float]
     written: list[str] = []
     blocked: bool = False
+    sent_bytes: int = 0
 
 
 def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
@@ -197,4 +199,5 @@ def _measure(fake, call) -> Run:
         sleeps,
         outcome.written,
         outcome.blocked,
+        sum(fake.sent_bytes),
     )

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from github.GithubObject import NotSet, Opt
 from github.NamedUser import NamedUser
+from github.PullRequest import PullRequest
 
 from bot.errors import ConfigError
 from bot.http import RequestCounter
@@ -48,15 +49,15 @@ from bot.plan.changelog.controls import CONTROLS_SUMMARY
 from bot.publish import auth
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
-from bot.publish.auth import GitHubApiError, GitHubSession, connect
+from bot.publish.auth import PER_PAGE, GitHubApiError, GitHubSession, connect
 from bot.publish.backend import PagesAtBase, Publication, Replan
+from bot.publish.conditional import ConditionalReads, etag_dir
 from bot.publish.github_branch import BotBranch, committer_of
 from bot.publish.github_commands import CommentCommands
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
 
 if TYPE_CHECKING:
-    from github.PullRequest import PullRequest
     from github.Repository import Repository
 
     from bot.plan.planner import SyncPlan
@@ -123,6 +124,9 @@ class GitHubWiki(CommentCommands, BotBranch):
         self.explain = explain
         self.repo_name = _wiki_repo(config)
         self.repo: Repository = session.client.get_repo(self.repo_name)
+        self.reads = ConditionalReads(
+            self.repo.requester, etag_dir(config.cache_dir, config.github.api_url, self.repo_name)
+        )
         self.owner = self.repo_name.split("/", 1)[0]
         self.log = get_logger(component="publish", repo=self.repo_name, branch=config.pull_request.branch)
 
@@ -136,12 +140,13 @@ class GitHubWiki(CommentCommands, BotBranch):
         self.pulls, self.open_pr = [], None
         if not self.read_only:
             branch = self.pr_config.branch
-            self.pulls = self.call(
+            listed = self.call(
                 "list the bot's pull requests",
-                lambda: self.repo.get_pulls(
-                    state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc"
-                ).get_page(0),
+                self.reads.get,
+                f"{self.repo.url}/pulls",
+                dict(state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc", per_page=PER_PAGE),
             )
+            self.pulls = [PullRequest(self.repo.requester, {}, p, completed=False) for p in listed]
         self.base_name = self._base_name()
         self.open_pr = next((p for p in self.pulls if p.state == "open" and p.base.ref == self.base_name), None)
         self.base_sha, self.base_tree = self._base_head(self.base_name)

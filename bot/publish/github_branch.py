@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from github import GitCommit, GithubException, GitRef, GitTree, InputGitTreeElement
+from github.ContentFile import ContentFile
 from structlog.typing import FilteringBoundLogger
 
 from bot.fileread import PAGE_BYTES
 from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError
 from bot.publish.backend import page_error
+from bot.publish.conditional import ConditionalReads
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings, PullRequestSettings
@@ -38,6 +40,7 @@ class BotBranch:
     log: FilteringBoundLogger
     repo: Repository
     pulls: list[PullRequest]
+    reads: ConditionalReads
 
     def _base_name(self) -> str:
         """``wiki.base``, else the default branch: as a listed pull request's base repository gives it (no
@@ -45,12 +48,12 @@ class BotBranch:
         if self.config.wiki.base:
             return self.config.wiki.base
         listed = next((p.base.repo.default_branch for p in self.pulls if p.base.repo), None)
-        return listed or self.call("read the default branch", lambda: self.repo.default_branch)
+        return listed or str(self.call("read the default branch", self.reads.get, self.repo.url)["default_branch"])
 
     def _base_head(self, base_name: str) -> tuple[str, str]:
-        """``(commit SHA, tree SHA)`` of the head of branch ``base_name``."""
-        head = self.call(f"read branch {base_name}", self.repo.get_branch, base_name).commit
-        return head.sha, head.commit.tree.sha
+        """``(commit SHA, tree SHA)`` of the head of branch ``base_name`` (a conditional read)."""
+        head = self.call(f"read branch {base_name}", self.reads.get, f"{self.repo.url}/branches/{quote(base_name)}")
+        return str(head["commit"]["sha"]), str(head["commit"]["commit"]["tree"]["sha"])
 
     def _read_pages(self, base_name: str, sha: str) -> tuple[dict[str, bytes], dict[str, str]]:
         pages, blobs = {}, {}
@@ -59,13 +62,19 @@ class BotBranch:
             if path.endswith("/") or not path:
                 raise page_error(path, "must name a file, not a directory (no trailing '/')", where)
             try:
-                item = self.call(f"read {path} at {base_name}", self.repo.get_contents, path, ref=sha)
+                data = self.call(
+                    f"read {path} at {base_name}",
+                    self.reads.get,
+                    f"{self.repo.url}/contents/{quote(path)}",
+                    {"ref": sha},
+                )
             except GitHubApiError as exc:
                 if exc.status == 404:
                     raise page_error(path, "no such file", where) from None
                 raise
-            if isinstance(item, list) or item.type != "file":
+            if isinstance(data, list) or data.get("type") != "file":
                 raise page_error(path, "not a file", where)
+            item = ContentFile(self.repo.requester, {}, data, completed=True)
             if item.size > PAGE_BYTES:
                 raise page_error(path, f"larger than {PAGE_BYTES} bytes, refused", where)
             if item.encoding == "base64":

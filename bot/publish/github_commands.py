@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from github.IssueComment import IssueComment
-from github.PaginatedList import PaginatedList
 from structlog.typing import FilteringBoundLogger
 
 from bot.errors import KepSyncError
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
-from bot.publish.auth import GitHubApiError
+from bot.publish.auth import PER_PAGE, GitHubApiError
 from bot.publish.backend import Publication
+from bot.publish.conditional import ConditionalReads
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
 from bot.wiki.marking import mark_kep
@@ -35,6 +35,7 @@ class CommentCommands:
     log: FilteringBoundLogger
     repo: Repository
     repo_name: str
+    reads: ConditionalReads
     explain: Callable[[int], str] | None
     open_pr: PullRequest | None
     commands: list[cmd.Command]
@@ -53,14 +54,13 @@ class CommentCommands:
         another author and every comment after it wait for the next run: the watermark stops before it."""
         state = prmod.parse_state(pr.body) or PrState()
         since, seen = cmd.since_query(state.since), int(state.seen) if state.seen.isdigit() else 0
-        comments = self.call(
+        listed = self.call(
             f"list comments of #{pr.number}",
-            lambda: list(
-                PaginatedList(
-                    IssueComment, self.repo.requester, f"{pr.issue_url}/comments", {"since": since} if since else None
-                )
-            ),
+            self.reads.get_list,
+            f"{pr.issue_url}/comments",
+            {"since": since, "per_page": PER_PAGE} if since else {"per_page": PER_PAGE},
         )
+        comments = [IssueComment(self.repo.requester, {}, c, completed=True) for c in listed]
         found: list[cmd.Command] = []
         roles: dict[str, tuple[str, str]] = {}
         top_id, top_time = seen, ""
