@@ -141,7 +141,7 @@ def github_config(fake, **pull_request) -> Config:
 class Run(NamedTuple):
     """One publish run: the ``plan``, returned ``url``, ``requests`` ``[(method, path)]`` with ``statuses``,
     ``writes`` (non-GET requests), the client's own ``count``, the retry ``sleeps``, the outcome's
-    ``written`` pages and ``blocked`` flag, and ``sent_bytes``: the bytes of every answer (body and headers)."""
+    ``written`` pages and ``blocked`` flag, ``sent_bytes``: the bytes of every answer (body and headers), and what ``automerge`` did."""
 
     plan: object
     url: str
@@ -153,6 +153,7 @@ class Run(NamedTuple):
     written: list[str] = []
     blocked: bool = False
     sent_bytes: int = 0
+    automerge: str = ""
 
 
 def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
@@ -200,4 +201,5 @@ def _measure(fake, call) -> Run:
         outcome.written,
         outcome.blocked,
         sum(fake.sent_bytes),
+        outcome.automerge,
     )

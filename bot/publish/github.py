@@ -54,6 +54,7 @@ from bot.publish.backend import PagesAtBase, Publication, Replan
 from bot.publish.conditional import ConditionalReads, etag_dir
 from bot.publish.github_branch import BotBranch, committer_of
 from bot.publish.github_commands import CommentCommands
+from bot.publish.github_merge import Automerge
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
 
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
 
 
-class GitHubWiki(CommentCommands, BotBranch):
+class GitHubWiki(CommentCommands, BotBranch, Automerge):
     """:class:`~bot.publish.backend.Wiki` over ``config.wiki.repo`` through the GitHub API.
 
     Make it with :meth:`connect`. ``read_only`` (the dry run): :meth:`read` makes only the reads
@@ -199,12 +200,13 @@ class GitHubWiki(CommentCommands, BotBranch):
             prmod.pages_digest(self.blobs),
             **self._commands_state(),
         )
+        self.opened, self.head_after = None, ""
         if self.open_pr is None:
             publication = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
-            return publication._replace(operation="created" if publication.url else "none")
-        self.head_after = ""
+            return self._merged(self.opened, publication._replace(operation="created" if publication.url else "none"))
         publication = self._update(self.open_pr, plan, proposal, self.base_tree)
         self._answer(self.open_pr, publication)
+        publication = self._merged(self.open_pr if publication.url else None, publication)
         operation = (
             "blocked"
             if publication.blocked
@@ -215,6 +217,16 @@ class GitHubWiki(CommentCommands, BotBranch):
             else "none"
         )
         return publication._replace(operation=operation)
+
+    def _merged(self, pr: PullRequest | None, publication: Publication) -> Publication:
+        """``publication`` with what automerge did to ``pr`` (only with ``pull_request.automerge`` enabled)."""
+        if pr is None or not self.pr_config.automerge.enabled:
+            return publication
+        return publication._replace(
+            automerge=self._automerge_step(
+                pr, publication.plan, bool(publication.written), publication.blocked, self.head_after
+            )
+        )
 
     # --------------------------------------------------------- open pull request
     def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> Publication:
@@ -343,6 +355,7 @@ class GitHubWiki(CommentCommands, BotBranch):
             recover=lambda: self._open_pull(base_name, new_head),
         )
         self._decorate(pr)
+        self.opened = pr
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
         return Publication(plan, sorted(plan.changed_pages()), pr.html_url)
 

@@ -69,7 +69,8 @@ class CommentCommands:
         for k, c in enumerate(comments):
             updated = _iso(c.updated_at)
             login = c.user.login if c.user else ""
-            command = cmd.parse_comment(c.id, login, updated, c.body) if c.id > seen else None
+            automerge = self.config.pull_request.automerge.enabled
+            command = cmd.parse_comment(c.id, login, updated, c.body, automerge) if c.id > seen else None
             if command is not None and login not in roles and len(roles) >= cmd.MAX_ROLE_READS:
                 waiting = [_iso(later.updated_at) for later in comments[k:]]  # listed again next run
                 self.log.info("commands of more authors than are checked per run wait", comment=c.id)
@@ -143,7 +144,8 @@ class CommentCommands:
         seen, since = old.seen, old.since
         if self.newest[0] > (int(old.seen) if old.seen.isdigit() else 0):
             seen, since = str(self.newest[0]), cmd.compact_time(self.newest[1]) or old.since
-        return dict(seen=seen, since=since, ignore=cmd.encode_ignores(self.ignores))
+        off = old.automerge == "off" or any(c.verb == "automerge" and not c.error for c in self.commands)
+        return dict(seen=seen, since=since, ignore=cmd.encode_ignores(self.ignores), automerge="off" if off else "")
 
     def _record(self, pr: PullRequest, state: PrState) -> None:
         """Write ``state`` into the body's state marker when commands were read (one request)."""
@@ -167,6 +169,8 @@ class CommentCommands:
             return cmd.ignore_done(c, self.ignores[cmd.ignored_rule(c)], head)
         if c.verb == "regenerate":
             return cmd.regenerate_done(c, head)
+        if c.verb == "automerge":
+            return cmd.automerge_off_done(c)
         if self.explain is None:
             return cmd.not_done(c, "this kep-sync run has no access to the KEP history")
         try:

@@ -21,6 +21,19 @@ class WikiSettings(Protocol):
     def pages(self) -> Sequence[str]: ...
 
 
+class AutomergeSettings(Protocol):
+    """``pull_request.automerge``: whether and what kep-sync merges of its own pull request."""
+
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def kinds(self) -> Sequence[str]: ...
+    @property
+    def confirmed(self) -> Sequence[str]: ...
+    @property
+    def method(self) -> str: ...
+
+
 class PullRequestSettings(Protocol):
     """``pull_request:``: the bot branch and what the pull request carries."""
 
@@ -38,6 +51,8 @@ class PullRequestSettings(Protocol):
     def assignees(self) -> Sequence[str]: ...
     @property
     def draft(self) -> bool: ...
+    @property
+    def automerge(self) -> AutomergeSettings: ...
 
 
 class GitHubSettings(Protocol):

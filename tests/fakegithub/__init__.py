@@ -63,7 +63,7 @@ from .gitmodel import GitModel
 from .views import JsonViews
 
 # isort: split
-# The handlers register their routes in this order (repositories, git database, pull requests).
+# The handlers register their routes in this order (repositories, git database, pull requests, merging).
 from .repos import RepoHandlers
 
 # isort: split
@@ -72,6 +72,9 @@ from .gitdata import GitDataHandlers
 # isort: split
 from .pulls import PullHandlers
 
+# isort: split
+from .merging import MergeHandlers
+
 __all__ = ["CODELOAD", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
 
 #: How often (seconds) the serving thread looks at its shutdown flag between requests: :meth:`FakeGitHub.stop`
@@ -79,7 +82,7 @@ __all__ = ["CODELOAD", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub"
 POLL_SECONDS = 0.005
 
 
-class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandlers):
+class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandlers, MergeHandlers):
     """Stateful fake GitHub API server.  See the module docstring for the state layout."""
 
     def __init__(

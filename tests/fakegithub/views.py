@@ -74,7 +74,13 @@ class JsonViews:
             updated_at=_iso(self._clock),
             permissions=dict(admin=False, maintain=False, push=True, triage=True, pull=True),
         )
-        return dict(out, has_discussions=False, network_count=0, subscribers_count=0) if full else out
+        methods = r.get("merge_methods", dict(merge=True, squash=True, rebase=True))
+        merging = dict(
+            allow_merge_commit=methods["merge"],
+            allow_squash_merge=methods["squash"],
+            allow_rebase_merge=methods["rebase"],
+        )
+        return dict(out, has_discussions=False, network_count=0, subscribers_count=0, **merging) if full else out
 
     def _git_commit_json(self, r: dict, sha: str) -> dict:
         """A ``git-commit``."""

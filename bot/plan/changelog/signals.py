@@ -224,6 +224,12 @@ def _linked(text: str, state: PlannedStage) -> str:
     return re.sub(r"#(\d+)", lambda m: note_link(int(m.group(1)), urls.get(int(m.group(1)), "")), table_cell(text))
 
 
+def needs_a_look(changes: Sequence[Change], signals: Signals, links: Links) -> list[str]:
+    """The items of the Needs a look section for ``changes`` (markdown lines, ``[]`` when nothing needs
+    judgment): the one list the changelog shows and automerge reads (:mod:`bot.plan.automerge`)."""
+    return list(_needs_a_look([c for c in changes if c.applied], signals, links)[1])
+
+
 def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Section:
     """What needs judgment, first: contradicted plans (the newest release first), defaults turned off before
     release, released milestones rewritten (grouped), and the count of the other findings on these rows."""
