@@ -54,6 +54,7 @@ from bot.publish.backend import PagesAtBase, Publication, Replan
 from bot.publish.conditional import ConditionalReads, etag_dir
 from bot.publish.github_branch import BotBranch, committer_of
 from bot.publish.github_commands import CommentCommands
+from bot.publish.github_dashboard import DashboardIssue
 from bot.publish.github_merge import Automerge
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
     from bot.plan.planner import SyncPlan
 
 
-class GitHubWiki(CommentCommands, BotBranch, Automerge):
+class GitHubWiki(CommentCommands, BotBranch, Automerge, DashboardIssue):
     """:class:`~bot.publish.backend.Wiki` over ``config.wiki.repo`` through the GitHub API.
 
     Make it with :meth:`connect`. ``read_only`` (the dry run): :meth:`read` makes only the reads
@@ -156,7 +157,12 @@ class GitHubWiki(CommentCommands, BotBranch, Automerge):
         self.newest = (0, "")
         if self.open_pr is not None:
             self.commands, self.newest = self._read_commands(self.open_pr)
-        pages, self.ignores = self._mark(self.original, prmod.parse_state(self.open_pr.body if self.open_pr else ""))
+        state = prmod.parse_state(self.open_pr.body if self.open_pr else "")
+        lifted = self._dashboard_read() if not self.read_only else set()
+        if state is not None and lifted:
+            kept = [rule for rule in cmd.decode_ignores(state.ignore) if rule not in lifted]
+            state = state._replace(ignore=cmd.encode_ignores(kept))
+        pages, self.ignores = self._mark(self.original, state)
         budget = prmod.changelog_budget(self.open_pr.body if self.open_pr else None)
         return PagesAtBase(
             pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores))
@@ -203,7 +209,11 @@ class GitHubWiki(CommentCommands, BotBranch, Automerge):
         self.opened, self.head_after = None, ""
         if self.open_pr is None:
             publication = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
-            return self._merged(self.opened, publication._replace(operation="created" if publication.url else "none"))
+            publication = self._merged(
+                self.opened, publication._replace(operation="created" if publication.url else "none")
+            )
+            self._dashboard_write(publication)
+            return publication
         publication = self._update(self.open_pr, plan, proposal, self.base_tree)
         self._answer(self.open_pr, publication)
         publication = self._merged(self.open_pr if publication.url else None, publication)
@@ -216,7 +226,9 @@ class GitHubWiki(CommentCommands, BotBranch, Automerge):
             if publication.written
             else "none"
         )
-        return publication._replace(operation=operation)
+        publication = publication._replace(operation=operation)
+        self._dashboard_write(publication)
+        return publication
 
     def _merged(self, pr: PullRequest | None, publication: Publication) -> Publication:
         """``publication`` with what automerge did to ``pr`` (only with ``pull_request.automerge`` enabled)."""

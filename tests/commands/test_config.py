@@ -84,6 +84,7 @@ def test_no_config_file_gives_the_built_in_defaults():
         "digest": {"page": None, "sig": "", "first": "", "last": ""},
         "candidates": {"sigs": [], "releases": 1, "limit": 10, "ignore": [], "add_to": None},
         "production_tables": [],
+        "dashboard": False,
     }
     assert (config.targets, config.targets_from, config.coverage.page) == ([], "", None)
 

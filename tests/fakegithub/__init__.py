@@ -63,7 +63,8 @@ from .gitmodel import GitModel
 from .views import JsonViews
 
 # isort: split
-# The handlers register their routes in this order (repositories, git database, pull requests, merging).
+# The handlers register their routes in this order (repositories, git database, pull requests, merging,
+# issues).
 from .repos import RepoHandlers
 
 # isort: split
@@ -75,6 +76,9 @@ from .pulls import PullHandlers
 # isort: split
 from .merging import MergeHandlers
 
+# isort: split
+from .issues import IssueHandlers
+
 __all__ = ["CODELOAD", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
 
 #: How often (seconds) the serving thread looks at its shutdown flag between requests: :meth:`FakeGitHub.stop`
@@ -82,7 +86,7 @@ __all__ = ["CODELOAD", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub"
 POLL_SECONDS = 0.005
 
 
-class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandlers, MergeHandlers):
+class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandlers, MergeHandlers, IssueHandlers):
     """Stateful fake GitHub API server.  See the module docstring for the state layout."""
 
     def __init__(
