@@ -7,7 +7,8 @@ next run sends the ``ETag`` back. GitHub answers ``304`` with no body when nothi
 authorized request does not count against the primary rate limit (GitHub REST docs, "Best practices for using
 the REST API", conditional requests). A kept answer that no longer decodes is dropped and read again without
 ``If-None-Match``, so a damaged copy never sticks. The cache holds what the API answered (public to whoever may
-read the repository), never a credential: the ``Authorization`` header is not part of an entry.
+read the repository), never a credential: the ``Authorization`` header is not part of an entry, and an answer
+holding the value of a known secret (:func:`bot.redact.redact_values`) is not kept.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from github.Requester import Requester
 
 from bot.log import get_logger
 from bot.model.kep import Problem
+from bot.redact import redact_values
 from bot.sources.etag_cache import EtagCache
 
 #: Bytes of one kept answer at most (a page of 1 MB is about 1.4 MB as base64 in JSON; a list of 100 pull requests
@@ -50,9 +52,10 @@ class ConditionalReads:
         self.cache = EtagCache(root, self.problems, what="GitHub wiki cache") if root is not None else None
         self.not_modified = 0
 
-    def get(self, url: str, params: dict[str, Any] | None = None) -> Any:
-        """The JSON answer of ``GET url?params`` (fresh or, on ``304``, the kept one)."""
-        return self._get(url, params)[0]
+    def get(self, url: str, params: dict[str, Any] | None = None, fresh: bool = False) -> Any:
+        """The JSON answer of ``GET url?params`` (fresh or, on ``304``, the kept one); ``fresh``: read without
+        ``If-None-Match`` (a kept answer that did not hold), the new answer kept."""
+        return self._get(url, params, fresh)[0]
 
     def get_list(self, url: str, params: dict[str, Any] | None = None) -> list[Any]:
         """Every item of the list at ``url``, following ``Link: rel="next"`` (each page conditional on its own)."""
@@ -65,10 +68,10 @@ class ConditionalReads:
             next_url, params = (found.group(1), None) if found else (None, None)
         return items
 
-    def _get(self, url: str, params: dict[str, Any] | None) -> tuple[Any, str]:
+    def _get(self, url: str, params: dict[str, Any] | None, fresh: bool = False) -> tuple[Any, str]:
         """``(JSON answer, its Link header)``."""
         name = hashlib.sha256(json.dumps([url, sorted((params or {}).items())], default=str).encode()).hexdigest()
-        kept = self.cache.get(name, ENTRY_BYTES) if self.cache else None
+        kept = self.cache.get(name, ENTRY_BYTES) if self.cache and not fresh else None
         if kept and kept[1]:
             headers, data = self.requester.requestJsonAndCheck("GET", url, params, {"If-None-Match": kept[1]})
             if data is None:  # 304: only an answer with no body (every 200 of these reads has one)
@@ -84,7 +87,11 @@ class ConditionalReads:
             headers, data = self.requester.requestJsonAndCheck("GET", url, params)
         link = str(headers.get("link") or "")
         if self.cache is not None:
-            self.cache.put(name, json.dumps({"data": data, "link": link}).encode(), str(headers.get("etag") or ""))
+            text = json.dumps({"data": data, "link": link})
+            if redact_values(text) == text:
+                self.cache.put(name, text.encode(), str(headers.get("etag") or ""))
+            else:  # an answer holding a known secret's value is never written to disk
+                self.cache.drop(name)
             if self.problems:
                 get_logger(component="publish").warning(
                     "conditional reads go on without a cache", problem=self.problems[0].message

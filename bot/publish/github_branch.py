@@ -61,13 +61,11 @@ class BotBranch:
         for path in self.config.pages_to_read():
             if path.endswith("/") or not path:
                 raise page_error(path, "must name a file, not a directory (no trailing '/')", where)
+            url = f"{self.repo.url}/contents/{quote(path)}"
             try:
-                data = self.call(
-                    f"read {path} at {base_name}",
-                    self.reads.get,
-                    f"{self.repo.url}/contents/{quote(path)}",
-                    {"ref": sha},
-                )
+                data = self.call(f"read {path} at {base_name}", self.reads.get, url, {"ref": sha})
+                if _kept_page_differs(data):  # a kept answer whose content is not the blob it names: read again
+                    data = self.call(f"read {path} at {base_name}", self.reads.get, url, {"ref": sha}, fresh=True)
             except GitHubApiError as exc:
                 if exc.status == 404:
                     raise page_error(path, "no such file", where) from None
@@ -217,6 +215,16 @@ class BotBranch:
 def committer_of(person) -> str:
     """``"Name <email>"`` of a PyGithub ``GitAuthor`` (``""`` when missing)."""
     return f"{person.name} <{person.email}>" if person is not None else ""
+
+
+def _kept_page_differs(data: object) -> bool:
+    """True for a ``contents`` answer with inline content whose git blob SHA is not the ``sha`` it names."""
+    if not isinstance(data, dict) or data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
+        return False
+    try:
+        return _blob_sha(base64.b64decode(data["content"])) != data.get("sha")
+    except ValueError:
+        return True
 
 
 def _blob_sha(data: bytes) -> str:

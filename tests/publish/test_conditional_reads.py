@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
 
+from bot import redact
+from bot.redact import add_secret
 from tests.publishutil import (
     PAGE_PATH,
     PROMOTED,
@@ -73,3 +77,28 @@ def test_an_unwritable_cache_leaves_the_run_as_without_one(gh, cfg, tmp_path):
     second = run_github(gh, keps(), cfg)
     assert (second.statuses, second.writes) == ([200] * 4, 0)
     assert blocked.read_text() == "a file, not a directory\n"
+
+
+def test_a_kept_page_whose_content_is_not_its_blob_is_read_again(gh, cfg):
+    opened(gh, cfg)
+    run_github(gh, keps(), cfg)
+    for path in Path(gh.cache_dir).rglob("*.body"):
+        entry = json.loads(path.read_bytes())
+        if isinstance(entry["data"], dict) and entry["data"].get("encoding") == "base64":
+            entry["data"]["content"] = base64.b64encode(b"| KEP |\n|---|\n| 1-x |\n").decode()
+            path.write_text(json.dumps(entry))
+    again = run_github(gh, keps(), cfg)
+    assert again.statuses == [304, 304, 304, 200, 304] and again.requests[2:4] == [READS[2]] * 2
+    assert (again.writes, again.written) == (0, [])
+
+
+def test_an_answer_holding_a_secret_is_not_kept(gh, cfg, monkeypatch):
+    monkeypatch.setattr(redact, "_added", set())  # the canary stays this test's
+    opened(gh, cfg)
+    canary = "kep-sync-canary-" + "7" * 20
+    add_secret(canary)
+    gh.pull(1)["body"] += f"\n\nA human pasted {canary} here.\n"
+    run_github(gh, keps(), cfg)
+    kept = b"".join(path.read_bytes() for path in Path(gh.cache_dir).rglob("*.body"))
+    assert canary.encode() not in kept and len(list(Path(gh.cache_dir).rglob("*.body"))) == 3
+    assert run_github(gh, keps(), cfg).statuses[0] == 200  # the list is read in full again
