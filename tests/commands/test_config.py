@@ -66,6 +66,12 @@ def test_no_config_file_gives_the_built_in_defaults():
             "team_reviewers": [],
             "assignees": [],
             "draft": False,
+            "automerge": {
+                "enabled": False,
+                "kinds": ["retargeted", "status", "promoted"],
+                "confirmed": ["promoted", "demoted", "stage"],
+                "method": "repository",
+            },
         },
         "schedule": {"cron": "0 6 * * *", "timezone": "UTC"},
         "release_notes": {"source": "", "review": "page"},
@@ -78,6 +84,7 @@ def test_no_config_file_gives_the_built_in_defaults():
         "digest": {"page": None, "sig": "", "first": "", "last": ""},
         "candidates": {"sigs": [], "releases": 1, "limit": 10, "ignore": [], "add_to": None},
         "production_tables": [],
+        "dashboard": False,
     }
     assert (config.targets, config.targets_from, config.coverage.page) == ([], "", None)
 

@@ -100,13 +100,19 @@ class RepoHandlers:
         sha = r["refs"].get(f"refs/heads/{branch}")
         _need(sha, 404, "Branch not found")
         url = f"{self.url}/repos/{r['full_name']}/branches/{branch}"
-        checks = dict(enforcement_level="off", contexts=[], checks=[])
+        rule = r.get("protection", {}).get(branch)
+        contexts = rule["contexts"] if rule else []
+        checks = dict(
+            enforcement_level="non_admins" if rule else "off",
+            contexts=contexts,
+            checks=[dict(context=c, app_id=None) for c in contexts],
+        )
         return dict(
             name=branch,
             commit=self._commit_json(r, sha),
-            protected=False,
+            protected=rule is not None,
             protection_url=f"{url}/protection",
-            protection=dict(enabled=False, required_status_checks=checks),
+            protection=dict(enabled=rule is not None, required_status_checks=checks),
             _links=dict(self=url, html=f"https://github.com/{r['full_name']}/tree/{branch}"),
         )
 

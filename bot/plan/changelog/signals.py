@@ -227,6 +227,13 @@ def _linked(text: str, state: PlannedStage) -> str:
     return "".join(note_link(int(p), urls.get(int(p), "")) if i % 2 else inline(p) for i, p in enumerate(parts))
 
 
+def needs_a_look(changes: Sequence[Change], snapshot: Snapshot, signals: Signals, links: Links) -> list[str]:
+    """The items of the Needs a look section for ``changes`` (markdown lines, ``[]`` when nothing needs
+    judgment): the one list the changelog shows and automerge reads (:mod:`bot.plan.automerge`)."""
+    keps = {k.path: k for k in snapshot.all_keps()}
+    return list(_needs_a_look([c for c in changes if c.applied], keps, signals, links)[1])
+
+
 def _needs_a_look(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, links: Links) -> Section:
     """What needs judgment, first: contradicted plans this pull request is about (the newest release first),
     defaults turned off before release, the released milestones rewritten no source proves slipped (grouped), and
