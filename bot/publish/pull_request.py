@@ -170,6 +170,14 @@ def with_state(body: str | None, state: PrState) -> str:
     return body[: found[-1].start()] + state_marker(state) + body[found[-1].end() :]
 
 
+def same_section(body: str | None, section: str) -> bool:
+    """True when the bot section of ``body`` is ``section`` (:func:`render_section`), line ends aside (a body
+    edited on GitHub's web page comes back with ``\r\n``); False when ``body`` has no section."""
+    body = body or ""
+    span = _section_span(body)
+    return span is not None and body[span[0] : span[1]].replace("\r\n", "\n") == section.replace("\r\n", "\n")
+
+
 def merge_body(existing: str | None, section: str) -> str:
     """``existing`` with its bot section replaced by ``section`` (appended after the human text when absent)."""
     existing = existing or ""
