@@ -29,6 +29,7 @@ Never a KEP: a version (``1.30``, ``v1.30``), a date, ``kubernetes/kubernetes#12
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 #: ``KEP`` before a number: ``KEP-``, ``KEP 4671``, ``KEP #4671``, ``KEP‑4671`` (any dash: - ‐ ‑ ‒ – — −).
@@ -63,6 +64,10 @@ _ENHANCEMENTS_PATH_RE = re.compile(r"^/kubernetes/enhancements(?:\.git)?(?:[/?#]
 #: ``[text](target)`` or ``[text](target "title")``, and a reference link ``[text][ref]``.
 _LINK_RE = re.compile(r"^\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)$|^\[([^\]]+)\]\[[^\]]*\]$")
 _MARKS = "*_`"
+#: A link reference definition (``[label]: target``), up to 3 spaces in, also after block quote marks.
+_DEFINITION_RE = re.compile(r"^(?:[ \t]{0,3}>)*[ \t]{0,3}\[([^\]]+)\]:[ \t]*<?([^\s>]+)>?")
+#: A reference link that starts a cell: ``[text][ref]``, ``[text][]`` or ``[text]`` (groups: text, ref).
+_REFERENCE_RE = re.compile(r"^\[([^\]]+)\](?:\[([^\]]*)\])?(?![(\[])")
 #: A number that starts a cell, after an optional ``KEP`` prefix (:data:`_PREFIX`).
 _LEADING_KEP_RE = re.compile(rf"^(?:{_PREFIX})?([0-9]{{1,9}})(?![0-9.])", re.IGNORECASE)
 #: A URL naming a KEP: its enhancements issue, its ``kep.k8s.io`` short link or its ``keps/<sig>/`` directory.
@@ -137,6 +142,34 @@ def foreign_link(label: str, target: str) -> bool:
     label = _strip(label)
     qualified = re.match(r"^kubernetes/enhancements#", label, re.IGNORECASE) or _url(label) is not None
     return elsewhere(target) and not qualified
+
+
+def reference_definitions(lines: Sequence[str]) -> dict[str, str]:
+    """``{label: target}`` of the page's link reference definitions (``[kueue-1136]: https://...``, also
+    inside a block quote), labels compared as CommonMark does (case-folded, inner spaces collapsed); the
+    first definition of a label wins."""
+    found: dict[str, str] = {}
+    for line in lines:
+        m = _DEFINITION_RE.match(line)
+        if m:
+            found.setdefault(_label_key(m.group(1)), m.group(2))
+    return found
+
+
+def foreign_reference(text: str, definitions: Mapping[str, str]) -> bool:
+    """True when the KEP cell ``text`` starts with a reference link (``[KEP-1136][kueue]``, ``[KEP-1136][]`` or
+    a defined ``[KEP-1136]``) whose definition points elsewhere (:func:`foreign_link`): it names no KEP of
+    kubernetes/enhancements, as the same link written inline would not."""
+    m = _REFERENCE_RE.match(_strip(text))
+    if m is None:
+        return False
+    label, ref = m.group(1), m.group(2) or m.group(1)
+    target = definitions.get(_label_key(ref))
+    return target is not None and foreign_link(label, target)
+
+
+def _label_key(label: str) -> str:
+    return " ".join(label.split()).casefold()
 
 
 def label_names_something_else(label: str) -> bool:

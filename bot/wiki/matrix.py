@@ -40,7 +40,7 @@ from bot.model.kep import (
     same_milestone,
 )
 from bot.wiki.headers import DEFAULT_ALIASES
-from bot.wiki.kepnames import name_in_cell, parse_kep_cell
+from bot.wiki.kepnames import foreign_reference, name_in_cell, parse_kep_cell, reference_definitions
 from bot.wiki.tables import (
     Cell,
     column_alignments,
@@ -181,6 +181,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     cell still names a KEP (:func:`name_in_cell`) are in ``left``.
     """
     lines = text.split("\n")
+    definitions = reference_definitions(lines)
     tables: list[list[MatrixRow]] = []
     problems: list[Problem] = []
     left: list[ProblemRow] = []
@@ -212,7 +213,8 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             cells = split_row(lines[index])
             kep_text = cells[keys["kep"]].text if keys["kep"] < len(cells) else ""
             where, who = f"line {index + 1}", f"KEP cell {kep_text!r}"
-            named = name_in_cell(kep_text)
+            foreign = foreign_reference(kep_text, definitions)
+            named = None if foreign else name_in_cell(kep_text)
             if named is not None and (len(cells) > len(header) or parse_kep_cell(kep_text) is None):
                 left.append(ProblemRow(index, *named))
             if len(cells) > len(header):
@@ -220,7 +222,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
                     Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; left as is")
                 )
                 continue
-            key = parse_kep_cell(kep_text)
+            key = None if foreign else parse_kep_cell(kep_text)
             if key is None:
                 problems.append(Problem(path, where, f"{who} names no KEP; left as is"))
                 continue

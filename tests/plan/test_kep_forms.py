@@ -134,3 +134,27 @@ def test_bare_numbers_are_told_from_explicit_names():
         KepName(4671, "x", False),
         KepName(4671, "", False),
     ]
+
+
+def test_a_reference_link_is_judged_by_its_definition_on_the_page():
+    """``[KEP-1136][kueue]`` with ``[kueue]: https://github.com/kubernetes-sigs/...`` below the table is the same
+    foreign link written inline: its row is left as is and listed; a reference into kep.k8s.io still keys."""
+    page = (
+        "| KEP | Status | Stage | Beta |\n|---|---|---|---|\n"
+        "| [KEP-4671][kueue] | implementable | alpha | - |\n"
+        "| **[KEP-4671][]** | implementable | alpha | - |\n"
+        "| [KEP-4671] (moved) | implementable | alpha | - |\n"
+        "| [KEP-4671][ours] | implementable | alpha | - |\n"
+        "\n[kueue]: https://github.com/kubernetes-sigs/kueue/issues/4671\n"
+        '> [kep-4671]:  <https://github.com/kubernetes-sigs/kueue/tree/main/keps/4671-x> "kueue"\n'
+        "[ours]: https://kep.k8s.io/4671\n"
+    )
+    parsed = parse_page("m.md", page)
+    assert [(r.line, r.number) for r in parsed.rows] == [(5, 4671)] and parsed.left == ()
+    assert [(p.key, p.message) for p in parsed.problems] == [
+        ("line 3", "KEP cell '[KEP-4671][kueue]' names no KEP; left as is"),
+        ("line 4", "KEP cell '**[KEP-4671][]**' names no KEP; left as is"),
+        ("line 5", "KEP cell '[KEP-4671] (moved)' names no KEP; left as is"),
+    ]
+    diff = diff_page(parsed, SNAP)
+    assert [c.line for c in diff.changes] == [6, 6] and diff.lines[2:5] == page.split("\n")[2:5]
