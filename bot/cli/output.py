@@ -115,8 +115,9 @@ def run_inputs(config: Config, config_path: Path | None) -> list[tuple[str, str,
     """The local files and directories a run of ``config`` reads besides its pages, as ``(what, path, tree)``:
     ``tree`` when every file under ``path`` counts as an input. The config file (``config_path``), the
     ``enhancements`` source (a snapshot or bundle file; a directory's ``keps/`` and git directory), the
-    release notes and gate lists (a file, or every file of their directory), ``cache_dir`` and the token and
-    key files named by ``$GITHUB_TOKEN_FILE`` and ``$KEP_SYNC_APP_PRIVATE_KEY_FILE``. Remote sources
+    release notes and gate lists (a file, or every file of their directory), ``cache_dir``, the wiki's git
+    directory and the token and key files named by ``$GITHUB_TOKEN_FILE`` and
+    ``$KEP_SYNC_APP_PRIVATE_KEY_FILE``. Remote sources
     (``github:``, URLs) and unset ones name nothing."""
     found: list[tuple[str, str, bool]] = []
     if config_path is not None and str(config_path) != os.devnull:
@@ -139,6 +140,9 @@ def run_inputs(config: Config, config_path: Path | None) -> list[tuple[str, str,
             if os.path.isdir(local):  # a hard link to one of its files, named from elsewhere
                 found += [(what, os.path.join(local, f), False) for f in _files(local)]
     found.append(("the cache directory (cache_dir)", str(Path(config.cache_dir).expanduser()), True))
+    wiki_git = Path(config.wiki.dir).expanduser() / ".git"
+    if os.path.lexists(wiki_git):
+        found.append(("the git directory of the wiki", str(wiki_git), True))
     for variable in ("GITHUB_TOKEN_FILE", "KEP_SYNC_APP_PRIVATE_KEY_FILE"):
         if os.environ.get(variable):
             found.append((f"${variable}", os.environ[variable], False))

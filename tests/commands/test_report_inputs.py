@@ -31,6 +31,8 @@ def inputs(work, monkeypatch):
         tar.add(work / "enh", arcname="enhancements-master")
     (work / "token").write_text("not-a-real-token\n")
     (work / "cache").mkdir()
+    (work / "wiki" / ".git").mkdir()
+    (work / "wiki" / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (work / "config-link.yaml").symlink_to("c.yaml")
     os.link(work / "c.yaml", work / "config-hard.yaml")
     os.link(work / "notes" / "release-notes-1.37.json", work / "notes-hard.json")
@@ -58,6 +60,7 @@ KEP_YAML = "enh/keps/sig-scheduling/4671-gang-scheduling/kep.yaml"
         (["--enhancements", "enh.tar.gz"], "enh.tar.gz", "the enhancements source 'enh.tar.gz'"),
         ([], "token", "$GITHUB_TOKEN_FILE '{work}/token'"),
         ([], "cache/r.json", "inside the cache directory (cache_dir) '{work}/cache'"),
+        ([], "wiki/.git/HEAD", "inside the git directory of the wiki 'wiki/.git'"),
     ],
 )
 def test_a_report_path_that_is_an_input_of_the_run_is_refused_naming_both(inputs, capsys, extra, report, named):
