@@ -96,16 +96,17 @@ class CommentCommands:
 
     def _role(self, login: str) -> tuple[str, str] | int:
         """``(permission, role_name)`` of ``login`` on the wiki repository (``("", "")`` for no such user), or
-        the HTTP status when GitHub refuses to tell (403 that is no rate limit: a token or App installation
-        that may not read collaborator permissions, an organisation's SSO), logged as a warning. Raises
-        :class:`GitHubApiError` for any other failure (a rate limit, 5xx or connection error after retries)."""
+        the HTTP status when GitHub refuses to tell (a 4xx other than 404 and 401 that is no rate limit: 403 for
+        a token or App installation that may not read collaborator permissions, an organisation's SSO), logged
+        as a warning. Raises :class:`GitHubApiError` for any other failure (a refused token, a rate limit, 5xx
+        or a connection error after retries): the command waits for a later run."""
         url = f"{self.repo.url}/collaborators/{quote(login, safe='')}/permission"
         try:
             _, data = self.call(f"read the role of @{login}", self.repo.requester.requestJsonAndCheck, "GET", url)
         except GitHubApiError as exc:
             if exc.status == 404:
                 return "", ""
-            if exc.status == 403 and not exc.limited:
+            if 400 <= exc.status < 500 and exc.status != 401 and not exc.limited:
                 self.log.warning("the role of a command's author could not be read", user=login, error=str(exc))
                 return exc.status
             raise

@@ -448,3 +448,15 @@ def test_a_rate_limited_role_read_fails_the_run_and_the_command_waits(gh, cfg):
     assert replies(gh, cid) == [] and prmod.parse_state(gh.pull(1)["body"]).seen != str(cid)
     run_github(gh, keps(), cfg)
     assert replies(gh, cid)[0].startswith("> `/kep-sync ignore 4671 beta` (@alice)\n\n**Done**")
+
+
+def test_any_other_refusal_to_tell_a_role_is_answered_with_its_status(gh, cfg):
+    opened(gh, cfg)
+    cid = gh.add_comment(1, "/kep-sync ignore 4671", "robot")
+    gh.fail_next("GET", r"/collaborators/robot/permission$", 422, message="Validation Failed")
+    run_github(gh, keps(), cfg)
+    assert replies(gh, cid) == [
+        "> `/kep-sync ignore 4671` (@robot)\n\n**Not carried out**: GitHub did not tell the role of @robot on "
+        "acme/wiki (HTTP 422), so kep-sync cannot check it; commands need write, maintain or admin access to the "
+        "wiki repository, and the token kep-sync runs with must be able to read collaborator permissions."
+    ]
