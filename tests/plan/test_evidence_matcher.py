@@ -8,6 +8,8 @@ of "Needs review". (Kind 8, a source without notes, is in tests/sources/test_rel
 
 from __future__ import annotations
 
+import pytest
+
 from bot.model.finding import Finding
 from bot.model.kep import parse_kep
 from bot.plan.diff import Change
@@ -319,11 +321,18 @@ def test_a_bare_gate_word_in_a_note_that_links_another_kep_is_prose():
 # --- a KEP named in passing by a note about another KEP's gate ------------------------------------------------
 
 
-def test_a_note_about_another_keps_gate_does_not_speak_for_a_kep_it_mentions_in_passing():
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Promoted the `WidgetAlphaGate` feature gate to beta. Related: KEP-20.",
+        "Promoted the WidgetAlphaGate feature gate to beta. Related: KEP-20.",
+        "WidgetAlphaGate is now beta. See KEP-20.",
+    ],
+)
+def test_a_note_about_another_keps_gate_does_not_speak_for_a_kep_it_mentions_in_passing(text):
     """A stage sentence naming only A's gate says nothing about B, which the entry names in passing: B gets no
     mention from it (no confirmation, no counter evidence), A gets it surely."""
-    notes = {"v1.36": {"7": entry(7, "Promoted the `WidgetAlphaGate` feature gate to beta. Related: KEP-20.")}}
-    index = build_index(notes, KEPS)
+    index = build_index({"v1.36": {"7": entry(7, text)}}, KEPS)
     assert index.for_kep(B.path) == []
     assert [(m.pr, m.stage, m.links, m.refs) for m in index.for_kep(A.path)] == [(7, "beta", (A.path,), (20,))]
 

@@ -238,9 +238,14 @@ def _entry_mentions(
     if not refs and not may_name_gates(text, owners):
         return []
     named = [(sentence, *gate_names(sentence, owners)) for sentence in split_sentences(text)]
-    if ref_paths:  # the note says which KEP it is: a bare word naming another KEP's gate is prose
+    if ref_paths:  # the note's documentation says which KEP it is: a bare word naming another KEP's gate
+        # (not in code, no "feature gate") is prose; a KEP named in passing in the text decides nothing
         named = [
-            (sentence, tuple(g for g in gates if _in_code(g, sentence) or set(owners[g]) & ref_paths), und)
+            (
+                sentence,
+                tuple(g for g in gates if _as_gate(g, sentence) or set(owners[g]) & ref_paths or not documented),
+                und,
+            )
             for sentence, gates, und in named
         ]
     if not refs and not any(g or u for _, g, u in named):
@@ -336,6 +341,12 @@ def _named_keps_spoken_for(
         if kep.number in said:
             out.add(path)
     return out
+
+
+def _as_gate(gate: str, sentence: str) -> bool:
+    """True when ``sentence`` writes ``gate`` as a feature gate: in a code span, or in a sentence that says
+    "feature gate" ("Promoted the TwoGate feature gate to beta.")."""
+    return _in_code(gate, sentence) or bool(_FEATURE_GATE_RE.search(sentence))
 
 
 def _in_code(gate: str, sentence: str) -> bool:
