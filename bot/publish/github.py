@@ -241,7 +241,9 @@ class GitHubWiki(CommentCommands, BotBranch):
             text = plan.changelog.body
             if state.base and proposal.base:
                 text = text.replace(f"/blob/{proposal.base}/", f"/blob/{state.base}/")
-            if prmod.same_section(pr.body, prmod.render_section(text, recorded if self.commands else state)):
+            if pr.title == self._title(plan) and prmod.same_section(
+                pr.body, prmod.render_section(text, recorded if self.commands else state)
+            ):
                 self.log.info("pull request is up to date", pull_request=pr.number)
                 self._record(pr, recorded)
             else:

@@ -80,3 +80,12 @@ def test_a_base_that_moved_elsewhere_changes_no_link_and_writes_nothing(gh, cfg)
     gh.commit_files(REPO, "main", {"README.md": "wiki, edited\n"})
     run = run_github(gh, keps(), cfg)
     assert (run.requests, run.writes, gh.pull(1)["body"]) == (READS_PR, 0, body)
+
+
+def test_a_new_title_setting_is_written_without_a_commit(gh, cfg):
+    opened(gh, cfg)
+    head, body = gh.branch_sha(REPO, BRANCH), gh.pull(1)["body"]
+    titled = cfg.model_copy(update={"pull_request": cfg.pull_request.model_copy(update={"title": "KEP matrix"})})
+    run = run_github(gh, keps(), titled)
+    assert run.requests == READS_PR + [("PATCH", f"{R}/pulls/1")]
+    assert (gh.pull(1)["title"], gh.pull(1)["body"], gh.branch_sha(REPO, BRANCH)) == ("KEP matrix", body, head)
