@@ -39,6 +39,7 @@ from bot.plan.tracking import Tracking, options_from, track
 from bot.plan.tracking import render as tracking_render
 from bot.plan.watch import render as watch_render
 from bot.plan.watch.judge import Watch
+from bot.plan.watch.scope import Places, places
 from bot.redact import without_userinfo
 from bot.wiki import frontmatter
 from bot.wiki.ignore import marker_problems, mask_page, row_ignores, unmask
@@ -111,7 +112,7 @@ def plan_sync(
     review_rows: bool = False,
     gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
     page_url: str = "",
-    watch: Callable[[Sequence[Kep]], Watch] | None = None,
+    watch: Callable[[Sequence[Kep], Places], Watch] | None = None,
     gate_history: GateOrigins | Callable[[Collection[str]], GateOrigins] | None = None,
 ) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes``, ``history``
@@ -137,6 +138,7 @@ def plan_sync(
     release has not shipped, and ``gate_lifecycle.column`` writes the Shipped column
     (:mod:`bot.plan.evidence.gates`). ``page_url``: the pages' web address at the base revision
     (:func:`page_url`). ``watch``: page KEPs -> the watch of the release in progress
+    and their rows (:func:`bot.plan.watch.scope.places`)
     (:func:`bot.commands.watch_inputs.sync_watch`), shown folded in the body and as the report's ``watch``.
     ``gate_history``: when each kep.yaml first declared its gates, or a loader called once
     with the kep.yaml paths of the KEPs declaring a gate the pages' KEPs share
@@ -176,7 +178,11 @@ def plan_sync(
     ]
     changes = changes + tracking.changes
     problems = problems + tracking.problems
-    watched = watch(list({k.path: k for r in results for k in r.diff.keps}.values())) if watch is not None else None
+    watched = (
+        watch(list({k.path: k for r in results for k in r.diff.keps}.values()), places(snapshot, diffed.parsed, only))
+        if watch is not None
+        else None
+    )
     generated = _generated(config, results)
     report = reviews.report(scope, reviewed._replace(changes=changes, problems=problems))
     touched = {c.kep_path for c in changes}
