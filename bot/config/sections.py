@@ -424,7 +424,8 @@ class ReleaseConfig(Strict):
     current: str = ""
     """The release in progress, e.g. ``v1.37``; empty: the newest release the notes or the gate list know."""
     started: str = ""
-    """The day its cycle began, ``YYYY-MM-DD``; empty: the first kep.yaml naming it as latest-milestone."""
+    """The day its cycle began, ``YYYY-MM-DD`` (a time of day is refused); empty: the first kep.yaml naming it as
+    latest-milestone."""
     watch: bool = False
     """Add the watch of the release in progress to the pull request body (a folded section)."""
     sig_release: str = ""
@@ -448,6 +449,8 @@ class ReleaseConfig(Strict):
     def _day(cls, value: object) -> object:
         import datetime
 
+        if isinstance(value, datetime.datetime):  # YAML reads 2026-04-22 10:00:00 as a time of day
+            raise ValueError(f"{str(value)!r} is a time, not a day: write the day alone, YYYY-MM-DD")
         if isinstance(value, datetime.date):  # YAML reads 2026-04-22 as a date
             return value.isoformat()
         if isinstance(value, str) and value:

@@ -46,6 +46,7 @@ from bot.model.kep import (
     normalize_milestone,
 )
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
+from bot.wiki.kepnames import name_in_cell
 from bot.wiki.matrix import (
     FIELDS,
     MatrixPage,
@@ -55,7 +56,6 @@ from bot.wiki.matrix import (
     cell_value,
     disagreements,
     known_word,
-    name_in_cell,
     owned_value,
     page_reading,
     render_gates,
@@ -337,7 +337,7 @@ def _rename_change(ident: str, path: str, row: MatrixRow, kep: Kep, rename: Rena
 
 def _renamed_slug(text: str, row: MatrixRow, rename: Rename, new_path: str) -> str | None:
     """The slug (casefolded) the KEP cell ``text`` names once :func:`renamed_cell` rewrote it, read as a row's
-    cell is read (:func:`bot.wiki.matrix.name_in_cell`); ``None`` when it names no KEP or another number."""
+    cell is read (:func:`bot.wiki.kepnames.name_in_cell`); ``None`` when it names no KEP or another number."""
     after = renamed_cell(text, row.number, row.slug, rename.old.rsplit("/", 1)[0], new_path)
     named = name_in_cell(after)
     return named[1].casefold() if named is not None and named[0] == row.number else None

@@ -106,6 +106,17 @@ def may_command(permission: str, role_name: str) -> bool:
     return role_name in ALLOWED or permission in ALLOWED
 
 
+def unchecked(user: str, status: int, repo: str) -> str:
+    """Why ``user``'s command is not carried out when GitHub would not tell the user's role (the collaborator
+    permission API answered HTTP ``status``, 403 for a token or App that may not read it): a role that
+    cannot be read is no write role. The command is not read again on a later run."""
+    return (
+        f"GitHub did not tell the role of @{user} on {repo} (HTTP {status}), so kep-sync cannot check it; commands "
+        "need write, maintain or admin access to the wiki repository, and the token kep-sync runs with must be "
+        "able to read collaborator permissions"
+    )
+
+
 def refusal(user: str, permission: str, role_name: str, repo: str) -> str:
     """Why ``user``'s command is not carried out: the role the collaborator permission API gave (not admin,
     maintain or write; ``none`` or no answer, HTTP 404: no role)."""

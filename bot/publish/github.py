@@ -4,7 +4,8 @@
 base branch head and the pages at it through the API (no clone);
 :meth:`GitHubWiki.publish` then acts on the open bot pull request, if any:
 
-- same proposal on the same page blobs -> nothing (zero writes);
+- same proposal on the same page blobs -> no commit; the body is edited when anything it says changed
+  (the evidence, the watch, the source revision, the problems), else nothing (zero writes);
 - new proposal or a page changed on the base -> one commit with all changed
   pages (blobs -> tree -> commit, then the ref moves last), body refreshed;
 - the base already has the rows -> comment, close as superseded, delete the branch;
@@ -262,9 +263,22 @@ class GitHubWiki(CommentCommands, BotBranch, Automerge, DashboardIssue):
             and not regenerate
             and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages)
         ):
-            self.log.info("pull request is up to date", pull_request=pr.number)
-            self._record(pr, recorded)
             self.head_after = pr.head.sha
+            # The same changes on the same pages: no commit. Whatever else the body says (the evidence, the
+            # watch, the source revision, the problems) is this run's and replaces a stale one. Its links to
+            # page lines keep the base the branch was built on: the pages there are these very bytes.
+            text = plan.changelog.body
+            if state.base and proposal.base:
+                text = text.replace(f"/blob/{proposal.base}/", f"/blob/{state.base}/")
+            if pr.title == self._title(plan) and prmod.same_section(
+                pr.body, prmod.render_section(text, recorded if self.commands else state)
+            ):
+                self.log.info("pull request is up to date", pull_request=pr.number)
+                self._record(pr, recorded)
+            else:
+                body = prmod.merge_body(pr.body, prmod.render_section(text, recorded))
+                self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
+                self.log.info("pull request body refreshed; no commit", pull_request=pr.number)
             return Publication(plan, [], pr.html_url)
         fast_forward = ours and state is not None and not regenerate and state.base == proposal.base
         if (

@@ -63,7 +63,7 @@ class CommentCommands:
         )
         comments = [IssueComment(self.repo.requester, {}, c, completed=True) for c in listed]
         found: list[cmd.Command] = []
-        roles: dict[str, tuple[str, str]] = {}
+        roles: dict[str, tuple[str, str] | int] = {}
         top_id, top_time = seen, ""
         refused: set[str] = set()
         comments.sort(key=lambda c: c.id)
@@ -81,23 +81,36 @@ class CommentCommands:
                 continue
             if login not in roles:
                 roles[login] = self._role(login)
-            if not cmd.may_command(*roles[login]):
+            role = roles[login]
+            if isinstance(role, int) or not cmd.may_command(*role):
                 if login in refused or len(refused) >= cmd.MAX_REFUSALS:
                     self.log.info("command from a user without write access left unanswered", comment=c.id)
                     continue
                 refused.add(login)
-                command = command._replace(error=cmd.refusal(login, *roles[login], self.repo_name))
+                why = (
+                    cmd.unchecked(login, role, self.repo_name)
+                    if isinstance(role, int)
+                    else cmd.refusal(login, *role, self.repo_name)
+                )
+                command = command._replace(error=why)
             found.append(command)
         return found, (top_id, top_time)
 
-    def _role(self, login: str) -> tuple[str, str]:
-        """``(permission, role_name)`` of ``login`` on the wiki repository (``("", "")`` for no such user)."""
+    def _role(self, login: str) -> tuple[str, str] | int:
+        """``(permission, role_name)`` of ``login`` on the wiki repository (``("", "")`` for no such user), or
+        the HTTP status when GitHub refuses to tell (a 4xx other than 404 and 401 that is no rate limit: 403 for
+        a token or App installation that may not read collaborator permissions, an organisation's SSO), logged
+        as a warning. Raises :class:`GitHubApiError` for any other failure (a refused token, a rate limit, 5xx
+        or a connection error after retries): the command waits for a later run."""
         url = f"{self.repo.url}/collaborators/{quote(login, safe='')}/permission"
         try:
             _, data = self.call(f"read the role of @{login}", self.repo.requester.requestJsonAndCheck, "GET", url)
         except GitHubApiError as exc:
             if exc.status == 404:
                 return "", ""
+            if 400 <= exc.status < 500 and exc.status != 401 and not exc.limited:
+                self.log.warning("the role of a command's author could not be read", user=login, error=str(exc))
+                return exc.status
             raise
         return str(data.get("permission") or ""), str(data.get("role_name") or "")
 

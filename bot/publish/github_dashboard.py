@@ -52,7 +52,7 @@ class DashboardIssue:
     repo: Repository
     reads: ConditionalReads
     ignores: dict[tuple[int, tuple[str, ...]], list[str]]
-    _role: Callable[[str], tuple[str, str]]
+    _role: Callable[[str], tuple[str, str] | int]
 
     def _dashboard_read(self) -> set[tuple[int, tuple[str, ...]]]:
         """Find the dashboard and read its ticks; returns the ignore rules lifted by a permitted tick."""
@@ -88,8 +88,10 @@ class DashboardIssue:
         if not mine:
             return set()
         role = self._role(editor)
-        if not cmd.may_command(*role):
-            self.waiting = [cmd.refusal(editor, *role, self.config.wiki.repo or "")]
+        repo = self.config.wiki.repo or ""
+        if isinstance(role, int) or not cmd.may_command(*role):
+            why = cmd.unchecked(editor, role, repo) if isinstance(role, int) else cmd.refusal(editor, *role, repo)
+            self.waiting = [why]
             return set()
         rules = {rule for a in mine if (rule := dash.lifted(a)) is not None}
         self.log.info("dashboard: ignores lifted", by=editor, rules=sorted(rules))

@@ -175,12 +175,28 @@ def with_state(body: str | None, state: PrState) -> str:
     return body[: found[-1].start()] + state_marker(state) + body[found[-1].end() :]
 
 
+def same_section(body: str | None, section: str) -> bool:
+    """True when the bot section of ``body`` is ``section`` (:func:`render_section`), line ends and the automerge
+    line (:func:`with_automerge`, kept by :func:`merge_body`) aside (a body edited on GitHub's web page comes back
+    with ``\r\n``); False when ``body`` has no section."""
+    body = body or ""
+    span = _section_span(body)
+    if span is None:
+        return False
+    found = _AUTOMERGE_RE.sub("", body[span[0] : span[1]].replace("\r\n", "\n"))
+    return found == section.replace("\r\n", "\n")
+
+
 def merge_body(existing: str | None, section: str) -> str:
-    """``existing`` with its bot section replaced by ``section`` (appended after the human text when absent)."""
+    """``existing`` with its bot section replaced by ``section`` (appended after the human text when absent); the
+    automerge line of the old section stays (automerge replaces or removes it, :func:`with_automerge`)."""
     existing = existing or ""
     span = _section_span(existing)
     if span is not None:
-        return existing[: span[0]] + section + existing[span[1] :]
+        line = automerge_line(existing)
+        merged = existing[: span[0]] + section + existing[span[1] :]
+        reason = line.removeprefix(f"{AUTOMERGE_TAG}**Automerge**: left open: ").removesuffix("\n\n")
+        return with_automerge(merged, reason) if line else merged
     return f"{existing.rstrip()}\n\n{section}" if existing.strip() else section
 
 

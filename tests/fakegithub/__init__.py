@@ -48,6 +48,7 @@ from .common import (
     _DOCS,
     _EPOCH,
     CODELOAD,
+    REFUSED,
     ROUTES,
     STARTED,
     ApiError,
@@ -79,7 +80,7 @@ from .merging import MergeHandlers
 # isort: split
 from .issues import IssueHandlers
 
-__all__ = ["CODELOAD", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
+__all__ = ["CODELOAD", "REFUSED", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
 
 #: How often (seconds) the serving thread looks at its shutdown flag between requests: :meth:`FakeGitHub.stop`
 #: waits up to this long (at 0.05 s, about 45 ms a server, 5 s of the suite's time).
@@ -222,7 +223,8 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
             return self._commit_on(full_name, branch, files, message, author, modes=modes)
 
     def set_role(self, full_name: str, login: str, role: str) -> None:
-        """Give ``login`` the repository role ``role`` (admin, maintain, write, triage, read)."""
+        """Give ``login`` the repository role ``role`` (admin, maintain, write, triage, read; :data:`REFUSED`: the
+        permission endpoint answers HTTP 403 for that user)."""
         with self.lock:
             self.repos[full_name]["roles"][login] = role
 

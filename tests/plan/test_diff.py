@@ -206,7 +206,7 @@ def test_duplicate_numbers_resolved_by_slug():
     )
     rows = (
         "| 2133-kubelet-credential-providers | implementable / alpha | v1.35 / - / - | - | x |\n"
-        "| [0000-kep-process](https://x) | implementable / alpha | v1.35 / - / - | - | x |\n"
+        "| [0000-kep-process](#kep-process) | implementable / alpha | v1.35 / - / - | - | x |\n"
     )
     diff, old = run(rows, *keps)
     assert [(c.kep_id, c.field, c.new, c.kep_path) for c in diff.changes] == [
