@@ -35,6 +35,7 @@ Release notes and gate lists carry no dates: their signs name the note's pull re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
@@ -50,6 +51,8 @@ from bot.plan.evidence.index import Evidence, Mention, NotesIndex
 from bot.plan.evidence.prose import first_stage, gate_in_code, introduces, names_kep, title_words
 from bot.wiki.matrix import parse_page
 
+#: The area a note may begin with (``DRA: ``, ``kubeadm: ``).
+_AREA = re.compile(r"^\W*[A-Za-z][\w./-]{0,30}:\s+")
 #: The states, in the order a reader needs them: what needs a look first.
 CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "no sign yet", "on track", "landed"
 STATES = (CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED)
@@ -422,13 +425,16 @@ def _note_signs(
     naming a gate of ``former`` (gates kep.yaml no longer declares) says so."""
     best: dict[int, tuple[tuple[int, int], Mention, str]] = {}
     first, words = first_stage(kep), title_words(kep.title)
+    inferred: set[int] = set()
     for m in index.for_kep(kep.path):
         if m.release != release:
             continue
         stage = m.stage if m.when == release else ""
         sure = kep.path in m.links
-        if sure and not stage and first in planned and introduces(m.excerpt) and names_kep(words, m.excerpt):
+        how = _adds_first(first, words, m.excerpt) if sure and not stage and first in planned else ""
+        if how:
             stage = first  # "Added support for derived attributes in DRA" for 6080 DRA Derived Attributes (alpha)
+            inferred |= {m.pr} if how == "alpha" else set()
         rank = (int(sure), 3 if stage in planned else 2 if stage in STAGES else 1 if stage else 0)
         if m.pr not in best or rank > best[m.pr][0]:
             best[m.pr] = (rank, m, stage)
@@ -438,6 +444,8 @@ def _note_signs(
         if not linked:
             shared = f"a gate other KEPs declare too ({', '.join(m.gates)})" if m.gates else "several KEPs"
             says, what = "", f"names {shared}; not counted"
+        elif stage in planned and pr in inferred:
+            says, what = LANDED, "adds the first work of a KEP with no stage yet: its alpha"
         elif stage in planned:
             says, what = LANDED, f"announces {_word(stage)}"
         elif stage in STAGES:
@@ -450,6 +458,18 @@ def _note_signs(
             what += f" (names {', '.join(renamed)}, a gate kep.yaml no longer declares; it declares {now})"
         out.append(Sign("release note", says, stage, "", m.pr, m.url, f"the {release} note #{m.pr} {what}", m.excerpt))
     return out
+
+
+def _adds_first(first: str, words: Sequence[str], excerpt: str) -> str:
+    """How ``excerpt``, a sentence of a note linked to the KEP that names no stage, announces ``first``, the first
+    stage kep.yaml plans: it introduces something (``Added ...``, also after an area such as ``DRA: ``) and names
+    the KEP by its title words (``"title"``), or ``first`` is alpha (``"alpha"``): a KEP with no stage yet ships
+    its first code behind its alpha gate, so what it adds in the release is its alpha (``DRA: Added a
+    `spec.resourceClaims` field to PodGroup resources``, the 1.36 note #136989 for 5729); ``""``: neither."""
+    sentence = _AREA.sub("", excerpt, count=1)
+    if not introduces(sentence):
+        return ""
+    return "title" if names_kep(words, sentence) else "alpha" if first == "alpha" else ""
 
 
 def _prose_sign(e: Evidence, kep: Kep, release: str) -> Sign:
