@@ -6,6 +6,7 @@ Skipped when ../shared is absent, failed when ``KEP_SYNC_REQUIRE_SHARED=1``."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -123,3 +124,46 @@ def test_a_rewritten_released_milestone_names_the_exception_that_explains_it(bun
     assert line.startswith(
         "- ↺ [4817](https://kep.k8s.io/4817) GA v1.36 → v1.37: slip confirmed"
     )  # no exception of 4817 in v1.36
+
+
+def test_the_report_names_the_records_read_and_the_pull_request_folds_the_same_reading(
+    bundle_clone, tmp_path, capsys, _reset_structlog
+):
+    from bot.cli.main import main
+    from bot.plan.watch.render import headline
+
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / PAGE).write_bytes((WIKI / PAGE).read_bytes())
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"enhancements: {bundle_clone}\nwiki: {{dir: {wiki}, pages: [{PAGE}]}}\nrelease_notes: {{source: {NOTES}}}\n"
+        f"gate_lifecycle: {{source: {LIST}}}\nrelease: {{watch: true, sig_release: {RECORDS}}}\n"
+        f"cache_dir: {tmp_path / 'cache'}\n"
+    )
+    watched = run_watch(Config(
+        enhancements=str(bundle_clone),
+        cache_dir=str(tmp_path / "cache2"),
+        wiki={"dir": str(wiki), "pages": [PAGE]},
+        release_notes={"source": str(NOTES)},
+        gate_lifecycle={"source": str(LIST)},
+        release={"sig_release": str(RECORDS)},
+    ))  # fmt: skip
+    read = watched.report["watch"]["read"]["records"]
+    assert (read["source"], read["releases"][0], read["releases"][-1], len(read["releases"]), read["problems"]) == (
+        str(RECORDS / "releases"),
+        "v1.20",
+        "v1.37",
+        18,
+        16,
+    )
+    report = tmp_path / "sync.json"
+    assert main(["sync", "--config", str(config), "--publish", "none", "--report", str(report)]) == 0
+    body = capsys.readouterr().out
+    folded = body[body.index("<details><summary>Watch of v1.37") :].split("</details>")[0].split("\n")
+    assert folded[0] == f"<details><summary>{headline(watched.watch)}</summary>"
+    assert "- Code Freeze: 2026-07-22, from release-1.37/README.md" in folded
+    rows = [line.split(" | ") for line in folded if line.startswith("| [")]
+    assert [(r[0].split("]")[0][3:], r[1]) for r in rows] == [(e.kep, e.state) for e in watched.watch.entries]
+    in_sync = json.loads(report.read_text(encoding="utf-8"))["watch"]
+    assert (in_sync["counts"], in_sync["keps"]) == (watched.report["watch"]["counts"], watched.report["watch"]["keps"])
