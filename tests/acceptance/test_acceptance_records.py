@@ -167,3 +167,24 @@ def test_the_report_names_the_records_read_and_the_pull_request_folds_the_same_r
     assert [(r[0].split("]")[0][3:], r[1]) for r in rows] == [(e.kep, e.state) for e in watched.watch.entries]
     in_sync = json.loads(report.read_text(encoding="utf-8"))["watch"]
     assert (in_sync["counts"], in_sync["keps"]) == (watched.report["watch"]["counts"], watched.report["watch"]["keps"])
+
+
+def test_all_with_the_records_lists_every_kep_yaml_planning_v1_37_with_its_sig(bundle_clone, tmp_path):
+    from bot.model.kep import STAGES, normalize_milestone
+    from bot.sources.enhancements import load_snapshot
+
+    config = Config(
+        enhancements=str(bundle_clone),
+        cache_dir=str(tmp_path / "cache"),
+        wiki={"dir": str(WIKI), "pages": [PAGE]},
+        release_notes={"source": str(NOTES)},
+        gate_lifecycle={"source": str(LIST)},
+        release={"sig_release": str(RECORDS)},
+    )
+    done = run_watch(config, whole=True)
+    snapshot = load_snapshot(str(bundle_clone), tmp_path / "nocache")
+    planning = {k.path: k.sig for k in snapshot.all_keps() if any(normalize_milestone(k.milestone(s)) == "v1.37" for s in STAGES)}  # fmt: skip
+    listed = {e.kep_path: e.sig for e in done.watch.entries}
+    assert len(planning) == 88 and {p: listed.get(p) for p in planning} == planning
+    assert done.text.splitlines()[0] == "Watch of v1.37: 91 KEPs (2 contradicted, 4 slipped, 43 at risk, 42 landed)"
+    assert "Code Freeze: 2026-07-22, from release-1.37/README.md" in done.text.splitlines()
