@@ -11,7 +11,8 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from bot.commands.watch_inputs import Inputs, judge, read_inputs
+from bot.commands.inputs import Inputs
+from bot.commands.watch_inputs import WatchRead, judge, watch_read
 from bot.config import Config
 from bot.errors import KepSyncError
 from bot.plan.changelog.rows import source_name
@@ -43,22 +44,23 @@ def run_watch(
     "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path": "--kep", "message"}]}``: a KEP of
     ``only`` in no page row is a problem, as in a sync; :func:`bot.plan.watch.render.report_block`; a failed
     run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`)."""
-    from bot.commands.sync import load_enhancements, open_upstream, open_wiki, release_notes_loader, write_report
+    from bot.commands.sync import write_report
     from bot.plan.digest import blank_section
     from bot.plan.planner import decode_page
 
     config = config.model_copy(update={"publish": "none"})
+    inputs = Inputs(config, counter)
     snapshot = None
     try:
-        snapshot = load_enhancements(config, counter, open_upstream(config, counter))
-        base = open_wiki(config, counter).read()
+        snapshot = inputs.snapshot()
+        base = inputs.wiki.read()
         pages = {}
         for path, data in base.pages.items():
             if path in config.wiki.pages:
                 text = decode_page(path, data)
                 pages[path] = blank_section(text) if path == config.digest.page else text
-        inputs = read_inputs(config, snapshot, release_notes_loader(config, counter), counter)
-        found = judge(config, inputs, page_keps(snapshot, pages, config.aliases(), only))
+        read = watch_read(inputs)
+        found = judge(config, read, page_keps(snapshot, pages, config.aliases(), only))
         missing = not_on_pages(pages, config.aliases(), only)
     except KepSyncError as exc:
         if report_path is not None:
@@ -79,11 +81,11 @@ def run_watch(
     }
     if report_path is not None:
         write_report(report_path, report)
-    read = [*read_lines(config, snapshot, list(pages), inputs), *(f"Problem: --kep: {m}" for m in missing)]
-    return WatchRun(found, render_text(found, read), report)
+    lines = [*read_lines(config, snapshot, list(pages), read), *(f"Problem: --kep: {m}" for m in missing)]
+    return WatchRun(found, render_text(found, lines), report)
 
 
-def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: Inputs) -> list[str]:
+def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead) -> list[str]:
     """What the watch read, one line each: the pages, the source at its revision, the notes and the gate list."""
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     out = [f"Pages: {', '.join(pages) or 'none'}", f"Source: {source_name(snapshot.source, code=False)} at {rev}"]

@@ -11,10 +11,10 @@ comes from the history).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.model import consistency
 from bot.model.kep import STAGES, Kep, normalize_milestone
@@ -29,17 +29,16 @@ from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
 
 if TYPE_CHECKING:
-    from bot.http import RequestCounter
     from bot.model.gates import Lifecycle
     from bot.model.notes import ReleaseNotes
     from bot.model.snapshot import Snapshot
     from bot.sources.history import GitHistory
 
 
-class Inputs(NamedTuple):
+class WatchRead(NamedTuple):
     """What a watch is judged from: the ``snapshot``, the release ``notes``, the gate ``lifecycle`` and the kep.yaml
     ``history`` (each ``None`` when not read), and ``origins``: when each kep.yaml first declared its gates, read
-    from that history on demand (:func:`bot.sources.history.gate_origins_loader`; ``None`` without history)."""
+    from that history on demand (:meth:`bot.commands.inputs.Inputs.gate_origins`; ``None`` without history)."""
 
     snapshot: Snapshot
     notes: ReleaseNotes | None
@@ -48,7 +47,21 @@ class Inputs(NamedTuple):
     origins: OriginsLoader | None = None
 
 
-def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
+def watch_read(inputs: Inputs) -> WatchRead:
+    """What the watch reads of the run's ``inputs``: the release notes of the newest two releases and of
+    ``release.current`` (the files a sync's review read already are not read again), the newest gate list
+    (:meth:`~bot.commands.inputs.Inputs.newest_gate_list`) and the history of the source at the snapshot's
+    revision. Raises the :class:`~bot.errors.KepSyncError` of a source that cannot be read."""
+    config = inputs.config
+    notes = (
+        inputs.release_notes({config.release.current} if config.release.current else set()) if inputs.notes_on else None
+    )
+    lc = inputs.newest_gate_list()
+    history = inputs.git_history
+    return WatchRead(inputs.snapshot(), notes, lc, history, inputs.gate_origins() if history is not None else None)
+
+
+def judge(config: Config, inputs: WatchRead, keps: Sequence[Kep]) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
     ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`)."""
     snapshot, notes, lc, history, _ = inputs
@@ -78,7 +91,7 @@ def judge(config: Config, inputs: Inputs, keps: Sequence[Kep]) -> Watch:
     )
 
 
-def _owners(inputs: Inputs, keps: Sequence[Kep]) -> Owners | None:
+def _owners(inputs: WatchRead, keps: Sequence[Kep]) -> Owners | None:
     """The owners of the shared gates of ``keps`` from the kep.yaml history (:mod:`bot.plan.evidence.ownership`):
     an owner's notes and list entries count for it, a borrower's do not; ``None`` without history."""
     if inputs.history is None or inputs.origins is None:
@@ -110,7 +123,7 @@ def possible_notes(
     return out
 
 
-def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[str]:
+def unseen(config: Config, inputs: WatchRead, release: str, started: bool) -> list[str]:
     """One line per input the watch lacks and what that leaves out."""
     out = []
     if not release:
@@ -149,50 +162,16 @@ def _about(path: str, release: str) -> bool:
     return os.path.basename(path) == f"release-notes-{release.removeprefix('v')}.json"
 
 
-def read_inputs(
-    config: Config,
-    snapshot: Snapshot,
-    notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
-    counter: RequestCounter | None = None,
-) -> Inputs:
-    """The release notes (``notes_loader``: :func:`bot.commands.sync.release_notes_loader`), the newest gate list
-    and the history of ``config``'s sources for ``snapshot``."""
-    from bot.sources.enhancements import parse_source
-    from bot.sources.gate_head import newest_gate_list
-    from bot.sources.history import gate_origins_loader, read_history
-
-    cache = Path(config.cache_dir).expanduser()
-    loader = notes_loader
-    notes = loader({config.release.current} if config.release.current else set()) if loader else None
-    lc = None
-    if config.gate_lifecycle.source:
-        token = os.environ.get("GITHUB_TOKEN") or None
-        lc = newest_gate_list(
-            config.gate_lifecycle.source, cache, api_url=config.github.api_url, token=token, counter=counter
-        )
-    source = parse_source(config.enhancements)
-    history = read_history(source.kind, source.location, cache, snapshot.revision)
-    origins = (
-        gate_origins_loader(source.kind, source.location, cache, snapshot.revision) if history is not None else None
-    )
-    return Inputs(snapshot, notes, lc, history, origins)
-
-
-def sync_watch(
-    config: Config,
-    snapshot: Snapshot,
-    notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
-    counter: RequestCounter | None = None,
-) -> Callable[[Sequence[Kep]], Watch] | None:
-    """For :func:`bot.plan.planner.plan_sync`: page KEPs -> their watch, the inputs read on the first call only
-    (:func:`read_inputs`); ``None`` unless ``release.watch`` is on."""
-    if not config.release.watch:
+def sync_watch(inputs: Inputs) -> Callable[[Sequence[Kep]], Watch] | None:
+    """For :func:`bot.plan.planner.plan_sync`: page KEPs -> their watch, read from ``inputs`` on the first call
+    (:func:`watch_read`); ``None`` unless ``release.watch`` is on."""
+    if not inputs.config.release.watch:
         return None
-    read: dict[str, Inputs] = {}
+    read: dict[str, WatchRead] = {}
 
     def of(keps: Sequence[Kep]) -> Watch:
-        if "inputs" not in read:
-            read["inputs"] = read_inputs(config, snapshot, notes_loader, counter)
-        return judge(config, read["inputs"], keps)
+        if "read" not in read:
+            read["read"] = watch_read(inputs)
+        return judge(inputs.config, read["read"], keps)
 
     return of
