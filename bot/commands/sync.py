@@ -223,7 +223,8 @@ def run_audit(
     The pages are read as ``--publish none`` reads them (``wiki.repo`` through the API, read-only; else
     ``wiki.dir``), whatever ``config.publish`` says; the release notes of every release the source has
     are read (``release_notes.source``); each change carries its upstream provenance as a sync's does
-    (:meth:`~bot.commands.inputs.Inputs.provenance`). The pure stage is :func:`bot.commands.audit.plan_audit`. The report is a sync's
+    (:meth:`~bot.commands.inputs.Inputs.provenance`). The pure stage is :func:`bot.commands.audit.plan_audit`.
+    The report is a sync's
     (:func:`run_report`: ``publish: "none"``, ``result``, ``pages_written: []``, ``pull_request: null``)
     plus the ``audit`` object; a failed audit writes ``result: failed`` with the ``error``, as a sync
     does, then raises the :class:`~bot.errors.KepSyncError` subclass.

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from bot.commands.inputs import Inputs
 from bot.commands.watch_inputs import WatchRead, judge, watch_read
+from bot.commands.watch_inputs import problems as input_problems
 from bot.config import Config
 from bot.errors import KepSyncError
 from bot.plan.changelog.rows import source_name
@@ -41,9 +42,11 @@ def run_watch(
     counter: RequestCounter | None = None,
 ) -> WatchRun:
     """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
-    "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path": "--kep", "message"}]}``: a KEP of
-    ``only`` in no page row is a problem, as in a sync; :func:`bot.plan.watch.render.report_block`; a failed
-    run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`)."""
+    "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path", "message"}]}``: a KEP of
+    ``only`` in no page row is a problem (path ``--kep``), as in a sync, and so is each problem of the release
+    notes and the gate list read (:func:`bot.commands.watch_inputs.problems`), as ``sync`` and ``validate`` report
+    them; :func:`bot.plan.watch.render.report_block`; a failed run writes ``result: failed`` and the ``error``,
+    then raises the :class:`~bot.errors.KepSyncError`)."""
     from bot.commands.sync import write_report
     from bot.plan.digest import blank_section
     from bot.plan.planner import decode_page
@@ -62,6 +65,7 @@ def run_watch(
         read = watch_read(inputs)
         found = judge(config, read, page_keps(snapshot, pages, config.aliases(), only))
         missing = not_on_pages(pages, config.aliases(), only)
+        seen = input_problems(read)
     except KepSyncError as exc:
         if report_path is not None:
             from bot.redact import redact
@@ -77,11 +81,18 @@ def run_watch(
         "revision": snapshot.revision,
         "result": "ok",
         "watch": report_block(found, config.links.enhancements),
-        "problems": [{"path": "--kep", "message": m} for m in missing],
+        "problems": [
+            *({"path": "--kep", "message": m} for m in missing),
+            *({"path": p.path, "message": p.message} for p in seen),
+        ],
     }
     if report_path is not None:
         write_report(report_path, report)
-    lines = [*read_lines(config, snapshot, list(pages), read), *(f"Problem: --kep: {m}" for m in missing)]
+    lines = [
+        *read_lines(config, snapshot, list(pages), read),
+        *(f"Problem: --kep: {m}" for m in missing),
+        *(f"Problem: {p.path}: {p.message}" for p in seen),
+    ]
     return WatchRun(found, render_text(found, lines), report)
 
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.model import consistency
-from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.model.kep import STAGES, Kep, Problem, normalize_milestone
+from bot.model.note_text import release_order
 from bot.plan.changelog.rows import source_name
 from bot.plan.diff import kep_id
 from bot.plan.evidence import build_index
@@ -68,6 +69,9 @@ def judge(config: Config, inputs: WatchRead, keps: Sequence[Kep]) -> Watch:
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
     cycle = release_in_progress(config.release.current, usable, lc, consistency.release_in_progress(all_keps))
+    lost = unusable_newer(inputs, cycle.release) if not config.release.current else []
+    if lost:
+        cycle = cycle._replace(release_why=f"{cycle.release_why}; {'; '.join(lost)}")
     wanted = [k.path for k in (all_keps if history is not None and not config.release.started else keps)]
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
     if config.release.started:
@@ -89,6 +93,32 @@ def judge(config: Config, inputs: WatchRead, keps: Sequence[Kep]) -> Watch:
         unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
         possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
     )
+
+
+def unusable_newer(inputs: WatchRead, release: str) -> list[str]:
+    """One clause per release newer than ``release`` whose notes file the source has but could not be used (cut
+    short, not JSON, unreadable): the watch would have been of that release, so the reader is told why it is not
+    (``release notes for v1.37 unusable (FILE: why), so not taken as the release in progress``)."""
+    notes = inputs.notes
+    if notes is None or not release:
+        return []
+    out = []
+    for skipped in sorted(notes.skipped, key=release_order):
+        if (
+            skipped in notes.available
+            and skipped not in notes.notes
+            and release_order(skipped) > release_order(release)
+        ):
+            why = next((f"{p.path}: {p.message.split('; ')[0]}" for p in notes.problems if _about(p.path, skipped)), "")
+            out.append(f"release notes for {skipped} unusable ({why}), so not taken as the release in progress")
+    return out
+
+
+def problems(inputs: WatchRead) -> list[Problem]:
+    """The problems of the inputs the watch read: of the release notes (a file cut short or not JSON, entries
+    skipped, a stale cache) and of the gate list (an entry whose version is not MAJOR.MINOR, skipped), as
+    ``kep-sync sync`` and ``validate`` report them."""
+    return [*(inputs.notes.problems if inputs.notes else ()), *(inputs.lifecycle.problems if inputs.lifecycle else ())]
 
 
 def _owners(inputs: WatchRead, keps: Sequence[Kep]) -> Owners | None:

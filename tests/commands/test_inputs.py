@@ -134,3 +134,21 @@ def test_serve_with_targets_reads_each_source_once_per_run(tmp_path, reads, monk
     assert dict(reads) == ONCE
     for name in ("a", "b"):
         assert "beta" in (tmp_path / name / "m.md").read_text()
+
+
+def test_the_watch_reports_the_problems_of_its_inputs_and_why_a_newer_release_is_not_watched(tmp_path):
+    raw = {**_sources(tmp_path), "wiki": _wiki(tmp_path / "wiki")}
+    (tmp_path / "list.yaml").write_bytes(LIST.replace(b'"1.36"', b'"1.36.0"'))
+    (tmp_path / "notes" / "release-notes-1.37.json").write_text('{"5001": {"text": "cut')
+    done = run_watch(Config.model_validate(raw))
+    notes = tmp_path / "notes" / "release-notes-1.37.json"
+    lost = f"{notes}: not valid JSON at line 1 column 19: Unterminated string starting at"
+    assert done.report["watch"]["release"]["current"] == "v1.36"
+    assert done.report["watch"]["release"]["current_why"] == (
+        "the newest release with notes is v1.36; "
+        f"release notes for v1.37 unusable ({lost}), so not taken as the release in progress"
+    )
+    assert [p["path"] for p in done.report["problems"]] == [str(notes), str(tmp_path / "list.yaml")]
+    assert f"Problem: {tmp_path / 'list.yaml'}: gate TwoGate: version '1.36.0' is not MAJOR.MINOR; spec skipped" in (
+        done.text.splitlines()
+    )
