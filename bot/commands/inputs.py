@@ -1,23 +1,29 @@
 """What one run reads upstream: :class:`Inputs`, made once per run from the config, each source opened the first
 time a stage asks for it and kept for the rest of the run.
 
-Every command takes one (``sync``, ``audit``, ``watch``, ``history``, ``digest``; ``serve`` and ``targets`` share one
+Every command that reads upstream takes one (``sync``, ``audit``, ``watch``; ``serve`` and ``targets`` share one
 among the targets of a process: :meth:`Inputs.for_target`), so no source is read twice in a run:
 
 - the enhancements ``snapshot`` (:mod:`bot.sources.enhancements`; a ``github:`` source through its run-level
   ``upstream`` reader, :mod:`bot.sources.upstream`) and, for the service's poll, its ``revision``;
 - the kep.yaml history of a git source (:mod:`bot.sources.history`): provenance and renamed directories
   (:meth:`Inputs.provenance`), when each kep.yaml first declared its gates (:meth:`Inputs.gate_origins`), the
-  timelines the watch reads (:attr:`Inputs.git_history`), the history ``kep-sync history`` and ``digest`` print
-  (:meth:`Inputs.whole_history`);
+  timelines the watch reads (:attr:`Inputs.git_history`);
 - the release notes (:meth:`Inputs.release_notes`: each file read once whatever releases are asked,
   :class:`bot.sources.release_notes.Reads`);
 - the feature-gate lists (:meth:`Inputs.gate_lifecycle`, and :meth:`Inputs.newest_gate_list` for the watch);
 - the wiki and its pages (:attr:`Inputs.wiki`).
 
-A new source is one reader under ``bot/sources/`` and one cached property here. The plan stage never sees this
-class: it gets the values (or, where only the plan knows what it needs, a method of this class as its loader).
-The token comes from ``GITHUB_TOKEN`` only.
+A new source is one reader under ``bot/sources/`` and one method here, read once per process through
+:meth:`Inputs._once` (a failure kept and raised again), for example::
+
+    def release_team(self) -> ReleaseTeam | None:
+        if not self.config.release_team.source:
+            return None
+        return self._once("release team", lambda: sig_release.load(self.config.release_team.source, self.cache_dir))
+
+The plan stage never sees this class: it gets the values (or, where only the plan knows what it needs, a method
+of this class as its loader). The token comes from ``GITHUB_TOKEN`` only.
 """
 
 from __future__ import annotations
@@ -176,7 +182,7 @@ class Inputs:
     @property
     def git_history(self) -> GitHistory | None:
         """The git history of ``config.enhancements`` at the snapshot's revision (the clone the snapshot came
-        from; :func:`bot.sources.history.read_history}`), ``None`` for a source without local history (a plain
+        from; :func:`bot.sources.history.read_history`), ``None`` for a source without local history (a plain
         directory, a tarball, a ``github:`` source)."""
 
         def read() -> GitHistory | None:
@@ -186,18 +192,6 @@ class Inputs:
             return read_history(source.kind, source.location, self.cache_dir, self.snapshot().revision)
 
         return self._once("git history", read)  # type: ignore[return-value]
-
-    def whole_history(self, what: str) -> GitHistory:
-        """The git history of ``config.enhancements`` at its head, for ``kep-sync history`` and ``digest``
-        (``what``: the command, named in the error); raises :class:`~bot.errors.UsageError` naming the source
-        when it has none (:func:`bot.commands.history.require_history`)."""
-
-        def read() -> GitHistory:
-            from bot.commands.history import require_history
-
-            return require_history(self.config.enhancements, self.cache_dir, what)
-
-        return self._once(f"whole history {what}", read)  # type: ignore[return-value]
 
     def provenance(self) -> tuple[HistoryLoader | None, dict[tuple[int, str], Rename]]:
         """``(history loader for plan_sync, renamed KEP directories)`` at the snapshot's revision; the loader takes
