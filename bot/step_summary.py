@@ -8,19 +8,23 @@ one, else why the report cannot tell; blocked, with what to do; cancelled; not r
 such as the validation failed), the pull request URL when there is one, then the changelog
 (or audit) kep-sync printed. Either file may be missing or empty (a run that failed before writing it);
 the summary says so instead of failing; a FIFO, device or file over its cap is never read
-(:mod:`bot.fileread`). Standard library only (``bot/__init__.py`` imports nothing either), so
-it runs from a checkout of kep-sync even when the install failed.
+(:mod:`bot.fileread`). The error and the pull request address are shown inert
+(:func:`bot.plan.changelog.markdown.inline`: an error quotes inputs). Standard library only (``bot/__init__.py``
+and the modules it imports import nothing else either), so it runs from a checkout of kep-sync even when the
+install failed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 from bot.fileread import PR_FILE_BYTES, REPORT_BYTES, read_regular
+from bot.plan.changelog.markdown import inline
 
 REGENERATE = "kep-sync:regenerate"
 
@@ -68,8 +72,8 @@ def summary(report: dict | Report, changelog: str, outcome: str, command: str = 
             "validate stops the job there); see that step's log."
         )
     elif outcome != "success" or result == "failed":
-        error = report.get("error") or (
-            f"{why}; see the step's log for the error"
+        error = inline(str(report.get("error") or "").strip()) or (
+            f"{inline(why.strip())}; see the step's log for the error"
             if why
             else "the report names no error; see the step's log for it"
         )
@@ -81,11 +85,17 @@ def summary(report: dict | Report, changelog: str, outcome: str, command: str = 
             "replace it, or delete the branch."
         )
     if report.get("pull_request"):
-        lines.append(f"Pull request: {report['pull_request']}")
+        lines.append(f"Pull request: {_address(str(report['pull_request']))}")
     if lines:
         lines.append("")
     lines.append(changelog.rstrip("\n") if changelog.strip() else f"_kep-sync {command} printed no changelog._")
     return "\n".join(lines) + "\n"
+
+
+def _address(url: str) -> str:
+    """The pull request's address as a link GitHub makes of it (an ``https://`` URL with nothing markdown would
+    read in it), else :func:`bot.plan.changelog.markdown.inline` of the value."""
+    return url if re.fullmatch(r"https://[A-Za-z0-9./_-]+", url) else inline(url)
 
 
 def main(argv: list[str] | None = None) -> int:

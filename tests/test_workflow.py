@@ -69,7 +69,7 @@ def test_a_failed_run_says_so_with_the_error_or_without_any_file(tmp_path, capsy
         == 0
     )
     assert capsys.readouterr().out == (
-        "**kep-sync sync failed**: GET https://api.github.com/x: HTTP 502\n\n_kep-sync sync printed no changelog._\n"
+        "**kep-sync sync failed**: GET `https://api.github.com/x`: HTTP 502\n\n_kep-sync sync printed no changelog._\n"
     )
     assert (
         step_summary.main(

@@ -195,7 +195,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     config = one_target(args, resolve_config(args))
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
-    done = run_watch(config, only=only, report_path=report_path(args, config), counter=RequestCounter())
+    done = run_watch(
+        config,
+        only=only,
+        report_path=report_path(args, config),
+        counter=RequestCounter(),
+        whole=args.whole or bool(args.sig),
+        sig=args.sig,
+    )
     write_output(done.text, "the watch")
     return EXIT_OK
 

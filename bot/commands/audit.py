@@ -26,7 +26,7 @@ from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.notes import ReleaseNotes
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog.markdown import kep_link, note_link, table_cell
+from bot.plan.changelog.markdown import inline, kep_link, note_link, table_cell
 from bot.plan.changelog.rows import source_name
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence import Evidence, NotesIndex, build_index, release_order
@@ -260,7 +260,7 @@ def _stage_lines(states: Sequence[PlannedStage]) -> list[str]:
         "| KEP | Stage | Release | State | Why | Source |",
         "|---|---|---|---|---|---|",
         *(
-            f"| {kep_link(s.kep)} | {s.stage} | {s.release} | {s.state} | {table_cell(s.reason)} | {s.source} |"
+            f"| {kep_link(s.kep)} | {s.stage} | {s.release} | {s.state} | {table_cell(s.reason, [n.pr for n in s.notes])} | {s.source} |"
             for s in states
         ),
         "",
@@ -298,7 +298,7 @@ def render_audit(
         f"# KEP audit: {rows} rows, {done} implementable with their GA milestone shipped "
         f"({confirmed} confirmed by the release notes)",
         "",
-        f"**kep-sync audit** of {', '.join(p.path for p in pages) or 'no page'} against "
+        f"**kep-sync audit** of {', '.join(inline(p.path) for p in pages) or 'no page'} against "
         f"{source_name(snapshot.source)} at `{rev}` and {read}"
         + (f" and the gate list {gate_list}" if gate_list else "")
         + ". Nothing was written.",

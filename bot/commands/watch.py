@@ -15,11 +15,13 @@ from bot.commands.inputs import Inputs
 from bot.commands.watch_inputs import WatchRead, judge, watch_read
 from bot.commands.watch_inputs import problems as input_problems
 from bot.config import Config
-from bot.errors import KepSyncError
+from bot.errors import KepSyncError, UsageError
 from bot.plan.changelog.rows import source_name
 from bot.plan.evidence import release_order
 from bot.plan.watch.judge import Watch, not_on_pages, page_keps
 from bot.plan.watch.render import render_text, report_block
+from bot.plan.watch.scope import places, sig_name
+from bot.wiki.matrix import parse_page
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
@@ -40,13 +42,16 @@ def run_watch(
     only: Collection[int] | None = None,
     report_path: Path | None = None,
     counter: RequestCounter | None = None,
+    whole: bool = False,
+    sig: str = "",
 ) -> WatchRun:
     """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
     "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path", "message"}]}``: a KEP of
     ``only`` in no page row is a problem (path ``--kep``), as in a sync, and so is each problem of the release
     notes and the gate list read (:func:`bot.commands.watch_inputs.problems`), as ``sync`` and ``validate`` report
-    them; :func:`bot.plan.watch.render.report_block`; a failed run writes ``result: failed`` and the ``error``,
-    then raises the :class:`~bot.errors.KepSyncError`)."""
+    them; :func:`bot.plan.watch.render.report_block`; a failed run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`).
+    ``whole``: every kep.yaml that names the release (``watch --all``), of the owning SIG ``sig`` when given,
+    grouped by SIG with the page rows marked."""
     from bot.commands.sync import write_report
     from bot.plan.digest import blank_section
     from bot.plan.planner import decode_page
@@ -62,9 +67,13 @@ def run_watch(
             if path in config.wiki.pages:
                 text = decode_page(path, data)
                 pages[path] = blank_section(text) if path == config.digest.page else text
+        if sig and not any(k.sig.lower() == sig_name(sig) for k in snapshot.all_keps()):
+            raise UsageError(f"--sig {sig!r}: no kep.yaml names {sig_name(sig)} as its owning-sig")
         read = watch_read(inputs)
-        found = judge(config, read, page_keps(snapshot, pages, config.aliases(), only))
-        missing = not_on_pages(pages, config.aliases(), only)
+        where = places(snapshot, [parse_page(p, t, config.aliases()) for p, t in pages.items()], only)
+        keps = page_keps(snapshot, pages, config.aliases(), only)
+        found = judge(config, read, keps, where, sig if whole else None)
+        missing = not_on_pages(pages, config.aliases(), only) if not whole else []
         seen = input_problems(read)
     except KepSyncError as exc:
         if report_path is not None:
@@ -80,7 +89,10 @@ def run_watch(
         "command": "watch",
         "revision": snapshot.revision,
         "result": "ok",
-        "watch": report_block(found, config.links.enhancements),
+        "watch": {
+            **(report_block(found, config.links.enhancements) or {}),
+            "read": read_block(config, snapshot, list(pages), read, whole, sig),
+        },
         "problems": [
             *({"path": "--kep", "message": m} for m in missing),
             *({"path": p.path, "message": p.message} for p in seen),
@@ -93,7 +105,31 @@ def run_watch(
         *(f"Problem: --kep: {m}" for m in missing),
         *(f"Problem: {p.path}: {p.message}" for p in seen),
     ]
-    return WatchRun(found, render_text(found, lines), report)
+    if whole:
+        lines.insert(0, f"Scope: {'SIG ' + sig_name(sig) if sig else 'every kep.yaml'} naming {found.cycle.release}")
+    return WatchRun(found, render_text(found, lines, by_sig=whole), report)
+
+
+def read_block(
+    config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead, whole: bool, sig: str
+) -> dict[str, object]:
+    """The report's ``watch.read``: what the watch read (as :func:`read_lines` says it): ``scope`` (``pages``,
+    ``all`` or ``sig-NAME``), ``pages``, ``source`` and ``revision``, ``release_notes`` (``{source, releases}``
+    or ``None``), ``gate_list`` (``{where, revision, newest}`` or ``None``) and ``history`` (whether the kep.yaml
+    history was read)."""
+    notes = inputs.notes
+    gl = inputs.lifecycle.lists[-1] if inputs.lifecycle is not None and inputs.lifecycle.lists else None
+    return {
+        "scope": (sig_name(sig) if sig else "all") if whole else "pages",
+        "pages": list(pages),
+        "source": source_name(snapshot.source, code=False),
+        "revision": snapshot.revision,
+        "release_notes": {"source": notes.source, "releases": sorted(notes.notes, key=release_order)}
+        if notes is not None
+        else None,
+        "gate_list": {"where": gl.where, "revision": gl.revision, "newest": gl.newest} if gl is not None else None,
+        "history": inputs.history is not None,
+    }
 
 
 def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead) -> list[str]:

@@ -11,23 +11,25 @@ comes from the history).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.model import consistency
+from bot.model.history.declared import former_gates
 from bot.model.kep import STAGES, Kep, Problem, normalize_milestone
 from bot.model.note_text import release_order
 from bot.plan.changelog.rows import source_name
 from bot.plan.diff import kep_id
-from bot.plan.evidence import build_index
+from bot.plan.evidence import build_index, gate_owners
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence.index import Evidence
 from bot.plan.evidence.ownership import owners_with
-from bot.plan.evidence.prose import Prepared, distinctive_words, possible_evidence
+from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
+from bot.plan.watch.scope import Places, sig_keps
 
 if TYPE_CHECKING:
     from bot.model.gates import Lifecycle
@@ -62,9 +64,18 @@ def watch_read(inputs: Inputs) -> WatchRead:
     return WatchRead(inputs.snapshot(), notes, lc, history, inputs.gate_origins() if history is not None else None)
 
 
-def judge(config: Config, inputs: WatchRead, keps: Sequence[Kep]) -> Watch:
+def judge(
+    config: Config,
+    inputs: WatchRead,
+    keps: Sequence[Kep],
+    where: Places | None = None,
+    sig: str | None = None,
+) -> Watch:
     """The watch of ``keps`` (the page KEPs) from ``inputs``; the release and the cycle's first day from
-    ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`)."""
+    ``config.release`` or, unset, from the notes / gate list and the history (:mod:`bot.plan.watch.judge`);
+    ``where``: the page rows of each KEP and the KEP numbers of rows with no kep.yaml now
+    (:func:`bot.plan.watch.scope.places`), read from the history as deleted kep.yaml files; ``sig``: not ``None`` for the whole release (``watch --all``:
+    every kep.yaml naming it, :func:`bot.plan.watch.scope.release_keps`), of that owning SIG when not ``""``."""
     snapshot, notes, lc, history, _ = inputs
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
@@ -72,27 +83,67 @@ def judge(config: Config, inputs: WatchRead, keps: Sequence[Kep]) -> Watch:
     lost = unusable_newer(inputs, cycle.release) if not config.release.current else []
     if lost:
         cycle = cycle._replace(release_why=f"{cycle.release_why}; {'; '.join(lost)}")
-    wanted = [k.path for k in (all_keps if history is not None and not config.release.started else keps)]
+    whole = history is not None and (not config.release.started or sig is not None)
+    wanted = [k.path for k in (all_keps if whole else keps)]
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
     if config.release.started:
         cycle = cycle._replace(started=config.release.started, started_from="config", started_why="release.started")
     elif timelines is not None:
         day, why = cycle_start(cycle.release, timelines.values())
         cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
+    gone = where.gone if where is not None and history is None else ()
+    if sig is not None:  # the whole release: every KEP, as the watch keeps those planning a stage or slipped
+        keps = sig_keps(snapshot, sig)
     owners = _owners(inputs, keps) if notes is not None or lc is not None else None
+    current = {k.path: k for k in all_keps}
+    former = {
+        p: gates
+        for p, t in (timelines or {}).items()
+        if p in current and (gates := former_gates(t, current[p].gates()))
+    }
     return watch(
         keps,
         cycle,
         ids={k.path: kep_id(snapshot, k) for k in keps},
-        index=build_index(notes.notes, all_keps, owners_with(all_keps, owners.notes) if owners else None)
+        index=build_index(
+            notes.notes,
+            all_keps,
+            _with_former(owners_with(all_keps, owners.notes) if owners else gate_owners(all_keps), former),
+        )
         if notes is not None
         else None,
         lifecycle=lc,
         joins=gates_mod.joins(keps, all_keps, lc, owners.listed if owners else None) if lc is not None else None,
         timelines=timelines,
-        unseen=unseen(config, inputs, cycle.release, bool(cycle.started)),
+        unseen=unseen(config, inputs, cycle.release, bool(cycle.started))
+        + [f"KEP {n}: a page row, but no kep.yaml at this revision and no history to tell when it went" for n in gone],
         possible=possible_notes(notes.notes, keps, all_keps, cycle.release) if notes is not None else None,
+        deleted=_deleted(history, snapshot, where.gone) if where and history is not None and cycle.release else None,
+        former=former,
+        rows=where.rows if where else None,
+        whole=sig is not None,
     )
+
+
+def _with_former(owners: dict[str, tuple[str, ...]], former: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """``owners`` (``{gate: kep.yaml paths}``) with each gate a kep.yaml once declared and no kep.yaml declares now
+    (``former``: ``{path: gates}``), owned by the files that declared it."""
+    out = dict(owners)
+    for path, gates in sorted(former.items()):
+        for gate in gates:
+            if gate not in owners:
+                out[gate] = tuple(sorted({*out.get(gate, ()), path}))
+    return out
+
+
+def _deleted(history: GitHistory, snapshot: Snapshot, numbers: Collection[int]) -> dict[str, list]:
+    """``{kep.yaml path: timeline}`` of the last kep.yaml of each KEP of ``numbers`` that the history shows
+    deleted (:func:`bot.model.history.log.paths_of`)."""
+    from bot.model.history.log import paths_of
+
+    have = {k.path for k in snapshot.all_keps()}
+    paths = [p for n in numbers for p in paths_of(history.log(), n) if p not in have]
+    return history.timelines(paths) if paths else {}
 
 
 def unusable_newer(inputs: WatchRead, release: str) -> list[str]:
@@ -132,24 +183,27 @@ def _owners(inputs: WatchRead, keps: Sequence[Kep]) -> Owners | None:
 def possible_notes(
     notes: Mapping[str, Mapping[str, object]], keps: Sequence[Kep], all_keps: Sequence[Kep], release: str
 ) -> dict[str, tuple[Evidence, ...]]:
-    """``{kep.yaml path: possible evidence}`` for each of ``keps`` with a stage planned in ``release``: the notes
-    of ``release`` that describe it by its distinctive title words and announce that stage
-    (:func:`bot.plan.evidence.prose.possible_evidence`; ``notes``: ``{release: {pr: entry}}``)."""
+    """``{kep.yaml path: evidence in prose}`` for each of ``keps`` with a stage planned in ``release``: the notes
+    of ``release`` that name it by its title (:func:`bot.plan.evidence.prose.named_evidence`, ``possible`` False),
+    then those that describe it by its distinctive title words and announce that stage
+    (:func:`bot.plan.evidence.prose.possible_evidence`); ``notes``: ``{release: {pr: entry}}``."""
     words = distinctive_words(all_keps, notes)
     declared = {g for k in all_keps for g in k.gates()}
     prepared: Prepared = {}  # the release's notes read for prose once, not once per KEP
+    known = titles(all_keps)
     out = {}
     for kep in keps:
-        if kep.path not in words:
-            continue
-        found = tuple(
+        stages = [s for s in STAGES if normalize_milestone(kep.milestone(s)) == release]
+        named = [e for s in stages for e in named_evidence(notes, kep, s, declared, known, prepared)]
+        found = named + [
             e
-            for stage in STAGES
-            if normalize_milestone(kep.milestone(stage)) == release
-            for e in possible_evidence(notes, kep, stage, words[kep.path], declared, prepared)
-        )
+            for s in stages
+            if kep.path in words
+            for e in possible_evidence(notes, kep, s, words[kep.path], declared, prepared)
+            if e.pr not in {n.pr for n in named}
+        ]
         if found:
-            out[kep.path] = found
+            out[kep.path] = tuple(found)
     return out
 
 
@@ -192,16 +246,17 @@ def _about(path: str, release: str) -> bool:
     return os.path.basename(path) == f"release-notes-{release.removeprefix('v')}.json"
 
 
-def sync_watch(inputs: Inputs) -> Callable[[Sequence[Kep]], Watch] | None:
-    """For :func:`bot.plan.planner.plan_sync`: page KEPs -> their watch, read from ``inputs`` on the first call
+def sync_watch(inputs: Inputs) -> Callable[[Sequence[Kep], Places], Watch] | None:
+    """For :func:`bot.plan.planner.plan_sync`: page KEPs and their rows (:func:`bot.plan.watch.scope.places`) ->
+    their watch, as ``kep-sync watch`` judges it (:func:`judge`), read from ``inputs`` on the first call
     (:func:`watch_read`); ``None`` unless ``release.watch`` is on."""
     if not inputs.config.release.watch:
         return None
     read: dict[str, WatchRead] = {}
 
-    def of(keps: Sequence[Kep]) -> Watch:
+    def of(keps: Sequence[Kep], where: Places | None = None) -> Watch:
         if "read" not in read:
             read["read"] = watch_read(inputs)
-        return judge(inputs.config, read["read"], keps)
+        return judge(inputs.config, read["read"], keps, where)
 
     return of

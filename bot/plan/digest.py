@@ -135,6 +135,7 @@ def render_markdown(
     ``revision`` (a commit SHA). A KEP whose kep.yaml stage is still below the stage it is listed under (the
     milestone was a plan) gets ``(kep.yaml stage: beta)`` after its milestone, and the counts say how many
     are planned: ``### Stable (25, of which 8 planned: kep.yaml stage still alpha/beta at that revision)``."""
+    from bot.plan.changelog.markdown import code, inline
     from bot.plan.changelog.markdown import table_cell as cell
     from bot.plan.changelog.rows import source_name
 
@@ -144,10 +145,10 @@ def render_markdown(
     counts = ", ".join(
         f"{len(result[s])} {s}" + (f" ({planned(s)} planned)" if planned(s) else "") for s in reversed(STAGES)
     )
-    rev = f" at `{revision[:12]}`" if revision else ""
+    rev = f" at {code(revision[:12])}" if revision else ""
     where = source_name(source) if source else f"[kubernetes/enhancements]({web_url})"
     lines = [
-        f"## {sig}: KEPs by stage reached in {normalize_milestone(first)}..{normalize_milestone(last)}",
+        f"## {inline(sig)}: KEPs by stage reached in {normalize_milestone(first)}..{normalize_milestone(last)}",
         "",
         f"{counts}; from kep.yaml in {where}{rev}.",
         "",
@@ -160,10 +161,10 @@ def render_markdown(
             continue
         lines += ["| KEP | Title | Milestone | Feature gates |", "|---|---|---|---|"]
         for e in entries:
-            gates = ", ".join(f"`{g}`" for g in e.gates) or "-"
+            gates = ", ".join(code(g, cell=True) for g in e.gates) or "-"
             link = f"[{e.kep}](https://kep.k8s.io/{e.kep})" if e.kep else str(e.kep)
             note = "" if e.reached(stage) else f" (kep.yaml stage: {cell(e.stage) if e.stage else 'none'})"
-            lines.append(f"| {link} | {cell(e.title)} | {e.milestone}{note} | {gates} |")
+            lines.append(f"| {link} | {cell(e.title)} | {cell(e.milestone)}{note} | {gates} |")
         lines.append("")
     return "\n".join(lines)
 

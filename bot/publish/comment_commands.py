@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from bot.plan.changelog.markdown import code, code_block, inline
 from bot.wiki.ignore import IGNORABLE, field_name, marker_text
 
 PREFIX = "/kep-sync"
@@ -101,8 +102,8 @@ def refusal(user: str, permission: str, role_name: str, repo: str) -> str:
     """Why ``user``'s command is not carried out: the role the collaborator permission API gave (not admin,
     maintain or write; ``none`` or no answer, HTTP 404: no role)."""
     role = role_name or permission
-    has = f"has the `{role}` role" if role and role != "none" else "has no role"
-    return f"@{user} {has} on {repo}; commands need write, maintain or admin access to the wiki repository"
+    has = f"has the {code(role)} role" if role and role != "none" else "has no role"
+    return f"@{user} {has} on {inline(repo)}; commands need write, maintain or admin access to the wiki repository"
 
 
 def ignored_rule(command: Command) -> tuple[int, tuple[str, ...]]:
@@ -148,7 +149,8 @@ def reply(command: Command, text: str) -> str:
 
 
 def not_done(command: Command, why: str) -> str:
-    """The reply to a command that was not carried out."""
+    """The reply to a command that was not carried out; ``why`` is markdown (foreign text in it made inert by
+    the caller: :func:`bot.plan.changelog.markdown.inline`)."""
     return reply(command, f"**Not carried out**: {why}.")
 
 
@@ -186,21 +188,15 @@ def explain_done(command: Command, history: str) -> str:
     """The reply to an explain command: ``history`` as ``kep-sync history N`` prints it, in a code block."""
     if len(history) > MAX_REPLY:
         history = history[:MAX_REPLY] + "\n… (cut; run kep-sync history for the rest)"
-    fence = "````" if "```" in history else "```"
     return reply(
         command,
         f"Field history of KEP {command.kep} (as `kep-sync history {command.kep}` prints it):\n\n"
-        f"{fence}\n{history.rstrip()}\n{fence}",
+        + code_block(history.rstrip()),
     )
 
 
 def quoted(text: str, limit: int = MAX_QUOTE) -> str:
-    """``text`` (a user's words) as one inert inline code span: at most ``limit`` characters (``…`` after a
-    cut), backticks and line breaks replaced so it cannot close the span (no mention, link or markup)."""
-    plain = _plain(text)
-    return f"`{plain[:limit]}…`" if len(plain) > limit else f"`{plain}`"
-
-
-def _plain(text: str) -> str:
-    """``text`` safe inside inline code: backticks and line breaks become spaces-free stand-ins."""
-    return text.replace("`", "'").replace("\r", "").replace("\n", " ")
+    """``text`` (a user's words) as one inert inline code span (:func:`bot.plan.changelog.markdown.code`: no
+    mention, link or markup, whatever backticks it holds): at most ``limit`` characters, ``…`` after a cut."""
+    text = text.replace("\r", "")
+    return code(text[:limit] + "…" if len(text) > limit else text)

@@ -13,6 +13,7 @@ from github.PaginatedList import PaginatedList
 from structlog.typing import FilteringBoundLogger
 
 from bot.errors import KepSyncError
+from bot.plan.changelog.markdown import inline
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError
@@ -115,9 +116,9 @@ class CommentCommands:
                 except UnicodeDecodeError:
                     continue  # planning names the page
                 out[path] = text.encode("utf-8")
-                found.setdefault((kep, fields), []).extend(f"{path} line {n + 1}" for n in lines)
+                found.setdefault((kep, fields), []).extend(f"{inline(path)} line {n + 1}" for n in lines)
         found = {rule: where for rule, where in found.items() if where}
-        pages_named = ", ".join(self.config.wiki.pages)
+        pages_named = ", ".join(inline(p) for p in self.config.wiki.pages)
         self.commands = [
             c._replace(error=f"KEP {c.kep} is in no row of {pages_named}")
             if c.verb == "ignore" and not c.error and cmd.ignored_rule(c) not in found
@@ -172,7 +173,7 @@ class CommentCommands:
         try:
             return cmd.explain_done(c, self.explain(c.kep))
         except KepSyncError as exc:
-            return cmd.not_done(c, str(exc).rstrip("."))
+            return cmd.not_done(c, inline(str(exc).rstrip(".")))
 
     def _comment(self, pr: PullRequest, body: str) -> None:
         """One comment on ``pr``; after a lost response the comment is looked for by its text, never posted twice."""

@@ -33,9 +33,9 @@ pytestmark = [pytest.mark.acceptance, pytest.mark.skipif(not PRESENT and not REQ
 STATES = {
     "contradicted": ["5732", "6132"],
     "slipped": ["5075", "5598"],
-    "no sign yet": ["5007", "5325", "5679"],
-    "on track": ["2837", "4438", "4563", "4680", "5055", "5304", "5554", "5836", "5941", "6072", "6080", "6089", "6122"],
-    "landed": ["2021", "2033", "2371", "4671", "4817", "4951", "5030", "5328", "5526", "5710", "5729", "5945", "5963", "6012"],
+    "no sign yet": ["4680", "5007", "5325", "5679"],
+    "on track": ["2837", "4438", "5304", "5554", "5941", "6089", "6122"],
+    "landed": ["2021", "2033", "2371", "4563", "4671", "4817", "4951", "5030", "5055", "5328", "5526", "5710", "5729", "5836", "5945", "5963", "6012", "6072", "6080"],
 }  # fmt: skip
 
 
@@ -86,8 +86,9 @@ def test_a_kep_with_a_v1_37_note_is_never_no_sign_yet(full):
         for s in e.signs
         if s.source == "release note" and s.says not in ("", "possible")
     }
-    assert len(with_note) == 21  # 14 landed, 2 contradicted, 5 on track (2837, 4680, 5055, 6080, 6089)
-    assert not with_note & set(STATES["no sign yet"])
+    assert len(with_note) == 24  # 19 landed, 2 contradicted, 2 on track (2837, 6089), 4680 (no stage, not set)
+    # a note naming no stage is work of the cycle, no sign for a stage kep.yaml never set (4680: beta, v1.36)
+    assert with_note & set(STATES["no sign yet"]) == {"4680"}
 
 
 def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
@@ -97,7 +98,7 @@ def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
         ("2026-06-16", 6170, "beta moved v1.37 → v1.38 on 2026-06-16 (#6170)"),
     ]
     assert [(s.date, s.pr, s.text) for s in by_kep["4671"].signs if s.source in ("kep.yaml", "history")] == [
-        ("2026-05-28", 0, "implementable, stage beta since 2026-05-28 (#6076), latest-milestone v1.37"),
+        ("2026-05-28", 6076, "implementable, stage beta since 2026-05-28 (#6076), latest-milestone v1.37"),
         ("2026-02-11", 5893, "beta v1.37 set on 2026-02-11 (#5893), before the cycle began"),
         ("2026-05-28", 6076, "stage alpha → beta on 2026-05-28 (#6076)"),
     ]
@@ -116,7 +117,7 @@ def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
     assert [s.text for s in by_kep["5554"].signs if s.source == "gate list"] == [
         "InPlacePodVerticalScalingExclusiveCPUs reached alpha in v1.32, before this KEP took the gate (planning v1.36)"
     ]
-    assert by_kep["4680"].reason == "the v1.37 note #139477 names no stage; kep.yaml not set for GA in v1.37"
+    assert by_kep["4680"].reason == "kep.yaml not set for GA in v1.37; the v1.37 note #139477 names no stage"
     assert full.report["watch"]["counts"] == {s: len(v) for s, v in STATES.items()}
 
 
@@ -141,24 +142,37 @@ def test_without_notes_or_a_list_the_watch_works_from_kep_yaml_and_history(bundl
     )
 
 
-def test_a_note_in_prose_is_a_possible_sign_that_never_changes_the_state(full, bundle_clone, tmp_path):
-    possible = [(e.kep, e.state, s.pr, s.stage) for e in full.watch.entries for s in e.signs if s.says == "possible"]
-    assert possible == [("4563", "on track", 137050, "alpha")]  # "Added the `.spec.evictionResponders` Pod field ..."
+def _one_row(tmp_path: Path, clone: Path, row: str):
     wiki = tmp_path / "wiki"
-    wiki.mkdir()
-    (wiki / "p.md").write_text(
-        "| KEP | Stage | Alpha | Beta | GA |\n|---|---|---|---|---|\n| 5004 | beta | v1.34 | v1.35 | v1.37 |\n"
-    )
-    config = _config(tmp_path, bundle_clone, notes=str(NOTES), gates=str(LIST))
-    done = run_watch(
+    wiki.mkdir(parents=True)
+    (wiki / "p.md").write_text(f"| KEP | Stage | Alpha | Beta | GA |\n|---|---|---|---|---|\n{row}\n")
+    config = _config(tmp_path, clone, notes=str(NOTES), gates=str(LIST))
+    return run_watch(
         config.model_copy(update={"wiki": config.wiki.model_copy(update={"dir": str(wiki), "pages": ["p.md"]})})
     )
-    assert done.text.split("\n")[8:12] == [
-        "== on track (1)",
+
+
+def test_a_note_naming_the_kep_by_its_title_counts_and_one_in_title_words_only_is_possible(
+    full, bundle_clone, tmp_path
+):
+    assert [(e.kep, s.pr) for e in full.watch.entries for s in e.signs if s.says == "possible"] == []
+    by_kep = {e.kep: e for e in full.watch.entries}
+    # "Added the `.spec.evictionResponders` Pod field, along with the EvictionRequest and Eviction resources."
+    assert by_kep["4563"].reason == "the v1.37 note #137050 announces alpha, naming the KEP by its title"
+    done = _one_row(tmp_path / "a", bundle_clone, "| 5004 | beta | v1.34 | v1.35 | v1.37 |")
+    assert done.text.split("\n")[8:11] == [
+        "== landed (1)",
         "5004  DRA Extended Resource  (GA in v1.37)",
-        "  kep.yaml: implementable, stage stable since 2026-05-27 (#6023), latest-milestone v1.37",
-        "  - release note: possible: the v1.37 note #138488 may announce GA (title words only, not a confirmation): "
-        "Promoted the DRA extended resource feature to GA in `v1.37`.",
+        "  the v1.37 note #138488 announces GA, naming the KEP by its title",
     ]
-    [sign] = [s for s in done.report["watch"]["keps"][0]["signs"] if s["says"] == "possible"]
-    assert (sign["pr"], sign["url"]) == (138488, "https://github.com/kubernetes/kubernetes/pull/138488")
+    # 5999 "HTTP/2 cleartext (h2c) container probes": the note says neither h2c nor container
+    maybe = _one_row(tmp_path / "b", bundle_clone, "| 5999 | alpha | v1.37 | - | - |")
+    assert maybe.text.split("\n")[8:12] == [
+        "== on track (1)",
+        "5999  HTTP/2 cleartext (h2c) container probes  (alpha in v1.37)",
+        "  kep.yaml: implementable, stage alpha since 2026-06-15 (#6000), latest-milestone v1.37",
+        "  - release note: possible: the v1.37 note #139429 may announce alpha (title words only, not a confirmation): "
+        "Added a `protocol` field to `httpGet` probes so that liveness, readiness, and startup probes can run over HTT…",
+    ]
+    [sign] = [s for s in maybe.report["watch"]["keps"][0]["signs"] if s["says"] == "possible"]
+    assert (sign["pr"], sign["url"]) == (139429, "https://github.com/kubernetes/kubernetes/pull/139429")

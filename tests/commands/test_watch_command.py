@@ -236,7 +236,7 @@ def test_release_watch_adds_the_folded_section_and_the_report_block_to_a_sync(tr
         "- Release in progress: v1.37, from release notes (the newest release with notes is v1.37; the newest gate "
         "list is making v1.37)",
         f"- Cycle began: 2026-04-20, from history (the first kep.yaml to name v1.37 as its latest milestone: {P200} "
-        "(#11))",
+        "(`#11`))",
         "",
         "| KEP | State | Planned | Why | Signs |",
         "|---|---|---|---|---|",
@@ -310,3 +310,60 @@ def test_a_kep_in_no_page_row_is_named_as_sync_and_audit_name_it(tree, tmp_path,
     assert data["problems"] == [
         {"path": "--kep", "message": "KEP 5075 is in no matrix row of the pages; nothing to do for it"}
     ]
+
+
+def test_all_and_sig_read_the_whole_release_by_sig_with_the_page_rows_marked(tree, tmp_path, capsys, _reset_structlog):
+    repo = tree[0]
+    four = kep_yaml(400, "four", stage="beta", alpha="v1.36", beta="v1.37", latest="v1.37")
+    gitutil.commit(repo, {"keps/sig-scheduling/400-four/kep.yaml": four}, "Merge pull request #14 from d/four")
+    report = tmp_path / "all.json"
+    assert main(_args(tree, "--all", "--report", str(report))) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Watch of v1.37: 4 KEPs (1 slipped, 1 on track, 2 landed)"
+    assert out[3] == "Scope: every kep.yaml naming v1.37"
+    assert [line for line in out if line.startswith(("== ", "100 ", "200 ", "300 ", "400 "))] == [
+        "== sig-node (3 KEPs: 1 slipped, 2 landed)",
+        "100  KEP 100 hundred  (GA was planned in v1.37)  slipped  [page: m.md:3]",
+        "200  KEP 200 two  (beta in v1.37)  landed  [page: m.md:4]",
+        "300  KEP 300 three  (alpha in v1.37)  landed  [page: m.md:5]",
+        "== sig-scheduling (1 KEP: 1 on track)",
+        "400  KEP 400 four  (beta in v1.37)  on track",
+    ]
+    data = json.loads(report.read_text())["watch"]
+    assert [(k["kep"], k["sig"], k["rows"], k["slipped_to"]) for k in data["keps"]] == [
+        ("100", "sig-node", [{"page": "m.md", "line": 3}], "v1.38"),
+        ("400", "sig-scheduling", [], ""),
+        ("200", "sig-node", [{"page": "m.md", "line": 4}], ""),
+        ("300", "sig-node", [{"page": "m.md", "line": 5}], ""),
+    ]
+    assert (data["read"]["scope"], data["read"]["pages"], data["read"]["history"]) == ("all", ["m.md"], True)
+    assert main(_args(tree, "--sig", "scheduling")) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert (out[0], out[3]) == ("Watch of v1.37: 1 KEP (1 on track)", "Scope: SIG sig-scheduling naming v1.37")
+    assert main(_args(tree, "--sig", "nope")) == 2
+    assert "--sig 'nope': no kep.yaml names sig-nope as its owning-sig" in capsys.readouterr().err
+
+
+def test_a_page_kep_deleted_in_the_cycle_is_slipped_in_the_watch_and_the_sync(tree, tmp_path, capsys, _reset_structlog):
+    repo = tree[0]
+    gitutil.commit(repo, {P300: None}, "Merge pull request #15 from e/drop-300")
+    report = tmp_path / "watch.json"
+    assert main(_args(tree, "--report", str(report))) == 0
+    out = capsys.readouterr().out.split("\n== ")
+    assert out[1].splitlines() == [
+        "slipped (2)",
+        "100  KEP 100 hundred  (GA was planned in v1.37)",
+        "  GA moved v1.37 → v1.38 on 2026-05-10 (#12)",
+        "  - history: GA moved v1.37 → v1.38 on 2026-05-10 (#12)",
+        "300  KEP 300 three  (alpha was planned in v1.37)",
+        "  kep.yaml deleted on 2026-05-10 (#15)",
+        "  - history: new kep.yaml plans alpha in v1.37 on 2026-05-10 (#13), after the cycle began",
+        "  - history: kep.yaml deleted on 2026-05-10 (#15)",
+    ]
+    [gone] = [k for k in json.loads(report.read_text())["watch"]["keps"] if k["kep"] == "300"]
+    assert (gone["kep_path"], gone["state"], gone["signs"][-1]["pr"]) == (P300, "slipped", 15)
+    assert main(["sync", "--config", str(_config(tmp_path, tree, True))]) == 0
+    assert (
+        "| [300](https://kep.k8s.io/300) KEP 300 three | slipped | alpha was planned in v1.37 |"
+        in capsys.readouterr().out
+    )

@@ -115,7 +115,7 @@ def test_one_cell_escaping_makes_upstream_text_inert():
 def test_links_and_images_in_upstream_text_are_shown_as_text_not_followed():
     assert (
         table_cell("![i](http://evil/x.png) [x](javascript:a()) [ref] `[c](d)` \\[e\\]")
-        == "!\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) \\[ref\\] `[c](d)` \\[e\\]"
+        == "!\\[i\\](`http://evil/x.png`) \\[x\\](javascript:a()) \\[ref\\] `[c](d)` \\\\\\[e\\\\\\]"
     )
     files = [kep(4000, "stable-one", sig="sig-node", stage="stable", stable="v1.35")]
     path, data = files[0]
@@ -123,7 +123,7 @@ def test_links_and_images_in_upstream_text_are_shown_as_text_not_followed():
     block = digest_mod.render_markdown(
         digest_mod.digest(snapshot((path, data)), "sig-node", "v1.35", "v1.35"), "sig-node", "v1.35", "v1.35", REVISION
     )
-    row = "| [4000](https://kep.k8s.io/4000) | !\\[i\\](http://evil/x.png) \\[x\\](javascript:a()) | v1.35 | - |"
+    row = "| [4000](https://kep.k8s.io/4000) | !\\[i\\](`http://evil/x.png`) \\[x\\](javascript:a()) | v1.35 | - |"
     assert row in block.split("\n")
     html = MarkdownIt("commonmark").enable("table").render(block)
     assert "<img" not in html and "javascript:" not in html.replace("(javascript:a())", "")
@@ -136,7 +136,7 @@ def test_a_title_with_carriage_returns_stays_in_its_digest_row():
     result = digest_mod.digest(snapshot((path, data)), "sig-node", "v1.35", "v1.35")
     block = digest_mod.render_markdown(result, "sig-node", "v1.35", "v1.35", REVISION)
     assert (
-        "| [4000](https://kep.k8s.io/4000) | Stable one ``` # Not &lt;b&gt;a&lt;/b&gt; heading | v1.35 | - |"
+        "| [4000](https://kep.k8s.io/4000) | Stable one \\`\\`\\` # Not &lt;b&gt;a&lt;/b&gt; heading | v1.35 | - |"
         in block.split("\n")
     )
     assert "\r" not in block

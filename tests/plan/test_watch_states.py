@@ -108,8 +108,8 @@ def test_every_state_from_its_signs():
         ("105", "slipped", ("stable",)),
         ("110", "slipped", ("alpha",)),
         ("104", "no sign yet", ("stable",)),
+        ("108", "no sign yet", ("alpha",)),  # a note of the cycle, but kep.yaml never set alpha for v1.37
         ("103", "on track", ("alpha",)),
-        ("108", "on track", ("alpha",)),
         ("101", "landed", ("beta",)),
         ("106", "landed", ("beta",)),
     ]
@@ -120,11 +120,11 @@ def test_every_state_from_its_signs():
         "110": "status implementable → withdrawn on 2026-06-01 (#701)",
         "104": "no note, gate entry or kep.yaml update for GA in v1.37 yet",
         "103": "kep.yaml: implementable, stage alpha since 2026-04-15 (#650), latest-milestone v1.37",
-        "108": "the v1.37 note #903 names no stage; kep.yaml not set for alpha in v1.37",
+        "108": "kep.yaml not set for alpha in v1.37; the v1.37 note #903 names no stage",
         "101": "the v1.37 note #901 announces beta",
         "106": "gate list: ListGate reaches beta in v1.37",
     }
-    assert w.counts() == {"contradicted": 2, "slipped": 2, "no sign yet": 1, "on track": 2, "landed": 2}
+    assert w.counts() == {"contradicted": 2, "slipped": 2, "no sign yet": 2, "on track": 1, "landed": 2}
 
 
 def test_the_signs_of_a_landed_kep_name_source_date_and_pull_request():
@@ -343,9 +343,15 @@ def test_the_three_renderings():
         "kep": "105",
         "kep_path": PATHS[105],
         "title": "KEP 105 slipped",
+        "sig": "sig-scheduling",
+        "status": "implementable",
+        "stage": "beta",
+        "gates": [],
+        "rows": [],
         "planned": ["stable"],
         "state": "slipped",
         "reason": "GA moved v1.37 → v1.38 on 2026-05-10 (#777)",
+        "slipped_to": "v1.38",
         "signs": [
             {
                 "source": "history",
@@ -359,6 +365,7 @@ def test_the_three_renderings():
             }
         ],
     }
+    assert block["targeting"] == []
     assert report_block(None) is None
     assert headline(watch([], Cycle("", "", ""), ids={})) == "Watch: the release in progress is unknown"
 
@@ -381,7 +388,7 @@ def test_a_possible_note_is_shown_with_its_pull_request_and_never_changes_the_st
         "possible: the v1.37 note #950 may announce GA (title words only, not a confirmation)",
         "Promoted the quiet thing to GA.",
     )
-    assert [s.pr for s in by_kep["101"].signs if s.source == "release note"] == [901]  # a sure note: none shown
+    assert [(s.pr, s.says) for s in by_kep["101"].signs if s.source == "release note"] == [(901, "landed"), (951, "possible")]  # fmt: skip
     [(_, rows, _)] = pr_sections(w._replace(entries=(by_kep["104"],)))
     assert rows == [
         "| [104](https://kep.k8s.io/104) KEP 104 quiet | no sign yet | GA in v1.37 | no note, gate entry or kep.yaml "

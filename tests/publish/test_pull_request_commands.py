@@ -223,7 +223,7 @@ def test_explain_on_a_source_without_history_says_why(gh, cfg):
     assert replies(gh, cid) == [
         "> `/kep-sync explain 4671` (@alice)\n\n**Not carried out**: enhancements (--enhancements) "
         "'github:kubernetes/enhancements': history needs git history: a github: source is read as one tarball, "
-        "without history; pass a clone, a git URL (https://github.com/OWNER/REPO.git) or a bundle."
+        "without history; pass a clone, a git URL (`https://github.com/OWNER/REPO.git`) or a bundle."
     ]
 
 
@@ -323,12 +323,12 @@ def test_a_reply_quotes_a_huge_command_bounded_and_a_refused_reply_loses_no_othe
 
 def test_reply_text_keeps_a_users_words_inert():
     for body, error in (
-        ("/kep-sync regenerate x` @acme/team `y", "`regenerate` takes no arguments; got `x' @acme/team 'y`"),
-        ("/kep-sync explain 1 `@acme/team`", "`explain` takes one KEP; got `'@acme/team'` after it"),
-        ("/kep-sync fro`b @x", "unknown command `fro'b`; the commands are " + cmd.USAGE),
+        ("/kep-sync regenerate x` @acme/team `y", "`regenerate` takes no arguments; got ``x` @acme/team `y``"),
+        ("/kep-sync explain 1 `@acme/team`", "`explain` takes one KEP; got `` `@acme/team` `` after it"),
+        ("/kep-sync fro`b @x", "unknown command ``fro`b``; the commands are " + cmd.USAGE),
         (
             "/kep-sync ignore 1 s`t",
-            "unknown field `s't`; fields: status, stage, alpha, beta, stable, feature_gates, shipped",
+            "unknown field ``s`t``; fields: status, stage, alpha, beta, stable, feature_gates, shipped",
         ),
     ):
         assert cmd.parse_comment(1, "a", "", body).error == error

@@ -101,3 +101,13 @@ def origins(
     first-parent commits, newest first (:meth:`bot.sources.history.GitHistory.log`), for their order."""
     order = {c.sha: i for i, c in enumerate(reversed(log))}
     return {path: first_declared(timeline, order) for path, timeline in timelines.items()}
+
+
+def former_gates(
+    timeline: Sequence[tuple[Version, Mapping[str, str] | None]], current: Iterable[str]
+) -> tuple[str, ...]:
+    """The gates some version of a kep.yaml declared that ``current`` (its gates now) does not: names it had before
+    a rename (5710: ``WorkloadAwarePreemption``, now ``GenericWorkload``), sorted. ``timeline`` as for
+    :func:`first_declared`."""
+    now = set(current)
+    return tuple(sorted(set(first_declared(timeline)) - now))

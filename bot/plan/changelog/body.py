@@ -18,7 +18,7 @@ from bot.model.finding import NOTE_KEYS, Finding
 from bot.model.history.provenance import Provenance
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog.markdown import details, kep_link, safe, table_cell
+from bot.plan.changelog.markdown import code, details, kep_link, line_start, safe, table_cell
 from bot.plan.changelog.rows import (
     DEFAULT_WEB_URL,
     Links,
@@ -202,7 +202,7 @@ def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInpu
     out: list[Section] = []
     if inputs.front_matter:
         rows = [
-            f"- {table_cell(page)}: `{key}: {old or '-'}` → `{key}: {new}`"
+            f"- {line_start(page)}: {code(key + ': ' + (old or '-'))} → {code(key + ': ' + new)}"
             for page, key, old, new in inputs.front_matter
         ]
         out.append((["### Front matter"], rows, "front matter updates"))
@@ -210,7 +210,7 @@ def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInpu
         out.append(
             (
                 ["### Digest"],
-                [f"- {table_cell(page)}: digest section regenerated from kep.yaml" for page in inputs.generated],
+                [f"- {line_start(page)}: digest section regenerated from kep.yaml" for page in inputs.generated],
                 "digest pages",
             )
         )

@@ -1,103 +1,265 @@
-"""Markdown from upstream text that nothing in it can break: ``@handles`` wrapped in code spans (no one is
-pinged), ``|`` escaped in table cells, no raw HTML, link or control character; links to KEPs, kep.yaml files
-and release-note pull requests; collapsed blocks. Pure."""
+"""Markdown from text kep-sync did not write (kep.yaml titles, release notes, gate names, page cells, comments,
+messages quoting inputs, file paths) that nothing in it can act: no HTML element, no mention, no issue
+reference or autolink, no emphasis, link or image, no block, and the bot's own markers and ``|`` cells kept
+whole; links to KEPs, kep.yaml files and release-note pull requests; collapsed blocks. Pure, standard library
+only (:mod:`bot.step_summary` uses it).
+
+The family: :func:`inline` (foreign text inside a line the bot writes), :func:`table_cell` (a whole cell),
+:func:`line_start` (the first words of a list line), :func:`code` (foreign text as one code span),
+:func:`code_block` (lines of it as a fenced block), :func:`html_text` (foreign text in raw HTML, such as a
+``<summary>``). Rules read from CommonMark 0.31.2 (code spans, backslash escapes,
+emphasis flanking) and GitHub's rendering (GFM autolinks; mentions and issue references are linked in text
+outside ``code``, ``pre`` and ``a``): https://spec.commonmark.org/0.31.2/ and https://github.github.com/gfm/.
+"""
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection
 from urllib.parse import quote
 
-from bot.plan.evidence.index import pr_url
-
 #: A handle: ``@login`` or ``@org/team``; dots inside count (``@jane.doe`` is one token, so its code span covers it
-#: whole), a dot at the end does not (``thanks @jane.``).
-_HANDLE_RE = re.compile(
-    r"(?<![\w/`])@([A-Za-z0-9](?:[A-Za-z0-9-]|\.(?=[A-Za-z0-9]))*"
-    r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?)"
+#: whole), a dot at the end does not (``thanks @jane.``). GitHub links one after any character but an ASCII
+#: letter, digit or ``_``.
+_HANDLE = (
+    r"(?<![A-Za-z0-9_])@[A-Za-z0-9](?:[A-Za-z0-9-]|\.(?=[A-Za-z0-9]))*"
+    r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?"
 )
+#: What GitHub turns into a link or a notification in text: a URL (``http://``, ``https://``, ``ftp://``,
+#: ``www.``, up to a space, ``<``, ``>`` or a backtick), an e-mail address (GFM's extended autolink: the domain
+#: ends in a letter), a handle, an issue reference ``#123`` or ``GH-123``. Each becomes a code span.
+_LINKABLE_RE = re.compile(
+    r"(?P<url>(?i:(?:https?|ftp)://|www\.)[^\s<>`]*)"
+    r"|[A-Za-z0-9.+_-]+@[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.[A-Za-z0-9_-]*[A-Za-z]"
+    rf"|{_HANDLE}"
+    r"|(?:#|(?<![A-Za-z0-9_])(?i:gh-))[0-9]+(?![A-Za-z0-9_])"
+)
+#: A handle as the commit message's :func:`safe` wraps it (not in ``a@b``, ``/@x`` or after a backtick).
+_HANDLE_RE = re.compile(r"(?<![\w/`])" + _HANDLE)
 
+#: Characters that end a line in some renderer, invisible controls, and the bidirectional embeddings,
+#: overrides and isolates (text after one can show reversed): never written raw.
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
-_TICKS_RE = re.compile(r"`+")
-
-
-#: Characters that end a line in some renderer or are invisible controls: never written raw into a cell.
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-#: Zero-width space, the fallback where a code span cannot be opened safely (Renovate does the same).
+#: Zero-width space: breaks an HTML comment opener or closer inside a code span (the raw body is read back
+#: for the bot's markers), and keeps two code spans from touching (their backticks would join).
 _ZWSP = "\u200b"
 
+#: Plain-text characters replaced outright: HTML (entities), links and images (brackets), emphasis and
+#: strikethrough (``*``, ``~``), GitHub's math (``$``), a stray backtick and a table's ``|`` (backslash escapes).
+_REPLACE = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "[": "\\[",
+    "]": "\\]",
+    "*": "\\*",
+    "~": "\\~",
+    "`": "\\`",
+    "|": "\\|",
+    "$": "\\$",
+}
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
-#: The brackets of a markdown link or image (``[text](url)``, ``![alt](src)``, ``[ref]``): escaped, no link or
-#: image is left (``!\[`` opens none); one a backslash precedes is already escaped.
-_LINK_MARK_RE = re.compile(r"(?<!\\)[\[\]]")
+
+def _clean(text: str) -> str:
+    """Line breaks and controls as spaces; ``<!--`` and ``-->`` broken so no marker can be forged."""
+    return _CONTROL_RE.sub(" ", text).replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
 
 
-def safe(text: str) -> str:
-    """Upstream text made safe for markdown: ``@handle`` -> ```@handle``` (a code span) so nobody is pinged,
-    and ``<!--`` / ``-->`` broken with a zero-width space so no marker can be forged.
+def _segments(text: str) -> list[tuple[bool, str]]:
+    """``text`` cut into ``(is_code_span, piece)`` as CommonMark reads its code spans: a backtick run not
+    escaped by a backslash opens one, the next run of the same length closes it (no escapes inside); a run
+    with no such closer is plain text."""
+    out: list[tuple[bool, str]] = []
+    n, i, start = len(text), 0, 0
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] != "`":
+            i += 1
+            continue
+        j = i
+        while j < n and text[j] == "`":
+            j += 1
+        k, close = j, -1
+        while k < n:
+            if text[k] != "`":
+                k += 1
+                continue
+            m = k
+            while m < n and text[m] == "`":
+                m += 1
+            if m - k == j - i:
+                close = m
+                break
+            k = m
+        if close < 0:
+            i = j
+            continue
+        if start < i:
+            out.append((False, text[start:i]))
+        out.append((True, text[i:close]))
+        start = i = close
+    if start < n:
+        out.append((False, text[start:]))
+    return out
 
-    Handles already inside a code span are left alone (GitHub does not link
-    mentions in code). Where the text has a stray backtick that a new code
-    span could pair with, the handle gets a zero-width space after ``@``
-    instead. CommonMark code spans: https://spec.commonmark.org/0.31.2/#code-spans
-    """
-    # An HTML comment opener/closer from upstream could forge or close kep-sync's own markers.
-    text = text.replace("<!--", "<!-\u200b-").replace("-->", "-\u200b->")
-    if "@" not in text:
-        return text
-    out, pos = [], 0
-    for start, end in _code_spans(text):
-        out.append(_wrap_handles(text[pos:start]))
-        out.append(text[start:end])
-        pos = end
-    out.append(_wrap_handles(text[pos:]))
+
+def _plain(text: str) -> str:
+    """Plain text (no code span in it) that renders as written: each character of :data:`_REPLACE` replaced,
+    ``_`` escaped unless a letter or digit is on both sides, ``\\`` escaped before punctuation and at the end."""
+    out = []
+    for i, ch in enumerate(text):
+        if ch == "\\":
+            nxt = text[i + 1 : i + 2]
+            out.append("\\\\" if not nxt or nxt in _PUNCT else ch)
+        elif ch == "_":
+            inner = 0 < i < len(text) - 1 and _word(text, i, -1) and _word(text, i, 1)
+            out.append(ch if inner else "\\_")
+        else:
+            out.append(_REPLACE.get(ch, ch))
     return "".join(out)
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each code span: a backtick run closed by the next run of the same length."""
-    spans, runs = [], list(_TICKS_RE.finditer(text))
-    i = 0
-    while i < len(runs):
-        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == len(runs[i].group())), None)
-        if close is None:
-            i += 1
+def _word(text: str, i: int, step: int) -> bool:
+    """Whether the first character other than ``_`` from ``i`` in direction ``step`` is a letter or digit."""
+    while 0 <= i < len(text) and text[i] == "_":
+        i += step
+    return 0 <= i < len(text) and text[i].isalnum()
+
+
+def _span(text: str) -> str:
+    """One code span holding ``text`` exactly: a fence longer than any backtick run in it, padded with a space
+    where CommonMark would otherwise take a space off or join a backtick to the fence."""
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = text[:1] == "`" or text[-1:] == "`" or (text[:1] == text[-1:] == " " and text.strip() != "")
+    return f"{fence} {text} {fence}" if pad else f"{fence}{text}{fence}"
+
+
+def _join(pieces: list[tuple[bool, str]]) -> str:
+    """``(is_code_span, markdown)`` pieces joined, a zero-width space between two code spans (side by side
+    their fences would make one backtick run)."""
+    out: list[str] = []
+    for i, (is_code, piece) in enumerate(pieces):
+        if is_code and i and pieces[i - 1][0]:
+            out.append(_ZWSP)
+        out.append(piece)
+    return "".join(out)
+
+
+def inline(text: str, refs: Collection[int] = ()) -> str:
+    r"""``text`` as inert markdown inside a line the bot writes (a table cell, a list line, link text), shown
+    as written: its code spans kept as code spans (``|`` escaped inside them, as GFM tables need); outside
+    them every URL, e-mail address, ``@handle`` and ``#123`` in a code span of its own (nobody is pinged, no
+    link is made), ``<>&`` as entities, ``[]*~|$`` and a stray backtick backslash-escaped, ``_`` escaped where
+    it could start or end emphasis, ``\`` escaped where it would escape. Line breaks and controls become
+    spaces. Leading and trailing spaces are kept (see :func:`table_cell`). ``#N`` for a number in ``refs`` is
+    the bot's own reference (a pull request it names) and is kept as written."""
+    pieces: list[tuple[bool, str]] = []
+    for is_code, piece in _segments(_clean(text)):
+        if is_code:
+            pieces.append((True, piece.replace("|", "\\|")))
             continue
-        spans.append((runs[i].start(), runs[close].end()))
-        i = close + 1
-    return spans
+        pieces += _wrapped(piece, refs)
+    return _join(pieces)
+
+
+def _wrapped(text: str, refs: Collection[int]) -> list[tuple[bool, str]]:
+    """Plain ``text`` as pieces: each linkable (:func:`_linkables`) a code span, the text between them
+    :func:`_plain`. The text between two is read again on its own: a code span ends GitHub's text run, so
+    ``#12`` in ``#12http://x`` is linked once the URL is code."""
+    spans = _linkables(text, refs)
+    if not spans:
+        return [(False, _plain(text))] if text else []
+    out: list[tuple[bool, str]] = []
+    pos = 0
+    for start, end in spans:
+        out += _wrapped(text[pos:start], refs)
+        out.append((True, _span(text[start:end]).replace("|", "\\|")))
+        pos = end
+    return out + _wrapped(text[pos:], refs)
+
+
+def _linkables(text: str, refs: Collection[int] = ()) -> list[tuple[int, int]]:
+    """``(start, end)`` of each :data:`_LINKABLE_RE` match but ``#N`` with ``N`` in ``refs``; a URL without the trailing punctuation GFM leaves
+    out of an autolink (``?!.,:*_~'"``, an unmatched ``)``), so ``(see http://x.example/a).`` keeps ``).``."""
+    out, pos = [], 0
+    while (m := _LINKABLE_RE.search(text, pos)) is not None:
+        end = m.end()
+        while m.group("url") and end > m.start() + 1:
+            last = text[end - 1]
+            unmatched = last == ")" and text.count("(", m.start(), end) < text.count(")", m.start(), end)
+            if last not in "?!.,:*_~'\";" and not unmatched:
+                break
+            end -= 1
+        if not (m.group()[:1] == "#" and int(m.group()[1:]) in refs):
+            out.append((m.start(), end))
+        pos = max(end, m.start() + 1)
+    return out
+
+
+def table_cell(text: str, refs: Collection[int] = ()) -> str:
+    r"""``text`` as one table cell: :func:`inline` of the text without its leading and trailing spaces;
+    ``""`` -> ``-``. The cell escaping of the changelog, the pull request body, the watch and the digest
+    section (:mod:`bot.plan.digest`); ``refs`` as :func:`inline`."""
+    text = _CONTROL_RE.sub(" ", text).strip()
+    return inline(text, refs) if text else "-"
+
+
+def line_start(text: str) -> str:
+    r"""``text`` where it begins a list line (``- TEXT: ...``): :func:`table_cell`, and a leading ``#``, ``+``,
+    ``-`` or ``1.`` that would open a heading or a list there escaped (``\- x``, ``1\. x``; ``""`` -> ``\-``)."""
+    out = table_cell(text)
+    if re.match(r"[-+#](?:\s|$)", out):
+        return "\\" + out
+    marker = re.match(r"[0-9]{1,9}(?=[.)](?:\s|$))", out)
+    return out[: marker.end()] + "\\" + out[marker.end() :] if marker else out
+
+
+def code(text: str, *, cell: bool = False) -> str:
+    """``text`` as one inline code span, whatever backticks it holds (a backslash does not escape inside a
+    code span; the fence is longer than any run in it); line breaks and controls as spaces; ``|`` escaped
+    when the span sits in a table ``cell``."""
+    out = _span(_clean(text) or " ")
+    return out.replace("|", "\\|") if cell else out
+
+
+def code_block(text: str) -> str:
+    """``text`` (lines) as a fenced code block: the fence a backtick run longer than any in ``text`` (at least
+    three), ``<!--`` and ``-->`` broken as everywhere (the raw text holds no marker)."""
+    text = text.replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return f"{fence}\n{text}\n{fence}"
+
+
+def html_text(text: str) -> str:
+    """``text`` inside raw HTML (a ``<summary>``, where markdown is not read): entities for ``<>&``, and each
+    URL, e-mail address, ``@handle`` and ``#123`` in ``<code>`` (GitHub links none inside it)."""
+    text, out, pos = _clean(text), [], 0
+    for m in _LINKABLE_RE.finditer(text):
+        out += [html.escape(text[pos : m.start()], quote=False), f"<code>{html.escape(m.group(), quote=False)}</code>"]
+        pos = m.end()
+    return "".join(out) + html.escape(text[pos:], quote=False)
+
+
+def safe(text: str) -> str:
+    """Plain text (the commit message) with every ``@handle`` unable to ping: ``@handle`` -> ```@handle``` (a
+    code span), or ``@`` and a zero-width space where the text has a backtick a new code span could pair
+    with; handles already in a code span are left alone; ``<!--`` / ``-->`` broken with a zero-width space."""
+    text = text.replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
+    if "@" not in text:
+        return text
+    return "".join(piece if is_code else _wrap_handles(piece) for is_code, piece in _segments(text))
 
 
 def _wrap_handles(segment: str) -> str:
-    """Wrap handles outside code spans; a segment with a stray backtick gets the zero-width space instead."""
+    """Handles outside code spans in code spans; a segment with a stray backtick gets the zero-width space."""
     if "`" in segment:
-        return _HANDLE_RE.sub(lambda m: "@" + _ZWSP + m.group(1), segment)
-    return _HANDLE_RE.sub(lambda m: f"`@{m.group(1)}`", segment)
-
-
-def table_cell(text: str) -> str:
-    r"""Upstream text for one table cell (or one list line), inert: every line break and control character
-    (``\n``, a lone ``\r``, ``\t``, C0/C1 controls, U+2028/U+2029) becomes a space, handles are wrapped
-    (:func:`safe`), ``<``/``>``/``&`` become entities outside code spans (no HTML), ``[`` and ``]``
-    are backslash-escaped outside code spans (no link or image: ``![i](http://x/p.png)`` shows as text),
-    ``|`` is escaped (``\|``, also inside code spans, as GFM tables need). ``""`` -> ``-``. The one cell
-    escaping of the changelog, the pull request body and the digest section (:mod:`bot.plan.digest`)."""
-    if not text:
-        return "-"
-    text = safe(_CONTROL_RE.sub(" ", text))
-    out, pos = [], 0
-    for start, end in _code_spans(text):
-        out += [_inert(text[pos:start]), text[start:end]]
-        pos = end
-    out.append(_inert(text[pos:]))
-    return "".join(out).replace("|", "\\|")
-
-
-def _inert(text: str) -> str:
-    r"""Markdown text outside code spans with no HTML, link or image: entities for ``<>&``, ``\[`` and ``\]``."""
-    return _LINK_MARK_RE.sub(r"\\\g<0>", html.escape(text, quote=False))
+        return _HANDLE_RE.sub(lambda m: "@" + _ZWSP + m.group()[1:], segment)
+    return _HANDLE_RE.sub(lambda m: f"`{m.group()}`", segment)
 
 
 def kep_link(ident: str) -> str:
@@ -118,6 +280,8 @@ def kep_yaml_url(web_url: str, revision: str, path: str) -> str:
 def note_link(pr: int, url: str) -> str:
     """``[#N](url)`` for a release note's pull request, the url checked again by
     :func:`bot.plan.evidence.index.pr_url` (``github.com/OWNER/REPO/pull/N`` or the kubernetes/kubernetes one)."""
+    from bot.plan.evidence.index import pr_url
+
     return f"[#{pr}]({pr_url(url, pr)})" if pr else ""
 
 
@@ -127,6 +291,7 @@ def short(text: str, limit: int) -> str:
 
 def details(title: str, count: int | None, header: list[str]) -> list[str]:
     """Section header lines for a collapsed block: ``<details><summary>TITLE (COUNT)</summary>`` then
-    ``header``; the changelog's body (:func:`bot.plan.changelog.body.render`) closes it with ``</details>``."""
+    ``header`` (the title is raw HTML there: :func:`html_text`); the changelog's body
+    (:func:`bot.plan.changelog.body.render`) closes it with ``</details>``."""
     shown = f"{title} ({count})" if count is not None else title
-    return [f"<details><summary>{html.escape(shown, quote=False)}</summary>", "", *header]
+    return [f"<details><summary>{html_text(shown)}</summary>", "", *header]

@@ -13,7 +13,8 @@ from bot.model.finding import Finding
 from bot.model.history.provenance import Upstream
 from bot.model.kep import Kep
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog.markdown import kep_link, kep_yaml_url, note_link, short, table_cell
+from bot.plan.changelog.markdown import code as _code
+from bot.plan.changelog.markdown import kep_link, kep_yaml_url, line_start, note_link, short, table_cell
 from bot.plan.diff import Change
 from bot.wiki.vocabulary import stage_word
 
@@ -56,7 +57,7 @@ def source_name(source: str, *, code: bool = True) -> str:
     if m:
         return m.group(1)
     text = source.replace("\n", " ")
-    return f"`{text.replace('`', '')}`" if code else text
+    return _code(text) if code else text
 
 
 def _flags(c: Change) -> str:
@@ -75,9 +76,9 @@ def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> 
     subject = short(
         re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""), MAX_SUBJECT_CHARS
     )
-    text = f"#{upstream.pr} {subject}".rstrip() if subject else f"#{upstream.pr}"
+    text = f"#{upstream.pr} {table_cell(subject)}" if subject.strip() else f"#{upstream.pr}"
     link = (
-        f"[{table_cell(text)}]({base}/pull/{upstream.pr})"
+        f"[{text}]({base}/pull/{upstream.pr})"
         if upstream.pr
         else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})"
     )
@@ -120,7 +121,7 @@ def grouped_graduations(changes: Sequence[Change]) -> list[str]:
         if c.kep_id not in keps:
             keps.append(c.kep_id)
     return [
-        f"- {table_cell(old)} → **{table_cell(new)}**: {', '.join(kep_link(k) for k in keps)}"
+        f"- {line_start(old)} → **{table_cell(new)}**: {', '.join(kep_link(k) for k in keps)}"
         for (old, new), keps in moves.items()
     ]
 

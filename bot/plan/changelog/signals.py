@@ -36,7 +36,7 @@ from bot.model.history.provenance import Upstream
 from bot.model.kep import STAGES, Kep, milestone_key
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.body import Layout, Section
-from bot.plan.changelog.markdown import details, kep_link, note_link, short, table_cell
+from bot.plan.changelog.markdown import code, details, inline, kep_link, note_link, short, table_cell
 from bot.plan.changelog.rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell
 from bot.plan.diff import RELEASED_FLAG, Change
 from bot.plan.evidence.index import change_stage
@@ -221,7 +221,8 @@ def _shipped(group: list[Change], keps: Mapping[str, Kep], states: Mapping[tuple
 def _linked(text: str, state: PlannedStage) -> str:
     """``text`` (a state's reason) made inert, each ``#N`` of a note it names linked to that note."""
     urls = {n.pr: n.url for n in state.notes}
-    return re.sub(r"#(\d+)", lambda m: note_link(int(m.group(1)), urls.get(int(m.group(1)), "")), table_cell(text))
+    parts = re.split(r"#(\d+)", text)
+    return "".join(note_link(int(p), urls.get(int(p), "")) if i % 2 else inline(p) for i, p in enumerate(parts))
 
 
 def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Section:
@@ -323,8 +324,8 @@ def gate_list_name(lifecycle: Lifecycle | None) -> str:
         return ""
     if len(lifecycle.lists) == 1:
         gl = lifecycle.lists[0]
-        return f"`{gl.where.replace('`', '')}` (blob {gl.revision[:12]})"
-    return f"`{lifecycle.source.replace('`', '')}` ({len(lifecycle.lists)} lists)"
+        return f"{code(gl.where)} (blob {inline(gl.revision[:12])})"
+    return f"{code(lifecycle.source)} ({len(lifecycle.lists)} lists)"
 
 
 class _Text(HTMLParser):

@@ -22,6 +22,15 @@ note is matched by the KEP's **distinctive title words**:
   for alpha, introduce something ("Added ...", "Introduced ...") and announce no other stage.
 
 Such a note is *possible* evidence: shown apart, never a confirmation, never a finding.
+
+A note **names** a KEP (:func:`names_kep`, :func:`named_evidence`) when one sentence holds every content word of
+the KEP's title: the title's words less :data:`STOP_WORDS`, each as a whole word in any case (a trailing ``s``
+ignored as above) or as a part of a CamelCase name (``InPlacePodVerticalScalingSchedulerPreemption`` holds
+*scheduler* and *preemption*); the title word ``API`` is held by ``API`` or ``resource`` (a KEP titled "EvictionRequest
+API" is named by "the EvictionRequest and Eviction resources"). The title needs two content words or more, or one
+CamelCase word of 8+ characters, and one that is not a common word (:data:`COMMON`). Such a note of the release, naming
+no declared gate and no KEP, that announces the planned stage (or introduces something, for the first stage
+kep.yaml plans: ``Added ...`` for 6072, GA with no gate and no earlier stage) speaks for the KEP: a watch counts it.
 """
 
 from __future__ import annotations
@@ -72,6 +81,60 @@ MAX_NOTES_WITH_WORD = 5
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL_RE = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+$")
 _INTRODUCES_RE = re.compile(r"^\W*(?:added|adds|introduced|introduces|introducing)\b", re.I)
+
+
+#: Title words a note need not repeat to name a KEP.
+STOP_WORDS = frozenset("a an and as at by for from in into is its of on or the to via with".split())
+_PART_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+#: Words that hold the title word ``API`` (an API kind is a resource).
+_API_KEYS = frozenset({"api", "apis", "resource"})
+
+
+_CODE_GATE_RE = re.compile(r"`([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+)`")
+_FEATURE_GATE_RE = re.compile(r"\bfeature[- ]gates?\b", re.I)
+
+
+def gate_in_code(sentence: str) -> str:
+    """The first CamelCase name in a code span of a ``sentence`` that speaks of a feature gate (```X` Alpha feature
+    gate``), else ``""``; in a note prose reads, no kep.yaml declares it (:func:`_prose_notes`)."""
+    found = _CODE_GATE_RE.search(sentence) if _FEATURE_GATE_RE.search(sentence) else None
+    return found.group(1) if found else ""
+
+
+def introduces(sentence: str) -> bool:
+    """True when ``sentence`` starts by adding something (``Added ...``, ``Introduced ...``)."""
+    return bool(_INTRODUCES_RE.match(sentence))
+
+
+def first_stage(kep: Kep) -> str:
+    """The first graduation stage kep.yaml names a milestone for (``alpha``, ``beta``, ``stable``); ``""``: none."""
+    return next((s for s in ("alpha", "beta", "stable") if normalize_milestone(kep.milestone(s))), "")
+
+
+def title_words(title: str) -> tuple[str, ...]:
+    """The content words of a KEP title, compared as :func:`_key` does (``EvictionRequest API``: ``("evictionrequest",
+    "api")``); ``()`` when the title is too plain to name a KEP (see the module docstring)."""
+    listed = [w for w in _WORD_RE.findall(title) if w.lower() not in STOP_WORDS]
+    keys = tuple(dict.fromkeys("api" if _key(w) == "apis" else _key(w) for w in listed))
+    camel = any(_CAMEL_RE.match(w) and len(w) >= 8 for w in listed)
+    if not keys or all(k in _COMMON_KEYS for k in keys) or (len([k for k in keys if k != "api"]) < 2 and not camel):
+        return ()
+    return keys
+
+
+def names_kep(words: Sequence[str], sentence: str) -> bool:
+    """True when ``sentence`` holds every one of ``words`` (:func:`title_words`), see the module docstring."""
+    return _held(words, _named_keys(sentence))
+
+
+def _named_keys(sentence: str) -> frozenset[str]:
+    """The words of ``sentence`` and the parts of its CamelCase names, as :func:`_key` compares them."""
+    found = _WORD_RE.findall(sentence)
+    return frozenset({_key(w) for w in found} | {_key(p) for w in found for p in _PART_RE.findall(w)})
+
+
+def _held(words: Sequence[str], keys: frozenset[str]) -> bool:
+    return bool(words) and all(k in keys or (k == "api" and bool(keys & _API_KEYS)) for k in words)
 
 
 def distinctive_words(keps: Iterable[Kep], notes: Mapping[str, Mapping[str, object]]) -> dict[str, tuple[str, ...]]:
@@ -137,12 +200,13 @@ class _Sentence(NamedTuple):
     found: frozenset[str]
     keys: frozenset[str]
     run: tuple[str, ...]
+    named: frozenset[str] = frozenset()
 
 
 def _sentence(text: str) -> _Sentence:
     listed = _WORD_RE.findall(text)
     keys = tuple(_key(w) for w in listed)
-    return _Sentence(text, frozenset(listed), frozenset(keys), keys)
+    return _Sentence(text, frozenset(listed), frozenset(keys), keys, _named_keys(text))
 
 
 def _holds(sentence: _Sentence, words: Sequence[str]) -> bool:
@@ -202,25 +266,102 @@ def possible_evidence(
     target = normalize_milestone(kep.milestone(stage)) if stage else None
     if not target or not words:
         return ()
-    prepared = {} if prepared is None else prepared
-    if target not in prepared:
-        entries = next((v for r, v in notes.items() if (release_name(r) or r) == target), None)
-        prepared[target] = _prose_notes(entries, frozenset(declared))
     out: list[Evidence] = []
-    for note in prepared[target]:
+    for note in _notes_of(notes, target, declared, prepared):
         for sentence in note.sentences:
             if not _holds(sentence, words):
                 continue
             said, _ = announced_stage(sentence.text)
             if said == stage or (stage == "alpha" and not said and _INTRODUCES_RE.match(sentence.text)):
-                key = str(note.key)
-                pr = int(key) if key.isdigit() and len(key) <= 9 else 0
-                url = pr_url(note.entry.get("pr_url"), pr)
-                out.append(Evidence(target, pr, url, one_line(sentence.text), stage, False, False, True))
+                out.append(_evidence(note, target, sentence, stage, possible=True))
                 break
         if len(out) >= MAX_EVIDENCE:
             break
     return tuple(out)
+
+
+class Titles(NamedTuple):
+    """The titles of every KEP as :func:`names_kep` reads them: ``words`` (``{kep.yaml path: title_words}``, the
+    titles too plain to name a KEP left out), ``counts`` (how many KEP titles hold each word, as :func:`_key`
+    compares) and ``runs`` (how many hold each run of 3+ words, :func:`_run_holders`)."""
+
+    words: dict[str, tuple[str, ...]]
+    counts: Counter[str]
+    runs: Counter[tuple[str, ...]]
+
+
+def titles(keps: Iterable[Kep]) -> Titles:
+    """:class:`Titles` of ``keps`` (every KEP of the snapshot)."""
+    keps = list(keps)
+    counts = Counter(key for k in keps for key in {_key(w) for w in _WORD_RE.findall(k.title)})
+    runs = _run_holders(tuple(_key(w) for w in _WORD_RE.findall(k.title)) for k in keps)
+    return Titles({k.path: w for k in keps if (w := title_words(k.title))}, counts, runs)
+
+
+def _names_surely(kep: Kep, sentence: _Sentence, known: Titles) -> bool:
+    """True when ``sentence`` names ``kep`` by its title (:func:`names_kep`) and by something only it has: a title
+    word no other KEP title holds (not a common word), its whole title as a run no other title holds, or a gate
+    written as a feature gate that no kep.yaml declares (the KEP's gate under another name); and names no other
+    KEP of ``known`` by its title."""
+    words = known.words.get(kep.path, ())
+    if not _held(words, sentence.named):
+        return False
+    run = tuple(_key(w) for w in _WORD_RE.findall(kep.title))
+    own = (
+        any(known.counts[w] == 1 and w not in _COMMON_KEYS for w in words)
+        or (len(run) >= 3 and known.runs[run] == 1 and _within(run, sentence.run))
+        or bool(gate_in_code(sentence.text))
+    )
+    return own and not any(p != kep.path and _held(w, sentence.named) for p, w in known.words.items())
+
+
+def named_evidence(
+    notes: Mapping[str, Mapping[str, object]],
+    kep: Kep,
+    stage: str,
+    declared: Iterable[str],
+    known: Titles,
+    prepared: Prepared | None = None,
+) -> tuple[Evidence, ...]:
+    """Notes of the release kep.yaml names for ``stage`` that name ``kep`` by its title (:func:`_names_surely`;
+    ``known``: :func:`titles` of every KEP) and announce that stage, or introduce something when ``stage`` is the
+    first stage kep.yaml plans (:func:`first_stage`), at most :data:`MAX_EVIDENCE`, by pull request; each an
+    :class:`Evidence` with ``possible=False``. ``notes``, ``declared`` and ``prepared`` as for
+    :func:`possible_evidence`."""
+    target = normalize_milestone(kep.milestone(stage)) if stage else None
+    if not target or kep.path not in known.words:
+        return ()
+    out: list[Evidence] = []
+    for note in _notes_of(notes, target, declared, prepared):
+        for sentence in note.sentences:
+            if not _held(known.words[kep.path], sentence.named):
+                continue
+            said, _ = announced_stage(sentence.text)
+            first = not said and stage == first_stage(kep) and introduces(sentence.text)
+            if (said == stage or first) and _names_surely(kep, sentence, known):
+                out.append(_evidence(note, target, sentence, stage, possible=False))
+                break
+        if len(out) >= MAX_EVIDENCE:
+            break
+    return tuple(out)
+
+
+def _notes_of(
+    notes: Mapping[str, Mapping[str, object]], target: str, declared: Iterable[str], prepared: Prepared | None
+) -> tuple[_Prose, ...]:
+    """The notes of release ``target`` prose may match (:func:`_prose_notes`), read once into ``prepared``."""
+    prepared = {} if prepared is None else prepared
+    if target not in prepared:
+        entries = next((v for r, v in notes.items() if (release_name(r) or r) == target), None)
+        prepared[target] = _prose_notes(entries, frozenset(declared))
+    return prepared[target]
+
+
+def _evidence(note: _Prose, target: str, sentence: _Sentence, stage: str, *, possible: bool) -> Evidence:
+    key = str(note.key)
+    pr = int(key) if key.isdigit() and len(key) <= 9 else 0
+    url = pr_url(note.entry.get("pr_url"), pr)
+    return Evidence(target, pr, url, one_line(sentence.text), stage, False, False, possible)
 
 
 def attach_possible(

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bot.model.finding import ROW_KEYS
 from bot.plan.changelog.body import Section
-from bot.plan.changelog.markdown import kep_link, kep_yaml_url, table_cell
+from bot.plan.changelog.markdown import code, kep_link, kep_yaml_url, table_cell
 from bot.plan.tracking import Tracking
 from bot.plan.tracking.candidates import Candidate, milestone_text
 
@@ -97,7 +97,7 @@ def sections(tracking: Tracking, revision: str, web_url: str, limit: int = DEFAU
 def _candidate_row(c: Candidate, revision: str, web_url: str) -> str:
     k = c.kep
     ms = " / ".join(milestone_text(k.milestone(key)) for key in ("alpha", "beta", "stable"))
-    gates = ", ".join(f"`{g}`" for g in k.gates()) or "-"
+    gates = ", ".join(code(g, cell=True) for g in k.gates()) or "-"
     url = kep_yaml_url(web_url, revision, k.path)
     link = f"[kep.yaml]({url})" if url else table_cell(k.path)
     return (

@@ -8,9 +8,12 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
   a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
   planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
-  shown, never counted; a note naming neither the KEP nor a gate but describing it by its distinctive title
-  words and announcing a planned stage (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible``
-  sign, shown with its pull request when no note surely about the KEP is there, never counted;
+  shown, never counted; a note linked to the KEP that introduces its feature by title (:func:`bot.plan.evidence.
+  prose.names_kep`) announces the first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
+  too, and the sign says it was renamed; a note naming neither the KEP nor a gate that names it by its title
+  (:func:`bot.plan.evidence.prose.named_evidence`) and announces a planned stage is ``landed``; one describing it
+  by its distinctive title words only (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible`` sign,
+  shown with its pull request, never counted; no note hides another;
 - ``gate list``: the gate that speaks for the KEP (:func:`bot.plan.evidence.gates.join`) in the newest list
   holding it: it reaches the planned stage in R (``landed``), sits at another stage in R or reached the
   planned stage before R (``contradicts``), else what the list shows so far; a gate other KEPs declare too
@@ -19,12 +22,14 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``kep.yaml``: status implementable or implemented, stage the highest planned stage and latest-milestone R
   (``on track``), with the date the stage took its value;
 - ``history``: what changed in the kep.yaml since the cycle began (``Cycle.started``): a planned stage moved
-  to a later release or removed, or the KEP withdrawn (``slip``), a stage planned in R after the cycle began
-  (added late), stage and status moves; else when the plan was made.
+  to a later release or removed, the KEP withdrawn or its kep.yaml deleted (``slip``), a stage planned in R after
+  the cycle began (added late), stage and status moves; else when the plan was made.
 
 States (:data:`STATES`): ``slipped`` (no stage planned in R any more, but one was at some version since the
 cycle began), ``contradicted`` (a sign says another stage), ``landed`` (a note or the list says the planned
-stage), ``on track`` (kep.yaml set for R, or a note of R about the KEP, and no contrary sign), ``no sign yet``.
+stage), ``on track`` (kep.yaml set for R and no contrary sign), ``no sign yet`` (also notes naming no stage while
+kep.yaml never set the stage). The whole release (``watch --all``) adds the KEPs naming R as latest-milestone with
+no stage planned there (:data:`NO_NEW_STAGE`, :attr:`Watch.targeting`).
 Release notes and gate lists carry no dates: their signs name the note's pull request and the list.
 """
 
@@ -35,17 +40,20 @@ from datetime import datetime
 from typing import NamedTuple
 
 from bot.model.gates import Lifecycle, release_key, shipped_text
-from bot.model.history.log import NO_BLOB, Version
+from bot.model.history.log import NO_BLOB, Version, kep_number
 from bot.model.history.provenance import field_origin
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
 from bot.plan.evidence.index import Evidence, Mention, NotesIndex
+from bot.plan.evidence.prose import first_stage, gate_in_code, introduces, names_kep, title_words
 from bot.wiki.matrix import parse_page
 
 #: The states, in the order a reader needs them: what needs a look first.
 CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "no sign yet", "on track", "landed"
 STATES = (CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED)
+#: The state of a KEP in :attr:`Watch.targeting`: work in the release, no graduation.
+NO_NEW_STAGE = "no new stage"
 #: What a sign does to the state (``Sign.says``); ``possible`` (a note matched by title words only,
 #: :mod:`bot.plan.evidence.prose`) and ``""``: shown, not counted.
 POSSIBLE = "possible"
@@ -90,7 +98,9 @@ class Sign(NamedTuple):
 
 class WatchEntry(NamedTuple):
     """One KEP of the watch: ``kep`` id, ``kep_path``, ``title``, the ``planned`` stages (those that slipped, for
-    a slipped KEP), the ``state``, a one-line ``reason`` and every ``sign``."""
+    a slipped KEP), the ``state``, a one-line ``reason`` and every ``sign``; from kep.yaml: the owning ``sig``,
+    ``status``, ``stage`` and ``gates``; ``target``: where a slipped stage went (``v1.38``; ``""``: nowhere or not
+    slipped); ``rows``: the page rows naming the KEP, ``(page path, 1-based line)``."""
 
     kep: str
     kep_path: str
@@ -99,15 +109,24 @@ class WatchEntry(NamedTuple):
     state: str
     reason: str
     signs: tuple[Sign, ...]
+    sig: str = ""
+    status: str = ""
+    stage: str = ""
+    gates: tuple[str, ...] = ()
+    target: str = ""
+    rows: tuple[tuple[str, int], ...] = ()
 
 
 class Watch(NamedTuple):
-    """The watch: the ``cycle``, one entry per KEP (ordered by :data:`STATES`, then KEP) and ``unseen``: what it
-    could not see (no release notes, no gate list, no history), one line each."""
+    """The watch: the ``cycle``, one entry per KEP (ordered by :data:`STATES`, then KEP), ``unseen``: what it
+    could not see (no release notes, no gate list, no history), one line each, and ``targeting``: the KEPs whose
+    latest-milestone is the release but that plan no stage in it (state :data:`NO_NEW_STAGE`; only when asked for,
+    ``watch --all``)."""
 
     cycle: Cycle
     entries: tuple[WatchEntry, ...]
     unseen: tuple[str, ...]
+    targeting: tuple[WatchEntry, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """``{state: number of KEPs}`` for every state of :data:`STATES`, zeros included."""
@@ -217,6 +236,10 @@ def watch(
     timelines: Mapping[str, Timeline] | None = None,
     unseen: Sequence[str] = (),
     possible: Mapping[str, Sequence[Evidence]] | None = None,
+    deleted: Mapping[str, Timeline] | None = None,
+    former: Mapping[str, Sequence[str]] | None = None,
+    rows: Mapping[str, Sequence[tuple[str, int]]] | None = None,
+    whole: bool = False,
 ) -> Watch:
     """The watch of ``keps`` (the page KEPs) for ``cycle``.
 
@@ -225,35 +248,105 @@ def watch(
     lists (``None``: none read); ``timelines``: ``{kep.yaml path: timeline}`` of the kep.yaml history (``None``:
     no history; slips are then not told); ``unseen``: what the caller could not read, kept in the result;
     ``possible``: ``{kep.yaml path: possible evidence}`` (:func:`bot.plan.evidence.prose.possible_evidence`),
-    shown as ``possible`` signs for a KEP no note of R surely names.
+    shown as ``possible`` signs for a KEP no note of R surely names; ``deleted``: ``{kep.yaml path: timeline}`` of
+    page KEPs whose kep.yaml is gone (:func:`gone_numbers`): one whose last version planned a stage in R and that
+    was deleted since the cycle began is ``slipped``, with the commit that deleted it; ``former``: ``{kep.yaml
+    path: gates an earlier version declared}`` (:func:`bot.model.history.declared.former_gates`), which the
+    ``index`` links to the KEP: a note naming one says so; ``rows``: ``{kep.yaml path: ((page, line), ...)}``;
+    ``whole``: ``keps`` is the whole release (``watch --all``): a KEP of a status that ships nothing whose kep.yaml
+    still names a stage in R is listed as slipped, and the KEPs whose latest-milestone is R with no stage planned
+    there are :attr:`Watch.targeting`.
     """
     release = cycle.release
-    out = []
+    out, targeting = [], []
     for kep in keps if release else ():
         planned = tuple(s for s in STAGES if normalize_milestone(kep.milestone(s)) == release)
         timeline = (timelines or {}).get(kep.path, ())
         moved = _history_signs(timeline, release, cycle.started) if cycle.started else []
         slips = [s for s in moved if s.says == "slip"]
-        if kep.status in DEAD_STATUSES and not slips:
+        dead = kep.status in DEAD_STATUSES
+        if dead and not slips and whole and planned:
+            slips = [
+                Sign("kep.yaml", "slip", planned[-1], "", 0, "", f"status {kep.status}; kep.yaml still names {release}")
+            ]
+            moved = [*moved, *slips]
+        if (dead and not slips) or (not planned and not slips):
+            if whole and not dead and normalize_milestone(kep.latest_milestone) == release:
+                targeting.append(_entry(kep, ids, NO_NEW_STAGE, (), _no_new_stage(kep, release), (), rows))
             continue
-        if not planned and not slips:
-            continue
-        ident = ids.get(kep.path, str(kep.number))
-        if not planned or kep.status in DEAD_STATUSES:
+        if not planned or dead:
             stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
-            out.append(WatchEntry(ident, kep.path, kep.title, stages, SLIPPED, slips[-1].text, tuple(moved)))
+            target = (normalize_milestone(kep.milestone(stages[-1])) or "") if stages and not dead else ""
+            out.append(_entry(kep, ids, SLIPPED, stages, slips[-1].text, moved, rows, target))
             continue
-        signs = _note_signs(index, kep, release, planned) if index is not None else []
-        if not any(s.says for s in signs):
-            signs += [_possible_sign(e, release) for e in (possible or {}).get(kep.path, ()) if e.release == release]
+        signs = _note_signs(index, kep, release, planned, (former or {}).get(kep.path, ())) if index is not None else []
+        shown = {s.pr for s in signs}
+        signs += [
+            _prose_sign(e, kep, release)
+            for e in (possible or {}).get(kep.path, ())
+            if e.release == release and e.pr not in shown
+        ]
         if lifecycle is not None and joins is not None and kep.path in joins:
             signs += _gate_signs(joins[kep.path], lifecycle, release, planned)
         signs.append(_kep_yaml_sign(kep, release, planned, timeline))
         signs += _planned_since(timeline, release, planned, cycle.started) + moved
         state, reason = _state(signs, release, planned)
-        out.append(WatchEntry(ident, kep.path, kep.title, planned, state, reason, tuple(signs)))
+        out.append(_entry(kep, ids, state, planned, reason, signs, rows))
+    for path, timeline in (deleted or {}).items() if release else ():
+        found = _deleted_entry(path, timeline, release, cycle.started)
+        if found is not None:
+            out.append(found)
     out.sort(key=lambda e: (STATES.index(e.state), _number(e.kep), e.kep))
-    return Watch(cycle, tuple(out), tuple(unseen))
+    targeting.sort(key=lambda e: (_number(e.kep), e.kep))
+    return Watch(cycle, tuple(out), tuple(unseen), tuple(targeting))
+
+
+def _entry(
+    kep: Kep,
+    ids: Mapping[str, str],
+    state: str,
+    planned: tuple[str, ...],
+    reason: str,
+    signs: Sequence[Sign],
+    rows: Mapping[str, Sequence[tuple[str, int]]] | None,
+    target: str = "",
+) -> WatchEntry:
+    """The :class:`WatchEntry` of ``kep``, its kep.yaml fields and page rows filled in."""
+    return WatchEntry(
+        ids.get(kep.path, str(kep.number)),
+        kep.path,
+        kep.title,
+        planned,
+        state,
+        reason,
+        tuple(signs),
+        kep.sig,
+        kep.status,
+        kep.stage,
+        kep.gates(),
+        target,
+        tuple((rows or {}).get(kep.path, ())),
+    )
+
+
+def _no_new_stage(kep: Kep, release: str) -> str:
+    """``latest-milestone v1.37, stage beta (beta v1.36): no stage planned in v1.37``."""
+    at = normalize_milestone(kep.milestone(kep.stage)) if kep.stage in STAGES else None
+    stage = f"stage {kep.stage or '-'}" + (f" ({_word(kep.stage)} {at})" if at else "")
+    return f"latest-milestone {release}, {stage}: no stage planned in {release}"
+
+
+def _deleted_entry(path: str, timeline: Timeline, release: str, started: str) -> WatchEntry | None:
+    """The ``slipped`` entry of a kep.yaml deleted since ``started`` whose last version planned a stage in
+    ``release``; ``None`` otherwise."""
+    moved = _history_signs(timeline, release, started)
+    slips = [s for s in moved if s.says == "slip"]
+    if not timeline or timeline[-1][0].blob != NO_BLOB or not slips:
+        return None
+    last = next((f for v, f in reversed(timeline) if v.blob != NO_BLOB and f), {})
+    stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
+    ident = str(kep_number(path) or path)
+    return WatchEntry(ident, path, last.get("title", ""), stages, SLIPPED, slips[-1].text, tuple(moved))
 
 
 def _number(ident: str) -> int:
@@ -280,8 +373,8 @@ def _state(signs: Sequence[Sign], release: str, planned: tuple[str, ...]) -> tup
     ready = [s for s in said[ON_TRACK] if s.source == "kep.yaml"]
     if ready:
         return ON_TRACK, _reason(ready[0])
-    if said[ON_TRACK]:
-        return ON_TRACK, f"{_reason(said[ON_TRACK][0])}; kep.yaml not set for {plan}"
+    if said[ON_TRACK]:  # work of the release, but kep.yaml never set the stage: no sign for it
+        return NO_SIGN, f"kep.yaml not set for {plan}; {_reason(said[ON_TRACK][0])}"
     return NO_SIGN, f"no note, gate entry or kep.yaml update for {plan} yet"
 
 
@@ -289,15 +382,21 @@ def _reason(sign: Sign) -> str:
     return sign.text if sign.source in ("release note", "history") else f"{sign.source}: {sign.text}"
 
 
-def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, ...]) -> list[Sign]:
+def _note_signs(
+    index: NotesIndex, kep: Kep, release: str, planned: tuple[str, ...], former: Sequence[str] = ()
+) -> list[Sign]:
     """One sign per pull request of ``release``'s notes linked to ``kep``: its most telling sentence (a planned
-    stage, then another graduation stage, then any stage, then none; a sure link before a shared gate)."""
+    stage, then another graduation stage, then any stage, then none; a sure link before a shared gate); a note
+    naming a gate of ``former`` (gates kep.yaml no longer declares) says so."""
     best: dict[int, tuple[tuple[int, int], Mention, str]] = {}
+    first, words = first_stage(kep), title_words(kep.title)
     for m in index.for_kep(kep.path):
         if m.release != release:
             continue
         stage = m.stage if m.when == release else ""
         sure = kep.path in m.links
+        if sure and not stage and first in planned and introduces(m.excerpt) and names_kep(words, m.excerpt):
+            stage = first  # "Added support for derived attributes in DRA" for 6080 DRA Derived Attributes (alpha)
         rank = (int(sure), 3 if stage in planned else 2 if stage in STAGES else 1 if stage else 0)
         if m.pr not in best or rank > best[m.pr][0]:
             best[m.pr] = (rank, m, stage)
@@ -313,12 +412,24 @@ def _note_signs(index: NotesIndex, kep: Kep, release: str, planned: tuple[str, .
             says, what = "contradicts", f"says {_word(stage)}"
         else:
             says, what = (ON_TRACK, "names no stage") if not stage else ("", f"says {stage}")
+        renamed = [g for g in m.gates if g in former]
+        if renamed:
+            now = ", ".join(kep.gates()) or "none"
+            what += f" (names {', '.join(renamed)}, a gate kep.yaml no longer declares; it declares {now})"
         out.append(Sign("release note", says, stage, "", m.pr, m.url, f"the {release} note #{m.pr} {what}", m.excerpt))
     return out
 
 
-def _possible_sign(e: Evidence, release: str) -> Sign:
-    """A ``possible`` sign from a note matched by the KEP's title words only: shown, never counted."""
+def _prose_sign(e: Evidence, kep: Kep, release: str) -> Sign:
+    """The sign of a note that names neither the KEP's number nor its gate: ``landed`` when it names the KEP by its
+    title (:func:`bot.plan.evidence.prose.named_evidence`, ``e.possible`` False), else ``possible`` (matched by
+    distinctive title words only: shown, never counted)."""
+    if not e.possible:
+        text = f"the {release} note #{e.pr} announces {_word(e.stage)}, naming the KEP by its title"
+        other = gate_in_code(e.excerpt)
+        if other and other not in kep.gates():
+            text += f" and the gate {other}, which kep.yaml does not declare ({', '.join(kep.gates()) or 'none'})"
+        return Sign("release note", LANDED, e.stage, "", e.pr, e.url, text, e.excerpt)
     text = f"possible: the {release} note #{e.pr} may announce {_word(e.stage)} (title words only, not a confirmation)"
     return Sign("release note", POSSIBLE, e.stage, "", e.pr, e.url, text, e.excerpt)
 
@@ -363,7 +474,8 @@ def _kep_yaml_sign(kep: Kep, release: str, planned: tuple[str, ...], timeline: T
     text = f"{kep.status or '-'}, stage {kep.stage or '-'}{since}, latest-milestone {latest}"
     if not ready:
         text += f" (not set for {_word(top)} in {release})"
-    return Sign("kep.yaml", ON_TRACK if ready else "", kep.stage, origin.date[:10] if origin else "", 0, "", text)
+    date, pr = (origin.date[:10], origin.pr) if origin else ("", 0)
+    return Sign("kep.yaml", ON_TRACK if ready else "", kep.stage, date, pr, "", text)
 
 
 def _planned_since(timeline: Timeline, release: str, planned: tuple[str, ...], started: str) -> list[Sign]:
@@ -383,12 +495,18 @@ def _planned_since(timeline: Timeline, release: str, planned: tuple[str, ...], s
 
 def _history_signs(timeline: Timeline, release: str, started: str) -> list[Sign]:
     """The changes of the kep.yaml committed on or after ``started`` that touch the plan for ``release``:
-    slips (a milestone moved from ``release`` to a later one or removed, a status that ships nothing), stages
+    slips (a milestone moved from ``release`` to a later one or removed, a status that ships nothing, the file
+    deleted), stages
     planned in ``release`` during the cycle (added late), moves of the stage and the status."""
     out: list[Sign] = []
     before: Mapping[str, str] = {}
-    for version, fields in timeline:
+    for i, (version, fields) in enumerate(timeline):
         if version.blob == NO_BLOB:
+            day, pr = version.commit.date[:10], version.commit.pr
+            named = [s for s in STAGES if normalize_milestone(before.get(f"milestone.{s}", "")) == release]
+            if named and day >= started:  # a slip when it stays deleted; a file added again reads on
+                text = f"kep.yaml deleted on {day}" + (f" (#{pr})" if pr else "")
+                out.append(Sign("history", "slip" if i == len(timeline) - 1 else "", named[-1], day, pr, "", text))
             before = {}
             continue
         if fields is None:

@@ -41,20 +41,59 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def render_text(watch: Watch, read: Sequence[str] = ()) -> str:
+def render_text(watch: Watch, read: Sequence[str] = (), by_sig: bool = False) -> str:
     """The watch for people: the headline, the cycle, ``read`` (one line per input), then each state with its
-    KEPs, each KEP with its reason and its signs (``- source date: text``, cut at :data:`MAX_TEXT`)."""
+    KEPs, each KEP with its reason and its signs (``- source date: text``, cut at :data:`MAX_TEXT`).
+
+    ``by_sig`` (``watch --all``): each owning SIG instead, with its counts, its KEPs by state, each KEP's state
+    on its line and its page rows (``[page: PATH:LINE]``), then the SIG's KEPs that name the release as
+    latest-milestone with no new stage (:attr:`~bot.plan.watch.judge.Watch.targeting`)."""
     out = [headline(watch), *cycle_lines(watch), *read, ""]
+    if by_sig:
+        return _by_sig(watch, out)
     for state in STATES:
         entries = [e for e in watch.entries if e.state == state]
         if not entries:
             continue
         out.append(f"== {state} ({len(entries)})")
         for e in entries:
-            out.append(f"{e.kep}  {e.title}  ({_planned(e, watch.cycle.release)})")
-            out.append(f"  {_cut(e.reason, MAX_TEXT)}")
-            for s in e.signs:
-                out.append(_cut(f"  - {s.source}: {s.text}" + (f": {s.quote}" if s.quote else ""), MAX_TEXT))
+            out += _kep_lines(e, watch.cycle.release)
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _kep_lines(e: WatchEntry, release: str, state: bool = False) -> list[str]:
+    """One KEP: its line (with its state and page rows when ``state``), its reason and its signs."""
+    head = f"{e.kep}  {e.title}  ({_planned(e, release)})"
+    if state:
+        head += f"  {e.state}" + "".join(f"  [page: {page}:{line}]" for page, line in e.rows)
+    out = [head, f"  {_cut(e.reason, MAX_TEXT)}"]
+    for s in e.signs:
+        out.append(_cut(f"  - {s.source}: {s.text}" + (f": {s.quote}" if s.quote else ""), MAX_TEXT))
+    return out
+
+
+def _by_sig(watch: Watch, out: list[str]) -> str:
+    """:func:`render_text` by owning SIG (see there)."""
+    release = watch.cycle.release
+    if watch.targeting:
+        n = len(watch.targeting)
+        out[-1:-1] = [f"Also naming {release} as latest-milestone with no new stage: {n} KEP{'s' if n != 1 else ''}"]
+    sigs = sorted({e.sig for e in (*watch.entries, *watch.targeting)})
+    for sig in sigs:
+        entries = [e for e in watch.entries if e.sig == sig]
+        counts = ", ".join(f"{n} {st}" for st in STATES if (n := sum(e.state == st for e in entries)))
+        others = [e for e in watch.targeting if e.sig == sig]
+        head = f"{len(entries)} KEP{'s' if len(entries) != 1 else ''}: {counts}" if entries else "no stage planned"
+        out.append(f"== {sig or 'no SIG'} ({head}" + (f"; {len(others)} with no new stage)" if others else ")"))
+        for e in entries:
+            out += _kep_lines(e, release, state=True)
+        for e in others:
+            rows = "".join(f"  [page: {page}:{line}]" for page, line in e.rows)
+            out += [
+                f"{e.kep}  {e.title}  (no new stage in {release})  {e.state}{rows}",
+                f"  {_cut(e.reason, MAX_TEXT)}",
+            ]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -74,7 +113,7 @@ def pr_sections(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> list[Sec
     header = details(headline(watch), None, [*intro, "", "| KEP | State | Planned | Why | Signs |"])
     rows = [
         f"| {kep_link(e.kep)} {table_cell(_cut(e.title, 60))} | {e.state} | {_planned(e, watch.cycle.release)} | "
-        f"{table_cell(_cut(e.reason, MAX_CELL))} | {'<br>'.join(_sign_cell(s, web_url) for s in _counted(e)) or '-'} |"
+        f"{table_cell(_cut(e.reason, MAX_CELL), {s.pr for s in e.signs})} | {'<br>'.join(_sign_cell(s, web_url) for s in _counted(e)) or '-'} |"
         for e in watch.entries
     ]
     return [(header + ["|---|---|---|---|---|"], rows, "watched KEPs")]
@@ -93,17 +132,20 @@ def _sign_cell(s: Sign, web_url: str) -> str:
         return f"note {note_link(s.pr, s.url)} {word}" + ("" if s.says else " (shared gate)")
     if s.source == "history" and s.pr:
         link = f"[#{s.pr}]({web_url.rstrip('/')}/pull/{s.pr})"
-        return f"{link} {table_cell(_cut(s.text.split(' on ', 1)[0], 60))} {s.date}"
+        return f"{link} {table_cell(_cut(s.text.split(' on ', 1)[0], 60), [s.pr])} {s.date}"
     if s.source == "kep.yaml" and s.says == ON_TRACK:
         return "kep.yaml set"
-    return table_cell(_cut(s.text, 80)) if s.says in (LANDED, "contradicts") else table_cell(_cut(s.text, 60))
+    return table_cell(_cut(s.text, 80 if s.says in (LANDED, "contradicts") else 60), [s.pr])
 
 
 def report_block(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> dict[str, object] | None:
     """The report's ``watch`` object: ``release`` (``current``, ``current_from``, ``current_why``, ``started``,
-    ``started_from``, ``started_why``), ``counts`` (every state), ``unseen`` (lines) and ``keps``: ``[{kep,
-    kep_path, title, planned, state, reason, signs: [{source, says, stage, date, pr, url, text}]}]`` (a
-    history sign's ``url`` is its pull request in ``web_url``); ``None`` without a watch."""
+    ``started_from``, ``started_why``), ``counts`` (every state), ``unseen`` (lines), ``keps``: ``[{kep,
+    kep_path, title, sig, status, stage, gates, rows: [{page, line}], planned, state, reason, slipped_to, signs:
+    [{source, says, stage, date, pr, url, text, quote}]}]`` (kep.yaml's owning SIG, status, stage and gates; the
+    page rows naming the KEP, 1-based lines; where a slipped stage went, ``""`` when nowhere; a history or
+    kep.yaml sign's ``url`` is its pull request in ``web_url``) and ``targeting``: the same for the KEPs naming
+    the release with no new stage (``watch --all``); ``None`` without a watch."""
     if watch is None:
         return None
     c = watch.cycle
@@ -119,19 +161,31 @@ def report_block(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> dict[st
         },
         "counts": watch.counts(),
         "unseen": list(watch.unseen),
-        "keps": [
+        "keps": [_kep_block(e, base) for e in watch.entries],
+        "targeting": [_kep_block(e, base) for e in watch.targeting],
+    }
+
+
+def _kep_block(e: WatchEntry, base: str) -> dict[str, object]:
+    """One KEP of the report (see :func:`report_block`)."""
+    return {
+        "kep": e.kep,
+        "kep_path": e.kep_path,
+        "title": e.title,
+        "sig": e.sig,
+        "status": e.status,
+        "stage": e.stage,
+        "gates": list(e.gates),
+        "rows": [{"page": page, "line": line} for page, line in e.rows],
+        "planned": list(e.planned),
+        "state": e.state,
+        "reason": e.reason,
+        "slipped_to": e.target,
+        "signs": [
             {
-                "kep": e.kep,
-                "kep_path": e.kep_path,
-                "title": e.title,
-                "planned": list(e.planned),
-                "state": e.state,
-                "reason": e.reason,
-                "signs": [
-                    {**s._asdict(), "url": s.url or (f"{base}/pull/{s.pr}" if s.source == "history" and s.pr else "")}
-                    for s in e.signs
-                ],
+                **s._asdict(),
+                "url": s.url or (f"{base}/pull/{s.pr}" if s.source in ("history", "kep.yaml") and s.pr else ""),
             }
-            for e in watch.entries
+            for s in e.signs
         ],
     }
