@@ -110,7 +110,7 @@ def _body(t: Sequence[str]) -> str:
         snapshot((KEP_PATH, _kep_yaml(t[0], "HundredGate"))),
         {"m.md": page.encode()},
         release_notes=ReleaseNotes("notes", ("v1.36", "v1.37"), notes, ()),
-        watch=lambda keps: _watch(t),
+        watch=lambda keps, where=None: _watch(t),
     )
     return plan.changelog.body
 
