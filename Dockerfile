@@ -2,13 +2,16 @@
 #   docker build -t kep-sync .
 #   docker run -d --name kep-sync -e GITHUB_TOKEN -v "$PWD/config:/config:ro" -v kep-sync-state:/var/lib/kep-sync kep-sync
 # The mounted config/kep-sync.yaml needs `publish: github` and `wiki.repo` (or a wiki volume with wiki.dir
-# and `publish: files`/`git`); the copy baked in below is the dry-run default. See README "In a container".
+# and `publish: files`/`git`); the copy baked in below is the dry-run default. See docs/operations.md, "In a
+# container" (the token file, read by uid 10001; logs as JSON lines: KEP_SYNC_LOG_FORMAT below).
 # A stop must allow 330 s so a run in progress can finish (serve waits up to 300 s): `docker stop -t 330`,
 # `stop_grace_period: 330s` in deploy/compose.yaml, terminationGracePeriodSeconds: 330 for a pod (docs/operations.md).
 
 FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
-RUN pip install --no-cache-dir hatchling==1.33.0
+# Build-only tools from their own lock, as the runtime's come from requirements.lock: no version drifts between builds.
+COPY requirements-build.lock /tmp/requirements-build.lock
+RUN pip install --no-cache-dir --no-deps -r /tmp/requirements-build.lock
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 RUN pip wheel --no-cache-dir --no-build-isolation --no-deps --wheel-dir /dist .
@@ -41,7 +44,8 @@ ENV PYTHONUNBUFFERED=1 \
     HOME=/var/lib/kep-sync \
     KEP_SYNC_CONFIG=/config/kep-sync.yaml \
     KEP_SYNC_STATE_DIR=/var/lib/kep-sync \
-    KEP_SYNC_CACHE_DIR=/var/lib/kep-sync/cache
+    KEP_SYNC_CACHE_DIR=/var/lib/kep-sync/cache \
+    KEP_SYNC_LOG_FORMAT=json
 VOLUME ["/var/lib/kep-sync"]
 WORKDIR /var/lib/kep-sync
 USER 10001:10001

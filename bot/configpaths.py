@@ -1,7 +1,7 @@
 """Paths in a config file are read from that file's directory, wherever kep-sync runs.
 
 A relative path written in a config file (``wiki.dir``, a local ``enhancements`` source, ``cache_dir``, a
-local ``release_notes.source`` or ``gate_lifecycle.source``, and a target's ``wiki.dir``) names a place next
+local ``release_notes.source``, ``gate_lifecycle.source`` or ``release.sig_release``, and a target's ``wiki.dir``) names a place next
 to the file: ``wiki.dir: ../wiki`` in ``config/kep-sync.yaml`` is the ``wiki`` directory beside ``config/``.
 :func:`anchor_paths` rewrites them so they can be used from the working directory; a path on the command
 line (``--wiki``, ``--enhancements``, ...) or in an environment variable is the working directory's.
@@ -17,7 +17,14 @@ import re
 from bot.errors import note_written_path
 
 #: Dotted keys whose value, when it is a local relative path, is read from the config file's directory.
-PATH_KEYS = ("enhancements", "cache_dir", "wiki.dir", "release_notes.source", "gate_lifecycle.source")
+PATH_KEYS = (
+    "enhancements",
+    "cache_dir",
+    "wiki.dir",
+    "release_notes.source",
+    "gate_lifecycle.source",
+    "release.sig_release",
+)
 #: A value that names no local path: ``github:OWNER/REPO@REF`` or a URL (``https://``, ``file://``, ``ssh://``).
 _REMOTE_RE = re.compile(r"^(?:github:|[A-Za-z][A-Za-z0-9+.-]*://)")
 

@@ -158,6 +158,40 @@ def rate_limit_wait(response: httpx.Response, now: float | None = None) -> float
     return None
 
 
+#: What a ``401`` answer to a request that sent ``GITHUB_TOKEN`` means (GitHub REST docs: "Bad credentials").
+TOKEN_REFUSED = "GitHub refused the token in GITHUB_TOKEN: revoked, expired or mistyped? set a valid token"
+
+
+def status_text(response: httpx.Response) -> str:
+    """``HTTP CODE`` for an answer that is not the one asked for; for the two that no network and no retry
+    can fix, also what they mean: ``HTTP 401 (GitHub refused the token ...)`` (:data:`TOKEN_REFUSED`; without
+    a token sent, that GitHub asks for one) and, for a ``403`` that is no rate limit (:func:`rate_limit_wait`
+    finds no wait), ``HTTP 403 (GitHub refused access ...)``: the token lacks a permission or an
+    organization's SAML SSO authorization. :func:`refused` recognizes both in a message."""
+    code = response.status_code
+    try:
+        sent = "authorization" in response.request.headers
+    except RuntimeError:  # a response built without a request (tests)
+        sent = False
+    if code == 401:
+        return f"HTTP 401 ({TOKEN_REFUSED if sent else 'GitHub asks for credentials: set GITHUB_TOKEN'})"
+    if code == 403 and rate_limit_wait(response) is None:
+        why = (
+            "the token in GITHUB_TOKEN lacks a permission this needs, or an organization's SAML SSO has not "
+            "authorized it"
+            if sent
+            else "set GITHUB_TOKEN to a token that may read it"
+        )
+        return f"HTTP 403 (GitHub refused access: {why})"
+    return f"HTTP {code}"
+
+
+def refused(text: str) -> bool:
+    """True when ``text`` (an error message) holds a refusal :func:`status_text` wrote: the credentials, not
+    the network, are what to fix."""
+    return bool(re.search(r"\bHTTP 40[13] \(GitHub (refused|asks)", text))
+
+
 def _wait(state: tenacity.RetryCallState) -> float:
     exc = state.outcome.exception() if state.outcome else None
     if isinstance(exc, RetryableStatus) and exc.wait is not None:

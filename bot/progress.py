@@ -8,6 +8,7 @@ then reports too. Also where the log format is decided (:func:`log_format`), for
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -17,9 +18,18 @@ from bot.redact import redact
 _enabled = False
 
 
+#: The environment variable that picks the log format when ``--log-format`` is not given (the container image
+#: sets ``json``: its logs are JSON lines with a terminal attached too).
+LOG_FORMAT_ENV = "KEP_SYNC_LOG_FORMAT"
+LOG_FORMATS = ("auto", "json", "text")
+
+
 def log_format(wanted: str | None = None) -> str:
-    """``json`` or ``text``: ``wanted`` (``--log-format``: ``json``, ``text``; ``None`` or ``auto``: ``text``
-    when stderr is a terminal, else ``json``)."""
+    """``json`` or ``text``: ``wanted`` (``--log-format``: ``json``, ``text``, ``auto``), else (``None``) the
+    value of :data:`LOG_FORMAT_ENV`; ``auto`` (and an unset or unknown value, which ``kep-sync`` refuses at
+    start): ``text`` when stderr is a terminal, else ``json``."""
+    if wanted is None:
+        wanted = os.environ.get(LOG_FORMAT_ENV, "")
     if wanted in ("json", "text"):
         return wanted
     return "text" if is_terminal(sys.stderr) else "json"

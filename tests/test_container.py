@@ -59,3 +59,52 @@ def test_the_kubernetes_pods_run_as_the_images_user_and_group():
     docs = list(yaml.safe_load_all((ROOT / "deploy" / "kubernetes" / "cronjob.yaml").read_text(encoding="utf-8")))
     pod = docs[0]["spec"]["jobTemplate"]["spec"]["template"]["spec"]["securityContext"]
     assert (pod["runAsUser"], pod["runAsGroup"], pod["fsGroup"]) == (10001, 10001, 10001)
+
+
+def all_instructions() -> list[tuple[str, str]]:
+    """``(INSTRUCTION, arguments)`` of every stage of the Dockerfile, continuation lines joined."""
+    text = re.sub(r" *\\\n\s*", " ", (ROOT / "Dockerfile").read_text(encoding="utf-8"))
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return [tuple(line.split(" ", 1)) for line in lines]  # type: ignore[misc]
+
+
+def test_the_dockerfile_header_points_at_sections_that_exist():
+    header = " ".join(line.lstrip("# ") for line in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines()[:10])
+    pointers = re.findall(r"See ([\w/.-]+\.md), \"([^\"]+)\"", header)
+    assert pointers == [("docs/operations.md", "In a container")]
+    for path, section in pointers:
+        headings = [line.lstrip("#").strip() for line in (ROOT / path).read_text().splitlines() if line.startswith("#")]
+        assert section in headings
+
+
+def test_every_pip_install_takes_pinned_versions_from_a_lock_without_resolving():
+    installs = [args for op, args in all_instructions() if op == "RUN" and "pip install" in args]
+    assert installs == [
+        "pip install --no-cache-dir --no-deps -r /tmp/requirements-build.lock",
+        "pip install --no-cache-dir --no-deps -r /tmp/requirements.lock && rm /tmp/requirements.lock",
+        "pip install --no-cache-dir --no-deps /tmp/dist/*.whl && rm -rf /tmp/dist",
+    ]
+    lines = [line for line in (ROOT / "requirements-build.lock").read_text().splitlines() if not line.startswith("#")]
+    pins = dict(line.split("==") for line in lines)
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", line) for line in lines)
+    assert "hatchling" in pins and "tomlkit" in pins  # the build backend and what it pulls in
+    from importlib.metadata import PackageNotFoundError, requires, version
+
+    try:
+        needed = requires("hatchling") or []
+        installed = version("hatchling")
+    except PackageNotFoundError:
+        return  # installed with the lint extra only; the pins above still hold
+    names = {
+        re.split(r"[ ;<>=!~\[]", r, maxsplit=1)[0].lower()
+        for r in needed
+        if "extra ==" not in r and "python_version" not in r
+    }
+    assert names <= {name.lower() for name in pins}, names - {name.lower() for name in pins}
+    assert pins["hatchling"] == installed  # the same hatchling .ci/run builds the wheel with
+
+
+def test_the_image_logs_json_lines_as_operations_md_says():
+    envs = " ".join(args for op, args in instructions() if op == "ENV")
+    assert "KEP_SYNC_LOG_FORMAT=json" in envs.split()
+    assert "`KEP_SYNC_LOG_FORMAT=json`" in (ROOT / "docs" / "operations.md").read_text()

@@ -5,13 +5,14 @@ history loader's signature changed, and no test ran it. Here each script is impo
 module-level imports of ``bot`` run), and the benchmark and check scripts whose inputs can be
 given on the command line run their ``main`` on a tiny git repository written by hand
 (``--runs 1``): ``bench/bench_history.py``, ``bench/bench_release_notes.py``, ``check/check_digest.py``,
-``check/check_coverage.py``, ``check/body_size.py``; ``bench/bench_suite.py`` only with ``--dry-run`` and on a
+``check/check_coverage.py``, ``check/body_size.py``, ``check/check_calendar.py``; ``bench/bench_suite.py`` only with ``--dry-run`` and on a
 pytest output written here (it runs the whole suite). The rest have their own tests (``gen/make_snapshot.py``: test_offline,
 ``check/check_page_edit.py``: test_page_fidelity, ``check/check_figures.py``: test_check_figures,
 ``gen/gen_config_reference.py``: test_docs,
 ``gen/refresh_github_openapi.py``: test_github_conformance) or only run on
 the real data in ../shared as many new processes (``benchmark.py``, ``bench_evidence.py``,
-``eval_evidence.py``, ``bench_publish.py``): those are imported here, and skipped beyond that.
+``eval_evidence.py``, ``bench_publish.py``, ``check/replay_watch.py``): those are imported here, and skipped
+beyond that.
 Timing figures are printed by the scripts, never asserted.
 """
 
@@ -249,3 +250,23 @@ def test_bench_suite_runs_the_readme_command_and_reads_pytest_output(monkeypatch
     monkeypatch.setattr(sys, "argv", ["bench_suite.py", "--runs", "2"])
     assert module.main() == 1
     assert capsys.readouterr().out.splitlines()[-1] == "not a measurement: run 2 exited 5 with no tests ran in 0.82s"
+
+
+def test_check_calendar_reads_a_tiny_copy_both_ways(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "releases" / "release-1.37"
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text(
+        "The v1.37 release cycle is proposed as follows:\n\n"
+        "- **Monday 18th May 2026**: Week 1 — Release cycle begins\n"
+        "- **Wednesday 22nd July 2026 (AoE) / Thursday 23rd July 2026, 12:00 UTC**: Week 10 — [Code Freeze][x]\n\n"
+        "## Timeline\n\n| What | Who | When | Week |\n|---|---|---|---|\n"
+        "| Start of Release Cycle | Lead | Monday 18th May 2026 | week 1 |\n"
+        "| **Begin [Code Freeze]** | BM | Wednesday 22nd July 2026 (AoE) / Thursday 23rd July 2026, 12:00 UTC | 10 |\n"
+        "| **v1.37.0 released** | BM | Wednesday 26th August 2026 | week 15 |\n"
+    )
+    rc, out = _run(monkeypatch, capsys, "check/check_calendar.py", "--sig-release", str(tmp_path))
+    assert rc == 0
+    assert [line.split() for line in out.splitlines() if "DISAGREE" in line] == [
+        ["release_day", "summary", "-", "timeline", "2026-08-26", "DISAGREE"]
+    ]
+    assert out.splitlines()[-1] == "5 key dates agree, 1 disagree"

@@ -23,7 +23,7 @@ from bot.cli.output import os_error_message, print_error, report_path, tell_what
 from bot.cli.parser import build_parser
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
-from bot.progress import log_format
+from bot.progress import LOG_FORMAT_ENV, LOG_FORMATS, log_format
 from bot.redact import redact
 
 if TYPE_CHECKING:
@@ -73,7 +73,12 @@ def resolve_config(args: argparse.Namespace) -> Config:
         data.setdefault("release_notes", {})["source"] = args.release_notes
     if getattr(args, "gate_lifecycle", None) is not None:
         data.setdefault("gate_lifecycle", {})["source"] = args.gate_lifecycle
-    for flag, key in (("release", "current"), ("started", "started")):
+    for flag, key in (
+        ("release", "current"),
+        ("started", "started"),
+        ("sig_release", "sig_release"),
+        ("today", "today"),
+    ):
         if getattr(args, flag, None) is not None:
             data.setdefault("release", {})[key] = getattr(args, flag)
     if getattr(args, "wiki", None) is not None:
@@ -372,7 +377,8 @@ def configure_logging(fmt: str | None = None) -> None:
 def load_token_file() -> None:
     """Docker/Kubernetes secrets: read ``GITHUB_TOKEN`` from the file ``$GITHUB_TOKEN_FILE`` when unset.
 
-    Raises :class:`UsageError` naming the file when it cannot be read.
+    Raises :class:`UsageError` naming the file when it cannot be read (for a permission refused, also the uid
+    kep-sync runs as and the fix).
     """
     from bot.fileread import SECRET_BYTES, read_regular_text
 
@@ -381,6 +387,13 @@ def load_token_file() -> None:
         return
     try:
         os.environ["GITHUB_TOKEN"] = read_regular_text(path, SECRET_BYTES).strip()
+    except PermissionError as exc:
+        uid = os.geteuid()
+        raise UsageError(
+            f"GITHUB_TOKEN_FILE {path}: cannot read: {exc.strerror or exc}; kep-sync runs as uid {uid} (10001 in "
+            f"the container image), which must be able to read it: give the file to that user where it is mounted "
+            f"from (chown {uid} FILE on the host; it may stay chmod 600)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"GITHUB_TOKEN_FILE {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
@@ -396,6 +409,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     if args.command == "serve":
         block_stop_signals()
+    if (os.environ.get(LOG_FORMAT_ENV) or "auto") not in LOG_FORMATS:
+        to_stderr(
+            f"kep-sync: error: {LOG_FORMAT_ENV} {os.environ[LOG_FORMAT_ENV]!r}: not one of {', '.join(LOG_FORMATS)}\n"
+        )
+        return EXIT_FAILED if args.command == "health" else EXIT_USAGE
     configure_logging(getattr(args, "log_format", None))
     handler = {
         "sync": cmd_sync,

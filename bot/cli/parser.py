@@ -105,6 +105,12 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
             help="feature-gate lifecycle: a versioned_feature_list.yaml, a directory of lists named "
             "by release, or github:kubernetes/kubernetes (overrides gate_lifecycle.source)",
         )
+        cmd.add_argument(
+            "--sig-release",
+            metavar="SRC",
+            help="the release team's records (key dates, freeze exceptions): a copy of kubernetes/sig-release "
+            "or github:OWNER/REPO@REF (overrides release.sig_release)",
+        )
     for cmd in (sync, audit, watch):
         add_target_options(cmd)
     watch.add_argument("--release", metavar="vX.Y", help="the release in progress (overrides release.current)")
@@ -118,6 +124,11 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
         help="every kep.yaml that names the release, by SIG, page rows marked (default: the pages' KEPs)",
     )
     watch.add_argument("--sig", metavar="NAME", default="", help="the whole release of one owning SIG (node, sig-node)")
+    watch.add_argument(
+        "--today",
+        metavar="DATE",
+        help="the day the watch stands on, YYYY-MM-DD in UTC, for the release calendar (overrides release.today)",
+    )
     sync.add_argument(
         "--state-dir",
         metavar="DIR",

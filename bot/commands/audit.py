@@ -25,6 +25,7 @@ from bot.model.history.provenance import History
 from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.notes import ReleaseNotes
+from bot.model.release_calendar import Records
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.markdown import inline, kep_link, note_link, table_cell
 from bot.plan.changelog.rows import source_name
@@ -177,6 +178,7 @@ def plan_audit(
     renames: Mapping[tuple[int, str], Rename] | None = None,
     gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
     gate_history: GateOrigins | Callable[[Collection[str]], GateOrigins] | None = None,
+    records: Records | None = None,
 ) -> AuditPlan:
     """Every check on every row of ``pages`` (``{relative path: bytes}``) against ``snapshot``; pure.
 
@@ -186,7 +188,8 @@ def plan_audit(
     the stable verdicts are then ``unknown``). ``only``: KEP numbers to audit. ``history`` and
     ``renames`` go to :func:`bot.plan.planner.plan_sync` (upstream provenance of each change, as a sync's), and so does
     ``gates`` (the feature-gate lifecycle: its findings on every row's KEP join the body and the report) and
-    ``gate_history`` (who owns a shared gate, from the kep.yaml history).
+    ``gate_history`` (who owns a shared gate, from the kep.yaml history) and ``records`` (the release team's freeze
+    exceptions, which explain a released milestone rewritten).
     The report is the plan's (:func:`bot.commands.sync.run_report` adds what a run adds) with an ``audit`` object added:
     ``{"rows", "implementable_stable": [{kep, kep_path, stable, shipped, confirmed, verdict, evidence}]}``.
     """
@@ -202,6 +205,7 @@ def plan_audit(
         renames=renames,
         gates=gates,
         gate_history=gate_history,
+        records=records,
     )
     wanted = None if only is None else set(only)
     on_pages = {k.path: k for r in plan.pages for k in r.diff.keps if wanted is None or k.number in wanted}

@@ -12,15 +12,16 @@ among the targets of a process: :meth:`Inputs.for_target`), so no source is read
 - the release notes (:meth:`Inputs.release_notes`: each file read once whatever releases are asked,
   :class:`bot.sources.release_notes.Reads`);
 - the feature-gate lists (:meth:`Inputs.gate_lifecycle`, and :meth:`Inputs.newest_gate_list` for the watch);
+- the release team's records: key dates and freeze exceptions (:meth:`Inputs.records`);
 - the wiki and its pages (:attr:`Inputs.wiki`).
 
 A new source is one reader under ``bot/sources/`` and one method here, read once per process through
 :meth:`Inputs._once` (a failure kept and raised again), for example::
 
-    def release_team(self) -> ReleaseTeam | None:
-        if not self.config.release_team.source:
+    def records(self) -> Records | None:
+        if not self.config.release.sig_release:
             return None
-        return self._once("release team", lambda: sig_release.load(self.config.release_team.source, self.cache_dir))
+        return self._once("records", lambda: sig_release.load_records(self.config.release.sig_release, ...))
 
 The plan stage never sees this class: it gets the values (or, where only the plan knows what it needs, a method
 of this class as its loader). The token comes from ``GITHUB_TOKEN`` only.
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from bot.model.history.provenance import History
     from bot.model.history.renames import Rename
     from bot.model.notes import ReleaseNotes
+    from bot.model.release_calendar import Records
     from bot.model.snapshot import Snapshot
     from bot.publish.backend import Wiki
     from bot.sources.enhancements import Revision
@@ -360,6 +362,25 @@ class Inputs:
             )
 
         return self._once("newest gate list", read)  # type: ignore[return-value]
+
+    def records(self) -> Records | None:
+        """The release team's records of ``release.sig_release`` (:func:`bot.sources.sig_release.load_records`: key
+        dates and freeze exceptions per release), read once; ``None`` when off. Raises as that function does."""
+        if not self.config.release.sig_release:
+            return None
+
+        def read() -> Records:
+            from bot.sources import sig_release
+
+            return sig_release.load_records(
+                self.config.release.sig_release,
+                self.cache_dir,
+                api_url=self.config.github.api_url,
+                token=_token(),
+                counter=self.counter,
+            )
+
+        return self._once("records", read)  # type: ignore[return-value]
 
     # --- the wiki ------------------------------------------------------------------------------------------------
 

@@ -77,11 +77,12 @@ def sync_snapshot(
 
     if inputs is None:  # the snapshot alone: no provenance, release notes or gate lists in the review
         history = renames = release_notes = gates = gate_history = None
-        watched = sync_watch(Inputs(config, snapshot=snapshot))
+        own = Inputs(config, snapshot=snapshot)
+        records, watched = own.records(), sync_watch(own)
     else:
         history, renames = inputs.provenance()
         release_notes, gates = inputs.notes_loader(), inputs.gates_loader()
-        watched = sync_watch(inputs)
+        records, watched = inputs.records(), sync_watch(inputs)
         gate_history = inputs.gate_origins() if release_notes or gates else None
 
     def replan(base: PagesAtBase) -> SyncPlan:
@@ -99,6 +100,7 @@ def sync_snapshot(
             page_url=page_url(config, base.revision),
             watch=watched,
             gate_history=gate_history,
+            records=records,
         )
 
     plan = None
@@ -249,6 +251,7 @@ def run_audit(
             renames=renames,
             gates=gates,
             gate_history=inputs.gate_origins() if inputs.notes_on or gates else None,
+            records=inputs.records(),
         )
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)

@@ -58,6 +58,27 @@ def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]
         problems += _notes_problems(config.release_notes.source)
     if config.gate_lifecycle.source and ok("gate_lifecycle.source"):
         problems += gate_problems(config.gate_lifecycle.source)
+    if ok("publish", "wiki.repo"):
+        problems += needs_problems(config)
+    return problems
+
+
+def needs_problems(config: Config, env: Mapping[str, str] | None = None) -> list[str]:
+    """What a run with ``config`` needs from this machine and its environment (``env``, default ``os.environ``)
+    that is not there: credentials for ``publish: github`` (:func:`bot.publish.auth.credentials_problem`, the
+    check ``sync`` makes when it connects) and git for ``publish: git`` (:func:`bot.sources.git.missing_programs`;
+    a git source's own needs, ssh included, are :func:`_enhancements_problems`')."""
+    import os
+    import shutil
+
+    from bot.publish.auth import credentials_problem
+
+    env = os.environ if env is None else env
+    problems = []
+    if config.publish == "github" and (why := credentials_problem(env)):
+        problems.append(f"publish: {why}")
+    if config.publish == "git" and shutil.which("git") is None:
+        problems.append("publish: git is not installed (not on PATH); publish git commits with it: install git")
     return problems
 
 
@@ -109,11 +130,13 @@ def _sigs_problems(config: Config) -> list[str]:
 
 def _enhancements_problems(value: str) -> list[str]:
     from bot.sources.enhancements import parse_source
-    from bot.sources.git import worktree_head
+    from bot.sources.git import missing_programs, worktree_head
     from bot.sources.tarball import read_local_tarball
 
     try:
         source = parse_source(value)
+        if source.kind == "git" and (missing := missing_programs(source.location)):
+            return [f"enhancements {shown(value)}: {missing}"]
         if source.kind in ("dir", "git") and Path(source.location).is_dir():
             worktree_head(Path(source.location))  # a repository git refuses (another user owns it) raises
         if source.kind == "tarball":  # read as the sync reads it, with the same caps and member checks

@@ -46,10 +46,11 @@ def run_watch(
     sig: str = "",
 ) -> WatchRun:
     """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
-    "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path", "message"}]}``: a KEP of
+    "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path": "--kep", "message"}]}``: a KEP of
     ``only`` in no page row is a problem (path ``--kep``), as in a sync, and so is each problem of the release
     notes and the gate list read (:func:`bot.commands.watch_inputs.problems`), as ``sync`` and ``validate`` report
-    them; :func:`bot.plan.watch.render.report_block`; a failed run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`).
+    them, and a file or date of the release team's records that could not be read; :func:`bot.plan.watch.render.report_block`; a failed
+    run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`).
     ``whole``: every kep.yaml that names the release (``watch --all``), of the owning SIG ``sig`` when given,
     grouped by SIG with the page rows marked."""
     from bot.commands.sync import write_report
@@ -73,8 +74,8 @@ def run_watch(
         where = places(snapshot, [parse_page(p, t, config.aliases()) for p, t in pages.items()], only)
         keps = page_keps(snapshot, pages, config.aliases(), only)
         found = judge(config, read, keps, where, sig if whole else None)
-        missing = not_on_pages(pages, config.aliases(), only) if not whole else []
         seen = input_problems(read)
+        missing = not_on_pages(pages, config.aliases(), only) if not whole else []
     except KepSyncError as exc:
         if report_path is not None:
             from bot.redact import redact
@@ -96,6 +97,7 @@ def run_watch(
         "problems": [
             *({"path": "--kep", "message": m} for m in missing),
             *({"path": p.path, "message": p.message} for p in seen),
+            *records_problems(read),
         ],
     }
     if report_path is not None:
@@ -132,6 +134,16 @@ def read_block(
     }
 
 
+def records_problems(inputs: WatchRead) -> list[dict[str, str]]:
+    """The report's problems of the release team's records: ``[{"path": "release-1.20/README.md", "message":
+    "line 47: cycle began: no year in ...; not read"}]``; ``[]`` without them."""
+    if inputs.records is None:
+        return []
+    return [
+        {"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in inputs.records.problems
+    ]
+
+
 def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead) -> list[str]:
     """What the watch read, one line each: the pages, the source at its revision, the notes and the gate list."""
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -139,6 +151,14 @@ def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs:
     if inputs.notes is not None:
         releases = sorted(inputs.notes.notes, key=release_order)
         out.append(f"Release notes: {inputs.notes.source} ({', '.join(releases) or 'none'})")
+    if inputs.records is not None:
+        n, bad = len(inputs.records.calendars), len(inputs.records.problems)
+        said = (
+            f", {bad} file{'s' if bad != 1 else ''} or date{'s' if bad != 1 else ''} not read: see --report"
+            if bad
+            else ""
+        )
+        out.append(f"Release team's records: {inputs.records.source} ({n} release{'s' if n != 1 else ''}{said})")
     if inputs.lifecycle is not None and inputs.lifecycle.lists:
         gl = inputs.lifecycle.lists[-1]
         out.append(f"Gate list: {gl.where} (blob {gl.revision[:12]}, newest version {gl.newest or '-'})")

@@ -10,6 +10,7 @@ comes from the history).
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -28,12 +29,14 @@ from bot.plan.evidence.index import Evidence
 from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
-from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
+from bot.plan.watch.calendar import follow_calendar
+from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, utc_day, watch
 from bot.plan.watch.scope import Places, sig_keps
 
 if TYPE_CHECKING:
     from bot.model.gates import Lifecycle
     from bot.model.notes import ReleaseNotes
+    from bot.model.release_calendar import Records
     from bot.model.snapshot import Snapshot
     from bot.sources.history import GitHistory
 
@@ -41,27 +44,30 @@ if TYPE_CHECKING:
 class WatchRead(NamedTuple):
     """What a watch is judged from: the ``snapshot``, the release ``notes``, the gate ``lifecycle`` and the kep.yaml
     ``history`` (each ``None`` when not read), and ``origins``: when each kep.yaml first declared its gates, read
-    from that history on demand (:meth:`bot.commands.inputs.Inputs.gate_origins`; ``None`` without history)."""
+    from that history on demand (:meth:`bot.commands.inputs.Inputs.gate_origins`; ``None`` without history);
+    ``records``: the release team's key dates and freeze exceptions (``None``: ``release.sig_release`` off)."""
 
     snapshot: Snapshot
     notes: ReleaseNotes | None
     lifecycle: Lifecycle | None
     history: GitHistory | None
     origins: OriginsLoader | None = None
+    records: Records | None = None
 
 
 def watch_read(inputs: Inputs) -> WatchRead:
     """What the watch reads of the run's ``inputs``: the release notes of the newest two releases and of
     ``release.current`` (the files a sync's review read already are not read again), the newest gate list
     (:meth:`~bot.commands.inputs.Inputs.newest_gate_list`) and the history of the source at the snapshot's
-    revision. Raises the :class:`~bot.errors.KepSyncError` of a source that cannot be read."""
+    revision, and the release team's records. Raises the :class:`~bot.errors.KepSyncError` of a source that cannot be read."""
     config = inputs.config
     notes = (
         inputs.release_notes({config.release.current} if config.release.current else set()) if inputs.notes_on else None
     )
     lc = inputs.newest_gate_list()
     history = inputs.git_history
-    return WatchRead(inputs.snapshot(), notes, lc, history, inputs.gate_origins() if history is not None else None)
+    origins = inputs.gate_origins() if history is not None else None
+    return WatchRead(inputs.snapshot(), notes, lc, history, origins, inputs.records())
 
 
 def judge(
@@ -76,7 +82,7 @@ def judge(
     ``where``: the page rows of each KEP and the KEP numbers of rows with no kep.yaml now
     (:func:`bot.plan.watch.scope.places`), read from the history as deleted kep.yaml files; ``sig``: not ``None`` for the whole release (``watch --all``:
     every kep.yaml naming it, :func:`bot.plan.watch.scope.release_keps`), of that owning SIG when not ``""``."""
-    snapshot, notes, lc, history, _ = inputs
+    snapshot, notes, lc, history = inputs.snapshot, inputs.notes, inputs.lifecycle, inputs.history
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
     cycle = release_in_progress(config.release.current, usable, lc, consistency.release_in_progress(all_keps))
@@ -86,8 +92,14 @@ def judge(
     whole = history is not None and (not config.release.started or sig is not None)
     wanted = [k.path for k in (all_keps if whole else keps)]
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
+    calendar = inputs.records.calendars.get(cycle.release) if inputs.records is not None else None
+    if inputs.records is not None:
+        cycle = cycle._replace(calendar=calendar, as_of=config.release.today or as_of(inputs))
     if config.release.started:
         cycle = cycle._replace(started=config.release.started, started_from="config", started_why="release.started")
+    elif calendar is not None and calendar.day("started"):
+        why = f"the release team's schedule, line {calendar.dates['started'].line}"
+        cycle = cycle._replace(started=calendar.day("started"), started_from=calendar.where, started_why=why)
     elif timelines is not None:
         day, why = cycle_start(cycle.release, timelines.values())
         cycle = cycle._replace(started=day, started_from="history" if day else "", started_why=why)
@@ -101,7 +113,8 @@ def judge(
         for p, t in (timelines or {}).items()
         if p in current and (gates := former_gates(t, current[p].gates()))
     }
-    return watch(
+    joins = gates_mod.joins(keps, all_keps, lc, owners.listed if owners else None) if lc is not None else None
+    found = watch(
         keps,
         cycle,
         ids={k.path: kep_id(snapshot, k) for k in keps},
@@ -113,7 +126,7 @@ def judge(
         if notes is not None
         else None,
         lifecycle=lc,
-        joins=gates_mod.joins(keps, all_keps, lc, owners.listed if owners else None) if lc is not None else None,
+        joins=joins,
         timelines=timelines,
         unseen=unseen(config, inputs, cycle.release, bool(cycle.started))
         + [f"KEP {n}: a page row, but no kep.yaml at this revision and no history to tell when it went" for n in gone],
@@ -123,6 +136,16 @@ def judge(
         rows=where.rows if where else None,
         whole=sig is not None,
     )
+    exceptions = inputs.records.exceptions.get(cycle.release, ()) if inputs.records is not None else ()
+    return follow_calendar(found, exceptions, lc, joins)
+
+
+def as_of(inputs: WatchRead) -> str:
+    """The day (``YYYY-MM-DD``, UTC) the watch stands on: the newest commit of the kep.yaml history (the data
+    knows nothing later), else today in UTC."""
+    if inputs.history is not None and inputs.history.log():
+        return utc_day(inputs.history.log()[0].date)
+    return datetime.datetime.now(datetime.UTC).date().isoformat()
 
 
 def _with_former(owners: dict[str, tuple[str, ...]], former: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
@@ -237,7 +260,22 @@ def unseen(config: Config, inputs: WatchRead, release: str, started: bool) -> li
                 f"{source_name(config.enhancements, code=False)} ({newest}), so no slip or late addition can show "
                 "(is it the day the next cycle begins?)"
             )
-    return out
+    return out + _records_unseen(inputs.records, release)
+
+
+def _records_unseen(records: Records | None, release: str) -> list[str]:
+    """What the release team's records leave unseen: none read, or the release's key dates absent or unread."""
+    if records is None:
+        return [
+            "the release team's records: none read (--sig-release); no freeze dates, so no planned, at risk, "
+            "shipped or missed"
+        ]
+    calendar = records.calendars.get(release)
+    folder = f"release-{release.removeprefix('v')}/"
+    why = "; ".join(f"{p.key}: {p.message}" for p in records.problems if p.path.startswith(folder))
+    if release and (calendar is None or not calendar.day("code_freeze")):
+        return [f"the release team's schedule of {release}: {why or 'no Code Freeze in ' + records.source}"]
+    return []
 
 
 def _about(path: str, release: str) -> bool:

@@ -6,7 +6,7 @@ the clone's git directory, which git must also agree to read (another user's clo
 :func:`bot.sources.git.ownership_refusal`).
 
 Permissions are as ``os.access`` reports them for the effective user and groups (the user a container
-or ``sudo -u`` runs kep-sync as); a read-only mount counts as not writable.
+or ``sudo -u`` runs kep-sync as); a read-only mount counts as not writable, and is named as such, once.
 """
 
 from __future__ import annotations
@@ -36,17 +36,29 @@ def write_problems(config: Config) -> list[str]:
             return [f"wiki.dir {shown(config.wiki.dir)}: {why}"]
         if git_dir is not None:
             places.append((" (its git directory, where commits are written)", git_dir))
-    problems, seen = [], set()
+    problems: list[str] = []
+    seen: set[str] = set()
+    read_only: set[int] = set()  # the devices of read-only mounts already named: once each
+
+    def refuse(what: str, place: Path) -> None:
+        from bot.publish.files import read_only_mount
+
+        if not read_only_mount(place):
+            problems.append(_problem(config, what))
+        elif (device := place.stat().st_dev) not in read_only:
+            read_only.add(device)
+            problems.append(_read_only(config, what))
+
     for what, place in places:
         key = os.path.realpath(place)
         if key in seen or not _is(place, stat.S_ISDIR):
             continue
         seen.add(key)
         if not _writable(place):
-            problems.append(_problem(config, what))
+            refuse(what, place)
     for page in pages:
         if _is(root / page, stat.S_ISREG) and not _writable(root / page, os.W_OK):
-            problems.append(_problem(config, f" (the page {shown(page)})"))
+            refuse(f" (the page {shown(page)})", root / page)
     return problems
 
 
@@ -73,6 +85,16 @@ def _problem(config: Config, what: str) -> str:
     return (
         f"wiki.dir {shown(config.wiki.dir)}{what}: not writable by uid {os.geteuid()}, the user kep-sync runs as "
         f"(publish {config.publish} writes there); give that user write access, or run as the owner"
+    )
+
+
+def _read_only(config: Config, what: str) -> str:
+    """A place on a read-only mount, which no permission of the user kep-sync runs as could fix."""
+    from bot.publish.files import MOUNT_READ_WRITE, READ_ONLY_MOUNT
+
+    return (
+        f"wiki.dir {shown(config.wiki.dir)}{what}: {READ_ONLY_MOUNT} (publish {config.publish} writes there); "
+        f"{MOUNT_READ_WRITE}"
     )
 
 

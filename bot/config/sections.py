@@ -385,7 +385,8 @@ class GateLifecycleConfig(Strict):
 class ReleaseConfig(Strict):
     """The release in progress, for ``kep-sync watch`` and the pull request's watch section: ``current`` and the
     day its cycle began (``started``); unset, they come from the release notes or the gate list (the release)
-    and from the kep.yaml history (the day), and the output says which was used."""
+    and from the release team's records (``sig_release``) or else the kep.yaml history (the day), and the output
+    says which was used."""
 
     current: str = ""
     """The release in progress, e.g. ``v1.37``; empty: the newest release the notes or the gate list know."""
@@ -393,6 +394,10 @@ class ReleaseConfig(Strict):
     """The day its cycle began, ``YYYY-MM-DD``; empty: the first kep.yaml naming it as latest-milestone."""
     watch: bool = False
     """Add the watch of the release in progress to the pull request body (a folded section)."""
+    sig_release: str = ""
+    """The release team's records: ``github:kubernetes/sig-release@master`` or a local copy of it (its
+    ``releases/`` folder; relative: to this file's directory): each release's key dates (cycle start, freezes,
+    release day) and freeze exceptions; ``current`` and ``started`` still override. Empty: off."""
 
     @field_validator("current")
     @classmethod
@@ -401,7 +406,11 @@ class ReleaseConfig(Strict):
             raise ValueError(f"{shown(value)} is not a release like v1.37")
         return normalize_milestone(value) or ""
 
-    @field_validator("started", mode="before")
+    today: str = ""
+    """The day the watch stands on, ``YYYY-MM-DD`` in UTC, against the release calendar (``sig_release``); empty:
+    the newest commit of the kep.yaml history, else today."""
+
+    @field_validator("started", "today", mode="before")
     @classmethod
     def _day(cls, value: object) -> object:
         import datetime

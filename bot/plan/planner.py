@@ -21,6 +21,7 @@ from bot.model.history.provenance import History
 from bot.model.history.renames import Rename
 from bot.model.kep import Kep, Problem
 from bot.model.notes import ReleaseNotes
+from bot.model.release_calendar import Records
 from bot.model.snapshot import Snapshot
 from bot.plan import digest as digest_mod
 from bot.plan import reviews
@@ -114,6 +115,7 @@ def plan_sync(
     page_url: str = "",
     watch: Callable[[Sequence[Kep], Places], Watch] | None = None,
     gate_history: GateOrigins | Callable[[Collection[str]], GateOrigins] | None = None,
+    records: Records | None = None,
 ) -> SyncPlan:
     """Diff every page against ``snapshot`` and build the changelog (pure unless ``release_notes``, ``history``
     or ``gates`` is a loader).
@@ -140,6 +142,8 @@ def plan_sync(
     (:func:`page_url`). ``watch``: page KEPs -> the watch of the release in progress
     and their rows (:func:`bot.plan.watch.scope.places`)
     (:func:`bot.commands.watch_inputs.sync_watch`), shown folded in the body and as the report's ``watch``.
+    ``records``: the release team's records (``release.sig_release``), whose freeze exceptions explain a released
+    milestone rewritten in "Needs a look".
     ``gate_history``: when each kep.yaml first declared its gates, or a loader called once
     with the kep.yaml paths of the KEPs declaring a gate the pages' KEPs share
     (:meth:`bot.commands.inputs.Inputs.gate_origins`); with release notes or a gate list, a shared gate then
@@ -213,6 +217,7 @@ def plan_sync(
                 ),
                 *(gate_found or ()),
             ],
+            [e for found_in in records.exceptions.values() for e in found_in] if records is not None else (),
         )
         links = changelog_rows.Links(config.links.enhancements, snapshot.revision, page_url)
         inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))

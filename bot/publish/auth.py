@@ -107,6 +107,13 @@ def _retry_wait(exc: BaseException | None, attempt: int) -> float | None:
     return backoff_seconds(attempt) if wait is None and exc.status == 429 else wait
 
 
+#: What a ``401`` answer to the publishing session means: its credentials, not the network, are what to fix.
+CREDENTIALS_REFUSED = (
+    "GitHub refused the credentials: the token in GITHUB_TOKEN, or the GitHub App's (KEP_SYNC_APP_ID and its "
+    "private key), is revoked, expired or mistyped"
+)
+
+
 def _describe(what: str, exc: BaseException) -> str:
     if isinstance(exc, GithubException):
         data = exc.data if isinstance(exc.data, dict) else {}
@@ -117,6 +124,8 @@ def _describe(what: str, exc: BaseException) -> str:
         message = data.get("message") or str(exc.data or "")
         wait = _retry_wait(exc, 1)
         hint = ""
+        if exc.status == 401:
+            hint = f" ({CREDENTIALS_REFUSED})"
         if exc.status in (403, 429) and wait is not None:
             hint = (
                 f" (rate limited; the wait of {wait:.0f}s is over the budget)"
@@ -276,6 +285,27 @@ def _installation_token(
     return grant.token
 
 
+def credentials_problem(env: Mapping[str, str]) -> str:
+    """Why ``--publish github`` cannot authenticate with the credentials in ``env``, ``""`` when it can: none set
+    (an empty ``GITHUB_TOKEN``, as an empty ``GITHUB_TOKEN_FILE`` leaves it, counts as none), a token an HTTP
+    header cannot carry, or ``KEP_SYNC_APP_ID`` without a readable private key. The one check of ``sync`` (through
+    :func:`connect`), ``validate`` and ``serve``; reads the key file, never shows a value."""
+    if env.get("KEP_SYNC_APP_ID"):
+        try:
+            _private_key(env)
+        except ConfigError as exc:
+            return str(exc)
+        return ""
+    if env.get("GITHUB_TOKEN"):
+        return header_problem("GITHUB_TOKEN", env["GITHUB_TOKEN"])
+    from_file = env.get("GITHUB_TOKEN_FILE", "")
+    return (
+        "--publish github needs credentials in the environment: GITHUB_TOKEN, or "
+        "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE"
+        + (f" (GITHUB_TOKEN_FILE {from_file} holds no token: it is empty)" if from_file else "")
+    )
+
+
 def connect(
     api_url: str,
     repo: str,
@@ -320,10 +350,7 @@ def connect(
     elif read_only:
         token, kind = "", "none"
     else:
-        raise ConfigError(
-            "--publish github needs credentials in the environment: GITHUB_TOKEN, or "
-            "KEP_SYNC_APP_ID with KEP_SYNC_APP_PRIVATE_KEY or KEP_SYNC_APP_PRIVATE_KEY_FILE"
-        )
+        raise ConfigError(credentials_problem(env))
     auth = _CountedToken(token) if token else _CountedAnonymous()
     auth.counter, auth.pause = counter, seconds_between_writes
     pacing.install()  # writes are paced per process (pacing.PACER), not by each PyGithub client

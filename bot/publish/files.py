@@ -42,13 +42,28 @@ class PageChanged(PublishError):
         self.path = path
 
 
+#: Said of a place on a file system mounted read-only, and the way out: no permission kep-sync is given helps there.
+READ_ONLY_MOUNT = "on a read-only mount"
+MOUNT_READ_WRITE = "mount it read-write (a container volume without :ro, a pod volumeMount without readOnly)"
+
+
+def read_only_mount(path: Path) -> bool:
+    """True when ``path`` (links followed) is on a file system mounted read-only (``statvfs``: ``ST_RDONLY``);
+    False when it is not, or cannot be asked."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 def writable_target(path: Path, *, must_exist: bool = True) -> Path:
     """The regular file ``path`` names (symbolic links resolved), checked to be writable.
 
     Raises :class:`PublishError` naming ``path`` when it is missing (and
     ``must_exist``), not a regular file, or not writable by this process: the
     file or its directory lacks write permission as ``os.access`` reports it
-    (so mode 0444 refuses an ordinary user but not root, as for ``sed -i``).
+    (so mode 0444 refuses an ordinary user but not root, as for ``sed -i``), or is on a
+    read-only mount (:data:`READ_ONLY_MOUNT`).
     """
     target = Path(os.path.realpath(path))
     try:
@@ -62,6 +77,8 @@ def writable_target(path: Path, *, must_exist: bool = True) -> Path:
     if not stat.S_ISREG(st.st_mode):
         raise PublishError(f"{path}: not a regular file; refusing to replace it")
     if not os.access(target, os.W_OK):
+        if read_only_mount(target):
+            raise PublishError(f"{path}: {READ_ONLY_MOUNT}; refusing to replace it; {MOUNT_READ_WRITE}")
         raise PublishError(f"{path}: read-only; refusing to replace it")
     return _directory_writable(path, target)
 
@@ -72,6 +89,10 @@ def _directory_writable(path: Path, target: Path) -> Path:
     A missing directory is left to the write itself, which names the OS error.
     """
     if target.parent.is_dir() and not os.access(target.parent, os.W_OK | os.X_OK):
+        if read_only_mount(target.parent):
+            raise PublishError(
+                f"{path}: directory {target.parent} is {READ_ONLY_MOUNT}; refusing to replace it; {MOUNT_READ_WRITE}"
+            )
         raise PublishError(f"{path}: directory {target.parent} is read-only; refusing to replace it")
     return target
 

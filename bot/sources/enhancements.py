@@ -20,6 +20,7 @@ decompressed stream) and in time (overall deadline), see the ``MAX_*`` limits.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot import progress
 from bot.errors import SourceError, UsageError, relative_to
 from bot.fileread import open_regular
-from bot.http import RequestCounter, make_client
+from bot.http import RequestCounter, make_client, refused
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
 from bot.redact import redact
@@ -134,8 +135,22 @@ OFFLINE_HINT = (
 
 def unreachable(exc: SourceError) -> bool:
     """True when ``exc`` says the network could not answer (no connection, a timeout, a server error), not that
-    what was asked for does not exist (GitHub's ``HTTP 404`` or ``HTTP 422``)."""
-    return not re.search(r"\bHTTP (404|422)\b", str(exc))
+    what was asked for does not exist (GitHub's ``HTTP 404`` or ``HTTP 422``) nor that GitHub refused the
+    credentials (:func:`bot.http.refused`: a ``401``, a ``403`` that is no rate limit)."""
+    return not re.search(r"\bHTTP (404|422)\b", str(exc)) and not refused(str(exc))
+
+
+@contextlib.contextmanager
+def offline_hint() -> Iterator[None]:
+    """Around a read of a ``github:`` enhancements source: a :class:`SourceError` that says the network could not
+    answer (:func:`unreachable`) gets :data:`OFFLINE_HINT` as its last line (once), for every command and
+    the service alike; any other error passes unchanged."""
+    try:
+        yield
+    except SourceError as exc:
+        if not unreachable(exc) or OFFLINE_HINT in str(exc):
+            raise
+        raise SourceError(f"{exc}\n{OFFLINE_HINT}") from None
 
 
 #: First line of a git bundle (git-bundle(5): format v2 and v3).
@@ -189,13 +204,10 @@ def load_snapshot(
     own = client is None
     client = client or make_client(token, counter=counter)
     try:
-        revision = resolve_github_ref(client, api_url, source.location, source.ref)
-        with progress.step(f"downloading {source.location}@{revision[:12]}"):
-            files, problems = read_tarball(client, api_url, source.location, revision)
-    except SourceError as exc:
-        if not unreachable(exc):
-            raise
-        raise SourceError(f"{exc}\n{OFFLINE_HINT}") from None
+        with offline_hint():
+            revision = resolve_github_ref(client, api_url, source.location, source.ref)
+            with progress.step(f"downloading {source.location}@{revision[:12]}"):
+                files, problems = read_tarball(client, api_url, source.location, revision)
     finally:
         if own:
             client.close()
@@ -237,4 +249,5 @@ def current_revision(value: str, client: httpx.Client, *, api_url: str = DEFAULT
         return Revision(tarball_revision(Path(source.location)))
     if source.kind == "git":
         return Revision(remote_head(source.location))
-    return probe_github_ref(client, api_url, source.location, source.ref, etag)
+    with offline_hint():
+        return probe_github_ref(client, api_url, source.location, source.ref, etag)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from bot.errors import SourceError
 from bot.fileread import CACHE_ENTRY_BYTES, KIB, read_regular
-from bot.http import send, sendable_etag
+from bot.http import send, sendable_etag, status_text
 from bot.model.kep import Problem
 from bot.redact import redact
 from bot.sources.limits import LimitedReader, chunk_reader
@@ -172,9 +172,9 @@ def _body(
         return None
     if response.status_code != 200:
         if cached:
-            problems.append(Problem(redact(url), "", f"HTTP {response.status_code}; using the cached copy"))
+            problems.append(Problem(redact(url), "", f"{status_text(response)}; using the cached copy"))
             return cached[0]
-        raise SourceError(f"{what}: HTTP {response.status_code}")
+        raise SourceError(f"{what}: {status_text(response)}")
     body = LimitedReader(chunk_reader(response.iter_bytes()), max_bytes, what).read()
     if usable(body):
         cache.put(name, body, response.headers.get("etag", ""))

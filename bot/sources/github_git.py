@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from bot.http import send
+from bot.http import send, status_text
 from bot.redact import redact
 from bot.sources.github_tarball import github_url
 from bot.sources.limits import LimitedReader, chunk_reader
@@ -46,7 +46,7 @@ def get_bytes(
         raise Unavailable(f"{what}: {type(exc).__name__}") from None
     try:
         if response.status_code != 200:
-            raise Unavailable(f"{what}: HTTP {response.status_code}")
+            raise Unavailable(f"{what}: {status_text(response)}")
         return LimitedReader(chunk_reader(response.iter_bytes()), limit, what).readall()
     except SourceError:
         raise TooLarge(f"{what}: larger than {limit} bytes") from None

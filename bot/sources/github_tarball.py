@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
 
 from bot.errors import SourceError, UsageError
-from bot.http import send, sendable_etag
+from bot.http import send, sendable_etag, status_text
 from bot.model.kep import Problem
 from bot.redact import redact
 from bot.sources import is_valid_name, is_valid_ref
@@ -119,7 +119,7 @@ def probe_github_ref(
         response.close()
     sha = body.decode("ascii", "replace").strip()
     if response.status_code != 200 or not SHA_RE.fullmatch(sha):
-        raise SourceError(f"{what}: HTTP {response.status_code}, could not resolve {ref!r} to a commit")
+        raise SourceError(f"{what}: {status_text(response)}, could not resolve {ref!r} to a commit")
     return Revision(sha, sendable_etag(response.headers.get("etag", "")))
 
 
@@ -162,7 +162,7 @@ def read_tarball(
     response = _send_streamed(client, url, what)
     try:
         if response.status_code != 200:
-            raise SourceError(f"{what}: HTTP {response.status_code}")
+            raise SourceError(f"{what}: {status_text(response)}")
         deadline.check()
         files, problems, _ = read_tar_stream(
             chunk_reader(response.iter_bytes()),

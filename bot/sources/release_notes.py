@@ -47,7 +47,7 @@ from urllib.parse import quote
 
 from bot.errors import ConfigError, KepSyncError, SourceError, UsageError
 from bot.fileread import read_regular
-from bot.http import RequestCounter, make_client, send, sendable_etag
+from bot.http import RequestCounter, make_client, send, sendable_etag, status_text
 from bot.model.kep import Problem
 from bot.model.note_text import release_name, release_order
 from bot.model.notes import ReleaseNotes, with_missing
@@ -310,12 +310,12 @@ def _decodes(data: bytes) -> bool:
     return parse_notes("", data)[0] is not None
 
 
-def _contents_url(api_url: str, source: NotesSource, path: str) -> str:
+def contents_url(api_url: str, source: NotesSource, path: str) -> str:
     """``{api_url}/repos/{owner}/{repo}/contents/{path}?ref={ref}``, the ref percent-encoded."""
     return f"{api_url}/repos/{source.location}/contents/{path}?ref={quote(source.ref, safe='')}"
 
 
-def _is_listing(body: bytes) -> bool:
+def is_listing(body: bytes) -> bool:
     """True when ``body`` decodes as a JSON array (a contents API directory listing)."""
     try:
         return isinstance(json.loads(body), list)
@@ -323,7 +323,7 @@ def _is_listing(body: bytes) -> bool:
         return False
 
 
-def _release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> list[str]:
+def release_dirs(listing_url: str, body: bytes, problems: list[Problem]) -> list[str]:
     """Names of the ``type: dir`` items of a contents API listing; raises :class:`SourceError` when it is not one.
 
     Items that are not objects with a string ``name`` and ``type`` are skipped and
@@ -363,7 +363,7 @@ def _load_github(
 ) -> ReleaseNotes:
     problems: list[Problem] = []
     cache = EtagCache(cache_root, problems)
-    listing_url = _contents_url(api_url, source, "releases")
+    listing_url = contents_url(api_url, source, "releases")
     body = reads.once(
         ("list",),
         problems,
@@ -374,7 +374,7 @@ def _load_github(
             listing_url,
             problems,
             headers={"Accept": "application/vnd.github+json"},
-            usable=_is_listing,
+            usable=is_listing,
             max_bytes=MAX_NOTES_BYTES,
         ),
     )
@@ -383,7 +383,7 @@ def _load_github(
             f"release_notes.source (--release-notes) GET {redact(listing_url)}: HTTP 404, no "
             f"releases/ folder at {source.ref!r}"
         )
-    names = _release_dirs(listing_url, body, problems)
+    names = release_dirs(listing_url, body, problems)
     available = tuple(
         sorted({f"v{int(m.group(1))}.{int(m.group(2))}" for m in map(_DIR_RE.match, names) if m}, key=release_order)
     )
@@ -406,7 +406,7 @@ def _load_github(
                     client,
                     cache,
                     f"release-{release[1:]}",
-                    _contents_url(api_url, source, path),
+                    contents_url(api_url, source, path),
                     problems,
                     headers={"Accept": RAW_MEDIA_TYPE},
                     max_bytes=MAX_NOTES_BYTES,
@@ -469,6 +469,6 @@ def current_etags(
     if response.status_code == 304 and etag:
         return {key: etag}
     if response.status_code != 200:
-        raise SourceError(f"GET {redact(url)}: HTTP {response.status_code}")
+        raise SourceError(f"GET {redact(url)}: {status_text(response)}")
     etag = sendable_etag(response.headers.get("etag", ""))
     return {key: etag} if etag else None

@@ -95,11 +95,14 @@ class GitHubUpstream:
         """The ref's revision now (one request, the first call only). ``known``: ``(ETag, revision)`` of the last
         good run as the caller's state keeps it; the request is then conditional and a ``304`` (no rate limit
         cost) means that revision, with ``not_modified`` set. Raises :class:`~bot.errors.SourceError` as
-        :func:`~bot.sources.github_tarball.probe_github_ref` does."""
+        :func:`~bot.sources.github_tarball.probe_github_ref` does (with
+        :data:`~bot.sources.enhancements.OFFLINE_HINT` when the network could not answer)."""
         if self._revision is None:
             etag, revision = known or ("", "")
             etag = etag if SHA_RE.fullmatch(revision) else ""
-            with self.client() as client:
+            from bot.sources.enhancements import offline_hint
+
+            with self.client() as client, offline_hint():
                 got = probe_github_ref(client, self.api_url, self.repo, self.ref, etag)
             self._revision = got._replace(revision=revision) if got.not_modified else got
         return self._revision
@@ -108,15 +111,10 @@ class GitHubUpstream:
         """The :class:`Snapshot` at the ref's revision (read once per process). Raises
         :class:`~bot.errors.SourceError` when upstream cannot be read (with
         :data:`~bot.sources.enhancements.OFFLINE_HINT` when the network could not answer)."""
-        from bot.errors import SourceError
-        from bot.sources.enhancements import OFFLINE_HINT, unreachable
+        from bot.sources.enhancements import offline_hint
 
-        try:
+        with offline_hint():
             return self._read_snapshot()
-        except SourceError as exc:
-            if not unreachable(exc):
-                raise
-            raise SourceError(f"{exc}\n{OFFLINE_HINT}") from None
 
     def _read_snapshot(self) -> Snapshot:
         if self._snapshot is None:

@@ -55,12 +55,18 @@ def full(bundle_clone, tmp_path_factory):
     return run_watch(_config(tmp, bundle_clone, notes=str(NOTES), gates=str(LIST)))
 
 
+#: The line a watch without the release team's records adds to what it could not see.
+RECORDS_UNSEEN = (
+    "the release team's records: none read (--sig-release); no freeze dates, so no planned, at risk, shipped or missed"
+)
+
+
 def test_every_v1_37_row_has_a_state_and_the_slips_are_told(full):
     w = full.watch
     assert (w.cycle.release, w.cycle.release_from, w.cycle.started, w.cycle.started_from) == (
         "v1.37",
         "release notes",
-        "2026-04-07",
+        "2026-04-06",  # #5694 merged 2026-04-07 02:29 +05:30, 2026-04-06 20:59 UTC
         "history",
     )
     assert w.cycle.started_why == (
@@ -68,7 +74,7 @@ def test_every_v1_37_row_has_a_state_and_the_slips_are_told(full):
         "keps/sig-node/2033-kubelet-in-userns-aka-rootless/kep.yaml (#5694)"
     )
     assert {s: [e.kep for e in w.entries if e.state == s] for s in STATES} == STATES
-    assert w.unseen == ()
+    assert w.unseen == (RECORDS_UNSEEN,)
     planned = [e for e in w.entries if e.state != "slipped"]
     assert len(planned) == 32
     assert {e.kep: e.reason for e in w.entries if e.state in ("slipped", "contradicted")} == {
@@ -94,8 +100,9 @@ def test_a_kep_with_a_v1_37_note_is_never_no_sign_yet(full):
 def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
     by_kep = {e.kep: e for e in full.watch.entries}
     assert [(s.date, s.pr, s.text) for s in by_kep["5554"].signs if s.source == "history"] == [
-        ("2026-06-16", 6170, "alpha v1.36 → v1.37 on 2026-06-16 (#6170), after the cycle began"),
-        ("2026-06-16", 6170, "beta moved v1.37 → v1.38 on 2026-06-16 (#6170)"),
+        # merged 2026-06-16 02:59 +05:30: 2026-06-15 in UTC
+        ("2026-06-15", 6170, "alpha v1.36 → v1.37 on 2026-06-15 (#6170), after the cycle began"),
+        ("2026-06-15", 6170, "beta moved v1.37 → v1.38 on 2026-06-15 (#6170)"),
     ]
     assert [(s.date, s.pr, s.text) for s in by_kep["4671"].signs if s.source in ("kep.yaml", "history")] == [
         ("2026-05-28", 6076, "implementable, stage beta since 2026-05-28 (#6076), latest-milestone v1.37"),
@@ -133,12 +140,13 @@ def test_the_planned_keps_are_those_whose_kep_yaml_names_v1_37(full, bundle_clon
 
 def test_without_notes_or_a_list_the_watch_works_from_kep_yaml_and_history(bundle_clone, tmp_path):
     w = run_watch(_config(tmp_path, bundle_clone)).watch
-    assert (w.cycle.release, w.cycle.release_from, w.cycle.started) == ("v1.37", "kep.yaml", "2026-04-07")
+    assert (w.cycle.release, w.cycle.release_from, w.cycle.started) == ("v1.37", "kep.yaml", "2026-04-06")
     assert w.counts() == {"contradicted": 0, "slipped": 2, "no sign yet": 5, "on track": 27, "landed": 0}
     assert [e.kep for e in w.entries if e.state == "no sign yet"] == ["4680", "5007", "5325", "5679", "6080"]
     assert w.unseen == (
         "release notes: none read (--release-notes); no note can say landed or contradicted",
         "feature-gate list: none read (--gate-lifecycle); no gate entry can say landed or contradicted",
+        RECORDS_UNSEEN,
     )
 
 
@@ -160,14 +168,14 @@ def test_a_note_naming_the_kep_by_its_title_counts_and_one_in_title_words_only_i
     # "Added the `.spec.evictionResponders` Pod field, along with the EvictionRequest and Eviction resources."
     assert by_kep["4563"].reason == "the v1.37 note #137050 announces alpha, naming the KEP by its title"
     done = _one_row(tmp_path / "a", bundle_clone, "| 5004 | beta | v1.34 | v1.35 | v1.37 |")
-    assert done.text.split("\n")[8:11] == [
+    assert done.text.split("\n")[9:12] == [
         "== landed (1)",
         "5004  DRA Extended Resource  (GA in v1.37)",
         "  the v1.37 note #138488 announces GA, naming the KEP by its title",
     ]
     # 5999 "HTTP/2 cleartext (h2c) container probes": the note says neither h2c nor container
     maybe = _one_row(tmp_path / "b", bundle_clone, "| 5999 | alpha | v1.37 | - | - |")
-    assert maybe.text.split("\n")[8:12] == [
+    assert maybe.text.split("\n")[9:13] == [
         "== on track (1)",
         "5999  HTTP/2 cleartext (h2c) container probes  (alpha in v1.37)",
         "  kep.yaml: implementable, stage alpha since 2026-06-15 (#6000), latest-milestone v1.37",

@@ -72,7 +72,7 @@ def test_no_config_file_gives_the_built_in_defaults():
         "gate_lifecycle": {"source": "", "promote_when": "always", "column": False},
         "audit": {"cron": ""},
         "provenance": {"enabled": True, "max_requests": 30},
-        "release": {"current": "", "started": "", "watch": False},
+        "release": {"current": "", "started": "", "watch": False, "sig_release": "", "today": ""},
         "renames": "report",
         "ignore": [],
         "digest": {"page": None, "sig": "", "first": "", "last": ""},

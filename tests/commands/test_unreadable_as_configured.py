@@ -82,7 +82,7 @@ def test_an_enhancements_checkout_git_refuses_is_an_error_not_a_plain_directory(
     assert main(["sync", "--config", "c.yaml"]) == 0
     assert f"from `enh` at `{head[:12]}`" in capsys.readouterr().out  # read as a checkout: revision, links
     owner = give_away(clean_git / "enh", monkeypatch)
-    assert main(["sync", "--config", "c.yaml"]) == 1
+    assert main(["sync", "--config", "c.yaml"]) == 2  # a setting to fix, as validate and serve say (exit 2)
     assert capsys.readouterr().err.splitlines()[-1] == f"kep-sync: error: enh: {refusal(clean_git / 'enh', owner)}"
     assert main(["validate", "--config", "c.yaml"]) == 2
     assert capsys.readouterr().err == (

@@ -84,7 +84,8 @@ def test_pages_must_be_utf8_and_hold_a_kep_table(work, capsys):
     ]
 
 
-def test_pages_read_from_the_wiki_repository_are_not_looked_for_on_disk(work, capsys):
+def test_pages_read_from_the_wiki_repository_are_not_looked_for_on_disk(work, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_aGoodLookingToken0000000000000000")  # publish github needs one
     settings = {"enhancements": "enh", "publish": "github", "wiki": {"dir": "nowhere", "repo": "acme/wiki"}}
     assert validate(work, capsys, settings) == (0, [])
     assert validate(work, capsys, {**settings, "publish": "none"}) == (0, [])
@@ -181,7 +182,8 @@ def test_unknown_time_zone_is_still_an_error(work, capsys):
     )
 
 
-def test_online_resolves_github_refs_and_the_wiki_repository(work, capsys):
+def test_online_resolves_github_refs_and_the_wiki_repository(work, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_aGoodLookingToken0000000000000000")  # publish github needs one
     with FakeApi() as api:
         settings = {
             "enhancements": "github:o/enh@main",

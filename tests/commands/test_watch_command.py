@@ -94,6 +94,8 @@ def test_watch_prints_each_state_with_its_signs_and_writes_the_report(tree, tmp_
         "list is making v1.37)\n"
         f"Cycle began: 2026-04-20, from history (the first kep.yaml to name v1.37 as its latest milestone: {P200} "
         "(#11))\n"
+        "Could not see: the release team's records: none read (--sig-release); no freeze dates, so no planned, at risk, "
+        "shipped or missed\n"
         "Pages: m.md\n"
         f"Source: {repo} at {head[:12]}\n"
         f"Release notes: {notes} (v1.36, v1.37)\n"
@@ -180,7 +182,10 @@ def test_a_start_after_the_newest_commit_is_said_not_taken_silently(tree, capsys
         "(2026-05-10), so no slip or late addition can show (is it the day the next cycle begins?)",
     ]
     assert main(_args(tree, "--started", "2026-05-10")) == 0
-    assert not [line for line in capsys.readouterr().out.splitlines() if line.startswith("Could not see")]
+    assert [line for line in capsys.readouterr().out.splitlines() if line.startswith("Could not see")] == [
+        "Could not see: the release team's records: none read (--sig-release); no freeze dates, so no planned, at "
+        "risk, shipped or missed"
+    ]
 
 
 def test_unusable_notes_of_a_release_are_named_and_never_pick_the_release(tree, capsys, _reset_structlog):
@@ -230,13 +235,15 @@ def test_release_watch_adds_the_folded_section_and_the_report_block_to_a_sync(tr
     assert main(["sync", "--config", str(_config(tmp_path, tree, True)), "--report", str(report)]) == 0
     body = capsys.readouterr().out
     start = body.index("<details><summary>Watch of v1.37")
-    assert body[start:].split("\n")[:9] == [
+    assert body[start:].split("\n")[:10] == [
         "<details><summary>Watch of v1.37: 3 KEPs (1 slipped, 2 landed)</summary>",
         "",
         "- Release in progress: v1.37, from release notes (the newest release with notes is v1.37; the newest gate "
         "list is making v1.37)",
         f"- Cycle began: 2026-04-20, from history (the first kep.yaml to name v1.37 as its latest milestone: {P200} "
         "(`#11`))",
+        "- Could not see: the release team's records: none read (--sig-release); no freeze dates, so no planned, at "
+        "risk, shipped or missed",
         "",
         "| KEP | State | Planned | Why | Signs |",
         "|---|---|---|---|---|",
@@ -305,7 +312,7 @@ def test_a_kep_in_no_page_row_is_named_as_sync_and_audit_name_it(tree, tmp_path,
     assert main(_args(tree, "--kep", "300", "--kep", "5075", "--report", str(report))) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Watch of v1.37: 1 KEP (1 landed)"
-    assert out[7:9] == ["Problem: --kep: KEP 5075 is in no matrix row of the pages; nothing to do for it", ""]
+    assert out[8:10] == ["Problem: --kep: KEP 5075 is in no matrix row of the pages; nothing to do for it", ""]
     data = json.loads(report.read_text())
     assert data["problems"] == [
         {"path": "--kep", "message": "KEP 5075 is in no matrix row of the pages; nothing to do for it"}
@@ -320,7 +327,7 @@ def test_all_and_sig_read_the_whole_release_by_sig_with_the_page_rows_marked(tre
     assert main(_args(tree, "--all", "--report", str(report))) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Watch of v1.37: 4 KEPs (1 slipped, 1 on track, 2 landed)"
-    assert out[3] == "Scope: every kep.yaml naming v1.37"
+    assert out[4] == "Scope: every kep.yaml naming v1.37"
     assert [line for line in out if line.startswith(("== ", "100 ", "200 ", "300 ", "400 "))] == [
         "== sig-node (3 KEPs: 1 slipped, 2 landed)",
         "100  KEP 100 hundred  (GA was planned in v1.37)  slipped  [page: m.md:3]",
@@ -339,7 +346,7 @@ def test_all_and_sig_read_the_whole_release_by_sig_with_the_page_rows_marked(tre
     assert (data["read"]["scope"], data["read"]["pages"], data["read"]["history"]) == ("all", ["m.md"], True)
     assert main(_args(tree, "--sig", "scheduling")) == 0
     out = capsys.readouterr().out.splitlines()
-    assert (out[0], out[3]) == ("Watch of v1.37: 1 KEP (1 on track)", "Scope: SIG sig-scheduling naming v1.37")
+    assert (out[0], out[4]) == ("Watch of v1.37: 1 KEP (1 on track)", "Scope: SIG sig-scheduling naming v1.37")
     assert main(_args(tree, "--sig", "nope")) == 2
     assert "--sig 'nope': no kep.yaml names sig-nope as its owning-sig" in capsys.readouterr().err
 

@@ -262,8 +262,8 @@ def test_the_cycle_starts_at_the_first_kep_yaml_naming_the_release_as_latest_mil
         [(version(a, 1, "2026-04-06", 1), fields(latest="v1.36")), (version(a, 2, "2026-04-30", 2), fields(latest=R))],
         [(version(b, 3, "2026-01-01", 3), fields(latest="v1.36")), (first, fields(latest=R))],
     ]
-    assert cycle_start(R, timelines) == (
-        "2026-04-07",
+    assert cycle_start(R, timelines) == (  # 2026-04-07 02:29 +05:30 is 2026-04-06 20:59 UTC: the UTC day
+        "2026-04-06",
         "the first kep.yaml to name v1.37 as its latest milestone: keps/sig-x/2-b/kep.yaml (#5694)",
     )
     assert cycle_start("v1.40", timelines) == ("", "no kep.yaml in the history names v1.40 as its latest milestone")

@@ -333,6 +333,7 @@ def test_validate_lists_configs_that_can_never_work(tmp_path, monkeypatch, capsy
     ]
     good = tmp_path / "good.yaml"
     good.write_text("publish: github\nwiki:\n  repo: acme/wiki\ngithub:\n  api_url: http://127.0.0.1:8080/api/v3\n")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_aGoodLookingToken0000000000000000")  # publish github needs one
     assert main(["validate", "--config", str(good)]) == 0
 
 

@@ -18,6 +18,7 @@ from bot.cron import parse_crontab
 from bot.service.health import LATE_ALLOWANCE, check_health
 from bot.service.job import run_job
 from bot.service.state import InstanceLock, RunRecord, State, StateCorrupt, load_state, read_state, save_state
+from bot.sources.enhancements import OFFLINE_HINT
 from tests.servehelp import API, KEP_PATH, KEP_YAML, PAGE, PAGE_SYNCED, REPO_ROOT, SHA, write_setup
 
 UTC = datetime.UTC
@@ -118,8 +119,8 @@ def test_a_run_whose_poll_fails_keeps_a_failed_report(tmp_path, github):
         "failed",
         "",
         [],
-        f"GET {API}/repos/o/enh/commits/main: HTTP 200, could not resolve 'main' to a commit",
-    )
+        f"GET {API}/repos/o/enh/commits/main: HTTP 200, could not resolve 'main' to a commit\n{OFFLINE_HINT}",
+    )  # as sync says it
     assert (last / "changelog.md").read_text() == f"# kep-sync: run failed\n\n{report['error']}\n"
 
 

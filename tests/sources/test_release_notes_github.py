@@ -193,7 +193,11 @@ def test_github_broken_files_and_listing_items_are_problems_and_the_rest_is_read
             "name and type (first at index 0); skipped",
         ),
         Problem(
-            where.format(35), "", f"GET {contents(35)}?ref=master: HTTP 403; evidence and checks for v1.35 were skipped"
+            where.format(35),
+            "",
+            f"GET {contents(35)}?ref=master: HTTP 403 (GitHub refused access: the token in GITHUB_TOKEN lacks a "
+            "permission this needs, or an organization's SAML SSO has not authorized it); evidence and checks for "
+            "v1.35 were skipped",
         ),
         Problem(where.format(36), "9107", "release-note entry has no text; skipped"),
         Problem(where.format(37), "", f"JSON nested too deeply to decode; {SKIPPED_37}"),

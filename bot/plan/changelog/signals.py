@@ -7,7 +7,8 @@ byte. The reviewer reads, in this order:
 - **Needs a look** (before Graduations and Changes; absent when nothing needs judgment): each planned stage a
   source contradicts (:data:`CONTRADICTED_MARK`; KEP 5732: kep.yaml beta v1.37, the 1.37 note #138274 calls its
   gate alpha), a default turned off before release (:data:`OFF_MARK`), the released milestones rewritten,
-  grouped with their count (:data:`REWRITTEN_MARK`), and a count of the other findings on this pull request's
+  grouped with their count (:data:`REWRITTEN_MARK`; each with the freeze exception of its KEP in that release when
+  the release team's records hold one: 2033's beta v1.36, whose Enhancements Freeze exception v1.36 rejected), and a count of the other findings on this pull request's
   rows, folded under "Needs review" (not a ``not-in-notes`` finding on a stage the gate list confirms: it
   needs no judgment); then the **legend** line naming each sign once and the gate list once (path and blob),
   so every mark is explained where it is first used (after the table when nothing needs a look);
@@ -33,7 +34,8 @@ from bot.model.consistency import release_in_progress
 from bot.model.finding import Finding
 from bot.model.gates import Lifecycle
 from bot.model.history.provenance import Upstream
-from bot.model.kep import STAGES, Kep, milestone_key
+from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
+from bot.model.release_calendar import FreezeException
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.body import Layout, Section
 from bot.plan.changelog.markdown import code, details, inline, kep_link, note_link, short, table_cell
@@ -66,12 +68,14 @@ class Signals(NamedTuple):
     """What the layout shows besides the changes: the ``states`` of the planned stages of the KEPs in scope,
     the gate lists as named once (``gate_list``: ``"`PATH` (blob 92f09bc2f438)"``; ``""`` without a list),
     whether release notes were read (``notes``) and the Needs review findings (``findings``: release notes'
-    and the gate list's, for the count of the other findings on these rows)."""
+    and the gate list's, for the count of the other findings on these rows); ``exceptions``: the release team's
+    freeze exceptions (:mod:`bot.model.release_calendar`), which explain a released milestone rewritten."""
 
     states: Sequence[PlannedStage]
     gate_list: str
     notes: bool
     findings: Sequence[Finding] = ()
+    exceptions: Sequence[FreezeException] = ()
 
 
 def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals: Signals) -> Layout:
@@ -249,7 +253,9 @@ def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Sect
     if rewritten:
         by_kep: dict[str, list[str]] = {}
         for c in rewritten:
-            by_kep.setdefault(c.kep_id, []).append(f"{word(c.field)} {table_cell(c.old)}")
+            by_kep.setdefault(c.kep_id, []).append(
+                f"{word(c.field)} {table_cell(c.old)}{explained(c, signals.exceptions)}"
+            )
         listed = "; ".join(f"{kep_link(k)} {', '.join(v)}" for k, v in by_kep.items())
         noun = "milestone" if len(rewritten) == 1 else "milestones"
         rows.append(
@@ -271,6 +277,19 @@ def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Sect
             f"- {len(others)} more finding{'s' if len(others) != 1 else ''} on these rows: {what} (under Needs review)"
         )
     return (["### Needs a look"], rows, "items")
+
+
+def explained(c: Change, exceptions: Sequence[FreezeException]) -> str:
+    """`` (v1.36 rejected its Enhancements Freeze exception, release-1.36/exceptions.yaml)``: the freeze
+    exceptions of the KEP of ``c`` in the release its rewritten milestone named (``c.old``); ``""`` when none."""
+    number = c.kep_id.split("-", 1)[0]
+    release = normalize_milestone(c.old) or ""
+    found = [e for e in exceptions if str(e.kep) == number and e.release == release] if release else []
+    kinds = {"enhancementFreeze": "Enhancements Freeze", "codeFreeze": "Code Freeze", "docsFreeze": "Docs Freeze"}
+    said = [
+        f"{e.release} {e.status or 'was asked for'} its {kinds.get(e.kind, e.kind)} exception, {e.where}" for e in found
+    ]
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _legend(applied: list[Change], signals: Signals) -> str:

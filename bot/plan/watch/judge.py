@@ -36,13 +36,14 @@ Release notes and gate lists carry no dates: their signs name the note's pull re
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from bot.model.gates import Lifecycle, release_key, shipped_text
 from bot.model.history.log import NO_BLOB, Version, kep_number
 from bot.model.history.provenance import field_origin
 from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.model.release_calendar import Calendar
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
 from bot.plan.evidence.index import Evidence, Mention, NotesIndex
@@ -54,6 +55,12 @@ CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "n
 STATES = (CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED)
 #: The state of a KEP in :attr:`Watch.targeting`: work in the release, no graduation.
 NO_NEW_STAGE = "no new stage"
+#: The states that follow the release calendar (:mod:`bot.plan.watch.calendar`, with the release team's records
+#: only): ``planned`` before the Enhancements Freeze, ``at risk`` from Code Freeze on, ``shipped`` / ``missed``
+#: after the release day.
+PLANNED, AT_RISK, SHIPPED, MISSED = "planned", "at risk", "shipped", "missed"
+#: Every state, in the order a reader needs them.
+ALL_STATES = (CONTRADICTED, SLIPPED, MISSED, AT_RISK, NO_SIGN, PLANNED, ON_TRACK, LANDED, SHIPPED)
 #: What a sign does to the state (``Sign.says``); ``possible`` (a note matched by title words only,
 #: :mod:`bot.plan.evidence.prose`) and ``""``: shown, not counted.
 POSSIBLE = "possible"
@@ -69,7 +76,9 @@ class Cycle(NamedTuple):
 
     ``release``: ``vMAJOR.MINOR`` (``""``: unknown); ``release_from``: ``config``, ``release notes``,
     ``gate list`` or ``kep.yaml``; ``started``: ``YYYY-MM-DD`` (``""``: unknown); ``started_from``:
-    ``config`` or ``history``; ``release_why`` / ``started_why``: one line each for the reader.
+    ``config``, ``history`` or the release team's file (``release-1.37/README.md``); ``release_why`` /
+    ``started_why``: one line each for the reader; ``calendar``: the release's key dates from the release team's
+    records (``None``: not read), and ``as_of``: the day (``YYYY-MM-DD``, UTC) the watch stands on.
     """
 
     release: str
@@ -78,6 +87,8 @@ class Cycle(NamedTuple):
     started: str = ""
     started_from: str = ""
     started_why: str = ""
+    calendar: Calendar | None = None
+    as_of: str = ""
 
 
 class Sign(NamedTuple):
@@ -128,9 +139,13 @@ class Watch(NamedTuple):
     unseen: tuple[str, ...]
     targeting: tuple[WatchEntry, ...] = ()
 
+    def states(self) -> tuple[str, ...]:
+        """The states this watch can give: :data:`STATES`, and :data:`ALL_STATES` with a release calendar."""
+        return ALL_STATES if self.cycle.calendar is not None else STATES
+
     def counts(self) -> dict[str, int]:
-        """``{state: number of KEPs}`` for every state of :data:`STATES`, zeros included."""
-        return {s: sum(e.state == s for e in self.entries) for s in STATES}
+        """``{state: number of KEPs}`` for every state of :meth:`states`, zeros included."""
+        return {s: sum(e.state == s for e in self.entries) for s in self.states()}
 
 
 def release_in_progress(
@@ -191,7 +206,7 @@ def cycle_start(release: str, timelines: Iterable[Timeline]) -> tuple[str, str]:
         return "", f"no kep.yaml in the history names {release} as its latest milestone"
     c = first[1].commit
     pr = f" (#{c.pr})" if c.pr else ""
-    return c.date[:10], f"the first kep.yaml to name {release} as its latest milestone: {first[1].path}{pr}"
+    return utc_day(c.date), f"the first kep.yaml to name {release} as its latest milestone: {first[1].path}{pr}"
 
 
 def page_keps(
@@ -296,7 +311,7 @@ def watch(
         found = _deleted_entry(path, timeline, release, cycle.started)
         if found is not None:
             out.append(found)
-    out.sort(key=lambda e: (STATES.index(e.state), _number(e.kep), e.kep))
+    out.sort(key=order)
     targeting.sort(key=lambda e: (_number(e.kep), e.kep))
     return Watch(cycle, tuple(out), tuple(unseen), tuple(targeting))
 
@@ -347,6 +362,23 @@ def _deleted_entry(path: str, timeline: Timeline, release: str, started: str) ->
     stages = tuple(dict.fromkeys(s.stage for s in slips if s.stage))
     ident = str(kep_number(path) or path)
     return WatchEntry(ident, path, last.get("title", ""), stages, SLIPPED, slips[-1].text, tuple(moved))
+
+
+def order(e: WatchEntry) -> tuple[int, int, str]:
+    """Sort key of an entry: its state (:data:`ALL_STATES`), then KEP number."""
+    return (ALL_STATES.index(e.state), _number(e.kep), e.kep)
+
+
+def utc_day(date: str) -> str:
+    """``YYYY-MM-DD`` in UTC of an ISO 8601 commit date with its offset (``2026-04-07T05:59:00+09:00``:
+    ``2026-04-06``); a date without an offset is taken as UTC; ``""`` for ``""``."""
+    if not date:
+        return ""
+    try:
+        when = datetime.fromisoformat(date)
+    except ValueError:
+        return date[:10]
+    return (when.astimezone(UTC) if when.tzinfo else when).date().isoformat()
 
 
 def _number(ident: str) -> int:
@@ -470,11 +502,11 @@ def _kep_yaml_sign(kep: Kep, release: str, planned: tuple[str, ...], timeline: T
     latest = normalize_milestone(kep.latest_milestone) or kep.latest_milestone or "-"
     ready = kep.status in ("implementable", "implemented") and kep.stage == top and latest == release
     origin = field_origin(timeline, "stage") if timeline and timeline[-1][1] else None
-    since = f" since {origin.date[:10]}" + (f" (#{origin.pr})" if origin.pr else "") if origin else ""
+    since = f" since {utc_day(origin.date)}" + (f" (#{origin.pr})" if origin.pr else "") if origin else ""
     text = f"{kep.status or '-'}, stage {kep.stage or '-'}{since}, latest-milestone {latest}"
     if not ready:
         text += f" (not set for {_word(top)} in {release})"
-    date, pr = (origin.date[:10], origin.pr) if origin else ("", 0)
+    date, pr = (utc_day(origin.date), origin.pr) if origin else ("", 0)
     return Sign("kep.yaml", ON_TRACK if ready else "", kep.stage, date, pr, "", text)
 
 
@@ -483,13 +515,13 @@ def _planned_since(timeline: Timeline, release: str, planned: tuple[str, ...], s
     out = []
     for stage in planned:
         origin = field_origin(timeline, f"milestone.{stage}") if timeline and timeline[-1][1] else None
-        if origin is None or (started and origin.date[:10] >= started):
+        if origin is None or (started and utc_day(origin.date) >= started):
             continue  # no history, or set during the cycle: the history signs tell it
         pr = f" (#{origin.pr})" if origin.pr else ""
-        text = f"{_word(stage)} {release} set on {origin.date[:10]}{pr}" + (
+        text = f"{_word(stage)} {release} set on {utc_day(origin.date)}{pr}" + (
             ", before the cycle began" if started else ""
         )
-        out.append(Sign("history", "", stage, origin.date[:10], origin.pr, "", text))
+        out.append(Sign("history", "", stage, utc_day(origin.date), origin.pr, "", text))
     return out
 
 
@@ -512,7 +544,7 @@ def _history_signs(timeline: Timeline, release: str, started: str) -> list[Sign]
         if fields is None:
             continue
         c = version.commit
-        day = c.date[:10]
+        day = utc_day(c.date)
         if day >= started:
             out += _moves(before, fields, release, day, c.pr)
         before = fields

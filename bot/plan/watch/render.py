@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from bot.plan.changelog.body import Section
 from bot.plan.changelog.markdown import details, kep_link, note_link, table_cell
 from bot.plan.changelog.rows import DEFAULT_WEB_URL
-from bot.plan.watch.judge import LANDED, ON_TRACK, POSSIBLE, STATES, Sign, Watch, WatchEntry
+from bot.plan.watch.calendar import records_lines
+from bot.plan.watch.judge import LANDED, ON_TRACK, POSSIBLE, Sign, Watch, WatchEntry
 
 #: Longest sign line in the text output and longest reason in the pull request table, characters.
 MAX_TEXT = 220
@@ -21,7 +22,7 @@ def headline(watch: Watch) -> str:
     if not watch.cycle.release:
         return "Watch: the release in progress is unknown"
     counts = watch.counts()
-    parts = ", ".join(f"{counts[s]} {s}" for s in STATES if counts[s])
+    parts = ", ".join(f"{counts[s]} {s}" for s in watch.states() if counts[s])
     n = len(watch.entries)
     return f"Watch of {watch.cycle.release}: {n} KEP{'s' if n != 1 else ''}" + (f" ({parts})" if parts else "")
 
@@ -33,6 +34,7 @@ def cycle_lines(watch: Watch) -> list[str]:
     out[0] += f" ({c.release_why})" if c.release_why else ""
     started = f"{c.started}, from {c.started_from}" if c.started else "unknown"
     out.append(f"Cycle began: {started}" + (f" ({c.started_why})" if c.started_why else ""))
+    out += records_lines(watch)
     out += [f"Could not see: {line}" for line in watch.unseen]
     return out
 
@@ -51,7 +53,7 @@ def render_text(watch: Watch, read: Sequence[str] = (), by_sig: bool = False) ->
     out = [headline(watch), *cycle_lines(watch), *read, ""]
     if by_sig:
         return _by_sig(watch, out)
-    for state in STATES:
+    for state in watch.states():
         entries = [e for e in watch.entries if e.state == state]
         if not entries:
             continue
@@ -82,7 +84,7 @@ def _by_sig(watch: Watch, out: list[str]) -> str:
     sigs = sorted({e.sig for e in (*watch.entries, *watch.targeting)})
     for sig in sigs:
         entries = [e for e in watch.entries if e.sig == sig]
-        counts = ", ".join(f"{n} {st}" for st in STATES if (n := sum(e.state == st for e in entries)))
+        counts = ", ".join(f"{n} {st}" for st in watch.states() if (n := sum(e.state == st for e in entries)))
         others = [e for e in watch.targeting if e.sig == sig]
         head = f"{len(entries)} KEP{'s' if len(entries) != 1 else ''}: {counts}" if entries else "no stage planned"
         out.append(f"== {sig or 'no SIG'} ({head}" + (f"; {len(others)} with no new stage)" if others else ")"))
@@ -158,6 +160,7 @@ def report_block(watch: Watch | None, web_url: str = DEFAULT_WEB_URL) -> dict[st
             "started": c.started,
             "started_from": c.started_from,
             "started_why": c.started_why,
+            **_calendar_fields(watch),
         },
         "counts": watch.counts(),
         "unseen": list(watch.unseen),
@@ -189,3 +192,13 @@ def _kep_block(e: WatchEntry, base: str) -> dict[str, object]:
             for s in e.signs
         ],
     }
+
+
+def _calendar_fields(watch: Watch) -> dict[str, object]:
+    """``{"as_of", "calendar": {key date: {"day", "source", "line"}}}`` with the release team's records; ``{}``
+    without them."""
+    c = watch.cycle
+    if c.calendar is None:
+        return {}
+    dates = {k: {"day": d.day, "source": c.calendar.where, "line": d.line} for k, d in c.calendar.dates.items()}
+    return {"as_of": c.as_of, "calendar": dates}

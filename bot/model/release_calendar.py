@@ -1,0 +1,302 @@
+"""The release team's records of one release cycle: its key dates (``releases/release-1.NN/README.md``) and its
+freeze exceptions (``releases/release-1.NN/exceptions.yaml``) in ``kubernetes/sig-release``. Pure: text in,
+:class:`Calendar` / :class:`FreezeException` and problems out.
+
+Key dates (:data:`KEY_DATES`) are read from the README's "Summary" list (``- **DATE**: Week N — WHAT``), in every
+format the release team used from 1.20 on: ``Monday, September 14th`` (no year: a problem, never a guessed
+year), ``Monday, August 23, 2021``, ``Monday 10th January 2022``, ``02:00 UTC Friday 4th February 2022 / 18:00
+PST Thursday 3rd February 2022`` (the UTC day is taken), the same inside a markdown link, ``Tuesday 16th June 2026
+(AoE) / Wednesday 17th June 2026, 12:00 UTC`` (an AoE deadline is the day given), typos such as ``23th``,
+``01st`` and ``26nd`` (the suffix is not checked), ranges (``Monday 24th - Friday 28th October 2022``: the
+first day) and items wrapped onto a second line. A named weekday that is not the date's weekday, a day that
+does not exist and a date with no year are problems naming the file and line; the date is then left out.
+
+The day of each key date is ``YYYY-MM-DD`` in UTC. The Docs Freeze was called "Docs must be completed and
+reviewed" up to 1.29; the Production Readiness Freeze "Production Readiness Soft Freeze" up to 1.25.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+import re
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import yaml
+
+from bot.model import yamlload
+from bot.model.kep import Problem
+
+#: The key dates of a cycle, in cycle order, and how the reader names them.
+KEY_DATES = ("started", "prr_freeze", "enhancements_freeze", "code_freeze", "docs_freeze", "release_day")
+LABELS = {
+    "started": "cycle began",
+    "prr_freeze": "Production Readiness Freeze",
+    "enhancements_freeze": "Enhancements Freeze",
+    "code_freeze": "Code Freeze",
+    "docs_freeze": "Docs Freeze",
+    "release_day": "release day",
+}
+#: The kinds of freeze exception, as ``exceptions.yaml`` names them.
+EXCEPTION_KINDS = ("enhancementFreeze", "codeFreeze", "docsFreeze")
+
+
+class KeyDate(NamedTuple):
+    """One key date: ``name`` (of :data:`KEY_DATES`), ``day`` (``YYYY-MM-DD``, UTC), ``line`` (1-based, in
+    ``Calendar.where``) and ``text``: the date as written (markdown removed)."""
+
+    name: str
+    day: str
+    line: int
+    text: str
+
+
+class Calendar(NamedTuple):
+    """The key dates of ``release`` (``v1.37``) read from ``where`` (``release-1.37/README.md``): ``{name:
+    KeyDate}``, only those the file gives and that could be read."""
+
+    release: str
+    where: str
+    dates: Mapping[str, KeyDate]
+
+    def day(self, name: str) -> str:
+        """The ``YYYY-MM-DD`` of key date ``name``; ``""`` when not read."""
+        found = self.dates.get(name)
+        return found.day if found else ""
+
+    def named(self, name: str) -> str:
+        """``"2026-07-22 (release-1.37/README.md)"``: the day with its source; ``""`` when not read."""
+        found = self.dates.get(name)
+        return f"{found.day} ({self.where})" if found else ""
+
+
+class FreezeException(NamedTuple):
+    """One freeze exception request: ``kep`` number (the ``issue``), ``kind`` (:data:`EXCEPTION_KINDS`),
+    ``release``, ``name``, ``requested`` / ``reviewed`` (``YYYY-MM-DD`` as written, ``""``: none), ``status``
+    (lower case as written: ``approved``, ``rejected``, ``denied``, ``removed``...), ``thread`` (URL),
+    ``where`` (``release-1.36/exceptions.yaml``) and ``line``."""
+
+    kep: int
+    kind: str
+    release: str
+    name: str
+    requested: str
+    reviewed: str
+    status: str
+    thread: str
+    where: str
+    line: int
+
+    @property
+    def granted(self) -> bool:
+        """True when the release team approved it."""
+        return self.status == "approved"
+
+    def words(self) -> str:
+        """``"v1.36 Enhancements Freeze exception rejected 2026-02-18 (release-1.36/exceptions.yaml)"``."""
+        kind = {"enhancementFreeze": "Enhancements Freeze", "codeFreeze": "Code Freeze"}.get(self.kind, "Docs Freeze")
+        when = f" {self.reviewed}" if self.reviewed else ""
+        return f"{self.release} {kind} exception {self.status or 'requested'}{when} ({self.where})"
+
+
+_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
+_MONTHS["sept"] = 9
+_WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+_WEEKDAYS |= {name.lower(): i for i, name in enumerate(calendar.day_abbr)}
+_MONTH = r"(?P<month>[A-Za-z]{3,9})\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_WD = r"(?:(?P<weekday>[A-Za-z]{3,9}),?\s+)?"
+#: ``Friday 4th February 2022``, ``4th - Friday 8th February`` (a range: first day, the month and year after it).
+_DMY = re.compile(
+    rf"{_WD}{_DAY}(?:\s*[-–]\s*(?:[A-Za-z]+,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?)?\s+{_MONTH}(?:,?\s+(?P<year>\d{{4}}))?\b"
+)
+#: ``Monday, August 23, 2021``, ``Tuesday, Oct 6th``.
+_MDY = re.compile(rf"{_WD}{_MONTH}\s+{_DAY}(?:,?\s+(?P<year>\d{{4}}))?\b")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_BARE_URL = re.compile(r"\(https?://[^)]*\)")
+_REF_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
+_WEEK = re.compile(r"\s*:?\s*Week\s+\d+\s*[—–-]+\s*")
+
+
+def plain(text: str) -> str:
+    """``text`` without markdown emphasis and links (``[x](url)``, ``[x][ref]`` and a stray ``(url)``)."""
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _BARE_URL.sub("", text)
+    return " ".join(text.replace("**", "").replace("__", "").split())
+
+
+def key_date_of(label: str) -> str:
+    """The key date a Summary item's label names (``"[Code Freeze] and [Test Freeze]"``: ``code_freeze``);
+    ``""`` for other items (Test Freeze, feature blog freeze, KubeCon, retrospectives)."""
+    text = plain(label).lower()
+    if text.startswith("release cycle begins"):
+        return "started"
+    if text.startswith("production readiness"):
+        return "prr_freeze"
+    if text.startswith("enhancements freeze"):
+        return "enhancements_freeze"
+    if text.startswith("code freeze"):
+        return "code_freeze"
+    if text.startswith("docs freeze") or text.startswith("docs must be completed"):
+        return "docs_freeze"
+    if re.match(r"kubernetes v?\d+\.\d+(\.0)? released", text):
+        return "release_day"
+    return ""
+
+
+def parse_day(text: str) -> tuple[str, str]:
+    """``(YYYY-MM-DD, "")`` for one date as the release team wrote it (markdown removed, see the module
+    docstring), or ``("", why)``. Alternatives split by `` / ``: the one marked ``(AoE)``, else the one in
+    ``UTC``, else the only one."""
+    parts = [p.strip() for p in text.split(" / ") if p.strip()]
+    pick = next((p for p in parts if "(aoe)" in p.lower()), None)
+    pick = pick or next((p for p in parts if re.search(r"\bUTC\b", p)), None) or (parts[0] if parts else "")
+    if len(parts) > 1 and "(aoe)" not in pick.lower() and not re.search(r"\bUTC\b", pick):
+        return "", f"{len(parts)} dates and none in UTC or AoE: {text!r}"
+    pick = re.sub(r"\d{1,2}:\d{2}\s*[A-Z]{2,4}\b|\(AoE\)|,\s*\d{1,2}:\d{2}\s*UTC", " ", pick, flags=re.I)
+    for pattern in (_DMY, _MDY):
+        for m in pattern.finditer(pick):
+            month = _MONTHS.get(m.group("month").lower())
+            if month is None:
+                continue
+            if not m.group("year"):
+                return "", f"no year in {text!r}"
+            try:
+                day = datetime.date(int(m.group("year")), month, int(m.group("day")))
+            except ValueError:
+                return "", f"no such day: {text!r}"
+            weekday = (m.group("weekday") or "").lower()
+            if weekday in _WEEKDAYS and _WEEKDAYS[weekday] != day.weekday():
+                return "", f"{day.isoformat()} is a {calendar.day_name[day.weekday()]}, not {m.group('weekday')}"
+            return day.isoformat(), ""
+    return "", f"no date in {text!r}"
+
+
+def summary_items(text: str) -> list[tuple[int, str]]:
+    """``[(line, item)]``: the bullets of the README's Summary list (from the line saying "release cycle is"
+    to the next heading or table), an item wrapped onto indented lines joined into one."""
+    items: list[tuple[int, str]] = []
+    inside = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if not inside:
+            inside = "release cycle is" in line.lower()
+            continue
+        if line.startswith(("#", "|")):
+            break
+        if line.startswith(("- ", "* ")):
+            items.append((number, line[2:].strip()))
+        elif line.startswith((" ", "\t")) and line.strip() and items:
+            items[-1] = (items[-1][0], f"{items[-1][1]} {line.strip()}")
+    return items
+
+
+def parse_calendar(release: str, where: str, text: str) -> tuple[Calendar, list[Problem]]:
+    """The key dates of ``release`` from its README ``text`` (``where``: its path for problems), see the module
+    docstring; a key date given twice keeps the first; a README with no Summary list is one problem."""
+    items = summary_items(text)
+    problems = []
+    if not items:
+        problems.append(
+            Problem(where, "", "no Summary list of key dates (a line saying 'release cycle is' and bullets)")
+        )
+    dates: dict[str, KeyDate] = {}
+    for line, item in items:
+        parts = _WEEK.split(item, maxsplit=1)
+        if len(parts) != 2:
+            continue
+        name = key_date_of(parts[1])
+        if not name or name in dates:
+            continue
+        written = plain(parts[0]).rstrip(" :")
+        day, why = parse_day(written)
+        if day:
+            dates[name] = KeyDate(name, day, line, written)
+        else:
+            problems.append(Problem(where, f"line {line}", f"{LABELS[name]}: {why}; not read"))
+    return Calendar(release, where, dates), problems
+
+
+_KIND_LINE = (
+    (re.compile(r"^enhancementFreeze:|^#\s*Enhancements? Freeze Exception", re.I), "enhancementFreeze"),
+    (re.compile(r"^codeFreeze:|^#\s*Code Freeze Exception", re.I), "codeFreeze"),
+    (re.compile(r"^docsFreeze:|^#\s*Docs Freeze Exception", re.I), "docsFreeze"),
+)
+_INVISIBLE = "\u200b\ufeff\u2060"
+
+
+def parse_exceptions(release: str, where: str, text: str) -> tuple[list[FreezeException], list[Problem]]:
+    """The freeze exceptions of ``release`` from ``exceptions.yaml`` ``text`` (``where``: its path).
+
+    Both shapes: ``enhancementFreeze:`` / ``codeFreeze:`` / ``docsFreeze:`` lists, and (up to 1.24) one list
+    split by ``# Enhancements Freeze Exceptions ...`` / ``# Code Freeze Exceptions ...`` comments. Each item
+    (``- name:`` to the next) is read on its own, so one item that is not YAML (a trailing comma in 1.20) is a
+    problem naming its line and the others still count; lines holding only invisible characters (U+200B) are
+    blank. An item before any kind, or without a numeric ``issue``, is a problem and left out."""
+    out: list[FreezeException] = []
+    problems: list[Problem] = []
+    kind = ""
+    chunks: list[tuple[int, str, list[str]]] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = "" if not raw.strip(_INVISIBLE + " \t") else raw
+        found = next((k for pattern, k in _KIND_LINE if pattern.match(line)), None)
+        if found:
+            kind = found
+            chunks.append((0, "", []))  # closes the item before it
+        elif re.match(r"^\s*-\s+name\s*:", line):
+            chunks.append((number, kind, [line]))
+        elif chunks and chunks[-1][0] and not re.match(r"^[A-Za-z#]", line):
+            chunks[-1][2].append(line)
+    for number, item_kind, lines in chunks:
+        if not number:
+            continue
+        try:
+            doc, _ = yamlload.load(textwrap.dedent("\n".join(lines)))
+        except (yaml.YAMLError, RecursionError) as exc:
+            why = str(getattr(exc, "problem", "") or exc).split("\n")[0]
+            problems.append(Problem(where, f"line {number}", f"exception not read: not YAML ({why})"))
+            continue
+        item = doc[0] if isinstance(doc, list) and doc and isinstance(doc[0], dict) else None
+        issue = str(item.get("issue", "")).strip() if item else ""
+        if item is None or not issue.isdigit():
+            problems.append(Problem(where, f"line {number}", f"exception not read: no KEP number (issue {issue!r})"))
+            continue
+        if not item_kind:
+            problems.append(Problem(where, f"line {number}", f"exception of KEP {issue} not read: no freeze named"))
+            continue
+        fields = {k: str(item.get(k) or "").strip() for k in ("name", "date_requested", "date_reviewed", "thread")}
+        out.append(
+            FreezeException(
+                int(issue),
+                item_kind,
+                release,
+                fields["name"],
+                fields["date_requested"],
+                fields["date_reviewed"],
+                str(item.get("status") or "").strip().lower(),
+                fields["thread"],
+                where,
+                number,
+            )
+        )
+    return out, problems
+
+
+class Records(NamedTuple):
+    """The release team's records read from ``source``: ``calendars`` ``{release: Calendar}``, ``exceptions``
+    ``{release: (FreezeException, ...)}``, and ``problems`` (files or dates that could not be read)."""
+
+    source: str
+    calendars: Mapping[str, Calendar]
+    exceptions: Mapping[str, Sequence[FreezeException]]
+    problems: Sequence[Problem] = ()
+
+    def of_kep(self, number: int, release: str = "") -> list[FreezeException]:
+        """The exceptions requested for KEP ``number`` (in ``release`` only, when given), oldest release first."""
+        from bot.model.note_text import release_order
+
+        keys = [release] if release else sorted(self.exceptions, key=release_order)
+        return [e for r in keys for e in self.exceptions.get(r, ()) if e.kep == number]
