@@ -134,14 +134,15 @@ def github_config(fake, **pull_request) -> Config:
             "github": {"api_url": fake.url},
             "wiki": {"repo": REPO, "base": "main", "pages": [PAGE_PATH]},
             "pull_request": {"branch": BRANCH, **pull_request},
+            "cache_dir": fake.cache_dir,
         }
     )
 
 
 class Run(NamedTuple):
     """One publish run: the ``plan``, returned ``url``, ``requests`` ``[(method, path)]`` with ``statuses``,
-    ``writes`` (non-GET requests), the client's own ``count``, the retry ``sleeps``, and the outcome's
-    ``written`` pages and ``blocked`` flag."""
+    ``writes`` (non-GET requests), the client's own ``count``, the retry ``sleeps``, the outcome's
+    ``written`` pages and ``blocked`` flag, ``sent_bytes``: the bytes of every answer (body and headers), and what ``automerge`` did."""
 
     plan: object
     url: str
@@ -152,6 +153,8 @@ class Run(NamedTuple):
     sleeps: list[float]
     written: list[str] = []
     blocked: bool = False
+    sent_bytes: int = 0
+    automerge: str = ""
 
 
 def run_github(fake, snap: Snapshot, config: Config, env: dict | None = None) -> Run:
@@ -198,4 +201,6 @@ def _measure(fake, call) -> Run:
         sleeps,
         outcome.written,
         outcome.blocked,
+        sum(fake.sent_bytes),
+        outcome.automerge,
     )

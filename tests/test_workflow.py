@@ -137,12 +137,17 @@ class _Ctx:
 
 
 def _job_runs(event_name: str, event: dict) -> bool:
-    """The sync job's ``if:`` evaluated for one event (the expression uses only ==, &&, ||, startsWith, contains
-    of an array and fromJSON)."""
+    """The sync job's ``if:`` evaluated for one event (the expression uses only ==, !=, &&, ||, startsWith,
+    contains and fromJSON)."""
     expr = yaml.safe_load(WORKFLOW.read_text())["jobs"]["sync"]["if"]
     code = expr.replace("&&", " and ").replace("||", " or ").replace("\n", " ")
     starts = lambda text, prefix: (text or "").lower().startswith(prefix.lower())  # noqa: E731 (case-insensitive)
-    contains = lambda items, item: any(x.lower() == (item or "").lower() for x in items)  # noqa: E731 (array form)
+
+    def contains(items, item):  # the string form (a substring) and the array form, both case-insensitive
+        if isinstance(items, str) or items is None:
+            return (item or "").lower() in (items or "").lower()
+        return any(x.lower() == (item or "").lower() for x in items)
+
     return bool(
         eval(
             code,
@@ -160,7 +165,14 @@ def _job_runs(event_name: str, event: dict) -> bool:
 def test_comments_and_the_regenerate_label_run_it_and_nothing_else_does():
     workflow = yaml.safe_load(WORKFLOW.read_text())
     on = workflow[True]
-    assert set(on) == {"schedule", "workflow_dispatch", "issue_comment", "pull_request"}
+    assert set(on) == {"schedule", "workflow_dispatch", "issue_comment", "pull_request", "issues"}
+    assert on["issues"] == {"types": ["edited"]}
+    board = "<!-- kep-sync:dashboard -->\n\n- [x] Run now <!-- kep-sync:box run-now -->"
+    person, bot = {"type": "User"}, {"type": "Bot"}
+    assert _job_runs("issues", {"issue": {"body": board}, "sender": person})
+    assert not _job_runs("issues", {"issue": {"body": board}, "sender": bot})
+    assert not _job_runs("issues", {"issue": {"body": board.replace("[x]", "[ ]")}, "sender": person})
+    assert not _job_runs("issues", {"issue": {"body": "- [x] a task list of people"}, "sender": person})
     assert (on["issue_comment"], on["pull_request"]) == ({"types": ["created"]}, {"types": ["labeled"]})
     assert workflow["concurrency"] == {"group": "kep-sync", "cancel-in-progress": False}
     on_pr = {"pull_request": {"url": "https://api.github.com/repos/acme/wiki/pulls/7"}}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,12 +82,15 @@ def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> 
 
 
 def report_path(args: argparse.Namespace, config: Config) -> Path | None:
-    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` when it is (or links to, by a
-    symbolic or hard link) one
-    of the configured pages (``wiki.pages``, ``coverage.page``, ``digest.page`` under ``wiki.dir``): the
-    report would overwrite it, whatever ``--publish`` says."""
+    """``--report`` as a path, ``None`` when absent. Raises :class:`UsageError` naming both when it is (or links
+    to, by a symbolic or hard link) a file the run reads (:func:`run_inputs`): a configured page (``wiki.pages``,
+    ``coverage.page``, ``digest.page`` under ``wiki.dir``), the config file, the gate list, a release-notes file,
+    a kep.yaml or the file of the enhancements source, a token or key file, or lies in an input directory (the
+    release notes, the gate lists, ``cache_dir``): the report would overwrite it, whatever ``--publish`` says."""
     if not args.report:
         return None
+    from bot.config import find_config_path
+
     path = Path(args.report)
     target = _file_id(path)
     root = Path(config.wiki.dir).expanduser()
@@ -96,7 +100,73 @@ def report_path(args: argparse.Namespace, config: Config) -> Path | None:
                 f"--report {args.report!r} is the wiki page {page!r}; the report would overwrite it "
                 "(choose another file)"
             )
+    where = os.path.realpath(path)
+    for what, name, tree in run_inputs(config, find_config_path(getattr(args, "config", None))):
+        inside = tree and _under(where, os.path.realpath(name))
+        if inside or _file_id(Path(name)) == target:
+            raise UsageError(
+                f"--report {args.report!r} is {'inside ' if inside else ''}{what} {name!r}, an input of this run; "
+                "the report would overwrite it (choose another file)"
+            )
     return path
+
+
+def run_inputs(config: Config, config_path: Path | None) -> list[tuple[str, str, bool]]:
+    """The local files and directories a run of ``config`` reads besides its pages, as ``(what, path, tree)``:
+    ``tree`` when every file under ``path`` counts as an input. The config file (``config_path``), the
+    ``enhancements`` source (a snapshot or bundle file; a directory's ``keps/`` and git directory), the
+    release notes and gate lists (a file, or every file of their directory), ``cache_dir``, the wiki's git
+    directory and the token and key files named by ``$GITHUB_TOKEN_FILE`` and
+    ``$KEP_SYNC_APP_PRIVATE_KEY_FILE``. Remote sources
+    (``github:``, URLs) and unset ones name nothing."""
+    found: list[tuple[str, str, bool]] = []
+    if config_path is not None and str(config_path) != os.devnull:
+        found.append(("the config file", str(config_path), False))
+    enhancements = _local(config.enhancements)
+    if enhancements is not None and os.path.isdir(enhancements):
+        bare = os.path.isfile(os.path.join(enhancements, "HEAD"))
+        for part, what in (("keps", "the KEPs of enhancements"), (".git", "the git directory of enhancements")):
+            if bare or os.path.lexists(os.path.join(enhancements, part)):
+                found.append((what, enhancements if bare else os.path.join(enhancements, part), True))
+    elif enhancements is not None:
+        found.append(("the enhancements source", enhancements, False))
+    for what, value in (
+        ("the release notes (release_notes.source)", config.release_notes.source),
+        ("the gate list (gate_lifecycle.source)", config.gate_lifecycle.source),
+    ):
+        local = _local(value)
+        if local is not None:
+            found.append((what, local, os.path.isdir(local)))
+            if os.path.isdir(local):  # a hard link to one of its files, named from elsewhere
+                found += [(what, os.path.join(local, f), False) for f in _files(local)]
+    found.append(("the cache directory (cache_dir)", str(Path(config.cache_dir).expanduser()), True))
+    wiki_git = Path(config.wiki.dir).expanduser() / ".git"
+    if os.path.lexists(wiki_git):
+        found.append(("the git directory of the wiki", str(wiki_git), True))
+    for variable in ("GITHUB_TOKEN_FILE", "KEP_SYNC_APP_PRIVATE_KEY_FILE"):
+        if os.environ.get(variable):
+            found.append((f"${variable}", os.environ[variable], False))
+    return found
+
+
+def _local(value: str) -> str | None:
+    """``value`` (a source setting) as a local path, ``None`` when it is empty, ``github:`` or a URL."""
+    if not value or value.startswith("github:") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", value):
+        return None
+    return str(Path(value).expanduser())
+
+
+def _files(directory: str) -> list[str]:
+    """The names of the entries of ``directory`` (not recursive; ``[]`` when it cannot be listed)."""
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return []
+
+
+def _under(path: str, directory: str) -> bool:
+    """True when the resolved ``path`` is ``directory`` or lies below it (both resolved)."""
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 def _file_id(path: Path) -> tuple[int, int] | str:

@@ -7,6 +7,14 @@ import argparse
 import re
 
 from bot import __version__
+from bot.config.load import DEFAULT_CONFIG_PATHS
+
+#: The ``--config`` help: the files tried in order when it is not given (:func:`bot.config.load.find_config_path`).
+CONFIG_HELP = (
+    "config file (default: $KEP_SYNC_CONFIG, else "
+    + ", else ".join(p.as_posix() for p in DEFAULT_CONFIG_PATHS)
+    + " in the working directory)"
+)
 
 
 def _kep_numbers(value: str) -> list[int]:
@@ -65,7 +73,7 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
         "watch", help="the signs so far of each stage the pages' KEPs plan in the release in progress"
     )
     for cmd in (sync, audit, watch):
-        cmd.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+        cmd.add_argument("--config", help=CONFIG_HELP)
         cmd.add_argument(
             "--enhancements",
             metavar="SRC",
@@ -142,7 +150,7 @@ def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
     from bot.cli.targets import add_target_options
 
     validate = sub.add_parser("validate", help="check a config file and print every error")
-    validate.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    validate.add_argument("--config", help=CONFIG_HELP)
     validate.add_argument(
         "--publish",
         choices=["none", "files", "git", "github"],
@@ -160,7 +168,7 @@ def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
     )
     add_target_options(validate)
     targets = sub.add_parser("targets", help="print the names of the config's targets as a JSON list")
-    targets.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    targets.add_argument("--config", help=CONFIG_HELP)
     add_target_options(targets)
 
 
@@ -169,7 +177,7 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     from bot.cli.targets import add_target_options
 
     serve = sub.add_parser("serve", help="run syncs on the configured schedule until SIGTERM, SIGINT or SIGHUP")
-    serve.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    serve.add_argument("--config", help=CONFIG_HELP)
     serve.add_argument("--state-dir", metavar="DIR", help=_STATE_HELP)
     serve.add_argument("--run-now", action="store_true", help="run once at start, then on the schedule")
     add_target_options(serve)
@@ -179,14 +187,14 @@ def _add_history_and_digest(sub: argparse._SubParsersAction) -> None:
     """``history`` (one KEP's timeline) and ``digest`` (a SIG's graduations in a range of releases)."""
     history = sub.add_parser("history", help="timeline of one KEP from the enhancements git history")
     history.add_argument("number", type=_kep_number, metavar="N", help="KEP number (4671 or KEP-4671)")
-    history.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    history.add_argument("--config", help=CONFIG_HELP)
     history.add_argument(
         "--enhancements", metavar="SRC", help="git clone, git URL or bundle (a directory must be a git checkout)"
     )
     history.add_argument("--format", choices=["text", "json"], default="text", help="output format")
 
     digest = sub.add_parser("digest", help="KEPs of a SIG that reached alpha, beta or stable in releases vA..vB")
-    digest.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    digest.add_argument("--config", help=CONFIG_HELP)
     digest.add_argument(
         "--enhancements",
         metavar="SRC",
@@ -206,7 +214,7 @@ def _add_health(sub: argparse._SubParsersAction) -> None:
     from bot.cli.targets import add_target_options
 
     health = sub.add_parser("health", help="exit 0 when the last run succeeded within the schedule, else 1")
-    health.add_argument("--config", help="config file (default: $KEP_SYNC_CONFIG or config/kep-sync.yaml)")
+    health.add_argument("--config", help=CONFIG_HELP)
     health.add_argument("--state-dir", metavar="DIR", help=_STATE_HELP)
     add_target_options(health)
 

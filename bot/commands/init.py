@@ -69,11 +69,13 @@ def list_pages(wiki: Path) -> list[str]:
     return sorted(p.replace(os.sep, "/") for p in pages)
 
 
-def scan_pages(wiki: Path, pages: Iterable[str], upstream: Snapshot | None = None) -> Scan:
+def scan_pages(wiki: Path, pages: Iterable[str], upstream: Snapshot | None = None, *, named: bool = True) -> Scan:
     """The tables of ``pages`` (relative to ``wiki``): the KEP tables and every table looked at
     (:func:`bot.commands.init_tables.page_tables`, KEPs checked against ``upstream`` when given); a page that
-    cannot be read or holds no KEP table is ``skipped`` with why. Raises :class:`UsageError` for a page named
-    that does not exist."""
+    cannot be read or holds no KEP table is ``skipped`` with why. Raises :class:`UsageError` for a page that
+    does not exist when the pages were ``named`` (``--page``); a page init's own walk listed
+    (:func:`list_pages`, ``named=False``) that is gone by the time it is read (a symbolic link to a missing
+    file, a file removed meanwhile) is ``skipped`` with why."""
     looked: list[FoundTable] = []
     unreadable: dict[str, str] = {}
     names = list(pages)
@@ -81,7 +83,11 @@ def scan_pages(wiki: Path, pages: Iterable[str], upstream: Snapshot | None = Non
         try:
             text = read_regular_text(wiki / page, PAGE_BYTES)
         except FileNotFoundError:
-            raise UsageError(f"--page {page!r}: no such file (relative to {os.path.abspath(wiki)})") from None
+            if named:
+                raise UsageError(f"--page {page!r}: no such file (relative to {os.path.abspath(wiki)})") from None
+            gone = "a symbolic link to a missing file" if os.path.islink(wiki / page) else "no such file"
+            unreadable[page] = f"cannot be read: {gone}"
+            continue
         except (OSError, UnicodeDecodeError) as exc:
             unreadable[page] = f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
             continue
@@ -278,7 +284,7 @@ def init_config(
         )
     root, names = page_argument(pages, wiki)
     upstream = load_upstream(enhancements) if enhancements else None
-    scan = scan_pages(root, names, upstream)
+    scan = scan_pages(root, names, upstream, named=bool(pages))
     if not scan.tables:
         raise no_tables_error(wiki if wiki is not None else ", ".join(pages), scan)
     source = path_setting(enhancements, output) if enhancements else None

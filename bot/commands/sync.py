@@ -306,6 +306,8 @@ def run_report(
         "pull_request": (publication.url or None) if publication is not None and config.publish == "github" else None,
         "pull_request_file": (publication.url or None) if publication is not None and config.publish == "git" else None,
     }
+    if isinstance(publication, Publication) and publication.automerge:
+        out["automerge"] = publication.automerge
     if plan is not None:
         from bot.commands.next_steps import rows_with_problems
 

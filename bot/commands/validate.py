@@ -346,7 +346,8 @@ def kep_table_problem(text: str, aliases: Mapping[str, Sequence[str]]) -> str:
     return (
         f"no table with a KEP column (a header named {names}); "
         + (f"its tables are headed {seen}" if headers else "it has no table")
-        + ": add the KEP column's header to columns.kep (kep-sync init writes it)"
+        + ": if it holds no KEP matrix, remove it from wiki.pages; else add the KEP column's header to columns.kep "
+        "(kep-sync init writes it)"
     )
 
 

@@ -66,6 +66,8 @@ class TargetConfig(Strict):
     """Merged over the top-level ``candidates``."""
     production_tables: list[str] | None = None
     """Replaces the top-level ``production_tables``."""
+    dashboard: bool | None = None
+    """Replaces the top-level ``dashboard``."""
     coverage: CoverageConfig | None = None
     """Merged over the top-level ``coverage``."""
 
@@ -177,6 +179,9 @@ class Config(Strict):
     """Headings of tables listing production capability: a provisional or withdrawn KEP there is reported."""
     coverage: CoverageConfig = Field(default_factory=CoverageConfig, validate_default=True)  # add_to needs it
     """The design-group coverage page."""
+    dashboard: bool = False
+    """One issue in the wiki repository, kept current by every run (``publish: github``): the open pull request,
+    the watch, the ignores with boxes that lift them, the last run's problems, a box to run now."""
 
     @field_validator("candidates")
     @classmethod

@@ -258,6 +258,32 @@ class GitHubConfig(Strict):
 
 
 #: Characters git check-ref-format forbids anywhere in a ref name (besides ASCII control characters).
+#: Change kinds automerge may take (``bot.plan.diff.KINDS`` less those that never apply a cell on their own).
+AUTOMERGE_KINDS = ("promoted", "demoted", "stage", "status", "retargeted", "target-removed", "gates", "shipped")
+
+
+class AutomergeConfig(Strict):
+    """When kep-sync merges its own pull request (``bot/publish/github_merge.py``): only when nothing needs a
+    look (no contradiction, no rewritten released milestone, no default turned off, no finding on a changed row,
+    no row it could not write), every applied change is of a kind in ``kinds`` (those in ``confirmed`` only when
+    a release note or the gate list confirms them), the bot branch holds only the bot's commits with its own
+    commit at the head, and the required checks and reviews of the base branch pass. ``automerge: true`` is
+    ``{enabled: true}``."""
+
+    enabled: bool = False
+    """Merge the bot's pull request when every rule holds; off: never merged by kep-sync."""
+    kinds: list[Literal[AUTOMERGE_KINDS]] = Field(  # type: ignore[valid-type]
+        default_factory=lambda: ["retargeted", "status", "promoted"]
+    )
+    """The change kinds that may be merged without a reviewer."""
+    confirmed: list[Literal[AUTOMERGE_KINDS]] = Field(  # type: ignore[valid-type]
+        default_factory=lambda: ["promoted", "demoted", "stage"]
+    )
+    """Kinds merged only when a release note (not a ``possible:`` one) or the gate list confirms each change."""
+    method: Literal["repository", "merge", "squash", "rebase"] = "repository"
+    """The merge method; ``repository``: the first the repository allows of merge, squash, rebase."""
+
+
 class PullRequestConfig(Strict):
     """The bot's branch and pull request."""
 
@@ -275,6 +301,13 @@ class PullRequestConfig(Strict):
     """Users assigned to the pull request."""
     draft: bool = False
     """Open the pull request as a draft."""
+    automerge: AutomergeConfig = Field(default_factory=AutomergeConfig)
+    """Opt-in merging of the bot's own pull request by kep-sync (``true``: enabled with the default rules)."""
+
+    @field_validator("automerge", mode="before")
+    @classmethod
+    def _automerge(cls, value: object) -> object:
+        return {"enabled": value} if isinstance(value, bool) else value
 
     @field_validator("labels")
     @classmethod
@@ -391,7 +424,8 @@ class ReleaseConfig(Strict):
     current: str = ""
     """The release in progress, e.g. ``v1.37``; empty: the newest release the notes or the gate list know."""
     started: str = ""
-    """The day its cycle began, ``YYYY-MM-DD``; empty: the first kep.yaml naming it as latest-milestone."""
+    """The day its cycle began, ``YYYY-MM-DD`` (a time of day is refused); empty: the first kep.yaml naming it as
+    latest-milestone."""
     watch: bool = False
     """Add the watch of the release in progress to the pull request body (a folded section)."""
     sig_release: str = ""
@@ -415,6 +449,8 @@ class ReleaseConfig(Strict):
     def _day(cls, value: object) -> object:
         import datetime
 
+        if isinstance(value, datetime.datetime):  # YAML reads 2026-04-22 10:00:00 as a time of day
+            raise ValueError(f"{str(value)!r} is a time, not a day: write the day alone, YYYY-MM-DD")
         if isinstance(value, datetime.date):  # YAML reads 2026-04-22 as a date
             return value.isoformat()
         if isinstance(value, str) and value:

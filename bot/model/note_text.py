@@ -57,6 +57,9 @@ _STAGE_WORDS = (
     ("alpha", re.compile(r"\balpha\b", re.I)),
 )
 _REMOVED_RE = re.compile(r"\b(removed|removes|remove|removal of|dropped)\b", re.I)
+#: A bug fix: what it says was dropped or removed is the bug, never the gate ("Fixed ... being silently dropped
+#: ... when the `PodLevelResources` feature gate is enabled", the 1.37 note #140262).
+_BUG_FIX_RE = re.compile(r"^\W*fix(?:ed|es)?\b", re.I)
 _DEPRECATED_RE = re.compile(r"\bdeprecat(ed|es|e|ion)\b", re.I)
 _LOCKED_RE = re.compile(r"\blocked\b|\blocks? (?:it |them )?to\b", re.I)
 _DEFAULT_ON_RE = re.compile(
@@ -181,7 +184,7 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
     """``(stage, exact)`` a sentence announces; ``("", False)`` when it announces none.
 
     ``removed``/``deprecated`` need the word "feature gate" or "gate" in the
-    sentence; then "to <stage>" names the target ("from alpha to beta" is
+    sentence (and ``removed`` a sentence that is no bug fix, "Fixed ... dropped ..."); then "to <stage>" names the target ("from alpha to beta" is
     beta), else the highest of GA/stable, beta, alpha named wins; "locked"
     means stable and "enabled by default" beta, both as states. ``exact`` is
     True for promoted, graduated, "to GA", "added the `X` feature gate (Beta)"
@@ -202,7 +205,7 @@ def announced_stage(sentence: str) -> tuple[str, bool]:
     if _FUTURE_RE.search(plain) or _NEGATION_RE.search(plain):
         return "", False
     gate_word = bool(_GATE_WORD_RE.search(plain))
-    if gate_word and _REMOVED_RE.search(plain):
+    if gate_word and _REMOVED_RE.search(plain) and not _BUG_FIX_RE.search(plain):
         return "removed", True
     if gate_word and _DEPRECATED_RE.search(plain) and not _TRANSITION_RE.search(plain):
         return "deprecated", True

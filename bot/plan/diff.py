@@ -46,6 +46,7 @@ from bot.model.kep import (
     normalize_milestone,
 )
 from bot.model.snapshot import Snapshot, number_hints, resolve, slug_matches, unreadable
+from bot.wiki.kepnames import name_in_cell
 from bot.wiki.matrix import (
     FIELDS,
     MatrixPage,
@@ -55,13 +56,13 @@ from bot.wiki.matrix import (
     cell_value,
     disagreements,
     known_word,
-    name_in_cell,
     owned_value,
     page_reading,
     render_gates,
     render_row,
     same_value,
     spelled,
+    written_text,
 )
 from bot.wiki.tables import fill_cell, split_row
 from bot.wiki.vocabulary import stage_word
@@ -152,7 +153,9 @@ class Change(NamedTuple):
     ``ignore`` entry), ``""`` when none did (an ignored change is never applied).
     ``shipped`` the feature-gate lifecycle's :class:`bot.plan.evidence.gates.Mark` (``None`` without a gate
     lifecycle); ``pending`` the release (``v1.36``) a promotion or new milestone waits for
-    (``promote_when: released``; kind ``pending``, not applied), else ``""``.
+    (``promote_when: released``; kind ``pending``, not applied), else ``""``; ``written`` the text the
+    row's first cell of the field gets, in the page's words (``GA``, ``-``, ``""``), for an applied status,
+    stage or milestone change (``None`` otherwise; :func:`bot.wiki.matrix.written_text`).
     """
 
     kep_id: str
@@ -170,6 +173,7 @@ class Change(NamedTuple):
     ignored: str = ""
     shipped: ShippedMark | None = None
     pending: str = ""
+    written: str | None = None
 
 
 class PageDiff(NamedTuple):
@@ -278,7 +282,12 @@ def diff_page(
             problems.extend(Problem(page.path, where, m) for m in row_problems)
             problems.append(Problem(page.path, where, _short_row(row, short, page.lines[row.line])))
             continue
-        changes.extend(row_changes)
+        changes.extend(
+            c._replace(written=written_text(row, c.field, updates[c.field], page.lines[row.line]))
+            if c.applied and c.field in updates and c.field != "feature_gates"
+            else c
+            for c in row_changes
+        )
         problems.extend(Problem(page.path, where, m) for m in row_problems)
         problems.extend(Problem(page.path, where, m) for m in _disagreeing(row, updates))
         if updates:
@@ -328,7 +337,7 @@ def _rename_change(ident: str, path: str, row: MatrixRow, kep: Kep, rename: Rena
 
 def _renamed_slug(text: str, row: MatrixRow, rename: Rename, new_path: str) -> str | None:
     """The slug (casefolded) the KEP cell ``text`` names once :func:`renamed_cell` rewrote it, read as a row's
-    cell is read (:func:`bot.wiki.matrix.name_in_cell`); ``None`` when it names no KEP or another number."""
+    cell is read (:func:`bot.wiki.kepnames.name_in_cell`); ``None`` when it names no KEP or another number."""
     after = renamed_cell(text, row.number, row.slug, rename.old.rsplit("/", 1)[0], new_path)
     named = name_in_cell(after)
     return named[1].casefold() if named is not None and named[0] == row.number else None

@@ -68,7 +68,9 @@ class SyncPlan(NamedTuple):
     ``generated``: ``(page, section text)`` of each digest section this plan rewrites (bytes no
     :class:`Change` describes; :func:`bot.publish.pull_request.fingerprint` covers them); ``states``: the
     planned stages of the KEPs reviewed (:mod:`bot.plan.evidence.stage_state`; empty without release notes
-    and a gate list) and ``gate_list``: the gate list as the changelog names it (``""`` without one)."""
+    and a gate list) and ``gate_list``: the gate list as the changelog names it (``""`` without one);
+    ``needs_a_look``: the items of the changelog's Needs a look section (:func:`bot.plan.changelog.signals.needs_a_look`;
+    empty when nothing needs judgment or without release notes and a gate list)."""
 
     snapshot: Snapshot
     pages: list[PageResult]
@@ -80,6 +82,7 @@ class SyncPlan(NamedTuple):
     generated: tuple[tuple[str, str], ...] = ()
     states: tuple[PlannedStage, ...] = ()
     gate_list: str = ""
+    needs_a_look: tuple[str, ...] = ()
 
     def changed_pages(self) -> dict[str, bytes]:
         """``{path: new bytes}`` of the pages whose bytes differ."""
@@ -204,6 +207,7 @@ def plan_sync(
         max_chars=max_chars,
         watch=watch_render.pr_sections(watched, config.links.enhancements),
     )
+    look: tuple[str, ...] = ()
     if reviewed.states is not None:
         signalled = changelog_signals.Signals(
             reviewed.states,
@@ -217,10 +221,17 @@ def plan_sync(
                 ),
                 *(gate_found or ()),
             ],
-            [e for found_in in records.exceptions.values() for e in found_in] if records is not None else (),
+            exceptions=[e for found_in in records.exceptions.values() for e in found_in] if records is not None else (),
+            slips=reviewed.slips,
+            moves=reviewed.moves,
+            every_row=review_rows,
+            held=changelog_rows.held_cells(problems),
         )
-        links = changelog_rows.Links(config.links.enhancements, snapshot.revision, page_url)
+        links = changelog_rows.Links(
+            config.links.enhancements, snapshot.revision, page_url, changelog_rows.one_page(changes)
+        )
         inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))
+        look = tuple(changelog_signals.needs_a_look(changes, snapshot, signalled, links))
     log = changelog_mod.render(snapshot, changes, problems, inputs)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     if watched is not None:
@@ -236,6 +247,7 @@ def plan_sync(
         generated,
         tuple(reviewed.states or ()),
         changelog_signals.gate_list_name(lifecycle),
+        look,
     )
 
 

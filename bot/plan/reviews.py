@@ -13,7 +13,17 @@ from bot.model.finding import GATE_KEYS, Finding
 from bot.model.gates import Lifecycle
 from bot.model.history.declared import GateOrigins
 from bot.model.history.fields import kep_fields
-from bot.model.history.provenance import History, Provenance, attach, change_field, shallow_problem
+from bot.model.history.provenance import (
+    History,
+    Provenance,
+    Upstream,
+    attach,
+    change_field,
+    field_origin,
+    shallow_problem,
+    upstream_of,
+    value_before,
+)
 from bot.model.kep import Kep, Problem
 from bot.model.notes import ReleaseNotes, with_missing
 from bot.model.snapshot import Snapshot
@@ -50,7 +60,9 @@ class Reviewed(NamedTuple):
     report's ``provenance`` block (``origin``, ``None`` without history), the ``states`` of the planned stages
     (``None`` without release notes and gate list), the shared gates' ``owners`` (``None`` without the
     kep.yaml history's first declarations) and the ``(kep_path, release)`` of the ``not-in-notes`` findings the
-    gate list ``settled`` (:mod:`bot.plan.evidence.settled`)."""
+    gate list ``settled`` (:mod:`bot.plan.evidence.settled`); ``slips``: the released milestones rewritten a
+    source proves slipped (:func:`bot.plan.signals.slips`); ``moves``: ``{(kep_path, stage): Upstream}``, the
+    upstream commit that set each contradicted milestone no change writes (from the history, git only)."""
 
     changes: list[Change]
     problems: list[Problem]
@@ -60,6 +72,8 @@ class Reviewed(NamedTuple):
     states: list[PlannedStage] | None = None
     owners: signals.Owners | None = None
     settled: frozenset[tuple[str, str]] = frozenset()
+    slips: Mapping[tuple[str, str], str] = {}
+    moves: Mapping[tuple[str, str], Upstream] = {}
 
 
 class Diffed(NamedTuple):
@@ -114,6 +128,7 @@ def review(
         )
         problems += scope.lifecycle.problems
     states, settled = None, frozenset[tuple[str, str]]()
+    slipped: Mapping[tuple[str, str], str] = {}
     if signalled:
         keps = _in_scope(scope, diffed.page_keps, changes, review_rows)
         states = signals.planned_stages(
@@ -127,12 +142,15 @@ def review(
         )
         if found is not None and scope.lifecycle is not None:
             found, settled = settle(found, {k.path: k for k in keps}, joins, scope.lifecycle)
+        slipped = signals.slips(changes, diffed.page_keps, states, scope.lifecycle, joins)
     origin: Provenance | None = None
+    moves: dict[tuple[str, str], Upstream] = {}
     if history is not None:
-        changes, origin = _provenance(scope.snapshot, changes, history)
+        extra = signals.unchanged_contradicted(states or (), changes, diffed.page_keps)
+        changes, origin, moves = _provenance(scope.snapshot, changes, history, extra)
         if origin.get("shallow"):
             problems = problems + [shallow_problem(origin["shallow"])]
-    return Reviewed(changes, problems, found, gate_found, origin, states, owners, settled)
+    return Reviewed(changes, problems, found, gate_found, origin, states, owners, settled, slipped, moves)
 
 
 def _in_scope(scope: Scope, on_pages: Mapping[str, Kep], changes: Sequence[Change], review_rows: bool) -> list[Kep]:
@@ -202,16 +220,31 @@ def _review_release_notes(
     return reviewed.changes, reviewed.discrepancies, list(notes.problems), read
 
 
-def _provenance(snapshot: Snapshot, changes: list[Change], history: HistoryInput) -> tuple[list[Change], Provenance]:
-    """``changes`` with the upstream commit behind each new value, and the report's ``provenance`` block.
-    ``history`` is called once with ``{kep.yaml path: tracked fields}`` and the paths of the proposed changes."""
-    wanted: dict[str, set[str]] = {}
+def _provenance(
+    snapshot: Snapshot, changes: list[Change], history: HistoryInput, extra: Mapping[str, set[str]]
+) -> tuple[list[Change], Provenance, dict[tuple[str, str], Upstream]]:
+    """``changes`` with the upstream commit behind each new value, the report's ``provenance`` block and the
+    commit that set each of ``extra``'s fields (``{kep.yaml path: {"milestone.beta"}}``: values no change
+    writes), by ``(kep_path, stage)``, from a git history only (exact). ``history`` is called once with
+    ``{kep.yaml path: tracked fields}`` and the paths of the proposed changes."""
+    wanted: dict[str, set[str]] = {path: set(fields) for path, fields in extra.items()}
     for c in changes:
         if c.kep_path and change_field(c.field):
             wanted.setdefault(c.kep_path, set()).add(change_field(c.field))
     current = {k.path: kep_fields(k) for k in snapshot.all_keps() if k.path in wanted}
     proposed = frozenset(c.kep_path for c in changes if c.applied and c.kep_path)
-    return attach(changes, history(wanted, proposed) if callable(history) else history, current)
+    read = history(wanted, proposed) if callable(history) else history
+    out, block = attach(changes, read, current)
+    moves: dict[tuple[str, str], Upstream] = {}
+    for path, fields in extra.items() if read.kind == "git" else ():
+        timeline = read.timelines.get(path, ())
+        for field in fields:
+            origin = field_origin(timeline, field) if timeline else None
+            if origin is not None and current.get(path, {}).get(field, "") == (timeline[-1][1] or {}).get(field, ""):
+                moves[(path, field.removeprefix("milestone."))] = upstream_of(origin)._replace(
+                    before=value_before(timeline, field, origin)
+                )
+    return out, block, moves
 
 
 def _review_gates(

@@ -24,13 +24,14 @@ from bot.model.history.declared import GateOrigins
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.note_text import default_off, release_order
 from bot.model.snapshot import Snapshot
-from bot.plan.diff import Change
+from bot.plan.diff import RELEASED_FLAG, Change
 from bot.plan.evidence import gates as gates_mod
 from bot.plan.evidence.index import NotesIndex, change_stage
 from bot.plan.evidence.ownership import Ownership, decide, shared_gates
 from bot.plan.evidence.review import about_kep, agrees
 from bot.plan.evidence.stage_state import (
     CONFIRMS,
+    CONTRADICTED,
     COUNTER,
     ELSEWHERE,
     POSSIBLE,
@@ -173,3 +174,72 @@ def _notes_view(notes: NotesRead, kep: Kep, stage: str, release: str) -> NotesVi
         if ref is not None:
             refs.setdefault((ref.pr, ref.role), ref)
     return NotesView(tuple(refs.values()), release in notes.notes_index.releases)
+
+
+def slips(
+    changes: Sequence[Change],
+    keps: Mapping[str, Kep],
+    states: Sequence[PlannedStage],
+    lifecycle: Lifecycle | None,
+    joins: Mapping[str, gates_mod.Join],
+) -> dict[tuple[str, str], str]:
+    """``{(kep_path, stage): why}`` for each released milestone rewritten (a change flagged
+    :data:`bot.plan.diff.RELEASED_FLAG`) that a source proves a slip: the gate that speaks for the KEP had not
+    reached the stage by the old release, a closed one (``the gate list shows KubeletInUserNamespace alpha in
+    v1.35``, :func:`bot.plan.evidence.gates.verdict`), no list closing it holds any gate the KEP declares while
+    kep.yaml now plans its alpha later (KEP 4563: no EvictionRequestAPI by v1.36, alpha now v1.37), or a note surely about the KEP announces the stage in a
+    later release (``the v1.37 note #134639 announces it``). A rewrite no source proves is left out."""
+    out: dict[tuple[str, str], str] = {}
+    planned = {(s.kep_path, s.stage): s for s in states}
+    for c in changes:
+        old = normalize_milestone(c.old) or ""
+        if not (c.applied and c.field in STAGES and old and any(f.startswith(RELEASED_FLAG) for f in c.flags)):
+            continue
+        why = ""
+        j = joins.get(c.kep_path)
+        if lifecycle is not None and j is not None and j.gate and gates_mod.closed(lifecycle, old):
+            found = gates_mod.verdict(j.gate, c.field, old, lifecycle, j.since)
+            listed = lifecycle.gate(j.gate, old)
+            reached = [r for r, _ in gates_mod.readings(listed[0], c.field)[:1]] if listed else []
+            if found.state == CONTRADICTED and all(release_key(r) > release_key(old) for r in reached):
+                why = f"the gate list shows {found.reason}"
+        kep = keps.get(c.kep_path)
+        alpha = normalize_milestone(kep.milestone("alpha")) if kep is not None else ""
+        if (
+            not why
+            and lifecycle is not None
+            and j is not None
+            and j.declared
+            and not j.listed
+            and gates_mod.closed(lifecycle, old)
+            and alpha
+            and release_key(alpha) > release_key(old)
+        ):  # no gate of it in any list closing ``old``, and kep.yaml now plans its alpha after ``old``
+            why = f"the gate list has no {' or '.join(j.declared)} by {old}; kep.yaml now plans alpha in {alpha}"
+        state = planned.get((c.kep_path, c.field))
+        notes = state.notes if state is not None else ()
+        later = [n for n in notes if n.role == CONFIRMS and release_key(n.release) > release_key(old)]
+        if not why and later and c.kep_path in keps:
+            why = f"the {later[0].release} note #{later[0].pr} announces it"
+        if why:
+            out[(c.kep_path, c.field)] = why
+    return out
+
+
+def touched(changes: Sequence[Change], keps: Mapping[str, Kep]) -> set[tuple[str, str]]:
+    """``(kep_path, stage)`` of each planned stage an applied change is about
+    (:func:`bot.plan.evidence.index.change_stage`: its milestone, its new stage, GA for ``implemented``)."""
+    return {(c.kep_path, change_stage(c, keps[c.kep_path])) for c in changes if c.applied and c.kep_path in keps}
+
+
+def unchanged_contradicted(
+    states: Sequence[PlannedStage], changes: Sequence[Change], keps: Mapping[str, Kep]
+) -> dict[str, set[str]]:
+    """``{kep_path: {"milestone.beta", ...}}``: the milestones of the contradicted planned stages no applied
+    change is about (:func:`touched`; their provenance says who moved them upstream)."""
+    written = touched(changes, keps)
+    out: dict[str, set[str]] = {}
+    for s in states:
+        if s.state == CONTRADICTED and (s.kep_path, s.stage) not in written:
+            out.setdefault(s.kep_path, set()).add(f"milestone.{s.stage}")
+    return out

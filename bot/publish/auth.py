@@ -48,11 +48,12 @@ T = TypeVar("T")
 
 
 class GitHubApiError(PublishError):
-    """A GitHub API call failed for good; ``status`` is the HTTP status (0 for a connection error)."""
+    """A GitHub API call failed for good; ``status`` is the HTTP status (0 for a connection error), ``limited``
+    True when it was a rate limit (a 403 or 429 with a rate-limit header) still in force after the retries."""
 
-    def __init__(self, message: str, status: int = 0):
+    def __init__(self, message: str, status: int = 0, limited: bool = False):
         super().__init__(message)
-        self.status = status
+        self.status, self.limited = status, limited
 
 
 class _Counted:
@@ -215,7 +216,8 @@ def call_with_retry(
     try:
         return retrying(attempt)
     except (GithubException, requests.RequestException) as exc:
-        raise GitHubApiError(_describe(what, exc), getattr(exc, "status", 0)) from None
+        limited = isinstance(exc, GithubException) and exc.status in (403, 429) and _retry_wait(exc, 1) is not None
+        raise GitHubApiError(_describe(what, exc), getattr(exc, "status", 0), limited) from None
 
 
 def _private_key(env: Mapping[str, str]) -> str:

@@ -40,7 +40,8 @@ class Publication(NamedTuple):
     not make on the bot branch stopped the update (a human must act). ``operation``: what happened to the
     pull request, ``created``, ``updated``, ``closed``, ``blocked`` or ``none`` (``""``: not a GitHub publication).
     ``replaced``: the commit the bot branch pointed at before this run rebuilt it on a new base (its new head does
-    not descend from it, so a push of the branch needs a force), ``""`` when it was not rebuilt."""
+    not descend from it, so a push of the branch needs a force), ``""`` when it was not rebuilt. ``automerge``
+    (``pull_request.automerge`` enabled): ``merged`` or ``left open: REASON``, else ``""``."""
 
     plan: SyncPlan
     written: list[str]
@@ -48,6 +49,7 @@ class Publication(NamedTuple):
     blocked: bool = False
     operation: str = ""
     replaced: str = ""
+    automerge: str = ""
 
 
 #: Re-plan against a base that moved while publishing: ``PagesAtBase -> SyncPlan`` (a callback from

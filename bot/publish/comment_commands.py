@@ -7,6 +7,8 @@ A comment whose body starts with ``/kep-sync`` is a command (its first line; the
 - ``/kep-sync regenerate``: replace the bot branch with a fresh commit from the base (as the
   :data:`bot.plan.changelog.controls.REGENERATE_LABEL` label does);
 - ``/kep-sync explain <KEP>``: reply with the KEP's field history (``kep-sync history N``).
+- ``/kep-sync automerge off``: never merge this pull request (only where ``pull_request.automerge`` is
+  enabled; elsewhere it is an unknown command, as before that setting).
 
 Only users whose role on the wiki repository is admin, maintain or write may give them (GitHub's
 collaborator permission API: ``role_name``, else the legacy ``permission``), asked for every author of a
@@ -59,8 +61,9 @@ class Command(NamedTuple):
     error: str = ""
 
 
-def parse_comment(cid: int, user: str, updated: str, body: str | None) -> Command | None:
-    """The :class:`Command` of a comment body, or ``None`` when the body does not start with ``/kep-sync``."""
+def parse_comment(cid: int, user: str, updated: str, body: str | None, automerge: bool = False) -> Command | None:
+    """The :class:`Command` of a comment body, or ``None`` when the body does not start with ``/kep-sync``.
+    ``automerge``: ``pull_request.automerge`` is enabled, so ``automerge off`` is a command."""
     body = (body or "").lstrip("\ufeff")
     first = body.split("\n", 1)[0].strip()
     words = first.split()
@@ -71,6 +74,11 @@ def parse_comment(cid: int, user: str, updated: str, body: str | None) -> Comman
     if verb == "regenerate":
         return base._replace(
             verb=verb, error=f"`regenerate` takes no arguments; got {quoted(' '.join(args))}" if args else ""
+        )
+    if verb == "automerge" and automerge:
+        return base._replace(
+            verb=verb,
+            error="" if [a.casefold() for a in args] == ["off"] else "the command is `/kep-sync automerge off`",
         )
     if verb not in ("ignore", "explain"):
         what = f"unknown command {quoted(verb)}" if verb else "no command given"
@@ -96,6 +104,17 @@ def parse_comment(cid: int, user: str, updated: str, body: str | None) -> Comman
 def may_command(permission: str, role_name: str) -> bool:
     """True when a user with this ``role_name`` / legacy ``permission`` on the wiki repository may give commands."""
     return role_name in ALLOWED or permission in ALLOWED
+
+
+def unchecked(user: str, status: int, repo: str) -> str:
+    """Why ``user``'s command is not carried out when GitHub would not tell the user's role (the collaborator
+    permission API answered HTTP ``status``, 403 for a token or App that may not read it): a role that
+    cannot be read is no write role. The command is not read again on a later run."""
+    return (
+        f"GitHub did not tell the role of @{user} on {repo} (HTTP {status}), so kep-sync cannot check it; commands "
+        "need write, maintain or admin access to the wiki repository, and the token kep-sync runs with must be "
+        "able to read collaborator permissions"
+    )
 
 
 def refusal(user: str, permission: str, role_name: str, repo: str) -> str:
@@ -182,6 +201,11 @@ def regenerate_done(command: Command, head: str) -> str:
             "kep-sync closed this pull request.",
         )
     return reply(command, f"**Done**: kep-sync replaced the branch with a fresh commit from the base: `{head[:12]}`.")
+
+
+def automerge_off_done(command: Command) -> str:
+    """The reply to ``/kep-sync automerge off``."""
+    return reply(command, "**Done**: kep-sync will not merge this pull request; a reviewer merges it.")
 
 
 def explain_done(command: Command, history: str) -> str:

@@ -4,7 +4,8 @@
 base branch head and the pages at it through the API (no clone);
 :meth:`GitHubWiki.publish` then acts on the open bot pull request, if any:
 
-- same proposal on the same page blobs -> nothing (zero writes);
+- same proposal on the same page blobs -> no commit; the body is edited when anything it says changed
+  (the evidence, the watch, the source revision, the problems), else nothing (zero writes);
 - new proposal or a page changed on the base -> one commit with all changed
   pages (blobs -> tree -> commit, then the ref moves last), body refreshed;
 - the base already has the rows -> comment, close as superseded, delete the branch;
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from github.GithubObject import NotSet, Opt
 from github.NamedUser import NamedUser
+from github.PullRequest import PullRequest
 
 from bot.errors import ConfigError
 from bot.http import RequestCounter
@@ -48,21 +50,23 @@ from bot.plan.changelog.controls import CONTROLS_SUMMARY
 from bot.publish import auth
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
-from bot.publish.auth import GitHubApiError, GitHubSession, connect
+from bot.publish.auth import PER_PAGE, GitHubApiError, GitHubSession, connect
 from bot.publish.backend import PagesAtBase, Publication, Replan
+from bot.publish.conditional import ConditionalReads, etag_dir
 from bot.publish.github_branch import BotBranch, committer_of
 from bot.publish.github_commands import CommentCommands
+from bot.publish.github_dashboard import DashboardIssue
+from bot.publish.github_merge import Automerge
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
 
 if TYPE_CHECKING:
-    from github.PullRequest import PullRequest
     from github.Repository import Repository
 
     from bot.plan.planner import SyncPlan
 
 
-class GitHubWiki(CommentCommands, BotBranch):
+class GitHubWiki(CommentCommands, BotBranch, Automerge, DashboardIssue):
     """:class:`~bot.publish.backend.Wiki` over ``config.wiki.repo`` through the GitHub API.
 
     Make it with :meth:`connect`. ``read_only`` (the dry run): :meth:`read` makes only the reads
@@ -123,6 +127,9 @@ class GitHubWiki(CommentCommands, BotBranch):
         self.explain = explain
         self.repo_name = _wiki_repo(config)
         self.repo: Repository = session.client.get_repo(self.repo_name)
+        self.reads = ConditionalReads(
+            self.repo.requester, etag_dir(config.cache_dir, config.github.api_url, self.repo_name)
+        )
         self.owner = self.repo_name.split("/", 1)[0]
         self.log = get_logger(component="publish", repo=self.repo_name, branch=config.pull_request.branch)
 
@@ -136,12 +143,13 @@ class GitHubWiki(CommentCommands, BotBranch):
         self.pulls, self.open_pr = [], None
         if not self.read_only:
             branch = self.pr_config.branch
-            self.pulls = self.call(
+            listed = self.call(
                 "list the bot's pull requests",
-                lambda: self.repo.get_pulls(
-                    state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc"
-                ).get_page(0),
+                self.reads.get,
+                f"{self.repo.url}/pulls",
+                dict(state="all", head=f"{self.owner}:{branch}", sort="created", direction="desc", per_page=PER_PAGE),
             )
+            self.pulls = [PullRequest(self.repo.requester, {}, p, completed=False) for p in listed]
         self.base_name = self._base_name()
         self.open_pr = next((p for p in self.pulls if p.state == "open" and p.base.ref == self.base_name), None)
         self.base_sha, self.base_tree = self._base_head(self.base_name)
@@ -150,7 +158,12 @@ class GitHubWiki(CommentCommands, BotBranch):
         self.newest = (0, "")
         if self.open_pr is not None:
             self.commands, self.newest = self._read_commands(self.open_pr)
-        pages, self.ignores = self._mark(self.original, prmod.parse_state(self.open_pr.body if self.open_pr else ""))
+        state = prmod.parse_state(self.open_pr.body if self.open_pr else "")
+        lifted = self._dashboard_read() if not self.read_only else set()
+        if state is not None and lifted:
+            kept = [rule for rule in cmd.decode_ignores(state.ignore) if rule not in lifted]
+            state = state._replace(ignore=cmd.encode_ignores(kept))
+        pages, self.ignores = self._mark(self.original, state)
         budget = prmod.changelog_budget(self.open_pr.body if self.open_pr else None)
         return PagesAtBase(
             pages, self.base_sha, budget - len(self._ignore_block()) - len(cmd.encode_ignores(self.ignores))
@@ -194,12 +207,17 @@ class GitHubWiki(CommentCommands, BotBranch):
             prmod.pages_digest(self.blobs),
             **self._commands_state(),
         )
+        self.opened, self.head_after = None, ""
         if self.open_pr is None:
             publication = self._open(self.pulls, plan, proposal, self.base_name, self.base_tree)
-            return publication._replace(operation="created" if publication.url else "none")
-        self.head_after = ""
+            publication = self._merged(
+                self.opened, publication._replace(operation="created" if publication.url else "none")
+            )
+            self._dashboard_write(publication)
+            return publication
         publication = self._update(self.open_pr, plan, proposal, self.base_tree)
         self._answer(self.open_pr, publication)
+        publication = self._merged(self.open_pr if publication.url else None, publication)
         operation = (
             "blocked"
             if publication.blocked
@@ -209,7 +227,19 @@ class GitHubWiki(CommentCommands, BotBranch):
             if publication.written
             else "none"
         )
-        return publication._replace(operation=operation)
+        publication = publication._replace(operation=operation)
+        self._dashboard_write(publication)
+        return publication
+
+    def _merged(self, pr: PullRequest | None, publication: Publication) -> Publication:
+        """``publication`` with what automerge did to ``pr`` (only with ``pull_request.automerge`` enabled)."""
+        if pr is None or not self.pr_config.automerge.enabled:
+            return publication
+        return publication._replace(
+            automerge=self._automerge_step(
+                pr, publication.plan, bool(publication.written), publication.blocked, self.head_after
+            )
+        )
 
     # --------------------------------------------------------- open pull request
     def _update(self, pr: PullRequest, plan: SyncPlan, proposal: PrState, base_tree: str) -> Publication:
@@ -233,9 +263,22 @@ class GitHubWiki(CommentCommands, BotBranch):
             and not regenerate
             and (state.fingerprint, state.pages) == (proposal.fingerprint, proposal.pages)
         ):
-            self.log.info("pull request is up to date", pull_request=pr.number)
-            self._record(pr, recorded)
             self.head_after = pr.head.sha
+            # The same changes on the same pages: no commit. Whatever else the body says (the evidence, the
+            # watch, the source revision, the problems) is this run's and replaces a stale one. Its links to
+            # page lines keep the base the branch was built on: the pages there are these very bytes.
+            text = plan.changelog.body
+            if state.base and proposal.base:
+                text = text.replace(f"/blob/{proposal.base}/", f"/blob/{state.base}/")
+            if pr.title == self._title(plan) and prmod.same_section(
+                pr.body, prmod.render_section(text, recorded if self.commands else state)
+            ):
+                self.log.info("pull request is up to date", pull_request=pr.number)
+                self._record(pr, recorded)
+            else:
+                body = prmod.merge_body(pr.body, prmod.render_section(text, recorded))
+                self.call(f"update pull request #{pr.number}", pr.edit, title=self._title(plan), body=body)
+                self.log.info("pull request body refreshed; no commit", pull_request=pr.number)
             return Publication(plan, [], pr.html_url)
         fast_forward = ours and state is not None and not regenerate and state.base == proposal.base
         if (
@@ -338,6 +381,7 @@ class GitHubWiki(CommentCommands, BotBranch):
             recover=lambda: self._open_pull(base_name, new_head),
         )
         self._decorate(pr)
+        self.opened = pr
         self.log.info("pull request opened", pull_request=pr.number, head=new_head)
         return Publication(plan, sorted(plan.changed_pages()), pr.html_url)
 

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from github import GitCommit, GithubException, GitRef, GitTree, InputGitTreeElement
+from github.ContentFile import ContentFile
 from structlog.typing import FilteringBoundLogger
 
 from bot.fileread import PAGE_BYTES
 from bot.publish import pull_request as prmod
 from bot.publish.auth import GitHubApiError
 from bot.publish.backend import page_error
+from bot.publish.conditional import ConditionalReads
 from bot.publish.ownership import is_own_head
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings, PullRequestSettings
@@ -38,6 +40,7 @@ class BotBranch:
     log: FilteringBoundLogger
     repo: Repository
     pulls: list[PullRequest]
+    reads: ConditionalReads
 
     def _base_name(self) -> str:
         """``wiki.base``, else the default branch: as a listed pull request's base repository gives it (no
@@ -45,12 +48,12 @@ class BotBranch:
         if self.config.wiki.base:
             return self.config.wiki.base
         listed = next((p.base.repo.default_branch for p in self.pulls if p.base.repo), None)
-        return listed or self.call("read the default branch", lambda: self.repo.default_branch)
+        return listed or str(self.call("read the default branch", self.reads.get, self.repo.url)["default_branch"])
 
     def _base_head(self, base_name: str) -> tuple[str, str]:
-        """``(commit SHA, tree SHA)`` of the head of branch ``base_name``."""
-        head = self.call(f"read branch {base_name}", self.repo.get_branch, base_name).commit
-        return head.sha, head.commit.tree.sha
+        """``(commit SHA, tree SHA)`` of the head of branch ``base_name`` (a conditional read)."""
+        head = self.call(f"read branch {base_name}", self.reads.get, f"{self.repo.url}/branches/{quote(base_name)}")
+        return str(head["commit"]["sha"]), str(head["commit"]["commit"]["tree"]["sha"])
 
     def _read_pages(self, base_name: str, sha: str) -> tuple[dict[str, bytes], dict[str, str]]:
         pages, blobs = {}, {}
@@ -58,14 +61,18 @@ class BotBranch:
         for path in self.config.pages_to_read():
             if path.endswith("/") or not path:
                 raise page_error(path, "must name a file, not a directory (no trailing '/')", where)
+            url = f"{self.repo.url}/contents/{quote(path)}"
             try:
-                item = self.call(f"read {path} at {base_name}", self.repo.get_contents, path, ref=sha)
+                data = self.call(f"read {path} at {base_name}", self.reads.get, url, {"ref": sha})
+                if _kept_page_differs(data):  # a kept answer whose content is not the blob it names: read again
+                    data = self.call(f"read {path} at {base_name}", self.reads.get, url, {"ref": sha}, fresh=True)
             except GitHubApiError as exc:
                 if exc.status == 404:
                     raise page_error(path, "no such file", where) from None
                 raise
-            if isinstance(item, list) or item.type != "file":
+            if isinstance(data, list) or data.get("type") != "file":
                 raise page_error(path, "not a file", where)
+            item = ContentFile(self.repo.requester, {}, data, completed=True)
             if item.size > PAGE_BYTES:
                 raise page_error(path, f"larger than {PAGE_BYTES} bytes, refused", where)
             if item.encoding == "base64":
@@ -208,6 +215,16 @@ class BotBranch:
 def committer_of(person) -> str:
     """``"Name <email>"`` of a PyGithub ``GitAuthor`` (``""`` when missing)."""
     return f"{person.name} <{person.email}>" if person is not None else ""
+
+
+def _kept_page_differs(data: object) -> bool:
+    """True for a ``contents`` answer with inline content whose git blob SHA is not the ``sha`` it names."""
+    if not isinstance(data, dict) or data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
+        return False
+    try:
+        return _blob_sha(base64.b64decode(data["content"])) != data.get("sha")
+    except ValueError:
+        return True
 
 
 def _blob_sha(data: bytes) -> str:

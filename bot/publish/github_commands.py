@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from github.IssueComment import IssueComment
-from github.PaginatedList import PaginatedList
 from structlog.typing import FilteringBoundLogger
 
 from bot.errors import KepSyncError
 from bot.plan.changelog.markdown import inline
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
-from bot.publish.auth import GitHubApiError
+from bot.publish.auth import PER_PAGE, GitHubApiError
 from bot.publish.backend import Publication
+from bot.publish.conditional import ConditionalReads
 from bot.publish.pull_request import PrState
 from bot.publish.settings import PublishSettings
 from bot.wiki.marking import mark_kep
@@ -36,6 +36,7 @@ class CommentCommands:
     log: FilteringBoundLogger
     repo: Repository
     repo_name: str
+    reads: ConditionalReads
     explain: Callable[[int], str] | None
     open_pr: PullRequest | None
     commands: list[cmd.Command]
@@ -54,23 +55,23 @@ class CommentCommands:
         another author and every comment after it wait for the next run: the watermark stops before it."""
         state = prmod.parse_state(pr.body) or PrState()
         since, seen = cmd.since_query(state.since), int(state.seen) if state.seen.isdigit() else 0
-        comments = self.call(
+        listed = self.call(
             f"list comments of #{pr.number}",
-            lambda: list(
-                PaginatedList(
-                    IssueComment, self.repo.requester, f"{pr.issue_url}/comments", {"since": since} if since else None
-                )
-            ),
+            self.reads.get_list,
+            f"{pr.issue_url}/comments",
+            {"since": since, "per_page": PER_PAGE} if since else {"per_page": PER_PAGE},
         )
+        comments = [IssueComment(self.repo.requester, {}, c, completed=True) for c in listed]
         found: list[cmd.Command] = []
-        roles: dict[str, tuple[str, str]] = {}
+        roles: dict[str, tuple[str, str] | int] = {}
         top_id, top_time = seen, ""
         refused: set[str] = set()
         comments.sort(key=lambda c: c.id)
         for k, c in enumerate(comments):
             updated = _iso(c.updated_at)
             login = c.user.login if c.user else ""
-            command = cmd.parse_comment(c.id, login, updated, c.body) if c.id > seen else None
+            automerge = self.config.pull_request.automerge.enabled
+            command = cmd.parse_comment(c.id, login, updated, c.body, automerge) if c.id > seen else None
             if command is not None and login not in roles and len(roles) >= cmd.MAX_ROLE_READS:
                 waiting = [_iso(later.updated_at) for later in comments[k:]]  # listed again next run
                 self.log.info("commands of more authors than are checked per run wait", comment=c.id)
@@ -80,23 +81,36 @@ class CommentCommands:
                 continue
             if login not in roles:
                 roles[login] = self._role(login)
-            if not cmd.may_command(*roles[login]):
+            role = roles[login]
+            if isinstance(role, int) or not cmd.may_command(*role):
                 if login in refused or len(refused) >= cmd.MAX_REFUSALS:
                     self.log.info("command from a user without write access left unanswered", comment=c.id)
                     continue
                 refused.add(login)
-                command = command._replace(error=cmd.refusal(login, *roles[login], self.repo_name))
+                why = (
+                    cmd.unchecked(login, role, self.repo_name)
+                    if isinstance(role, int)
+                    else cmd.refusal(login, *role, self.repo_name)
+                )
+                command = command._replace(error=why)
             found.append(command)
         return found, (top_id, top_time)
 
-    def _role(self, login: str) -> tuple[str, str]:
-        """``(permission, role_name)`` of ``login`` on the wiki repository (``("", "")`` for no such user)."""
+    def _role(self, login: str) -> tuple[str, str] | int:
+        """``(permission, role_name)`` of ``login`` on the wiki repository (``("", "")`` for no such user), or
+        the HTTP status when GitHub refuses to tell (a 4xx other than 404 and 401 that is no rate limit: 403 for
+        a token or App installation that may not read collaborator permissions, an organisation's SSO), logged
+        as a warning. Raises :class:`GitHubApiError` for any other failure (a refused token, a rate limit, 5xx
+        or a connection error after retries): the command waits for a later run."""
         url = f"{self.repo.url}/collaborators/{quote(login, safe='')}/permission"
         try:
             _, data = self.call(f"read the role of @{login}", self.repo.requester.requestJsonAndCheck, "GET", url)
         except GitHubApiError as exc:
             if exc.status == 404:
                 return "", ""
+            if 400 <= exc.status < 500 and exc.status != 401 and not exc.limited:
+                self.log.warning("the role of a command's author could not be read", user=login, error=str(exc))
+                return exc.status
             raise
         return str(data.get("permission") or ""), str(data.get("role_name") or "")
 
@@ -144,7 +158,8 @@ class CommentCommands:
         seen, since = old.seen, old.since
         if self.newest[0] > (int(old.seen) if old.seen.isdigit() else 0):
             seen, since = str(self.newest[0]), cmd.compact_time(self.newest[1]) or old.since
-        return dict(seen=seen, since=since, ignore=cmd.encode_ignores(self.ignores))
+        off = old.automerge == "off" or any(c.verb == "automerge" and not c.error for c in self.commands)
+        return dict(seen=seen, since=since, ignore=cmd.encode_ignores(self.ignores), automerge="off" if off else "")
 
     def _record(self, pr: PullRequest, state: PrState) -> None:
         """Write ``state`` into the body's state marker when commands were read (one request)."""
@@ -168,6 +183,8 @@ class CommentCommands:
             return cmd.ignore_done(c, self.ignores[cmd.ignored_rule(c)], head)
         if c.verb == "regenerate":
             return cmd.regenerate_done(c, head)
+        if c.verb == "automerge":
+            return cmd.automerge_off_done(c)
         if self.explain is None:
             return cmd.not_done(c, "this kep-sync run has no access to the KEP history")
         try:

@@ -41,6 +41,9 @@ END = "<!-- kep-sync:end -->"
 _BEGIN_RE = re.compile(r"^<!-- kep-sync:begin\b[^>\n]*-->[ \t\r]*$", re.M)
 _END_RE = re.compile(r"^<!-- kep-sync:end -->[ \t\r]*$", re.M)
 _STATE_RE = re.compile(r"^<!-- kep-sync:state ([^>\n]*?) -->[ \t\r]*$", re.M)
+#: The hidden start of the line saying why automerge left the pull request open.
+AUTOMERGE_TAG = "<!-- kep-sync:automerge -->"
+_AUTOMERGE_RE = re.compile(r"^<!-- kep-sync:automerge -->[^\n]*\n\n", re.M)
 _TRAILER_RE = re.compile(r"^[A-Za-z0-9-]+: \S")
 _TRAILERS = {
     "fingerprint": "Kep-Sync-Fingerprint",
@@ -61,7 +64,8 @@ class PrState(NamedTuple):
     request this one follows, which was closed without merge. Commands in comments
     (:mod:`bot.publish.comment_commands`): ``seen``, the id of the newest comment read when
     commands were last carried out; ``since``, its ``updated_at`` (:func:`~bot.publish.comment_commands.compact_time`);
-    ``ignore``, the ignore commands carried out (:func:`~bot.publish.comment_commands.encode_ignores`).
+    ``ignore``, the ignore commands carried out (:func:`~bot.publish.comment_commands.encode_ignores`);
+    ``automerge``: ``off`` once ``/kep-sync automerge off`` was carried out.
     """
 
     revision: str = ""
@@ -74,6 +78,7 @@ class PrState(NamedTuple):
     seen: str = ""
     since: str = ""
     ignore: str = ""
+    automerge: str = ""
 
 
 def fingerprint(changes: Iterable[Change], generated: Iterable[tuple[str, str]] = ()) -> str:
@@ -170,13 +175,53 @@ def with_state(body: str | None, state: PrState) -> str:
     return body[: found[-1].start()] + state_marker(state) + body[found[-1].end() :]
 
 
+def same_section(body: str | None, section: str) -> bool:
+    """True when the bot section of ``body`` is ``section`` (:func:`render_section`), line ends and the automerge
+    line (:func:`with_automerge`, kept by :func:`merge_body`) aside (a body edited on GitHub's web page comes back
+    with ``\r\n``); False when ``body`` has no section."""
+    body = body or ""
+    span = _section_span(body)
+    if span is None:
+        return False
+    found = _AUTOMERGE_RE.sub("", body[span[0] : span[1]].replace("\r\n", "\n"))
+    return found == section.replace("\r\n", "\n")
+
+
 def merge_body(existing: str | None, section: str) -> str:
-    """``existing`` with its bot section replaced by ``section`` (appended after the human text when absent)."""
+    """``existing`` with its bot section replaced by ``section`` (appended after the human text when absent); the
+    automerge line of the old section stays (automerge replaces or removes it, :func:`with_automerge`)."""
     existing = existing or ""
     span = _section_span(existing)
     if span is not None:
-        return existing[: span[0]] + section + existing[span[1] :]
+        line = automerge_line(existing)
+        merged = existing[: span[0]] + section + existing[span[1] :]
+        reason = line.removeprefix(f"{AUTOMERGE_TAG}**Automerge**: left open: ").removesuffix("\n\n")
+        return with_automerge(merged, reason) if line else merged
     return f"{existing.rstrip()}\n\n{section}" if existing.strip() else section
+
+
+def automerge_line(body: str | None) -> str:
+    """The automerge line of the bot section of ``body`` (``""``: none)."""
+    body = body or ""
+    span = _section_span(body)
+    found = list(_AUTOMERGE_RE.finditer(body, span[0], span[1])) if span else []
+    return found[-1].group(0) if found else ""
+
+
+def with_automerge(body: str | None, reason: str) -> str:
+    """``body`` with the line saying why kep-sync left its pull request open (``reason``, markdown made inert
+    by the caller) just before the state marker of its section, replacing an earlier one; ``""``: no line."""
+    body = body or ""
+    span = _section_span(body)
+    if span is None:
+        return body
+    section = body[span[0] : span[1]]
+    section = _AUTOMERGE_RE.sub("", section)
+    if reason:
+        state = list(_STATE_RE.finditer(section))
+        at = state[-1].start() if state else len(section) - len(END)
+        section = section[:at] + f"{AUTOMERGE_TAG}**Automerge**: left open: {reason}\n\n" + section[at:]
+    return body[: span[0]] + section + body[span[1] :]
 
 
 def with_trailers(message: str, state: PrState) -> str:

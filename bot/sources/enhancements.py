@@ -35,6 +35,7 @@ from bot.model.snapshot import Snapshot, build_snapshot
 from bot.redact import redact
 from bot.sources import parse_github_spec
 from bot.sources.git import (
+    NoDefaultBranch,
     clean_head,
     read_git_tree,
     remote_head,
@@ -119,9 +120,16 @@ def _local_source(value: str, path: Path) -> Source:
         )
     if path.is_file() or (path.is_dir() and ((path / "HEAD").is_file() or (path / ".git").exists())):
         return Source("git", str(path.resolve()))
-    raise UsageError(
-        f"enhancements (--enhancements) {value!r}: not a directory with keps/, a .tar.gz snapshot, a git "
-        f"repository, a bundle, a URL or github:OWNER/REPO@REF{relative_to(value)}"
+    raise not_enhancements(value)
+
+
+def not_enhancements(value: str, why: str = "") -> UsageError:
+    """The usage error (exit 2) for an ``--enhancements`` that is no kubernetes/enhancements: a plain folder, or
+    a local git repository or bundle with no readable ``keps/`` (``why`` says what was found)."""
+    return UsageError(
+        f"enhancements (--enhancements) {value!r}: {why + '; ' if why else ''}not a directory with keps/, a "
+        f".tar.gz snapshot, a git repository, a bundle, a URL or github:OWNER/REPO@REF"
+        f"{relative_to(value)}"
     )
 
 
@@ -192,9 +200,17 @@ def load_snapshot(
         files, problems, revision = read_local_tarball(Path(source.location))
         return with_problems(build_snapshot(files, text_path(value), revision), problems)
     if source.kind == "git":
-        repo = sync_git_cache(source.location, cache_dir)
+        local = Path(source.location).exists()  # a path on this machine: a wrong one is the user's to fix (exit 2)
+        try:
+            repo = sync_git_cache(source.location, cache_dir)
+        except NoDefaultBranch as exc:
+            if local:
+                raise not_enhancements(value, "a git repository with no HEAD and no single default branch") from exc
+            raise
         revision = run_git(repo, "rev-parse", "HEAD").strip()
         if not run_git(repo, "ls-tree", revision, "--", "keps").strip():
+            if local:
+                raise not_enhancements(value, f"a git repository with no keps/ folder at revision {revision[:12]}")
             raise SourceError(
                 f"{text_path(redact(source.location))}: no keps/ folder at revision {revision}; "
                 "refused, not read as every KEP gone"

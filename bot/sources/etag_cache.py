@@ -30,12 +30,13 @@ class EtagCache:
     An entry that cannot be used (missing or unreadable file, a directory, an ETag that is not
     printable ASCII) is absent: :meth:`get` never raises and never yields an ETag httpx would refuse.
     :meth:`put` and :meth:`drop` report failures as a :class:`~bot.model.kep.Problem` in ``problems``
-    (the run goes on without caching) and leave no temporary file behind.
+    (the run goes on without caching; ``what`` names the cache in it) and leave no temporary file behind.
     """
 
-    def __init__(self, root: Path, problems: list[Problem] | None = None):
+    def __init__(self, root: Path, problems: list[Problem] | None = None, what: str = "release-notes cache"):
         self.root = root
         self.problems = [] if problems is None else problems
+        self.what = what
 
     def get(self, name: str, max_bytes: int = CACHE_ENTRY_BYTES) -> tuple[bytes, str] | None:
         """``(body, ETag)`` of entry ``name``; ``None`` when it is absent or unusable (not a regular file, a
@@ -82,7 +83,7 @@ class EtagCache:
             Problem(
                 str(self.root / name),
                 "",
-                f"cannot {verb} the release-notes cache: {exc.strerror or exc}; going on without it",
+                f"cannot {verb} the {self.what}: {exc.strerror or exc}; going on without it",
             )
         )
 

@@ -30,6 +30,10 @@ from bot.sources.localfs import LINK, MAX_FILE_BYTES, NOT_UTF8, decode_path, tex
 _REFUSALS = ("detected dubious ownership", "unsafe repository")
 
 
+class NoDefaultBranch(SourceError):
+    """A git source whose ``HEAD`` names no commit and that has no single branch (nor master/main) to read."""
+
+
 def ownership_refusal(repo: Path, stderr: str) -> str:
     """Why git would not read ``repo``, when its ``stderr`` says the repository is owned by another user
     (``safe.directory``): the owner, the user kep-sync runs as, and the two ways out; ``""`` for any other
@@ -232,7 +236,7 @@ def _ensure_head(repo: Path, url: str) -> None:
         defaults: tuple[str, ...] = ("refs/heads/master", "refs/heads/main")
         branches = [b for b in defaults if b in branches][:1]
     if not branches:
-        raise SourceError(f"{redact(url)}: no HEAD and no single default branch to read")
+        raise NoDefaultBranch(f"{redact(url)}: no HEAD and no single default branch to read")
     run_git(repo, "symbolic-ref", "HEAD", branches[0])
 
 
@@ -338,4 +342,4 @@ def remote_head(location: str) -> str:
     for ref in ("HEAD", *(branches if len(branches) == 1 else ()), "refs/heads/master", "refs/heads/main"):
         if ref in refs:
             return refs[ref]
-    raise SourceError(f"{redact(location)}: no HEAD and no single default branch to read")
+    raise NoDefaultBranch(f"{redact(location)}: no HEAD and no single default branch to read")

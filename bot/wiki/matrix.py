@@ -40,7 +40,7 @@ from bot.model.kep import (
     same_milestone,
 )
 from bot.wiki.headers import DEFAULT_ALIASES
-from bot.wiki.kepnames import kep_name
+from bot.wiki.kepnames import foreign_reference, name_in_cell, parse_kep_cell, reference_definitions
 from bot.wiki.tables import (
     Cell,
     column_alignments,
@@ -72,14 +72,6 @@ ROLE_PARTS = {"status": (1, 2), "milestones": (3, 3)}
 OWNED_ROLES = ("status", "stage", "milestones", "alpha", "beta", "stable")
 BLANKS = frozenset({"", "-", "—", "–", "n/a", "na", "none"})
 
-#: ``KEP`` before a number: ``KEP-``, ``KEP 4671``, ``KEP #4671``, ``KEP‑4671`` (any dash: - ‐ ‑ ‒ – — −).
-_KEP_PREFIX = r"(?:KEP[ \t\u00a0]*[-\u2010-\u2015\u2212]?[ \t\u00a0]*#?[ \t\u00a0]*)?"
-_LEADING_KEP_RE = re.compile(rf"^{_KEP_PREFIX}([0-9]{{1,9}})(?![0-9.])", re.IGNORECASE)
-#: A URL naming a KEP: its enhancements issue, its ``kep.k8s.io`` short link or its ``keps/<sig>/`` directory.
-_KEP_URL_RE = re.compile(
-    r"(?:/enhancements/issues/|\bkep\.k8s\.io/|/keps/[^/\s)]+/)([0-9]{1,9})(?![0-9])"
-    r"(?:-([A-Za-z0-9][A-Za-z0-9_.-]*))?"
-)
 #: A composite cell's separator: ``/``, full-width ``／``, an escaped pipe ``\|`` or ``｜``, any spaces around;
 #: never the slash of the blank ``n/a``.
 _SEP_RE = re.compile(r"([\s\u200b]*(?:(?<!\bn)(?<!\bN)/(?![aA]\b)|／|\\\||｜)[\s\u200b]*)")
@@ -130,7 +122,7 @@ class MatrixRow(NamedTuple):
 
 class ProblemRow(NamedTuple):
     """A row of a KEP table left as is (a problem says why) whose KEP cell still names a KEP
-    (:func:`name_in_cell`): 0-based ``line``, KEP ``number`` and ``slug`` (``""`` when unsure).
+    (:func:`bot.wiki.kepnames.name_in_cell`): 0-based ``line``, KEP ``number`` and ``slug`` (``""`` when unsure).
     The KEP has a row on the page all the same: it is no new KEP candidate and gets no second row."""
 
     line: int
@@ -177,36 +169,6 @@ def normalize_header(text: str) -> str:
     return " ".join(re.sub(r"\s*/\s*", " / ", text).split()).casefold()
 
 
-def parse_kep_cell(text: str) -> tuple[int, str] | None:
-    """``(number, slug)`` from a KEP cell in any form :func:`bot.wiki.kepnames.kep_name` reads (``4671-x``,
-    ``[4671-x](url)``, ``KEP-4671``, ``KEP #4671``, ``#4671``, ``kubernetes/enhancements#4671``, a
-    ``kep.k8s.io`` or tracking-issue link, as text or link target), else ``None``."""
-    name = kep_name(text)
-    return (name.number, name.slug) if name is not None else None
-
-
-def name_in_cell(text: str) -> tuple[int, str] | None:
-    """The KEP a row's KEP cell names even when kep-sync cannot use the row: :func:`parse_kep_cell` of the
-    cell, else of the cell without HTML tags (``<b>3000-x</b>``, ``<a name="k"></a>3000-x`` -> ``(3000, "x")``),
-    else the number the cell starts with after emphasis, ``#``, ``[`` and tags (``6200-evil\\|x``,
-    ``~~6202-x~~ (moved)``, ``#3100`` -> ``(6200, "")``, ``(6202, "")``, ``(3100, "")``; not ``1.35``), else the
-    KEP an enhancements issue, ``kep.k8s.io`` or ``keps/`` directory URL in the cell names
-    (``https://github.com/kubernetes/enhancements/issues/3100`` -> ``(3100, "")``,
-    ``.../keps/sig-node/4671-x`` -> ``(4671, "x")``); ``None`` when it names none of these."""
-    key = parse_kep_cell(text)
-    if key is not None:
-        return key
-    bare = _TAG_RE.sub("", text).strip()
-    key = parse_kep_cell(bare)
-    if key is not None:
-        return key
-    m = _LEADING_KEP_RE.match(bare.lstrip("*_`~[#").strip())
-    if m:
-        return int(m.group(1)), ""
-    url = _KEP_URL_RE.search(text)
-    return (int(url.group(1)), url.group(2) or "") if url else None
-
-
 def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_ALIASES) -> MatrixPage:
     """Find the KEP rows of a page.
 
@@ -219,6 +181,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
     cell still names a KEP (:func:`name_in_cell`) are in ``left``.
     """
     lines = text.split("\n")
+    definitions = reference_definitions(lines)
     tables: list[list[MatrixRow]] = []
     problems: list[Problem] = []
     left: list[ProblemRow] = []
@@ -250,7 +213,8 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
             cells = split_row(lines[index])
             kep_text = cells[keys["kep"]].text if keys["kep"] < len(cells) else ""
             where, who = f"line {index + 1}", f"KEP cell {kep_text!r}"
-            named = name_in_cell(kep_text)
+            foreign = foreign_reference(kep_text, definitions)
+            named = None if foreign else name_in_cell(kep_text)
             if named is not None and (len(cells) > len(header) or parse_kep_cell(kep_text) is None):
                 left.append(ProblemRow(index, *named))
             if len(cells) > len(header):
@@ -258,7 +222,7 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
                     Problem(path, where, f"{who}: row has {len(cells)} cells, header has {len(header)}; left as is")
                 )
                 continue
-            key = parse_kep_cell(kep_text)
+            key = None if foreign else parse_kep_cell(kep_text)
             if key is None:
                 problems.append(Problem(path, where, f"{who} names no KEP; left as is"))
                 continue
@@ -484,9 +448,7 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
                 continue
             text = spelled(row, field, value, key, old)
             marks = _unwrap(old)[0] if field != "feature_gates" else ""
-            pieces[index] = (
-                f"{marks}{escape_cell(text)}{marks[::-1]}" if text else row.vocab.get(key, Spelling()).blank or "-"
-            )
+            pieces[index] = f"{marks}{escape_cell(text)}{marks[::-1]}" if text else none_text(row, key, line)
             if not old.strip():
                 _fill_gap(pieces, index)
             if row.layout.get(key, (None, ""))[0] is not None:
@@ -498,6 +460,29 @@ def render_row(line: str, row: MatrixRow, updates: Mapping[str, str]) -> str:
             width, align = row.layout.get(key, (None, "left"))
             line = fill_cell(line, row.cells[key], text, width, align)
     return line
+
+
+def written_text(row: MatrixRow, field: str, value: str, line: str) -> str:
+    """The text :func:`render_row` gives the first cell of ``row`` (on ``line``) showing ``field`` for ``value``
+    (kep.yaml's, ``""`` for none): spelled in the page's words (``GA``, ``1.30``) or its word for none
+    (:func:`none_text`); ``value`` itself when no cell shows the field."""
+    located = locate(row, field)
+    if located is None:
+        return value
+    key, old = located[0], located[2][located[1]]
+    return spelled(row, field, value, key, old) or none_text(row, key, line)
+
+
+def none_text(row: MatrixRow, key: str, line: str) -> str:
+    """What the cell ``key`` of ``row`` (on ``line``) says for "none": the column's (else the page's) own word
+    (``-``, ``N/A``, or ``""`` where empty cells mean none), ``-`` when it shows none; ``-`` for an empty word in
+    a cell at a row edge with no pipe outside it, which an empty text would drop from the table."""
+    blank = row.vocab.get(key, Spelling()).blank
+    if blank is None:
+        return "-"
+    cell = row.cells[key]
+    edge = "|" not in line[: cell.lo] or "|" not in line[cell.hi :]
+    return "-" if not blank and edge else blank
 
 
 def _fill_gap(pieces: list[str], index: int) -> None:

@@ -30,7 +30,7 @@ class Spelling(NamedTuple):
 
     ``case``: ``"lower"``, ``"title"`` or ``"upper"`` for status and stage words;
     ``stable``: its word for the stable stage (``"GA"``, ``"stable"``, ...);
-    ``blank``: its text for "none" (``"-"``, ``"—"``, ``"N/A"``);
+    ``blank``: its text for "none" (``"-"``, ``"—"``, ``"N/A"``, ``""`` for an empty cell);
     ``bare``: True when it writes milestones without ``v`` (``1.30``), False with it.
     """
 
@@ -80,7 +80,8 @@ def milestone_bareness(texts: Iterable[str]) -> bool | None:
 def learn(values: Iterable[tuple[str, str]], blanks: frozenset[str]) -> Spelling:
     """The habits shown by ``(field, cell text)`` pairs (one column, or a whole page).
 
-    ``blanks``: the case-folded texts that mean "none". Ties go to the first seen.
+    ``blanks``: the case-folded texts that mean "none"; an empty status, stage or milestone cell counts too
+    (its "none" is ``""``). Ties go to the first seen.
     """
     cases: Counter[str] = Counter()
     stables: Counter[str] = Counter()
@@ -88,7 +89,7 @@ def learn(values: Iterable[tuple[str, str]], blanks: frozenset[str]) -> Spelling
     milestones: list[str] = []
     for field, text in values:
         text = text.strip()
-        if text and text.casefold() in blanks:
+        if (text and text.casefold() in blanks) or (not text and field in ("status", "stage", *STAGES)):
             empties[text] += 1
         elif field in ("status", "stage"):
             if field == "stage" and text.casefold() in STABLE_WORDS:

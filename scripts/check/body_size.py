@@ -93,7 +93,7 @@ def plan_body(code: str, clone: Path, cache: Path, page: Path, notes: str, gates
             "enhancements": str(clone),
             "cache_dir": str(cache),
             "publish": "github",
-            "wiki": {"repo": "acme/wiki", "pages": ["matrix.md"]},
+            "wiki": {"repo": "acme/wiki", "pages": ["kubernetes-keps-implementation-matrix.md"]},
         }
     )
     extra = {}
@@ -114,7 +114,7 @@ def plan_body(code: str, clone: Path, cache: Path, page: Path, notes: str, gates
     plan = planner.plan_sync(
         config,
         snapshot,
-        {"matrix.md": page.read_bytes()},
+        {"kubernetes-keps-implementation-matrix.md": page.read_bytes()},
         history=history()[0],
         page_url=planner.page_url(config, "b" * 40),
         **extra,

@@ -67,6 +67,13 @@ OPERATIONS = (
     ("put", "/repos/{owner}/{repo}/issues/{issue_number}/labels"),
     ("delete", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/assignees"),
+    ("put", "/repos/{owner}/{repo}/pulls/{pull_number}/merge"),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"),
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/status"),
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"),
+    ("get", "/repos/{owner}/{repo}/branches/{branch}/protection"),
+    ("get", "/repos/{owner}/{repo}/issues"),
+    ("post", "/repos/{owner}/{repo}/issues"),
 )
 
 _PROSE = {"description", "summary", "example", "examples", "externalDocs", "title"}

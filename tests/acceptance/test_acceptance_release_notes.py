@@ -245,9 +245,9 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
         gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
     body = plan.changelog.body
-    # summary 2, Needs a look 7, the legend 2, Graduations 5, Changes 27 (23 rows), 7 summary lines
+    # summary 2, Needs a look 5, the legend 2, Settled 1, Graduations 5, Changes 27 (23 rows), 8 summary lines
     named = body.replace(str(clone), "enhancements")  # the figure must not depend on where the clone lives
-    assert (visible_lines(body), len(visible_text(named))) == (50, 4808)
+    assert (visible_lines(body), len(visible_text(named))) == (50, 3923)
     assert body.split("\n")[2:3] == ["### Needs a look"]
     # each mark Needs a look uses (✗, off, ↺) explained right under it; without a gate list ✗ is a note's
     legend = next(line for line in body.split("\n") if line.startswith("Signs: "))
@@ -258,28 +258,29 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
         "another stage."
     )
     assert [line for line in body.splitlines() if line.startswith("<details>")] == [
+        "<details><summary>Settled by the sources or unchanged here (5)</summary>",
         "<details><summary>Released milestones rewritten (8)</summary>",
         "<details><summary>Needs review (8)</summary>",
         "<details><summary>Report only (not applied) (2)</summary>",
         "<details><summary>New KEPs to consider (36)</summary>",
-        "<details><summary>Release notes cited (17)</summary>",
+        "<details><summary>Release notes cited (18)</summary>",
         "<details><summary>Problems (4)</summary>",
         "<details><summary>Controls</summary>",
     ]
     assert "JSON report holds" not in body
     rows = {line.split(" ", 2)[1]: line for line in body.splitlines() if line.startswith("| [")}
     # 5598 moves to v1.38, which has not shipped: no "none found"
-    assert rows["[5598](https://kep.k8s.io/5598)"].endswith("| - (v1.38 not released yet) |")
+    assert rows["[5598](https://kep.k8s.io/5598)"].endswith("| v1.38 not released yet |")
     # 5732: the v1.37 note calling its gate Alpha is counter-evidence (≠), and first in "Needs a look"
     note = "[#138274](https://github.com/kubernetes/kubernetes/pull/138274)"
-    # v1.37 is the release in progress: its notes are a draft, so "pending", never "none found"
-    assert rows["[5732](https://kep.k8s.io/5732)"].endswith(f"| pending<br>≠ v1.37 {note} says alpha |")
+    # v1.37 is the release in progress: its notes are a draft, never "none found" (and never "pending": the
+    # Shipped column's sign)
+    assert rows["[5732](https://kep.k8s.io/5732)"].endswith(
+        f"| no note in the v1.37 draft<br>≠ v1.37 {note} says alpha |"
+    )
     assert f"- ✗ [5732](https://kep.k8s.io/5732) beta v1.37: the v1.37 note {note} says alpha\n" in body
     # links land on the fact: the page line at the base revision, the kep.yaml key at the revision
-    assert (
-        f"[matrix.md:78](https://github.com/acme/wiki/blob/{base}/matrix.md#L78)"
-        in rows["[5732](https://kep.k8s.io/5732)"]
-    )
+    assert f"[L78](https://github.com/acme/wiki/blob/{base}/matrix.md#L78)" in rows["[5732](https://kep.k8s.io/5732)"]
     assert (
         f"[L25](https://github.com/kubernetes/enhancements/blob/{snapshot.revision}/keps/sig-scheduling/"
         "5732-topology-aware-workload-scheduling/kep.yaml#L25)"

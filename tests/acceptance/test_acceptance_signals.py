@@ -84,7 +84,9 @@ def test_without_a_gate_list_or_notes_the_output_is_the_pre_change_output(clone,
         "audit_report": _digest(json.dumps(audit.report, sort_keys=True), clone),
     }
     assert got == {  # to re-pin on purpose: copy the digests from the failure's left side
-        "body": "8f5b8d0348123d5bfd4ea5265d00497589a32c96dc320effbb16d58ae7c3dcf6",
+        # the Page column (one page: its name heads the column, each cell `L32`) and the Upstream column (the
+        # pull request number and date, no title) changed; every other byte is as before
+        "body": "4e2d368c83115d584a4b8b52eeff9a3982791468474b852d935c5679bc731030",
         "report": "03edd503dc908d058f921f0501ce9ee6c946656c73d4cbb1453eee07aff727d3",
         "audit": "b9517dadaa799d3675e9fc85a57e4214a933d2c4ccd270b4a5224a500242e60f",
         "audit_report": "edd41eed8490cfcea677cf492c34b357fa4ba4d515ff92cb2707499b66c08947",
@@ -110,32 +112,55 @@ def stale_plan(clone, tmp_path_factory):
 
 
 K, PR = "https://kep.k8s.io/", "https://github.com/kubernetes/kubernetes/pull/"
+ENH = "https://github.com/kubernetes/enhancements/pull/"
 
 
 def test_the_stale_page_body_leads_with_what_needs_a_look_and_fits_a_minute(stale_plan, clone):
     body = stale_plan.changelog.body
-    look = body.split("\n\n### Graduations")[0].split("\n")[2:]
+    look = body.split("\n\n<details>")[0].split("\n")[2:]
     assert look == [
         "### Needs a look",
-        f"- ✗ [5732]({K}5732) beta v1.37: the v1.37 note [#138274]({PR}138274) says alpha; the gate list shows "
-        "TopologyAwareWorkloadScheduling alpha as of v1.36 (v1.37 not closed)",
-        f"- ✗ [127]({K}127) beta v1.35: the gate list shows UserNamespacesSupport beta in v1.30, on by default in v1.33",
-        f"- ✗ [2837]({K}2837) alpha v1.33: the gate list shows PodLevelResources alpha in v1.32",
-        f"- ✗ [2371]({K}2371) alpha v1.29: the gate list shows PodAndContainerStatsFromCRI alpha in v1.23",
+        # the notes alone contradict it: the list's reading of v1.37, a release not closed, is no second source
+        f"- ✗ [5732]({K}5732) beta v1.37: the v1.37 note [#138274]({PR}138274) says alpha",
         f"- off [5526]({K}5526) beta v1.37: the v1.37 note [#141209]({PR}141209) turned it off by default before "
         "release",
-        f"- ↺ 8 released milestones rewritten in 6 KEPs: [4817]({K}4817) GA v1.36; [5554]({K}5554) alpha v1.36; "
-        f"[2371]({K}2371) beta v1.36; [2033]({K}2033) beta v1.35; [4438]({K}4438) alpha v1.33, beta v1.34, GA v1.35; "
-        f"[4563]({K}4563) alpha v1.36 (their kep.yaml history below)",
-        # not-in-notes on 5030 alpha v1.35, 4205 and 5055 alpha v1.33: the gate list confirms those stages
-        f"- 2 more findings on these rows: stage-mismatch [127]({K}127); gate-typo [3695]({K}3695) (under Needs "
-        "review)",
+        # the one rewrite no source shows to be a slip: 5554 took InPlacePodVerticalScalingExclusiveCPUs (alpha
+        # since v1.32) planning v1.36, so the list says nothing of its plan
+        f"- ↺ 1 released milestone rewritten in 1 KEP, no source shows the slip: [5554]({K}5554) alpha v1.36 "
+        "(kep.yaml history below)",
         "",
         # every mark of Needs a look (✗, off, ↺) is explained right under it, before the table uses them too
         "Signs: ↺ a released milestone rewritten; off a default turned off before release; possible: matched by "
         "title words only, never a confirmation; ≠ a note of that release names another stage; Shipped, per the "
         f"gate list `{GATES}` (blob 92f09bc2f438) and the notes: ✓ confirmed, pending (release not closed), ✗ "
         "contradicted, unknown.",
+    ]
+    folded = body.split("<details><summary>Settled by the sources or unchanged here (11)</summary>\n\n")[1]
+    assert folded.split("\n\n</details>")[0].split("\n") == [
+        f"- ↺ [4817]({K}4817) GA v1.36 → v1.37: slip confirmed, the gate list shows DRAResourceClaimDeviceStatus "
+        "beta in v1.36",
+        f"- ↺ [2371]({K}2371) beta v1.36 → v1.37: slip confirmed, the gate list shows PodAndContainerStatsFromCRI "
+        "alpha in v1.36",
+        f"- ↺ [2033]({K}2033) beta v1.35 → v1.37: slip confirmed, the gate list shows KubeletInUserNamespace alpha "
+        "in v1.35",
+        f"- ↺ [4438]({K}4438) alpha v1.33 → v1.37: slip confirmed, the gate list has no "
+        "SidecarsRestartableDuringPodTermination by v1.33; kep.yaml now plans alpha in v1.37",
+        f"- ↺ [4438]({K}4438) beta v1.34 → v1.38: slip confirmed, the gate list has no "
+        "SidecarsRestartableDuringPodTermination by v1.34; kep.yaml now plans alpha in v1.37",
+        f"- ↺ [4438]({K}4438) GA v1.35 → v1.39: slip confirmed, the gate list has no "
+        "SidecarsRestartableDuringPodTermination by v1.35; kep.yaml now plans alpha in v1.37",
+        f"- ↺ [4563]({K}4563) alpha v1.36 → v1.37: slip confirmed, the gate list has no EvictionRequestAPI by "
+        "v1.36; kep.yaml now plans alpha in v1.37",
+        # cells this pull request does not change, each moved upstream on purpose (the merge that set the value)
+        f"- ✗ [127]({K}127) beta v1.35, unchanged here: the gate list shows UserNamespacesSupport beta in v1.30, on "
+        f"by default in v1.33; kep.yaml set v1.35 in [#5603]({ENH}5603) 2025-10-06",
+        f"- ✗ [2837]({K}2837) alpha v1.33, unchanged here: the gate list shows PodLevelResources alpha in v1.32; "
+        f"kep.yaml set v1.33 in [#5145]({ENH}5145) 2025-02-13",
+        f"- ✗ [2371]({K}2371) alpha v1.29, unchanged here: the gate list shows PodAndContainerStatsFromCRI alpha in "
+        f"v1.23; kep.yaml set v1.29 in [#4249]({ENH}4249) 2023-10-03",
+        # not-in-notes on 5030 alpha v1.35, 4205 and 5055 alpha v1.33: the gate list confirms those stages
+        f"- 2 findings on stages this pull request does not change: stage-mismatch [127]({K}127); gate-typo "
+        f"[3695]({K}3695) (under Needs review)",
     ]
     settled = [f.message for f in stale_plan.discrepancies if f.kind == "not-in-notes" and f.kep_id in ("4205", "5055")]
     assert settled == [
@@ -150,7 +175,7 @@ def test_the_stale_page_body_leads_with_what_needs_a_look_and_fits_a_minute(stal
     # scripts/check/body_size.py prints it). The paths are named as a user's config names them, so the figure
     # does not depend on where the checkout lives.
     named = body.replace(str(clone), "enhancements").replace(str(GATES), f"../shared/data/feature-gates/{GATES.name}")
-    assert len(visible_text(named)) == 5593 <= 6000
+    assert len(visible_text(named)) == 4407 <= 6000
     assert body.count(GATES.name) == 1  # the legend; never once per mark or finding
     assert "⚠" not in body.split("\n<details>")[0]  # one sign per meaning: ↺, ≠, ✗, off
 
@@ -159,7 +184,7 @@ def test_no_stage_of_the_release_in_progress_its_notes_announce_is_a_warning(sta
     rows = {
         line.split(" ", 2)[1].split("]")[0][1:]: line
         for line in stale_plan.changelog.body.splitlines()
-        if line.startswith("| [") and "matrix.md:" in line
+        if line.startswith("| [") and "/matrix.md#L" in line
     }
     shipped = {
         k: rows[k].rsplit(" | ", 1)[1].removesuffix(" |")
@@ -178,24 +203,23 @@ def test_no_stage_of_the_release_in_progress_its_notes_announce_is_a_warning(sta
         "127": "✓ v1.36",
     }
     # 4563's EvictionRequest API, described in words only by the 1.37 note #137050: possible evidence, not "none"
-    assert f"| pending<br>possible: v1.37 [#137050]({PR}137050) | pending v1.37 |" in rows["4563"]
+    assert f"| no note in the v1.37 draft<br>possible: v1.37 [#137050]({PR}137050) | pending v1.37 |" in rows["4563"]
     # no "none found" for the release in progress: its notes are a draft
     evidence = {k: rows[k].rsplit(" | ", 2)[1] for k in ("5304", "5554", "4438", "5055", "5598", "5526")}
+    # one sign, one meaning: "pending" is the Shipped column's (release not closed); Evidence says what it lacks
+    draft = "no note in the v1.37 draft"
     assert evidence == {
-        "5304": "pending",
-        "5554": "pending",
-        "4438": "pending",
-        "5055": f"pending<br>possible: v1.37 [#138676]({PR}138676)",
-        "5598": "- (v1.38 not released yet)",
+        "5304": draft,
+        "5554": draft,
+        "4438": draft,
+        "5055": f"{draft}<br>possible: v1.37 [#138676]({PR}138676)",
+        "5598": "v1.38 not released yet",
         # the row names the 1.37 note that turned 5526's beta off by default, next to the one promoting it
         "5526": f"v1.37 [#140573]({PR}140573)<br>off v1.37 [#141209]({PR}141209)",
     }
     assert "none found" not in stale_plan.changelog.body.split("\n<details>")[0]  # 2837's GA v1.37 too
     states = {(s.kep, s.stage): s for s in stale_plan.states}
-    assert (states[("5732", "beta")].state, states[("5732", "beta")].source) == (
-        "contradicted",
-        "release notes, gate list",
-    )
+    assert (states[("5732", "beta")].state, states[("5732", "beta")].source) == ("contradicted", "release notes")
     assert (
         states[("4951", "stable")].reason == "v1.37 is the release in progress; the v1.37 notes announce it (#140107)"
     )
@@ -225,6 +249,7 @@ def test_the_audit_finds_what_no_reading_of_the_list_explains_and_only_for_the_o
         ("gate-stage-mismatch", "2371", "v1.29"),
         ("gate-stage-mismatch", "2837", "v1.33"),
         ("not-shipped", "5325", "v1.35"),  # HPASelectionStrategy is in no list and no note
+        ("not-shipped", "5325", "v1.36"),  # its beta, on the same evidence: never `unknown` beside a ✗ alpha
         ("not-shipped", "5679", "v1.36"),
         ("not-shipped", "5394", "v1.36"),
         ("shipped-not-implemented", "2862", "v1.36"),
@@ -247,7 +272,7 @@ def test_the_audit_finds_what_no_reading_of_the_list_explains_and_only_for_the_o
     owners = {o["gate"]: (o["owner"], o["borrowers"], o["why"]) for o in audit.report["gate_ownership"]}
     assert owners["DynamicResourceAllocation"] == (
         "4381",
-        ["3063", "3695"],
+        ["3695"],  # 3063 declared it first and passed it on: no borrower
         "declared first by KEP 3063 (#3064 2022-06-23), now withdrawn; passed to KEP 4381, which links it; KEP 3695 "
         "added it later",
     )

@@ -117,7 +117,7 @@ def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
     # PodLevelResources, which 5419 and 5526 declare too, is 2837's (declared first): its notes speak for 2837 alone
     assert [(s.pr, s.says, s.stage) for s in by_kep["2837"].signs if s.source == "release note"] == [
         (137150, "on track", ""),
-        (140262, "", "removed"),
+        (140262, "on track", ""),  # a bug fix ("Fixed ... silently dropped ..."): no gate removed
         (140463, "on track", ""),
     ]
     # 5554 took InPlacePodVerticalScalingExclusiveCPUs (alpha in v1.32) planning v1.36: no contradiction

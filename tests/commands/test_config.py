@@ -4,6 +4,7 @@ stand in for a setting (``$KEP_SYNC_CACHE_DIR``, ``$GITHUB_API_URL``, ``$GITHUB_
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
@@ -66,6 +67,12 @@ def test_no_config_file_gives_the_built_in_defaults():
             "team_reviewers": [],
             "assignees": [],
             "draft": False,
+            "automerge": {
+                "enabled": False,
+                "kinds": ["retargeted", "status", "promoted"],
+                "confirmed": ["promoted", "demoted", "stage"],
+                "method": "repository",
+            },
         },
         "schedule": {"cron": "0 6 * * *", "timezone": "UTC"},
         "release_notes": {"source": "", "review": "page"},
@@ -78,6 +85,7 @@ def test_no_config_file_gives_the_built_in_defaults():
         "digest": {"page": None, "sig": "", "first": "", "last": ""},
         "candidates": {"sigs": [], "releases": 1, "limit": 10, "ignore": [], "add_to": None},
         "production_tables": [],
+        "dashboard": False,
     }
     assert (config.targets, config.targets_from, config.coverage.page) == ([], "", None)
 
@@ -219,6 +227,19 @@ def test_a_target_keeps_only_the_sections_it_sets():
         ),
         ({"provenance": {"max_requests": -1}}, "provenance.max_requests: expected greater than or equal to 0, got -1"),
         ({"renames": "yes"}, "renames: 'yes' is not one of 'report' or 'apply'"),
+        (
+            {"release": {"started": datetime.datetime(2026, 5, 10)}},  # YAML's reading of 2026-05-10 00:00:00
+            "release.started: '2026-05-10 00:00:00' is a time, not a day: write the day alone, YYYY-MM-DD",
+        ),
+        (
+            {"release": {"started": datetime.datetime(2026, 4, 22, 10, tzinfo=datetime.UTC)}},
+            "release.started: '2026-04-22 10:00:00+00:00' is a time, not a day: write the day alone, YYYY-MM-DD",
+        ),
+        (
+            {"release": {"started": "2026-05-10T00:00:00"}},
+            "release.started: '2026-05-10T00:00:00' is not a day written YYYY-MM-DD",
+        ),
+        ({"release": {"started": "2026-4-2"}}, "release.started: '2026-4-2' is not a day written YYYY-MM-DD"),
         (
             {"ignore": [{"kep": 5, "fields": ["colour"]}]},
             (
@@ -517,3 +538,20 @@ def test_a_path_is_credited_only_to_the_config_being_read(tmp_path, monkeypatch)
     assert written_in("wiki") == "written '../wiki' in conf/k.yaml, read from that file's directory conf"
     assert read_config_data(None) == {}  # the next run reads no file: its default 'wiki' is nobody's writing
     assert written_in("wiki") == ""
+
+
+def test_a_day_is_kept_as_written_yyyy_mm_dd_whether_yaml_read_it_as_a_date_or_text():
+    assert validate_config({"release": {"started": datetime.date(2026, 5, 10)}}, "c.yaml").release.started == (
+        "2026-05-10"
+    )
+    assert validate_config({"release": {"started": "2026-05-10"}}, "c.yaml").release.started == "2026-05-10"
+
+
+def test_a_time_written_for_a_day_in_the_file_is_refused_naming_the_key(tmp_path):
+    (tmp_path / "c.yaml").write_text("release:\n  current: v1.37\n  started: 2026-05-10 00:00:00\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path / "c.yaml")
+    assert str(info.value).splitlines() == [
+        f"{tmp_path / 'c.yaml'}: release.started: '2026-05-10 00:00:00' is a time, not a day: write the day alone, "
+        "YYYY-MM-DD"
+    ]

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.usefixtures("_reset_structlog")
 DATES = "# Decisions\n\n| Date | Decision |\n|---|---|\n| 2026-01-20 | track 4671 |\n"
 WHY = (
     "wiki.pages[1] 'dates.md': no table with a KEP column (a header named 'KEP'); its tables are headed "
-    "'Date | Decision': add the KEP column's header to columns.kep (kep-sync init writes it)"
+    "'Date | Decision': if it holds no KEP matrix, remove it from wiki.pages; else add the KEP column's header to "
+    "columns.kep (kep-sync init writes it)"
 )
 
 

@@ -112,7 +112,7 @@ def test_each_change_names_the_commit_that_set_its_value(tmp_path, upstream):
     }
     assert report["provenance"] == {"source": "git", "requests": 0, "proposed": 2, "with_upstream": 2}
     body = outcome.plan.changelog.body
-    assert "| KEP | Page | Change | kep.yaml | Upstream |" in body
+    assert "| KEP | m.md | Change | kep.yaml | Upstream |" in body
     # one row, two fields set by two pull requests (a merge commit's subject names no title: the link is bare)
     assert (
         "| [#4](https://example.test/k/enh/pull/4) 2026-01-02<br>[#2](https://example.test/k/enh/pull/2) 2026-01-02 |"

@@ -302,9 +302,12 @@ def test_a_git_repository_without_keps_is_refused(work, capsys):
         _validate_error(work, capsys, "repo")
         == "kep-sync: error: c.yaml: enhancements: 'repo': no keps/ folder at the repository's HEAD; a run would refuse it"
     )
-    assert (
-        _sync_error(capsys, "repo")
-        == f"kep-sync: error: {work}/repo: no keps/ folder at revision {head}; refused, not read as every KEP gone"
+    # a repository on this machine that is not kubernetes/enhancements: the user's to fix, exit 2 as a plain folder
+    assert main([*SYNC[:2], "repo", *SYNC[3:]]) == 2
+    assert capsys.readouterr().err.splitlines()[-1].split(" (relative to ")[0] == (
+        f"kep-sync: error: enhancements (--enhancements) 'repo': a git repository with no keps/ folder at revision "
+        f"{head[:12]}; not a directory with keps/, a .tar.gz snapshot, a git repository, a bundle, a URL or "
+        "github:OWNER/REPO@REF"
     )
 
 

@@ -58,3 +58,37 @@ def test_a_page_over_the_cap_is_refused_before_it_is_parsed(work, capsys, monkey
         "kep-sync: error: c.yaml: wiki.pages[0] 'm.md': larger than 100 bytes, refused "
         "(under the wiki directory 'wiki')\n"
     )
+
+
+def test_init_skips_a_dangling_link_and_an_unreadable_page_its_walk_found(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    wiki = tmp_path / "wiki"
+    (wiki / "sub").mkdir(parents=True)
+    (wiki / "matrix.md").write_text(PAGE)
+    (wiki / "old.md").symlink_to("moved/away.md")  # the target is gone
+    (wiki / "sub" / "loop.md").symlink_to("loop.md")  # a link to itself
+    (wiki / "locked.md").write_text(PAGE)
+    (wiki / "locked.md").chmod(0)
+    root = os.geteuid() == 0  # root reads a mode-0 file all the same
+    assert main(["init", "--wiki", "wiki", "--output", "kep-sync.yaml"]) == 0
+    out = capsys.readouterr().out
+    pages = load_config(tmp_path / "kep-sync.yaml").wiki.pages
+    assert pages == (["locked.md", "matrix.md"] if root else ["matrix.md"])
+    locked = [] if root else ["locked.md (cannot be read: Permission denied)"]
+    assert (
+        "Pages without a KEP table, left out: "
+        + ", ".join(
+            [*locked, "old.md (cannot be read: a symbolic link to a missing file)"]
+            + ["sub/loop.md (cannot be read: Too many levels of symbolic links)"]
+        )
+    ) in out.splitlines()
+
+
+def test_init_refuses_a_named_page_that_is_a_dangling_link(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "matrix.md").write_text(PAGE)
+    (tmp_path / "wiki" / "old.md").symlink_to("gone.md")
+    assert main(["init", "--wiki", "wiki", "--page", "old.md", "--output", "kep-sync.yaml"]) == 2
+    assert capsys.readouterr().err.startswith("kep-sync: error: --page 'old.md': no such file (relative to ")
+    assert not (tmp_path / "kep-sync.yaml").exists()

@@ -232,3 +232,14 @@ def test_targets_command_prints_json_for_a_matrix(tmp_path, capsys):
     assert capsys.readouterr().err.endswith(
         "argument --shard: '3/3': I must be at least 0 and less than N (0/3 .. 2/3)\n"
     )
+
+
+def test_dashboard_and_automerge_are_set_per_target():
+    a, b = expand_targets(
+        {"name": "a", "wiki": {"repo": "acme/a"}, "dashboard": True, "pull_request": {"automerge": True}},
+        {"name": "b", "wiki": {"repo": "acme/b"}},
+        publish="github",
+        enhancements="/k",
+    )
+    assert (a.config.dashboard, a.config.pull_request.automerge.enabled) == (True, True)
+    assert (b.config.dashboard, b.config.pull_request.automerge.enabled) == (False, False)

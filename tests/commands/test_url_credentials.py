@@ -81,7 +81,7 @@ def test_user_info_in_every_configured_url_reaches_no_file_and_no_output(tmp_pat
         texts = everything(tmp_path, outputs, fake)
         pr = fake.repos["acme/wiki"]["pulls"][1]["body"]
         host = fake.url.removeprefix("http://")
-    assert f"[m.md:3](http://{host}/acme/wiki/blob/" in pr  # the page link: the API host, no user-info
+    assert f"[L3](http://{host}/acme/wiki/blob/" in pr  # the page link: the API host, no user-info
     assert len(texts) > 10 and [where for where, text in texts.items() if SECRET in text] == []
 
 

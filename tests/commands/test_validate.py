@@ -79,8 +79,9 @@ def test_pages_must_be_utf8_and_hold_a_kep_table(work, capsys):
         "kep-sync: error: c.yaml: wiki.pages[0] 'latin1.md': not UTF-8 (invalid continuation byte at byte 36) "
         "(under the wiki directory 'wiki')",
         "kep-sync: error: c.yaml: wiki.pages[2] 'prose.md': no table with a KEP column (a header named 'KEP'); "
-        "its tables are headed 'Name | Value': add the KEP column's header to columns.kep (kep-sync init writes "
-        "it) (under the wiki directory 'wiki')",
+        # a page with no KEP matrix is most often a page to drop from wiki.pages: both fixes are named
+        "its tables are headed 'Name | Value': if it holds no KEP matrix, remove it from wiki.pages; else add the "
+        "KEP column's header to columns.kep (kep-sync init writes it) (under the wiki directory 'wiki')",
     ]
 
 

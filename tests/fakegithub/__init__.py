@@ -27,8 +27,11 @@ a three-part token is a GitHub App JWT (payload decoded, unverified, into ``jwt_
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
+import shutil
+import tempfile
 import threading
 
 from werkzeug.exceptions import HTTPException
@@ -45,6 +48,7 @@ from .common import (
     _DOCS,
     _EPOCH,
     CODELOAD,
+    REFUSED,
     ROUTES,
     STARTED,
     ApiError,
@@ -60,7 +64,8 @@ from .gitmodel import GitModel
 from .views import JsonViews
 
 # isort: split
-# The handlers register their routes in this order (repositories, git database, pull requests).
+# The handlers register their routes in this order (repositories, git database, pull requests, merging,
+# issues).
 from .repos import RepoHandlers
 
 # isort: split
@@ -69,14 +74,20 @@ from .gitdata import GitDataHandlers
 # isort: split
 from .pulls import PullHandlers
 
-__all__ = ["CODELOAD", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
+# isort: split
+from .merging import MergeHandlers
+
+# isort: split
+from .issues import IssueHandlers
+
+__all__ = ["CODELOAD", "REFUSED", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
 
 #: How often (seconds) the serving thread looks at its shutdown flag between requests: :meth:`FakeGitHub.stop`
 #: waits up to this long (at 0.05 s, about 45 ms a server, 5 s of the suite's time).
 POLL_SECONDS = 0.005
 
 
-class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandlers):
+class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandlers, MergeHandlers, IssueHandlers):
     """Stateful fake GitHub API server.  See the module docstring for the state layout."""
 
     def __init__(
@@ -95,6 +106,7 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
         self.trees: dict[str, dict[str, tuple[str, str, str]]] = {}  # name -> (mode, type, sha)
         self.commits, self.comments = {}, {}  # sha -> commit record; id -> comment record
         self.requests: list[tuple[str, str, int]] = []
+        self.sent_bytes: list[int] = []  # per answer in ``requests``: its body and header bytes
         self.exchanges: list[Exchange] = []  # every answer, for tests/github_conformance.py
         self.auth_headers: list[str | None] = []  # never printed; tests may assert on it
         self.jwt_claims: list[dict] = []  # decoded (unverified) payloads of app JWTs seen
@@ -105,6 +117,8 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
         self._server = self._thread = None
         self._map = _url_map()
         self.url = ""
+        #: A ``cache_dir`` for the runs of one test against this fake (the ETags of conditional reads), removed on stop.
+        self.cache_dir = tempfile.mkdtemp(prefix="fakegithub-cache-")
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> FakeGitHub:
@@ -123,6 +137,7 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
             self._server.server_close()
             self._thread.join(timeout=5)
             self._server = self._thread = None
+        shutil.rmtree(self.cache_dir, ignore_errors=True)
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
@@ -140,6 +155,7 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
         """Forget recorded requests and auth headers."""
         with self.lock:
             self.requests.clear()
+            self.sent_bytes.clear()
             self.auth_headers.clear()
 
     def fail_next(
@@ -207,7 +223,8 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
             return self._commit_on(full_name, branch, files, message, author, modes=modes)
 
     def set_role(self, full_name: str, login: str, role: str) -> None:
-        """Give ``login`` the repository role ``role`` (admin, maintain, write, triage, read)."""
+        """Give ``login`` the repository role ``role`` (admin, maintain, write, triage, read; :data:`REFUSED`: the
+        permission endpoint answers HTTP 403 for that user)."""
         with self.lock:
             self.repos[full_name]["roles"][login] = role
 
@@ -294,6 +311,7 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
             self.auth_headers.append(req.headers.get("Authorization"))
             resp = self._dispatch(req)
             self.requests.append((req.method, req.path, resp.status_code))
+            self.sent_bytes.append(len(resp.get_data()) + sum(len(f"{k}: {v}\r\n") for k, v in resp.headers.items()))
             if not req.path.startswith(CODELOAD):  # another host at GitHub, not the REST API
                 self.exchanges.append(Exchange(req.method, req.path, resp.status_code, _json_body(resp)))
         return resp(environ, start_response)
@@ -328,7 +346,7 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
             if isinstance(result, Response):
                 return result
             status, body = result if isinstance(result, tuple) else (200, result)
-            return self._json(body, status)
+            return self._conditional(req, self._json(body, status))
         except ApiError as e:
             body = dict(message=e.message, documentation_url=_DOCS)
             return self._json(dict(body, errors=e.errors) if e.errors else body, e.status)
@@ -336,6 +354,19 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
             return self._json({"message": "Not Found" if e.code == 404 else e.name}, e.code or 500)
         except Exception as e:  # a bug in the fake (or an unexpected body shape): surface it, don't hang
             return self._json({"message": f"fakegithub error: {e!r}"}, 500)
+
+    @staticmethod
+    def _conditional(req: Request, resp: Response) -> Response:
+        """A GET's ``200`` with its weak ``ETag`` (a hash of the body, as GitHub's); ``304`` with no body when the
+        request's ``If-None-Match`` names it (RFC 9110 13.1.2: a weak comparison, ``*`` or a list)."""
+        if req.method != "GET" or resp.status_code != 200:
+            return resp
+        etag = f'W/"{hashlib.sha256(resp.get_data()).hexdigest()[:40]}"'
+        asked = [t.strip().removeprefix("W/") for t in (req.headers.get("If-None-Match") or "").split(",")]
+        if etag.removeprefix("W/") in asked or "*" in asked:
+            return Response(status=304, headers={"ETag": etag})
+        resp.headers["ETag"] = etag
+        return resp
 
     @staticmethod
     def _json(body, status: int = 200, headers: dict | None = None) -> Response:

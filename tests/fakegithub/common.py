@@ -107,6 +107,10 @@ def _route(methods: str, rule: str):
     return deco
 
 
+#: A role (``FakeGitHub.set_role``) whose collaborator permission answer is HTTP 403: GitHub will not tell it.
+REFUSED = "(refused)"
+
+
 class ApiError(Exception):
     """Raised by handlers; rendered as a GitHub-style JSON error body."""
 

@@ -38,7 +38,7 @@ class PullHandlers:
             )
         if not self._compare(r["refs"][f"refs/heads/{base}"], r["refs"][f"refs/heads/{head}"])["ahead"]:
             raise _invalid("PullRequest", code="custom", message=f"No commits between {base} and {head}")
-        n, now = len(r["pulls"]) + 1, self._tick()
+        n, now = self._number(r), self._tick()
         r["pulls"][n] = dict(
             number=n,
             id=self._next_id(),
@@ -67,6 +67,8 @@ class PullHandlers:
     @_route("GET PATCH", "{R}/issues/<int:n>")
     def h_pull(self, r, n):
         """A PR as a pull or as an issue; PATCH edits title/body/state/base (issues also labels/assignees)."""
+        if "/issues/" in self._req.path and n in r.get("issues", {}):
+            return self._plain_issue(r, n)
         pr, as_issue = self._pr(r, n), "/issues/" in self._req.path
         if self._req.method == "PATCH":
             body = self._body()

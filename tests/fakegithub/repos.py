@@ -7,7 +7,7 @@ import base64
 import re
 from datetime import UTC, datetime, timedelta
 
-from .common import _EPOCH, _iso, _need, _route
+from .common import _EPOCH, REFUSED, _iso, _need, _route
 
 
 class RepoHandlers:
@@ -44,8 +44,10 @@ class RepoHandlers:
         """The ``repository-collaborator-permission`` of ``login``: its role (``set_role``; a user without one
         reads a public repository: ``read``; ``none``: no access, as on a private repository) and the legacy
         ``permission`` (admin, write, read or none: maintain -> write, triage -> read), whatever the
-        ``author_association`` of the user's comments says."""
+        ``author_association`` of the user's comments says. A user whose role is :data:`REFUSED` gets HTTP 403,
+        as GitHub answers a token or App installation that may not read collaborator permissions."""
         role = r["roles"].get(login, "read")
+        _need(role != REFUSED, 403, "Resource not accessible by integration")
         legacy = {"maintain": "write", "triage": "read"}.get(role, role)
         flags = dict(
             admin=role == "admin",
@@ -100,13 +102,19 @@ class RepoHandlers:
         sha = r["refs"].get(f"refs/heads/{branch}")
         _need(sha, 404, "Branch not found")
         url = f"{self.url}/repos/{r['full_name']}/branches/{branch}"
-        checks = dict(enforcement_level="off", contexts=[], checks=[])
+        rule = r.get("protection", {}).get(branch)
+        contexts = rule["contexts"] if rule else []
+        checks = dict(
+            enforcement_level="non_admins" if rule else "off",
+            contexts=contexts,
+            checks=[dict(context=c, app_id=None) for c in contexts],
+        )
         return dict(
             name=branch,
             commit=self._commit_json(r, sha),
-            protected=False,
+            protected=rule is not None,
             protection_url=f"{url}/protection",
-            protection=dict(enabled=False, required_status_checks=checks),
+            protection=dict(enabled=rule is not None, required_status_checks=checks),
             _links=dict(self=url, html=f"https://github.com/{r['full_name']}/tree/{branch}"),
         )
 

@@ -32,6 +32,8 @@ class JsonViews:
         """A ``repository`` (``full``: a ``full-repository``, as ``GET /repos/{owner}/{repo}`` answers)."""
         api, web, host = f"{self.url}/repos/{r['full_name']}", f"https://github.com/{r['full_name']}", "github.com"
         opened = sum(1 for p in r["pulls"].values() if p["state"] == "open")
+        # the newest commit a branch points at: the repository changes with a push, not with an issue edit
+        pushed = max((self.commits[sha]["ts"] for sha in r["refs"].values() if sha in self.commits), default=_EPOCH)
         out = dict(
             id=r["id"],
             node_id=f"R_{r['id']}",
@@ -69,12 +71,18 @@ class JsonViews:
             disabled=False,
             license=None,
             visibility="public",
-            pushed_at=_iso(self._clock),
+            pushed_at=_iso(pushed),
             created_at=_iso(_EPOCH),
-            updated_at=_iso(self._clock),
+            updated_at=_iso(pushed),
             permissions=dict(admin=False, maintain=False, push=True, triage=True, pull=True),
         )
-        return dict(out, has_discussions=False, network_count=0, subscribers_count=0) if full else out
+        methods = r.get("merge_methods", dict(merge=True, squash=True, rebase=True))
+        merging = dict(
+            allow_merge_commit=methods["merge"],
+            allow_squash_merge=methods["squash"],
+            allow_rebase_merge=methods["rebase"],
+        )
+        return dict(out, has_discussions=False, network_count=0, subscribers_count=0, **merging) if full else out
 
     def _git_commit_json(self, r: dict, sha: str) -> dict:
         """A ``git-commit``."""

@@ -16,7 +16,15 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-__all__ = ["accounted_lines", "check_no_secret", "check_tables", "check_written", "md_tables", "proposed"]
+__all__ = [
+    "accounted_lines",
+    "check_foreign_rows",
+    "check_no_secret",
+    "check_tables",
+    "check_written",
+    "md_tables",
+    "proposed",
+]
 
 _MD = MarkdownIt("commonmark").enable("table")
 
@@ -125,6 +133,18 @@ def _check_lines(page: str, before: bytes, after: bytes, report: dict, date_key:
         )
         assert cell in text, f"{page}:{i + 1}: added row does not hold its KEP cell {cell!r}: {text!r}"
     return diff, added
+
+
+def check_foreign_rows(before: Mapping[str, bytes], after: Mapping[str, bytes], report: dict, marker: str) -> None:
+    """Every line holding ``marker`` (a row keyed by a link to another project's KEP) is kept byte for byte, and
+    no change the report lists is on one: such a row names no KEP of kubernetes/enhancements."""
+    for page, old in before.items():
+        lines = old.decode("utf-8").split("\n")
+        foreign = [line for line in lines if marker in line]
+        kept = [line for line in after[page].decode("utf-8").split("\n") if marker in line]
+        assert kept == foreign, f"{page}: a row keyed by a link to {marker} changed: {foreign} -> {kept}"
+        on = [c for c in report["changes"] if c["page"] == page and c["kind"] != "added"]
+        assert not [c for c in on if marker in lines[int(c["line"]) - 1]], f"{page}: a change on a {marker} row"
 
 
 def md_tables(text: str) -> list[list[tuple[int, list[str]]]]:

@@ -209,10 +209,14 @@ class Page(NamedTuple):
     headings: tuple[str, ...]
 
 
+#: Where a KEP cell links to another project's KEP (:func:`_kep_cell`); its rows are never written.
+FOREIGN = "github.com/kubernetes-sigs/kueue"
+
+
 def _kep_cell(draw, kep: KepSpec | None, number: int) -> str:
     slug = (kep.old_slug or kep.slug) if kep else "gone"
     name = f"{number}-{slug}" if number else f"0000-{slug}"
-    style = draw(st.sampled_from(["slug", "link", "kep", "bare", "html", "url"]))
+    style = draw(st.sampled_from(["slug", "link", "kep", "bare", "html", "url", "foreign"]))
     if "|" in name or "`" in name or "\x01" in name or "<" in name or "\\" in name:
         style = draw(st.sampled_from(["kep", "bare"]))
     sig = kep.sig if kep else "sig-node"
@@ -223,6 +227,8 @@ def _kep_cell(draw, kep: KepSpec | None, number: int) -> str:
         "html": f"<b>{name}</b>",
         "link": f"[{name}](https://github.com/kubernetes/enhancements/tree/master/keps/{sig}/{name})",
         "url": f"[{number}](https://kep.k8s.io/{number})",
+        # another project's KEP of the same number: names no KEP of kubernetes/enhancements
+        "foreign": f"[KEP-{number}](https://{FOREIGN}/tree/main/keps/{number}-x)",
     }[style]
 
 

@@ -19,13 +19,13 @@ try:
     from tests.gitutil import git
     from tests.harness import invariants as inv
     from tests.harness.runner import CANARY, Run, Scenario, branch_exists, lay_out, run_cli, wiki_pages
-    from tests.harness.strategies import KepSpec, Upstream, digest_page, pages, upstreams
+    from tests.harness.strategies import FOREIGN, KepSpec, Upstream, digest_page, pages, upstreams
 except ImportError:  # pragma: no cover
     from gitutil import git
 
     from harness import invariants as inv
     from harness.runner import CANARY, Run, Scenario, branch_exists, lay_out, run_cli, wiki_pages
-    from harness.strategies import KepSpec, Upstream, digest_page, pages, upstreams
+    from harness.strategies import FOREIGN, KepSpec, Upstream, digest_page, pages, upstreams
 
 BRANCH = "kep-sync/matrix"
 DIGEST = "d.md"
@@ -160,6 +160,7 @@ def _first_run(root: Path, scenario, publish: str) -> _First:
 def _check_landing(opts: dict, before: dict, after: dict, report: dict) -> None:
     date_key = opts.get("front_matter", {}).get("date_key")
     lines = inv.check_written(before, after, report, digest_page=opts.get("digest", {}).get("page"), date_key=date_key)
+    inv.check_foreign_rows(before, after, report, FOREIGN)
     for page, (changed, added) in lines.items():
         cells = {
             int(c["line"]) - 1: c["new"]

@@ -54,12 +54,12 @@ def test_body_layout():
         "- stable → **beta**: [5055](https://kep.k8s.io/5055)",
         "",
         "### Changes",
-        "| KEP | Page | Change | kep.yaml |",
+        "| KEP | m.md | Change | kep.yaml |",  # one page: its name heads the column, each cell a line
         "|---|---|---|---|",
     ]
     # one table row per page row, its fields together
     assert (
-        f"| [4671](https://kep.k8s.io/4671) | m.md:32 | stage: alpha → **beta**<br>beta: - → **v1.37** | "
+        f"| [4671](https://kep.k8s.io/4671) | L32 | stage: alpha → **beta**<br>beta: - → **v1.37** | "
         f"[kep.yaml]({url}) |" in log.body
     )
     assert "| [2837](https://kep.k8s.io/2837) | m.md:86 | feature_gates: page shows A, kep.yaml says A, B |" in log.body
@@ -164,7 +164,8 @@ def test_pipes_and_newlines_are_escaped_in_table_cells():
     change = Change("1", "a|b.md", 3, "status", "x | y", "implemented", "status", True, "k")
     problem = Problem("p|q", "k|ey", "bad\nvalue | here")
     body = render(SNAP._replace(revision=""), [change], [problem]).body
-    assert "| [1](https://kep.k8s.io/1) | a\\|b.md:3 | status: x \\| y → **implemented** | k |" in body
+    assert "| KEP | a\\|b.md | Change | kep.yaml |" in body
+    assert "| [1](https://kep.k8s.io/1) | L3 | status: x \\| y → **implemented** | k |" in body
     assert "| p\\|q | k\\|ey | bad value \\| here |" in body
     rows = [line for line in body.splitlines() if line.startswith("| ")]  # column count kept
     assert [len(re.findall(r"(?<!\\)\|", r)) for r in rows] == [5, 5, 4, 4], rows
@@ -196,6 +197,27 @@ def test_body_is_cut_at_a_row_boundary_under_max_chars(max_chars):
     kept = sum(1 for line in lines if line.startswith("| [1"))
     assert kept + left.get("changes", 0) == 100
     assert body.count("<details>") == body.count("</details>")
+
+
+def test_a_changelog_over_the_limit_still_lists_every_row_left_as_is():
+    """A row the bot could not write is never cut: routine rows go first (candidates, other problems), and the
+    rows left as is stay, each whole, so the closing log line ("listed in the Problems section") stays true."""
+    extra = (["### New KEPs to consider", "36 KEPs upstream are on no page.", ""], [f"- KEP {n} " + "x" * 60 for n in range(300)], "candidates")  # fmt: skip
+    left = [Problem("m.md", f"line {n}", f"KEP cell 'k{n}' names no KEP; left as is") for n in (9, 10, 200)]
+    routine = [Problem(f"keps/x/{i}/kep.yaml", "status", "odd " * 10) for i in range(60)]
+    body = render(SNAP, _many(30), [*routine, *left], ChangelogInputs(extra=[extra], max_chars=6000)).body
+    assert len(body) <= 6000
+    problems = body.split("<details><summary>Problems (63)</summary>")[1]
+    assert [line for line in problems.splitlines() if line.startswith("| m.md |")] == [
+        "| m.md | line 9 | KEP cell 'k9' names no KEP; left as is |",
+        "| m.md | line 10 | KEP cell 'k10' names no KEP; left as is |",
+        "| m.md | line 200 | KEP cell 'k200' names no KEP; left as is |",
+    ]
+    # what was cut is routine and said so: every other problem, and candidates
+    assert "_60 more problems left out to keep this text short enough for a pull request; see the JSON report._" in (
+        problems
+    )
+    assert "more candidates left out" in body
 
 
 def test_body_that_fits_is_not_cut():
@@ -240,7 +262,7 @@ def test_kep_yaml_url():
 def test_html_from_upstream_is_escaped_outside_code_and_kep_0000_has_no_link():
     change = Change("0000-kep-process", "m.md", 3, "beta", "v1.31", "v1.31 <img src=x>", "retargeted", True, "k")
     body = render(SNAP._replace(revision=""), [change], [Problem("k", "beta", "'<b>' and `<i>` & @x")]).body
-    assert "| 0000-kep-process | m.md:3 | beta: v1.31 → **v1.31 &lt;img src=x&gt;** | k |" in body
+    assert "| 0000-kep-process | L3 | beta: v1.31 → **v1.31 &lt;img src=x&gt;** | k |" in body
     assert "| k | beta | '&lt;b&gt;' and `<i>` &amp; `@x` |" in body
 
 
@@ -273,3 +295,20 @@ def test_a_no_change_changelog_still_lists_the_rows_left_as_is():
     ]
     body = render(SNAP, CHANGES[:1], [kept]).body  # with a change too: every row left as is is listed
     assert "| m.md | line 7 | KEP 1: status 'beta' is not a status word kep-sync knows; status kept |" in body
+
+
+def test_a_half_updated_row_says_in_its_own_line_why_a_cell_was_kept():
+    """KEP 281's kep.yaml says ``status: removed`` (no KEP status) and ``stage: removed``: the stage is written,
+    the status cell kept, and the row's line says why (not only the folded Problems section)."""
+    from bot.config import validate_config
+    from bot.plan.planner import plan_sync
+    from tests.syncutil import kep, snapshot
+
+    snap = snapshot(kep(281, "dynamic-kubelet-configuration", sig="sig-node", status="removed", stage="removed"))
+    page = "| KEP | Status | Stage |\n|---|---|---|\n| 281-dynamic-kubelet-configuration | implementable | beta |\n"
+    plan = plan_sync(validate_config({}, "t"), snap, {"m.md": page.encode()})
+    (row,) = [line for line in plan.changelog.body.splitlines() if line.startswith("| [281]")]
+    assert row.split(" | ")[1:3] == [
+        "L3",
+        "stage: beta → **removed**<br>⚠ kep.yaml status 'removed' is not a valid status; status cell kept",
+    ]

@@ -38,10 +38,10 @@ def test_the_changes_table_names_the_kep_title():
     snap = snapshot(*PAGE_KEPS, revision=REV)
     (kep,) = [k for k in snap.all_keps() if k.path == K1]
     row = next(line for line in render(snap, [CHANGE], []).body.splitlines() if line.startswith("| [4671]"))
-    assert row.startswith(f"| [4671](https://kep.k8s.io/4671) {kep.title} | m.md:18 | stage: alpha → **beta** |")
+    assert row.startswith(f"| [4671](https://kep.k8s.io/4671) {kep.title} | L18 | stage: alpha → **beta** |")
     long = snap._replace(keps={4671: (kep._replace(title="A" * 70),)})
     row = next(line for line in render(long, [CHANGE], []).body.splitlines() if line.startswith("| [4671]"))
-    assert row.startswith(f"| [4671](https://kep.k8s.io/4671) {'A' * 59}… | m.md:18 |")
+    assert row.startswith(f"| [4671](https://kep.k8s.io/4671) {'A' * 59}… | L18 |")
 
 
 def test_problems_are_listed_once_sorted_with_the_reports_count():

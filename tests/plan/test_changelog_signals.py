@@ -100,63 +100,76 @@ def test_the_body_leads_with_what_needs_a_look_and_names_each_sign_and_the_gate_
     body = plan.changelog.body
     blob = plan.report["gate_lifecycle"]["lists"][0]["revision"][:12]
     shown = body.split("\n<details>")[0]
-    assert shown == (
+    assert shown + "\n" == (
         "**kep-sync**: 8 changes in 4 KEPs (3 promoted, 5 retargeted), from `test` at `0123456789ab`.\n"
         "\n"
         "### Needs a look\n"
-        f"- ✗ [5732](https://kep.k8s.io/5732) beta v1.37: the v1.37 note [#138274]({PR}/138274) says alpha; the "
-        "gate list shows TopologyAware alpha as of v1.36 (v1.37 not closed)\n"
+        # the notes alone contradict 5732's beta: the list's reading of v1.37, not closed, is no second source
+        f"- ✗ [5732](https://kep.k8s.io/5732) beta v1.37: the v1.37 note [#138274]({PR}/138274) says alpha\n"
         "- ✗ [2837](https://kep.k8s.io/2837) alpha v1.33: the gate list shows PodLevelResources alpha in v1.32\n"
         f"- off [5526](https://kep.k8s.io/5526) beta v1.37: the v1.37 note [#141209]({PR}/141209) turned it off by "
         "default before release\n"
-        "- ↺ 2 released milestones rewritten in 2 KEPs: [2837](https://kep.k8s.io/2837) alpha v1.32; "
-        "[4563](https://kep.k8s.io/4563) alpha v1.36 (their kep.yaml history below)\n"
+        "- ↺ 1 released milestone rewritten in 1 KEP, no source shows the slip: [2837](https://kep.k8s.io/2837) "
+        "alpha v1.32 (kep.yaml history below)\n"
         "\n"
         "Signs: ↺ a released milestone rewritten; off a default turned off before release; possible: matched by "
         "title words only, never a confirmation; ≠ a note of that release names another stage; Shipped, per the "
         f"gate list `gates/list.yaml` (blob {blob}) and the notes: ✓ confirmed, pending (release not closed), ✗ "
         "contradicted, unknown.\n"
         "\n"
-        "### Graduations\n"
+    )
+    # 4563's alpha v1.36 is a slip the list proves (no EvictionRequestAPI by v1.36, alpha now v1.37): folded
+    assert body.split("<details><summary>Settled by the sources or unchanged here (1)</summary>\n\n")[1].split("\n")[
+        :3
+    ] == [
+        "- ↺ [4563](https://kep.k8s.io/4563) alpha v1.36 → v1.37: slip confirmed, the gate list has no "
+        "EvictionRequestAPI by v1.36; kep.yaml now plans alpha in v1.37",
+        "",
+        "</details>",
+    ]
+    assert body.split("</details>\n\n### Graduations\n")[1].split("\n<details>")[0] == (
         "- alpha → **beta**: [2837](https://kep.k8s.io/2837), [5732](https://kep.k8s.io/5732), "
         "[5526](https://kep.k8s.io/5526)\n"
         "\n"
         "### Changes\n"
-        "| KEP | Page | Change | kep.yaml | Evidence | Shipped |\n"
+        "| KEP | p.md | Change | kep.yaml | Evidence | Shipped |\n"
         "|---|---|---|---|---|---|\n"
-        "| [2837](https://kep.k8s.io/2837) KEP 2837 spec | p.md:3 | stage: alpha → **beta**<br>alpha: v1.32 → "
+        "| [2837](https://kep.k8s.io/2837) KEP 2837 spec | L3 | stage: alpha → **beta**<br>alpha: v1.32 → "
         f"**v1.33** ↺<br>beta: - → **v1.34** | [kep.yaml]({KY}/2837-spec/kep.yaml) [L7]({KY}/2837-spec/kep.yaml#L7) "
         f"[L11]({KY}/2837-spec/kep.yaml#L11) [L12]({KY}/2837-spec/kep.yaml#L12) | none found | ✓ v1.34; ✗ v1.33 |\n"
-        "| [5732](https://kep.k8s.io/5732) KEP 5732 topo | p.md:4 | stage: alpha → **beta**<br>beta: - → **v1.37** "
+        "| [5732](https://kep.k8s.io/5732) KEP 5732 topo | L4 | stage: alpha → **beta**<br>beta: - → **v1.37** "
         f"| [kep.yaml]({KY}/5732-topo/kep.yaml) [L7]({KY}/5732-topo/kep.yaml#L7) [L12]({KY}/5732-topo/kep.yaml#L12) "
-        f"| pending<br>≠ v1.37 [#138274]({PR}/138274) says alpha | ✗ v1.37 |\n"
-        "| [4563](https://kep.k8s.io/4563) KEP 4563 EvictionRequest | p.md:5 | alpha: v1.36 → **v1.37** ↺ | "
+        f"| no note in the v1.37 draft<br>≠ v1.37 [#138274]({PR}/138274) says alpha | ✗ v1.37 |\n"
+        "| [4563](https://kep.k8s.io/4563) KEP 4563 EvictionRequest | L5 | alpha: v1.36 → **v1.37** ↺ | "
         f"[kep.yaml]({KY}/4563-EvictionRequest/kep.yaml) [L11]({KY}/4563-EvictionRequest/kep.yaml#L11) | "
-        f"pending<br>possible: v1.37 [#137050]({PR}/137050) | pending v1.37 |\n"
-        "| [5526](https://kep.k8s.io/5526) KEP 5526 managers | p.md:6 | stage: alpha → **beta**<br>beta: - → "
+        f"no note in the v1.37 draft<br>possible: v1.37 [#137050]({PR}/137050) | pending v1.37 |\n"
+        "| [5526](https://kep.k8s.io/5526) KEP 5526 managers | L6 | stage: alpha → **beta**<br>beta: - → "
         f"**v1.37** | [kep.yaml]({KY}/5526-managers/kep.yaml) [L7]({KY}/5526-managers/kep.yaml#L7) "
         f"[L12]({KY}/5526-managers/kep.yaml#L12) | v1.37 [#140573]({PR}/140573)<br>off v1.37 [#141209]({PR}/141209) "
         "| pending v1.37 |\n"
     )
     assert body.count("gates/list.yaml") == 1  # the findings never name it again
     assert [line for line in body.split("\n") if line.startswith("<details>")] == [
+        "<details><summary>Settled by the sources or unchanged here (1)</summary>",
         "<details><summary>Released milestones rewritten (2)</summary>",
         "<details><summary>Needs review (2)</summary>",
         "<details><summary>Needs review: feature-gate lifecycle (1)</summary>",
         "<details><summary>New KEPs to consider (1)</summary>",
-        "<details><summary>Release notes cited (3)</summary>",
+        "<details><summary>Release notes cited (4)</summary>",
         "<details><summary>Problems (2)</summary>",
     ]
     assert (
-        "\n".join(body.split("<details><summary>Release notes cited (3)</summary>\n\n")[1].split("\n")[:3])
+        "\n".join(body.split("<details><summary>Release notes cited (4)</summary>\n\n")[1].split("\n")[:4])
         == f"- [5732](https://kep.k8s.io/5732) ≠ v1.37 [#138274]({PR}/138274): Added `PlacementCycleState`, under the "
         "Alpha `TopologyAware` feature gate.\n"
         f"- [4563](https://kep.k8s.io/4563) possible: v1.37 [#137050]({PR}/137050): Added the EvictionRequest and "
         "Eviction resources.\n"
         f"- [5526](https://kep.k8s.io/5526) v1.37 [#140573]({PR}/140573): Promoted the `PodLevelResourceManagers` "
-        "feature gate to Beta, enabled by default."
+        "feature gate to Beta, enabled by default.\n"
+        # the note the Evidence column marks off is cited too
+        f"- [5526](https://kep.k8s.io/5526) off v1.37 [#141209]({PR}/141209): turns beta off by default"
     )
-    assert len(visible_text(body)) == 1573
+    assert len(visible_text(body)) == 1568
     # the gate list confirms both alphas no v1.36 note names: under Needs review, saying so; not in Needs a look
     assert [(f.kep_id, f.message.split("; ")[-1]) for f in plan.discrepancies] == [
         ("5526", "the gate list confirms it: PodLevelResourceManagers alpha in v1.36"),
@@ -177,8 +190,8 @@ def test_the_report_carries_each_planned_stage_and_the_gate_owners():
             "beta",
             "v1.37",
             "contradicted",
-            "release notes, gate list",
-            "the v1.37 note #138274 says alpha; the gate list shows TopologyAware alpha as of v1.36 (v1.37 not closed)",
+            "release notes",
+            "the v1.37 note #138274 says alpha",
         ),
         (
             "4563",
@@ -242,12 +255,18 @@ def test_the_signs_follow_needs_a_look_or_else_the_table(tmp_path):
     lines = plan_sync(
         config, both, {"p.md": GATES_PAGE.encode()}, gates=load_gate_lifecycle(str(list_file), tmp_path)
     ).changelog.body.split("\n")
-    assert lines[2:6] == [
-        "### Needs a look",
-        "- ✗ [700](https://kep.k8s.io/700) alpha v1.35: the gate list shows Later not yet in v1.35, alpha in v1.36",
+    # 700's alpha v1.35 is no cell this pull request changes: folded, nothing needs a look
+    assert lines[2:8] == [
+        "<details><summary>Settled by the sources or unchanged here (1)</summary>",
         "",
-        signs,  # the ✗ used just above is explained before anything else
+        "- ✗ [700](https://kep.k8s.io/700) alpha v1.35, unchanged here: the gate list shows Later not yet in v1.35, "
+        "alpha in v1.36",
+        "",
+        "</details>",
+        "",
     ]
+    assert "### Needs a look" not in "\n".join(lines)
+    assert "\n".join(lines).split("### Changes\n")[1].split("\n\n")[1] == signs
     alone = snapshot(kep(100, "live", gates=("Alpha1",), stage="beta", alpha="v1.33", beta="v1.35"))
     body = plan_sync(
         config, alone, {"p.md": GATES_PAGE.encode()}, gates=load_gate_lifecycle(str(list_file), tmp_path)

@@ -99,6 +99,14 @@ def index():
         ("Introduced the Node Declared Features capability (alpha), which includes:", ("alpha", True)),
         ("Until CBOR graduates to Alpha, API servers will refuse to start if configured to use it.", ("", False)),
         ("Fixed a crash when the `X` feature gate is enabled.", ("", False)),
+        # a bug fix: what was dropped is the bug, not the gate (1.37 #140262 on 2837's gate; watch said "removed")
+        (
+            "Fixed Pod-level MemoryQoS memory protection (`memory.min` and `memory.low`) being silently dropped "
+            "during in-place Pod resize, and added Pod-level `memory.high` enforcement when the "
+            "`PodLevelResources` feature gate is enabled.",
+            ("", False),
+        ),
+        ("Removed the `X` feature gate, which was GA since v1.30.", ("removed", True)),
         ("Added `v1beta1` and `v1alpha1` APIs.", ("", False)),
     ],
 )

@@ -8,6 +8,8 @@ of "Needs review". (Kind 8, a source without notes, is in tests/sources/test_rel
 
 from __future__ import annotations
 
+import pytest
+
 from bot.model.finding import Finding
 from bot.model.kep import parse_kep
 from bot.plan.diff import Change
@@ -308,3 +310,39 @@ def test_a_bare_gate_word_in_a_note_that_links_another_kep_is_prose():
     assert [(m.pr, m.gates) for m in index.for_kep(policy.path)] == [(9, ()), (10, ("SharedCore",))]
     assert [m.pr for m in index.for_kep(S1.path)] == [10]  # in code it still counts (shared: ambiguous)
     assert index.for_kep(S1.path)[0].ambiguous == (S1.path, S2.path)
+
+
+# --- a KEP named in passing by a note about another KEP's gate ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Promoted the `WidgetAlphaGate` feature gate to beta. Related: KEP-20.",
+        "Promoted the WidgetAlphaGate feature gate to beta. Related: KEP-20.",
+        "WidgetAlphaGate is now beta. See KEP-20.",
+    ],
+)
+def test_a_note_about_another_keps_gate_does_not_speak_for_a_kep_it_mentions_in_passing(text):
+    """A stage sentence naming only A's gate says nothing about B, which the entry names in passing: B gets no
+    mention from it (no confirmation, no counter evidence), A gets it surely."""
+    index = build_index({"v1.36": {"7": entry(7, text)}}, KEPS)
+    assert index.for_kep(B.path) == []
+    assert [(m.pr, m.stage, m.links, m.refs) for m in index.for_kep(A.path)] == [(7, "beta", (A.path,), (20,))]
+
+
+def test_a_kep_named_in_the_stage_sentence_its_documentation_or_by_its_own_gate_is_spoken_for():
+    borrower = _kep("keps/sig-node/70-borrower/kep.yaml", 70, stage="beta", beta="v1.36", gates=("WidgetAlphaGate",))
+    keps = KEPS + [borrower]
+    owners = {"WidgetAlphaGate": (A.path,), "SharedCore": (S1.path, S2.path), "OnlyTwoGate": (S2.path,)}
+    notes = {
+        "v1.36": {
+            "1": entry(1, "Promoted `WidgetAlphaGate` (KEP-20) to beta."),  # the sentence names KEP 20 itself
+            "2": entry(2, "Promoted `WidgetAlphaGate` to beta.", documentation=[{"type": "KEP", "url": DOC + "20"}]),
+            "3": entry(3, "Promoted `WidgetAlphaGate` to beta. See KEP-70."),  # 70 declares the gate too
+        }
+    }
+    index = build_index(notes, keps, owners)  # the gate's owner per history: A alone, 70 borrows it
+    assert [(m.pr, m.stage) for m in index.for_kep(B.path)] == [(1, "beta"), (2, "beta")]
+    assert [(m.pr, m.links) for m in index.for_kep(borrower.path)] == [(3, (A.path, borrower.path))]
+    assert [m.pr for m in index.for_kep(A.path)] == [1, 2, 3]

@@ -343,9 +343,12 @@ def test_a_sync_marks_each_change_and_lists_findings(tmp_path):
     # v1.36 is the list's newest version (the release being made): pending, never a disagreement
     assert marks[("700", "beta")] == ("pending", "Later alpha as of v1.36 (v1.36 not closed)")
     body = plan.changelog.body
-    assert body.split("\n")[2:4] == [
-        "### Needs a look",
-        "- ✗ [700](https://kep.k8s.io/700) alpha v1.35: the gate list shows Later not yet in v1.35, alpha in v1.36",
+    # 700's alpha v1.35 is no cell this pull request changes: said, folded, with why
+    assert body.split("\n")[2:5] == [
+        "<details><summary>Settled by the sources or unchanged here (1)</summary>",
+        "",
+        "- ✗ [700](https://kep.k8s.io/700) alpha v1.35, unchanged here: the gate list shows Later not yet in v1.35, "
+        "alpha in v1.36",
     ]
     rows = [line for line in body.split("\n") if line.startswith("| [")]
     assert [r.rsplit(" | ", 1)[1] for r in rows[:2]] == ["✓ v1.35 |", "pending v1.36 |"]

@@ -1,7 +1,7 @@
 """New rows (``candidates.add_to``) land inside their table in its own structure and read back in place, runs
 converge, a KEP any row already names gets no second row, a number upstream uses twice gets a row only with
 its slug, a value the diff withholds is never written, and a sample row's human marks are never copied
-(bot/plan/tracking/rows.py, bot/wiki/matrix.py name_in_cell, bot/plan/tracking/coverage.py); a page listed twice is one
+(bot/plan/tracking/rows.py, bot/wiki/kepnames.py name_in_cell, bot/plan/tracking/coverage.py); a page listed twice is one
 page (bot/publish/directory.py)."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from bot.model.kep import Problem
 from bot.plan.planner import plan_sync
 from bot.plan.tracking import Options, track
 from bot.publish.directory import read_wiki_pages
-from bot.wiki.matrix import name_in_cell, parse_page
+from bot.wiki.kepnames import name_in_cell
+from bot.wiki.matrix import parse_page
 from tests.harness.invariants import md_tables
 from tests.trackingutil import kep, snap
 

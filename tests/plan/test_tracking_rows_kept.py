@@ -11,7 +11,8 @@ from bot.model.kep import Problem
 from bot.plan.tracking import Options, render, track
 from bot.plan.tracking.coverage import check_coverage, parse_groups
 from bot.plan.tracking.rows import add_rows
-from bot.wiki.matrix import DEFAULT_ALIASES, ProblemRow, name_in_cell, parse_page
+from bot.wiki.kepnames import name_in_cell
+from bot.wiki.matrix import DEFAULT_ALIASES, ProblemRow, parse_page
 from tests.trackingutil import kep, snap
 
 PAGE = """## Main

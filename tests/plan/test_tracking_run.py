@@ -67,7 +67,7 @@ def test_git_backend_reads_the_coverage_page_at_the_base_and_commits_the_new_row
     assert page[8] == NEW_ROW
     assert git(wiki, "show", f"{BRANCH}:{COVERAGE_PATH}") + "\n" == COVERAGE
     assert (
-        "| [6000](https://kep.k8s.io/6000) KEP 6000 kep-6000 | docs/matrix.md:9 | row: - → **6000-kep-6000** |"
+        "| [6000](https://kep.k8s.io/6000) KEP 6000 kep-6000 | L9 | row: - → **6000-kep-6000** |"
         in outcome.plan.changelog.body
     )
     again = sync_snapshot(cfg, snap(), GitWiki(cfg, wiki))  # same proposal: no new commit

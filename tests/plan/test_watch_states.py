@@ -394,3 +394,23 @@ def test_a_possible_note_is_shown_with_its_pull_request_and_never_changes_the_st
         "| [104](https://kep.k8s.io/104) KEP 104 quiet | no sign yet | GA in v1.37 | no note, gate entry or kep.yaml "
         "update for GA in v1.37 yet | possible: note [#950](https://github.com/kubernetes/kubernetes/pull/950) GA |"
     ]
+
+
+def test_a_note_turning_the_gate_off_reads_off_in_the_pull_request_never_no_stage():
+    by_kep = {e.kep: e for e in full_watch().entries}
+    url = "https://github.com/kubernetes/kubernetes/pull/904"
+    off = Sign(
+        "release note",
+        "on track",
+        "",
+        "",
+        904,
+        url,
+        "the v1.37 note #904 names no stage",
+        "Disabled the `TrackGate` feature gate by default because of critical issues found before release.",
+    )
+    fixed = off._replace(pr=903, url=url.replace("904", "903"), quote="Fixed a bug when `TrackGate` is enabled.")
+    [(_, rows, _)] = pr_sections(full_watch()._replace(entries=(by_kep["103"]._replace(signs=(off, fixed)),)))
+    assert (
+        rows[0].rsplit(" | ", 1)[1] == f"note [#904]({url}) off<br>note [#903]({url.replace('904', '903')}) no stage |"
+    )

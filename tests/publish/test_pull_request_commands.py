@@ -10,6 +10,7 @@ import pytest
 
 from bot.publish import comment_commands as cmd
 from bot.publish import pull_request as prmod
+from tests.fakegithub import REFUSED
 from tests.gitutil import commit, make_repo
 from tests.publishutil import (
     BRANCH,
@@ -406,3 +407,56 @@ def test_a_private_org_member_with_write_access_is_asked_about_and_obeyed(gh, cf
         "> `/kep-sync ignore 4671 beta` (@carol)\n\n**Done**: kep-sync added `<!-- kep-sync: ignore beta -->` to the "
         f"row of KEP 4671 (docs/matrix.md line 7) in commit `{head[:12]}`."
     )
+
+
+def test_a_command_whose_authors_role_github_will_not_tell_is_refused_once_and_the_run_goes_on(gh, cfg):
+    """HTTP 403 from the collaborator permission API (a token or App that may not read it): the command is not
+    carried out, answered once with why, the read position moves past it, and this run and the next publish."""
+    head = opened(gh, cfg)
+    gh.set_role(REPO, "mallory", REFUSED)
+    cid = gh.add_comment(1, "/kep-sync regenerate", "mallory")
+    run = run_github(gh, keps(), cfg)
+    assert run.requests == READS_PR + [
+        permission("mallory"),
+        ("PATCH", f"{R}/pulls/1"),
+        ("POST", f"{R}/issues/1/comments"),
+    ]
+    assert (run.requests.count(permission("mallory")), gh.branch_sha(REPO, BRANCH)) == (1, head)
+    assert replies(gh, cid) == [
+        "> `/kep-sync regenerate` (@mallory)\n\n**Not carried out**: GitHub did not tell the role of @mallory on "
+        "acme/wiki (HTTP 403), so kep-sync cannot check it; commands need write, maintain or admin access to the "
+        "wiki repository, and the token kep-sync runs with must be able to read collaborator permissions."
+    ]
+    assert prmod.parse_state(gh.pull(1)["body"]).seen == str(cid)
+    moved = run_github(gh, keps("v1.36"), cfg)  # upstream moves on: published, the comment not read again
+    assert permission("mallory") not in moved.requests and len(replies(gh, cid)) == 1
+    assert gh.read_file(REPO, BRANCH, PAGE_PATH) == PAGE.replace(ROW_4671, PROMOTED_ROW.replace("v1.37", "v1.36"))
+
+
+def test_a_rate_limited_role_read_fails_the_run_and_the_command_waits(gh, cfg):
+    """A 403 that is a rate limit says nothing of the author: the run fails (exit 1) and the command is read
+    again by a later run, not refused."""
+    from bot.errors import PublishError
+
+    opened(gh, cfg)
+    gh.set_role(REPO, "alice", "write")
+    cid = gh.add_comment(1, "/kep-sync ignore 4671 beta", "alice")
+    limit = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "9999999999"}
+    gh.fail_next("GET", r"/collaborators/alice/permission$", 403, headers=limit, message="API rate limit exceeded")
+    with pytest.raises(PublishError, match="read the role of @alice: HTTP 403 API rate limit exceeded"):
+        run_github(gh, keps(), cfg)
+    assert replies(gh, cid) == [] and prmod.parse_state(gh.pull(1)["body"]).seen != str(cid)
+    run_github(gh, keps(), cfg)
+    assert replies(gh, cid)[0].startswith("> `/kep-sync ignore 4671 beta` (@alice)\n\n**Done**")
+
+
+def test_any_other_refusal_to_tell_a_role_is_answered_with_its_status(gh, cfg):
+    opened(gh, cfg)
+    cid = gh.add_comment(1, "/kep-sync ignore 4671", "robot")
+    gh.fail_next("GET", r"/collaborators/robot/permission$", 422, message="Validation Failed")
+    run_github(gh, keps(), cfg)
+    assert replies(gh, cid) == [
+        "> `/kep-sync ignore 4671` (@robot)\n\n**Not carried out**: GitHub did not tell the role of @robot on "
+        "acme/wiki (HTTP 422), so kep-sync cannot check it; commands need write, maintain or admin access to the "
+        "wiki repository, and the token kep-sync runs with must be able to read collaborator permissions."
+    ]

@@ -61,7 +61,7 @@ def test_a_field_marker_in_a_cell_keeps_that_field_and_the_row_keeps_its_marker(
     )
     body = plan.changelog.body
     assert "<details><summary>Ignored (1)</summary>" in body
-    assert "| [4671](https://kep.k8s.io/4671) | p.md:18 | stable | - → v1.38 | row marker |" in body
+    assert "| [4671](https://kep.k8s.io/4671) | L18 | stable | - → v1.38 | row marker |" in body
 
 
 def test_a_whole_row_marker_keeps_every_field_and_lists_the_drift():

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from bot.model.kep import Problem
+from bot.wiki.kepnames import parse_kep_cell
 from bot.wiki.matrix import (
     DEFAULT_ALIASES,
     cell_gates,
     cell_value,
     column_roles,
-    parse_kep_cell,
     parse_page,
     render_gates,
     render_row,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model.finding import NOTE_KEYS, Finding
@@ -26,8 +26,10 @@ from bot.plan.changelog.rows import (
     finding_row,
     gate_row,
     grouped_graduations,
+    held_cells,
     history_text,
     ignored_row,
+    one_page,
     review_row,
     row_line,
     source_name,
@@ -141,7 +143,7 @@ def render(
     inputs = ChangelogInputs() if inputs is None else inputs
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     applied = [c for c in changes if c.applied]
-    links = Links(inputs.web_url, snapshot.revision, inputs.page_url)
+    links = Links(inputs.web_url, snapshot.revision, inputs.page_url, one_page(changes))
     head = [f"**kep-sync**: {summary(changes)}, from {source_name(snapshot.source)} at `{rev}`.", ""]
     layout = inputs.layout or Layout()
     sections: list[Section] = [*layout.lead, *inputs.callouts]
@@ -153,15 +155,17 @@ def render(
         if picked:
             sections.append(([heading], grouped_graduations(picked), noun))
     if applied:
-        sections.append(layout.changes or _changes_section(snapshot, applied, links))
+        sections.append(layout.changes or _changes_section(snapshot, applied, links, held_cells(problems)))
     sections += layout.after
     sections += _written_sections(applied, links, inputs)
     sections += _review_sections(changes, links, inputs)
     sections += layout.folded
     sections += list(inputs.watch)
     shown = _pr_problems(problems, inputs.involved_problems)
+    kept: set[str] = set()
     if shown:
         rows = [f"| {table_cell(p.path)} | {table_cell(p.key)} | {table_cell(p.message)} |" for p in shown]
+        kept = {r for p, r in zip(shown, rows, strict=True) if re.fullmatch(r"line \d+", p.key)}
         about = [
             "Every row left as is and every value not written, with why, and the problems of this run's inputs; "
             "the run's JSON report lists every problem of the source.",
@@ -174,21 +178,25 @@ def render(
         sections.append((details("Controls", None, []), list(inputs.controls), "controls"))
     title = _title(changes, inputs.generated)
     return Changelog(
-        title, _fit(head, sections, inputs.max_chars), safe(_commit_message(title, snapshot, applied, inputs.generated))
+        title,
+        _fit(head, sections, inputs.max_chars, frozenset(kept)),
+        safe(_commit_message(title, snapshot, applied, inputs.generated)),
     )
 
 
-def _changes_section(snapshot: Snapshot, applied: list[Change], links: Links) -> Section:
+def _changes_section(
+    snapshot: Snapshot, applied: list[Change], links: Links, held: Mapping[tuple[str, int], Sequence[str]]
+) -> Section:
     """The "Changes" table of the plain layout (a run without release notes or a gate list; one with them shows
     :mod:`bot.plan.changelog.signals`'s): one row per page row, with an Upstream column when the run has
-    provenance."""
+    provenance; ``held``: :func:`bot.plan.changelog.rows.held_cells`."""
     keps = {k.path: k for k in snapshot.all_keps()}
     origin = any(c.upstream is not None for c in applied)
-    rows = [row_line(group, keps, links, origin) for group in by_row(applied)]
+    rows = [row_line(group, keps, links, origin, held) for group in by_row(applied)]
     return (
         [
             "### Changes",
-            "| KEP | Page | Change | kep.yaml |" + (" Upstream |" if origin else ""),
+            f"| KEP | {links.header()} | Change | kep.yaml |" + (" Upstream |" if origin else ""),
             "|---|---|---|---|" + ("---|" if origin else ""),
         ],
         rows,
@@ -290,7 +298,7 @@ def _review_sections(changes: Sequence[Change], links: Links, inputs: ChangelogI
                         "Kept by an ignore rule (a `<!-- kep-sync: ignore -->` marker in the row, or `ignore:` in the "
                         "config); still compared, not applied.",
                         "",
-                        "| KEP | Page | Field | Page → kep.yaml | Rule |",
+                        f"| KEP | {links.header()} | Field | Page → kep.yaml | Rule |",
                         "|---|---|---|---|---|",
                     ],
                 ),
@@ -341,13 +349,20 @@ def _title(changes: Sequence[Change], generated: Sequence[str]) -> str:
 #: Public names for other changelog sections (``bot.plan.tracking.render``).
 
 
-def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_chars: int) -> str:
+def _fit(
+    head: list[str],
+    sections: list[tuple[list[str], list[str], str]],
+    max_chars: int,
+    keep: frozenset[str] = frozenset(),
+) -> str:
     """Join the body, keeping whole rows in order while it stays within ``max_chars`` characters.
 
     ``sections``: ``(header lines, rows, noun)``. From the first row that does
     not fit on, every row is left out and each cut section ends with a line
-    saying how many. Room for those lines is reserved up front, so the body
-    never exceeds ``max_chars`` unless the head and section headers alone do.
+    saying how many, except the rows in ``keep`` (the rows left as is: a row the
+    bot could not write is never cut), whose room is reserved first. Room for
+    those lines is reserved up front, so the body never exceeds ``max_chars``
+    unless the head, section headers and kept rows alone do.
     """
 
     def note(left: int, noun: str) -> str:
@@ -358,19 +373,32 @@ def _fit(head: list[str], sections: list[tuple[list[str], list[str], str]], max_
 
     # Worst case per section: header, "", the note, then the blank line after the section.
     worst = [lines(h) + len(note(len(r), n)) + 3 + len("\n</details>\n") for h, r, n in sections]
+    must = [lines([r for r in rows if r in keep]) for _, rows, _ in sections]
     out, size, cut = list(head), lines(head), False
     for i, (header, rows, noun) in enumerate(sections):
         block = list(header)
-        room = max_chars - size - sum(worst[i:])
+        room = max_chars - size - sum(worst[i:]) - sum(must[i:])
         kept = 0
-        while not cut and kept < len(rows) and lines(block[len(header) :]) + len(rows[kept]) + 1 <= room:
+        while (
+            not cut
+            and kept < len(rows)
+            and (rows[kept] in keep or lines(block[len(header) :]) + len(rows[kept]) + 1 <= room)
+        ):
             block.append(rows[kept])
+            room += len(rows[kept]) + 1 if rows[kept] in keep else 0  # its room was reserved
             kept += 1
         if kept < len(rows):
             cut = True
-            block = block + ["", note(len(rows) - kept, noun)] if kept else [note(len(rows) - kept, noun)]
+            forced = [r for r in rows[kept:] if r in keep]
+            left = len(rows) - kept - len(forced)
+            block += forced
+            if left:
+                block = block + ["", note(left, noun)] if len(block) > len(header) else [note(left, noun)]
         if header and header[0].startswith("<details>"):  # no blank line after: the next block starts at once
             out += ([] if block[0] == header[0] else [header[0], ""]) + block + ["", "</details>"]
+            later = sections[i + 1][0] if i + 1 < len(sections) else []
+            if later and later[0].startswith("#"):  # a heading right after `</details>` would stay in its HTML block
+                out.append("")
         else:
             out += block + [""]
         size += lines(block) + 1
@@ -395,7 +423,8 @@ def report(
 ) -> dict[str, object]:
     """The ``--report`` JSON object: ``{"revision", "changes": [...], "problems": [...]}``.
 
-    Each change: ``kep, page, line, field, old, new, kind, applied, kep_path``;
+    Each change: ``kep, page, line, field, old, new, kind, applied, kep_path`` (``new`` as the page gets it:
+    :attr:`bot.plan.diff.Change.written` for a change written, ``GA`` or ``-`` in the page's words);
     each problem: ``path, message`` (the key is folded into the message). A change's
     flags (``Change.flags``) come first among the problems, one each, with ``path``
     ``page:line`` and a message naming the KEP, field and values.
@@ -417,7 +446,7 @@ def report(
             "line": c.line,
             "field": c.field,
             "old": c.old,
-            "new": c.new,
+            "new": c.new if c.written is None else c.written,
             "kind": c.kind,
             "applied": c.applied,
             "kep_path": c.kep_path,

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from bot.model.finding import Finding
 from bot.model.history.provenance import Upstream
-from bot.model.kep import Kep
+from bot.model.kep import Kep, Problem
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.markdown import code as _code
 from bot.plan.changelog.markdown import kep_link, kep_yaml_url, line_start, note_link, short, table_cell
@@ -25,21 +25,40 @@ DEFAULT_WEB_URL = "https://github.com/kubernetes/enhancements"
 class Links(NamedTuple):
     """Where links land: ``web_url`` of the enhancements repository, its ``revision`` (commit SHA) and
     ``page_url`` (the wiki's web address of the pages at the base revision, ending in ``/``; ``""``
-    when the wiki is not on GitHub)."""
+    when the wiki is not on GitHub) and ``one_page``: the page every row of the changelog is on, ``""`` when
+    they are on several (:func:`one_page`)."""
 
     web_url: str
     revision: str
     page_url: str = ""
+    one_page: str = ""
 
     def page(self, page: str, line: int) -> str:
         """``[page:line](PAGE_URL/page#Lline)``, or ``page:line`` as text without a ``page_url``."""
         spot = f"{table_cell(page)}:{line}"
         return f"[{spot}]({self.page_url}{quote(page)}#L{line})" if self.page_url else spot
 
+    def cell(self, page: str, line: int) -> str:
+        """A table's Page cell: ``[L32](PAGE_URL/page#L32)`` (``L32`` as text without a ``page_url``) when the
+        rows are on one page (the column header names it, :meth:`header`), else :meth:`page`."""
+        if not self.one_page:
+            return self.page(page, line)
+        return f"[L{line}]({self.page_url}{quote(page)}#L{line})" if self.page_url else f"L{line}"
+
+    def header(self) -> str:
+        """A table's Page column header: the page's name when the rows are on one page, else ``Page``."""
+        return table_cell(self.one_page) if self.one_page else "Page"
+
     def kep_yaml(self, kep_path: str, line: int = 0) -> str:
         """The kep.yaml at the revision, ending in ``#L<line>`` when ``line``; ``""`` without revision or path."""
         url = kep_yaml_url(self.web_url, self.revision, kep_path)
         return f"{url}#L{line}" if url and line else url
+
+
+def one_page(changes: Sequence[Change]) -> str:
+    """The page every change is on, ``""`` when they are on several or there are none."""
+    pages = {c.page for c in changes}
+    return pages.pop() if len(pages) == 1 else ""
 
 
 #: Longest KEP title shown in the Changes table, characters (longer ones end with "…").
@@ -65,18 +84,18 @@ def _flags(c: Change) -> str:
     return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
 
 
-def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL) -> str:
-    """The Upstream cell of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
-    ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; or the commit, ``[0123456789ab](WEB/commit/SHA)``,
-    when the subject names no pull request) and the date; ``-`` when unknown. ``upstream`` is a
+def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL, *, subject: bool = True) -> str:
+    """The upstream pull request of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
+    ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; ``[#6182](WEB/pull/6182)`` when not ``subject``, as the Upstream
+    column shows it; or the commit, ``[0123456789ab](WEB/commit/SHA)``, when the subject names no pull
+    request) and the date; ``-`` when unknown. ``upstream`` is a
     :class:`bot.model.history.provenance.Upstream`; an inexact one (the last commit touching the kep.yaml) says so."""
     if upstream is None:
         return "-"
     base = web_url.rstrip("/")
-    subject = short(
-        re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or ""), MAX_SUBJECT_CHARS
-    )
-    text = f"#{upstream.pr} {table_cell(subject)}" if subject.strip() else f"#{upstream.pr}"
+    said = re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or "")
+    subject_text = short(said, MAX_SUBJECT_CHARS) if subject else ""
+    text = f"#{upstream.pr} {table_cell(subject_text)}" if subject_text.strip() else f"#{upstream.pr}"
     link = (
         f"[{text}]({base}/pull/{upstream.pr})"
         if upstream.pr
@@ -154,25 +173,47 @@ def row_line(
     keps: Mapping[str, Kep],
     links: Links,
     origin: bool,
+    held: Mapping[tuple[str, int], Sequence[str]] | None = None,
 ) -> str:
-    """One Changes table row for the changes of one page row."""
+    """One Changes table row for the changes of one page row; ``held``: :func:`held_cells`."""
     fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
-    cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS)
+    cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS, held)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
-        cells.append("<br>".join(upstream_cell(u, links.web_url) for u in ups))
+        cells.append("<br>".join(upstream_cell(u, links.web_url, subject=False) for u in ups))
     return "| " + " | ".join(cells) + " |"
 
 
-def lead_cells(group: Sequence[Change], kep: Kep | None, links: Links, fields: str, title_chars: int) -> list[str]:
+def held_cells(problems: Sequence[Problem]) -> dict[tuple[str, int], list[str]]:
+    """``{(page, line): [why]}``: the problems of page rows (key ``line N``), each without the kep.yaml path it
+    ends with, so a row the run half-updates says in its own line why the rest was kept (KEP 281: stage
+    written, ``kep.yaml status 'removed' is not a valid status; status cell kept``)."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for p in problems:
+        m = re.fullmatch(r"line (\d+)", p.key)
+        if m:
+            out.setdefault((p.path, int(m.group(1))), []).append(re.sub(r" \([^()]*kep\.yaml\)$", "", p.message))
+    return out
+
+
+def lead_cells(
+    group: Sequence[Change],
+    kep: Kep | None,
+    links: Links,
+    fields: str,
+    title_chars: int,
+    held: Mapping[tuple[str, int], Sequence[str]] | None = None,
+) -> list[str]:
     """The first cells of a Changes row: the KEP with its title (cut at ``title_chars``), the page line, the
-    ``fields`` cell as given and the kep.yaml cell (:func:`kep_yaml_cell`)."""
+    ``fields`` cell as given, then ``⚠`` and why for each cell of the row kept (``held``, :func:`held_cells`),
+    and the kep.yaml cell (:func:`kep_yaml_cell`)."""
     first = group[0]
     title = short(kep.title, title_chars) if kep is not None else ""
+    kept = "".join(f"<br>⚠ {table_cell(why)}" for why in (held or {}).get((first.page, first.line), ()))
     return [
         f"{kep_link(first.kep_id)} {table_cell(title)}" if title else kep_link(first.kep_id),
-        links.page(first.page, first.line),
-        fields,
+        links.cell(first.page, first.line),
+        fields + kept,
         kep_yaml_cell(group, kep, links),
     ]
 
@@ -204,6 +245,6 @@ def history_text(c: Change, web_url: str) -> str:
 def ignored_row(c: Change, links: Links) -> str:
     rule = "row marker" if c.ignored == "page" else "config `ignore`"
     return (
-        f"| {kep_link(c.kep_id)} | {links.page(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
+        f"| {kep_link(c.kep_id)} | {links.cell(c.page, c.line)} | {c.field} | {table_cell(c.old)} → {table_cell(c.new)} "
         f"| {rule} |"
     )

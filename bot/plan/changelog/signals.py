@@ -16,7 +16,8 @@ byte. The reviewer reads, in this order:
   milestone rewritten with :data:`REWRITTEN_MARK` alone; Evidence lists the notes by release and pull request
   (``possible:`` a note matched by title words only, never a confirmation; :data:`COUNTER_MARK` a note of that
   release announcing another stage; :data:`OFF_MARK` a note of that release turning the stage off by default;
-  ``pending`` when no note is sure and the release is in progress); Shipped gives the state of each planned stage the row touches
+  ``no note in the v1.37 draft`` when no note is sure and the release is in progress: ``pending`` is the Shipped
+  column's alone); Shipped gives the state of each planned stage the row touches
   (:mod:`bot.plan.evidence.stage_state`: ``✓`` confirmed, ``pending``, ``✗`` contradicted, ``unknown``);
 - collapsed after the other sections: the **release notes cited**, with their excerpts.
 """
@@ -38,7 +39,7 @@ from bot.model.kep import STAGES, Kep, milestone_key, normalize_milestone
 from bot.model.release_calendar import FreezeException
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.body import Layout, Section
-from bot.plan.changelog.markdown import code, details, inline, kep_link, note_link, short, table_cell
+from bot.plan.changelog.markdown import code, details, inline, kep_link, note_link, table_cell
 from bot.plan.changelog.rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell
 from bot.plan.diff import RELEASED_FLAG, Change
 from bot.plan.evidence.index import change_stage
@@ -60,22 +61,28 @@ STATE_WORDS = {CONFIRMED: "✓", PENDING: "pending", CONTRADICTED: "✗", UNKNOW
 MAX_TITLE_CHARS = 40
 #: Most KEPs "Needs a look" names in its line of other findings; beyond, it gives counts by kind.
 MAX_KEPS_LISTED = 10
-#: Longest upstream pull request subject in this layout, characters.
-MAX_SUBJECT_CHARS = 28
 
 
 class Signals(NamedTuple):
     """What the layout shows besides the changes: the ``states`` of the planned stages of the KEPs in scope,
     the gate lists as named once (``gate_list``: ``"`PATH` (blob 92f09bc2f438)"``; ``""`` without a list),
     whether release notes were read (``notes``) and the Needs review findings (``findings``: release notes'
-    and the gate list's, for the count of the other findings on these rows); ``exceptions``: the release team's
-    freeze exceptions (:mod:`bot.model.release_calendar`), which explain a released milestone rewritten."""
+    and the gate list's, for the count of the other findings on these rows), the released milestones rewritten a
+    source proves ``slips`` (:func:`bot.plan.signals.slips`) and the upstream commit that set each contradicted
+    milestone no change writes (``moves``, by ``(kep_path, stage)``); ``every_row``: the states cover every row
+    (``kep-sync audit``), so each contradicted one needs a look, changed or not; ``held``: why cells of changed
+    rows were kept (:func:`bot.plan.changelog.rows.held_cells`); ``exceptions``: the release team's freeze
+    exceptions (:mod:`bot.model.release_calendar`), which explain a released milestone rewritten."""
 
     states: Sequence[PlannedStage]
     gate_list: str
     notes: bool
     findings: Sequence[Finding] = ()
     exceptions: Sequence[FreezeException] = ()
+    slips: Mapping[tuple[str, str], str] = {}
+    moves: Mapping[tuple[str, str], Upstream] = {}
+    every_row: bool = False
+    held: Mapping[tuple[str, int], Sequence[str]] = {}
 
 
 def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals: Signals) -> Layout:
@@ -89,18 +96,20 @@ def layout(snapshot: Snapshot, changes: Sequence[Change], links: Links, signals:
     in_progress = f"v{current[0]}.{current[1]}" if current else ""
     rows = [_row(group, keps, links, signals, states, (shipped, in_progress), origin) for group in by_row(applied)]
     head = (
-        "| KEP | Page | Change | kep.yaml |"
+        f"| KEP | {links.header()} | Change | kep.yaml |"
         + (" Upstream |" if origin else "")
         + (" Evidence |" if signals.notes else "")
         + (" Shipped |" if signals.gate_list else "")
     )
     table: Section = (["### Changes", head, "|---" * (head.count("|") - 1) + "|"], rows, "changes")
-    lead = _needs_a_look(applied, signals, links)
+    lead = _needs_a_look(applied, keps, signals, links)
+    settled = _settled(applied, keps, signals, links)
     line = _legend(applied, signals) if applied else ""
     legend: list[Section] = [([line], [], "legend")] if line else []
-    cited = _cited(applied)
+    cited = _cited(applied, signals.states)
+    first = [x for x in (lead, settled) if x[1]]
     return Layout(
-        lead=[lead, *legend] if lead[1] else [],
+        lead=[*first[:1], *legend, *first[1:]] if lead[1] else first,
         changes=table,
         after=[] if lead[1] else legend,
         folded=[cited] if cited[1] else [],
@@ -131,26 +140,15 @@ def _row(
         + "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags if not f.startswith(RELEASED_FLAG))
         for c in group
     )
-    cells = lead_cells(group, kep, links, fields, MAX_TITLE_CHARS)
+    cells = lead_cells(group, kep, links, fields, MAX_TITLE_CHARS, signals.held)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
-        number = re.match(r"\d+", first.kep_id)
-        cells.append("<br>".join(_upstream(u, links.web_url, str(int(number.group())) if number else "") for u in ups))
+        cells.append("<br>".join(upstream_cell(u, links.web_url, subject=False) for u in ups))
     if signals.notes:
         cells.append(_evidence(group, _row_states(group, keps, states), *shipped))
     if signals.gate_list:
         cells.append(_shipped(group, keps, states))
     return "| " + " | ".join(cells) + " |"
-
-
-def _upstream(upstream: Upstream | None, web_url: str, kep: str) -> str:
-    """:func:`bot.plan.changelog.rows.upstream_cell` with the subject cut at :data:`MAX_SUBJECT_CHARS`, less a
-    leading ``KEP-4671:`` / ``[KEP-4671]`` naming the row's own KEP (``kep``, its number)."""
-    if upstream is None:
-        return "-"
-    subject = re.sub(r"\s*\(#\d+\)\s*$|^Merge pull request #\d+ from \S+$", "", upstream.subject or "")
-    subject = re.sub(rf"^\s*\[?KEP[- ]?0*{re.escape(kep)}\]?\s*:?\s*", "", subject, flags=re.I) or subject
-    return upstream_cell(upstream._replace(subject=short(subject, MAX_SUBJECT_CHARS)), web_url)
 
 
 def _row_states(
@@ -173,8 +171,8 @@ def _evidence(
     """The notes of one row, each once: ``v1.37 [#N](url)``; ``possible:``, ``ambiguous:``, ``≠ ... says
     alpha`` and ``off v1.37 [#141209](url)`` (a note turning off by default a stage the row touches) apart.
     When no note is sure, by the releases the row names (its new milestones and those of the planned stages it
-    touches, ``touched``): ``none found`` when one is out, ``pending`` when the newest is the release in
-    progress (its notes are a draft), else ``- (v1.38 not released yet)``. ``shipped``:
+    touches, ``touched``): ``none found`` when one is out, ``no note in the v1.37 draft`` when the newest is the
+    release in progress (its notes are a draft), else ``v1.38 not released yet``. ``shipped``:
     :func:`bot.plan.changelog.body.notes_can_exist`; ``in_progress``: the release in progress (``""`` when
     unknown)."""
     seen: set[tuple[str, int]] = set()
@@ -201,9 +199,9 @@ def _evidence(
     shown = sure or (
         ["none found"]
         if any(shipped(n) and (now is None or milestone_key(n) != now) for n in news)
-        else ["pending"]
+        else [f"no note in the {in_progress} draft"]
         if any(shipped(n) for n in news)
-        else ["- (" + ", ".join(sorted(set(news))) + " not released yet)"]
+        else [", ".join(sorted(set(news))) + " not released yet"]
     )
     return "<br>".join(shown + possible + maybe + counter + off)
 
@@ -229,15 +227,23 @@ def _linked(text: str, state: PlannedStage) -> str:
     return "".join(note_link(int(p), urls.get(int(p), "")) if i % 2 else inline(p) for i, p in enumerate(parts))
 
 
-def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Section:
-    """What needs judgment, first: contradicted plans (the newest release first), defaults turned off before
-    release, released milestones rewritten (grouped), and the count of the other findings on these rows."""
+def needs_a_look(changes: Sequence[Change], snapshot: Snapshot, signals: Signals, links: Links) -> list[str]:
+    """The items of the Needs a look section for ``changes`` (markdown lines, ``[]`` when nothing needs
+    judgment): the one list the changelog shows and automerge reads (:mod:`bot.plan.automerge`)."""
+    keps = {k.path: k for k in snapshot.all_keps()}
+    return list(_needs_a_look([c for c in changes if c.applied], keps, signals, links)[1])
+
+
+def _needs_a_look(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, links: Links) -> Section:
+    """What needs judgment, first: contradicted plans this pull request is about (the newest release first),
+    defaults turned off before release, the released milestones rewritten no source proves slipped (grouped), and
+    the count of the other findings on the planned stages these rows change."""
     rows = []
     said: set[tuple[str, str]] = set()
     cited: set[tuple[str, int]] = set()
-    newest_first = sorted(signals.states, key=lambda s: milestone_key(s.release) or (0, 0), reverse=True)
-    for s in newest_first:
-        if s.state == CONTRADICTED:
+    about = _about(applied, keps)
+    for s in _newest_first(signals.states):
+        if s.state == CONTRADICTED and ((s.kep_path, s.stage) in about or signals.every_row):
             rows.append(f"- {CONTRADICTED_MARK} {kep_link(s.kep)} {word(s.stage)} {s.release}: {_linked(s.reason, s)}")
             said.add((s.kep_path, s.release))
             cited |= {(s.kep_path, n.pr) for n in s.notes}
@@ -249,7 +255,7 @@ def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Sect
                 f"- {OFF_MARK} {kep_link(s.kep)} {word(s.stage)} {s.release}: the {s.release} note {notes} turned "
                 "it off by default before release"
             )
-    rewritten = [c for c in applied if _rewritten(c)]
+    rewritten = [c for c in applied if _rewritten(c) and (c.kep_path, c.field) not in signals.slips]
     if rewritten:
         by_kep: dict[str, list[str]] = {}
         for c in rewritten:
@@ -260,22 +266,16 @@ def _needs_a_look(applied: list[Change], signals: Signals, links: Links) -> Sect
         noun = "milestone" if len(rewritten) == 1 else "milestones"
         rows.append(
             f"- {REWRITTEN_MARK} {len(rewritten)} released {noun} rewritten in {len(by_kep)} KEP"
-            f"{'s' if len(by_kep) != 1 else ''}: {listed} (their kep.yaml history below)"
+            f"{'s' if len(by_kep) != 1 else ''}, no source shows the slip: {listed} (kep.yaml history below)"
         )
-    others = [f for f in signals.findings if (f.kep_path, f.release) not in said and (f.kep_path, f.pr) not in cited]
+    here = {(s.kep_path, s.release) for s in signals.states if (s.kep_path, s.stage) in about or signals.every_row}
+    others = [
+        f
+        for f in signals.findings
+        if (f.kep_path, f.release) not in said and (f.kep_path, f.pr) not in cited and (f.kep_path, f.release) in here
+    ]
     if others:
-        kinds: dict[str, list[str]] = {}
-        for f in others:
-            if f.kep_id and f.kep_id not in kinds.setdefault(f.kind, []):
-                kinds[f.kind].append(f.kep_id)
-        if sum(len(ids) for ids in kinds.values()) <= MAX_KEPS_LISTED:
-            what = "; ".join(f"{k} {', '.join(kep_link(i) for i in ids)}" for k, ids in kinds.items())
-        else:
-            counts = {k: sum(f.kind == k for f in others) for k in kinds}
-            what = ", ".join(f"{k} {n}" for k, n in counts.items())
-        rows.append(
-            f"- {len(others)} more finding{'s' if len(others) != 1 else ''} on these rows: {what} (under Needs review)"
-        )
+        rows.append(f"- {_findings_line(others, 'on these rows')} (under Needs review)")
     return (["### Needs a look"], rows, "items")
 
 
@@ -290,6 +290,62 @@ def explained(c: Change, exceptions: Sequence[FreezeException]) -> str:
         f"{e.release} {e.status or 'was asked for'} its {kinds.get(e.kind, e.kind)} exception, {e.where}" for e in found
     ]
     return f" ({'; '.join(said)})" if said else ""
+
+
+def _about(applied: list[Change], keps: Mapping[str, Kep]) -> set[tuple[str, str]]:
+    """``(kep_path, stage)`` of each planned stage the applied changes are about."""
+    return {(c.kep_path, change_stage(c, keps[c.kep_path])) for c in applied if c.kep_path in keps}
+
+
+def _newest_first(states: Sequence[PlannedStage]) -> list[PlannedStage]:
+    return sorted(states, key=lambda s: milestone_key(s.release) or (0, 0), reverse=True)
+
+
+def _findings_line(found: Sequence[Finding], where: str, *, more: bool = True) -> str:
+    """``2 more findings on these rows: stage-mismatch [127](...); gate-typo [3695](...)`` (``where``: ``on these
+    rows``), by kind (counts beyond :data:`MAX_KEPS_LISTED` KEPs)."""
+    kinds: dict[str, list[str]] = {}
+    for f in found:
+        if f.kep_id and f.kep_id not in kinds.setdefault(f.kind, []):
+            kinds[f.kind].append(f.kep_id)
+    if sum(len(ids) for ids in kinds.values()) <= MAX_KEPS_LISTED:
+        what = "; ".join(f"{k} {', '.join(kep_link(i) for i in ids)}" for k, ids in kinds.items())
+    else:
+        what = ", ".join(f"{k} {sum(f.kind == k for f in found)}" for k in kinds)
+    return f"{len(found)}{' more' if more else ''} finding{'s' if len(found) != 1 else ''} {where}: {what}"
+
+
+def _settled(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, links: Links) -> Section:
+    """What a source already settles, folded under Needs a look: the released milestones rewritten a source
+    proves slipped, the contradicted plans of cells this pull request does not change (with the upstream pull
+    request that set the milestone, from the kep.yaml history) and the findings on the stages it does not
+    change."""
+    rows = []
+    planned = {(s.kep_path, s.stage): s for s in signals.states}
+    for c in applied:
+        why = signals.slips.get((c.kep_path, c.field)) if _rewritten(c) else None
+        if why:
+            state = planned.get((c.kep_path, c.field))
+            rows.append(
+                f"- {REWRITTEN_MARK} {kep_link(c.kep_id)} {word(c.field)} {table_cell(c.old)} → "
+                f"{table_cell(c.new)}{explained(c, signals.exceptions)}: slip confirmed, {_linked(why, state) if state else table_cell(why)}"
+            )
+    about = _about(applied, keps)
+    for s in _newest_first(signals.states):
+        if s.state == CONTRADICTED and (s.kep_path, s.stage) not in about and not signals.every_row:
+            up = signals.moves.get((s.kep_path, s.stage))
+            by = f"; kep.yaml set {s.release} in {upstream_cell(up, links.web_url, subject=False)}" if up else ""
+            rows.append(
+                f"- {CONTRADICTED_MARK} {kep_link(s.kep)} {word(s.stage)} {s.release}, unchanged here: "
+                f"{_linked(s.reason, s)}{by}"
+            )
+    here = {(s.kep_path, s.release) for s in signals.states if (s.kep_path, s.stage) in about}
+    flagged = {(s.kep_path, s.release) for s in signals.states if s.state == CONTRADICTED}
+    rest = [f for f in signals.findings if (f.kep_path, f.release) not in here | flagged and not signals.every_row]
+    if rest:
+        where = "on stages this pull request does not change"
+        rows.append(f"- {_findings_line(rest, where, more=False)} (under Needs review)")
+    return (details("Settled by the sources or unchanged here", len(rows), []), rows, "items")
 
 
 def _legend(applied: list[Change], signals: Signals) -> str:
@@ -315,8 +371,9 @@ def _legend(applied: list[Change], signals: Signals) -> str:
     return ("Signs: " + "; ".join(parts) + ".") if parts else ""
 
 
-def _cited(applied: list[Change]) -> Section:
-    """The notes the Evidence column links, each once with its excerpt, collapsed."""
+def _cited(applied: list[Change], states: Sequence[PlannedStage]) -> Section:
+    """The notes the Evidence column links, each once with its excerpt, and the notes it marks :data:`OFF_MARK`
+    (a default turned off before release), collapsed."""
     rows, seen = [], set()
     for c in applied:
         for e in c.evidence:
@@ -333,6 +390,15 @@ def _cited(applied: list[Change]) -> Section:
                 else ""
             )
             rows.append(f"- {kep_link(c.kep_id)} {kind}{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}")
+    paths = {c.kep_path for c in applied}
+    for s in states:
+        for n in s.notes:
+            if s.kep_path in paths and n.role == TURNED_OFF and (s.kep, n.release, n.pr) not in seen:
+                seen.add((s.kep, n.release, n.pr))
+                rows.append(
+                    f"- {kep_link(s.kep)} {OFF_MARK} {n.release} {note_link(n.pr, n.url)}: turns {word(s.stage)} "
+                    "off by default"
+                )
     return (details("Release notes cited", len(rows), []), rows, "notes")
 
 

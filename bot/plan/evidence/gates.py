@@ -142,6 +142,10 @@ def join(
     if not own:
         gate = listed[0]
         known = (ownership or {}).get(gate)
+        if known is not None and known.owner and kep.path in known.passed:
+            return Join(
+                "", tuple(listed), declared, tuple(typos), f"{gate} passed on from this KEP: {known.why}", shared
+            )
         if known is not None and known.owner:
             return Join("", tuple(listed), declared, tuple(typos), f"{gate} is borrowed: {known.why}", shared)
         others = [p for p in owners.get(gate, ()) if p != kep.path]
@@ -285,7 +289,7 @@ def attach_marks(
 
 def stage_verdict(kep: Kep, stage: str, j: Join, lc: Lifecycle) -> Verdict:
     """What the lists say of ``kep``'s planned ``stage`` (kep.yaml's milestone for it): the speaking gate's
-    :func:`verdict`; for a KEP whose declared gates are in no list at all, contradicted on its first closed
+    :func:`verdict`; for a KEP whose declared gates are in no list at all, contradicted on every closed
     milestone (only when kep.yaml names no closed GA: a gate drops out of the list after GA); else nothing
     (``state`` ``""``) with the reason no gate speaks (:attr:`Join.note`)."""
     target = normalize_milestone(kep.milestone(stage)) or ""
@@ -293,7 +297,7 @@ def stage_verdict(kep: Kep, stage: str, j: Join, lc: Lifecycle) -> Verdict:
         return Verdict("", "")
     if j.gate:
         return verdict(j.gate, stage, target, lc, j.since)
-    if j.declared and not j.listed and _absent_stage(kep, lc) == stage:
+    if j.declared and not j.listed and _absent_stage(kep, lc) and closed(lc, target):
         return Verdict(CONTRADICTED, f"no {' or '.join(j.declared)} in any list")
     return Verdict("", j.note)
 

@@ -214,14 +214,22 @@ def _entry_mentions(
     several KEPs declare goes to the one the entry links by number, or to the
     one that also declares a gate of the entry only one KEP declares; else it is
     ambiguous.
+
+    The KEPs the entry names by number are linked to each of its sentences, except a sentence whose declared
+    gates all belong to other KEPs and which does not name them itself ("Promoted the `TwoGate` feature gate
+    to beta. Related: KEP-100." speaks for TwoGate's KEP, not for KEP 100): a note confirms a KEP's stage
+    through the KEP's own gate or by naming the KEP, never through another KEP's gate.
     """
     refs = kep_refs(entry)
     ref_paths: set[str] = set()
     ref_ambiguous: set[str] = set()
+    ref_keps: dict[str, Kep] = {}
     for number, slug in refs:
         candidates = by_number.get(number, [])
         picked = [k for k in candidates if slug and slug_matches(k.slug, slug)] or candidates
         (ref_paths if len(picked) == 1 else ref_ambiguous).update(k.path for k in picked)
+        ref_keps.update((k.path, k) for k in picked)
+    documented = {n for n, _ in kep_refs({"documentation": entry.get("documentation")})}
     numbers = tuple(sorted({n for n, _ in refs}))
     url = pr_url(entry.get("pr_url"), pr)
     sigs = entry.get("sigs")
@@ -230,9 +238,14 @@ def _entry_mentions(
     if not refs and not may_name_gates(text, owners):
         return []
     named = [(sentence, *gate_names(sentence, owners)) for sentence in split_sentences(text)]
-    if ref_paths:  # the note says which KEP it is: a bare word naming another KEP's gate is prose
+    if ref_paths:  # the note's documentation says which KEP it is: a bare word naming another KEP's gate
+        # (not in code, no "feature gate") is prose; a KEP named in passing in the text decides nothing
         named = [
-            (sentence, tuple(g for g in gates if _in_code(g, sentence) or set(owners[g]) & ref_paths), und)
+            (
+                sentence,
+                tuple(g for g in gates if _as_gate(g, sentence) or set(owners[g]) & ref_paths or not documented),
+                und,
+            )
             for sentence, gates, und in named
         ]
     if not refs and not any(g or u for _, g, u in named):
@@ -266,7 +279,8 @@ def _entry_mentions(
             excerpt = f"{staged[0][3]} … {sentence}"  # the reader sees where the stage comes from
         if not (gates or undeclared or typos or (refs and (stage or i == 0))):
             continue
-        sure, maybe = set(ref_paths), set(ref_ambiguous)
+        kept = _named_keps_spoken_for(sentence, gates + tuple(d for _, d in typos), owners, ref_keps, documented)
+        sure, maybe = ref_paths & kept, ref_ambiguous & kept
         for gate in gates + tuple(d for _, d in typos):
             declarers = set(owners[gate])
             if len(declarers) == 1:
@@ -301,6 +315,38 @@ def _entry_mentions(
             )
         )
     return out
+
+
+def _named_keps_spoken_for(
+    sentence: str,
+    gates: Sequence[str],
+    owners: Mapping[str, tuple[str, ...]],
+    named: Mapping[str, Kep],
+    documented: set[int],
+) -> set[str]:
+    """The kep.yaml paths of ``named`` (the KEPs a sentence's entry names by number, by path) the sentence
+    speaks for: all of them when it names no declared gate; else those the entry's ``documentation`` links
+    (the note is about that KEP: ``documented`` numbers), those whose own gate it names (declared by the KEP,
+    borrowed too, or owned per ``owners``) and those whose number the sentence itself names. A sentence
+    about other KEPs' gates is not about a KEP its entry mentions in passing."""
+    if not gates:
+        return set(named)
+    said: set[int] | None = None
+    out = set()
+    for path, kep in named.items():
+        if kep.number in documented or any(g in kep.gates() or path in owners.get(g, ()) for g in gates):
+            out.add(path)
+            continue
+        said = {n for n, _ in kep_refs({"text": sentence})} if said is None else said
+        if kep.number in said:
+            out.add(path)
+    return out
+
+
+def _as_gate(gate: str, sentence: str) -> bool:
+    """True when ``sentence`` writes ``gate`` as a feature gate: in a code span, or in a sentence that says
+    "feature gate" ("Promoted the TwoGate feature gate to beta.")."""
+    return _in_code(gate, sentence) or bool(_FEATURE_GATE_RE.search(sentence))
 
 
 def _in_code(gate: str, sentence: str) -> bool:

@@ -36,27 +36,34 @@ class Ownership(NamedTuple):
     every ``declarer`` (kep.yaml paths, sorted), ``why`` (one line naming the KEPs, the first declaration's
     pull request and date, or why no owner is named) and ``since``: the earliest release the owner's kep.yaml
     named when it took the gate (:attr:`bot.model.history.declared.Declared.planned`; a stage the list shows
-    before it was reached before the KEP had the gate)."""
+    before it was reached before the KEP had the gate) and ``passed``: the withdrawn or replaced KEPs that declared
+    it first and passed it on to the owner, oldest first (never borrowers)."""
 
     gate: str
     owner: str
     declarers: tuple[str, ...]
     why: str
     since: str = ""
+    passed: tuple[str, ...] = ()
 
     def borrowers(self) -> tuple[str, ...]:
-        """The declarers that borrow the gate (every one but the owner; none when there is no owner)."""
-        return tuple(p for p in self.declarers if p != self.owner) if self.owner else ()
+        """The declarers that borrow the gate (every one but the owner and those that passed it on; none when
+        there is no owner)."""
+        return tuple(p for p in self.declarers if p != self.owner and p not in self.passed) if self.owner else ()
 
     def as_report(self, ids: Mapping[str, str]) -> dict[str, object]:
-        """The report object: ``{gate, owner, borrowers, declarers, why}``, KEPs by id (``ids``: path -> id)."""
-        return {
+        """The report object: ``{gate, owner, borrowers, declarers, why}`` and ``passed_from`` when a first declarer
+        passed the gate on (:attr:`passed`), KEPs by id (``ids``: path -> id)."""
+        out: dict[str, object] = {
             "gate": self.gate,
             "owner": ids.get(self.owner, self.owner) if self.owner else None,
             "borrowers": [ids.get(p, p) for p in self.borrowers()],
             "declarers": [ids.get(p, p) for p in self.declarers],
             "why": self.why,
         }
+        if self.passed:
+            out["passed_from"] = [ids.get(p, p) for p in self.passed]
+        return out
 
 
 def shared_gates(
@@ -140,6 +147,7 @@ def _decide(
         return none(f"KEPs {', '.join(_ident(keps[p]) for p in tied)} declared it in the same commit")
     story = f"declared first by KEP {_ident(keps[owner])} ({_when(first[owner])})"
     seen = {owner}
+    passed: list[str] = []
     while owner in dead:
         heirs = [p for p in declarers if p not in dead and p not in seen and _links(snapshot, keps[p], keps[owner])]
         status = keps[owner].status if keps[owner].status in DEAD_STATUSES else "replaced"
@@ -147,12 +155,13 @@ def _decide(
             which = "no" if not heirs else "more than one"
             return none(f"{story}, now {status}; {which} live KEP declaring it links KEP {_ident(keps[owner])}")
         story += f", now {status}; passed to KEP {_ident(keps[heirs[0]])}, which links it"
+        passed.append(owner)
         owner = heirs[0]
         seen.add(owner)
     later = [_ident(keps[p]) for p in ordered if p not in seen]
     if later:
         story += f"; KEP {', '.join(later)} added it later"
-    return Ownership(gate, owner, declarers, story, first[owner].planned)
+    return Ownership(gate, owner, declarers, story, first[owner].planned, tuple(passed))
 
 
 def _when(d: Declared) -> str:

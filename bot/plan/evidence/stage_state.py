@@ -166,9 +166,8 @@ def assess(
     if gate.state == CONTRADICTED:  # reached in another closed release: no release is pending for it
         return made(CONTRADICTED, "; ".join([shows, *said]), GATE_LIST)
     if not closed:
-        if counter:
-            also = f"; {shows}" if gate.state else ""
-            return made(CONTRADICTED, f"{counter}{also}", RELEASE_NOTES + (", " + GATE_LIST if also else ""))
+        if counter:  # the list's reading of a release not closed is no second source
+            return made(CONTRADICTED, counter, RELEASE_NOTES)
         return made(PENDING, "; ".join([why_open, *said]), RELEASE)
     if gate.state == CONFIRMED or (gate.state == UNKNOWN and not (confirm or counter)):
         return made(gate.state, "; ".join([shows, *said]), GATE_LIST)

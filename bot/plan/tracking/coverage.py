@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 from bot.model.kep import Problem
 from bot.wiki.headers import DEFAULT_COVERAGE_ALIASES
-from bot.wiki.matrix import column_roles, parse_kep_cell
+from bot.wiki.kepnames import parse_kep_cell
+from bot.wiki.matrix import column_roles
 from bot.wiki.tables import find_tables, header_row, split_row, unescape_cell
 
 _LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")

@@ -28,6 +28,7 @@ from bot.model.snapshot import slug_matches
 from bot.plan.diff import render_milestone
 from bot.plan.tracking.candidates import Candidate
 from bot.plan.tracking.production import NOT_PRODUCTION
+from bot.wiki.kepnames import parse_kep_cell
 from bot.wiki.matrix import (
     FIELD_CELLS,
     OWNED_ROLES,
@@ -36,7 +37,6 @@ from bot.wiki.matrix import (
     column_keys,
     column_roles,
     locate_all,
-    parse_kep_cell,
     parse_page,
     render_gates,
     render_row,

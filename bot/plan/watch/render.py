@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.model.note_text import default_off
 from bot.plan.changelog.body import Section
 from bot.plan.changelog.markdown import details, kep_link, note_link, table_cell
 from bot.plan.changelog.rows import DEFAULT_WEB_URL
@@ -128,7 +129,8 @@ def _counted(e: WatchEntry) -> list[Sign]:
 
 def _sign_cell(s: Sign, web_url: str) -> str:
     if s.source == "release note":
-        word = "GA" if s.stage == "stable" else s.stage or "no stage"
+        # a note turning the gate off by default: the changelog's `off`, never "no stage"
+        word = "GA" if s.stage == "stable" else s.stage or ("off" if default_off(s.quote) else "no stage")
         if s.says == POSSIBLE:
             return f"possible: note {note_link(s.pr, s.url)} {word}"
         return f"note {note_link(s.pr, s.url)} {word}" + ("" if s.says else " (shared gate)")

@@ -1,0 +1,214 @@
+"""The dashboard issue (``dashboard: true``) through the API (a mixin of :class:`bot.publish.github.GitHubWiki`).
+
+:meth:`DashboardIssue._dashboard_read` (in ``read``) reads the issue by the number kept in the cache (one
+conditional ``GET /repos/{owner}/{repo}/issues/{number}``), else finds it by :data:`bot.publish.dashboard.MARKER`
+(a conditional ``GET /repos/{owner}/{repo}/issues?state=all``), and reads its ticked boxes. A box that lifts an
+ignore is carried out only when kep-sync knows who ticked it and that person may give ``/kep-sync`` commands
+(the collaborator permission API, as for comments): GitHub's REST API does not name who edited an issue, so the
+editor is the ``sender`` of the ``issues`` event a workflow runs on (``GITHUB_EVENT_NAME=issues``, payload at
+``GITHUB_EVENT_PATH``); a tick seen by a scheduled run waits, said so on the dashboard, until such an event (or a
+``/kep-sync`` command on the pull request) lifts it. The "run now" box needs no check: any run that sees it
+ticked is that run. :meth:`DashboardIssue._dashboard_write` (at the end of ``publish``) renders the section,
+unticks the boxes, and creates the issue once or edits it only when its body changes. A closed dashboard is
+never edited (nor reopened) until a person reopens it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from structlog.typing import FilteringBoundLogger
+
+from bot.cron import parse_crontab
+from bot.fileread import read_regular_text
+from bot.publish import comment_commands as cmd
+from bot.publish import dashboard as dash
+from bot.publish.auth import PER_PAGE, GitHubApiError
+from bot.publish.backend import Publication
+from bot.publish.conditional import ConditionalReads
+from bot.publish.settings import PublishSettings
+
+if TYPE_CHECKING:
+    from github.Repository import Repository
+
+#: Bytes of an event payload read at most.
+EVENT_BYTES = 8 * 1024 * 1024
+#: The cache entry (in the wiki's ETag directory) keeping the dashboard's issue number.
+BOARD_ENTRY = "dashboard-number"
+
+
+class DashboardIssue:
+    """Reading and writing the dashboard issue; part of :class:`~bot.publish.github.GitHubWiki`."""
+
+    # Set by GitHubWiki (its __init__ and read()).
+    config: PublishSettings
+    call: Callable[..., Any]
+    log: FilteringBoundLogger
+    repo: Repository
+    reads: ConditionalReads
+    ignores: dict[tuple[int, tuple[str, ...]], list[str]]
+    _role: Callable[[str], tuple[str, str] | int]
+
+    def _dashboard_read(self) -> set[tuple[int, tuple[str, ...]]]:
+        """Find the dashboard and read its ticks; returns the ignore rules lifted by a permitted tick."""
+        self.board: dict | None = None
+        self.waiting: list[str] = []
+        self.still_ticked: set[str] = set()
+        if not self.config.dashboard:
+            return set()
+        self.board = self._remembered_board()
+        if self.board is None:
+            listed = self.call(
+                "list the issues (dashboard)",
+                self.reads.get_list,
+                f"{self.repo.url}/issues",
+                {"state": "all", "sort": "created", "direction": "asc", "per_page": PER_PAGE},
+            )
+            self.board = next((i for i in listed if _is_board(i)), None)
+            if self.board is not None:
+                self._remember_board(int(self.board["number"]))
+        if self.board is None or self.board.get("state") != "open":
+            return set()
+        actions = [a for a in dash.ticked(self.board.get("body")) if dash.lifted(a) is not None]
+        if not actions:
+            return set()
+        editor, before = event_editor(int(self.board["number"]))
+        mine = [a for a in actions if a not in dash.ticked(before)] if editor else []
+        self.still_ticked = set(actions) - set(mine)
+        if self.still_ticked:
+            self.waiting = [
+                "a ticked box lifts an ignore only on the issues event that names who ticked it; "
+                "untick and tick it again"
+            ]
+        if not mine:
+            return set()
+        role = self._role(editor)
+        repo = self.config.wiki.repo or ""
+        if isinstance(role, int) or not cmd.may_command(*role):
+            why = cmd.unchecked(editor, role, repo) if isinstance(role, int) else cmd.refusal(editor, *role, repo)
+            self.waiting = [why]
+            return set()
+        rules = {rule for a in mine if (rule := dash.lifted(a)) is not None}
+        self.log.info("dashboard: ignores lifted", by=editor, rules=sorted(rules))
+        return rules
+
+    def _remembered_board(self) -> dict | None:
+        """The dashboard issue by the number kept in the cache (one conditional read); ``None`` when no number is
+        kept or that issue is gone or no longer the dashboard (then the issues are listed)."""
+        kept = self.reads.cache.get(BOARD_ENTRY, 64) if self.reads.cache else None
+        if not kept or not kept[0].strip().isdigit():
+            return None
+        try:
+            issue = self.call("read the dashboard issue", self.reads.get, f"{self.repo.url}/issues/{int(kept[0])}")
+        except GitHubApiError as exc:
+            if exc.status in (404, 410):
+                return None
+            raise
+        return issue if isinstance(issue, dict) and _is_board(issue) else None
+
+    def _remember_board(self, number: int) -> None:
+        if self.reads.cache is not None:
+            self.reads.cache.put(BOARD_ENTRY, str(number).encode(), "")
+
+    def _dashboard_write(self, publication: Publication) -> None:
+        """Create or update the dashboard for this run's ``publication`` (only when its body changes)."""
+        if not self.config.dashboard:
+            return
+        if self.board is not None and self.board.get("state") != "open":
+            self.log.info("dashboard is closed; not edited", issue=self.board.get("number"))
+            return
+        section = dash.render(self._dashboard_inputs(publication), self.still_ticked)
+        old = str(self.board.get("body") or "") if self.board else None
+        body = dash.merge(old, section)
+        if self.board is None:
+            made = self.call(
+                "open the dashboard issue",
+                self.repo.requester.requestJsonAndCheck,
+                "POST",
+                f"{self.repo.url}/issues",
+                input={"title": dash.TITLE, "body": body},
+            )[1]
+            self._remember_board(int(made["number"]))
+            self.log.info("dashboard opened", issue=made.get("number"))
+        elif body != old:
+            number = self.board["number"]
+            self.call(
+                f"update the dashboard #{number}",
+                self.repo.requester.requestJsonAndCheck,
+                "PATCH",
+                f"{self.repo.url}/issues/{number}",
+                input={"body": body},
+            )
+
+    def _dashboard_inputs(self, publication: Publication) -> dash.DashboardInputs:
+        plan = publication.plan
+        pr = None
+        if publication.url:
+            applied = [c for c in plan.changes if c.applied]
+            keps = len({c.kep_id for c in applied})
+            pr = (
+                publication.url,
+                plan.changelog.title,
+                f"{len(applied)} change{'s' if len(applied) != 1 else ''} in {keps} KEP{'s' if keps != 1 else ''}",
+            )
+        rules = [
+            f"KEP {r.kep} {' '.join(r.fields) or 'every field'}" + (f" = {r.value}" if r.value else "")
+            for r in self.config.ignore
+        ]
+        watch = plan.report.get("watch")
+        return dash.DashboardInputs(
+            pull_request=pr,
+            needs_a_look=plan.needs_a_look if pr else (),
+            automerge=publication.automerge,
+            watch=watch if isinstance(watch, dict) else None,
+            ignores=[(kep, fields, ", ".join(where)) for (kep, fields), where in self.ignores.items()] if pr else [],
+            config_ignores=rules,
+            problems=[f"{p.path}: {p.message}" for p in plan.problems],
+            last_run=_minute(utcnow()),
+            next_run=self._next_run(),
+            waiting=self.waiting,
+        )
+
+    def _next_run(self) -> str:
+        """The next fire time of ``schedule.cron`` (``kep-sync serve``); under Actions the workflow's schedule."""
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            return "as the workflow's schedule says"
+        schedule = self.config.schedule
+        trigger = parse_crontab(schedule.cron, schedule.timezone)
+        fire = trigger.get_next_fire_time(None, utcnow())
+        return _minute(fire.astimezone(datetime.UTC)) if fire else ""
+
+
+def _is_board(issue: dict) -> bool:
+    """True for an issue (not a pull request) whose body carries :data:`bot.publish.dashboard.MARKER`."""
+    return "pull_request" not in issue and dash.MARKER in str(issue.get("body") or "")
+
+
+def utcnow() -> datetime.datetime:
+    """The current time, UTC, timezone-aware (replaced in tests)."""
+    return datetime.datetime.now(datetime.UTC)
+
+
+def event_editor(number: int) -> tuple[str, str]:
+    """``(login, body before)`` of the edit of dashboard issue ``number`` the GitHub Actions ``issues`` event
+    describes (``GITHUB_EVENT_NAME``, payload at ``GITHUB_EVENT_PATH``: ``sender.login``, ``changes.body.from``);
+    ``("", "")`` for another event, another issue or no payload."""
+    if os.environ.get("GITHUB_EVENT_NAME") != "issues" or not os.environ.get("GITHUB_EVENT_PATH"):
+        return "", ""
+    try:
+        event = json.loads(read_regular_text(Path(os.environ["GITHUB_EVENT_PATH"]), EVENT_BYTES))
+    except (OSError, ValueError):
+        return "", ""
+    if not isinstance(event, dict) or (event.get("issue") or {}).get("number") != number:
+        return "", ""
+    before = ((event.get("changes") or {}).get("body") or {}).get("from")
+    return str((event.get("sender") or {}).get("login") or ""), str(before or "")
+
+
+def _minute(when: datetime.datetime) -> str:
+    return when.strftime("%Y-%m-%d %H:%M UTC")

@@ -1,0 +1,216 @@
+"""The dashboard issue (``dashboard: true``) end to end on the fake GitHub: created once, edited only when its
+text changes, human text kept, closed stays closed, boxes that lift an ignore (a collaborator's tick, not a
+reader's) and run now."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shutil
+
+import pytest
+
+from bot.publish import dashboard as dash
+from bot.publish import github_dashboard
+from bot.publish import pull_request as prmod
+from bot.wiki.ignore import marker_text
+from tests.publishutil import (
+    BRANCH,
+    PAGE_PATH,
+    REPO,
+    fresh_logging,  # noqa: F401  (autouse fixture)
+    github_config,
+    keps,
+    run_github,
+)
+
+NOW = datetime.datetime(2026, 12, 7, 6, 17, tzinfo=datetime.UTC)
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch):
+    monkeypatch.setattr(github_dashboard, "utcnow", lambda: NOW)
+
+
+@pytest.fixture
+def board(gh):
+    return github_config(gh).model_copy(update={"dashboard": True})
+
+
+def issue_writes(run) -> list[tuple[str, str]]:
+    return [
+        (m, p)
+        for m, p in run.requests
+        if m != "GET" and ("/issues" in p and not p.startswith(f"/repos/{REPO}/issues/1"))
+    ]
+
+
+def test_the_dashboard_is_created_once_and_edited_only_when_its_text_changes(gh, board):
+    first = run_github(gh, keps(), board)
+    assert issue_writes(first) == [("POST", f"/repos/{REPO}/issues")]
+    body = gh.issue(2)["body"]
+    assert body.startswith(dash.MARKER + "\n\n" + dash.BEGIN)
+    assert f"(https://github.com/{REPO}/pull/1): 2 changes in 1 KEP" in body
+    assert "Last run: 2026-12-07 06:17 UTC. Next run: 2026-12-08 06:00 UTC." in body
+    assert f"- [ ] Run now <!-- kep-sync:box {dash.RUN_NOW} -->" in body
+    second = run_github(gh, keps(), board)
+    assert issue_writes(second) == [] and second.writes == 0 and gh.issue(2)["body"] == body
+    assert len(gh.repos[REPO]["issues"]) == 1
+
+
+def test_human_text_outside_the_markers_stays(gh, board, monkeypatch):
+    run_github(gh, keps(), board)
+    body = gh.issue(2)["body"]
+    edited = "Notes by people.\n\n" + body + "\nMore notes.\n"
+    gh.edit_issue(2, body=edited)
+    monkeypatch.setattr(github_dashboard, "utcnow", lambda: NOW + datetime.timedelta(days=1))
+    run_github(gh, keps(), board)
+    now = gh.issue(2)["body"]
+    assert now.startswith("Notes by people.\n\n" + dash.MARKER) and now.endswith(dash.END + "\n\nMore notes.\n")
+    assert "Last run: 2026-12-08 06:17 UTC. Next run: 2026-12-09 06:00 UTC." in now
+
+
+def test_a_closed_dashboard_stays_closed_and_unedited(gh, board, monkeypatch):
+    run_github(gh, keps(), board)
+    gh.edit_issue(2, state="closed")
+    body = gh.issue(2)["body"]
+    monkeypatch.setattr(github_dashboard, "utcnow", lambda: NOW + datetime.timedelta(days=1))
+    run = run_github(gh, keps(), board)
+    assert issue_writes(run) == [] and (gh.issue(2)["state"], gh.issue(2)["body"]) == ("closed", body)
+    gh.edit_issue(2, state="open")
+    run_github(gh, keps(), board)
+    assert "Last run: 2026-12-08 06:17 UTC." in gh.issue(2)["body"]
+
+
+def tick(gh, action: str) -> str:
+    """Tick the box of ``action`` as a person would; returns the body before."""
+    body = gh.issue(2)["body"]
+    lines = [
+        line.replace("- [ ]", "- [x]", 1) if line.endswith(f"<!-- kep-sync:box {action} -->") else line
+        for line in body.split("\n")
+    ]
+    assert lines != body.split("\n")
+    gh.edit_issue(2, body="\n".join(lines))
+    return body
+
+
+def event(monkeypatch, tmp_path, sender: str, before: str = "", number: int = 2) -> None:
+    """The ``issues`` event of an edit of issue ``number`` by ``sender`` (``before``: its body before the edit)."""
+    path = tmp_path / "event.json"
+    payload = {"action": "edited", "issue": {"number": number}, "sender": {"login": sender}}
+    payload["changes"] = {"body": {"from": before}}
+    path.write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "issues")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+
+
+@pytest.fixture
+def ignored(gh, board):
+    """The pull request open with ``/kep-sync ignore 4671 beta`` carried out, the dashboard listing it."""
+    run_github(gh, keps(), board)
+    gh.set_role(REPO, "maintainer", "write")
+    gh.set_role(REPO, "reader", "read")
+    gh.add_comment(1, "/kep-sync ignore 4671 beta", user="maintainer")
+    run_github(gh, keps(), board)
+    assert prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
+    assert "<!-- kep-sync:box lift-4671.beta -->" in gh.issue(2)["body"]
+    return board
+
+
+def test_a_collaborators_tick_lifts_the_ignore(gh, ignored, monkeypatch, tmp_path):
+    marked = gh.read_file(REPO, BRANCH, PAGE_PATH)
+    event(monkeypatch, tmp_path, "maintainer", tick(gh, "lift-4671.beta"))
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [PAGE_PATH]
+    assert prmod.parse_state(gh.pull(1)["body"]).ignore == ""
+    assert marker_text(("beta",)) in marked and marker_text(("beta",)) not in gh.read_file(REPO, BRANCH, PAGE_PATH)
+    assert "lift-4671.beta" not in gh.issue(2)["body"] and "- [x]" not in gh.issue(2)["body"]
+
+
+def test_a_readers_tick_lifts_nothing(gh, ignored, monkeypatch, tmp_path):
+    marked = gh.read_file(REPO, BRANCH, PAGE_PATH)
+    event(monkeypatch, tmp_path, "reader", tick(gh, "lift-4671.beta"))
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [] and gh.read_file(REPO, BRANCH, PAGE_PATH) == marked
+    body = gh.issue(2)["body"]
+    assert "- [ ] KEP 4671 beta" in body and "- [x]" not in body
+    assert "waiting: `@reader` has the `read` role on acme/wiki; commands need write" in body
+
+
+def test_a_tick_without_an_event_waits_ticked_until_ticked_again_on_one(gh, ignored, monkeypatch, tmp_path):
+    tick(gh, "lift-4671.beta")
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [] and prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
+    body = gh.issue(2)["body"]
+    assert "waiting: a ticked box lifts an ignore only on the issues event" in body and "- [x] KEP 4671 beta" in body
+    event(monkeypatch, tmp_path, "maintainer", gh.issue(2)["body"])  # an edit elsewhere: this box was ticked before
+    assert run_github(gh, keps(), ignored).written == []
+    gh.edit_issue(2, body=gh.issue(2)["body"].replace("- [x] KEP 4671", "- [ ] KEP 4671"))
+    event(monkeypatch, tmp_path, "maintainer", tick(gh, "lift-4671.beta"))
+    assert run_github(gh, keps(), ignored).written == [PAGE_PATH]
+    assert prmod.parse_state(gh.pull(1)["body"]).ignore == ""
+
+
+def test_run_now_is_unticked_by_the_run(gh, board, monkeypatch, tmp_path):
+    run_github(gh, keps(), board)
+    event(monkeypatch, tmp_path, "maintainer", tick(gh, dash.RUN_NOW))
+    run_github(gh, keps(), board)
+    assert f"- [ ] Run now <!-- kep-sync:box {dash.RUN_NOW} -->" in gh.issue(2)["body"]
+
+
+def test_without_the_key_no_issue_is_read_or_written(gh, cfg):
+    run = run_github(gh, keps(), cfg)
+    assert not [p for _, p in run.requests if p == f"/repos/{REPO}/issues"]
+    assert gh.repos[REPO].get("issues", {}) == {}
+
+
+def test_the_automerge_reason_is_on_the_dashboard(gh):
+    both = github_config(gh, automerge={"enabled": True, "kinds": ["promoted", "retargeted"], "confirmed": []})
+    both = both.model_copy(update={"dashboard": True})
+    run_github(gh, keps(), both)
+    run_github(gh, keps(), both)  # keps() has a kep.yaml that contradicts itself: a flag
+    assert "\nAutomerge: left open: KEP 4671 beta carries a flag (kep.yaml" in gh.issue(2)["body"]
+
+
+def test_text_from_upstream_is_inert_and_the_watch_is_counted_then_listed():
+    watch = {
+        "release": {"current": "v1.37"},
+        "counts": {"contradicted": 1, "slipped": 0, "no sign yet": 0, "on track": 3, "landed": 2},
+        "keps": [
+            {
+                "kep": "4671",
+                "title": "Hi @team <!-- kep-sync:dashboard:end --> [x](http://e)",
+                "state": "contradicted",
+                "reason": "the 1.37 note says alpha",
+            },
+            {"kep": "5710", "title": "fine", "state": "on track", "reason": ""},
+        ],
+    }
+    text = dash.render(
+        dash.DashboardInputs(
+            None, (), "", watch, [], ["KEP 5598 stable = v1.38"], ["m.md: line 3 | left as is"], "", ""
+        )
+    )
+    assert "### Release in progress v1.37\n\ncontradicted 1, slipped 0, no sign yet 0, on track 3, landed 2\n" in text
+    line = next(x for x in text.split("\n") if x.startswith("- contradicted:"))
+    assert "`@team`" in line and "<!--" not in line and "\\[x\\](`http://e`)" in line
+    assert "5710" not in text and text.count(dash.END) == 1
+    assert "- KEP 5598 stable = v1.38 (the config's `ignore`; lift it there)" in text
+    assert "- m.md: line 3 \\| left as is" in text
+    assert "No kep-sync pull request is open" in text
+
+
+def test_without_its_cache_the_dashboard_is_found_by_its_marker_not_created_again(gh, board, monkeypatch):
+    run_github(gh, keps(), board)
+    shutil.rmtree(gh.cache_dir)
+    monkeypatch.setattr(github_dashboard, "utcnow", lambda: NOW + datetime.timedelta(days=1))
+    run = run_github(gh, keps(), board)
+    assert ("GET", f"/repos/{REPO}/issues") in run.requests and issue_writes(run) == [
+        ("PATCH", f"/repos/{REPO}/issues/2")
+    ]
+    assert len(gh.repos[REPO]["issues"]) == 1
+    steady = run_github(gh, keps(), board)  # the number is kept again: the issue is read directly
+    assert ("GET", f"/repos/{REPO}/issues/2") in steady.requests and (
+        "GET",
+        f"/repos/{REPO}/issues",
+    ) not in steady.requests
