@@ -8,8 +8,9 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
   a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
   planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
-  shown, never counted; a note linked to the KEP that introduces its feature by title (:func:`bot.plan.evidence.
-  prose.names_kep`) announces the first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
+  shown, never counted; a note linked to the KEP that introduces its feature by title, or that adds something to
+  a KEP with no stage yet whose first stage is alpha (:func:`bot.plan.evidence.prose.adds_first`), announces the
+  first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
   too, and the sign says it was renamed; a note naming neither the KEP nor a gate that names it by its title
   (:func:`bot.plan.evidence.prose.named_evidence`) and announces a planned stage is ``landed``; one describing it
   by its distinctive title words only (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible`` sign,
@@ -35,7 +36,6 @@ Release notes and gate lists carry no dates: their signs name the note's pull re
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
@@ -48,11 +48,9 @@ from bot.model.release_calendar import Calendar
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
 from bot.plan.evidence.index import Evidence, Mention, NotesIndex
-from bot.plan.evidence.prose import first_stage, gate_in_code, introduces, names_kep, title_words
+from bot.plan.evidence.prose import adds_first, first_stage, gate_in_code, title_words
 from bot.wiki.matrix import parse_page
 
-#: The area a note may begin with (``DRA: ``, ``kubeadm: ``).
-_AREA = re.compile(r"^\W*[A-Za-z][\w./-]{0,30}:\s+")
 #: The states, in the order a reader needs them: what needs a look first.
 CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "no sign yet", "on track", "landed"
 STATES = (CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED)
@@ -431,7 +429,7 @@ def _note_signs(
             continue
         stage = m.stage if m.when == release else ""
         sure = kep.path in m.links
-        how = _adds_first(first, words, m.excerpt) if sure and not stage and first in planned else ""
+        how = adds_first(first, words, m.excerpt) if sure and not stage and first in planned else ""
         if how:
             stage = first  # "Added support for derived attributes in DRA" for 6080 DRA Derived Attributes (alpha)
             inferred |= {m.pr} if how == "alpha" else set()
@@ -458,18 +456,6 @@ def _note_signs(
             what += f" (names {', '.join(renamed)}, a gate kep.yaml no longer declares; it declares {now})"
         out.append(Sign("release note", says, stage, "", m.pr, m.url, f"the {release} note #{m.pr} {what}", m.excerpt))
     return out
-
-
-def _adds_first(first: str, words: Sequence[str], excerpt: str) -> str:
-    """How ``excerpt``, a sentence of a note linked to the KEP that names no stage, announces ``first``, the first
-    stage kep.yaml plans: it introduces something (``Added ...``, also after an area such as ``DRA: ``) and names
-    the KEP by its title words (``"title"``), or ``first`` is alpha (``"alpha"``): a KEP with no stage yet ships
-    its first code behind its alpha gate, so what it adds in the release is its alpha (``DRA: Added a
-    `spec.resourceClaims` field to PodGroup resources``, the 1.36 note #136989 for 5729); ``""``: neither."""
-    sentence = _AREA.sub("", excerpt, count=1)
-    if not introduces(sentence):
-        return ""
-    return "title" if names_kep(words, sentence) else "alpha" if first == "alpha" else ""
 
 
 def _prose_sign(e: Evidence, kep: Kep, release: str) -> Sign:
