@@ -11,7 +11,9 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from bot.commands.watch_inputs import Inputs, judge, read_inputs
+from bot.commands.inputs import Inputs
+from bot.commands.watch_inputs import WatchRead, judge, watch_read
+from bot.commands.watch_inputs import problems as input_problems
 from bot.config import Config
 from bot.errors import KepSyncError, UsageError
 from bot.plan.changelog.rows import source_name
@@ -45,20 +47,22 @@ def run_watch(
 ) -> WatchRun:
     """``kep-sync watch``: the watch of the pages' KEPs; nothing is written but ``report_path`` (``{"command":
     "watch", "revision", "result": "ok", "watch": {...}, "problems": [{"path": "--kep", "message"}]}``: a KEP of
-    ``only`` in no page row is a problem, as in a sync, and so is a file or date of the release team's records
-    that could not be read; :func:`bot.plan.watch.render.report_block`; a failed
+    ``only`` in no page row is a problem (path ``--kep``), as in a sync, and so is each problem of the release
+    notes and the gate list read (:func:`bot.commands.watch_inputs.problems`), as ``sync`` and ``validate`` report
+    them, and a file or date of the release team's records that could not be read; :func:`bot.plan.watch.render.report_block`; a failed
     run writes ``result: failed`` and the ``error``, then raises the :class:`~bot.errors.KepSyncError`).
     ``whole``: every kep.yaml that names the release (``watch --all``), of the owning SIG ``sig`` when given,
     grouped by SIG with the page rows marked."""
-    from bot.commands.sync import load_enhancements, open_upstream, open_wiki, release_notes_loader, write_report
+    from bot.commands.sync import write_report
     from bot.plan.digest import blank_section
     from bot.plan.planner import decode_page
 
     config = config.model_copy(update={"publish": "none"})
+    inputs = Inputs(config, counter)
     snapshot = None
     try:
-        snapshot = load_enhancements(config, counter, open_upstream(config, counter))
-        base = open_wiki(config, counter).read()
+        snapshot = inputs.snapshot()
+        base = inputs.wiki.read()
         pages = {}
         for path, data in base.pages.items():
             if path in config.wiki.pages:
@@ -66,10 +70,11 @@ def run_watch(
                 pages[path] = blank_section(text) if path == config.digest.page else text
         if sig and not any(k.sig.lower() == sig_name(sig) for k in snapshot.all_keps()):
             raise UsageError(f"--sig {sig!r}: no kep.yaml names {sig_name(sig)} as its owning-sig")
-        inputs = read_inputs(config, snapshot, release_notes_loader(config, counter), counter)
+        read = watch_read(inputs)
         where = places(snapshot, [parse_page(p, t, config.aliases()) for p, t in pages.items()], only)
         keps = page_keps(snapshot, pages, config.aliases(), only)
-        found = judge(config, inputs, keps, where, sig if whole else None)
+        found = judge(config, read, keps, where, sig if whole else None)
+        seen = input_problems(read)
         missing = not_on_pages(pages, config.aliases(), only) if not whole else []
     except KepSyncError as exc:
         if report_path is not None:
@@ -87,20 +92,28 @@ def run_watch(
         "result": "ok",
         "watch": {
             **(report_block(found, config.links.enhancements) or {}),
-            "read": read_block(config, snapshot, list(pages), inputs, whole, sig),
+            "read": read_block(config, snapshot, list(pages), read, whole, sig),
         },
-        "problems": [{"path": "--kep", "message": m} for m in missing] + records_problems(inputs),
+        "problems": [
+            *({"path": "--kep", "message": m} for m in missing),
+            *({"path": p.path, "message": p.message} for p in seen),
+            *records_problems(read),
+        ],
     }
     if report_path is not None:
         write_report(report_path, report)
-    read = [*read_lines(config, snapshot, list(pages), inputs), *(f"Problem: --kep: {m}" for m in missing)]
+    lines = [
+        *read_lines(config, snapshot, list(pages), read),
+        *(f"Problem: --kep: {m}" for m in missing),
+        *(f"Problem: {p.path}: {p.message}" for p in seen),
+    ]
     if whole:
-        read.insert(0, f"Scope: {'SIG ' + sig_name(sig) if sig else 'every kep.yaml'} naming {found.cycle.release}")
-    return WatchRun(found, render_text(found, read, by_sig=whole), report)
+        lines.insert(0, f"Scope: {'SIG ' + sig_name(sig) if sig else 'every kep.yaml'} naming {found.cycle.release}")
+    return WatchRun(found, render_text(found, lines, by_sig=whole), report)
 
 
 def read_block(
-    config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: Inputs, whole: bool, sig: str
+    config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead, whole: bool, sig: str
 ) -> dict[str, object]:
     """The report's ``watch.read``: what the watch read (as :func:`read_lines` says it): ``scope`` (``pages``,
     ``all`` or ``sig-NAME``), ``pages``, ``source`` and ``revision``, ``release_notes`` (``{source, releases}``
@@ -121,7 +134,7 @@ def read_block(
     }
 
 
-def records_problems(inputs: Inputs) -> list[dict[str, str]]:
+def records_problems(inputs: WatchRead) -> list[dict[str, str]]:
     """The report's problems of the release team's records: ``[{"path": "release-1.20/README.md", "message":
     "line 47: cycle began: no year in ...; not read"}]``; ``[]`` without them."""
     if inputs.records is None:
@@ -131,7 +144,7 @@ def records_problems(inputs: Inputs) -> list[dict[str, str]]:
     ]
 
 
-def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: Inputs) -> list[str]:
+def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead) -> list[str]:
     """What the watch read, one line each: the pages, the source at its revision, the notes and the gate list."""
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     out = [f"Pages: {', '.join(pages) or 'none'}", f"Source: {source_name(snapshot.source, code=False)} at {rev}"]
