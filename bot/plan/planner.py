@@ -294,6 +294,7 @@ def _diff_pages(
             only=scope.only,
             renames=renames,
             apply_renames=config.renames == "apply",
+            sync_renamed=config.renames == "owned-cells",
             hold=hold,
             ignores=row_ignores(masked),
             rules=config.ignore,

@@ -312,3 +312,24 @@ def test_a_half_updated_row_says_in_its_own_line_why_a_cell_was_kept():
         "L3",
         "stage: beta → **removed**<br>⚠ kep.yaml status 'removed' is not a valid status; status cell kept",
     ]
+
+
+def test_a_page_with_no_kep_table_says_to_remove_it_from_wiki_pages_first():
+    """A configured page with no KEP table (its only table under a header ``columns.kep`` does not name): the
+    Problems line and the JSON report give the usual fix (remove the page from ``wiki.pages``) and the other."""
+    from bot.config import validate_config
+    from bot.plan.planner import plan_sync
+    from tests.syncutil import kep, snapshot
+
+    snap = snapshot(kep(4671, "gang-scheduling"))
+    pages = {
+        "m.md": b"| KEP | Status |\n|---|---|\n| 4671 | implementable |\n",
+        "notes.md": b"| Date | Who |\n|---|---|\n",
+    }
+    plan = plan_sync(validate_config({}, "t"), snap, pages)
+    why = (
+        "no table with a KEP column ('KEP'); nothing to sync on this page: if it holds no KEP matrix, remove it "
+        "from wiki.pages; else add the KEP column's header to columns.kep (kep-sync init writes it)"
+    )
+    assert [(p.path, p.key, p.message) for p in plan.problems] == [("notes.md", "", why)]
+    assert [line for line in plan.changelog.body.splitlines() if "notes.md" in line] == [f"| notes.md | - | {why} |"]

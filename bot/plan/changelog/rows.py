@@ -125,7 +125,11 @@ def finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
     elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
         by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
         why = "; ".join(table_cell(f) for f in c.flags) or "`renames: apply` rewrites the KEP cell"
-        what = f"upstream renamed {table_cell(c.old)} to **{table_cell(c.new)}**{by}; row left as is ({why})"
+        what = f"upstream renamed {table_cell(c.old)} to **{table_cell(c.new)}**{by}; " + (
+            "KEP cell kept, its status, stage and milestone cells synced (`renames: owned-cells`)"
+            if c.synced
+            else f"row left as is ({why})"
+        )
     else:
         what = f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}{_flags(c)}"
     return f"| {kep_link(c.kep_id)} | {table_cell(c.page)}:{c.line} | {what} |"
