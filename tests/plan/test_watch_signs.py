@@ -256,3 +256,21 @@ def test_a_sentence_names_a_title_exactly_when_it_holds_each_content_word(title,
     for dropped in title:
         rest = " ".join(w for w in title if w != dropped)
         assert not names_kep(words, f"{filler} Promoted the {rest} feature {filler}")
+
+
+def test_the_sync_reads_a_note_naming_the_kep_by_its_title_as_the_watch_does():
+    from bot.commands.watch_inputs import possible_notes
+    from bot.plan.diff import Change
+    from bot.plan.evidence.review import review
+
+    changes = [
+        Change(str(n), "p.md", n, field, old, new, "promoted", True, PATHS[n])
+        for n, field, old, new in ((1, "alpha", "v1.36", R), (2, "stage", "beta", "stable"), (6, "stage", "", "alpha"))
+    ]
+    got = review(changes, KEPS, KEPS, NOTES, [R]).changes
+    sync = {c.kep_id: [(e.release, e.pr, e.stage, e.possible) for e in c.evidence] for c in got}
+    watched = {
+        p: [(e.release, e.pr, e.stage, e.possible) for e in v] for p, v in possible_notes(NOTES, KEPS, KEPS, R).items()
+    }
+    assert sync == {"1": [(R, 101, "alpha", False)], "2": [(R, 103, "stable", False)], "6": []}
+    assert watched[PATHS[1]] == sync["1"] and watched[PATHS[2]] == sync["2"]
