@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.config import Config
 from bot.model import consistency
 from bot.model.history.declared import former_gates
+from bot.model.history.log import utc_day
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.plan.changelog.rows import source_name
 from bot.plan.diff import kep_id
@@ -29,7 +30,7 @@ from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.calendar import follow_calendar
-from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, utc_day, watch
+from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
 from bot.plan.watch.scope import Places, sig_keps
 
 if TYPE_CHECKING:

@@ -173,7 +173,7 @@ def _notes_view(notes: NotesRead, kep: Kep, stage: str, release: str) -> NotesVi
         elif m.stage == stage and about_kep(m, kep) and not agrees(m, kep):
             ref = NoteRef(m.release, m.pr, m.url, ELSEWHERE, f"{'reached in' if m.exact else 'reached by'} {m.when}")
         elif m.release == release and stage != "alpha" and m.gates and default_off(m.excerpt):
-            ref = NoteRef(m.release, m.pr, m.url, TURNED_OFF)
+            ref = NoteRef(m.release, m.pr, m.url, TURNED_OFF, excerpt=m.excerpt)
         if ref is not None:
             refs.setdefault((ref.pr, ref.role), ref)
     return NotesView(tuple(refs.values()), release in notes.notes_index.releases)

@@ -295,5 +295,5 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
         "- KEP [2033](https://kep.k8s.io/2033) beta: v1.35 → **v1.37** "
         f"([matrix.md:55](https://github.com/acme/wiki/blob/{base}/matrix.md#L55)); kep.yaml said v1.35 until "
         "[#5694 KEP-2033: KubeletInUserNamespace: postpone beta t…](https://github.com/kubernetes/enhancements/"
-        "pull/5694) 2026-04-07"
+        "pull/5694) 2026-04-06"  # merged 2026-04-06 20:59 UTC: the day in UTC, as the watch prints it
     ) in body

@@ -167,7 +167,9 @@ def test_the_body_leads_with_what_needs_a_look_and_names_each_sign_and_the_gate_
         f"- [5526](https://kep.k8s.io/5526) v1.37 [#140573]({PR}/140573): Promoted the `PodLevelResourceManagers` "
         "feature gate to Beta, enabled by default.\n"
         # the note the Evidence column marks off is cited too
-        f"- [5526](https://kep.k8s.io/5526) off v1.37 [#141209]({PR}/141209): turns beta off by default"
+        # the note's own text, inert, as every other cited note
+        f"- [5526](https://kep.k8s.io/5526) off v1.37 [#141209]({PR}/141209): Disabled the "
+        "`PodLevelResourceManagers` feature gate by default because of critical issues."
     )
     assert len(visible_text(body)) == 1543
     # the gate list confirms both alphas no v1.36 note names: under Needs review, saying so; not in Needs a look

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from bot.model.finding import Finding
+from bot.model.history.log import utc_day
 from bot.model.history.provenance import Upstream
 from bot.model.kep import Kep, Problem
 from bot.model.snapshot import Snapshot
@@ -101,7 +102,7 @@ def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL, *, 
         if upstream.pr
         else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})"
     )
-    return f"{link} {table_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
+    return f"{link} {table_cell(utc_day(upstream.date))}" + ("" if upstream.exact else " (last kep.yaml commit)")
 
 
 def gate_row(d: Finding) -> str:

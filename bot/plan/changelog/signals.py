@@ -399,8 +399,7 @@ def _cited(applied: list[Change], states: Sequence[PlannedStage]) -> Section:
             if s.kep_path in paths and n.role == TURNED_OFF and (s.kep, n.release, n.pr) not in seen:
                 seen.add((s.kep, n.release, n.pr))
                 rows.append(
-                    f"- {kep_link(s.kep)} {OFF_MARK} {n.release} {note_link(n.pr, n.url)}: turns {word(s.stage)} "
-                    "off by default"
+                    f"- {kep_link(s.kep)} {OFF_MARK} {n.release} {note_link(n.pr, n.url)}: {table_cell(n.excerpt)}"
                 )
     return (details("Release notes cited", len(rows), []), rows, "notes")
 
