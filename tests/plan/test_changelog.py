@@ -344,3 +344,17 @@ def test_a_half_updated_row_says_in_its_own_line_why_a_cell_was_kept():
         "L3",
         "stage: beta → **removed**<br>⚠ kep.yaml status 'removed' is not a valid status; status cell kept",
     ]
+
+
+def test_the_change_column_shows_what_is_written_as_the_report_new_says():
+    written = [
+        CHANGES[0]._replace(written="Beta"),  # a page writing its stages capitalised
+        Change("5598", "m.md", 34, "stable", "v1.38", "", "retargeted", True, K1, written=""),  # a blank "none"
+        CHANGES[1]._replace(written="v1.37"),
+    ]
+    log = render(SNAP, written, [], ChangelogInputs())
+    row = next(line for line in log.body.splitlines() if line.startswith("| [4671]"))
+    assert row.split(" | ")[2] == "stage: alpha → **Beta**<br>beta: - → **v1.37**"
+    row = next(line for line in log.body.splitlines() if line.startswith("| [5598]"))
+    assert row.split(" | ")[2] == "stable: v1.38 → **(blank)**"
+    assert [c["new"] for c in report(SNAP, written, [])["changes"]] == ["Beta", "", "v1.37"]

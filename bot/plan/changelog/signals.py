@@ -40,7 +40,7 @@ from bot.model.release_calendar import FreezeException
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.body import Layout, Section
 from bot.plan.changelog.markdown import code, details, inline, kep_link, note_link, table_cell
-from bot.plan.changelog.rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell
+from bot.plan.changelog.rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell, written_cell
 from bot.plan.diff import RELEASED_FLAG, Change
 from bot.plan.evidence.index import change_stage
 from bot.plan.evidence.stage_state import (
@@ -135,7 +135,7 @@ def _row(
     first = group[0]
     kep = keps.get(first.kep_path)
     fields = "<br>".join(
-        f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**"
+        f"{c.field}: {table_cell(c.old)} → **{written_cell(c)}**"
         + (f" {REWRITTEN_MARK}" if _rewritten(c) else "")
         + "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags if not f.startswith(RELEASED_FLAG))
         for c in group
