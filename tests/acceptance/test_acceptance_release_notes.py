@@ -225,7 +225,7 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     """The 2026-03-01 page against the bundle HEAD, with release notes and history, as the bot's pull request
     body on a GitHub wiki: "Needs a look" first, at most 6,000 visible characters outside collapsed
     ``<details>`` blocks."""
-    from bot.commands.sync import gate_history_loader, history_loader
+    from bot.commands.inputs import Inputs
     from bot.plan.changelog.body import visible_lines
     from bot.plan.changelog.signals import visible_text
     from bot.plan.planner import page_url
@@ -246,9 +246,9 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
         snapshot,
         {"matrix.md": PAGE_2026_03.read_bytes()},
         release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp_path / "cache", wanted),
-        history=history_loader(config, snapshot)[0],
+        history=Inputs(config, snapshot=snapshot).provenance()[0],
         page_url=page_url(config, base),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
     body = plan.changelog.body
     # summary 2, Needs a look 5, the legend 2, Settled 1, Graduations 5, Changes 27 (23 rows), 8 summary lines

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands.audit import plan_audit
-from bot.commands.sync import gate_history_loader, history_loader
+from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.plan.changelog.signals import visible_text
 from bot.plan.planner import page_url, plan_sync
@@ -71,7 +71,7 @@ def test_without_a_gate_list_or_notes_the_output_is_the_pre_change_output(clone,
         config,
         snapshot,
         {"matrix.md": STALE.read_bytes()},
-        history=history_loader(config, snapshot)[0],
+        history=Inputs(config, snapshot=snapshot).provenance()[0],
         page_url=page_url(config, BASE),
     )
     audit = plan_audit(
@@ -104,10 +104,10 @@ def stale_plan(clone, tmp_path_factory):
         snapshot,
         {"matrix.md": STALE.read_bytes()},
         release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp / "cache", wanted),
-        history=history_loader(config, snapshot)[0],
+        history=Inputs(config, snapshot=snapshot).provenance()[0],
         page_url=page_url(config, BASE),
         gates=lambda wanted: load_gate_lifecycle(str(GATES), tmp / "cache", wanted),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
 
 
@@ -242,7 +242,7 @@ def audit(clone, tmp_path_factory):
         {"matrix.md": CURRENT.read_bytes()},
         load_release_notes(str(NOTES_DIR), tmp / "cache", None),
         gates=lambda wanted: load_gate_lifecycle(str(GATES), tmp / "cache", wanted),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
 
 
@@ -302,7 +302,7 @@ def test_the_4381_note_is_evidence_through_ownership_on_the_blanked_page(clone, 
         snapshot,
         {"matrix.md": blanked.encode()},
         release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp_path / "cache", wanted),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
     stable = [c for c in plan.changes if c.kep_id == "4381" and c.field == "stable"]
     assert [(e.release, e.pr, e.ambiguous) for c in stable for e in c.evidence] == [("v1.35", 134452, False)]

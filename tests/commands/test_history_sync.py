@@ -11,7 +11,8 @@ import respx
 import structlog
 
 from bot.cli.main import main
-from bot.commands.sync import history_loader, run_sync
+from bot.commands.inputs import Inputs
+from bot.commands.sync import run_sync
 from bot.config import Config
 from bot.model.history.provenance import attach
 from bot.model.snapshot import Snapshot
@@ -374,7 +375,7 @@ def test_github_sources_ask_the_commits_api_once_per_file_up_to_the_cap(tmp_path
 
     with respx.mock(base_url=API) as mock:
         mock.get("/repos/o/enh/commits").mock(side_effect=commits)
-        loader, renames = history_loader(config, snap)
+        loader, renames = Inputs(config, snapshot=snap).provenance()
         found = loader(["keps/sig-a/3-c/kep.yaml", "keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml"])
         assert loader(["keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml", "keps/sig-a/3-c/kep.yaml"]) == found
         only = loader(

@@ -266,38 +266,6 @@ def test_html_from_upstream_is_escaped_outside_code_and_kep_0000_has_no_link():
     assert "| k | beta | '&lt;b&gt;' and `<i>` &amp; `@x` |" in body
 
 
-def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_releases():
-    from bot.plan.evidence import Evidence
-    from tests.syncutil import kep, snapshot
-
-    ev = (
-        Evidence("v1.36", 7, "https://github.com/kubernetes/kubernetes/pull/7", "Promoted `G` to beta.", "beta", False),
-    )
-    counter = Evidence(
-        "v1.36", 8, "https://github.com/kubernetes/kubernetes/pull/8", "Added `G` as alpha.", "alpha", False, True
-    )
-    a = Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True, "k", ev)
-    b = a._replace(field="beta", old="", new="v1.36", kind="retargeted")
-    c = b._replace(line=4, kep_id="2")
-    d = b._replace(line=5, kep_id="3", evidence=(), new="v1.40")
-    e = d._replace(line=6, kep_id="4", new="v1.35")
-    f = b._replace(line=7, kep_id="5", evidence=ev + (counter,))
-    snap = snapshot(*(kep(100 + i, f"k{i}", latest="v1.36") for i in range(3)))  # v1.36 is the release in progress
-    rows = [
-        line
-        for line in render(snap, [a, b, c, d, e, f], [], ChangelogInputs(discrepancies=[])).body.splitlines()
-        if re.search(r"\| L\d+ \|", line)
-    ]
-    assert [r.rsplit("|", 2)[-2].strip() for r in rows] == [
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
-        "- (v1.40 not released yet)",
-        "none found",
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.<br>⚠ counter-evidence: "
-        "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha.",
-    ]
-
-
 def test_problems_are_sorted_by_page_then_line_number():
     changes = [Change("1", "s.md", n, "status", "x", "implemented", "status", True, "k") for n in (9, 10, 100)]
     problems = [

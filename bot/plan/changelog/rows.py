@@ -187,8 +187,6 @@ def row_line(
     keps: Mapping[str, Kep],
     links: Links,
     origin: bool,
-    notes: bool,
-    shipped: Callable[[str], bool],
     held: Mapping[tuple[str, int], Sequence[str]] | None = None,
 ) -> str:
     """One Changes table row for the changes of one page row; ``held``: :func:`held_cells`."""
@@ -197,8 +195,6 @@ def row_line(
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url, subject=False) for u in ups))
-    if notes:
-        cells.append(_row_evidence(group, shipped))
     return "| " + " | ".join(cells) + " |"
 
 
@@ -247,31 +243,6 @@ def kep_yaml_cell(group: Sequence[Change], kep: Kep | None, links: Links) -> str
     )
     url = links.kep_yaml(group[0].kep_path)
     return (f"[kep.yaml]({url})" + (f" {lines}" if lines else "")) if url else table_cell(group[0].kep_path)
-
-
-def _row_evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
-    """Evidence for one page row: each release note once, counter-evidence marked ``⚠``; ``none found``
-    only when some change is about a release that has shipped, else ``-`` (no notes can exist yet)."""
-    seen: set[tuple[str, int]] = set()
-    sure: list[str] = []
-    maybe: list[str] = []
-    counter: list[str] = []
-    for c in group:
-        for e in c.evidence:
-            if (e.release, e.pr) in seen:
-                continue
-            seen.add((e.release, e.pr))
-            text = f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}"
-            (counter if getattr(e, "counter", False) else maybe if e.ambiguous else sure).append(text)
-    out = sure or (
-        ["none found"]
-        if any(shipped(c.new) for c in group if c.new)
-        else ["- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"]
-    )
-    if maybe:
-        out.append("ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe))
-    out += [f"⚠ counter-evidence: {t}" for t in counter]
-    return "<br>".join(out)
 
 
 def history_text(c: Change, web_url: str) -> str:
