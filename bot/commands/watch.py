@@ -25,6 +25,7 @@ from bot.wiki.matrix import parse_page
 
 if TYPE_CHECKING:
     from bot.http import RequestCounter
+    from bot.model.kep import Problem
     from bot.model.snapshot import Snapshot
 
 
@@ -97,13 +98,13 @@ def run_watch(
         "problems": [
             *({"path": "--kep", "message": m} for m in missing),
             *({"path": p.path, "message": p.message} for p in seen),
-            *records_problems(read),
+            *records_problems(read, found.cycle.release),
         ],
     }
     if report_path is not None:
         write_report(report_path, report)
     lines = [
-        *read_lines(config, snapshot, list(pages), read),
+        *read_lines(config, snapshot, list(pages), read, found.cycle.release),
         *(f"Problem: --kep: {m}" for m in missing),
         *(f"Problem: {p.path}: {p.message}" for p in seen),
     ]
@@ -144,25 +145,32 @@ def read_block(
     }
 
 
-def records_problems(inputs: WatchRead) -> list[dict[str, str]]:
-    """The report's problems of the release team's records: ``[{"path": "release-1.20/README.md", "message":
-    "line 47: cycle began: no year in ...; not read"}]``; ``[]`` without them."""
-    if inputs.records is None:
-        return []
+def records_problems(inputs: WatchRead, release: str) -> list[dict[str, str]]:
+    """The report's problems of the release team's records about ``release``, the one release whose schedule and
+    exceptions a watch reads: ``[{"path": "release-1.37/README.md", "message": "line 47: cycle began: no year in
+    ...; not read"}]``; ``[]`` without them (``kep-sync validate`` reports the problems of every release)."""
     return [
-        {"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in inputs.records.problems
+        {"path": p.path, "message": f"{p.key}: {p.message}" if p.key else p.message} for p in _problems(inputs, release)
     ]
 
 
-def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead) -> list[str]:
-    """What the watch read, one line each: the pages, the source at its revision, the notes and the gate list."""
+def _problems(inputs: WatchRead, release: str) -> list[Problem]:
+    """The problems of the records' files of ``release`` (``v1.37``: ``release-1.37/...``)."""
+    folder = f"release-{release.removeprefix('v')}/"
+    records = inputs.records
+    return [p for p in records.problems if release and p.path.startswith(folder)] if records is not None else []
+
+
+def read_lines(config: Config, snapshot: Snapshot, pages: Sequence[str], inputs: WatchRead, release: str) -> list[str]:
+    """What the watch read, one line each: the pages, the source at its revision, the notes, the release team's
+    records (with the number of problems of ``release``'s files) and the gate list."""
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
     out = [f"Pages: {', '.join(pages) or 'none'}", f"Source: {source_name(snapshot.source, code=False)} at {rev}"]
     if inputs.notes is not None:
         releases = sorted(inputs.notes.notes, key=release_order)
         out.append(f"Release notes: {inputs.notes.source} ({', '.join(releases) or 'none'})")
     if inputs.records is not None:
-        n, bad = len(inputs.records.calendars), len(inputs.records.problems)
+        n, bad = len(inputs.records.calendars), len(_problems(inputs, release))
         said = (
             f", {bad} file{'s' if bad != 1 else ''} or date{'s' if bad != 1 else ''} not read: see --report"
             if bad

@@ -19,6 +19,7 @@ from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.model import consistency
 from bot.model.history.declared import former_gates
+from bot.model.history.log import utc_day
 from bot.model.kep import STAGES, Kep, Problem, normalize_milestone
 from bot.model.note_text import release_order
 from bot.plan.changelog.rows import source_name
@@ -30,7 +31,7 @@ from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.calendar import follow_calendar
-from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, utc_day, watch
+from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
 from bot.plan.watch.scope import Places, sig_keps
 
 if TYPE_CHECKING:

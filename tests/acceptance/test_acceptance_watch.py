@@ -112,8 +112,9 @@ def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
     assert [(s.pr, s.says, s.stage) for s in by_kep["5526"].signs if s.source == "release note"] == [
         (138738, "on track", ""),
         (140573, "landed", "beta"),
-        (141209, "on track", ""),  # "Disabled the `PodLevelResourceManagers` feature gate by default ..."
+        (141209, "off", ""),  # "Disabled the `PodLevelResourceManagers` feature gate by default ...": the PR's off
     ]
+    assert [s.text for s in by_kep["5526"].signs if s.pr == 141209] == ["the v1.37 note #141209 turns its default off"]
     # PodLevelResources, which 5419 and 5526 declare too, is 2837's (declared first): its notes speak for 2837 alone
     assert [(s.pr, s.says, s.stage) for s in by_kep["2837"].signs if s.source == "release note"] == [
         (137150, "on track", ""),

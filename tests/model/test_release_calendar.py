@@ -231,3 +231,27 @@ def test_exceptions_in_the_old_shape_one_bad_item_is_a_problem_the_rest_count():
     records = Records("src", {}, {"v1.20": tuple(found)})
     assert [e.kep for e in records.of_kep(753)] == [753]
     assert (records.of_kep(753, "v1.21"), records.of_kep(1)) == ([], [])
+
+
+def test_a_commit_day_is_its_utc_day_wherever_the_committer_was():
+    from bot.model.history.log import utc_day
+
+    assert [
+        utc_day(d)
+        for d in (
+            "2026-04-07T05:59:00+09:00",
+            "2026-04-06T20:59:00Z",
+            "2026-04-06T23:30:00-04:00",
+            "2026-04-06",
+            "x",
+            "",
+        )
+    ] == ["2026-04-06", "2026-04-06", "2026-04-07", "2026-04-06", "x", ""]
+
+
+def test_the_upstream_column_and_the_rewritten_milestones_print_the_utc_day():
+    from bot.model.history.provenance import Upstream
+    from bot.plan.changelog.rows import upstream_cell
+
+    up = Upstream("a" * 40, "2026-04-07T05:59:00+09:00", 5694, "KEP-2033: postpone beta", True, "v1.35")
+    assert upstream_cell(up, "https://x", subject=False) == "[#5694](https://x/pull/5694) 2026-04-06"

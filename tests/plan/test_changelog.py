@@ -333,3 +333,17 @@ def test_a_page_with_no_kep_table_says_to_remove_it_from_wiki_pages_first():
     )
     assert [(p.path, p.key, p.message) for p in plan.problems] == [("notes.md", "", why)]
     assert [line for line in plan.changelog.body.splitlines() if "notes.md" in line] == [f"| notes.md | - | {why} |"]
+
+
+def test_the_change_column_shows_what_is_written_as_the_report_new_says():
+    written = [
+        CHANGES[0]._replace(written="Beta"),  # a page writing its stages capitalised
+        Change("5598", "m.md", 34, "stable", "v1.38", "", "retargeted", True, K1, written=""),  # a blank "none"
+        CHANGES[1]._replace(written="v1.37"),
+    ]
+    log = render(SNAP, written, [], ChangelogInputs())
+    row = next(line for line in log.body.splitlines() if line.startswith("| [4671]"))
+    assert row.split(" | ")[2] == "stage: alpha → **Beta**<br>beta: - → **v1.37**"
+    row = next(line for line in log.body.splitlines() if line.startswith("| [5598]"))
+    assert row.split(" | ")[2] == "stable: v1.38 → **(blank)**"
+    assert [c["new"] for c in report(SNAP, written, [])["changes"]] == ["Beta", "", "v1.37"]

@@ -33,6 +33,7 @@ from bot.plan.changelog.rows import (
     review_row,
     row_line,
     source_name,
+    written_cell,
 )
 from bot.plan.diff import KINDS, RELEASED_FLAG, Change, ChangeEvidence
 
@@ -241,7 +242,7 @@ def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInpu
     ):
         if picked:
             rows = [
-                f"- KEP {kep_link(c.kep_id)} {c.field}: {table_cell(c.old)} → **{table_cell(c.new)}** "
+                f"- KEP {kep_link(c.kep_id)} {c.field}: {table_cell(c.old)} → **{written_cell(c)}** "
                 f"({links.page(c.page, c.line)}){history_text(c, inputs.web_url)}"
                 for c in picked
             ]

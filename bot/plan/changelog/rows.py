@@ -10,6 +10,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from bot.model.finding import Finding
+from bot.model.history.log import utc_day
 from bot.model.history.provenance import Upstream
 from bot.model.kep import Kep, Problem
 from bot.model.snapshot import Snapshot
@@ -84,6 +85,19 @@ def _flags(c: Change) -> str:
     return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
 
 
+#: How the Change column shows a cell written blank (a page whose "none" is an empty cell).
+BLANK = "(blank)"
+
+
+def written_cell(c: Change) -> str:
+    """The new value of ``c`` as the Change column shows it: what the page gets (:attr:`Change.written`, the
+    report's ``new``: ``GA``, ``-``, ``Beta``), :data:`BLANK` for a cell written empty; ``c.new`` for a change not
+    written."""
+    if c.written is None:
+        return table_cell(c.new)
+    return table_cell(c.written) if c.written.strip() else BLANK
+
+
 def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL, *, subject: bool = True) -> str:
     """The upstream pull request of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
     ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; ``[#6182](WEB/pull/6182)`` when not ``subject``, as the Upstream
@@ -101,7 +115,7 @@ def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL, *, 
         if upstream.pr
         else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})"
     )
-    return f"{link} {table_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
+    return f"{link} {table_cell(utc_day(upstream.date))}" + ("" if upstream.exact else " (last kep.yaml commit)")
 
 
 def gate_row(d: Finding) -> str:
@@ -180,7 +194,7 @@ def row_line(
     held: Mapping[tuple[str, int], Sequence[str]] | None = None,
 ) -> str:
     """One Changes table row for the changes of one page row; ``held``: :func:`held_cells`."""
-    fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
+    fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{written_cell(c)}**{_flags(c)}" for c in group)
     cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS, held)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())

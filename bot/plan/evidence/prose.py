@@ -372,19 +372,25 @@ def attach_possible(
     keps: Sequence[Kep],
     declared: Iterable[str],
 ) -> list[Change]:
-    """``changes`` with :func:`possible_evidence` added to the ``evidence`` of each change about a stage
-    (:func:`bot.plan.evidence.index.change_stage`) for which no note surely about the KEP was found.
-    ``keps``: every KEP of the snapshot (for the distinctive title words). Each release's notes are read for
-    prose once, whatever the number of changes."""
+    """``changes`` with evidence in prose added to each change about a stage
+    (:func:`bot.plan.evidence.index.change_stage`) for which no note surely about the KEP was found: the notes
+    that name the KEP by its title (:func:`named_evidence`, ``possible`` False), else those that describe it by
+    its distinctive title words (:func:`possible_evidence`), as a watch reads them, so a note reads the same in
+    every part of a pull request. ``keps``: every KEP of the snapshot (for the titles). Each release's notes are
+    read for prose once, whatever the number of changes."""
     by_path = {k.path: k for k in keps}
     words = distinctive_words(keps, notes)
+    known = titles(keps)
     gates = frozenset(declared)
     prepared: Prepared = {}
     out = []
     for c in changes:
         kep = by_path.get(c.kep_path)
-        if kep is not None and c.kep_path in words and not any(not e.ambiguous and not e.counter for e in c.evidence):
-            found = possible_evidence(notes, kep, change_stage(c, kep), words[c.kep_path], gates, prepared)
+        if kep is not None and not any(not e.ambiguous and not e.counter for e in c.evidence):
+            stage = change_stage(c, kep)
+            found = named_evidence(notes, kep, stage, gates, known, prepared)
+            if not found and c.kep_path in words:
+                found = possible_evidence(notes, kep, stage, words[c.kep_path], gates, prepared)
             c = c._replace(evidence=c.evidence + found) if found else c
         out.append(c)
     return out

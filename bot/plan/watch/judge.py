@@ -37,13 +37,14 @@ Release notes and gate lists carry no dates: their signs name the note's pull re
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import NamedTuple
 
 from bot.model.gates import Lifecycle, release_key, shipped_text
-from bot.model.history.log import NO_BLOB, Version, kep_number
+from bot.model.history.log import NO_BLOB, Version, kep_number, utc_day
 from bot.model.history.provenance import field_origin
 from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.model.note_text import default_off
 from bot.model.release_calendar import Calendar
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
@@ -63,9 +64,11 @@ PLANNED, AT_RISK, SHIPPED, MISSED = "planned", "at risk", "shipped", "missed"
 #: Every state, in the order a reader needs them.
 ALL_STATES = (CONTRADICTED, SLIPPED, MISSED, AT_RISK, NO_SIGN, PLANNED, ON_TRACK, LANDED, SHIPPED)
 #: What a sign does to the state (``Sign.says``); ``possible`` (a note matched by title words only,
-#: :mod:`bot.plan.evidence.prose`) and ``""``: shown, not counted.
-POSSIBLE = "possible"
-SAYS = (LANDED, "contradicts", ON_TRACK, "slip", POSSIBLE, "")
+#: :mod:`bot.plan.evidence.prose`), ``off`` (a note turning the KEP's gate off by default in R,
+#: :func:`bot.model.note_text.default_off`: the pull request's ``off``, said in the reason) and ``""``: shown,
+#: not counted.
+POSSIBLE, OFF = "possible", "off"
+SAYS = (LANDED, "contradicts", ON_TRACK, "slip", POSSIBLE, OFF, "")
 #: Statuses under which a KEP ships nothing.
 DEAD_STATUSES = ("withdrawn", "replaced", "rejected", "deferred")
 #: One kep.yaml version and its tracked fields (``None``: unreadable), oldest first.
@@ -370,18 +373,6 @@ def order(e: WatchEntry) -> tuple[int, int, str]:
     return (ALL_STATES.index(e.state), _number(e.kep), e.kep)
 
 
-def utc_day(date: str) -> str:
-    """``YYYY-MM-DD`` in UTC of an ISO 8601 commit date with its offset (``2026-04-07T05:59:00+09:00``:
-    ``2026-04-06``); a date without an offset is taken as UTC; ``""`` for ``""``."""
-    if not date:
-        return ""
-    try:
-        when = datetime.fromisoformat(date)
-    except ValueError:
-        return date[:10]
-    return (when.astimezone(UTC) if when.tzinfo else when).date().isoformat()
-
-
 def _number(ident: str) -> int:
     digits = ident.split("-", 1)[0]
     return int(digits) if digits.isdigit() else 0
@@ -448,6 +439,8 @@ def _note_signs(
             says, what = LANDED, f"announces {_word(stage)}"
         elif stage in STAGES:
             says, what = "contradicts", f"says {_word(stage)}"
+        elif not stage and m.gates and default_off(m.excerpt):
+            says, what = OFF, "turns its default off"
         else:
             says, what = (ON_TRACK, "names no stage") if not stage else ("", f"says {stage}")
         renamed = [g for g in m.gates if g in former]
@@ -540,7 +533,7 @@ def _history_signs(timeline: Timeline, release: str, started: str) -> list[Sign]
     before: Mapping[str, str] = {}
     for i, (version, fields) in enumerate(timeline):
         if version.blob == NO_BLOB:
-            day, pr = version.commit.date[:10], version.commit.pr
+            day, pr = utc_day(version.commit.date), version.commit.pr
             named = [s for s in STAGES if normalize_milestone(before.get(f"milestone.{s}", "")) == release]
             if named and day >= started:  # a slip when it stays deleted; a file added again reads on
                 text = f"kep.yaml deleted on {day}" + (f" (#{pr})" if pr else "")
