@@ -175,6 +175,16 @@ def test_a_tick_the_edit_history_does_not_name_waits_ticked_until_ticked_again(g
     assert prmod.parse_state(gh.pull(1)["body"]).ignore == ""
 
 
+def test_an_edit_history_github_will_not_give_leaves_the_tick_waiting(gh, ignored):
+    tick(gh, "lift-4671.beta", "maintainer")
+    gh.fail_next("POST", r"^/graphql$", 403, message="Resource not accessible by integration")
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [] and prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
+    body = gh.issue(2)["body"]
+    assert "- [x] KEP 4671 beta" in body and "waiting: a ticked box lifts an ignore only when" in body
+    assert run_github(gh, keps(), ignored).written == [PAGE_PATH]  # read on the next run
+
+
 def test_the_newest_edit_that_ticked_a_box_names_who_ticked_it():
     def body(*ticked: str) -> str:
         return "\n".join(
