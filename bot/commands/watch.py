@@ -117,9 +117,12 @@ def read_block(
 ) -> dict[str, object]:
     """The report's ``watch.read``: what the watch read (as :func:`read_lines` says it): ``scope`` (``pages``,
     ``all`` or ``sig-NAME``), ``pages``, ``source`` and ``revision``, ``release_notes`` (``{source, releases}``
-    or ``None``), ``gate_list`` (``{where, revision, newest}`` or ``None``) and ``history`` (whether the kep.yaml
-    history was read)."""
+    or ``None``), ``gate_list`` (``{where, revision, newest}`` or ``None``), ``records``: the release team's records
+    (``{source, releases, problems}``: the releases whose key dates were read, and how many files or dates were
+    not, each in the report's ``problems``; ``None``: not read) and ``history`` (whether the kep.yaml history was
+    read)."""
     notes = inputs.notes
+    rec = inputs.records
     gl = inputs.lifecycle.lists[-1] if inputs.lifecycle is not None and inputs.lifecycle.lists else None
     return {
         "scope": (sig_name(sig) if sig else "all") if whole else "pages",
@@ -130,6 +133,13 @@ def read_block(
         if notes is not None
         else None,
         "gate_list": {"where": gl.where, "revision": gl.revision, "newest": gl.newest} if gl is not None else None,
+        "records": {
+            "source": rec.source,
+            "releases": sorted(rec.calendars, key=release_order),
+            "problems": len(rec.problems),
+        }
+        if rec is not None
+        else None,
         "history": inputs.history is not None,
     }
 

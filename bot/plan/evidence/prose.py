@@ -80,6 +80,8 @@ _COMMON_KEYS = COMMON | {_key(w) for w in COMMON}
 MAX_NOTES_WITH_WORD = 5
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL_RE = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+$")
+#: The area a note may begin with (``DRA: ``, ``kubeadm: ``).
+_AREA_RE = re.compile(r"^\W*[A-Za-z][\w./-]{0,30}:\s+")
 _INTRODUCES_RE = re.compile(r"^\W*(?:added|adds|introduced|introduces|introducing)\b", re.I)
 
 
@@ -386,3 +388,15 @@ def attach_possible(
             c = c._replace(evidence=c.evidence + found) if found else c
         out.append(c)
     return out
+
+
+def adds_first(first: str, words: Sequence[str], excerpt: str) -> str:
+    """How ``excerpt``, a sentence of a note linked to the KEP that names no stage, announces ``first``, the first
+    stage kep.yaml plans: it introduces something (``Added ...``, also after an area such as ``DRA: ``) and names
+    the KEP by its title words (``"title"``), or ``first`` is alpha (``"alpha"``): a KEP with no stage yet ships
+    its first code behind its alpha gate, so what it adds in the release is its alpha (``DRA: Added a
+    `spec.resourceClaims` field to PodGroup resources``, the 1.36 note #136989 for 5729); ``""``: neither."""
+    sentence = _AREA_RE.sub("", excerpt, count=1)
+    if not introduces(sentence):
+        return ""
+    return "title" if names_kep(words, sentence) else "alpha" if first == "alpha" else ""

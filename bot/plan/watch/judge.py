@@ -8,8 +8,9 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
   a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
   planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
-  shown, never counted; a note linked to the KEP that introduces its feature by title (:func:`bot.plan.evidence.
-  prose.names_kep`) announces the first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
+  shown, never counted; a note linked to the KEP that introduces its feature by title, or that adds something to
+  a KEP with no stage yet whose first stage is alpha (:func:`bot.plan.evidence.prose.adds_first`), announces the
+  first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
   too, and the sign says it was renamed; a note naming neither the KEP nor a gate that names it by its title
   (:func:`bot.plan.evidence.prose.named_evidence`) and announces a planned stage is ``landed``; one describing it
   by its distinctive title words only (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible`` sign,
@@ -47,7 +48,7 @@ from bot.model.release_calendar import Calendar
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
 from bot.plan.evidence.index import Evidence, Mention, NotesIndex
-from bot.plan.evidence.prose import first_stage, gate_in_code, introduces, names_kep, title_words
+from bot.plan.evidence.prose import adds_first, first_stage, gate_in_code, title_words
 from bot.wiki.matrix import parse_page
 
 #: The states, in the order a reader needs them: what needs a look first.
@@ -422,13 +423,16 @@ def _note_signs(
     naming a gate of ``former`` (gates kep.yaml no longer declares) says so."""
     best: dict[int, tuple[tuple[int, int], Mention, str]] = {}
     first, words = first_stage(kep), title_words(kep.title)
+    inferred: set[int] = set()
     for m in index.for_kep(kep.path):
         if m.release != release:
             continue
         stage = m.stage if m.when == release else ""
         sure = kep.path in m.links
-        if sure and not stage and first in planned and introduces(m.excerpt) and names_kep(words, m.excerpt):
+        how = adds_first(first, words, m.excerpt) if sure and not stage and first in planned else ""
+        if how:
             stage = first  # "Added support for derived attributes in DRA" for 6080 DRA Derived Attributes (alpha)
+            inferred |= {m.pr} if how == "alpha" else set()
         rank = (int(sure), 3 if stage in planned else 2 if stage in STAGES else 1 if stage else 0)
         if m.pr not in best or rank > best[m.pr][0]:
             best[m.pr] = (rank, m, stage)
@@ -438,6 +442,8 @@ def _note_signs(
         if not linked:
             shared = f"a gate other KEPs declare too ({', '.join(m.gates)})" if m.gates else "several KEPs"
             says, what = "", f"names {shared}; not counted"
+        elif stage in planned and pr in inferred:
+            says, what = LANDED, "adds the first work of a KEP with no stage yet: its alpha"
         elif stage in planned:
             says, what = LANDED, f"announces {_word(stage)}"
         elif stage in STAGES:
