@@ -80,7 +80,7 @@ from .merging import MergeHandlers
 # isort: split
 from .issues import GRAPHQL, IssueHandlers
 
-__all__ = ["CODELOAD", "REFUSED", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
+__all__ = ["CODELOAD", "GRAPHQL", "REFUSED", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
 
 #: How often (seconds) the serving thread looks at its shutdown flag between requests: :meth:`FakeGitHub.stop`
 #: waits up to this long (at 0.05 s, about 45 ms a server, 5 s of the suite's time).
