@@ -9,10 +9,10 @@ workflow runs on (``GITHUB_EVENT_NAME=issues``, payload at ``GITHUB_EVENT_PATH``
 otherwise (a scheduled run, ``serve``, a box ticked before that edit) the newest edit in the issue's edit history
 that ticked the box (one GraphQL query, :data:`EDITS_QUERY`: GitHub's REST API does not name who edited an issue).
 A tick that history does not name waits ticked, said so on the dashboard; a refused tick is unticked, the reason
-shown. The "run now" box needs no check: any run that sees it
-ticked is that run. :meth:`DashboardIssue._dashboard_write` (at the end of ``publish``) renders the section,
-unticks the boxes, and creates the issue once or edits it only when its body changes. A closed dashboard is
-never edited (nor reopened) until a person reopens it.
+shown. The "run now" box needs no check: any run that sees it ticked is that run.
+:meth:`DashboardIssue._dashboard_write` (at the end of ``publish``) renders the section, unticks the boxes, and
+creates the issue once or edits it only when its body changes. A closed dashboard is never edited (nor reopened)
+until a person reopens it.
 """
 
 from __future__ import annotations
@@ -108,8 +108,8 @@ class DashboardIssue:
         return rules
 
     def _tickers(self, board: dict, actions: list[str]) -> dict[str, str]:
-        """``{action: login}`` of who ticked the boxes of ``actions`` on the dashboard ``board``, from its edit history: one
-        GitHub GraphQL query (:data:`EDITS_QUERY`; the REST API names no editor), read by
+        """``{action: login}`` of who ticked the boxes of ``actions`` on the dashboard ``board``, from its edit
+        history: one GitHub GraphQL query (:data:`EDITS_QUERY`; the REST API names no editor), read by
         :func:`bot.publish.dashboard.tickers`. A 4xx answer that is no rate limit (a token that may not use
         GraphQL) credits no one, logged as a warning; any other failure raises :class:`GitHubApiError`."""
         owner, _, name = (self.config.wiki.repo or "").partition("/")
