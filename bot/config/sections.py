@@ -277,9 +277,10 @@ class AutomergeConfig(Strict):
     )
     """The change kinds that may be merged without a reviewer."""
     confirmed: list[Literal[AUTOMERGE_KINDS]] = Field(  # type: ignore[valid-type]
-        default_factory=lambda: ["promoted", "demoted", "stage"]
+        default_factory=lambda: ["retargeted", "status", "promoted", "demoted", "stage"]
     )
-    """Kinds merged only when a release note (not a ``possible:`` one) or the gate list confirms each change."""
+    """Kinds merged only when a release note (not a ``possible:`` one) or the gate list confirms each change;
+    by default every kind in the default ``kinds``, so nothing merges on kep.yaml alone."""
     method: Literal["repository", "merge", "squash", "rebase"] = "repository"
     """The merge method; ``repository``: the first the repository allows of merge, squash, rebase."""
 

@@ -130,6 +130,37 @@ def ticked(body: str | None) -> list[str]:
     return [m.group(2) for m in _BOX_RE.finditer(span.group(0) if span else "") if m.group(1) in "xX"]
 
 
+class Edit(NamedTuple):
+    """One edit of the dashboard's body, from GitHub's GraphQL ``UserContentEdit``: ``editor`` (its
+    ``editor.login``; ``""`` for a deleted account), ``edited_at`` (``editedAt``, ISO 8601 UTC) and ``body``
+    (``diff``: the whole body after the edit; ``None`` for an edit deleted from the history)."""
+
+    editor: str
+    edited_at: str
+    body: str | None
+
+
+def tickers(edits: Sequence[Edit], body: str | None, actions: Collection[str]) -> dict[str, str]:
+    """``{action: login}`` of each of ``actions`` whose box the newest edit that ticked it names; an action
+    missing was ticked by no edit the history holds (or by a deleted account).
+
+    ``edits`` in any order (sorted here by ``edited_at``). An edit ticks a box when the box is ticked in its body
+    and not in the body of the edit before it, so the oldest edit listed (GitHub's record of the original text)
+    credits nothing, nor does an edit next to a deleted one. Nothing is credited when the newest edit's ticked
+    boxes are not those of ``body`` (the issue as read): the history does not describe that text."""
+    chain = sorted(edits, key=lambda e: e.edited_at)
+    if not chain or chain[-1].body is None or ticked(chain[-1].body) != ticked(body):
+        return {}
+    out: dict[str, str] = {}
+    for older, newer in zip(chain, chain[1:], strict=False):
+        if older.body is None or newer.body is None:
+            continue
+        for action in set(ticked(newer.body)) - set(ticked(older.body)):
+            if action in actions:
+                out[action] = newer.editor
+    return {action: login for action, login in out.items() if login}
+
+
 def merge(existing: str | None, section: str) -> str:
     """The new body: ``existing`` with its section replaced by ``section`` (a new body: the marker, a line for
     people, the section). Text outside the section stays byte for byte."""

@@ -4,13 +4,15 @@
 conditional ``GET /repos/{owner}/{repo}/issues/{number}``), else finds it by :data:`bot.publish.dashboard.MARKER`
 (a conditional ``GET /repos/{owner}/{repo}/issues?state=all``), and reads its ticked boxes. A box that lifts an
 ignore is carried out only when kep-sync knows who ticked it and that person may give ``/kep-sync`` commands
-(the collaborator permission API, as for comments): GitHub's REST API does not name who edited an issue, so the
-editor is the ``sender`` of the ``issues`` event a workflow runs on (``GITHUB_EVENT_NAME=issues``, payload at
-``GITHUB_EVENT_PATH``); a tick seen by a scheduled run waits, said so on the dashboard, until such an event (or a
-``/kep-sync`` command on the pull request) lifts it. The "run now" box needs no check: any run that sees it
-ticked is that run. :meth:`DashboardIssue._dashboard_write` (at the end of ``publish``) renders the section,
-unticks the boxes, and creates the issue once or edits it only when its body changes. A closed dashboard is
-never edited (nor reopened) until a person reopens it.
+(the collaborator permission API, as for comments). Who ticked it is the ``sender`` of the ``issues`` event a
+workflow runs on (``GITHUB_EVENT_NAME=issues``, payload at ``GITHUB_EVENT_PATH``) for the box that edit ticked;
+otherwise (a scheduled run, ``serve``, a box ticked before that edit) the newest edit in the issue's edit history
+that ticked the box (one GraphQL query, :data:`EDITS_QUERY`: GitHub's REST API does not name who edited an issue).
+A tick that history does not name waits ticked, said so on the dashboard; a refused tick is unticked, the reason
+shown. The "run now" box needs no check: any run that sees it ticked is that run.
+:meth:`DashboardIssue._dashboard_write` (at the end of ``publish``) renders the section, unticks the boxes, and
+creates the issue once or edits it only when its body changes. A closed dashboard is never edited (nor reopened)
+until a person reopens it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ if TYPE_CHECKING:
 
 #: Bytes of an event payload read at most.
 EVENT_BYTES = 8 * 1024 * 1024
+#: Who edited the dashboard (GitHub GraphQL ``UserContentEdit``; newest first, the original text last).
+EDITS_QUERY = (
+    "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) {"
+    " issue(number: $number) { userContentEdits(first: 100) { nodes { editor { login } editedAt diff } } } } }"
+)
 #: The cache entry (in the wiki's ETag directory) keeping the dashboard's issue number.
 BOARD_ENTRY = "dashboard-number"
 
@@ -78,24 +85,52 @@ class DashboardIssue:
         if not actions:
             return set()
         editor, before = event_editor(int(self.board["number"]))
-        mine = [a for a in actions if a not in dash.ticked(before)] if editor else []
-        self.still_ticked = set(actions) - set(mine)
+        by = {a: editor for a in actions if a not in dash.ticked(before)} if editor else {}
+        if len(by) < len(actions):
+            by.update(self._tickers(self.board, [a for a in actions if a not in by]))
+        self.still_ticked = set(actions) - set(by)
         if self.still_ticked:
             self.waiting = [
-                "a ticked box lifts an ignore only on the issues event that names who ticked it; "
+                "a ticked box lifts an ignore only when GitHub's edit history of this issue names who ticked it; "
                 "untick and tick it again"
             ]
-        if not mine:
-            return set()
-        role = self._role(editor)
         repo = self.config.wiki.repo or ""
-        if isinstance(role, int) or not cmd.may_command(*role):
-            why = cmd.unchecked(editor, role, repo) if isinstance(role, int) else cmd.refusal(editor, *role, repo)
-            self.waiting = [why]
-            return set()
-        rules = {rule for a in mine if (rule := dash.lifted(a)) is not None}
-        self.log.info("dashboard: ignores lifted", by=editor, rules=sorted(rules))
+        rules: set[tuple[int, tuple[str, ...]]] = set()
+        for login in sorted(set(by.values())):
+            role = self._role(login)
+            if isinstance(role, int) or not cmd.may_command(*role):
+                why = cmd.unchecked(login, role, repo) if isinstance(role, int) else cmd.refusal(login, *role, repo)
+                self.waiting.append(why)
+                continue
+            mine = {rule for a, who in by.items() if who == login and (rule := dash.lifted(a)) is not None}
+            self.log.info("dashboard: ignores lifted", by=login, rules=sorted(mine))
+            rules |= mine
         return rules
+
+    def _tickers(self, board: dict, actions: list[str]) -> dict[str, str]:
+        """``{action: login}`` of who ticked the boxes of ``actions`` on the dashboard ``board``, from its edit
+        history: one GitHub GraphQL query (:data:`EDITS_QUERY`; the REST API names no editor), read by
+        :func:`bot.publish.dashboard.tickers`. A 4xx answer that is no rate limit (a token that may not use
+        GraphQL) credits no one, logged as a warning; any other failure raises :class:`GitHubApiError`."""
+        owner, _, name = (self.config.wiki.repo or "").partition("/")
+        variables = {"owner": owner, "name": name, "number": int(board["number"])}
+        try:
+            _, data = self.call(
+                "read the dashboard's edit history", self.repo.requester.graphql_query, EDITS_QUERY, variables
+            )
+        except GitHubApiError as exc:
+            if 400 <= exc.status < 500 and exc.status != 401 and not exc.limited:
+                self.log.warning("the dashboard's edit history could not be read", error=str(exc))
+                return {}
+            raise
+        issue = ((data.get("data") or {}).get("repository") or {}).get("issue") or {}
+        nodes = (issue.get("userContentEdits") or {}).get("nodes") or []
+        edits = [
+            dash.Edit(str((n.get("editor") or {}).get("login") or ""), str(n.get("editedAt") or ""), n.get("diff"))
+            for n in nodes
+            if isinstance(n, dict)
+        ]
+        return dash.tickers(edits, board.get("body"), actions)
 
     def _remembered_board(self) -> dict | None:
         """The dashboard issue by the number kept in the cache (one conditional read); ``None`` when no number is

@@ -70,7 +70,7 @@ def test_no_config_file_gives_the_built_in_defaults():
             "automerge": {
                 "enabled": False,
                 "kinds": ["retargeted", "status", "promoted"],
-                "confirmed": ["promoted", "demoted", "stage"],
+                "confirmed": ["retargeted", "status", "promoted", "demoted", "stage"],
                 "method": "repository",
             },
         },

@@ -78,9 +78,9 @@ from .pulls import PullHandlers
 from .merging import MergeHandlers
 
 # isort: split
-from .issues import IssueHandlers
+from .issues import GRAPHQL, IssueHandlers
 
-__all__ = ["CODELOAD", "REFUSED", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
+__all__ = ["CODELOAD", "GRAPHQL", "REFUSED", "ROUTES", "STARTED", "ApiError", "Exchange", "FakeGitHub", "git_sha"]
 
 #: How often (seconds) the serving thread looks at its shutdown flag between requests: :meth:`FakeGitHub.stop`
 #: waits up to this long (at 0.05 s, about 45 ms a server, 5 s of the suite's time).
@@ -312,7 +312,7 @@ class FakeGitHub(GitModel, JsonViews, RepoHandlers, GitDataHandlers, PullHandler
             resp = self._dispatch(req)
             self.requests.append((req.method, req.path, resp.status_code))
             self.sent_bytes.append(len(resp.get_data()) + sum(len(f"{k}: {v}\r\n") for k, v in resp.headers.items()))
-            if not req.path.startswith(CODELOAD):  # another host at GitHub, not the REST API
+            if not req.path.startswith(CODELOAD) and req.path != GRAPHQL:  # another host, or not the REST API
                 self.exchanges.append(Exchange(req.method, req.path, resp.status_code, _json_body(resp)))
         return resp(environ, start_response)
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from bot.commands.sync import run_report
+from bot.config.sections import AutomergeConfig
 from bot.model.kep import Problem
 from bot.plan.automerge import plan_holds
+from bot.plan.evidence.gates import SHIPPED, Mark
 from bot.publish import pull_request as prmod
 from bot.publish.backend import Publication
 from tests.publishutil import (
@@ -134,6 +136,20 @@ def test_changes_of_a_kind_not_allowed_or_not_confirmed_leave_it_open(gh):
     assert run_github(gh, keps(), defaults).automerge == (
         "left open: KEP 4671 stage: promoted, not confirmed by a release note or the gate list"
     )
+
+
+def test_by_default_every_kind_allowed_needs_its_evidence(gh, auto):
+    plan = run_github(gh, keps(), auto).plan
+    rules = AutomergeConfig(enabled=True)
+    base = plan.changes[0]._replace(evidence=(), shipped=None, flags=())
+    shipped = Mark(SHIPPED, "Gate", "v1.37", "the gate list shows Gate beta in v1.37")
+    for kind in ("retargeted", "status", "promoted"):
+        bare = base._replace(kind=kind)
+        assert plan_holds(plan._replace(changes=[bare]), rules.kinds, rules.confirmed) == [
+            f"KEP 4671 {bare.field}: {kind}, not confirmed by a release note or the gate list"
+        ]
+        backed = bare._replace(shipped=shipped)
+        assert plan_holds(plan._replace(changes=[backed]), rules.kinds, rules.confirmed) == []
 
 
 def off_command(gh, config):

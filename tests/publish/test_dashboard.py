@@ -82,15 +82,16 @@ def test_a_closed_dashboard_stays_closed_and_unedited(gh, board, monkeypatch):
     assert "Last run: 2026-12-08 06:17 UTC." in gh.issue(2)["body"]
 
 
-def tick(gh, action: str) -> str:
-    """Tick the box of ``action`` as a person would; returns the body before."""
+def tick(gh, action: str, editor: str | None = "maintainer") -> str:
+    """Tick the box of ``action`` as ``editor`` would (``None``: an edit the history does not hold); returns the
+    body before."""
     body = gh.issue(2)["body"]
     lines = [
         line.replace("- [ ]", "- [x]", 1) if line.endswith(f"<!-- kep-sync:box {action} -->") else line
         for line in body.split("\n")
     ]
     assert lines != body.split("\n")
-    gh.edit_issue(2, body="\n".join(lines))
+    gh.edit_issue(2, body="\n".join(lines), editor=editor)
     return body
 
 
@@ -129,7 +130,7 @@ def test_a_collaborators_tick_lifts_the_ignore(gh, ignored, monkeypatch, tmp_pat
 
 def test_a_readers_tick_lifts_nothing(gh, ignored, monkeypatch, tmp_path):
     marked = gh.read_file(REPO, BRANCH, PAGE_PATH)
-    event(monkeypatch, tmp_path, "reader", tick(gh, "lift-4671.beta"))
+    event(monkeypatch, tmp_path, "reader", tick(gh, "lift-4671.beta", "reader"))
     run = run_github(gh, keps(), ignored)
     assert run.written == [] and gh.read_file(REPO, BRANCH, PAGE_PATH) == marked
     body = gh.issue(2)["body"]
@@ -137,18 +138,76 @@ def test_a_readers_tick_lifts_nothing(gh, ignored, monkeypatch, tmp_path):
     assert "waiting: `@reader` has the `read` role on acme/wiki; commands need write" in body
 
 
-def test_a_tick_without_an_event_waits_ticked_until_ticked_again_on_one(gh, ignored, monkeypatch, tmp_path):
-    tick(gh, "lift-4671.beta")
+def test_a_collaborators_tick_is_carried_out_by_the_next_scheduled_run(gh, ignored):
+    tick(gh, "lift-4671.beta", "maintainer")
+    run = run_github(gh, keps(), ignored)
+    assert ("POST", "/graphql") in run.requests and run.written == [PAGE_PATH]
+    assert prmod.parse_state(gh.pull(1)["body"]).ignore == ""
+    body = gh.issue(2)["body"]
+    assert "lift-4671.beta" not in body and "- [x]" not in body and "waiting:" not in body
+
+
+def test_a_readers_tick_seen_by_a_scheduled_run_is_refused_and_unticked(gh, ignored):
+    marked = gh.read_file(REPO, BRANCH, PAGE_PATH)
+    gh.edit_issue(2, body=gh.issue(2)["body"] + "\nA note by the maintainer.\n", editor="maintainer")
+    tick(gh, "lift-4671.beta", "reader")
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [] and gh.read_file(REPO, BRANCH, PAGE_PATH) == marked
+    assert prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
+    body = gh.issue(2)["body"]
+    assert "- [ ] KEP 4671 beta" in body and "- [x]" not in body
+    assert "waiting: `@reader` has the `read` role on acme/wiki; commands need write" in body
+
+
+def test_a_tick_the_edit_history_does_not_name_waits_ticked_until_ticked_again(gh, ignored, monkeypatch, tmp_path):
+    tick(gh, "lift-4671.beta", None)
     run = run_github(gh, keps(), ignored)
     assert run.written == [] and prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
     body = gh.issue(2)["body"]
-    assert "waiting: a ticked box lifts an ignore only on the issues event" in body and "- [x] KEP 4671 beta" in body
-    event(monkeypatch, tmp_path, "maintainer", gh.issue(2)["body"])  # an edit elsewhere: this box was ticked before
-    assert run_github(gh, keps(), ignored).written == []
-    gh.edit_issue(2, body=gh.issue(2)["body"].replace("- [x] KEP 4671", "- [ ] KEP 4671"))
+    assert (
+        "- waiting: a ticked box lifts an ignore only when GitHub's edit history of this issue names who ticked it; "
+        "untick and tick it again\n" in body
+    )
+    assert "- [x] KEP 4671 beta" in body
+    gh.edit_issue(2, body=body.replace("- [x] KEP 4671", "- [ ] KEP 4671"), editor="maintainer")
     event(monkeypatch, tmp_path, "maintainer", tick(gh, "lift-4671.beta"))
     assert run_github(gh, keps(), ignored).written == [PAGE_PATH]
     assert prmod.parse_state(gh.pull(1)["body"]).ignore == ""
+
+
+def test_an_edit_history_github_will_not_give_leaves_the_tick_waiting(gh, ignored):
+    tick(gh, "lift-4671.beta", "maintainer")
+    gh.fail_next("POST", r"^/graphql$", 403, message="Resource not accessible by integration")
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [] and prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
+    body = gh.issue(2)["body"]
+    assert "- [x] KEP 4671 beta" in body and "waiting: a ticked box lifts an ignore only when" in body
+    assert run_github(gh, keps(), ignored).written == [PAGE_PATH]  # read on the next run
+
+
+def test_the_newest_edit_that_ticked_a_box_names_who_ticked_it():
+    def body(*ticked: str) -> str:
+        return "\n".join(
+            [
+                dash.BEGIN,
+                *(f"- [{'x' if a in ticked else ' '}] {a} <!-- kep-sync:box {a} -->" for a in ("lift-1", "lift-2")),
+                dash.END,
+            ]
+        )
+
+    edits = [
+        dash.Edit("bot", "2026-12-01T00:00:00Z", body()),
+        dash.Edit("reader", "2026-12-02T00:00:00Z", body("lift-1")),
+        dash.Edit("bot", "2026-12-03T00:00:00Z", body()),
+        dash.Edit("maintainer", "2026-12-04T00:00:00Z", body("lift-1")),
+        dash.Edit("", "2026-12-05T00:00:00Z", body("lift-1", "lift-2")),
+    ]
+    assert dash.tickers(edits[::-1], body("lift-1", "lift-2"), ["lift-1", "lift-2"]) == {"lift-1": "maintainer"}
+    assert dash.tickers(edits[:4], body("lift-1"), ["lift-1"]) == {"lift-1": "maintainer"}
+    assert dash.tickers(edits[:2], body("lift-1"), ["lift-1"]) == {"lift-1": "reader"}
+    assert dash.tickers(edits[:4], body("lift-1", "lift-2"), ["lift-1", "lift-2"]) == {}  # history ends elsewhere
+    assert dash.tickers(edits[1:2], body("lift-1"), ["lift-1"]) == {}  # the original text credits no one
+    assert dash.tickers([*edits[:3], edits[3]._replace(body=None)], body("lift-1"), ["lift-1"]) == {}
 
 
 def test_run_now_is_unticked_by_the_run(gh, board, monkeypatch, tmp_path):
@@ -156,6 +215,16 @@ def test_run_now_is_unticked_by_the_run(gh, board, monkeypatch, tmp_path):
     event(monkeypatch, tmp_path, "maintainer", tick(gh, dash.RUN_NOW))
     run_github(gh, keps(), board)
     assert f"- [ ] Run now <!-- kep-sync:box {dash.RUN_NOW} -->" in gh.issue(2)["body"]
+
+
+def test_run_now_ticked_is_carried_out_by_the_next_scheduled_run(gh, board, monkeypatch):
+    run_github(gh, keps(), board)
+    tick(gh, dash.RUN_NOW, "reader")
+    monkeypatch.setattr(github_dashboard, "utcnow", lambda: NOW + datetime.timedelta(hours=1))
+    run = run_github(gh, keps(), board)
+    assert ("PATCH", f"/repos/{REPO}/issues/2") in run.requests and ("POST", "/graphql") not in run.requests
+    body = gh.issue(2)["body"]
+    assert f"- [ ] Run now <!-- kep-sync:box {dash.RUN_NOW} -->" in body and "Last run: 2026-12-07 07:17 UTC." in body
 
 
 def test_without_the_key_no_issue_is_read_or_written(gh, cfg):
