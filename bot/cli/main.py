@@ -336,28 +336,26 @@ def cmd_health(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     """Print the timeline of one KEP (``bot.commands.history.history_text``)."""
     from bot.commands.history import history_text
+    from bot.commands.inputs import Inputs
 
-    config = resolve_config(args)
-    write_output(history_text(config.enhancements, Path(config.cache_dir).expanduser(), args.number, args.format))
+    write_output(history_text(Inputs(resolve_config(args)), args.number, args.format))
     return EXIT_OK
 
 
 def cmd_digest(args: argparse.Namespace) -> int:
     """Print the digest of one SIG for a release range (``bot.commands.history.digest_text``)."""
     from bot.commands.history import digest_text
+    from bot.commands.inputs import Inputs
 
-    config = resolve_config(args)
     write_output(
         digest_text(
-            config.enhancements,
-            Path(config.cache_dir).expanduser(),
+            Inputs(resolve_config(args)),
             args.sig,
             args.first,
             args.last,
             at=args.at or "",
             revision=args.revision or "",
             fmt=args.format,
-            web_url=config.links.enhancements,
         )
     )
     return EXIT_OK

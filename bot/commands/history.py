@@ -8,7 +8,7 @@ I/O stays in :mod:`bot.sources.history`; :mod:`bot.model.history.timeline` and
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.errors import UsageError
 from bot.http import redact
@@ -16,13 +16,19 @@ from bot.model.history import timeline
 from bot.model.history.log import paths_of
 from bot.plan import digest as digest_mod
 from bot.sources.enhancements import parse_source
-from bot.sources.history import GitHistory, open_history, resolve_revision, snapshot_at
+from bot.sources.history import GitHistory, resolve_revision, snapshot_at
+
+if TYPE_CHECKING:
+    from bot.commands.inputs import Inputs
+    from bot.model.snapshot import Snapshot
 
 
-def require_history(enhancements: str, cache_dir: Path, what: str) -> GitHistory:
-    """The git history of ``enhancements``; raises :class:`UsageError` naming the source when it has none."""
+def require_history(inputs: Inputs, what: str) -> GitHistory:
+    """The whole git history of the run's ``enhancements`` (:meth:`bot.commands.inputs.Inputs.whole_history`);
+    raises :class:`UsageError` naming the source when it has none."""
+    enhancements = inputs.config.enhancements
     source = parse_source(enhancements)
-    history = open_history(source.kind, source.location, cache_dir)
+    history = inputs.whole_history()
     if history is None:
         why = {
             "github": "a github: source is read as one tarball, without history; pass a clone, a git URL "
@@ -33,12 +39,13 @@ def require_history(enhancements: str, cache_dir: Path, what: str) -> GitHistory
     return history
 
 
-def history_text(enhancements: str, cache_dir: Path, number: int, fmt: str = "text") -> str:
+def history_text(inputs: Inputs, number: int, fmt: str = "text") -> str:
     """``kep-sync history N``: the timeline of KEP ``number``, oldest first, as text or a JSON list.
 
     Raises :class:`UsageError` when the source has no history or no kep.yaml ever had ``number``.
     """
-    history = require_history(enhancements, cache_dir, "history")
+    enhancements = inputs.config.enhancements
+    history = require_history(inputs, "history")
     paths = paths_of(history.log(), number)
     if not paths:
         raise UsageError(f"KEP {number}: no kep.yaml with this number in the history of {redact(enhancements)}")
@@ -50,8 +57,7 @@ def history_text(enhancements: str, cache_dir: Path, number: int, fmt: str = "te
 
 
 def digest_text(
-    enhancements: str,
-    cache_dir: Path,
+    inputs: Inputs,
     sig: str,
     first: str,
     last: str,
@@ -59,7 +65,6 @@ def digest_text(
     at: str = "",
     revision: str = "",
     fmt: str = "markdown",
-    web_url: str = digest_mod.DEFAULT_WEB_URL,
 ) -> str:
     """``kep-sync digest``: markdown tables or ``{"alpha": [...], "beta": [...], "stable": [...]}``.
 
@@ -73,11 +78,12 @@ def digest_text(
         digest_mod.digest_range(first, last)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    snapshot = _snapshot(enhancements, cache_dir, at, revision)
+    snapshot = _snapshot(inputs, at, revision)
     _require_sig(snapshot, sig)
     result = digest_mod.digest(snapshot, sig, first, last)
     if fmt == "json":
         return json.dumps(digest_mod.as_json(result), ensure_ascii=False, indent=2) + "\n"
+    web_url = inputs.config.links.enhancements
     return digest_mod.render_markdown(result, sig, first, last, snapshot.revision, web_url, snapshot.source) + "\n"
 
 
@@ -96,13 +102,14 @@ def _require_sig(snapshot, sig: str) -> None:
     )
 
 
-def _snapshot(enhancements: str, cache_dir: Path, at: str, revision: str):
+def _snapshot(inputs: Inputs, at: str, revision: str) -> Snapshot:
+    """The run's snapshot (:meth:`bot.commands.inputs.Inputs.snapshot`), or the kep.yaml state at the commit
+    ``revision`` or the last commit on or before the day ``at``."""
     if not at and not revision:
-        from bot.sources.enhancements import load_snapshot
-
-        return load_snapshot(enhancements, cache_dir)
+        return inputs.snapshot()
+    enhancements = inputs.config.enhancements
     day = _date(at) if at else ""  # a usage error before any clone
-    history = require_history(enhancements, cache_dir, "--at/--revision")
+    history = require_history(inputs, "--at/--revision")
     if revision:
         commit = resolve_revision(history, revision)
     else:

@@ -195,6 +195,19 @@ class Inputs:
 
         return self._once("git history", read)  # type: ignore[return-value]
 
+    def whole_history(self) -> GitHistory | None:
+        """The whole git history of ``config.enhancements`` (every commit, for ``kep-sync history`` and ``digest
+        --at/--revision``; :func:`bot.sources.history.open_history`), read without the snapshot; ``None`` for a
+        source without local history (a plain directory, a tarball, a ``github:`` source)."""
+
+        def read() -> GitHistory | None:
+            from bot.sources.history import open_history
+
+            source = self._source
+            return open_history(source.kind, source.location, self.cache_dir)
+
+        return self._once("whole history", read)  # type: ignore[return-value]
+
     def provenance(self) -> tuple[HistoryLoader | None, dict[tuple[int, str], Rename]]:
         """``(history loader for plan_sync, renamed KEP directories)`` at the snapshot's revision; the loader takes
         ``{kep.yaml path: tracked fields}`` and the paths of the proposed changes.
@@ -431,10 +444,12 @@ def explainer(config: Config) -> Callable[[int], str]:
     ``/kep-sync explain``). Raises :class:`~bot.errors.UsageError` when the source has no git history (a
     ``github:`` source or a tarball) or no kep.yaml ever had the number."""
 
+    inputs = Inputs(config)  # every explain of the run reads one history
+
     def explain(number: int) -> str:
         from bot.commands.history import history_text
 
-        return history_text(config.enhancements, Path(config.cache_dir).expanduser(), number)
+        return history_text(inputs, number)
 
     return explain
 
