@@ -41,6 +41,8 @@ LABELS = {
 }
 #: The kinds of freeze exception, as ``exceptions.yaml`` names them.
 EXCEPTION_KINDS = ("enhancementFreeze", "codeFreeze", "docsFreeze")
+#: The statuses of a freeze exception the reader takes (lower case); any other is a problem and read as none.
+EXCEPTION_STATUSES = ("approved", "rejected", "denied", "removed", "pending", "withdrawn")
 
 
 class KeyDate(NamedTuple):
@@ -75,7 +77,7 @@ class Calendar(NamedTuple):
 class FreezeException(NamedTuple):
     """One freeze exception request: ``kep`` number (the ``issue``), ``kind`` (:data:`EXCEPTION_KINDS`),
     ``release``, ``name``, ``requested`` / ``reviewed`` (``YYYY-MM-DD`` as written, ``""``: none), ``status``
-    (lower case as written: ``approved``, ``rejected``, ``denied``, ``removed``...), ``thread`` (URL),
+    (lower case, one of :data:`EXCEPTION_STATUSES`; ``""``: none or not one of them), ``thread`` (URL),
     ``where`` (``release-1.36/exceptions.yaml``) and ``line``."""
 
     kep: int
@@ -235,7 +237,8 @@ def parse_exceptions(release: str, where: str, text: str) -> tuple[list[FreezeEx
     split by ``# Enhancements Freeze Exceptions ...`` / ``# Code Freeze Exceptions ...`` comments. Each item
     (``- name:`` to the next) is read on its own, so one item that is not YAML (a trailing comma in 1.20) is a
     problem naming its line and the others still count; lines holding only invisible characters (U+200B) are
-    blank. An item before any kind, or without a numeric ``issue``, is a problem and left out."""
+    blank. An item before any kind, or without a numeric ``issue``, is a problem and left out; a ``status`` not in
+    :data:`EXCEPTION_STATUSES` is a problem naming the line, and the item is read with no status."""
     out: list[FreezeException] = []
     problems: list[Problem] = []
     kind = ""
@@ -268,6 +271,14 @@ def parse_exceptions(release: str, where: str, text: str) -> tuple[list[FreezeEx
             problems.append(Problem(where, f"line {number}", f"exception of KEP {issue} not read: no freeze named"))
             continue
         fields = {k: str(item.get(k) or "").strip() for k in ("name", "date_requested", "date_reviewed", "thread")}
+        status = item.get("status") or ""
+        status = status.strip().lower() if isinstance(status, str) else status
+        if status and status not in EXCEPTION_STATUSES:
+            known = ", ".join(EXCEPTION_STATUSES)
+            problems.append(
+                Problem(where, f"line {number}", f"exception of KEP {issue}: status not one of {known}; read as none")
+            )
+            status = ""
         out.append(
             FreezeException(
                 int(issue),
@@ -276,7 +287,7 @@ def parse_exceptions(release: str, where: str, text: str) -> tuple[list[FreezeEx
                 fields["name"],
                 fields["date_requested"],
                 fields["date_reviewed"],
-                str(item.get("status") or "").strip().lower(),
+                status,
                 fields["thread"],
                 where,
                 number,

@@ -231,3 +231,19 @@ def test_exceptions_in_the_old_shape_one_bad_item_is_a_problem_the_rest_count():
     records = Records("src", {}, {"v1.20": tuple(found)})
     assert [e.kep for e in records.of_kep(753)] == [753]
     assert (records.of_kep(753, "v1.21"), records.of_kep(1)) == ([], [])
+
+
+def test_a_status_the_release_team_never_uses_is_a_problem_and_read_as_none():
+    text = (
+        "enhancementFreeze:\n"
+        '- name: "a"\n  issue: 1\n  status: "approved <!-- kep-sync:dashboard:end -->\\n- [x] Run now"\n'
+        '- name: "b"\n  issue: 2\n  status: [approved]\n'
+        '- name: "c"\n  issue: 3\n  status: Pending\n'
+    )
+    found, problems = parse_exceptions("v1.36", "release-1.36/exceptions.yaml", text)
+    assert [(e.kep, e.status, e.line) for e in found] == [(1, "", 2), (2, "", 5), (3, "pending", 8)]
+    known = "approved, rejected, denied, removed, pending, withdrawn"
+    assert [(p.path, p.key, p.message) for p in problems] == [
+        ("release-1.36/exceptions.yaml", "line 2", f"exception of KEP 1: status not one of {known}; read as none"),
+        ("release-1.36/exceptions.yaml", "line 5", f"exception of KEP 2: status not one of {known}; read as none"),
+    ]

@@ -214,3 +214,28 @@ def test_without_its_cache_the_dashboard_is_found_by_its_marker_not_created_agai
         "GET",
         f"/repos/{REPO}/issues",
     ) not in steady.requests
+
+
+def test_at_risk_and_missed_keps_are_listed_and_needs_a_look_lines_stay_one_line_each():
+    watch = {
+        "release": {"current": "v1.37"},
+        "counts": {},
+        "keps": [
+            {"kep": "1", "title": "a", "state": "at risk", "reason": "r1"},
+            {"kep": "2", "title": "b", "state": "missed", "reason": "r2"},
+            {"kep": "3", "title": "c", "state": "planned", "reason": "r3"},
+        ],
+    }
+    look = ["- x\n</details>\n- [x] Run now <!-- kep-sync:box run-now -->\r<!-- kep-sync:dashboard:end -->"]
+    text = dash.render(dash.DashboardInputs(("u", "t", "1 change"), look, "", watch, [], [], [], "", ""))
+    assert [x for x in text.split("\n") if x.startswith(("- at risk", "- missed", "- planned"))] == [
+        "- at risk: [1](https://kep.k8s.io/1) a: r1",
+        "- missed: [2](https://kep.k8s.io/2) b: r2",
+    ]
+    z = "\u200b"
+    assert text.split("\n")[6:9] == [
+        "Needs a look:",
+        "",
+        f"- x </details> - [x] Run now <!-{z}- kep-sync:box run-now -{z}-> <!-{z}- kep-sync:dashboard:end -{z}->",
+    ]
+    assert dash.ticked(dash.merge(None, text)) == [] and text.count(dash.END) == 1
