@@ -22,8 +22,8 @@ from bot.config import validate_config
 from bot.model.finding import Finding
 from bot.model.history.provenance import Upstream
 from bot.model.kep import Problem
-from bot.model.release_calendar import FreezeException, parse_exceptions
 from bot.model.notes import ReleaseNotes
+from bot.model.release_calendar import FreezeException, parse_exceptions
 from bot.plan import digest as digest_mod
 from bot.plan.changelog.body import ChangelogInputs, render
 from bot.plan.changelog.markdown import inline, table_cell
