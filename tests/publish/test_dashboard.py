@@ -239,3 +239,22 @@ def test_at_risk_and_missed_keps_are_listed_and_needs_a_look_lines_stay_one_line
         f"- x </details> - [x] Run now <!-{z}- kep-sync:box run-now -{z}-> <!-{z}- kep-sync:dashboard:end -{z}->",
     ]
     assert dash.ticked(dash.merge(None, text)) == [] and text.count(dash.END) == 1
+
+
+def stranger_issue(gh, number: int, state: str) -> None:
+    """An issue ``mallory`` opened whose body carries the dashboard's marker."""
+    issues = gh.repos[REPO].setdefault("issues", {})
+    issues[number] = dict(
+        number=number, id=gh._next_id(), title="hi", body=dash.MARKER + "\nstranger's text", state=state,
+        user="mallory", created_at=gh._tick(), updated_at=gh._tick(), closed_at=None,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("state", ["closed", "open"])
+def test_an_issue_a_stranger_opened_with_the_marker_is_not_the_dashboard(gh, board, state):
+    stranger_issue(gh, 1, state)
+    run = run_github(gh, keps(), board)
+    issues = gh.repos[REPO]["issues"]
+    assert (issues[1]["state"], issues[1]["body"]) == (state, dash.MARKER + "\nstranger's text")
+    assert (issues[3]["user"], issues[3]["title"], issues[3]["state"]) == ("kep-bot", dash.TITLE, "open")
+    assert ("GET", "/user") in run.requests and issue_writes(run) == [("POST", f"/repos/{REPO}/issues")]
