@@ -19,7 +19,15 @@ from bot.service.stopsignals import block_stop_signals
 if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", "cli.py"):
     block_stop_signals()
 
-from bot.cli.output import os_error_message, print_error, report_path, tell_what_landed, to_stderr, write_output
+from bot.cli.output import (
+    os_error_message,
+    pages_not_inputs,
+    print_error,
+    report_path,
+    tell_what_landed,
+    to_stderr,
+    write_output,
+)
 from bot.cli.parser import build_parser
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
@@ -129,6 +137,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     counter = RequestCounter()
     log = get_logger(command="sync")
     try:
+        pages_not_inputs(args, config)
         outcome = run_sync(config, only=only, report_path=report_path(args, config), counter=counter)
         unreported = None
     except ReportNotWritten as exc:  # the publish landed: say so, with the changelog and pull request
