@@ -96,16 +96,34 @@ def resolve_config(args: argparse.Namespace) -> Config:
     if getattr(args, "page", None) is not None:
         data.setdefault("wiki", {})["pages"] = args.page
     if data == raw:
-        return validate_config(raw, str(path) if path else "environment")
+        return _records_source(validate_config(raw, str(path) if path else "environment"), str(path or "environment"))
     # Only the settings in effect are validated: a file whose candidates.add_to.page is not in its own
     # wiki.pages is fine with --page naming that page.
     both = f"{path} with the command-line options" if path else "command line"
     try:
-        return validate_config(data, both)
+        config = validate_config(data, both)
     except ConfigError as exc:
         raise ConfigError(
             "\n".join(_blame(str(exc).split("\n"), both, raw, str(path) if path else "environment"))
         ) from None
+    return (
+        config
+        if getattr(args, "sig_release", None) is not None
+        else _records_source(config, str(path or "environment"))
+    )
+
+
+def _records_source(config: Config, path: str) -> Config:
+    """``config``; raises :class:`ConfigError` naming the config file ``path`` and ``release.sig_release`` when
+    that key (not ``--sig-release``) names a local source that is not a copy of kubernetes/sig-release."""
+    if not config.release.sig_release:
+        return config
+    from bot.commands.validate import records_problems
+
+    problems = records_problems(config.release.sig_release)
+    if problems:
+        raise ConfigError(f"{path}: {problems[0]}")
+    return config
 
 
 def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
