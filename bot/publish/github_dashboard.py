@@ -215,7 +215,8 @@ def utcnow() -> datetime.datetime:
 def event_editor(number: int) -> tuple[str, str]:
     """``(login, body before)`` of the edit of dashboard issue ``number`` the GitHub Actions ``issues`` event
     describes (``GITHUB_EVENT_NAME``, payload at ``GITHUB_EVENT_PATH``: ``sender.login``, ``changes.body.from``);
-    ``("", "")`` for another event, another issue or no payload."""
+    ``("", "")`` for another event, another issue, an event that did not edit the body (no ``changes.body.from``:
+    a label, a reopen) or no payload."""
     if os.environ.get("GITHUB_EVENT_NAME") != "issues" or not os.environ.get("GITHUB_EVENT_PATH"):
         return "", ""
     try:
@@ -224,8 +225,13 @@ def event_editor(number: int) -> tuple[str, str]:
         return "", ""
     if not isinstance(event, dict) or (event.get("issue") or {}).get("number") != number:
         return "", ""
-    before = ((event.get("changes") or {}).get("body") or {}).get("from")
-    return str((event.get("sender") or {}).get("login") or ""), str(before or "")
+    changes = event.get("changes")
+    body = changes.get("body") if isinstance(changes, dict) else None
+    before = body.get("from") if isinstance(body, dict) else None
+    if not isinstance(before, str):  # not an edit of the body (labeled, reopened...): it ticked nothing
+        return "", ""
+    sender = event.get("sender")
+    return str((sender.get("login") if isinstance(sender, dict) else "") or ""), before
 
 
 def _minute(when: datetime.datetime) -> str:

@@ -258,3 +258,15 @@ def test_an_issue_a_stranger_opened_with_the_marker_is_not_the_dashboard(gh, boa
     assert (issues[1]["state"], issues[1]["body"]) == (state, dash.MARKER + "\nstranger's text")
     assert (issues[3]["user"], issues[3]["title"], issues[3]["state"]) == ("kep-bot", dash.TITLE, "open")
     assert ("GET", "/user") in run.requests and issue_writes(run) == [("POST", f"/repos/{REPO}/issues")]
+
+
+def test_an_issues_event_that_did_not_edit_the_body_lifts_nothing(gh, ignored, monkeypatch, tmp_path):
+    tick(gh, "lift-4671.beta")
+    path = tmp_path / "labeled.json"
+    path.write_text(json.dumps({"action": "labeled", "issue": {"number": 2}, "sender": {"login": "maintainer"}}))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "issues")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    assert github_dashboard.event_editor(2) == ("", "")
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [] and prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
+    assert "- [x] KEP 4671 beta" in gh.issue(2)["body"]
