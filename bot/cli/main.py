@@ -225,6 +225,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from bot.cli.targets import one_target
     from bot.commands.watch import run_watch
 
+    if args.sig is not None and not args.sig.strip():
+        raise UsageError("--sig '': empty; name the owning SIG (node, sig-node)")
     config = one_target(args, resolve_config(args))
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     done = run_watch(
@@ -233,7 +235,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         report_path=report_path(args, config),
         counter=RequestCounter(),
         whole=args.whole or bool(args.sig),
-        sig=args.sig,
+        sig=args.sig or "",
     )
     write_output(done.text, "the watch")
     return EXIT_OK

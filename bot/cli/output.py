@@ -93,6 +93,8 @@ def report_path(args: argparse.Namespace, config: Config) -> Path | None:
     from bot.config import find_config_path
 
     path = Path(args.report)
+    if path.is_dir():
+        raise UsageError(f"--report {args.report!r} is a directory; name a file")
     target = _file_id(path)
     root = Path(config.wiki.dir).expanduser()
     for page in config.pages_to_read():

@@ -62,7 +62,7 @@ KEP_YAML = "enh/keps/sig-scheduling/4671-gang-scheduling/kep.yaml"
             "the release notes (release_notes.source) 'notes/release-notes-1.37.json'",
         ),
         ([], KEP_YAML, "inside the KEPs of enhancements 'enh/keps'"),
-        (["--sig-release", "sr"], "sr", "inside the release team's records (release.sig_release) 'sr'"),
+        (["--sig-release", "sr"], "sr/new.json", "inside the release team's records (release.sig_release) 'sr'"),
         (
             ["--sig-release", "sr"],
             "sr/releases/release-1.37/README.md",
@@ -129,3 +129,12 @@ def test_publish_files_refuses_a_page_that_links_into_the_records(inputs, capsys
     assert page.read_text() == "# 1.37\n"
     assert main([*args[:-1], "none"]) == 2  # a dry run goes on: the page holds no KEP table
     assert "wiki.pages[0] 'r.md': no table with a KEP column" in error_line(capsys)
+
+
+def test_a_report_path_that_is_a_directory_is_a_usage_error(inputs, capsys):
+    before = tree(inputs)
+    (inputs / "out").mkdir()
+    for command in ("sync", "audit", "watch"):
+        assert main([command, *SYNC[1:], "--config", "c.yaml", "--report", "out"]) == 2, command
+        assert error_line(capsys) == "kep-sync: error: --report 'out' is a directory; name a file"
+    assert tree(inputs) == before and list((inputs / "out").iterdir()) == []
