@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bot.errors import KepSyncError, UsageError
 from bot.progress import log_format
 from bot.redact import redact
+from bot.terminal import terminal_text
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -54,8 +55,9 @@ def os_error_message(exc: OSError) -> str:
 
 
 def print_error(exc: Exception) -> None:
-    """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix."""
-    to_stderr("".join(f"kep-sync: error: {line}\n" for line in redact(str(exc)).split("\n")))
+    """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix; controls
+    and bidirectional overrides the error quotes show as escapes (:func:`bot.terminal.terminal_text`)."""
+    to_stderr("".join(f"kep-sync: error: {line}\n" for line in terminal_text(redact(str(exc))).split("\n")))
 
 
 def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> None:
