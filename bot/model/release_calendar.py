@@ -196,9 +196,16 @@ def summary_items(text: str) -> list[tuple[int, str]]:
     return items
 
 
+#: Key dates that follow one another in every cycle: each on or after the one before.
+ORDERED = ("started", "enhancements_freeze", "code_freeze", "release_day")
+
+
 def parse_calendar(release: str, where: str, text: str) -> tuple[Calendar, list[Problem]]:
     """The key dates of ``release`` from its README ``text`` (``where``: its path for problems), see the module
-    docstring; a key date given twice keeps the first; a README with no Summary list is one problem."""
+    docstring; a README with no Summary list is one problem. A key date given again on another line with another
+    day is a problem naming both lines, and neither day is used; a key date of :data:`ORDERED` before one read
+    earlier in that order (a Code Freeze before the Enhancements Freeze) is a problem naming its line, and it is
+    not used."""
     items = summary_items(text)
     problems = []
     if not items:
@@ -206,19 +213,49 @@ def parse_calendar(release: str, where: str, text: str) -> tuple[Calendar, list[
             Problem(where, "", "no Summary list of key dates (a line saying 'release cycle is' and bullets)")
         )
     dates: dict[str, KeyDate] = {}
+    conflicting: set[str] = set()
     for line, item in items:
         parts = _WEEK.split(item, maxsplit=1)
         if len(parts) != 2:
             continue
         name = key_date_of(parts[1])
-        if not name or name in dates:
+        if not name or name in conflicting:
             continue
         written = plain(parts[0]).rstrip(" :")
         day, why = parse_day(written)
-        if day:
+        first = dates.get(name)
+        if first is not None:
+            if day and day != first.day:
+                problems.append(
+                    Problem(
+                        where,
+                        f"line {line}",
+                        f"{LABELS[name]}: {day} here, {first.day} on line {first.line}; neither is used",
+                    )
+                )
+                conflicting.add(name)
+                del dates[name]
+        elif day:
             dates[name] = KeyDate(name, day, line, written)
         else:
             problems.append(Problem(where, f"line {line}", f"{LABELS[name]}: {why}; not read"))
+    last: KeyDate | None = None
+    for name in ORDERED:
+        found = dates.get(name)
+        if found is None:
+            continue
+        if last is not None and found.day < last.day:
+            problems.append(
+                Problem(
+                    where,
+                    f"line {found.line}",
+                    f"{LABELS[name]} {found.day} is before the {LABELS[last.name]} {last.day} (line {last.line}); "
+                    "not used",
+                )
+            )
+            del dates[name]
+            continue
+        last = found
     return Calendar(release, where, dates), problems
 
 

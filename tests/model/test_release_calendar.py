@@ -247,3 +247,31 @@ def test_a_status_the_release_team_never_uses_is_a_problem_and_read_as_none():
         ("release-1.36/exceptions.yaml", "line 2", f"exception of KEP 1: status not one of {known}; read as none"),
         ("release-1.36/exceptions.yaml", "line 5", f"exception of KEP 2: status not one of {known}; read as none"),
     ]
+
+
+def test_key_dates_out_of_order_or_given_twice_are_problems_and_not_used():
+    text = (
+        "The v1.38 release cycle is as follows:\n\n"
+        "- **Monday 7th September 2026**: Week 1 — Release cycle begins\n"
+        "- **Thursday 1st October 2026**: Week 4 — Enhancements Freeze\n"
+        "- **Friday 25th September 2026**: Week 9 — Code Freeze\n"
+        "- **Tuesday 15th December 2026**: Week 14 — Kubernetes v1.38 released\n"
+        "- **Tuesday 8th December 2026**: Week 14 — Kubernetes v1.38 released\n"
+        "- **Tuesday 15th December 2026**: Week 14 — Kubernetes v1.38 released\n"
+        "- **Thursday 1st October 2026**: Week 4 — Enhancements Freeze\n"
+    )
+    calendar, problems = parse_calendar("v1.38", "release-1.38/README.md", text)
+    assert {k: (v.day, v.line) for k, v in calendar.dates.items()} == {
+        "started": ("2026-09-07", 3),
+        "enhancements_freeze": ("2026-10-01", 4),
+    }
+    assert problems == [
+        Problem(
+            "release-1.38/README.md", "line 7", "release day: 2026-12-08 here, 2026-12-15 on line 6; neither is used"
+        ),
+        Problem(
+            "release-1.38/README.md",
+            "line 5",
+            "Code Freeze 2026-09-25 is before the Enhancements Freeze 2026-10-01 (line 4); not used",
+        ),
+    ]
