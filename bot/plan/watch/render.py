@@ -199,10 +199,14 @@ def _kep_block(e: WatchEntry, base: str) -> dict[str, object]:
 
 
 def _calendar_fields(watch: Watch) -> dict[str, object]:
-    """``{"as_of", "calendar": {key date: {"day", "source", "line"}}}`` with the release team's records; ``{}``
-    without them."""
+    """``{"as_of", "calendar": {key date: {"day", "source", "line"}}}`` with the release team's records, and
+    ``"data_until"`` when the kep.yaml history read is newer than ``as_of`` (:class:`~bot.plan.watch.judge.Cycle`);
+    ``{}`` without them."""
     c = watch.cycle
     if c.calendar is None:
         return {}
     dates = {k: {"day": d.day, "source": c.calendar.where, "line": d.line} for k, d in c.calendar.dates.items()}
-    return {"as_of": c.as_of, "calendar": dates}
+    out: dict[str, object] = {"as_of": c.as_of, "calendar": dates}
+    if c.data_until:
+        out["data_until"] = c.data_until
+    return out
