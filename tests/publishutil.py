@@ -19,7 +19,8 @@ try:
 except ImportError:  # pragma: no cover - run from tests/ or scripts/
     from syncutil import kep, snapshot
 
-from bot.commands.sync import open_wiki, sync_snapshot
+from bot.commands.inputs import open_wiki
+from bot.commands.sync import sync_snapshot
 from bot.config import Config
 from bot.http import RequestCounter
 from bot.model.snapshot import Snapshot

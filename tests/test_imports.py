@@ -297,3 +297,23 @@ def test_the_test_module_import_check_finds_each_form(tmp_path):
         "tests/plan/test_a.py:6: .test_gates",
         "tests/plan/test_a.py:7: .test_b",
     ]
+
+
+#: Readers a run reaches only through :class:`bot.commands.inputs.Inputs`, so each source is read once per run.
+RUN_READERS = {
+    "bot.sources.release_notes": {"load_release_notes"},
+    "bot.sources.gate_head": {"newest_gate_list"},
+    "bot.sources.history": {"read_history", "gate_origins_loader"},
+}
+
+
+def test_a_run_reads_the_release_notes_gate_list_and_history_only_through_inputs():
+    files = {module_name(p, BOT): p for p in sorted(BOT.rglob("*.py"))}
+    found = []
+    for name, path in files.items():
+        if name == "bot.commands.inputs" or name.startswith("bot.sources"):
+            continue
+        for node in ast.walk(parsed(path)):
+            if isinstance(node, ast.ImportFrom) and node.module in RUN_READERS:
+                found += [f"{name}: {a.name}" for a in node.names if a.name in RUN_READERS[node.module]]
+    assert found == []

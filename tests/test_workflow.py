@@ -239,3 +239,18 @@ def test_a_fifo_device_or_oversized_file_is_never_read_whole(tmp_path, capsys):
     )
     big.write_bytes(b" " * (REPORT_BYTES - 2) + b"{}")
     assert step_summary.read_report(big) == step_summary.Report({})
+
+
+def test_the_workflows_grant_the_reads_automerge_makes():
+    """automerge reads ``GET /commits/{sha}/status`` and ``/check-runs`` (bot/publish/github_merge.py): the token
+    needs ``statuses: read`` and ``checks: read``, and nothing more than it had for them."""
+    sync = yaml.safe_load(WORKFLOW.read_text())["permissions"]
+    targets = yaml.safe_load((WORKFLOW.parent / "kep-sync-targets.yml").read_text())["jobs"]["sync"]["permissions"]
+    assert sync == {
+        "contents": "write",
+        "pull-requests": "write",
+        "issues": "write",
+        "statuses": "read",
+        "checks": "read",
+    }
+    assert targets == {"contents": "write", "pull-requests": "write", "statuses": "read", "checks": "read"}

@@ -125,13 +125,14 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
     watch.add_argument(
         "--started", metavar="DATE", help="the day its cycle began, YYYY-MM-DD (overrides release.started)"
     )
-    watch.add_argument(
+    scope = watch.add_mutually_exclusive_group()
+    scope.add_argument(
         "--all",
         action="store_true",
         dest="whole",
         help="every kep.yaml that names the release, by SIG, page rows marked (default: the pages' KEPs)",
     )
-    watch.add_argument("--sig", metavar="NAME", help="the whole release of one owning SIG (node, sig-node)")
+    scope.add_argument("--sig", metavar="NAME", help="the whole release of one owning SIG (node, sig-node)")
     watch.add_argument(
         "--today",
         metavar="DATE",

@@ -111,9 +111,10 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
     (:func:`bot.service.multi.summary_lines`, through ``write``); exit 1 when any failed. Each target's changelog and
     report are in
     its state directory (``STATE_DIR/targets/NAME/last-run``)."""
+    from bot.commands.inputs import Inputs
     from bot.http import RequestCounter
     from bot.log import get_logger
-    from bot.service.multi import SharedSources, run_targets, summary_lines
+    from bot.service.multi import check_snapshot, run_targets, summary_lines
 
     if args.report:
         raise UsageError(
@@ -124,9 +125,9 @@ def cmd_sync_targets(args: argparse.Namespace, config: Config, write: Callable[[
     root = checked_state_root(args)
     start, counter = time.monotonic(), RequestCounter()
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
-    shared = SharedSources(targets[0].config if targets else config, counter)
+    shared = Inputs(targets[0].config if targets else config, counter)
     if targets:
-        shared.check()
+        check_snapshot(shared)
     results = run_targets(targets, root, shared, only=only)
     write("".join(line + "\n" for line in summary_lines(results)), "the summary")
     tell_actions(targets, results)
@@ -158,7 +159,7 @@ def tell_actions(targets: list[Target], results: list) -> None:
 
 def serve_job(args: argparse.Namespace, config: Config):
     """The scheduled job of ``kep-sync serve`` with ``targets:``: :func:`bot.service.job.run_job` for each selected
-    target in its own state directory, holding that directory's lock, on one :class:`bot.service.multi.SharedSources`
+    target in its own state directory, holding that directory's lock, on one :class:`bot.commands.inputs.Inputs`
     per run (one ask for the upstream revision per run, whatever the number of targets). ``None`` for a config
     without ``targets:`` (the single-target job), a job that runs nothing when
     ``--shard`` leaves its one target to another share. Raises :class:`UsageError` for an unknown ``--target``."""
@@ -168,12 +169,13 @@ def serve_job(args: argparse.Namespace, config: Config):
     root = state_root(args)
 
     def job() -> None:
+        from bot.commands.inputs import Inputs
         from bot.http import RequestCounter
         from bot.service.job import run_job
-        from bot.service.multi import SharedSources, run_targets, sync_target
+        from bot.service.multi import run_targets, sync_target
         from bot.service.state import InstanceLock, make_state_dir
 
-        shared = SharedSources(targets[0].config if targets else config, RequestCounter())
+        shared = Inputs(targets[0].config if targets else config, RequestCounter())
 
         def one(target: Target, state_dir: Path) -> dict:
             make_state_dir(state_dir)

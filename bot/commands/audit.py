@@ -27,8 +27,8 @@ from bot.model.kep import Kep, Problem, normalize_milestone
 from bot.model.notes import ReleaseNotes
 from bot.model.release_calendar import Records
 from bot.model.snapshot import Snapshot
-from bot.plan.changelog.markdown import inline, kep_link, note_link, table_cell
-from bot.plan.changelog.rows import source_name
+from bot.plan.changelog.markdown import details, inline, kep_link, note_link, table_cell
+from bot.plan.changelog.rows import review_row, source_name
 from bot.plan.diff import Change, kep_id
 from bot.plan.evidence import Evidence, NotesIndex, build_index, release_order
 from bot.plan.evidence.stage_state import STATES, PlannedStage
@@ -36,6 +36,11 @@ from bot.plan.planner import PageResult, plan_sync
 
 #: ``StableVerdict.shipped`` values.
 SHIPPED, IN_PROGRESS, PLANNED, UNKNOWN = "shipped", "in progress", "planned", "unknown"
+#: Released minor versions the Kubernetes project still maintains besides the one in progress (the three newest,
+#: https://kubernetes.io/releases/version-skew-policy/): an audit's "Needs review" shows their findings first.
+MAINTAINED = 3
+#: The table head of an audit's "Needs review" (the sync's, :func:`bot.plan.changelog.body.render`).
+_REVIEW_HEAD = ["| KEP | Release | Finding | Release note |", "|---|---|---|---|"]
 
 
 class StableVerdict(NamedTuple):
@@ -234,7 +239,16 @@ def plan_audit(
         ],
     }
     markdown = render_audit(
-        snapshot, plan.pages, rows, stable, notes, plan.changelog.body, checks, plan.states, plan.gate_list
+        snapshot,
+        plan.pages,
+        rows,
+        stable,
+        notes,
+        plan.changelog.body,
+        checks,
+        plan.states,
+        plan.gate_list,
+        plan.discrepancies,
     )
     return AuditPlan(
         snapshot,
@@ -283,12 +297,14 @@ def render_audit(
     checks: Sequence[Finding] = (),
     states: Sequence[PlannedStage] = (),
     gate_list: str = "",
+    discrepancies: Sequence[Finding] = (),
 ) -> str:
     """The audit as markdown: a title, what was read (the gate list named once), the implementable + stable
     table, the kep.yaml consistency findings of every row, the planned stages of every row
     (:mod:`bot.plan.evidence.stage_state`: the count of each state, then every one in a collapsed table;
     with release notes or a gate list only), then ``body`` (the sync's changelog body: Needs a look, changes
-    a sync would propose, Needs review, report-only findings, problems)."""
+    a sync would propose, Needs review, report-only findings, problems), its collapsed "Needs review" of the
+    ``discrepancies`` replaced by :func:`review_lines` (recent releases first, the rest folded by kind)."""
     done = sum(v.shipped == SHIPPED for v in stable)
     confirmed = sum(v.shipped == SHIPPED and v.confirmed for v in stable)
     rev = snapshot.revision[:12] if snapshot.revision else "working tree"
@@ -332,5 +348,63 @@ def render_audit(
         out += [f"| {kep_link(c.kep_id)} | {', '.join(c.fields)} | {table_cell(c.message)} |" for c in checks]
         out.append("")
     out += _stage_lines(states)
-    out.append("".join(body.split("\n", 2)[2:]) if body.startswith("**kep-sync**") else body)
+    rest = "".join(body.split("\n", 2)[2:]) if body.startswith("**kep-sync**") else body
+    out.append(_with_review(rest, discrepancies, notes.available if notes else ()))
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _with_review(body: str, findings: Sequence[Finding], available: Sequence[str]) -> str:
+    """``body`` with its collapsed "Needs review" block (``<details><summary>Needs review (N)</summary>`` to
+    its ``</details>``, N the number of ``findings``) replaced by :func:`review_lines`; as is without one."""
+    lines = body.split("\n")
+    opening = details("Needs review", len(findings), [])[0]
+    if not findings or opening not in lines:
+        return body
+    start = lines.index(opening)
+    end = lines.index("</details>", start)
+    return "\n".join([*lines[:start], *review_lines(findings, available), *lines[end + 1 :]])
+
+
+def recent_releases(available: Sequence[str]) -> list[str]:
+    """The release in progress (the newest of ``available``, the releases with notes) and the
+    :data:`MAINTAINED` releases before it, newest first."""
+    return sorted(available, key=release_order, reverse=True)[: MAINTAINED + 1]
+
+
+def review_lines(findings: Sequence[Finding], available: Sequence[str]) -> list[str]:
+    """An audit's "Needs review" of the release-note ``findings`` (every row's KEP): a heading with the count,
+    then the findings on a recent release (:func:`recent_releases` of ``available``; or on no release) in one
+    table, newest release first; then those on older releases, folded, one table per kind (the kinds in order
+    of their first finding, each newest release first); its last line is a blank one or ``</details>``, as the sync's
+    block ends. The audit keeps no memory of its last run, so "recent" is what it can tell: the release in progress and the releases still maintained."""
+    recent = recent_releases(available)
+    newest_first = sorted(findings, key=lambda f: release_order(f.release) if f.release else (10**6, 0), reverse=True)
+    first = [f for f in newest_first if not f.release or f.release in recent]
+    older = [f for f in newest_first if f.release and f.release not in recent]
+    kept = recent[1:]
+    span = f"{kept[-1]}-{kept[0]}" if len(kept) > 1 else "".join(kept)
+    where = f"{recent[0]} (in progress)" + (f" and {span}" if span else "") if recent else "no release"
+    out = [
+        f"### Needs review ({len(findings)}): {len(first)} on {where}"
+        + (f"; {len(older)} on older releases, folded" if older else ""),
+        "",
+        "Release notes and kep.yaml disagree; nothing here was applied."
+        + (
+            " The release in progress and the releases still maintained come first; older releases are folded "
+            "below, by kind."
+            if older
+            else ""
+        ),
+        "",
+    ]
+    if first:
+        out += [*_REVIEW_HEAD, *(review_row(f) for f in first), ""]
+    if older:
+        kinds = list(dict.fromkeys(f.kind for f in older))
+        counts = ", ".join(f"{k} {sum(f.kind == k for f in older)}" for k in kinds)
+        out += details(f"Older releases ({len(older)}): {counts}", None, [])
+        for kind in kinds:
+            same = [f for f in older if f.kind == kind]
+            out += [f"**{kind}** ({len(same)})", "", *_REVIEW_HEAD, *(review_row(f) for f in same), ""]
+        out.append("</details>")
+    return out

@@ -333,7 +333,8 @@ def _write_new(path: Path, text: str) -> None:
 
 def summary_lines(done: Written) -> list[str]:
     """What init prints: every table looked at (each KEP table with its rows left as is and its columns, each
-    table left with why), the guesses, what to check, the pages skipped, the next command."""
+    table left with why), the guesses, what to check, the pages skipped, the ``renames`` choices
+    (:data:`RENAMES_LINE`), the next command."""
     lines = [
         f"Wrote {done.path}: {len({t.page for t in done.tables})} page(s), {len(done.tables)} KEP table(s), "
         f"{sum(t.rows for t in done.tables)} KEP rows{_left_out(done.tables)}."
@@ -350,7 +351,16 @@ def summary_lines(done: Written) -> list[str]:
         lines.append(
             "Pages without a KEP table, left out: " + ", ".join(f"{p} ({why})" for p, why in done.skipped[:10]) + more
         )
+    lines.append(RENAMES_LINE)
     return [escaped(line) for line in lines] + [""] + done.next
+
+
+#: What init says about rows naming a KEP directory upstream renamed (the ``renames`` setting).
+RENAMES_LINE = (
+    "A row naming a KEP directory upstream renamed is left as is (renames: report); renames: owned-cells syncs "
+    "its status, stage and milestone cells and keeps its KEP cell as written, renames: apply rewrites the KEP "
+    "cell too."
+)
 
 
 def _left_out(tables: Sequence[FoundTable]) -> str:

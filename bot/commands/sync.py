@@ -1,9 +1,10 @@
 """One sync run wired from a :class:`~bot.config.Config`: the only module that drives the pipeline.
 
-    snapshot = load_enhancements(config)            # sources -> model
-    wiki = open_wiki(config)                         # a wiki backend: directory | git clone | GitHub
+    inputs = Inputs(config)                          # the run's sources, each read on first ask
+    snapshot = inputs.snapshot()                     # sources -> model
+    wiki = inputs.wiki                               # a wiki backend: directory | git clone | GitHub
     base = wiki.read()                               # the pages at the base
-    plan = plan_sync(config, snapshot, base.pages)   # wiki -> diff / evidence -> changelog (pure)
+    plan = plan_sync(config, snapshot, base.pages, ...)  # wiki -> diff / evidence -> changelog (pure)
     publication = wiki.publish(plan, replan)         # publish; replan: for a base that moved
 
 Nothing below imports this module; :mod:`bot.cli.main` and :mod:`bot.service.job` call :func:`run_sync`.
@@ -13,29 +14,21 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, PublishError, ReportNotWritten
 from bot.plan.planner import SyncPlan, page_url, plan_sync
 from bot.publish.backend import PagesAtBase, Publication, Wiki
 from bot.publish.directory import DirectoryWiki
 from bot.publish.files import write_files
-from bot.sources.enhancements import load_snapshot
 
 if TYPE_CHECKING:
     from bot.commands.audit import AuditPlan
     from bot.http import RequestCounter
-    from bot.model.gates import Lifecycle
-    from bot.model.history.declared import GateOrigins
-    from bot.model.history.provenance import History
-    from bot.model.history.renames import Rename
-    from bot.model.notes import ReleaseNotes
-    from bot.model.release_calendar import Records
     from bot.model.snapshot import Snapshot
     from bot.sources.upstream import GitHubUpstream
 
@@ -55,213 +48,6 @@ class Published(NamedTuple):
     blocked: bool = False
 
 
-def records_of(config: Config, counter: RequestCounter | None = None) -> Records | None:
-    """The release team's records of ``config.release.sig_release`` (:func:`bot.sources.sig_release.load_records`,
-    token from ``GITHUB_TOKEN``); ``None`` when off."""
-    if not config.release.sig_release:
-        return None
-    from bot.sources.sig_release import load_records
-
-    token = os.environ.get("GITHUB_TOKEN") or None
-    cache = Path(config.cache_dir).expanduser()
-    return load_records(config.release.sig_release, cache, api_url=config.github.api_url, token=token, counter=counter)
-
-
-def release_notes_loader(
-    config: Config, counter: RequestCounter | None = None
-) -> Callable[[Collection[str] | None], ReleaseNotes] | None:
-    """A loader ``wanted releases -> ReleaseNotes`` for ``config.release_notes.source`` (token from
-    ``GITHUB_TOKEN``), or ``None`` when release notes are off (``source: ""``)."""
-    if not config.release_notes.source:
-        return None
-
-    def load(wanted: Collection[str] | None) -> ReleaseNotes:  # None: every release
-        from bot.sources.release_notes import load_release_notes
-
-        return load_release_notes(
-            config.release_notes.source,
-            Path(config.cache_dir).expanduser(),
-            wanted,
-            api_url=config.github.api_url,
-            token=os.environ.get("GITHUB_TOKEN") or None,
-            counter=counter,
-        )
-
-    return load
-
-
-def open_upstream(config: Config, counter: RequestCounter | None = None) -> GitHubUpstream | None:
-    """The run-level reader of a ``github:`` ``config.enhancements`` (its cache in ``cache_dir``), ``None`` for
-    another kind of source; one per process, reused by every call that takes ``upstream``."""
-    from bot.sources.upstream import github_upstream
-
-    return github_upstream(
-        config.enhancements, Path(config.cache_dir).expanduser(), api_url=config.github.api_url, counter=counter
-    )
-
-
-def gate_lifecycle_loader(
-    config: Config, counter: RequestCounter | None = None
-) -> Callable[[Collection[str]], Lifecycle] | None:
-    """A loader ``wanted releases -> Lifecycle`` for ``config.gate_lifecycle.source`` (token from
-    ``GITHUB_TOKEN``), read once per run however often it is called; ``None`` when the source is off."""
-    if not config.gate_lifecycle.source:
-        return None
-    read: dict[str, Lifecycle] = {}
-
-    def load(wanted: Collection[str]) -> Lifecycle:
-        from bot.sources.gate_lifecycle import load_gate_lifecycle
-
-        if "lc" not in read:
-            read["lc"] = load_gate_lifecycle(
-                config.gate_lifecycle.source,
-                Path(config.cache_dir).expanduser(),
-                wanted,
-                api_url=config.github.api_url,
-                token=os.environ.get("GITHUB_TOKEN") or None,
-                counter=counter,
-            )
-        return read["lc"]
-
-    return load
-
-
-def load_enhancements(
-    config: Config, counter: RequestCounter | None = None, upstream: GitHubUpstream | None = None
-) -> Snapshot:
-    """The snapshot named by ``config.enhancements`` (token from ``GITHUB_TOKEN`` for ``github:``); through
-    ``upstream`` (:func:`open_upstream`) when given: incremental, cached by commit in ``cache_dir``."""
-    if upstream is not None:
-        return upstream.snapshot()
-    return load_snapshot(
-        config.enhancements,
-        Path(config.cache_dir).expanduser(),
-        api_url=config.github.api_url,
-        token=os.environ.get("GITHUB_TOKEN") or None,
-        counter=counter,
-    )
-
-
-def history_loader(
-    config: Config, snapshot: Snapshot, counter: RequestCounter | None = None, upstream: GitHubUpstream | None = None
-) -> tuple[Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None, dict[tuple[int, str], Rename]]:
-    """``(history loader for plan_sync, renamed KEP directories)`` for ``config.enhancements`` at the
-    snapshot's revision; the loader takes ``{kep.yaml path: tracked fields}`` and the paths of the
-    proposed changes.
-
-    Git sources (a checkout, URL or bundle) read the local clone: the log and
-    the renames now, the field timelines of the changed kep.yaml files when the
-    loader is called (only the versions provenance needs). ``github:`` sources
-    send one commits-API request per kep.yaml of a proposed change (at most
-    ``provenance.max_requests``; report-only findings get none). The loader is
-    ``None`` (no provenance, no report keys) for a source without history (a
-    plain directory, a tarball) and when ``provenance.enabled`` is false;
-    renamed directories come from a git source's log either way. With ``upstream`` the ``github:`` answers
-    come from its cache by commit first (:meth:`~bot.sources.upstream.GitHubUpstream.last_commits`).
-    """
-    from bot.model.history.provenance import History
-    from bot.model.history.renames import renamed_dirs
-    from bot.sources.enhancements import parse_source
-    from bot.sources.history import github_last_commits, read_history
-
-    source = parse_source(config.enhancements)
-    git = read_history(source.kind, source.location, Path(config.cache_dir).expanduser(), snapshot.revision)
-    renames = renamed_dirs(git.log()) if git is not None else {}
-    if not config.provenance.enabled:
-        return None, renames
-    if git is not None:
-        return (
-            lambda wanted, proposed=(): History("git", timelines=git.recent(wanted), shallow=git.boundary())
-        ), renames
-    if source.kind != "github" or not snapshot.revision:
-        return None, renames
-
-    asked: dict[str, History] = {}  # a replan (the wiki base moved) asks again for the same files: no new requests
-
-    def from_github(wanted: Mapping[str, Collection[str]], proposed: Collection[str] | None = None) -> History:
-        from bot.http import make_client
-
-        # Requests cost rate limit: only the kep.yaml files of proposed changes (report-only findings
-        # repeat on every run), when the plan says which those are.
-        paths = [p for p in wanted if proposed is None or p in proposed]
-        key = "\n".join(sorted(paths))
-        if key not in asked and upstream is not None:
-            last, sent = upstream.last_commits(paths, config.provenance.max_requests)
-            asked[key] = History("github", last=last, requests=sent)
-        if key not in asked:
-            with make_client(os.environ.get("GITHUB_TOKEN") or None, counter=counter) as client:
-                last, sent = github_last_commits(
-                    client,
-                    config.github.api_url,
-                    source.location,
-                    snapshot.revision,
-                    paths,
-                    config.provenance.max_requests,
-                )
-            asked[key] = History("github", last=last, requests=sent)
-        return asked[key]
-
-    return from_github, renames
-
-
-def gate_history_loader(config: Config, snapshot: Snapshot) -> Callable[[Collection[str]], GateOrigins] | None:
-    """When each kep.yaml first declared its gates, for gate ownership (:mod:`bot.plan.evidence.ownership`): a
-    loader over the git history of ``config.enhancements`` at the snapshot's revision
-    (:func:`bot.sources.history.gate_origins_loader`), ``None`` for a source without local history."""
-    from bot.sources.enhancements import parse_source
-    from bot.sources.history import gate_origins_loader
-
-    source = parse_source(config.enhancements)
-    return gate_origins_loader(source.kind, source.location, Path(config.cache_dir).expanduser(), snapshot.revision)
-
-
-def open_wiki(
-    config: Config,
-    counter: RequestCounter | None = None,
-    *,
-    env: Mapping[str, str] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    seconds_between_writes: float | None = None,
-) -> Wiki:
-    """The wiki backend for ``config.publish``: GitHub for ``github`` (and for ``none`` with ``wiki.repo`` set,
-    read-only), the git clone at ``wiki.dir`` for ``git``, else the directory ``wiki.dir``.
-
-    ``env``, ``sleep`` and ``seconds_between_writes`` go to
-    :meth:`bot.publish.github.GitHubWiki.connect` (tests). Raises :class:`~bot.errors.ConfigError`
-    for ``github`` without ``wiki.repo`` or credentials.
-    """
-    if config.publish == "github" or (config.publish == "none" and config.wiki.repo):
-        from bot.publish.github import GitHubWiki
-
-        return GitHubWiki.connect(
-            config,
-            counter,
-            env,
-            sleep,
-            seconds_between_writes,
-            read_only=config.publish == "none",
-            explain=explainer(config),
-        )
-    if config.publish == "git":
-        from bot.publish.git import GitWiki
-
-        return GitWiki(config, Path(config.wiki.dir).expanduser())
-    return DirectoryWiki(Path(config.wiki.dir).expanduser(), config.pages_to_read(), once=config.wiki.pages)
-
-
-def explainer(config: Config) -> Callable[[int], str]:
-    """KEP number -> its field history as ``kep-sync history N`` prints it, from ``config.enhancements`` (for
-    ``/kep-sync explain``). Raises :class:`~bot.errors.UsageError` when the source has no git history (a
-    ``github:`` source or a tarball) or no kep.yaml ever had the number."""
-
-    def explain(number: int) -> str:
-        from bot.commands.history import history_text
-
-        return history_text(config.enhancements, Path(config.cache_dir).expanduser(), number)
-
-    return explain
-
-
 def sync_snapshot(
     config: Config,
     snapshot: Snapshot,
@@ -269,16 +55,16 @@ def sync_snapshot(
     *,
     only: Collection[int] | None = None,
     today: str | None = None,
-    release_notes: ReleaseNotes | Callable[[Collection[str]], ReleaseNotes] | None = None,
     report_path: Path | None = None,
-    history: History | Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None = None,
-    renames: Mapping[tuple[int, str], Rename] | None = None,
-    gates: Lifecycle | Callable[[Collection[str]], Lifecycle] | None = None,
+    inputs: Inputs | None = None,
 ) -> SyncOutcome:
     """Read the pages from ``wiki``, plan against ``snapshot`` and, unless ``config.publish`` is ``none``, publish.
 
-    ``only``, ``today``, ``release_notes``, ``history``, ``renames`` and ``gates`` go to
-    :func:`bot.plan.planner.plan_sync`.
+    ``inputs``: the run's sources (:class:`~bot.commands.inputs.Inputs`): the planner
+    (:func:`bot.plan.planner.plan_sync`) gets their release notes, gate lists, provenance, renamed directories and
+    gate origins, each read on its first ask, and, with ``release.watch``, the watch
+    (:func:`bot.commands.watch_inputs.sync_watch`); ``None``: the snapshot alone is reviewed (tests), the watch
+    still reads ``config``'s sources. ``only`` and ``today`` go to the planner.
     The JSON report (:func:`run_report`) goes to ``report_path`` when given, after publication, from the plan
     that was published; in every publishing mode a first report saying nothing was written yet goes there before
     any page is written or committed (so a bad ``--report`` lands nothing). When the final report cannot
@@ -289,9 +75,15 @@ def sync_snapshot(
 
     from bot.commands.watch_inputs import sync_watch
 
-    records = records_of(config)
-    watched = sync_watch(config, snapshot, release_notes_loader(config), records=records)
-    gate_history = gate_history_loader(config, snapshot) if release_notes or gates else None
+    if inputs is None:  # the snapshot alone: no provenance, release notes or gate lists in the review
+        history = renames = release_notes = gates = gate_history = None
+        own = Inputs(config, snapshot=snapshot)
+        records, watched = own.records(), sync_watch(own)
+    else:
+        history, renames = inputs.provenance()
+        release_notes, gates = inputs.notes_loader(), inputs.gates_loader()
+        records, watched = inputs.records(), sync_watch(inputs)
+        gate_history = inputs.gate_origins() if release_notes or gates else None
 
     def replan(base: PagesAtBase) -> SyncPlan:
         return plan_sync(
@@ -342,55 +134,27 @@ def run_sync(
     report_path: Path | None = None,
     counter: RequestCounter | None = None,
     upstream: GitHubUpstream | None = None,
+    inputs: Inputs | None = None,
 ) -> SyncOutcome:
-    """Run one sync end to end and publish per ``config.publish`` (:func:`sync_snapshot` on
-    :func:`load_enhancements` and :func:`open_wiki`); ``counter`` counts HTTP requests.
+    """Run one sync end to end and publish per ``config.publish``: :func:`sync_snapshot` on the snapshot and the
+    wiki of ``inputs`` (:class:`~bot.commands.inputs.Inputs`, one on ``config`` when ``None``); ``counter``
+    counts HTTP requests.
 
     ``none`` writes nothing (with ``wiki.repo`` set it reads the pages from that repository's base
     branch through the API, read-only; else from ``wiki.dir``); ``files`` rewrites changed pages in
     place (atomic); ``git`` commits on the bot branch of the clone at ``wiki.dir``; ``github`` opens
     or updates the pull request on ``wiki.repo``. A run that fails before it has a plan still writes
     the report (``result: failed``) to ``report_path`` when it can. ``upstream``: the run-level reader of a
-    ``github:`` source (:func:`open_upstream`, made here when ``None``), whose probe and snapshot are reused.
+    ``github:`` source whose probe the caller made (the service's poll), reused for the snapshot.
+    A :class:`~bot.errors.KepSyncError` raised while reading is re-raised after the failure report
+    (``result: failed``) is written to ``report_path``.
     """
-
-    def read() -> Snapshot:
-        nonlocal upstream
-        upstream = upstream or open_upstream(config, counter)
-        return load_enhancements(config, counter, upstream)
-
-    return sync_read(
-        config,
-        read,
-        lambda snapshot: history_loader(config, snapshot, counter, upstream),
-        counter,
-        only=only,
-        report_path=report_path,
-        release_notes=release_notes_loader(config, counter),
-        gates=gate_lifecycle_loader(config, counter),
-    )
-
-
-def sync_read(
-    config: Config,
-    read: Callable[[], Snapshot],
-    history_of: Callable[[Snapshot], tuple],
-    counter: RequestCounter | None,
-    *,
-    only: Collection[int] | None,
-    report_path: Path | None,
-    release_notes: Callable[[Collection[str] | None], ReleaseNotes] | None,
-    gates: Callable[[Collection[str]], Lifecycle] | None,
-) -> SyncOutcome:
-    """:func:`sync_snapshot` of today on ``read()`` (the snapshot), ``history_of(snapshot)`` (``(history loader,
-    renames)`` as :func:`history_loader` returns) and :func:`open_wiki`. A
-    :class:`~bot.errors.KepSyncError` raised while reading is re-raised after the failure report
-    (``result: failed``) is written to ``report_path``."""
+    inputs = inputs or Inputs(config, counter, upstream=upstream)
     snapshot = None
     try:
-        snapshot = read()
-        history, renames = history_of(snapshot)
-        wiki = open_wiki(config, counter)
+        snapshot = inputs.snapshot()
+        inputs.provenance()
+        wiki = inputs.wiki
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)
         raise
@@ -400,11 +164,8 @@ def sync_read(
         wiki,
         only=only,
         today=datetime.date.today().isoformat(),
-        release_notes=release_notes,
         report_path=report_path,
-        history=history,
-        renames=renames,
-        gates=gates,
+        inputs=inputs,
     )
 
 
@@ -464,7 +225,8 @@ def run_audit(
     The pages are read as ``--publish none`` reads them (``wiki.repo`` through the API, read-only; else
     ``wiki.dir``), whatever ``config.publish`` says; the release notes of every release the source has
     are read (``release_notes.source``); each change carries its upstream provenance as a sync's does
-    (:func:`history_loader`). The pure stage is :func:`bot.commands.audit.plan_audit`. The report is a sync's
+    (:meth:`~bot.commands.inputs.Inputs.provenance`). The pure stage is :func:`bot.commands.audit.plan_audit`.
+    The report is a sync's
     (:func:`run_report`: ``publish: "none"``, ``result``, ``pages_written: []``, ``pull_request: null``)
     plus the ``audit`` object; a failed audit writes ``result: failed`` with the ``error``, as a sync
     does, then raises the :class:`~bot.errors.KepSyncError` subclass.
@@ -472,25 +234,24 @@ def run_audit(
     from bot.commands.audit import plan_audit
 
     config = config.model_copy(update={"publish": "none"})
+    inputs = Inputs(config, counter)
     snapshot = audit = None
     try:
-        upstream = open_upstream(config, counter)
-        snapshot = load_enhancements(config, counter, upstream)
-        history, renames = history_loader(config, snapshot, counter, upstream)
-        base = _read(open_wiki(config, counter), config)
-        loader = release_notes_loader(config, counter)
-        gates = gate_lifecycle_loader(config, counter)
+        snapshot = inputs.snapshot()
+        history, renames = inputs.provenance()
+        base = _read(inputs.wiki, config)
+        gates = inputs.gates_loader()
         audit = plan_audit(
             config,
             snapshot,
             base.pages,
-            loader(None) if loader else None,
+            inputs.release_notes(None) if inputs.notes_on else None,
             only=only,
             history=history,
             renames=renames,
             gates=gates,
-            gate_history=gate_history_loader(config, snapshot) if loader or gates else None,
-            records=records_of(config, counter),
+            gate_history=inputs.gate_origins() if inputs.notes_on or gates else None,
+            records=inputs.records(),
         )
     except KepSyncError as exc:
         write_failure_report(report_path, config, snapshot, None, exc)

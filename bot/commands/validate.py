@@ -336,7 +336,7 @@ def kep_table_problem(text: str, aliases: Mapping[str, Sequence[str]]) -> str:
     """``""`` when the page ``text`` has a table whose header names a KEP column (``columns.kep``), else why not,
     with the headers of the tables it has: a configured page without one is a configuration error for
     ``validate`` and a run alike (nothing on it would ever be synced)."""
-    from bot.wiki.matrix import column_roles
+    from bot.wiki.matrix import NO_KEP_TABLE_FIX, column_roles
     from bot.wiki.tables import find_tables, header_row
 
     lines = text.split("\n")
@@ -348,8 +348,7 @@ def kep_table_problem(text: str, aliases: Mapping[str, Sequence[str]]) -> str:
     return (
         f"no table with a KEP column (a header named {names}); "
         + (f"its tables are headed {seen}" if headers else "it has no table")
-        + ": if it holds no KEP matrix, remove it from wiki.pages; else add the KEP column's header to columns.kep "
-        "(kep-sync init writes it)"
+        + f": {NO_KEP_TABLE_FIX}"
     )
 
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.model import consistency
 from bot.model.history.declared import former_gates
-from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.model.history.log import utc_day
+from bot.model.kep import STAGES, Kep, Problem, normalize_milestone
+from bot.model.note_text import release_order
 from bot.plan.changelog.rows import source_name
 from bot.plan.diff import kep_id
 from bot.plan.evidence import build_index, gate_owners
@@ -29,11 +31,10 @@ from bot.plan.evidence.ownership import owners_with
 from bot.plan.evidence.prose import Prepared, distinctive_words, named_evidence, possible_evidence, titles
 from bot.plan.signals import OriginsLoader, Owners, gate_ownership
 from bot.plan.watch.calendar import follow_calendar
-from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, utc_day, watch
+from bot.plan.watch.judge import Watch, cycle_start, release_in_progress, watch
 from bot.plan.watch.scope import Places, sig_keps
 
 if TYPE_CHECKING:
-    from bot.http import RequestCounter
     from bot.model.gates import Lifecycle
     from bot.model.notes import ReleaseNotes
     from bot.model.release_calendar import Records
@@ -41,10 +42,10 @@ if TYPE_CHECKING:
     from bot.sources.history import GitHistory
 
 
-class Inputs(NamedTuple):
+class WatchRead(NamedTuple):
     """What a watch is judged from: the ``snapshot``, the release ``notes``, the gate ``lifecycle`` and the kep.yaml
     ``history`` (each ``None`` when not read), and ``origins``: when each kep.yaml first declared its gates, read
-    from that history on demand (:func:`bot.sources.history.gate_origins_loader`; ``None`` without history);
+    from that history on demand (:meth:`bot.commands.inputs.Inputs.gate_origins`; ``None`` without history);
     ``records``: the release team's key dates and freeze exceptions (``None``: ``release.sig_release`` off)."""
 
     snapshot: Snapshot
@@ -55,9 +56,24 @@ class Inputs(NamedTuple):
     records: Records | None = None
 
 
+def watch_read(inputs: Inputs) -> WatchRead:
+    """What the watch reads of the run's ``inputs``: the release notes of the newest two releases and of
+    ``release.current`` (the files a sync's review read already are not read again), the newest gate list
+    (:meth:`~bot.commands.inputs.Inputs.newest_gate_list`) and the history of the source at the snapshot's
+    revision, and the release team's records. Raises the :class:`~bot.errors.KepSyncError` of a source that cannot be read."""
+    config = inputs.config
+    notes = (
+        inputs.release_notes({config.release.current} if config.release.current else set()) if inputs.notes_on else None
+    )
+    lc = inputs.newest_gate_list()
+    history = inputs.git_history
+    origins = inputs.gate_origins() if history is not None else None
+    return WatchRead(inputs.snapshot(), notes, lc, history, origins, inputs.records())
+
+
 def judge(
     config: Config,
-    inputs: Inputs,
+    inputs: WatchRead,
     keps: Sequence[Kep],
     where: Places | None = None,
     sig: str | None = None,
@@ -71,6 +87,9 @@ def judge(
     all_keps = snapshot.all_keps()
     usable = [r for r in notes.available if r in notes.notes or r not in notes.skipped] if notes else []
     cycle = release_in_progress(config.release.current, usable, lc, consistency.release_in_progress(all_keps))
+    lost = unusable_newer(inputs, cycle.release) if not config.release.current else []
+    if lost:
+        cycle = cycle._replace(release_why=f"{cycle.release_why}; {'; '.join(lost)}")
     whole = history is not None and (not config.release.started or sig is not None)
     wanted = [k.path for k in (all_keps if whole else keps)]
     timelines = history.timelines(wanted) if history is not None and cycle.release else None
@@ -124,7 +143,7 @@ def judge(
     return follow_calendar(found, exceptions, lc, joins)
 
 
-def as_of(inputs: Inputs) -> str:
+def as_of(inputs: WatchRead) -> str:
     """The day (``YYYY-MM-DD``, UTC) the watch stands on: the newest commit of the kep.yaml history (the data
     knows nothing later), else today in UTC."""
     if inputs.history is not None and inputs.history.log():
@@ -153,7 +172,33 @@ def _deleted(history: GitHistory, snapshot: Snapshot, numbers: Collection[int]) 
     return history.timelines(paths) if paths else {}
 
 
-def _owners(inputs: Inputs, keps: Sequence[Kep]) -> Owners | None:
+def unusable_newer(inputs: WatchRead, release: str) -> list[str]:
+    """One clause per release newer than ``release`` whose notes file the source has but could not be used (cut
+    short, not JSON, unreadable): the watch would have been of that release, so the reader is told why it is not
+    (``release notes for v1.37 unusable (FILE: why), so not taken as the release in progress``)."""
+    notes = inputs.notes
+    if notes is None or not release:
+        return []
+    out = []
+    for skipped in sorted(notes.skipped, key=release_order):
+        if (
+            skipped in notes.available
+            and skipped not in notes.notes
+            and release_order(skipped) > release_order(release)
+        ):
+            why = next((f"{p.path}: {p.message.split('; ')[0]}" for p in notes.problems if _about(p.path, skipped)), "")
+            out.append(f"release notes for {skipped} unusable ({why}), so not taken as the release in progress")
+    return out
+
+
+def problems(inputs: WatchRead) -> list[Problem]:
+    """The problems of the inputs the watch read: of the release notes (a file cut short or not JSON, entries
+    skipped, a stale cache) and of the gate list (an entry whose version is not MAJOR.MINOR, skipped), as
+    ``kep-sync sync`` and ``validate`` report them."""
+    return [*(inputs.notes.problems if inputs.notes else ()), *(inputs.lifecycle.problems if inputs.lifecycle else ())]
+
+
+def _owners(inputs: WatchRead, keps: Sequence[Kep]) -> Owners | None:
     """The owners of the shared gates of ``keps`` from the kep.yaml history (:mod:`bot.plan.evidence.ownership`):
     an owner's notes and list entries count for it, a borrower's do not; ``None`` without history."""
     if inputs.history is None or inputs.origins is None:
@@ -188,7 +233,7 @@ def possible_notes(
     return out
 
 
-def unseen(config: Config, inputs: Inputs, release: str, started: bool) -> list[str]:
+def unseen(config: Config, inputs: WatchRead, release: str, started: bool) -> list[str]:
     """One line per input the watch lacks and what that leaves out."""
     out = []
     if not release:
@@ -242,61 +287,17 @@ def _about(path: str, release: str) -> bool:
     return os.path.basename(path) == f"release-notes-{release.removeprefix('v')}.json"
 
 
-def read_inputs(
-    config: Config,
-    snapshot: Snapshot,
-    notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
-    counter: RequestCounter | None = None,
-    records: Records | None = None,
-) -> Inputs:
-    """The release notes (``notes_loader``: :func:`bot.commands.sync.release_notes_loader`), the newest gate list,
-    the history of ``config``'s sources for ``snapshot`` and the release team's ``records`` (read here when
-    ``None`` and ``release.sig_release`` is set)."""
-    from bot.sources.enhancements import parse_source
-    from bot.sources.gate_head import newest_gate_list
-    from bot.sources.history import gate_origins_loader, read_history
-
-    cache = Path(config.cache_dir).expanduser()
-    loader = notes_loader
-    notes = loader({config.release.current} if config.release.current else set()) if loader else None
-    lc = None
-    if config.gate_lifecycle.source:
-        token = os.environ.get("GITHUB_TOKEN") or None
-        lc = newest_gate_list(
-            config.gate_lifecycle.source, cache, api_url=config.github.api_url, token=token, counter=counter
-        )
-    source = parse_source(config.enhancements)
-    history = read_history(source.kind, source.location, cache, snapshot.revision)
-    origins = (
-        gate_origins_loader(source.kind, source.location, cache, snapshot.revision) if history is not None else None
-    )
-    if records is None and config.release.sig_release:
-        from bot.sources.sig_release import load_records
-
-        token = os.environ.get("GITHUB_TOKEN") or None
-        records = load_records(
-            config.release.sig_release, cache, api_url=config.github.api_url, token=token, counter=counter
-        )
-    return Inputs(snapshot, notes, lc, history, origins, records)
-
-
-def sync_watch(
-    config: Config,
-    snapshot: Snapshot,
-    notes_loader: Callable[[Collection[str] | None], ReleaseNotes] | None,
-    counter: RequestCounter | None = None,
-    records: Records | None = None,
-) -> Callable[[Sequence[Kep], Places], Watch] | None:
+def sync_watch(inputs: Inputs) -> Callable[[Sequence[Kep], Places], Watch] | None:
     """For :func:`bot.plan.planner.plan_sync`: page KEPs and their rows (:func:`bot.plan.watch.scope.places`) ->
-    their watch, as ``kep-sync watch`` judges it (:func:`judge`), the inputs read on the first call only
-    (:func:`read_inputs`, with ``records`` when already read); ``None`` unless ``release.watch`` is on."""
-    if not config.release.watch:
+    their watch, as ``kep-sync watch`` judges it (:func:`judge`), read from ``inputs`` on the first call
+    (:func:`watch_read`); ``None`` unless ``release.watch`` is on."""
+    if not inputs.config.release.watch:
         return None
-    read: dict[str, Inputs] = {}
+    read: dict[str, WatchRead] = {}
 
     def of(keps: Sequence[Kep], where: Places | None = None) -> Watch:
-        if "inputs" not in read:
-            read["inputs"] = read_inputs(config, snapshot, notes_loader, counter, records)
-        return judge(config, read["inputs"], keps, where)
+        if "read" not in read:
+            read["read"] = watch_read(inputs)
+        return judge(inputs.config, read["read"], keps, where)
 
     return of

@@ -58,7 +58,7 @@ class TargetConfig(Strict):
     """Replaces the top-level ``feature_gates``."""
     front_matter: FrontMatterConfig | None = None
     """Merged over the top-level ``front_matter``."""
-    renames: Literal["report", "apply"] | None = None
+    renames: Literal["report", "apply", "owned-cells"] | None = None
     """Replaces the top-level ``renames``."""
     digest: DigestConfig | None = None
     """Merged over the top-level ``digest``."""
@@ -124,8 +124,10 @@ class Config(Strict):
     """Upstream provenance of each change."""
     release: ReleaseConfig = Field(default_factory=ReleaseConfig)
     """The release in progress and the day its cycle began (``kep-sync watch``)."""
-    renames: Literal["report", "apply"] = "report"
-    """A row naming a KEP directory upstream renamed: ``report`` it, or ``apply`` (rewrite the KEP cell)."""
+    renames: Literal["report", "apply", "owned-cells"] = "report"
+    """A row naming a KEP directory upstream renamed: ``report`` it (the row left as is), ``apply`` (rewrite the
+    KEP cell and sync the row) or ``owned-cells`` (sync its status, stage and milestone cells, the KEP cell kept
+    byte for byte)."""
     ignore: list[IgnoreRule] = Field(default_factory=list)
     """Rows or fields kep-sync must not change, e.g. ``[{kep: 5598, fields: [stable], value: v1.38}]``."""
     digest: DigestConfig = Field(default_factory=DigestConfig)

@@ -155,7 +155,9 @@ class Change(NamedTuple):
     lifecycle); ``pending`` the release (``v1.36``) a promotion or new milestone waits for
     (``promote_when: released``; kind ``pending``, not applied), else ``""``; ``written`` the text the
     row's first cell of the field gets, in the page's words (``GA``, ``-``, ``""``), for an applied status,
-    stage or milestone change (``None`` otherwise; :func:`bot.wiki.matrix.written_text`).
+    stage or milestone change (``None`` otherwise; :func:`bot.wiki.matrix.written_text`); ``synced``, for a
+    ``renamed`` change not applied, whether the row's other owned cells were synced all the same, its KEP
+    cell kept byte for byte (``renames: owned-cells``).
     """
 
     kep_id: str
@@ -174,6 +176,7 @@ class Change(NamedTuple):
     shipped: ShippedMark | None = None
     pending: str = ""
     written: str | None = None
+    synced: bool = False
 
 
 class PageDiff(NamedTuple):
@@ -215,6 +218,7 @@ def diff_page(
     only: Collection[int] | None = None,
     renames: Mapping[tuple[int, str], Rename] | None = None,
     apply_renames: bool = False,
+    sync_renamed: bool = False,
     hold: Callable[[Kep, Change], str] | None = None,
     ignores: Mapping[int, Collection[str]] | None = None,
     rules: Sequence[IgnoreRule] = (),
@@ -225,7 +229,9 @@ def diff_page(
     directories renamed upstream (:func:`bot.model.history.renames.renamed_dirs`); a
     row whose slug names the old directory of its KEP gets a ``renamed`` change
     (field ``kep``) saying the new slug, applied (the KEP cell rewritten in its
-    own style, and the row then synced) only with ``apply_renames``. ``hold(kep, change)``: the release an
+    own style, and the row then synced) only with ``apply_renames``; with ``sync_renamed`` instead the
+    change stays report-only (``synced`` True) and the row's owned cells are synced, its KEP cell kept
+    byte for byte (``renames: owned-cells``). ``hold(kep, change)``: the release an
     applied change waits for (``""``: none); such a change is kept report-only, kind ``pending``, its cell
     unchanged (:func:`bot.plan.evidence.gates.pending_release`, ``promote_when: released``). ``ignores``: ``{0-based
     line:
@@ -252,8 +258,10 @@ def diff_page(
         )
         if renamed is not None:
             change = _rename_change(kep_id(snapshot, kep), page.path, row, kep, renamed, apply_renames)
+            if sync_renamed and not apply_renames:
+                change = change._replace(synced=True)
             changes.append(change)
-            if not change.applied:
+            if not change.applied and not change.synced:
                 continue
         elif row.slug and not slug_matches(kep.slug, row.slug):
             problems.append(
@@ -278,7 +286,9 @@ def diff_page(
         short = beyond_end(row, updates)
         if short:
             if renamed is not None:
-                changes.pop()  # the rename change appended above: the row keeps its bytes
+                kept = changes.pop()  # the rename change appended above: the row keeps its bytes
+                if kept.synced:
+                    changes.append(kept._replace(synced=False))
             problems.extend(Problem(page.path, where, m) for m in row_problems)
             problems.append(Problem(page.path, where, _short_row(row, short, page.lines[row.line])))
             continue

@@ -127,18 +127,18 @@ def plan_sync(
     when set: read by the tracking stage, never written); ``only``: KEP numbers to consider; ``today``
     (``YYYY-MM-DD``) is used only when ``front_matter.date_key`` is set. ``release_notes``: notes already read,
     or a loader called once with the releases the changed KEPs' milestones name
-    (:func:`bot.commands.sync.release_notes_loader`); a needed release the source has no notes for becomes a
+    (:meth:`bot.commands.inputs.Inputs.release_notes`); a needed release the source has no notes for becomes a
     problem (``with_missing``); ``None``: no evidence. ``max_chars`` caps the changelog body (characters),
     cut at a table row boundary. ``history``: the upstream history of the changed kep.yaml files, or a loader
     called once with ``{kep.yaml path: tracked fields}`` of the changes and the paths of the proposed ones
-    (:func:`bot.commands.sync.history_loader`); each change then carries ``upstream`` and the report a
+    (:meth:`bot.commands.inputs.Inputs.provenance`); each change then carries ``upstream`` and the report a
     ``provenance`` block. ``renames``: KEP directories renamed upstream
     (:func:`bot.model.history.renames.renamed_dirs`), applied per ``config.renames``. The ``digest.page``
     gets its digest section rewritten (:func:`digest_page`); when it is also a ``wiki.pages`` entry, its rows
     outside the section are synced as on any matrix page and the section is rewritten last
     (:func:`_with_digest`). ``review_rows``: the release-note review covers the KEP of every row
     (``kep-sync audit``). ``gates``: the feature-gate lifecycle, or a loader called once with the releases
-    the pages' KEPs name (:func:`bot.commands.sync.gate_lifecycle_loader`); each change then carries its
+    the pages' KEPs name (:meth:`bot.commands.inputs.Inputs.gate_lifecycle`); each change then carries its
     Shipped mark, the gate findings join "Needs review", ``promote_when: released`` holds promotions whose
     release has not shipped, and ``gate_lifecycle.column`` writes the Shipped column
     (:mod:`bot.plan.evidence.gates`). ``page_url``: the pages' web address at the base revision
@@ -149,7 +149,7 @@ def plan_sync(
     milestone rewritten in "Needs a look".
     ``gate_history``: when each kep.yaml first declared its gates, or a loader called once
     with the kep.yaml paths of the KEPs declaring a gate the pages' KEPs share
-    (:func:`bot.commands.sync.gate_history_loader`); with release notes or a gate list, a shared gate then
+    (:meth:`bot.commands.inputs.Inputs.gate_origins`); with release notes or a gate list, a shared gate then
     belongs to the KEP that declared it first (:mod:`bot.plan.evidence.ownership`). With release notes or a
     gate list the report gains ``planned_stages`` and the changelog leads with "Needs a look"
     (:mod:`bot.plan.changelog.signals`). The changelog of a pull request (``publish`` git or github) ends with the Controls
@@ -294,6 +294,7 @@ def _diff_pages(
             only=scope.only,
             renames=renames,
             apply_renames=config.renames == "apply",
+            sync_renamed=config.renames == "owned-cells",
             hold=hold,
             ignores=row_ignores(masked),
             rules=config.ignore,

@@ -105,7 +105,8 @@ def planned_stages(
     (:func:`bot.model.consistency.release_in_progress` over the snapshot), the gate lists have closed it
     (:func:`bot.plan.evidence.gates.closed`) and, with release notes, it is older than their newest release
     (a draft). ``joins``: :func:`bot.plan.evidence.gates.joins` of ``keps``; ``changes``: the plan's changes,
-    whose possible evidence (:mod:`bot.plan.evidence.prose`) the state names.
+    whose evidence in prose (:mod:`bot.plan.evidence.prose`: a note naming the KEP by its title confirms, one
+    matched by title words is possible) the state names.
     """
     current = release_in_progress(snapshot.all_keps())
     drafts = max((release_order(r) for r in notes.available), default=(0, 0)) if notes is not None else None
@@ -115,11 +116,13 @@ def planned_stages(
         kep = by_path.get(c.kep_path)
         if kep is None:
             continue
+        indexed = {m.pr for m in notes.notes_index.for_kep(kep.path)} if notes is not None else set()
         for e in c.evidence:
-            if e.possible:
+            named = not (e.possible or e.ambiguous or e.counter or e.pr in indexed)  # a note naming it by title
+            if e.possible or named:
                 refs = possible.setdefault((c.kep_path, change_stage(c, kep)), [])
                 if all(r.pr != e.pr for r in refs):
-                    refs.append(NoteRef(e.release, e.pr, e.url, POSSIBLE))
+                    refs.append(NoteRef(e.release, e.pr, e.url, CONFIRMS if named else POSSIBLE))
     out = []
     for kep in keps:
         for stage in STAGES:
@@ -170,7 +173,7 @@ def _notes_view(notes: NotesRead, kep: Kep, stage: str, release: str) -> NotesVi
         elif m.stage == stage and about_kep(m, kep) and not agrees(m, kep):
             ref = NoteRef(m.release, m.pr, m.url, ELSEWHERE, f"{'reached in' if m.exact else 'reached by'} {m.when}")
         elif m.release == release and stage != "alpha" and m.gates and default_off(m.excerpt):
-            ref = NoteRef(m.release, m.pr, m.url, TURNED_OFF)
+            ref = NoteRef(m.release, m.pr, m.url, TURNED_OFF, excerpt=m.excerpt)
         if ref is not None:
             refs.setdefault((ref.pr, ref.role), ref)
     return NotesView(tuple(refs.values()), release in notes.notes_index.releases)

@@ -108,7 +108,7 @@ def run_job(
 
     ``sync`` defaults to :func:`bot.commands.sync.run_sync` (called as ``sync(config, counter=..., report_path=...)``,
     plus ``upstream=`` for a ``github:`` source: the reader whose probe the poll made, see
-    :func:`bot.commands.sync.open_upstream`; ``upstream`` given here is that reader, shared by several targets);
+    :meth:`bot.commands.inputs.Inputs.upstream`; ``upstream`` given here is that reader, shared by several targets);
     ``probe``: for another kind of source, what answers its revision instead of
     :func:`bot.sources.enhancements.current_revision` (one answer shared by several targets);
     ``transport`` is for tests (respx). Returns the :class:`RunRecord` stored as ``last_run``.

@@ -1,6 +1,6 @@
 """Run many targets (:mod:`bot.commands.targets`) in one process: upstream read once, each wiki on its own.
 
-:class:`SharedSources` reads the enhancements snapshot, its history (provenance and renames), the release
+:class:`Inputs` reads the enhancements snapshot, its history (provenance and renames), the release
 notes and the feature-gate lifecycle once per process and hands the same objects to every target (they
 share ``enhancements``, ``cache_dir`` and the source settings by construction). Each target then plans and
 lands on its own wiki; its state, lock, report and changelog live in its own state directory
@@ -13,173 +13,44 @@ from __future__ import annotations
 import datetime
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import structlog
 
+from bot.commands.inputs import Inputs
 from bot.commands.targets import Target, state_dir_of
 from bot.config import Config
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
-from bot.http import RequestCounter
 from bot.log import get_logger
 from bot.redact import error_text, redact
 
 if TYPE_CHECKING:
     from bot.commands.sync import SyncOutcome
-    from bot.model.gates import Lifecycle
-    from bot.model.history.provenance import History
-    from bot.model.history.renames import Rename
-    from bot.model.snapshot import Snapshot
-    from bot.sources.enhancements import Revision
-    from bot.sources.upstream import GitHubUpstream
 
 
-class SharedSources:
-    """The upstream of every target, each part read on first use and kept for the process.
-
-    ``config``: any target's settings (the source settings are the same for all); ``counter`` counts the
-    HTTP requests; ``load``: what reads the snapshot (default :func:`bot.commands.sync.load_enhancements`). A
-    failure to read the snapshot is kept too: every target fails with it, and it is read only once.
-    """
-
-    def __init__(
-        self,
-        config: Config,
-        counter: RequestCounter | None = None,
-        load: Callable[[Config, RequestCounter | None], Snapshot] | None = None,
-    ):
-        from bot.commands.sync import load_enhancements
-
-        self.config, self.counter = config, counter
-        self._load = load or (lambda config, counter: load_enhancements(config, counter, self.upstream()))
-        self._own_load = load is None  # provenance asks the upstream reader only when the snapshot came from it
-        self._snapshot: Snapshot | KepSyncError | None = None
-        self._history: (
-            tuple[
-                Callable[[Mapping[str, Collection[str]], Collection[str]], History] | None,
-                dict[tuple[int, str], Rename],
-            ]
-            | None
-        ) = None
-        self._notes = None
-        self._gates: Callable[[Collection[str]], Lifecycle] | None = None
-        self._upstream: GitHubUpstream | None = None
-        self._revision: Revision | KepSyncError | None = None
-        self._read: dict[str, bool] = {}
-
-    def upstream(self):
-        """The run-level reader of a ``github:`` source (:func:`bot.commands.sync.open_upstream`: incremental, cached by
-        commit; one probe for every target), ``None`` for another kind of source."""
-        if "upstream" not in self._read:
-            from bot.commands.sync import open_upstream
-
-            self._read["upstream"], self._upstream = True, open_upstream(self.config, self.counter)
-        return self._upstream
-
-    def revision(self):
-        """The source's revision now (:func:`bot.sources.enhancements.current_revision`: a ``git ls-remote``,
-        a checkout's ``HEAD``, a tarball's header), asked once per process and handed to every target's poll;
-        raises the :class:`~bot.errors.KepSyncError` of that one ask for each target. (A ``github:`` source
-        is probed by :meth:`upstream` instead.)"""
-        if "revision" not in self._read:
-            from bot.http import make_client
-            from bot.sources.enhancements import current_revision
-
-            try:
-                with make_client(None, counter=self.counter) as client:
-                    self._revision = current_revision(
-                        self.config.enhancements, client, api_url=self.config.github.api_url
-                    )
-            except KepSyncError as exc:
-                self._revision = exc
-            self._read["revision"] = True
-        if isinstance(self._revision, KepSyncError):
-            raise self._revision
-        return self._revision
-
-    def snapshot(self) -> Snapshot:
-        """The snapshot; raises the :class:`~bot.errors.KepSyncError` of the one attempt to read it."""
-        if self._snapshot is None:
-            try:
-                self._snapshot = self._load(self.config, self.counter)
-            except KepSyncError as exc:
-                self._snapshot = exc
-        if isinstance(self._snapshot, KepSyncError):
-            raise self._snapshot
-        return self._snapshot
-
-    def check(self) -> None:
-        """Read the snapshot now; raises its :class:`~bot.errors.ConfigError` or :class:`~bot.errors.UsageError`
-        (a source that is misconfigured: exit 2 before any target runs, as for one target). Any other failure
-        is kept: every target fails with it (:meth:`snapshot`)."""
-        try:
-            self.snapshot()
-        except (ConfigError, UsageError):
-            raise
-        except KepSyncError:
-            pass
-
-    def history(self):
-        """``(history loader, renamed KEP directories)`` of :func:`bot.commands.sync.history_loader`, made once."""
-        if self._history is None:
-            from bot.commands.sync import history_loader
-
-            self._history = history_loader(
-                self.config, self.snapshot(), self.counter, self.upstream() if self._own_load else None
-            )
-        return self._history
-
-    def release_notes(self):
-        """:func:`bot.commands.sync.release_notes_loader`, each set of wanted releases read once; ``None`` when off."""
-        if "notes" not in self._read:
-            from bot.commands.sync import release_notes_loader
-
-            self._read["notes"], self._notes = True, _memo(release_notes_loader(self.config, self.counter))
-        return self._notes
-
-    def gates(self):
-        """:func:`bot.commands.sync.gate_lifecycle_loader` (it reads the lists once); ``None`` when off."""
-        if "gates" not in self._read:
-            from bot.commands.sync import gate_lifecycle_loader
-
-            self._read["gates"], self._gates = True, gate_lifecycle_loader(self.config, self.counter)
-        return self._gates
-
-
-def _memo(load):
-    """``load(wanted)`` answered once per set of wanted releases (``None``: every release)."""
-    if load is None:
-        return None
-    done: dict = {}
-
-    def once(wanted):
-        key = None if wanted is None else frozenset(wanted)
-        if key not in done:
-            done[key] = load(wanted)
-        return done[key]
-
-    return once
+def check_snapshot(shared: Inputs) -> None:
+    """Read the snapshot now; raises its :class:`~bot.errors.ConfigError` or :class:`~bot.errors.UsageError`
+    (a source that is misconfigured: exit 2 before any target runs, as for one target). Any other failure
+    is kept: every target fails with it (:meth:`~bot.commands.inputs.Inputs.snapshot`)."""
+    try:
+        shared.snapshot()
+    except (ConfigError, UsageError):
+        raise
+    except KepSyncError:
+        pass
 
 
 def sync_target(
-    config: Config, shared: SharedSources, *, only: Collection[int] | None = None, report_path: Path | None = None
+    config: Config, shared: Inputs, *, only: Collection[int] | None = None, report_path: Path | None = None
 ) -> SyncOutcome:
-    """One target's sync (:func:`bot.commands.sync.sync_snapshot`) on the shared upstream; raises as
-    :func:`bot.commands.sync.run_sync` does, after writing the failure report to ``report_path``."""
-    from bot.commands.sync import sync_read
+    """One target's sync (:func:`bot.commands.sync.run_sync`) on the upstream ``shared`` reads
+    (:meth:`~bot.commands.inputs.Inputs.for_target`); raises as :func:`bot.commands.sync.run_sync` does, after
+    writing the failure report to ``report_path``."""
+    from bot.commands.sync import run_sync
 
-    return sync_read(
-        config,
-        shared.snapshot,
-        lambda snapshot: shared.history(),
-        shared.counter,
-        only=only,
-        report_path=report_path,
-        release_notes=shared.release_notes(),
-        gates=shared.gates(),
-    )
+    return run_sync(config, only=only, report_path=report_path, inputs=shared.for_target(config))
 
 
 class TargetResult(NamedTuple):
@@ -198,7 +69,7 @@ class TargetResult(NamedTuple):
 def run_targets(
     targets: Sequence[Target],
     state_root: Path,
-    shared: SharedSources,
+    shared: Inputs,
     *,
     only: Collection[int] | None = None,
     run: Callable[[Target, Path], dict] | None = None,
@@ -230,9 +101,7 @@ def run_targets(
     return results
 
 
-def sync_and_record(
-    target: Target, state_dir: Path, shared: SharedSources, *, only: Collection[int] | None = None
-) -> dict:
+def sync_and_record(target: Target, state_dir: Path, shared: Inputs, *, only: Collection[int] | None = None) -> dict:
     """``target``'s sync holding the lock of ``state_dir``, its changelog and report written to
     ``state_dir/last-run`` and the run recorded in ``state_dir/state.json`` (``last_run``, and
     ``last_success`` when it did not fail), so ``kep-sync health`` judges each target. Returns the run's
@@ -249,7 +118,7 @@ def sync_and_record(
     return summary
 
 
-def _sync_to(last, config: Config, shared: SharedSources, only: Collection[int] | None) -> dict:
+def _sync_to(last, config: Config, shared: Inputs, only: Collection[int] | None) -> dict:
     from bot.commands.sync import run_report, run_summary
 
     log = get_logger(command="sync")

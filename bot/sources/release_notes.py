@@ -39,12 +39,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from urllib.parse import quote
 
-from bot.errors import ConfigError, SourceError, UsageError
+from bot.errors import ConfigError, KepSyncError, SourceError, UsageError
 from bot.fileread import read_regular
 from bot.http import RequestCounter, make_client, send, sendable_etag, status_text
 from bot.model.kep import Problem
@@ -68,6 +69,38 @@ NEWEST = 2
 MAX_NOTES_BYTES = 32 * 1024 * 1024
 _FILE_RE = re.compile(r"^release-notes-([0-9]{1,4})\.([0-9]{1,4})\.json$")
 _DIR_RE = re.compile(r"^release-([0-9]{1,4})\.([0-9]{1,4})$")
+
+
+T = TypeVar("T")
+
+
+class Reads:
+    """What one run has read from a release-notes source, by key (the list of releases, one release's file), so
+    a second :func:`load_release_notes` of the run (another set of wanted releases: a sync's review, then its
+    watch) reads nothing twice: each read's answer, its error (``OSError`` or
+    :class:`~bot.errors.KepSyncError`, raised again) and the problems it added are kept and given again.
+    ``count``: how many reads went to the source."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._done: dict[tuple[str, ...], tuple[object, BaseException | None, list[Problem]]] = {}
+
+    def once(self, key: tuple[str, ...], problems: list[Problem], read: Callable[[], T]) -> T:
+        """``read()`` the first time ``key`` is asked, its kept answer after; ``problems`` gets the problems that
+        read added (to ``problems`` or the cache's list) each time."""
+        if key not in self._done:
+            self.count += 1
+            start = len(problems)
+            try:
+                self._done[key] = (read(), None, problems[start:])
+            except (OSError, KepSyncError) as exc:
+                self._done[key] = (None, exc, problems[start:])
+            del problems[start:]
+        value, error, told = self._done[key]
+        problems.extend(told)
+        if error is not None:
+            raise error
+        return value  # type: ignore[return-value]
 
 
 class NotesSource(NamedTuple):
@@ -184,12 +217,14 @@ def load_release_notes(
     token: str | None = None,
     client: httpx.Client | None = None,
     counter: RequestCounter | None = None,
+    reads: Reads | None = None,
 ) -> ReleaseNotes:
     """Read the release notes named by ``value`` for the releases ``wanted`` (``None``: all) plus the ``newest``.
 
     ``cache_dir`` is the run's cache directory (``config.cache_dir``); ``client``
     is reused for the ``github:`` form (one is made with ``token`` and ``counter`` when None; none for a directory);
-    every request goes to ``api_url`` (``github.api_url``), never elsewhere.
+    every request goes to ``api_url`` (``github.api_url``), never elsewhere. ``reads``: what this run read of
+    the source already (:class:`Reads`), so no file is read twice; a fresh one when ``None``.
     ``problems`` name every ``wanted`` release without notes (see :func:`with_missing`)
     and every file that could not be used (its release is left out of ``notes``).
     Raises :class:`UsageError` for an unknown form, :class:`ConfigError` for a source
@@ -197,20 +232,23 @@ def load_release_notes(
     ``github:`` source cannot be reached and nothing is cached.
     """
     source = parse_notes_source(value)
+    reads = reads if reads is not None else Reads()
     if source.kind == "dir":
-        return with_missing(_load_directory(Path(source.location), wanted, newest), wanted or ())
+        return with_missing(_load_directory(Path(source.location), wanted, newest, reads), wanted or ())
     own = client is None
     client = client or make_client(token, counter=counter)
     try:
         cache_root = cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16]
-        read = _load_github(client, cache_root, source, wanted, newest, api_url.rstrip("/"))
+        read = _load_github(client, cache_root, source, wanted, newest, api_url.rstrip("/"), reads)
         return with_missing(read, wanted or ())
     finally:
         if own:
             client.close()
 
 
-def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> ReleaseNotes:
+def _list_directory(root: Path) -> dict[str, Path]:
+    """``{release: path}`` of the ``release-notes-1.NN.json`` files in ``root``; raises :class:`ConfigError` when it
+    cannot be listed."""
     try:
         children = sorted(root.iterdir())
     except OSError as exc:
@@ -222,16 +260,26 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
         m = _FILE_RE.match(path.name)
         if m and not path.is_dir():  # anything else that is not a regular file fails below, as a problem
             files[f"v{int(m.group(1))}.{int(m.group(2))}"] = path
+    return files
+
+
+def _load_directory(
+    root: Path, wanted: Collection[str] | None, newest: int, reads: Reads | None = None
+) -> ReleaseNotes:
+    reads = reads if reads is not None else Reads()
+    notes: dict[str, dict[str, dict[str, object]]] = {}
+    problems: list[Problem] = []
+    skipped: set[str] = set()
+    files = reads.once(("list",), problems, lambda: _list_directory(root))
     available = tuple(sorted(files, key=release_order))
     if not available:
         raise ConfigError(
             f"release_notes.source (--release-notes) {str(root)!r}: no release-notes-1.NN.json file in the directory"
         )
-    notes, problems, skipped = {}, [], set()
     for release in select_releases(available, wanted, newest):
         path = files[release]
         try:
-            data = read_regular(path, MAX_NOTES_BYTES)
+            data = reads.once(("file", release), problems, partial(read_regular, path, MAX_NOTES_BYTES))
         except OSError as exc:
             problems.append(_unusable(str(path), release, f"cannot read release notes: {exc.strerror or exc}"))
             skipped.add(release)
@@ -255,6 +303,11 @@ def _load_directory(root: Path, wanted: Collection[str] | None, newest: int) -> 
             f"notes (every release-notes file read is unusable; nothing was checked):\n{why}"
         )
     return ReleaseNotes(str(root), available, notes, tuple(problems), frozenset(skipped))
+
+
+def _decodes(data: bytes) -> bool:
+    """True when ``data`` decodes as a release-notes file (:func:`parse_notes`)."""
+    return parse_notes("", data)[0] is not None
 
 
 def contents_url(api_url: str, source: NotesSource, path: str) -> str:
@@ -306,19 +359,24 @@ def _load_github(
     wanted: Collection[str] | None,
     newest: int,
     api_url: str,
+    reads: Reads,
 ) -> ReleaseNotes:
     problems: list[Problem] = []
     cache = EtagCache(cache_root, problems)
     listing_url = contents_url(api_url, source, "releases")
-    body = fetch_cached(
-        client,
-        cache,
-        "releases",
-        listing_url,
+    body = reads.once(
+        ("list",),
         problems,
-        headers={"Accept": "application/vnd.github+json"},
-        usable=is_listing,
-        max_bytes=MAX_NOTES_BYTES,
+        lambda: fetch_cached(
+            client,
+            cache,
+            "releases",
+            listing_url,
+            problems,
+            headers={"Accept": "application/vnd.github+json"},
+            usable=is_listing,
+            max_bytes=MAX_NOTES_BYTES,
+        ),
     )
     if body is None:
         raise ConfigError(
@@ -340,15 +398,20 @@ def _load_github(
         path = f"releases/release-{release[1:]}/release-notes/release-notes-draft.json"
         where = f"{source.location}@{source.ref}:{path}"
         try:
-            data = fetch_cached(
-                client,
-                cache,
-                f"release-{release[1:]}",
-                contents_url(api_url, source, path),
+            data = reads.once(
+                ("file", release),
                 problems,
-                headers={"Accept": RAW_MEDIA_TYPE},
-                max_bytes=MAX_NOTES_BYTES,
-                usable=lambda data: parse_notes("", data)[0] is not None,
+                partial(
+                    fetch_cached,
+                    client,
+                    cache,
+                    f"release-{release[1:]}",
+                    contents_url(api_url, source, path),
+                    problems,
+                    headers={"Accept": RAW_MEDIA_TYPE},
+                    max_bytes=MAX_NOTES_BYTES,
+                    usable=_decodes,
+                ),
             )
         except SourceError as exc:  # one file lost, no cached copy: the others still count
             problems.append(_unusable(where, release, str(exc)))

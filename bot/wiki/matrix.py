@@ -169,6 +169,14 @@ def normalize_header(text: str) -> str:
     return " ".join(re.sub(r"\s*/\s*", " / ", text).split()).casefold()
 
 
+#: What to do about a configured page with no KEP table: the usual fix first (``kep-sync validate`` and a sync's
+#: message, and a sync's Problems, all say it).
+NO_KEP_TABLE_FIX = (
+    "if it holds no KEP matrix, remove it from wiki.pages; else add the KEP column's header to columns.kep "
+    "(kep-sync init writes it)"
+)
+
+
 def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFAULT_ALIASES) -> MatrixPage:
     """Find the KEP rows of a page.
 
@@ -258,7 +266,9 @@ def parse_page(path: str, text: str, aliases: Mapping[str, Sequence[str]] = DEFA
         tables.append(rows)
     if not tables:
         names = ", ".join(repr(a) for a in aliases.get("kep", ()))
-        problems.append(Problem(path, "", f"no table with a KEP column ({names}); nothing to sync on this page"))
+        problems.append(
+            Problem(path, "", f"no table with a KEP column ({names}); nothing to sync on this page: {NO_KEP_TABLE_FIX}")
+        )
     return MatrixPage(path, lines, _with_vocabulary(tables), problems, tuple(left))
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bot.commands.sync import history_loader  # noqa: E402
+from bot.commands.inputs import Inputs  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.plan.planner import plan_sync  # noqa: E402
 from bot.sources.enhancements import load_snapshot  # noqa: E402
@@ -63,7 +63,7 @@ def main() -> int:
             for bucket in (first, later):
                 spent = [0.0]
                 start = time.perf_counter()
-                loader, renames = history_loader(config, snapshot)
+                loader, renames = Inputs(config, snapshot=snapshot).provenance()
                 spent[0] += time.perf_counter() - start
 
                 def timed(wanted, proposed=(), loader=loader, spent=spent):

@@ -4,7 +4,7 @@
 
 Each target is its own wiki repository on ``tests/fakegithub/`` (the real PyGithub client over HTTP,
 no network) with one matrix page; upstream is one synthetic snapshot, read once per process and shared
-(:class:`bot.service.multi.SharedSources`). Prints, per target count, for a first run (every target opens a pull
+(:class:`bot.commands.inputs.Inputs`). Prints, per target count, for a first run (every target opens a pull
 request) and a no-change run: wall time, requests, writes and bytes (request plus response bodies) per
 target, and the write-pacing floor the measured runs leave out (they run with
 ``SECONDS_BETWEEN_WRITES = 0``; a real run waits that long between the writes of the whole process).
@@ -23,11 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from bot.commands.inputs import Inputs  # noqa: E402
 from bot.commands.targets import expand  # noqa: E402
 from bot.config import validate_config  # noqa: E402
 from bot.log import configure  # noqa: E402
 from bot.publish import auth  # noqa: E402
-from bot.service.multi import SharedSources, run_targets  # noqa: E402
+from bot.service.multi import run_targets  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
 from tests.publishutil import BRANCH, ENV, PAGE, PAGE_PATH, keps  # noqa: E402
 
@@ -70,7 +71,7 @@ def measure(fake: CountingGitHub, targets, state: Path, snap) -> dict:
     fake.reset_counters()
     fake.bytes = 0
     start = time.perf_counter()
-    results = run_targets(targets, state, SharedSources(targets[0].config, load=lambda config, counter: snap))
+    results = run_targets(targets, state, Inputs(targets[0].config, load=lambda config, counter: snap))
     seconds = time.perf_counter() - start
     return {
         "seconds": seconds,

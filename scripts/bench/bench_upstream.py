@@ -82,19 +82,17 @@ def one_kep_commit(repo: Path, line: list[str]) -> int:
 def run(fake, config, cached: bool) -> Figures:
     """One ``run_sync`` against ``fake``; ``cached`` False reads upstream as before the cache (the tarball)."""
     import bot.commands.sync
+    from bot.commands.inputs import Inputs
     from bot.http import RequestCounter
     from tests.fakegithub import CODELOAD
 
     fake.reset_counters()
     fake.sizes.clear()
-    opener = bot.commands.sync.open_upstream
-    if not cached:
-        bot.commands.sync.open_upstream = lambda config, counter=None: None
+    inputs = Inputs(config, RequestCounter())
+    if not cached:  # no upstream reader: the snapshot is read from the tarball
+        inputs._up.values["upstream"] = None
     start = time.perf_counter()
-    try:
-        bot.commands.sync.run_sync(config, counter=RequestCounter())
-    finally:
-        bot.commands.sync.open_upstream = opener
+    bot.commands.sync.run_sync(config, inputs=inputs)
     seconds = time.perf_counter() - start
     ours = (f"/repos/{UPSTREAM}/", f"{CODELOAD}/{UPSTREAM}/")  # the API, and the archive host it redirects to
     up = [size for path, size in fake.sizes if path.startswith(ours)]

@@ -103,13 +103,19 @@ def plan_body(code: str, clone: Path, cache: Path, page: Path, notes: str, gates
     if gates:
         load_gates = importlib.import_module("bot.sources.gate_lifecycle").load_gate_lifecycle
         extra["gates"] = lambda wanted: load_gates(gates, cache, wanted)
+    try:  # the run's inputs; an older tree has the loaders in bot.commands.sync
+        inputs = importlib.import_module("bot.commands.inputs").Inputs(config, snapshot=snapshot)
+        history, origins = inputs.provenance, inputs.gate_origins
+    except ModuleNotFoundError:
+        history = lambda: sync_mod.history_loader(config, snapshot)  # noqa: E731
+        origins = lambda: sync_mod.gate_history_loader(config, snapshot)  # noqa: E731
     if (notes or gates) and "gate_history" in inspect.signature(planner.plan_sync).parameters:
-        extra["gate_history"] = sync_mod.gate_history_loader(config, snapshot)
+        extra["gate_history"] = origins()
     plan = planner.plan_sync(
         config,
         snapshot,
         {"kubernetes-keps-implementation-matrix.md": page.read_bytes()},
-        history=sync_mod.history_loader(config, snapshot)[0],
+        history=history()[0],
         page_url=planner.page_url(config, "b" * 40),
         **extra,
     )

@@ -127,6 +127,7 @@ def main() -> int:
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--page", default="")
     ap.add_argument("--releases", default="v1.33,v1.34,v1.35,v1.36")
+    ap.add_argument("--why", action="store_true", help="print the reason and the note signs of each wrong stage")
     args = ap.parse_args()
     shared = Path(args.shared)
     page = Path(args.page or shared / "wiki" / "kubernetes-keps-implementation-matrix.md")
@@ -151,8 +152,8 @@ def main() -> int:
             run("git", "checkout", "-q", sha, cwd=repo)
             found = watch(repo, shared, wiki, page.name, release, freeze, gate_list=False)
             print(f"== {release}: Code Freeze {freeze}, history at {sha[:12]}, released {shipped_on}")
-            rows = [(int(e["kep"].split("-")[0]), s, e["state"]) for e in found["keps"] for s in e["planned"]]
-            for number, stage, state in rows:
+            rows = [(int(e["kep"].split("-")[0]), s, e["state"], e) for e in found["keps"] for s in e["planned"]]
+            for number, stage, state, entry in rows:
                 real = truth(repo, shared, gates, release, number, stage)
                 shipped = real == "shipped"
                 right = (state == "landed") == shipped
@@ -166,6 +167,8 @@ def main() -> int:
                 totals["recorded"] += real != "no record"
                 totals["recorded_right"] += real != "no record" and right
                 print(f"  {number:>5} {stage:<6} {state:<13} {real:<9} {'' if right else 'WRONG'}")
+                if args.why and not right:
+                    _why(entry)
             counts = {k: v for k, v in found["counts"].items() if v}
             print(f"  {len(rows)} planned stages; states {counts}")
             if release == args.releases.split(",")[-1]:
@@ -181,6 +184,14 @@ def main() -> int:
         f"stages with a record right: {t['recorded_right']} of {t['recorded']} ({_pct(t['recorded_right'], t['recorded'])})"
     )
     return 0
+
+
+def _why(entry: dict) -> None:
+    """The watch's reason for one entry and each of its release-note signs, indented under its row."""
+    print(f"        reason: {entry['reason']}")
+    for sign in entry["signs"]:
+        if sign["source"] == "release note":
+            print(f"        #{sign['pr']} {sign['says'] or '-'}: {sign['quote'][:110]}")
 
 
 def _after_release(repo: Path, shared: Path, wiki: Path, page: str, release: str, day: str, gates: dict) -> None:

@@ -6,6 +6,7 @@ Skipped when ../shared is absent, failed when ``KEP_SYNC_REQUIRE_SHARED=1``."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -87,10 +88,10 @@ def test_v1_37_at_the_bundles_head_follows_the_calendar_named_with_its_source(bu
         "contradicted": ["5732", "6132"],
         "slipped": ["5075", "5598"],
         "landed": ["2021", "2033", "2371", "4563", "4671", "4817", "4951", "5030", "5055", "5328", "5526", "5710",
-                   "5729", "5836", "5945", "5963", "6012", "6072", "6080"],
+                   "5729", "5836", "5945", "5963", "6012", "6072", "6080", "6089"],
     }  # fmt: skip
     at_risk = {e.kep: e.reason for e in done.watch.entries if e.state == "at risk"}
-    assert sorted(at_risk) == ["2837", "4438", "4680", "5007", "5304", "5325", "5554", "5679", "5941", "6089", "6122"]
+    assert sorted(at_risk) == ["2837", "4438", "4680", "5007", "5304", "5325", "5554", "5679", "5941", "6122"]
     assert at_risk["4680"] == (
         "Code Freeze 2026-07-22 (release-1.37/README.md) reached and no note or gate entry says GA yet; "
         "no Code Freeze exception"
@@ -103,6 +104,9 @@ def test_v1_37_at_the_bundles_head_follows_the_calendar_named_with_its_source(bu
         "line": 37,
     }
     assert not [line for line in lines if line.startswith("Could not see")]
+    # the 16 problems of the records are 1.20-1.22's (no year): a v1.37 watch reads none of those files
+    assert f"Release team's records: {RECORDS / 'releases'} (18 releases)" in lines
+    assert done.report["problems"] == []
     assert "data_until" not in done.report["watch"]["release"]
     earlier = run_watch(
         config.model_copy(update={"release": config.release.model_copy(update={"today": "2026-06-01"})})
@@ -136,3 +140,67 @@ def test_a_rewritten_released_milestone_names_the_exception_that_explains_it(bun
     assert line.startswith(
         "- ↺ [4817](https://kep.k8s.io/4817) GA v1.36 → v1.37: slip confirmed"
     )  # no exception of 4817 in v1.36
+
+
+def test_the_report_names_the_records_read_and_the_pull_request_folds_the_same_reading(
+    bundle_clone, tmp_path, capsys, _reset_structlog
+):
+    from bot.cli.main import main
+    from bot.plan.watch.render import headline
+
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / PAGE).write_bytes((WIKI / PAGE).read_bytes())
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"enhancements: {bundle_clone}\nwiki: {{dir: {wiki}, pages: [{PAGE}]}}\nrelease_notes: {{source: {NOTES}}}\n"
+        f"gate_lifecycle: {{source: {LIST}}}\nrelease: {{watch: true, sig_release: {RECORDS}}}\n"
+        f"cache_dir: {tmp_path / 'cache'}\n"
+    )
+    watched = run_watch(Config(
+        enhancements=str(bundle_clone),
+        cache_dir=str(tmp_path / "cache2"),
+        wiki={"dir": str(wiki), "pages": [PAGE]},
+        release_notes={"source": str(NOTES)},
+        gate_lifecycle={"source": str(LIST)},
+        release={"sig_release": str(RECORDS)},
+    ))  # fmt: skip
+    read = watched.report["watch"]["read"]["records"]
+    assert (read["source"], read["releases"][0], read["releases"][-1], len(read["releases"]), read["problems"]) == (
+        str(RECORDS / "releases"),
+        "v1.20",
+        "v1.37",
+        18,
+        16,
+    )
+    report = tmp_path / "sync.json"
+    assert main(["sync", "--config", str(config), "--publish", "none", "--report", str(report)]) == 0
+    body = capsys.readouterr().out
+    folded = body[body.index("<details><summary>Watch of v1.37") :].split("</details>")[0].split("\n")
+    assert folded[0] == f"<details><summary>{headline(watched.watch)}</summary>"
+    assert "- Code Freeze: 2026-07-22, from release-1.37/README.md" in folded
+    rows = [line.split(" | ") for line in folded if line.startswith("| [")]
+    assert [(r[0].split("]")[0][3:], r[1]) for r in rows] == [(e.kep, e.state) for e in watched.watch.entries]
+    in_sync = json.loads(report.read_text(encoding="utf-8"))["watch"]
+    assert (in_sync["counts"], in_sync["keps"]) == (watched.report["watch"]["counts"], watched.report["watch"]["keps"])
+
+
+def test_all_with_the_records_lists_every_kep_yaml_planning_v1_37_with_its_sig(bundle_clone, tmp_path):
+    from bot.model.kep import STAGES, normalize_milestone
+    from bot.sources.enhancements import load_snapshot
+
+    config = Config(
+        enhancements=str(bundle_clone),
+        cache_dir=str(tmp_path / "cache"),
+        wiki={"dir": str(WIKI), "pages": [PAGE]},
+        release_notes={"source": str(NOTES)},
+        gate_lifecycle={"source": str(LIST)},
+        release={"sig_release": str(RECORDS)},
+    )
+    done = run_watch(config, whole=True)
+    snapshot = load_snapshot(str(bundle_clone), tmp_path / "nocache")
+    planning = {k.path: k.sig for k in snapshot.all_keps() if any(normalize_milestone(k.milestone(s)) == "v1.37" for s in STAGES)}  # fmt: skip
+    listed = {e.kep_path: e.sig for e in done.watch.entries}
+    assert len(planning) == 88 and {p: listed.get(p) for p in planning} == planning
+    assert done.text.splitlines()[0] == "Watch of v1.37: 91 KEPs (2 contradicted, 4 slipped, 43 at risk, 42 landed)"
+    assert "Code Freeze: 2026-07-22, from release-1.37/README.md" in done.text.splitlines()

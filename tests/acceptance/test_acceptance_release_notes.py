@@ -193,16 +193,22 @@ def test_real_sync_gets_evidence_and_keeps_its_changes(data, tmp_path):
     # Evidence only from the release kep.yaml names for the stage, all sure; Needs review is about the page's KEPs
     # only (no undeclared gates of 1.36/1.37; 3695's typo is in).
     assert (len(with_notes.changes), sum(1 for c in with_notes.changes if c.evidence)) == (34, 21)
-    # 4563's EvictionRequest API, described in words only by the v1.37 note #137050, and 5055's whole title in
-    # #138676 ("Promoted the DRA Device Taints and Tolerations feature to GA"): possible evidence, apart
-    possible = [(c.kep_id, c.field, e.release, e.pr) for c in with_notes.changes for e in c.evidence if e.possible]
-    assert possible == [("4563", "alpha", "v1.37", 137050), ("5055", "stage", "v1.37", 138676)]
+    # 4563's EvictionRequest API, described by the v1.37 note #137050 ("the EvictionRequest and Eviction
+    # resources"), and 5055's whole title in #138676 ("Promoted the DRA Device Taints and Tolerations feature to
+    # GA"): each note names its KEP by its title, so it is evidence as the watch reads it, never "possible"
+    assert [e for c in with_notes.changes for e in c.evidence if e.possible] == []
+    named = [
+        (c.kep_id, c.field, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.pr in (137050, 138676)
+    ]
+    assert named == [("4563", "alpha", 137050, "alpha"), ("5055", "stage", 138676, "stable")]
     # Counter-evidence: one v1.37 note calls 5732's gate Alpha while kep.yaml moves 5732 to beta in v1.37.
     counter = [
         (c.kep_id, c.field, e.release, e.pr, e.stage) for c in with_notes.changes for e in c.evidence if e.counter
     ]
     assert counter == [("5732", "stage", "v1.37", 138274, "alpha")]
-    assert sum(1 for c in with_notes.changes if any(not (e.counter or e.possible) for e in c.evidence)) == 18
+    assert (
+        sum(1 for c in with_notes.changes if any(not (e.counter or e.possible) for e in c.evidence)) == 20
+    )  # 18 + 4563, 5055
     assert [e for c in with_notes.changes for e in c.evidence if e.ambiguous] == []
     assert Counter(d.kind for d in with_notes.discrepancies) == {"not-in-notes": 6, "stage-mismatch": 1, "gate-typo": 1}
     # a milestone names v1.16, older than the newest release notes (v1.37) but not in the source
@@ -219,7 +225,7 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     """The 2026-03-01 page against the bundle HEAD, with release notes and history, as the bot's pull request
     body on a GitHub wiki: "Needs a look" first, at most 6,000 visible characters outside collapsed
     ``<details>`` blocks."""
-    from bot.commands.sync import gate_history_loader, history_loader
+    from bot.commands.inputs import Inputs
     from bot.plan.changelog.body import visible_lines
     from bot.plan.changelog.signals import visible_text
     from bot.plan.planner import page_url
@@ -240,25 +246,24 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
         snapshot,
         {"matrix.md": PAGE_2026_03.read_bytes()},
         release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp_path / "cache", wanted),
-        history=history_loader(config, snapshot)[0],
+        history=Inputs(config, snapshot=snapshot).provenance()[0],
         page_url=page_url(config, base),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
     body = plan.changelog.body
     # summary 2, Needs a look 5, the legend 2, Settled 1, Graduations 5, Changes 27 (23 rows), 8 summary lines
     named = body.replace(str(clone), "enhancements")  # the figure must not depend on where the clone lives
-    assert (visible_lines(body), len(visible_text(named))) == (50, 3923)
+    assert (visible_lines(body), len(visible_text(named))) == (50, 3780)
     assert body.split("\n")[2:3] == ["### Needs a look"]
     # each mark Needs a look uses (✗, off, ↺) explained right under it; without a gate list ✗ is a note's
     legend = next(line for line in body.split("\n") if line.startswith("Signs: "))
     assert body.split("\n").index(legend) < body.split("\n").index("### Graduations")
     assert legend == (
         "Signs: ↺ a released milestone rewritten; off a default turned off before release; ✗ a planned stage a note "
-        "contradicts; possible: matched by title words only, never a confirmation; ≠ a note of that release names "
-        "another stage."
+        "contradicts; ≠ a note of that release names another stage."
     )
     assert [line for line in body.splitlines() if line.startswith("<details>")] == [
-        "<details><summary>Settled by the sources or unchanged here (5)</summary>",
+        "<details><summary>Settled by the sources or unchanged here (6)</summary>",  # 4563: its v1.37 note
         "<details><summary>Released milestones rewritten (8)</summary>",
         "<details><summary>Needs review (8)</summary>",
         "<details><summary>Report only (not applied) (2)</summary>",
@@ -276,7 +281,7 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
     # v1.37 is the release in progress: its notes are a draft, never "none found" (and never "pending": the
     # Shipped column's sign)
     assert rows["[5732](https://kep.k8s.io/5732)"].endswith(
-        f"| no note in the v1.37 draft<br>≠ v1.37 {note} says alpha |"
+        f"| no v1.37 note announces beta<br>≠ v1.37 {note} says alpha |"
     )
     assert f"- ✗ [5732](https://kep.k8s.io/5732) beta v1.37: the v1.37 note {note} says alpha\n" in body
     # links land on the fact: the page line at the base revision, the kep.yaml key at the revision
@@ -290,5 +295,5 @@ def test_the_stale_page_pull_request_body_fits_a_reviewers_minute(data, request,
         "- KEP [2033](https://kep.k8s.io/2033) beta: v1.35 → **v1.37** "
         f"([matrix.md:55](https://github.com/acme/wiki/blob/{base}/matrix.md#L55)); kep.yaml said v1.35 until "
         "[#5694 KEP-2033: KubeletInUserNamespace: postpone beta t…](https://github.com/kubernetes/enhancements/"
-        "pull/5694) 2026-04-07"
+        "pull/5694) 2026-04-06"  # merged 2026-04-06 20:59 UTC: the day in UTC, as the watch prints it
     ) in body

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands.audit import plan_audit
-from bot.commands.sync import gate_history_loader, history_loader
+from bot.commands.inputs import Inputs
 from bot.config import Config
 from bot.plan.changelog.signals import visible_text
 from bot.plan.planner import page_url, plan_sync
@@ -71,7 +71,7 @@ def test_without_a_gate_list_or_notes_the_output_is_the_pre_change_output(clone,
         config,
         snapshot,
         {"matrix.md": STALE.read_bytes()},
-        history=history_loader(config, snapshot)[0],
+        history=Inputs(config, snapshot=snapshot).provenance()[0],
         page_url=page_url(config, BASE),
     )
     audit = plan_audit(
@@ -86,7 +86,7 @@ def test_without_a_gate_list_or_notes_the_output_is_the_pre_change_output(clone,
     assert got == {  # to re-pin on purpose: copy the digests from the failure's left side
         # the Page column (one page: its name heads the column, each cell `L32`) and the Upstream column (the
         # pull request number and date, no title) changed; every other byte is as before
-        "body": "4e2d368c83115d584a4b8b52eeff9a3982791468474b852d935c5679bc731030",
+        "body": "99673b1ff64f1bd512a151dfdfbf2444ab2f60587c50d65637b465ac0febde83",
         "report": "03edd503dc908d058f921f0501ce9ee6c946656c73d4cbb1453eee07aff727d3",
         "audit": "b9517dadaa799d3675e9fc85a57e4214a933d2c4ccd270b4a5224a500242e60f",
         "audit_report": "edd41eed8490cfcea677cf492c34b357fa4ba4d515ff92cb2707499b66c08947",
@@ -104,10 +104,10 @@ def stale_plan(clone, tmp_path_factory):
         snapshot,
         {"matrix.md": STALE.read_bytes()},
         release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp / "cache", wanted),
-        history=history_loader(config, snapshot)[0],
+        history=Inputs(config, snapshot=snapshot).provenance()[0],
         page_url=page_url(config, BASE),
         gates=lambda wanted: load_gate_lifecycle(str(GATES), tmp / "cache", wanted),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
 
 
@@ -130,10 +130,10 @@ def test_the_stale_page_body_leads_with_what_needs_a_look_and_fits_a_minute(stal
         "(kep.yaml history below)",
         "",
         # every mark of Needs a look (✗, off, ↺) is explained right under it, before the table uses them too
-        "Signs: ↺ a released milestone rewritten; off a default turned off before release; possible: matched by "
-        "title words only, never a confirmation; ≠ a note of that release names another stage; Shipped, per the "
-        f"gate list `{GATES}` (blob 92f09bc2f438) and the notes: ✓ confirmed, pending (release not closed), ✗ "
-        "contradicted, unknown.",
+        # no "possible:" left: the notes naming 4563 and 5055 by their titles are read as the watch reads them
+        "Signs: ↺ a released milestone rewritten; off a default turned off before release; ≠ a note of that release "
+        f"names another stage; Shipped, per the gate list `{GATES}` (blob 92f09bc2f438) and the notes: ✓ confirmed, "
+        "pending (release not closed), ✗ contradicted, unknown.",
     ]
     folded = body.split("<details><summary>Settled by the sources or unchanged here (11)</summary>\n\n")[1]
     assert folded.split("\n\n</details>")[0].split("\n") == [
@@ -175,7 +175,7 @@ def test_the_stale_page_body_leads_with_what_needs_a_look_and_fits_a_minute(stal
     # scripts/check/body_size.py prints it). The paths are named as a user's config names them, so the figure
     # does not depend on where the checkout lives.
     named = body.replace(str(clone), "enhancements").replace(str(GATES), f"../shared/data/feature-gates/{GATES.name}")
-    assert len(visible_text(named)) == 4407 <= 6000
+    assert len(visible_text(named)) == 4282 <= 6000
     assert body.count(GATES.name) == 1  # the legend; never once per mark or finding
     assert "⚠" not in body.split("\n<details>")[0]  # one sign per meaning: ↺, ≠, ✗, off
 
@@ -202,17 +202,17 @@ def test_no_stage_of_the_release_in_progress_its_notes_announce_is_a_warning(sta
         "5732": "✗ v1.37",
         "127": "✓ v1.36",
     }
-    # 4563's EvictionRequest API, described in words only by the 1.37 note #137050: possible evidence, not "none"
-    assert f"| no note in the v1.37 draft<br>possible: v1.37 [#137050]({PR}137050) | pending v1.37 |" in rows["4563"]
+    # 4563's EvictionRequest API: the 1.37 note #137050 names it by its title, as the watch reads it (landed)
+    assert f"| v1.37 [#137050]({PR}137050) | pending v1.37 |" in rows["4563"]
     # no "none found" for the release in progress: its notes are a draft
     evidence = {k: rows[k].rsplit(" | ", 2)[1] for k in ("5304", "5554", "4438", "5055", "5598", "5526")}
     # one sign, one meaning: "pending" is the Shipped column's (release not closed); Evidence says what it lacks
-    draft = "no note in the v1.37 draft"
     assert evidence == {
-        "5304": draft,
-        "5554": draft,
-        "4438": draft,
-        "5055": f"{draft}<br>possible: v1.37 [#138676]({PR}138676)",
+        "5304": "no v1.37 note announces beta",
+        "5554": "no v1.37 note announces alpha",
+        "4438": "no v1.37 note announces alpha",
+        # the GA note names 5055 by its title: one reading with the watch's, never "possible" here
+        "5055": f"v1.37 [#138676]({PR}138676)",
         "5598": "v1.38 not released yet",
         # the row names the 1.37 note that turned 5526's beta off by default, next to the one promoting it
         "5526": f"v1.37 [#140573]({PR}140573)<br>off v1.37 [#141209]({PR}141209)",
@@ -223,6 +223,10 @@ def test_no_stage_of_the_release_in_progress_its_notes_announce_is_a_warning(sta
     assert (
         states[("4951", "stable")].reason == "v1.37 is the release in progress; the v1.37 notes announce it (#140107)"
     )
+    assert (
+        states[("5055", "stable")].reason == "v1.37 is the release in progress; the v1.37 notes announce it (#138676)"
+    )
+    assert "2837" in rows and rows["2837"].rsplit(" | ", 2)[1] == "no v1.37 note announces GA"
     assert stale_plan.report["planned_stages"][0] == states[("4671", "alpha")].as_report()
 
 
@@ -238,7 +242,7 @@ def audit(clone, tmp_path_factory):
         {"matrix.md": CURRENT.read_bytes()},
         load_release_notes(str(NOTES_DIR), tmp / "cache", None),
         gates=lambda wanted: load_gate_lifecycle(str(GATES), tmp / "cache", wanted),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
 
 
@@ -298,7 +302,7 @@ def test_the_4381_note_is_evidence_through_ownership_on_the_blanked_page(clone, 
         snapshot,
         {"matrix.md": blanked.encode()},
         release_notes=lambda wanted: load_release_notes(str(NOTES_DIR), tmp_path / "cache", wanted),
-        gate_history=gate_history_loader(config, snapshot),
+        gate_history=Inputs(config, snapshot=snapshot).gate_origins(),
     )
     stable = [c for c in plan.changes if c.kep_id == "4381" and c.field == "stable"]
     assert [(e.release, e.pr, e.ambiguous) for c in stable for e in c.evidence] == [("v1.35", 134452, False)]

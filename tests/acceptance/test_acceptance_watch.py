@@ -34,8 +34,8 @@ STATES = {
     "contradicted": ["5732", "6132"],
     "slipped": ["5075", "5598"],
     "no sign yet": ["4680", "5007", "5325", "5679"],
-    "on track": ["2837", "4438", "5304", "5554", "5941", "6089", "6122"],
-    "landed": ["2021", "2033", "2371", "4563", "4671", "4817", "4951", "5030", "5055", "5328", "5526", "5710", "5729", "5836", "5945", "5963", "6012", "6072", "6080"],
+    "on track": ["2837", "4438", "5304", "5554", "5941", "6122"],
+    "landed": ["2021", "2033", "2371", "4563", "4671", "4817", "4951", "5030", "5055", "5328", "5526", "5710", "5729", "5836", "5945", "5963", "6012", "6072", "6080", "6089"],
 }  # fmt: skip
 
 
@@ -112,8 +112,9 @@ def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
     assert [(s.pr, s.says, s.stage) for s in by_kep["5526"].signs if s.source == "release note"] == [
         (138738, "on track", ""),
         (140573, "landed", "beta"),
-        (141209, "on track", ""),  # "Disabled the `PodLevelResourceManagers` feature gate by default ..."
+        (141209, "off", ""),  # "Disabled the `PodLevelResourceManagers` feature gate by default ...": the PR's off
     ]
+    assert [s.text for s in by_kep["5526"].signs if s.pr == 141209] == ["the v1.37 note #141209 turns its default off"]
     # PodLevelResources, which 5419 and 5526 declare too, is 2837's (declared first): its notes speak for 2837 alone
     assert [(s.pr, s.says, s.stage) for s in by_kep["2837"].signs if s.source == "release note"] == [
         (137150, "on track", ""),
@@ -125,6 +126,8 @@ def test_signs_carry_the_pull_request_and_day_git_log_shows(full):
         "InPlacePodVerticalScalingExclusiveCPUs reached alpha in v1.32, before this KEP took the gate (planning v1.36)"
     ]
     assert by_kep["4680"].reason == "kep.yaml not set for GA in v1.37; the v1.37 note #139477 names no stage"
+    # 6089 has no stage before v1.37 (alpha planned there): what a note linked to it adds is its alpha
+    assert by_kep["6089"].reason == "the v1.37 note #140717 adds the first work of a KEP with no stage yet: its alpha"
     assert full.report["watch"]["counts"] == {s: len(v) for s, v in STATES.items()}
 
 

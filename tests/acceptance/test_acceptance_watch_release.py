@@ -125,6 +125,7 @@ def test_the_report_carries_the_row_sig_gates_and_slip_target(whole):
     ]
     assert report["read"]["scope"] == "all" and report["read"]["release_notes"]["releases"] == ["v1.36", "v1.37"]
     assert report["read"]["gate_list"]["newest"] == "v1.37" and report["read"]["history"] is True
+    assert report["read"]["records"] is None  # no --sig-release: "Could not see" names them
 
 
 def test_a_second_reading_of_the_notes_naming_a_kep_agrees_but_for_one_explained(whole, bundle_clone, capsys):

@@ -113,7 +113,91 @@ def test_plan_audit_checks_every_row_and_reports_in_the_sync_shape():
         "| [500](https://kep.k8s.io/500) | v1.35 | shipped | v1.35 [#9001](" + URL + "9001): Promoted the "
         "`DoneGate` feature gate to GA. | GA shipped in v1.35" in audit.markdown
     )
-    assert "<details><summary>Needs review (" in audit.markdown
+    lines = audit.markdown.splitlines()
+    start = lines.index("### Needs review (2): 2 on v1.37 (in progress) and v1.35-v1.36")
+    assert (
+        lines[start + 1 : start + 9]
+        == [
+            "",
+            "Release notes and kep.yaml disagree; nothing here was applied.",  # nothing older: nothing folded
+            "",
+            "| KEP | Release | Finding | Release note |",
+            "|---|---|---|---|",
+            "| [100](https://kep.k8s.io/100) | v1.36 | stage-mismatch: v1.36 notes say stable reached in v1.36; kep.yaml "
+            "milestone.stable is not set | [#9105](" + URL + "9105): Promoted the `MysteryGate` and `WidgetGate` "
+            "feature gates to GA. |",
+            "| [500](https://kep.k8s.io/500) | v1.35 | ready-to-implement: status implementable, but the stable milestone "
+            "v1.35 is released: ready to mark implemented? | - |",
+            "",
+        ][:8]
+    )
+    assert lines[start + 9] == "<details><summary>Problems (2)</summary>"
+    assert "<summary>Needs review" not in audit.markdown  # the sync's collapsed block is replaced, not repeated
+    assert sync.changelog.body == "**kep-sync**: 0 changes in 0 KEPs, from `fixture` at `abc123`.\n"
+
+
+def test_needs_review_of_an_audit_puts_recent_releases_first_and_folds_older_ones_by_kind():
+    """43 findings for 43 rows, most about alpha releases years ago: the release in progress and the three
+    releases still maintained first, newest first; the rest folded, one table per kind."""
+    from bot.commands.audit import recent_releases, review_lines
+    from bot.model.finding import Finding
+
+    def f(kind: str, kep: str, release: str, pr: int = 0) -> Finding:
+        url = f"{URL}{pr}" if pr else ""
+        return Finding(
+            kind, kep, f"keps/sig-x/{kep}-x/kep.yaml", release, f"{kind} of {kep}", pr, url, "note" * bool(pr)
+        )
+
+    available = [f"v1.{n}" for n in range(20, 38)]
+    assert recent_releases(available) == ["v1.37", "v1.36", "v1.35", "v1.34"]
+    findings = [
+        f("not-in-notes", "1610", "v1.20"),
+        f("not-in-notes", "5030", "v1.35"),
+        f("stage-mismatch", "127", "v1.31", 124997),
+        f("not-in-notes", "1769", "v1.21"),
+        f("stage-mismatch", "6132", "v1.37", 138916),
+        f("gate-typo", "3695", "v1.34", 132940),
+        f("ready-to-implement", "2254", "v1.25"),
+        f("not-in-notes", "9", ""),
+    ]
+    assert review_lines(findings, available) == [
+        "### Needs review (8): 4 on v1.37 (in progress) and v1.34-v1.36; 4 on older releases, folded",
+        "",
+        "Release notes and kep.yaml disagree; nothing here was applied. The release in progress and the releases "
+        "still maintained come first; older releases are folded below, by kind.",
+        "",
+        "| KEP | Release | Finding | Release note |",
+        "|---|---|---|---|",
+        "| [9](https://kep.k8s.io/9) | - | not-in-notes: not-in-notes of 9 | - |",
+        f"| [6132](https://kep.k8s.io/6132) | v1.37 | stage-mismatch: stage-mismatch of 6132 | [#138916]({URL}138916): "
+        "note |",
+        "| [5030](https://kep.k8s.io/5030) | v1.35 | not-in-notes: not-in-notes of 5030 | - |",
+        f"| [3695](https://kep.k8s.io/3695) | v1.34 | gate-typo: gate-typo of 3695 | [#132940]({URL}132940): note |",
+        "",
+        "<details><summary>Older releases (4): stage-mismatch 1, ready-to-implement 1, not-in-notes 2</summary>",
+        "",
+        "**stage-mismatch** (1)",
+        "",
+        "| KEP | Release | Finding | Release note |",
+        "|---|---|---|---|",
+        f"| [127](https://kep.k8s.io/127) | v1.31 | stage-mismatch: stage-mismatch of 127 | [#124997]({URL}124997): "
+        "note |",
+        "",
+        "**ready-to-implement** (1)",
+        "",
+        "| KEP | Release | Finding | Release note |",
+        "|---|---|---|---|",
+        "| [2254](https://kep.k8s.io/2254) | v1.25 | ready-to-implement: ready-to-implement of 2254 | - |",
+        "",
+        "**not-in-notes** (2)",
+        "",
+        "| KEP | Release | Finding | Release note |",
+        "|---|---|---|---|",
+        "| [1769](https://kep.k8s.io/1769) | v1.21 | not-in-notes: not-in-notes of 1769 | - |",
+        "| [1610](https://kep.k8s.io/1610) | v1.20 | not-in-notes: not-in-notes of 1610 | - |",
+        "",
+        "</details>",
+    ]
 
 
 def test_cli_audit_writes_nothing_but_the_report_and_exits_0(tmp_path, monkeypatch, capsys, _reset_structlog):

@@ -226,7 +226,7 @@ def test_a_target_keeps_only_the_sections_it_sets():
             ),
         ),
         ({"provenance": {"max_requests": -1}}, "provenance.max_requests: expected greater than or equal to 0, got -1"),
-        ({"renames": "yes"}, "renames: 'yes' is not one of 'report' or 'apply'"),
+        ({"renames": "yes"}, "renames: 'yes' is not one of 'report', 'apply' or 'owned-cells'"),
         (
             {"release": {"started": datetime.datetime(2026, 5, 10)}},  # YAML's reading of 2026-05-10 00:00:00
             "release.started: '2026-05-10 00:00:00' is a time, not a day: write the day alone, YYYY-MM-DD",

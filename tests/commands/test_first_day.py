@@ -65,3 +65,14 @@ def test_an_enhancements_that_is_no_kubernetes_enhancements_is_a_usage_error_fol
         "kep-sync: error: enhancements (--enhancements) 'repo': a git repository with no HEAD and no single default "
         f"branch; {WHAT}",
     )
+
+
+def test_watch_all_and_sig_are_one_choice_as_the_synopsis_says(capsys):
+    try:
+        build_parser().parse_args(["watch", "--all", "--sig", "node"])
+    except SystemExit as done:
+        assert done.code == 2
+    else:
+        raise AssertionError("watch --all --sig node was accepted")
+    assert "argument --sig: not allowed with argument --all" in capsys.readouterr().err
+    assert "[--all | --sig NAME]" in build_parser()._subparsers._group_actions[0].choices["watch"].format_usage()

@@ -11,7 +11,8 @@ import respx
 import structlog
 
 from bot.cli.main import main
-from bot.commands.sync import history_loader, run_sync
+from bot.commands.inputs import Inputs
+from bot.commands.sync import run_sync
 from bot.config import Config
 from bot.model.history.provenance import attach
 from bot.model.snapshot import Snapshot
@@ -374,7 +375,7 @@ def test_github_sources_ask_the_commits_api_once_per_file_up_to_the_cap(tmp_path
 
     with respx.mock(base_url=API) as mock:
         mock.get("/repos/o/enh/commits").mock(side_effect=commits)
-        loader, renames = history_loader(config, snap)
+        loader, renames = Inputs(config, snapshot=snap).provenance()
         found = loader(["keps/sig-a/3-c/kep.yaml", "keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml"])
         assert loader(["keps/sig-a/1-a/kep.yaml", "keps/sig-a/2-b/kep.yaml", "keps/sig-a/3-c/kep.yaml"]) == found
         only = loader(
@@ -574,3 +575,46 @@ def test_a_shallow_clone_gives_no_upstream_older_than_its_boundary_and_says_so(t
         "may be older carries no upstream and `history` marks the boundary; fetch the full history (git fetch "
         "--unshallow)"
     ]
+
+
+def test_renames_owned_cells_syncs_the_row_and_keeps_the_kep_cell_byte_for_byte(tmp_path, upstream):
+    """``renames: owned-cells``: the status and beta cells of a renamed KEP's row are written, its KEP cell
+    (naming the old directory) is not; the report says what was written; a second run proposes nothing."""
+    enh, _ = upstream
+    fresh = f"| {OLD_CELL} | scheduling | implementable / alpha | v1.36 / v1.37 / v1.39 |"
+    stale = f"| {OLD_CELL} | scheduling | provisional / alpha | v1.36 / - / v1.39 |"
+    page = PAGE_OLD_SLUG.replace(fresh, stale)
+    assert page.count(stale) == 1
+    config = _config(tmp_path, enh, page, renames="owned-cells", publish="files")
+    outcome = run_sync(config, report_path=tmp_path / "r.json")
+    text = (tmp_path / "wiki" / "m.md").read_text()
+    gang = ("| implementable / alpha | v1.35 / - / - |", "| implementable / beta | v1.35 / v1.37 / - |")
+    assert text == page.replace(stale, fresh).replace(*gang)  # 5710's KEP cell still names the old directory
+    report = json.loads((tmp_path / "r.json").read_text())
+    got = [(c["kep"], c["line"], c["field"], c["old"], c["new"], c["kind"], c["applied"]) for c in report["changes"]]
+    assert got == [
+        ("4671", 18, "stage", "alpha", "beta", "promoted", True),
+        ("4671", 18, "beta", "", "v1.37", "retargeted", True),
+        ("5710", 19, "kep", "5710-old-preemption", "5710-workload-aware-preemption", "renamed", False),
+        ("5710", 19, "status", "provisional", "implementable", "status", True),
+        ("5710", 19, "beta", "", "v1.37", "retargeted", True),
+        ("5710", 19, "feature_gates", "GenericWorkload", "GenericWorkload, WorkloadPreemption", "gates", False),
+        ("785", 32, "status", "implemented", "", "missing-upstream", False),
+    ]
+    line = [ln for ln in outcome.plan.changelog.body.splitlines() if "renamed" in ln]
+    assert line == [
+        "| [5710](https://kep.k8s.io/5710) | m.md:19 | upstream renamed 5710-old-preemption to "
+        "**5710-workload-aware-preemption** in [#3 KEP-5710: rename the directory]"
+        "(https://github.com/kubernetes/enhancements/pull/3) 2026-01-02; KEP cell kept, its status, stage and "
+        "milestone cells synced (`renames: owned-cells`) |"
+    ]
+    second = run_sync(config, report_path=tmp_path / "r2.json")
+    assert [c for c in second.plan.changes if c.applied] == []
+    again = json.loads((tmp_path / "r2.json").read_text())
+    assert [(c["kep"], c["kind"], c["applied"]) for c in again["changes"]] == [
+        ("5710", "renamed", False),
+        ("5710", "gates", False),
+        ("785", "missing-upstream", False),
+    ]
+    assert again["pages_written"] == []
+    assert (tmp_path / "wiki" / "m.md").read_text() == text

@@ -106,7 +106,7 @@ def test_init_takes_the_kep_tables_a_person_sees_and_says_why_it_left_the_others
         "  'SIG' -> not synced",
         "  'Current status' -> status",
     ]
-    assert out[20:31] == [
+    assert out[20:32] == [
         "  'Stage' -> stage",
         "  'Alpha in' -> alpha",
         "  'Beta in' -> beta",
@@ -117,6 +117,9 @@ def test_init_takes_the_kep_tables_a_person_sees_and_says_why_it_left_the_others
         "sig-node.md line 12 (under 'Decisions'): left as is: 'Date' is headed for dates, not KEPs",
         "Guessed (check them in the config): 'Tracking issue' -> columns.kep; 'KEP #' -> columns.kep",
         "Pages without a KEP table, left out: meetings.md (no table)",
+        "A row naming a KEP directory upstream renamed is left as is (renames: report); renames: owned-cells "
+        "syncs its status, stage and milestone cells and keeps its KEP cell as written, renames: apply rewrites "
+        "the KEP cell too.",
         "",
         "Next, a dry run (prints the changelog, writes nothing):",
     ]

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 from bot.cli import main as cli
-from bot.commands.sync import load_enhancements
+from bot.commands.inputs import Inputs
 from bot.commands.targets import Target, expand
 from bot.config import Config, validate_config
 from bot.publish import pacing
-from bot.service.multi import SharedSources, run_targets, summary_lines
+from bot.service.multi import run_targets, summary_lines
 from tests.cliutil import shown
 from tests.commands.targetcases import ROW, SRC, expand_targets
 from tests.publishutil import ENV, PAGE, PAGE_PATH, fresh_logging, keps  # noqa: F401 - fixture
@@ -96,10 +96,10 @@ def test_upstream_is_read_once_for_every_target(tmp_path):
 
     def load(cfg, counter):
         loads.append(cfg.enhancements)
-        return load_enhancements(cfg, counter)
+        return Inputs(cfg, counter).snapshot()
 
     targets = expand(config, SRC)
-    shared = SharedSources(targets[0].config, load=load)
+    shared = Inputs(targets[0].config, load=load)
     results = run_targets(targets, tmp_path / "s", shared)
     assert [(r.name, r.result) for r in results] == [("x", "ok"), ("y", "ok"), ("z", "ok")]
     assert loads == [str(tmp_path / "k")]
@@ -115,7 +115,7 @@ def test_a_snapshot_that_cannot_be_read_fails_every_target_once(tmp_path):
         raise SourceError("upstream down")
 
     targets = [Target(n, Config(publish="none"), True) for n in ("p", "q")]
-    results = run_targets(targets, tmp_path, SharedSources(targets[0].config, load=load))
+    results = run_targets(targets, tmp_path, Inputs(targets[0].config, load=load))
     assert summary_lines(results) == ["p\tfailed\t-\tupstream down", "q\tfailed\t-\tupstream down"]
     assert calls == [1]
 
@@ -161,7 +161,7 @@ def test_writes_are_paced_across_targets_not_per_target(monkeypatch, fake_github
     )
     targets = expand(config, SRC)
     snap = keps()
-    results = run_targets(targets, tmp_path, SharedSources(targets[0].config, load=lambda c, k: snap))
+    results = run_targets(targets, tmp_path, Inputs(targets[0].config, load=lambda c, k: snap))
     assert [(r.name, r.result, r.pull_request) for r in results] == [
         ("one", "ok", "https://github.com/acme/one/pull/1"),
         ("two", "ok", "https://github.com/acme/two/pull/1"),

@@ -194,7 +194,11 @@ def test_unusable_notes_of_a_release_are_named_and_never_pick_the_release(tree, 
     base = ["watch", "--enhancements", str(repo), "--wiki", str(wiki), "--page", "m.md", "--release-notes", str(notes)]
     assert main(base) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[1] == "Release in progress: v1.37, from release notes (the newest release with notes is v1.37)"
+    assert out[1] == (
+        "Release in progress: v1.37, from release notes (the newest release with notes is v1.37; release notes for "
+        f"v1.38 unusable ({notes / 'release-notes-1.38.json'}: expected a JSON object keyed by pull request number, "
+        "found list), so not taken as the release in progress)"
+    )
     assert main([*base, "--release", "v1.38"]) == 0
     said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Could not see: release notes")]
     assert said == [

@@ -88,7 +88,7 @@ def scenarios(draw) -> tuple[Upstream, dict[str, str], dict, bool, dict[str, str
     if draw(st.booleans()):
         texts["sub/n.md"] = draw(pages(up, max_tables=1)).text
     opts: dict = {
-        "renames": draw(st.sampled_from(["report", "apply"])),
+        "renames": draw(st.sampled_from(["report", "apply", "owned-cells"])),
         "feature_gates": draw(st.sampled_from(["report", "owned"])),
     }
     if draw(st.booleans()):

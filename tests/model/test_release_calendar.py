@@ -313,3 +313,27 @@ def test_a_file_that_is_one_scalar_or_an_old_list_is_read_as_such():
     old = "# Code Freeze Exceptions requested in 1.21\n- issue: 7\n  name: n\n"
     found, problems = parse_exceptions("v1.21", "r/e.yaml", old)
     assert ([(e.kep, e.kind, e.line) for e in found], problems) == ([(7, "codeFreeze", 2)], [])
+
+
+def test_a_commit_day_is_its_utc_day_wherever_the_committer_was():
+    from bot.model.history.log import utc_day
+
+    assert [
+        utc_day(d)
+        for d in (
+            "2026-04-07T05:59:00+09:00",
+            "2026-04-06T20:59:00Z",
+            "2026-04-06T23:30:00-04:00",
+            "2026-04-06",
+            "x",
+            "",
+        )
+    ] == ["2026-04-06", "2026-04-06", "2026-04-07", "2026-04-06", "x", ""]
+
+
+def test_the_upstream_column_and_the_rewritten_milestones_print_the_utc_day():
+    from bot.model.history.provenance import Upstream
+    from bot.plan.changelog.rows import upstream_cell
+
+    up = Upstream("a" * 40, "2026-04-07T05:59:00+09:00", 5694, "KEP-2033: postpone beta", True, "v1.35")
+    assert upstream_cell(up, "https://x", subject=False) == "[#5694](https://x/pull/5694) 2026-04-06"

@@ -266,38 +266,6 @@ def test_html_from_upstream_is_escaped_outside_code_and_kep_0000_has_no_link():
     assert "| k | beta | '&lt;b&gt;' and `<i>` &amp; `@x` |" in body
 
 
-def test_evidence_of_one_row_is_shown_once_and_none_found_only_for_shipped_releases():
-    from bot.plan.evidence import Evidence
-    from tests.syncutil import kep, snapshot
-
-    ev = (
-        Evidence("v1.36", 7, "https://github.com/kubernetes/kubernetes/pull/7", "Promoted `G` to beta.", "beta", False),
-    )
-    counter = Evidence(
-        "v1.36", 8, "https://github.com/kubernetes/kubernetes/pull/8", "Added `G` as alpha.", "alpha", False, True
-    )
-    a = Change("1", "m.md", 3, "stage", "alpha", "beta", "promoted", True, "k", ev)
-    b = a._replace(field="beta", old="", new="v1.36", kind="retargeted")
-    c = b._replace(line=4, kep_id="2")
-    d = b._replace(line=5, kep_id="3", evidence=(), new="v1.40")
-    e = d._replace(line=6, kep_id="4", new="v1.35")
-    f = b._replace(line=7, kep_id="5", evidence=ev + (counter,))
-    snap = snapshot(*(kep(100 + i, f"k{i}", latest="v1.36") for i in range(3)))  # v1.36 is the release in progress
-    rows = [
-        line
-        for line in render(snap, [a, b, c, d, e, f], [], ChangelogInputs(discrepancies=[])).body.splitlines()
-        if re.search(r"\| L\d+ \|", line)
-    ]
-    assert [r.rsplit("|", 2)[-2].strip() for r in rows] == [
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.",
-        "- (v1.40 not released yet)",
-        "none found",
-        "v1.36 [#7](https://github.com/kubernetes/kubernetes/pull/7): Promoted `G` to beta.<br>⚠ counter-evidence: "
-        "v1.36 [#8](https://github.com/kubernetes/kubernetes/pull/8): Added `G` as alpha.",
-    ]
-
-
 def test_problems_are_sorted_by_page_then_line_number():
     changes = [Change("1", "s.md", n, "status", "x", "implemented", "status", True, "k") for n in (9, 10, 100)]
     problems = [
@@ -344,3 +312,38 @@ def test_a_half_updated_row_says_in_its_own_line_why_a_cell_was_kept():
         "L3",
         "stage: beta → **removed**<br>⚠ kep.yaml status 'removed' is not a valid status; status cell kept",
     ]
+
+
+def test_a_page_with_no_kep_table_says_to_remove_it_from_wiki_pages_first():
+    """A configured page with no KEP table (its only table under a header ``columns.kep`` does not name): the
+    Problems line and the JSON report give the usual fix (remove the page from ``wiki.pages``) and the other."""
+    from bot.config import validate_config
+    from bot.plan.planner import plan_sync
+    from tests.syncutil import kep, snapshot
+
+    snap = snapshot(kep(4671, "gang-scheduling"))
+    pages = {
+        "m.md": b"| KEP | Status |\n|---|---|\n| 4671 | implementable |\n",
+        "notes.md": b"| Date | Who |\n|---|---|\n",
+    }
+    plan = plan_sync(validate_config({}, "t"), snap, pages)
+    why = (
+        "no table with a KEP column ('KEP'); nothing to sync on this page: if it holds no KEP matrix, remove it "
+        "from wiki.pages; else add the KEP column's header to columns.kep (kep-sync init writes it)"
+    )
+    assert [(p.path, p.key, p.message) for p in plan.problems] == [("notes.md", "", why)]
+    assert [line for line in plan.changelog.body.splitlines() if "notes.md" in line] == [f"| notes.md | - | {why} |"]
+
+
+def test_the_change_column_shows_what_is_written_as_the_report_new_says():
+    written = [
+        CHANGES[0]._replace(written="Beta"),  # a page writing its stages capitalised
+        Change("5598", "m.md", 34, "stable", "v1.38", "", "retargeted", True, K1, written=""),  # a blank "none"
+        CHANGES[1]._replace(written="v1.37"),
+    ]
+    log = render(SNAP, written, [], ChangelogInputs())
+    row = next(line for line in log.body.splitlines() if line.startswith("| [4671]"))
+    assert row.split(" | ")[2] == "stage: alpha → **Beta**<br>beta: - → **v1.37**"
+    row = next(line for line in log.body.splitlines() if line.startswith("| [5598]"))
+    assert row.split(" | ")[2] == "stable: v1.38 → **(blank)**"
+    assert [c["new"] for c in report(SNAP, written, [])["changes"]] == ["Beta", "", "v1.37"]

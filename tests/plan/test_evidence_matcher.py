@@ -256,7 +256,7 @@ def test_needs_review_is_about_the_page_unless_review_all_for_the_pages_sigs():
     assert [d.message.split()[2] for d in both.discrepancies[1:]] == ["NodeOnlyGate", "StorageOnlyGate"]
 
 
-def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_changelog_and_report():
+def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_report():
     from bot.model.snapshot import build_snapshot
     from bot.plan.changelog import body as changelog
 
@@ -267,12 +267,6 @@ def test_evidence_shows_sure_notes_and_ambiguous_ones_apart_in_the_changelog_and
         )
     )
     snap = build_snapshot([], "fixture", "abc123")
-    body = changelog.render(snap, [change], [], changelog.ChangelogInputs(discrepancies=[])).body
-    assert (
-        "| v1.36 [#2](https://github.com/kubernetes/kubernetes/pull/2): Promoted `SharedCore` to GA.<br>"
-        "ambiguous, not evidence (a feature gate several KEPs declare): v1.36 "
-        "[#1](https://github.com/kubernetes/kubernetes/pull/1): Promoted the `SharedCore` feature gate to GA. |"
-    ) in body
     item = changelog.report(snap, [change], [], discrepancies=[])["changes"][0]
     assert [e["pr"] for e in item["evidence"]] == [2]
     assert [e["pr"] for e in item["ambiguous_evidence"]] == [1]

@@ -10,7 +10,8 @@ import pytest
 import structlog
 
 from bot.cli.main import main
-from bot.commands.sync import open_wiki, sync_snapshot
+from bot.commands.inputs import open_wiki
+from bot.commands.sync import sync_snapshot
 from bot.config import Config
 from bot.errors import ConfigError
 from bot.publish.git import GitWiki

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.model.release_calendar import Calendar, FreezeException, KeyDate
-from bot.plan.watch.calendar import follow_calendar, phase, records_lines
+from bot.plan.watch.calendar import follow_calendar, known_on, phase, records_lines
 from bot.plan.watch.judge import Cycle, Sign, Watch, WatchEntry
 from bot.plan.watch.render import render_text, report_block
 
@@ -100,6 +100,17 @@ def test_from_code_freeze_a_stage_without_a_landed_sign_is_at_risk_naming_its_ex
         "contradicted": 1, "slipped": 0, "missed": 0, "at risk": 2, "no sign yet": 0, "planned": 0,
         "on track": 0, "landed": 1, "shipped": 0,
     }  # fmt: skip
+
+
+def test_an_exception_reviewed_after_the_day_the_watch_stands_on_is_still_a_request():
+    late = CF_EXCEPTION._replace(kep=200, requested="2026-07-23", reviewed="2026-07-24")
+    assert known_on([CF_EXCEPTION, late], "2026-07-20") == [CF_EXCEPTION._replace(status="", reviewed="")]
+    assert known_on([CF_EXCEPTION, late], "2026-07-21") == [CF_EXCEPTION]
+    assert known_on([CF_EXCEPTION, late], "") == [CF_EXCEPTION, late]
+    cycle = Cycle("v1.37", "config", "release.current", "2026-05-18", WHERE, "line 32", CAL, "2026-07-22")
+    early_cal = CAL._replace(dates={**CAL.dates, "code_freeze": KeyDate("code_freeze", "2026-07-20", 34, "x")})
+    w = follow_calendar(Watch(cycle._replace(calendar=early_cal, as_of="2026-07-20"), entries(), ()), [CF_EXCEPTION])
+    assert w.entries[1].reason.endswith("; v1.37 Code Freeze exception requested (release-1.37/exceptions.yaml)")
 
 
 def test_after_the_release_day_shipped_or_missed():

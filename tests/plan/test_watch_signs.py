@@ -12,7 +12,7 @@ from bot.model.history.log import NO_BLOB, Commit, Version
 from bot.plan.evidence import build_index, gate_owners
 from bot.plan.evidence.prose import first_stage, named_evidence, names_kep, title_words, titles
 from bot.plan.watch.judge import Cycle, watch
-from bot.plan.watch.render import render_text, report_block
+from bot.plan.watch.render import pr_sections, render_text, report_block
 from bot.plan.watch.scope import places, sig_keps, sig_name
 from bot.wiki.matrix import parse_page
 from tests.notesutil import entry
@@ -256,3 +256,41 @@ def test_a_sentence_names_a_title_exactly_when_it_holds_each_content_word(title,
     for dropped in title:
         rest = " ".join(w for w in title if w != dropped)
         assert not names_kep(words, f"{filler} Promoted the {rest} feature {filler}")
+
+
+def test_the_sync_reads_a_note_naming_the_kep_by_its_title_as_the_watch_does():
+    from bot.commands.watch_inputs import possible_notes
+    from bot.plan.diff import Change
+    from bot.plan.evidence.review import review
+
+    changes = [
+        Change(str(n), "p.md", n, field, old, new, "promoted", True, PATHS[n])
+        for n, field, old, new in ((1, "alpha", "v1.36", R), (2, "stage", "beta", "stable"), (6, "stage", "", "alpha"))
+    ]
+    got = review(changes, KEPS, KEPS, NOTES, [R]).changes
+    sync = {c.kep_id: [(e.release, e.pr, e.stage, e.possible) for e in c.evidence] for c in got}
+    watched = {
+        p: [(e.release, e.pr, e.stage, e.possible) for e in v] for p, v in possible_notes(NOTES, KEPS, KEPS, R).items()
+    }
+    assert sync == {"1": [(R, 101, "alpha", False)], "2": [(R, 103, "stable", False)], "6": []}
+    assert watched[PATHS[1]] == sync["1"] and watched[PATHS[2]] == sync["2"]
+
+
+def test_a_default_turned_off_is_one_sign_off_in_text_json_and_pull_request():
+    notes = {
+        R: {
+            "201": entry(201, "Promoted the `NewName` feature gate to beta, enabled by default."),
+            "202": entry(202, "Disabled the `NewName` feature gate by default because of critical issues found."),
+        }
+    }
+    w = watch(KEPS, CYCLE, ids={}, index=build_index(notes, KEPS))
+    nine = next(e for e in w.entries if e.kep == "9")
+    assert [(s.pr, s.says, s.text) for s in nine.signs if s.source == "release note"] == [
+        (201, "landed", "the v1.37 note #201 announces beta"),
+        (202, "off", "the v1.37 note #202 turns its default off"),
+    ]
+    assert "  - release note: the v1.37 note #202 turns its default off: Disabled the" in render_text(w)
+    signs = next(k for k in report_block(w)["keps"] if k["kep"] == "9")["signs"]
+    assert [(s["pr"], s["says"]) for s in signs if s["source"] == "release note"] == [(201, "landed"), (202, "off")]
+    rows = [r for section in pr_sections(w) for r in section[1] if r.startswith("| [9](")]
+    assert "note [#202](https://github.com/kubernetes/kubernetes/pull/202) off" in rows[0]

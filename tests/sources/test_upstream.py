@@ -223,8 +223,8 @@ def test_provenance_answers_are_cached_by_commit_and_carried_over(fake, tmp_path
 
 
 def test_targets_share_one_upstream_reader_and_its_cache(fake, tmp_path):
+    from bot.commands.inputs import Inputs
     from bot.config import Config
-    from bot.service.multi import SharedSources
 
     config = Config.model_validate(
         {"enhancements": f"github:{REPO}@main", "cache_dir": str(tmp_path / "c"), "github": {"api_url": fake.url}}
@@ -244,10 +244,10 @@ def test_targets_share_one_upstream_reader_and_its_cache(fake, tmp_path):
         (2, [f"{ENH}/commits/main", f"{ENH}/git/commits/{head}"]),
     ):
         fake.reset_counters()
-        shared = SharedSources(config)
+        shared = Inputs(config)
         assert shared.upstream() is shared.upstream()
         for _target in range(3):  # each target asks; the process reads once
-            loader, _ = shared.history()
+            loader, _ = shared.provenance()
             history = loader({K1: ["stage"]}, [K1])
         assert ([p for _, p, _ in fake.requests], history.kind, sorted(history.last)) == (expected, "github", [K1]), run
 

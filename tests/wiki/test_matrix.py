@@ -125,7 +125,14 @@ def test_tables_without_a_kep_column_and_fenced_tables_give_no_rows():
     text = "| 字段 | 含义 |\n|---|---|\n| 4671 | x |\n\n```\n| KEP | 状态 |\n|---|---|\n| 4671 | x / y |\n```\n"
     page = parse_page("p.md", text)
     assert page.rows == []
-    assert page.problems == [Problem("p.md", "", "no table with a KEP column ('KEP'); nothing to sync on this page")]
+    assert page.problems == [
+        Problem(
+            "p.md",
+            "",
+            "no table with a KEP column ('KEP'); nothing to sync on this page: if it holds no KEP matrix, remove it "
+            "from wiki.pages; else add the KEP column's header to columns.kep (kep-sync init writes it)",
+        )
+    ]
 
 
 def test_a_bom_before_the_first_table_and_non_ascii_digits():

@@ -10,6 +10,7 @@ Merge subjects name the pull request: ``Merge pull request #6182 from ...``
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from bot.model.kep import is_template
@@ -25,6 +26,19 @@ NO_BLOB = "0" * 40
 SHALLOW = "(shallow)"
 _MERGE_RE = re.compile(r"^Merge pull request #([0-9]{1,9})\b")
 _SQUASH_RE = re.compile(r"\(#([0-9]{1,9})\)\s*$")
+
+
+def utc_day(date: str) -> str:
+    """``YYYY-MM-DD`` in UTC of an ISO 8601 commit date with its offset (``2026-04-07T05:59:00+09:00``:
+    ``2026-04-06``); a date without an offset is taken as UTC; the first 10 characters of a date that does not
+    parse; ``""`` for ``""``. Every day a pull request body or a watch prints is this one."""
+    if not date:
+        return ""
+    try:
+        when = datetime.fromisoformat(date)
+    except ValueError:
+        return date[:10]
+    return (when.astimezone(UTC) if when.tzinfo else when).date().isoformat()
 
 
 class FileChange(NamedTuple):

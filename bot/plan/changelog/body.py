@@ -29,11 +29,11 @@ from bot.plan.changelog.rows import (
     held_cells,
     history_text,
     ignored_row,
-    notes_can_exist,
     one_page,
     review_row,
     row_line,
     source_name,
+    written_cell,
 )
 from bot.plan.diff import KINDS, RELEASED_FLAG, Change, ChangeEvidence
 
@@ -93,8 +93,7 @@ class ChangelogInputs(NamedTuple):
     """What :func:`render` shows besides the changes and problems; every field is optional.
 
     ``involved_problems``: kep.yaml problems of the KEPs on the pages; ``discrepancies``: ``None`` when
-    release notes were not used, else the "Needs review" list (and each change gets an Evidence cell from
-    ``Change.evidence``); ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings,
+    release notes were not used, else the "Needs review" list; ``gate_findings``: ``None`` without a feature-gate lifecycle, else its findings,
     listed under "Needs review: feature-gate lifecycle" (the Shipped column is the layout's,
     :mod:`bot.plan.changelog.signals`); ``callouts``: sections placed first, ``extra``: sections placed before "Problems"
     (see :mod:`bot.plan.tracking.render`); ``front_matter``: ``(page, key, old, new)`` of each
@@ -157,7 +156,7 @@ def render(
         if picked:
             sections.append(([heading], grouped_graduations(picked), noun))
     if applied:
-        sections.append(layout.changes or _changes_section(snapshot, applied, links, inputs, held_cells(problems)))
+        sections.append(layout.changes or _changes_section(snapshot, applied, links, held_cells(problems)))
     sections += layout.after
     sections += _written_sections(applied, links, inputs)
     sections += _review_sections(changes, links, inputs)
@@ -187,26 +186,19 @@ def render(
 
 
 def _changes_section(
-    snapshot: Snapshot,
-    applied: list[Change],
-    links: Links,
-    inputs: ChangelogInputs,
-    held: Mapping[tuple[str, int], Sequence[str]],
+    snapshot: Snapshot, applied: list[Change], links: Links, held: Mapping[tuple[str, int], Sequence[str]]
 ) -> Section:
-    """The "Changes" table of the plain layout: one row per page row, with Upstream and Evidence columns when
-    the run has that data (a run with release notes or a gate list shows :mod:`bot.plan.changelog.signals`'s)."""
+    """The "Changes" table of the plain layout (a run without release notes or a gate list; one with them shows
+    :mod:`bot.plan.changelog.signals`'s): one row per page row, with an Upstream column when the run has
+    provenance; ``held``: :func:`bot.plan.changelog.rows.held_cells`."""
     keps = {k.path: k for k in snapshot.all_keps()}
-    shipped = notes_can_exist(snapshot)
-    notes = inputs.discrepancies is not None
     origin = any(c.upstream is not None for c in applied)
-    rows = [row_line(group, keps, links, origin, notes, shipped, held) for group in by_row(applied)]
+    rows = [row_line(group, keps, links, origin, held) for group in by_row(applied)]
     return (
         [
             "### Changes",
-            f"| KEP | {links.header()} | Change | kep.yaml |"
-            + (" Upstream |" if origin else "")
-            + (" Evidence |" if notes else ""),
-            "|---|---|---|---|" + ("---|" if origin else "") + ("---|" if notes else ""),
+            f"| KEP | {links.header()} | Change | kep.yaml |" + (" Upstream |" if origin else ""),
+            "|---|---|---|---|" + ("---|" if origin else ""),
         ],
         rows,
         "changes",
@@ -250,7 +242,7 @@ def _written_sections(applied: list[Change], links: Links, inputs: ChangelogInpu
     ):
         if picked:
             rows = [
-                f"- KEP {kep_link(c.kep_id)} {c.field}: {table_cell(c.old)} → **{table_cell(c.new)}** "
+                f"- KEP {kep_link(c.kep_id)} {c.field}: {table_cell(c.old)} → **{written_cell(c)}** "
                 f"({links.page(c.page, c.line)}){history_text(c, inputs.web_url)}"
                 for c in picked
             ]

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from bot.model.finding import Finding
+from bot.model.history.log import utc_day
 from bot.model.history.provenance import Upstream
 from bot.model.kep import Kep, Problem
 from bot.model.snapshot import Snapshot
@@ -84,6 +85,19 @@ def _flags(c: Change) -> str:
     return "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags)
 
 
+#: How the Change column shows a cell written blank (a page whose "none" is an empty cell).
+BLANK = "(blank)"
+
+
+def written_cell(c: Change) -> str:
+    """The new value of ``c`` as the Change column shows it: what the page gets (:attr:`Change.written`, the
+    report's ``new``: ``GA``, ``-``, ``Beta``), :data:`BLANK` for a cell written empty; ``c.new`` for a change not
+    written."""
+    if c.written is None:
+        return table_cell(c.new)
+    return table_cell(c.written) if c.written.strip() else BLANK
+
+
 def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL, *, subject: bool = True) -> str:
     """The upstream pull request of a change: ``[#6182 SUBJECT](WEB/pull/6182)`` (the subject without a trailing
     ``(#N)``, cut at :data:`MAX_SUBJECT_CHARS`; ``[#6182](WEB/pull/6182)`` when not ``subject``, as the Upstream
@@ -101,7 +115,7 @@ def upstream_cell(upstream: Upstream | None, web_url: str = DEFAULT_WEB_URL, *, 
         if upstream.pr
         else f"[{table_cell(upstream.commit[:12])}]({base}/commit/{table_cell(upstream.commit)})"
     )
-    return f"{link} {table_cell(upstream.date[:10])}" + ("" if upstream.exact else " (last kep.yaml commit)")
+    return f"{link} {table_cell(utc_day(upstream.date))}" + ("" if upstream.exact else " (last kep.yaml commit)")
 
 
 def gate_row(d: Finding) -> str:
@@ -125,7 +139,11 @@ def finding_row(c: Change, web_url: str = DEFAULT_WEB_URL) -> str:
     elif c.kind == "renamed":  # the pull request that renamed it (the rename's commit, from the history)
         by = f" in {upstream_cell(c.upstream, web_url)}" if c.upstream is not None else ""
         why = "; ".join(table_cell(f) for f in c.flags) or "`renames: apply` rewrites the KEP cell"
-        what = f"upstream renamed {table_cell(c.old)} to **{table_cell(c.new)}**{by}; row left as is ({why})"
+        what = f"upstream renamed {table_cell(c.old)} to **{table_cell(c.new)}**{by}; " + (
+            "KEP cell kept, its status, stage and milestone cells synced (`renames: owned-cells`)"
+            if c.synced
+            else f"row left as is ({why})"
+        )
     else:
         what = f"{c.field}: page shows {table_cell(c.old)}, kep.yaml says {table_cell(c.new)}{_flags(c)}"
     return f"| {kep_link(c.kep_id)} | {table_cell(c.page)}:{c.line} | {what} |"
@@ -173,18 +191,14 @@ def row_line(
     keps: Mapping[str, Kep],
     links: Links,
     origin: bool,
-    notes: bool,
-    shipped: Callable[[str], bool],
     held: Mapping[tuple[str, int], Sequence[str]] | None = None,
 ) -> str:
     """One Changes table row for the changes of one page row; ``held``: :func:`held_cells`."""
-    fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**{_flags(c)}" for c in group)
+    fields = "<br>".join(f"{c.field}: {table_cell(c.old)} → **{written_cell(c)}**{_flags(c)}" for c in group)
     cells = lead_cells(group, keps.get(group[0].kep_path), links, fields, MAX_TITLE_CHARS, held)
     if origin:
         ups = list({(u.commit if u is not None else ""): u for u in (c.upstream for c in group)}.values())
         cells.append("<br>".join(upstream_cell(u, links.web_url, subject=False) for u in ups))
-    if notes:
-        cells.append(_row_evidence(group, shipped))
     return "| " + " | ".join(cells) + " |"
 
 
@@ -233,31 +247,6 @@ def kep_yaml_cell(group: Sequence[Change], kep: Kep | None, links: Links) -> str
     )
     url = links.kep_yaml(group[0].kep_path)
     return (f"[kep.yaml]({url})" + (f" {lines}" if lines else "")) if url else table_cell(group[0].kep_path)
-
-
-def _row_evidence(group: list[Change], shipped: Callable[[str], bool]) -> str:
-    """Evidence for one page row: each release note once, counter-evidence marked ``⚠``; ``none found``
-    only when some change is about a release that has shipped, else ``-`` (no notes can exist yet)."""
-    seen: set[tuple[str, int]] = set()
-    sure: list[str] = []
-    maybe: list[str] = []
-    counter: list[str] = []
-    for c in group:
-        for e in c.evidence:
-            if (e.release, e.pr) in seen:
-                continue
-            seen.add((e.release, e.pr))
-            text = f"{e.release} {note_link(e.pr, e.url)}: {table_cell(e.excerpt)}"
-            (counter if getattr(e, "counter", False) else maybe if e.ambiguous else sure).append(text)
-    out = sure or (
-        ["none found"]
-        if any(shipped(c.new) for c in group if c.new)
-        else ["- (" + ", ".join(sorted({c.new for c in group if c.new})) + " not released yet)"]
-    )
-    if maybe:
-        out.append("ambiguous, not evidence (a feature gate several KEPs declare): " + "<br>".join(maybe))
-    out += [f"⚠ counter-evidence: {t}" for t in counter]
-    return "<br>".join(out)
 
 
 def history_text(c: Change, web_url: str) -> str:

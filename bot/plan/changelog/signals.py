@@ -16,8 +16,8 @@ byte. The reviewer reads, in this order:
   milestone rewritten with :data:`REWRITTEN_MARK` alone; Evidence lists the notes by release and pull request
   (``possible:`` a note matched by title words only, never a confirmation; :data:`COUNTER_MARK` a note of that
   release announcing another stage; :data:`OFF_MARK` a note of that release turning the stage off by default;
-  ``no note in the v1.37 draft`` when no note is sure and the release is in progress: ``pending`` is the Shipped
-  column's alone); Shipped gives the state of each planned stage the row touches
+  ``no v1.37 note announces beta`` when no note is sure and the release is in progress: ``pending`` is the
+  Shipped column's alone); Shipped gives the state of each planned stage the row touches
   (:mod:`bot.plan.evidence.stage_state`: ``✓`` confirmed, ``pending``, ``✗`` contradicted, ``unknown``);
 - collapsed after the other sections: the **release notes cited**, with their excerpts.
 """
@@ -40,7 +40,7 @@ from bot.model.release_calendar import FreezeException
 from bot.model.snapshot import Snapshot
 from bot.plan.changelog.body import Layout, Section
 from bot.plan.changelog.markdown import code, details, inline, kep_link, note_link, table_cell
-from bot.plan.changelog.rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell
+from bot.plan.changelog.rows import Links, by_row, lead_cells, notes_can_exist, upstream_cell, written_cell
 from bot.plan.diff import RELEASED_FLAG, Change
 from bot.plan.evidence.index import change_stage
 from bot.plan.evidence.stage_state import (
@@ -135,7 +135,7 @@ def _row(
     first = group[0]
     kep = keps.get(first.kep_path)
     fields = "<br>".join(
-        f"{c.field}: {table_cell(c.old)} → **{table_cell(c.new)}**"
+        f"{c.field}: {table_cell(c.old)} → **{written_cell(c)}**"
         + (f" {REWRITTEN_MARK}" if _rewritten(c) else "")
         + "".join(f"<br>⚠ {table_cell(f)}" for f in c.flags if not f.startswith(RELEASED_FLAG))
         for c in group
@@ -171,8 +171,10 @@ def _evidence(
     """The notes of one row, each once: ``v1.37 [#N](url)``; ``possible:``, ``ambiguous:``, ``≠ ... says
     alpha`` and ``off v1.37 [#141209](url)`` (a note turning off by default a stage the row touches) apart.
     When no note is sure, by the releases the row names (its new milestones and those of the planned stages it
-    touches, ``touched``): ``none found`` when one is out, ``no note in the v1.37 draft`` when the newest is the
-    release in progress (its notes are a draft), else ``v1.38 not released yet``. ``shipped``:
+    touches, ``touched``): ``none found`` when one is out, ``no v1.37 note announces beta`` (the stages planned
+    in the release in progress the row touches; notes of its draft may name the KEP without announcing one)
+    when the newest is the release in progress, nothing when a ``possible:`` note is shown (it may announce it),
+    else ``v1.38 not released yet``. ``shipped``:
     :func:`bot.plan.changelog.body.notes_can_exist`; ``in_progress``: the release in progress (``""`` when
     unknown)."""
     seen: set[tuple[str, int]] = set()
@@ -196,10 +198,11 @@ def _evidence(
     named = [c.new for c in group if milestone_key(c.new)] + [s.release for s in touched]
     news = list(dict.fromkeys(named)) or [c.new for c in group if c.new]
     now = milestone_key(in_progress) if in_progress else None
+    planned = list(dict.fromkeys(word(s.stage) for s in touched if s.release == in_progress)) or ["it"]
     shown = sure or (
         ["none found"]
         if any(shipped(n) and (now is None or milestone_key(n) != now) for n in news)
-        else [f"no note in the {in_progress} draft"]
+        else ([] if possible else [f"no {in_progress} note announces {' or '.join(planned)}"])
         if any(shipped(n) for n in news)
         else [", ".join(sorted(set(news))) + " not released yet"]
     )
@@ -399,8 +402,7 @@ def _cited(applied: list[Change], states: Sequence[PlannedStage]) -> Section:
             if s.kep_path in paths and n.role == TURNED_OFF and (s.kep, n.release, n.pr) not in seen:
                 seen.add((s.kep, n.release, n.pr))
                 rows.append(
-                    f"- {kep_link(s.kep)} {OFF_MARK} {n.release} {note_link(n.pr, n.url)}: turns {word(s.stage)} "
-                    "off by default"
+                    f"- {kep_link(s.kep)} {OFF_MARK} {n.release} {note_link(n.pr, n.url)}: {table_cell(n.excerpt)}"
                 )
     return (details("Release notes cited", len(rows), []), rows, "notes")
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from bot.model.history.declared import UNREADABLE_BEFORE, Declared, GateOrigins
+from bot.model.history.log import utc_day
 from bot.model.kep import Kep
 from bot.model.lineage import referenced, replaced
 from bot.model.snapshot import Snapshot
@@ -165,7 +166,7 @@ def _decide(
 
 
 def _when(d: Declared) -> str:
-    return (f"#{d.pr} " if d.pr else "") + d.date[:10]
+    return (f"#{d.pr} " if d.pr else "") + utc_day(d.date)
 
 
 def _links(snapshot: Snapshot, heir: Kep, owner: Kep) -> bool:

@@ -80,6 +80,8 @@ _COMMON_KEYS = COMMON | {_key(w) for w in COMMON}
 MAX_NOTES_WITH_WORD = 5
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL_RE = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+$")
+#: The area a note may begin with (``DRA: ``, ``kubeadm: ``).
+_AREA_RE = re.compile(r"^\W*[A-Za-z][\w./-]{0,30}:\s+")
 _INTRODUCES_RE = re.compile(r"^\W*(?:added|adds|introduced|introduces|introducing)\b", re.I)
 
 
@@ -370,19 +372,37 @@ def attach_possible(
     keps: Sequence[Kep],
     declared: Iterable[str],
 ) -> list[Change]:
-    """``changes`` with :func:`possible_evidence` added to the ``evidence`` of each change about a stage
-    (:func:`bot.plan.evidence.index.change_stage`) for which no note surely about the KEP was found.
-    ``keps``: every KEP of the snapshot (for the distinctive title words). Each release's notes are read for
-    prose once, whatever the number of changes."""
+    """``changes`` with evidence in prose added to each change about a stage
+    (:func:`bot.plan.evidence.index.change_stage`) for which no note surely about the KEP was found: the notes
+    that name the KEP by its title (:func:`named_evidence`, ``possible`` False), else those that describe it by
+    its distinctive title words (:func:`possible_evidence`), as a watch reads them, so a note reads the same in
+    every part of a pull request. ``keps``: every KEP of the snapshot (for the titles). Each release's notes are
+    read for prose once, whatever the number of changes."""
     by_path = {k.path: k for k in keps}
     words = distinctive_words(keps, notes)
+    known = titles(keps)
     gates = frozenset(declared)
     prepared: Prepared = {}
     out = []
     for c in changes:
         kep = by_path.get(c.kep_path)
-        if kep is not None and c.kep_path in words and not any(not e.ambiguous and not e.counter for e in c.evidence):
-            found = possible_evidence(notes, kep, change_stage(c, kep), words[c.kep_path], gates, prepared)
+        if kep is not None and not any(not e.ambiguous and not e.counter for e in c.evidence):
+            stage = change_stage(c, kep)
+            found = named_evidence(notes, kep, stage, gates, known, prepared)
+            if not found and c.kep_path in words:
+                found = possible_evidence(notes, kep, stage, words[c.kep_path], gates, prepared)
             c = c._replace(evidence=c.evidence + found) if found else c
         out.append(c)
     return out
+
+
+def adds_first(first: str, words: Sequence[str], excerpt: str) -> str:
+    """How ``excerpt``, a sentence of a note linked to the KEP that names no stage, announces ``first``, the first
+    stage kep.yaml plans: it introduces something (``Added ...``, also after an area such as ``DRA: ``) and names
+    the KEP by its title words (``"title"``), or ``first`` is alpha (``"alpha"``): a KEP with no stage yet ships
+    its first code behind its alpha gate, so what it adds in the release is its alpha (``DRA: Added a
+    `spec.resourceClaims` field to PodGroup resources``, the 1.36 note #136989 for 5729); ``""``: neither."""
+    sentence = _AREA_RE.sub("", excerpt, count=1)
+    if not introduces(sentence):
+        return ""
+    return "title" if names_kep(words, sentence) else "alpha" if first == "alpha" else ""

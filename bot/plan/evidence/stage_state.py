@@ -63,13 +63,15 @@ class NoteRef(NamedTuple):
     (:data:`CONFIRMS`: of that release, surely about the KEP, announcing the stage; :data:`COUNTER`: the same but
     announcing another stage; :data:`ELSEWHERE`: announcing the stage in another release; :data:`POSSIBLE`:
     matched by title words only, :mod:`bot.plan.evidence.prose`; :data:`TURNED_OFF`: turning the KEP's gate off
-    by default in that release) and ``said``: the stage a counter note announces, or ``"reached by v1.33"``."""
+    by default in that release), ``said``: the stage a counter note announces, or ``"reached by v1.33"``, and the
+    note's own sentence (``excerpt``, untrusted text: render it inert; not in :meth:`PlannedStage.as_report`)."""
 
     release: str
     pr: int
     url: str
     role: str
     said: str = ""
+    excerpt: str = ""
 
 
 class NotesView(NamedTuple):
@@ -101,7 +103,8 @@ class PlannedStage(NamedTuple):
 
     def as_report(self) -> dict[str, object]:
         """``{kep, kep_path, stage, release, state, reason, source, notes: [{release, pr, url, role, said}]}``."""
-        return {**self._asdict(), "notes": [n._asdict() for n in self.notes]}
+        notes = [{k: v for k, v in n._asdict().items() if k != "excerpt"} for n in self.notes]
+        return {**self._asdict(), "notes": notes}
 
 
 def word(stage: str) -> str:

@@ -7,7 +7,7 @@ For the release ``R`` with key dates read, each stage judged ``on track`` or ``n
 - ``planned`` before R's Enhancements Freeze (nothing is expected to have landed yet);
 - ``at risk`` from R's Code Freeze day on (the AoE deadline is the day given, so the day itself counts): no note
   or gate list entry says the planned stage, and the reason names what is missing and any Code Freeze
-  exception of the KEP in R with its status;
+  exception of the KEP in R with its status as of that day (:func:`known_on`);
 - ``missed`` after R's release day, when R's notes and the gate list (final then) hold no landed sign;
 
 and a ``landed`` stage after the release day is ``shipped``. ``slipped`` and ``contradicted`` stay as they
@@ -83,7 +83,7 @@ def follow_calendar(
         return found._replace(entries=tuple(out))
     when = phase(cycle.calendar, cycle.as_of)
     by_kep: dict[int, list[FreezeException]] = {}
-    for e in exceptions:
+    for e in known_on(exceptions, cycle.as_of):
         by_kep.setdefault(e.kep, []).append(e)
     out = []
     for entry in found.entries:
@@ -94,6 +94,19 @@ def follow_calendar(
         out.append(entry._replace(state=state, reason=reason + off, signs=signs))
     out.sort(key=order)
     return found._replace(entries=tuple(out))
+
+
+def known_on(exceptions: Sequence[FreezeException], as_of: str) -> list[FreezeException]:
+    """The freeze exceptions as the release team's records stood on ``as_of`` (``YYYY-MM-DD``; ``""``: every one as
+    written): one requested later is left out, and one reviewed later is still a request (no status, no review
+    day), so a watch standing on a past day never tells a decision taken after it."""
+    if not as_of:
+        return list(exceptions)
+    return [
+        e._replace(status="", reviewed="") if e.reviewed > as_of else e
+        for e in exceptions
+        if not e.requested or e.requested <= as_of
+    ]
 
 
 def _number(ident: str) -> int:

@@ -8,8 +8,9 @@ kep.yaml names R as that stage's milestone (``alpha``/``beta``/``stable``; sever
 - ``release note``: a sentence of R's notes surely about the KEP (:mod:`bot.plan.evidence.index`): it announces
   a planned stage (``landed``), another graduation stage (``contradicts``, unless another note announces the
   planned one) or no stage (work merged this cycle: ``on track``); one naming a gate other KEPs declare too is
-  shown, never counted; a note linked to the KEP that introduces its feature by title (:func:`bot.plan.evidence.
-  prose.names_kep`) announces the first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
+  shown, never counted; a note linked to the KEP that introduces its feature by title, or that adds something to
+  a KEP with no stage yet whose first stage is alpha (:func:`bot.plan.evidence.prose.adds_first`), announces the
+  first stage kep.yaml plans; a gate an earlier kep.yaml declared links a note
   too, and the sign says it was renamed; a note naming neither the KEP nor a gate that names it by its title
   (:func:`bot.plan.evidence.prose.named_evidence`) and announces a planned stage is ``landed``; one describing it
   by its distinctive title words only (:func:`bot.plan.evidence.prose.possible_evidence`) is a ``possible`` sign,
@@ -36,18 +37,19 @@ Release notes and gate lists carry no dates: their signs name the note's pull re
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import NamedTuple
 
 from bot.model.gates import Lifecycle, release_key, shipped_text
-from bot.model.history.log import NO_BLOB, Version, kep_number
+from bot.model.history.log import NO_BLOB, Version, kep_number, utc_day
 from bot.model.history.provenance import field_origin
 from bot.model.kep import STAGES, Kep, normalize_milestone
+from bot.model.note_text import default_off
 from bot.model.release_calendar import Calendar
 from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
 from bot.plan.evidence.index import Evidence, Mention, NotesIndex
-from bot.plan.evidence.prose import first_stage, gate_in_code, introduces, names_kep, title_words
+from bot.plan.evidence.prose import adds_first, first_stage, gate_in_code, title_words
 from bot.wiki.matrix import parse_page
 
 #: The states, in the order a reader needs them: what needs a look first.
@@ -62,9 +64,11 @@ PLANNED, AT_RISK, SHIPPED, MISSED = "planned", "at risk", "shipped", "missed"
 #: Every state, in the order a reader needs them.
 ALL_STATES = (CONTRADICTED, SLIPPED, MISSED, AT_RISK, NO_SIGN, PLANNED, ON_TRACK, LANDED, SHIPPED)
 #: What a sign does to the state (``Sign.says``); ``possible`` (a note matched by title words only,
-#: :mod:`bot.plan.evidence.prose`) and ``""``: shown, not counted.
-POSSIBLE = "possible"
-SAYS = (LANDED, "contradicts", ON_TRACK, "slip", POSSIBLE, "")
+#: :mod:`bot.plan.evidence.prose`), ``off`` (a note turning the KEP's gate off by default in R,
+#: :func:`bot.model.note_text.default_off`: the pull request's ``off``, said in the reason) and ``""``: shown,
+#: not counted.
+POSSIBLE, OFF = "possible", "off"
+SAYS = (LANDED, "contradicts", ON_TRACK, "slip", POSSIBLE, OFF, "")
 #: Statuses under which a KEP ships nothing.
 DEAD_STATUSES = ("withdrawn", "replaced", "rejected", "deferred")
 #: One kep.yaml version and its tracked fields (``None``: unreadable), oldest first.
@@ -372,18 +376,6 @@ def order(e: WatchEntry) -> tuple[int, int, str]:
     return (ALL_STATES.index(e.state), _number(e.kep), e.kep)
 
 
-def utc_day(date: str) -> str:
-    """``YYYY-MM-DD`` in UTC of an ISO 8601 commit date with its offset (``2026-04-07T05:59:00+09:00``:
-    ``2026-04-06``); a date without an offset is taken as UTC; ``""`` for ``""``."""
-    if not date:
-        return ""
-    try:
-        when = datetime.fromisoformat(date)
-    except ValueError:
-        return date[:10]
-    return (when.astimezone(UTC) if when.tzinfo else when).date().isoformat()
-
-
 def _number(ident: str) -> int:
     digits = ident.split("-", 1)[0]
     return int(digits) if digits.isdigit() else 0
@@ -425,13 +417,16 @@ def _note_signs(
     naming a gate of ``former`` (gates kep.yaml no longer declares) says so."""
     best: dict[int, tuple[tuple[int, int], Mention, str]] = {}
     first, words = first_stage(kep), title_words(kep.title)
+    inferred: set[int] = set()
     for m in index.for_kep(kep.path):
         if m.release != release:
             continue
         stage = m.stage if m.when == release else ""
         sure = kep.path in m.links
-        if sure and not stage and first in planned and introduces(m.excerpt) and names_kep(words, m.excerpt):
+        how = adds_first(first, words, m.excerpt) if sure and not stage and first in planned else ""
+        if how:
             stage = first  # "Added support for derived attributes in DRA" for 6080 DRA Derived Attributes (alpha)
+            inferred |= {m.pr} if how == "alpha" else set()
         rank = (int(sure), 3 if stage in planned else 2 if stage in STAGES else 1 if stage else 0)
         if m.pr not in best or rank > best[m.pr][0]:
             best[m.pr] = (rank, m, stage)
@@ -441,10 +436,14 @@ def _note_signs(
         if not linked:
             shared = f"a gate other KEPs declare too ({', '.join(m.gates)})" if m.gates else "several KEPs"
             says, what = "", f"names {shared}; not counted"
+        elif stage in planned and pr in inferred:
+            says, what = LANDED, "adds the first work of a KEP with no stage yet: its alpha"
         elif stage in planned:
             says, what = LANDED, f"announces {_word(stage)}"
         elif stage in STAGES:
             says, what = "contradicts", f"says {_word(stage)}"
+        elif not stage and m.gates and default_off(m.excerpt):
+            says, what = OFF, "turns its default off"
         else:
             says, what = (ON_TRACK, "names no stage") if not stage else ("", f"says {stage}")
         renamed = [g for g in m.gates if g in former]
@@ -537,7 +536,7 @@ def _history_signs(timeline: Timeline, release: str, started: str) -> list[Sign]
     before: Mapping[str, str] = {}
     for i, (version, fields) in enumerate(timeline):
         if version.blob == NO_BLOB:
-            day, pr = version.commit.date[:10], version.commit.pr
+            day, pr = utc_day(version.commit.date), version.commit.pr
             named = [s for s in STAGES if normalize_milestone(before.get(f"milestone.{s}", "")) == release]
             if named and day >= started:  # a slip when it stays deleted; a file added again reads on
                 text = f"kep.yaml deleted on {day}" + (f" (#{pr})" if pr else "")
