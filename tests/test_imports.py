@@ -105,7 +105,17 @@ def test_the_cycle_finder_finds_a_function_level_cycle(tmp_path):
 STAGES = (
     (
         "plumbing",
-        ("bot", "bot.errors", "bot.redact", "bot.http", "bot.log", "bot.cron", "bot.progress", "bot.fileread"),
+        (
+            "bot",
+            "bot.errors",
+            "bot.redact",
+            "bot.terminal",
+            "bot.http",
+            "bot.log",
+            "bot.cron",
+            "bot.progress",
+            "bot.fileread",
+        ),
     ),
     ("model", ("bot.model",)),
     ("sources", ("bot.sources",)),
@@ -159,6 +169,7 @@ def test_every_module_belongs_to_a_stage():
         "bot.log",
         "bot.progress",
         "bot.redact",
+        "bot.terminal",
     ]
 
 

@@ -19,7 +19,15 @@ from bot.service.stopsignals import block_stop_signals
 if sys.argv[1:2] == ["serve"] and os.path.basename(sys.argv[0]) in ("kep-sync", "cli.py"):
     block_stop_signals()
 
-from bot.cli.output import os_error_message, print_error, report_path, tell_what_landed, to_stderr, write_output
+from bot.cli.output import (
+    os_error_message,
+    pages_not_inputs,
+    print_error,
+    report_path,
+    tell_what_landed,
+    to_stderr,
+    write_output,
+)
 from bot.cli.parser import build_parser
 from bot.errors import ConfigError, KepSyncError, ReportNotWritten, UsageError
 from bot.http import RequestCounter
@@ -88,16 +96,34 @@ def resolve_config(args: argparse.Namespace) -> Config:
     if getattr(args, "page", None) is not None:
         data.setdefault("wiki", {})["pages"] = args.page
     if data == raw:
-        return validate_config(raw, str(path) if path else "environment")
+        return _records_source(validate_config(raw, str(path) if path else "environment"), str(path or "environment"))
     # Only the settings in effect are validated: a file whose candidates.add_to.page is not in its own
     # wiki.pages is fine with --page naming that page.
     both = f"{path} with the command-line options" if path else "command line"
     try:
-        return validate_config(data, both)
+        config = validate_config(data, both)
     except ConfigError as exc:
         raise ConfigError(
             "\n".join(_blame(str(exc).split("\n"), both, raw, str(path) if path else "environment"))
         ) from None
+    return (
+        config
+        if getattr(args, "sig_release", None) is not None
+        else _records_source(config, str(path or "environment"))
+    )
+
+
+def _records_source(config: Config, path: str) -> Config:
+    """``config``; raises :class:`ConfigError` naming the config file ``path`` and ``release.sig_release`` when
+    that key (not ``--sig-release``) names a local source that is not a copy of kubernetes/sig-release."""
+    if not config.release.sig_release:
+        return config
+    from bot.commands.validate import records_problems
+
+    problems = records_problems(config.release.sig_release)
+    if problems:
+        raise ConfigError(f"{path}: {problems[0]}")
+    return config
 
 
 def _blame(lines: list[str], both: str, raw: dict, source: str) -> list[str]:
@@ -129,6 +155,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     counter = RequestCounter()
     log = get_logger(command="sync")
     try:
+        pages_not_inputs(args, config)
         outcome = run_sync(config, only=only, report_path=report_path(args, config), counter=counter)
         unreported = None
     except ReportNotWritten as exc:  # the publish landed: say so, with the changelog and pull request
@@ -198,6 +225,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from bot.cli.targets import one_target
     from bot.commands.watch import run_watch
 
+    if args.sig is not None and not args.sig.strip():
+        raise UsageError("--sig '': empty; name the owning SIG (node, sig-node)")
     config = one_target(args, resolve_config(args))
     only = sorted({n for group in args.kep for n in group}) if args.kep else None
     done = run_watch(
@@ -206,7 +235,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         report_path=report_path(args, config),
         counter=RequestCounter(),
         whole=args.whole or bool(args.sig),
-        sig=args.sig,
+        sig=args.sig or "",
     )
     write_output(done.text, "the watch")
     return EXIT_OK

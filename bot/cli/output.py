@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bot.errors import KepSyncError, UsageError
 from bot.progress import log_format
 from bot.redact import redact
+from bot.terminal import terminal_text
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -54,8 +55,9 @@ def os_error_message(exc: OSError) -> str:
 
 
 def print_error(exc: Exception) -> None:
-    """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix."""
-    to_stderr("".join(f"kep-sync: error: {line}\n" for line in redact(str(exc)).split("\n")))
+    """``kep-sync: error: ...`` on stderr, redacted; every line of a multi-line error gets the prefix; controls
+    and bidirectional overrides the error quotes show as escapes (:func:`bot.terminal.terminal_text`)."""
+    to_stderr("".join(f"kep-sync: error: {line}\n" for line in terminal_text(redact(str(exc))).split("\n")))
 
 
 def tell_what_landed(args: argparse.Namespace, config: Config, outcome, log) -> None:
@@ -86,12 +88,15 @@ def report_path(args: argparse.Namespace, config: Config) -> Path | None:
     to, by a symbolic or hard link) a file the run reads (:func:`run_inputs`): a configured page (``wiki.pages``,
     ``coverage.page``, ``digest.page`` under ``wiki.dir``), the config file, the gate list, a release-notes file,
     a kep.yaml or the file of the enhancements source, a token or key file, or lies in an input directory (the
-    release notes, the gate lists, ``cache_dir``): the report would overwrite it, whatever ``--publish`` says."""
+    release notes, the gate lists, the release team's records, ``cache_dir``): the report would overwrite it,
+    whatever ``--publish`` says."""
     if not args.report:
         return None
     from bot.config import find_config_path
 
     path = Path(args.report)
+    if path.is_dir():
+        raise UsageError(f"--report {args.report!r} is a directory; name a file")
     target = _file_id(path)
     root = Path(config.wiki.dir).expanduser()
     for page in config.pages_to_read():
@@ -111,11 +116,34 @@ def report_path(args: argparse.Namespace, config: Config) -> Path | None:
     return path
 
 
+def pages_not_inputs(args: argparse.Namespace, config: Config) -> None:
+    """With ``publish: files`` (pages written in place, through a symbolic or hard link), raise
+    :class:`UsageError` naming both when a configured page is, or links to, a file the run reads
+    (:func:`run_inputs`, such as the release team's records): publishing would overwrite that input."""
+    if config.publish != "files":
+        return
+    from bot.config import find_config_path
+
+    root = Path(config.wiki.dir).expanduser()
+    inputs = run_inputs(config, find_config_path(getattr(args, "config", None)))
+    for page in config.pages_to_read():
+        path = root / page
+        where, target = os.path.realpath(path), _file_id(path)
+        for what, name, tree in inputs:
+            inside = tree and _under(where, os.path.realpath(name))
+            if inside or _file_id(Path(name)) == target:
+                raise UsageError(
+                    f"wiki page {page!r} is {'inside ' if inside else ''}{what} {name!r} (through a link), an input "
+                    "of this run; --publish files would overwrite it"
+                )
+
+
 def run_inputs(config: Config, config_path: Path | None) -> list[tuple[str, str, bool]]:
     """The local files and directories a run of ``config`` reads besides its pages, as ``(what, path, tree)``:
     ``tree`` when every file under ``path`` counts as an input. The config file (``config_path``), the
     ``enhancements`` source (a snapshot or bundle file; a directory's ``keps/`` and git directory), the
-    release notes and gate lists (a file, or every file of their directory), ``cache_dir``, the wiki's git
+    release notes and gate lists (a file, or every file of their directory), the release team's records
+    (``release.sig_release``: the folder, and each release's README.md and exceptions.yaml), ``cache_dir``, the wiki's git
     directory and the token and key files named by ``$GITHUB_TOKEN_FILE`` and
     ``$KEP_SYNC_APP_PRIVATE_KEY_FILE``. Remote sources
     (``github:``, URLs) and unset ones name nothing."""
@@ -139,6 +167,14 @@ def run_inputs(config: Config, config_path: Path | None) -> list[tuple[str, str,
             found.append((what, local, os.path.isdir(local)))
             if os.path.isdir(local):  # a hard link to one of its files, named from elsewhere
                 found += [(what, os.path.join(local, f), False) for f in _files(local)]
+    records = _local(config.release.sig_release)
+    if records is not None:
+        what = "the release team's records (release.sig_release)"
+        found.append((what, records, os.path.isdir(records)))
+        releases = os.path.join(records, "releases")
+        root = releases if os.path.isdir(releases) else records
+        for folder in _files(root) if os.path.isdir(root) else []:  # hard links to the files read, from elsewhere
+            found += [(what, os.path.join(root, folder, f), False) for f in ("README.md", "exceptions.yaml")]
     found.append(("the cache directory (cache_dir)", str(Path(config.cache_dir).expanduser()), True))
     wiki_git = Path(config.wiki.dir).expanduser() / ".git"
     if os.path.lexists(wiki_git):

@@ -132,7 +132,7 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
         dest="whole",
         help="every kep.yaml that names the release, by SIG, page rows marked (default: the pages' KEPs)",
     )
-    scope.add_argument("--sig", metavar="NAME", default="", help="the whole release of one owning SIG (node, sig-node)")
+    scope.add_argument("--sig", metavar="NAME", help="the whole release of one owning SIG (node, sig-node)")
     watch.add_argument(
         "--today",
         metavar="DATE",

@@ -58,6 +58,8 @@ def offline_problems(config: Config, dropped: Collection[str] = ()) -> list[str]
         problems += _notes_problems(config.release_notes.source)
     if config.gate_lifecycle.source and ok("gate_lifecycle.source"):
         problems += gate_problems(config.gate_lifecycle.source)
+    if config.release.sig_release and ok("release.sig_release"):
+        problems += records_problems(config.release.sig_release)
     if ok("publish", "wiki.repo"):
         problems += needs_problems(config)
     return problems
@@ -364,6 +366,25 @@ def _notes_problems(value: str) -> list[str]:
             return [f"release_notes.source {shown(value)}: cannot be listed: {exc.strerror or exc}"]
         if not found:
             return [f"release_notes.source {shown(value)}: the directory holds no release-notes-1.NN.json file"]
+    return []
+
+
+def records_problems(value: str) -> list[str]:
+    """Problems of ``release.sig_release``: not a copy of kubernetes/sig-release nor ``github:``, or a folder
+    with no ``release-1.NN`` folder (:mod:`bot.sources.sig_release`)."""
+    from bot.sources.sig_release import parse_records_source, release_folders
+
+    try:
+        source = parse_records_source(value)
+    except KepSyncError as exc:
+        return [f"release.sig_release: {str(exc).removeprefix('--sig-release ')}"]
+    if source.kind == "dir":
+        try:
+            found = release_folders(Path(source.location))
+        except OSError as exc:
+            return [f"release.sig_release {shown(value)}: cannot be listed: {exc.strerror or exc}"]
+        if not found:
+            return [f"release.sig_release {shown(value)}: no release-1.NN folder"]
     return []
 
 

@@ -96,6 +96,8 @@ def judge(
     calendar = inputs.records.calendars.get(cycle.release) if inputs.records is not None else None
     if inputs.records is not None:
         cycle = cycle._replace(calendar=calendar, as_of=config.release.today or as_of(inputs))
+        newest = as_of(inputs) if inputs.history is not None and inputs.history.log() else ""
+        cycle = cycle._replace(data_until=newest if newest > cycle.as_of else "")
     if config.release.started:
         cycle = cycle._replace(started=config.release.started, started_from="config", started_why="release.started")
     elif calendar is not None and calendar.day("started"):

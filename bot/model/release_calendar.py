@@ -41,6 +41,8 @@ LABELS = {
 }
 #: The kinds of freeze exception, as ``exceptions.yaml`` names them.
 EXCEPTION_KINDS = ("enhancementFreeze", "codeFreeze", "docsFreeze")
+#: The statuses of a freeze exception the reader takes (lower case); any other is a problem and read as none.
+EXCEPTION_STATUSES = ("approved", "rejected", "denied", "removed", "pending", "withdrawn")
 
 
 class KeyDate(NamedTuple):
@@ -75,7 +77,7 @@ class Calendar(NamedTuple):
 class FreezeException(NamedTuple):
     """One freeze exception request: ``kep`` number (the ``issue``), ``kind`` (:data:`EXCEPTION_KINDS`),
     ``release``, ``name``, ``requested`` / ``reviewed`` (``YYYY-MM-DD`` as written, ``""``: none), ``status``
-    (lower case as written: ``approved``, ``rejected``, ``denied``, ``removed``...), ``thread`` (URL),
+    (lower case, one of :data:`EXCEPTION_STATUSES`; ``""``: none or not one of them), ``thread`` (URL),
     ``where`` (``release-1.36/exceptions.yaml``) and ``line``."""
 
     kep: int
@@ -194,9 +196,16 @@ def summary_items(text: str) -> list[tuple[int, str]]:
     return items
 
 
+#: Key dates that follow one another in every cycle: each on or after the one before.
+ORDERED = ("started", "enhancements_freeze", "code_freeze", "release_day")
+
+
 def parse_calendar(release: str, where: str, text: str) -> tuple[Calendar, list[Problem]]:
     """The key dates of ``release`` from its README ``text`` (``where``: its path for problems), see the module
-    docstring; a key date given twice keeps the first; a README with no Summary list is one problem."""
+    docstring; a README with no Summary list is one problem. A key date given again on another line with another
+    day is a problem naming both lines, and neither day is used; a key date of :data:`ORDERED` before one read
+    earlier in that order (a Code Freeze before the Enhancements Freeze) is a problem naming its line, and it is
+    not used."""
     items = summary_items(text)
     problems = []
     if not items:
@@ -204,19 +213,49 @@ def parse_calendar(release: str, where: str, text: str) -> tuple[Calendar, list[
             Problem(where, "", "no Summary list of key dates (a line saying 'release cycle is' and bullets)")
         )
     dates: dict[str, KeyDate] = {}
+    conflicting: set[str] = set()
     for line, item in items:
         parts = _WEEK.split(item, maxsplit=1)
         if len(parts) != 2:
             continue
         name = key_date_of(parts[1])
-        if not name or name in dates:
+        if not name or name in conflicting:
             continue
         written = plain(parts[0]).rstrip(" :")
         day, why = parse_day(written)
-        if day:
+        first = dates.get(name)
+        if first is not None:
+            if day and day != first.day:
+                problems.append(
+                    Problem(
+                        where,
+                        f"line {line}",
+                        f"{LABELS[name]}: {day} here, {first.day} on line {first.line}; neither is used",
+                    )
+                )
+                conflicting.add(name)
+                del dates[name]
+        elif day:
             dates[name] = KeyDate(name, day, line, written)
         else:
             problems.append(Problem(where, f"line {line}", f"{LABELS[name]}: {why}; not read"))
+    last: KeyDate | None = None
+    for name in ORDERED:
+        found = dates.get(name)
+        if found is None:
+            continue
+        if last is not None and found.day < last.day:
+            problems.append(
+                Problem(
+                    where,
+                    f"line {found.line}",
+                    f"{LABELS[name]} {found.day} is before the {LABELS[last.name]} {last.day} (line {last.line}); "
+                    "not used",
+                )
+            )
+            del dates[name]
+            continue
+        last = found
     return Calendar(release, where, dates), problems
 
 
@@ -226,63 +265,177 @@ _KIND_LINE = (
     (re.compile(r"^docsFreeze:|^#\s*Docs Freeze Exception", re.I), "docsFreeze"),
 )
 _INVISIBLE = "\u200b\ufeff\u2060"
+#: The text fields of an exception, as ``exceptions.yaml`` names them.
+_TEXT_FIELDS = ("name", "date_requested", "date_reviewed", "thread", "status")
+_EVENT_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
 
 def parse_exceptions(release: str, where: str, text: str) -> tuple[list[FreezeException], list[Problem]]:
     """The freeze exceptions of ``release`` from ``exceptions.yaml`` ``text`` (``where``: its path).
 
-    Both shapes: ``enhancementFreeze:`` / ``codeFreeze:`` / ``docsFreeze:`` lists, and (up to 1.24) one list
-    split by ``# Enhancements Freeze Exceptions ...`` / ``# Code Freeze Exceptions ...`` comments. Each item
-    (``- name:`` to the next) is read on its own, so one item that is not YAML (a trailing comma in 1.20) is a
-    problem naming its line and the others still count; lines holding only invisible characters (U+200B) are
-    blank. An item before any kind, or without a numeric ``issue``, is a problem and left out."""
+    Read with the string-only YAML loader (:mod:`bot.model.yamlload`), in both shapes: a mapping of
+    ``enhancementFreeze:`` / ``codeFreeze:`` / ``docsFreeze:`` lists, and (up to 1.24) one list split by
+    ``# Enhancements Freeze Exceptions ...`` / ``# Code Freeze Exceptions ...`` comments; lines holding only
+    invisible characters (U+200B) are blank. Each item must be a mapping with a numeric ``issue`` and text
+    ``name``, ``status``, ``date_requested``, ``date_reviewed``, ``thread``. Problems, each naming the file and
+    line: an item that is not a mapping, has no KEP number or comes before any kind (left out); a field that is
+    not text (read as none); a ``status`` not in :data:`EXCEPTION_STATUSES` (read as none); another top-level
+    key or shape. A file that is not YAML is read item by item (``- name:`` or ``-`` at the line start to the
+    next), so one broken item (a trailing comma in 1.20) is a problem naming its line and the others count."""
+    lines = ["" if not raw.strip(_INVISIBLE + " \t") else raw for raw in text.splitlines()]
+    clean = "\n".join(lines) + "\n"
+    kinds = _kinds_by_line(lines)
+    problems: list[Problem] = []
+    try:
+        doc, _ = yamlload.load(clean)
+        starts = _item_lines(clean)
+    except (yaml.YAMLError, RecursionError) as exc:
+        return _by_item(release, where, lines, kinds, _why(exc))
+    items: list[tuple[int, str, object]] = []
+    if isinstance(doc, dict):
+        at = iter(starts)
+        for key, value in doc.items():
+            listed = value if isinstance(value, list) else []
+            under = [(next(at, 0), str(key), item) for item in listed]
+            if key in EXCEPTION_KINDS:
+                items += under
+                if value not in (None, "") and not isinstance(value, list):  # an empty key: no exceptions
+                    problems.append(Problem(where, f"key {key}", "not a list of exceptions; not read"))
+            else:
+                problems.append(Problem(where, f"key {key}", f"not a freeze ({', '.join(EXCEPTION_KINDS)}); not read"))
+    elif isinstance(doc, list):
+        items = [(line, kinds.get(line, ""), item) for line, item in zip(starts, doc, strict=False)]
+    elif doc is not None:
+        problems.append(Problem(where, "line 1", "not a list of exceptions nor a mapping of freezes; not read"))
+    out = []
+    for line, kind, item in items:
+        found = _exception(release, where, line, kind, item, problems)
+        if found is not None:
+            out.append(found)
+    return out, problems
+
+
+def _why(exc: BaseException) -> str:
+    """The first line of a YAML error, with its line when PyYAML gives one."""
+    mark = getattr(exc, "problem_mark", None)
+    why = str(getattr(exc, "problem", "") or exc).split("\n")[0]
+    return f"{why}, line {mark.line + 1}" if mark is not None else why
+
+
+def _kinds_by_line(lines: Sequence[str]) -> dict[int, str]:
+    """``{line: kind}``: the freeze named by the last kind line (key or comment) at or above each line."""
+    kind, out = "", {}
+    for number, line in enumerate(lines, 1):
+        kind = next((k for pattern, k in _KIND_LINE if pattern.match(line)), kind)
+        out[number] = kind
+    return out
+
+
+def _item_lines(text: str) -> list[int]:
+    """The line (1-based) of each item of the top-level list, or of each list a top-level key holds, in order
+    (PyYAML's events: the string-only parser, no value built)."""
+    found: list[int] = []
+    stack: list[bool] = []  # per open collection: is it a sequence
+    for event in yaml.parse(text, Loader=_EVENT_LOADER):
+        if isinstance(event, yaml.NodeEvent | yaml.CollectionStartEvent):
+            if stack and stack[-1] and (len(stack) == 1 or (len(stack) == 2 and not stack[0])):
+                found.append(event.start_mark.line + 1 if event.start_mark is not None else 0)
+            if isinstance(event, yaml.CollectionStartEvent):
+                stack.append(isinstance(event, yaml.SequenceStartEvent))
+        elif isinstance(event, yaml.CollectionEndEvent):
+            stack.pop()
+    return found
+
+
+def _by_item(
+    release: str, where: str, lines: Sequence[str], kinds: Mapping[int, str], why: str
+) -> tuple[list[FreezeException], list[Problem]]:
+    """The exceptions of a file that is not YAML as a whole, each item (``- name:`` or ``-`` at the line start
+    to the next kind line, item or top-level line) parsed on its own."""
+    chunks: list[tuple[int, list[str]]] = []
+    for number, line in enumerate(lines, 1):
+        if any(pattern.match(line) for pattern, _ in _KIND_LINE):
+            chunks.append((0, []))  # closes the item before it
+        elif re.match(r"^-\s|^\s*-\s+name\s*:", line):
+            chunks.append((number, [line]))
+        elif chunks and chunks[-1][0] and not re.match(r"^[A-Za-z#]", line):
+            chunks[-1][1].append(line)
     out: list[FreezeException] = []
     problems: list[Problem] = []
-    kind = ""
-    chunks: list[tuple[int, str, list[str]]] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = "" if not raw.strip(_INVISIBLE + " \t") else raw
-        found = next((k for pattern, k in _KIND_LINE if pattern.match(line)), None)
-        if found:
-            kind = found
-            chunks.append((0, "", []))  # closes the item before it
-        elif re.match(r"^\s*-\s+name\s*:", line):
-            chunks.append((number, kind, [line]))
-        elif chunks and chunks[-1][0] and not re.match(r"^[A-Za-z#]", line):
-            chunks[-1][2].append(line)
-    for number, item_kind, lines in chunks:
+    broken = False
+    for number, chunk in chunks:
         if not number:
             continue
         try:
-            doc, _ = yamlload.load(textwrap.dedent("\n".join(lines)))
+            doc, _ = yamlload.load(textwrap.dedent("\n".join(chunk)))
         except (yaml.YAMLError, RecursionError) as exc:
-            why = str(getattr(exc, "problem", "") or exc).split("\n")[0]
-            problems.append(Problem(where, f"line {number}", f"exception not read: not YAML ({why})"))
+            why_item = str(getattr(exc, "problem", "") or exc).split("\n")[0]  # its line is the item's own
+            problems.append(Problem(where, f"line {number}", f"exception not read: not YAML ({why_item})"))
+            broken = True
             continue
-        item = doc[0] if isinstance(doc, list) and doc and isinstance(doc[0], dict) else None
-        issue = str(item.get("issue", "")).strip() if item else ""
-        if item is None or not issue.isdigit():
-            problems.append(Problem(where, f"line {number}", f"exception not read: no KEP number (issue {issue!r})"))
-            continue
-        if not item_kind:
-            problems.append(Problem(where, f"line {number}", f"exception of KEP {issue} not read: no freeze named"))
-            continue
-        fields = {k: str(item.get(k) or "").strip() for k in ("name", "date_requested", "date_reviewed", "thread")}
-        out.append(
-            FreezeException(
-                int(issue),
-                item_kind,
-                release,
-                fields["name"],
-                fields["date_requested"],
-                fields["date_reviewed"],
-                str(item.get("status") or "").strip().lower(),
-                fields["thread"],
-                where,
-                number,
-            )
-        )
+        item = doc[0] if isinstance(doc, list) and len(doc) == 1 else doc
+        found = _exception(release, where, number, kinds.get(number, ""), item, problems)
+        if found is not None:
+            out.append(found)
+    if not broken:
+        problems.insert(0, Problem(where, "", f"not YAML ({why}); read item by item"))
     return out, problems
+
+
+def _exception(
+    release: str, where: str, line: int, kind: str, item: object, problems: list[Problem]
+) -> FreezeException | None:
+    """The exception of one ``item`` (at ``line``, of freeze ``kind``); ``None`` (a problem added) when it is not
+    a mapping, has no KEP number or no kind. A field that is not text, or a status not known, is a problem and
+    read as none."""
+    at = f"line {line}"
+    if not isinstance(item, dict):
+        problems.append(Problem(where, at, f"exception not read: {_shown(item)}, not a mapping of name, issue, status"))
+        return None
+    issue = item.get("issue")
+    number = issue.strip() if isinstance(issue, str) else ""
+    if not number.isdigit():
+        shown = repr(number) if isinstance(issue, str) else _shown(issue)
+        problems.append(Problem(where, at, f"exception not read: no KEP number (issue {shown})"))
+        return None
+    if not kind:
+        problems.append(Problem(where, at, f"exception of KEP {number} not read: no freeze named"))
+        return None
+    fields = {}
+    for key in _TEXT_FIELDS:
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
+            problems.append(
+                Problem(where, at, f"exception of KEP {number}: {key} is {_shown(value)}, not text; read as none")
+            )
+            value = None
+        fields[key] = (value or "").strip()
+    status = fields["status"].lower()
+    if status and status not in EXCEPTION_STATUSES:
+        known = ", ".join(EXCEPTION_STATUSES)
+        problems.append(Problem(where, at, f"exception of KEP {number}: status not one of {known}; read as none"))
+        status = ""
+    return FreezeException(
+        int(number),
+        kind,
+        release,
+        fields["name"],
+        fields["date_requested"],
+        fields["date_reviewed"],
+        status,
+        fields["thread"],
+        where,
+        line,
+    )
+
+
+def _shown(value: object) -> str:
+    """What a YAML value is, in words (``a list``, ``a mapping``, ``none``), never its Python repr."""
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "none" if value is None else "text"
 
 
 class Records(NamedTuple):

@@ -138,11 +138,14 @@ def _describe(what: str, exc: BaseException) -> str:
 
 
 class GitHubSession(NamedTuple):
-    """A PyGithub client plus the retrying :meth:`call`; ``token_kind`` is ``token``, ``app`` or ``none``."""
+    """A PyGithub client plus the retrying :meth:`call`; ``token_kind`` is ``token``, ``app`` or ``none``;
+    ``login``: the login the session acts as when known without a request (an App: ``SLUG[bot]``, from its
+    installation's ``app_slug``), else ``""`` (a token's user: ``GET /user``)."""
 
     client: github.Github
     sleep: Callable[[float], None]
     token_kind: str
+    login: str = ""
 
     def call(
         self, what: str, fn: Callable[..., T], *args: Any, recover: Callable[[], T | None] | None = None, **kwargs: Any
@@ -256,7 +259,8 @@ def _installation_token(
     sleep: Callable[[float], None],
     pause: float,
     key_setting: str = "KEP_SYNC_APP_PRIVATE_KEY",
-) -> str:
+) -> tuple[str, str]:
+    """``(installation token, the App's login SLUG[bot])`` for ``repo``."""
     app_auth = _CountedAppAuth(app_id, key)
     app_auth.counter, app_auth.pause = counter, pause
     pacing.install()
@@ -284,7 +288,7 @@ def _installation_token(
             f"GitHub API: create an installation token for {repo}: "
             + header_problem("the installation token", grant.token)
         )
-    return grant.token
+    return grant.token, f"{installation.app_slug}[bot]" if installation.app_slug else ""
 
 
 def credentials_problem(env: Mapping[str, str]) -> str:
@@ -327,8 +331,9 @@ def connect(
     warning when publishing from GitHub Actions with the Actions token, because
     pull requests it opens do not trigger other workflows.
     """
+    login = ""
     if env.get("KEP_SYNC_APP_ID"):
-        token = _installation_token(
+        token, login = _installation_token(
             api_url,
             repo,
             env["KEP_SYNC_APP_ID"],
@@ -366,4 +371,4 @@ def connect(
         seconds_between_writes=None,
         lazy=True,
     )
-    return GitHubSession(client, sleep, kind)
+    return GitHubSession(client, sleep, kind, login)

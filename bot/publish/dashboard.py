@@ -8,7 +8,9 @@ on the open pull request with a box that lifts one; markers in the pages and ``i
 each with where to lift it), the last run's problems and rows left as is, the time of the last and the next
 run and a box to run now. A box is ``- [ ] text <!-- kep-sync:box ACTION -->``; :func:`ticked` reads the
 ticked ones. Every text that does not come from kep-sync (KEP titles, reasons quoting upstream, problem
-messages) goes through :func:`bot.plan.changelog.markdown.table_cell`, so nothing in it is markup.
+messages) goes through :func:`bot.plan.changelog.markdown.table_cell`, so nothing in it is markup; the Needs a
+look lines (markdown the changelog wrote) are each kept on one line with no HTML comment in them, so none can
+end the section, tick a box or fake a marker.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from bot.plan.changelog.markdown import kep_link, table_cell
-from bot.plan.watch.judge import CONTRADICTED, NO_SIGN, SLIPPED
+from bot.plan.changelog.markdown import kep_link, no_comments, table_cell
+from bot.plan.watch.judge import AT_RISK, CONTRADICTED, MISSED, NO_SIGN, SLIPPED
 
 #: The hidden marker that identifies the dashboard issue (first line of its body).
 MARKER = "<!-- kep-sync:dashboard -->"
@@ -27,10 +29,12 @@ END = "<!-- kep-sync:dashboard:end -->"
 TITLE = "kep-sync dashboard"
 RUN_NOW = "run-now"
 #: States of the watch that need attention (the others are on track or landed).
-ATTENTION = (CONTRADICTED, SLIPPED, NO_SIGN)
+ATTENTION = (CONTRADICTED, SLIPPED, MISSED, AT_RISK, NO_SIGN)
 #: Most problems and KEPs listed by name; beyond, a count.
 MAX_LISTED = 20
 _BOX_RE = re.compile(r"^- \[([ xX])\] [^\n]*?<!-- kep-sync:box ([a-z0-9.-]+) -->[ \t]*$", re.M)
+#: What ends a line in some reader of the issue body.
+_BREAK_RE = re.compile("[\r\n\x0b\x0c\x85\u2028\u2029]")
 _SECTION_RE = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
 
 
@@ -63,7 +67,8 @@ def render(inputs: DashboardInputs, ticked_boxes: Collection[str] = ()) -> str:
         url, title, counts = inputs.pull_request
         out.append(f"[{table_cell(title)}]({url}): {counts}")
         if inputs.needs_a_look:
-            out += ["", "Needs a look:", "", *inputs.needs_a_look]
+            out += ["", "Needs a look:", ""]
+            out += [no_comments(_BREAK_RE.sub(" ", line)) for line in inputs.needs_a_look]
         else:
             out += ["", "Nothing needs a look."]
         if inputs.automerge:

@@ -124,6 +124,7 @@ class GitHubWiki(CommentCommands, BotBranch, Automerge, DashboardIssue):
         explain: Callable[[int], str] | None = None,
     ):
         self.config, self.pr_config, self.call, self.read_only = config, config.pull_request, session.call, read_only
+        self.login = session.login
         self.explain = explain
         self.repo_name = _wiki_repo(config)
         self.repo: Repository = session.client.get_repo(self.repo_name)

@@ -60,6 +60,7 @@ class DashboardIssue:
     reads: ConditionalReads
     ignores: dict[tuple[int, tuple[str, ...]], list[str]]
     _role: Callable[[str], tuple[str, str] | int]
+    login: str
 
     def _dashboard_read(self) -> set[tuple[int, tuple[str, ...]]]:
         """Find the dashboard and read its ticks; returns the ignore rules lifted by a permitted tick."""
@@ -76,7 +77,8 @@ class DashboardIssue:
                 f"{self.repo.url}/issues",
                 {"state": "all", "sort": "created", "direction": "asc", "per_page": PER_PAGE},
             )
-            self.board = next((i for i in listed if _is_board(i)), None)
+            own = self._own_login()
+            self.board = next((i for i in listed if _is_board(i, own)), None)
             if self.board is not None:
                 self._remember_board(int(self.board["number"]))
         if self.board is None or self.board.get("state") != "open":
@@ -144,7 +146,20 @@ class DashboardIssue:
             if exc.status in (404, 410):
                 return None
             raise
-        return issue if isinstance(issue, dict) and _is_board(issue) else None
+        return issue if isinstance(issue, dict) and _is_board(issue, self._own_login()) else None
+
+    def _own_login(self) -> str:
+        """The login kep-sync acts as: the session's (an App's ``SLUG[bot]``), else the token's user (``GET /user``,
+        read once); ``""`` when GitHub will not say (then no issue is taken for the dashboard)."""
+        if not self.login:
+            try:
+                user = self.call("read the authenticated user", self.reads.get, "/user")
+            except GitHubApiError as exc:
+                if exc.status not in (401, 403, 404):
+                    raise
+                user = None
+            self.login = str(user.get("login") or "") if isinstance(user, dict) else ""
+        return self.login
 
     def _remember_board(self, number: int) -> None:
         if self.reads.cache is not None:
@@ -219,9 +234,12 @@ class DashboardIssue:
         return _minute(fire.astimezone(datetime.UTC)) if fire else ""
 
 
-def _is_board(issue: dict) -> bool:
-    """True for an issue (not a pull request) whose body carries :data:`bot.publish.dashboard.MARKER`."""
-    return "pull_request" not in issue and dash.MARKER in str(issue.get("body") or "")
+def _is_board(issue: dict, own: str) -> bool:
+    """True for an issue (not a pull request) opened by ``own`` (kep-sync's login; ``""``: none is) whose body
+    carries :data:`bot.publish.dashboard.MARKER`: anyone can write the marker, only kep-sync opens its dashboard."""
+    user = issue.get("user")
+    author = str(user.get("login") or "") if isinstance(user, dict) else ""
+    return bool(own) and author == own and "pull_request" not in issue and dash.MARKER in str(issue.get("body") or "")
 
 
 def utcnow() -> datetime.datetime:
@@ -232,7 +250,8 @@ def utcnow() -> datetime.datetime:
 def event_editor(number: int) -> tuple[str, str]:
     """``(login, body before)`` of the edit of dashboard issue ``number`` the GitHub Actions ``issues`` event
     describes (``GITHUB_EVENT_NAME``, payload at ``GITHUB_EVENT_PATH``: ``sender.login``, ``changes.body.from``);
-    ``("", "")`` for another event, another issue or no payload."""
+    ``("", "")`` for another event, another issue, an event that did not edit the body (no ``changes.body.from``:
+    a label, a reopen) or no payload."""
     if os.environ.get("GITHUB_EVENT_NAME") != "issues" or not os.environ.get("GITHUB_EVENT_PATH"):
         return "", ""
     try:
@@ -241,8 +260,13 @@ def event_editor(number: int) -> tuple[str, str]:
         return "", ""
     if not isinstance(event, dict) or (event.get("issue") or {}).get("number") != number:
         return "", ""
-    before = ((event.get("changes") or {}).get("body") or {}).get("from")
-    return str((event.get("sender") or {}).get("login") or ""), str(before or "")
+    changes = event.get("changes")
+    body = changes.get("body") if isinstance(changes, dict) else None
+    before = body.get("from") if isinstance(body, dict) else None
+    if not isinstance(before, str):  # not an edit of the body (labeled, reopened...): it ticked nothing
+        return "", ""
+    sender = event.get("sender")
+    return str((sender.get("login") if isinstance(sender, dict) else "") or ""), before
 
 
 def _minute(when: datetime.datetime) -> str:

@@ -147,7 +147,7 @@ class Automerge:
             rule = {}
         required = list(((rule.get("required_status_checks") or {}).get("contexts")) or [])
         reviews = int(((rule.get("required_pull_request_reviews") or {}).get("required_approving_review_count")) or 0)
-        combined = self.call("read the commit statuses", self.reads.get, f"{self.repo.url}/commits/{head}/status")
+        combined, statuses = self._statuses(head)
         runs = self.call(
             "read the check runs",
             self.reads.get,
@@ -155,7 +155,7 @@ class Automerge:
             {"per_page": PER_PAGE},
         )
         seen: dict[str, str] = {}
-        for s in combined.get("statuses") or []:
+        for s in statuses:
             seen[str(s.get("context"))] = "success" if s.get("state") == "success" else str(s.get("state"))
         for c in runs.get("check_runs") or []:
             done = c.get("status") == "completed"
@@ -165,6 +165,8 @@ class Automerge:
         for name, state in sorted(seen.items()):
             if state not in PASSING:
                 return f"check {name} is {state}"
+        if statuses and combined.get("state") != "success":  # GitHub's own reading of the statuses
+            return f"the combined commit status is {combined.get('state')}"
         missing = [name for name in required if name not in seen]
         if missing:
             return f"required check {missing[0]} has not reported"
@@ -173,6 +175,22 @@ class Automerge:
             if given < reviews:
                 return f"{reviews} approving review{'s' if reviews != 1 else ''} required, {given} given"
         return ""
+
+    def _statuses(self, head: str) -> tuple[dict, list[dict]]:
+        """``(combined status, every status)`` of commit ``head``: ``GET /commits/{sha}/status`` page by page
+        (``per_page`` 100, ``page`` from 1) until ``total_count`` statuses are read or a page comes back empty."""
+        url = f"{self.repo.url}/commits/{head}/status"
+        combined: dict = {}
+        statuses: list[dict] = []
+        page = 1
+        while True:
+            got = self.call("read the commit statuses", self.reads.get, url, {"per_page": PER_PAGE, "page": page})
+            combined = got if page == 1 else combined
+            listed = [s for s in got.get("statuses") or [] if isinstance(s, dict)]
+            statuses += listed
+            if not listed or len(statuses) >= int(got.get("total_count") or 0):
+                return combined, statuses
+            page += 1
 
     def _approvals(self, pr: PullRequest) -> int:
         """Users whose latest review of ``pr`` approves it."""

@@ -140,9 +140,15 @@ def _read(path: Path, problems: list[Problem]) -> bytes | None:
         return None
 
 
+def release_folders(root: Path) -> list[str]:
+    """The names of the ``release-1.NN`` folders in ``root`` (the ``releases/`` folder), sorted by name; raises
+    :class:`OSError` when ``root`` cannot be listed."""
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and _DIR_RE.match(p.name))
+
+
 def _load_directory(root: Path) -> Records:
     try:
-        names = sorted(p.name for p in root.iterdir() if p.is_dir() and _DIR_RE.match(p.name))
+        names = release_folders(root)
     except OSError as exc:
         raise ConfigError(f"{FLAG} {str(root)!r}: cannot list: {exc.strerror or exc}") from None
     if not names:

@@ -107,6 +107,19 @@ def test_v1_37_at_the_bundles_head_follows_the_calendar_named_with_its_source(bu
     # the 16 problems of the records are 1.20-1.22's (no year): a v1.37 watch reads none of those files
     assert f"Release team's records: {RECORDS / 'releases'} (18 releases)" in lines
     assert done.report["problems"] == []
+    assert "data_until" not in done.report["watch"]["release"]
+    earlier = run_watch(
+        config.model_copy(update={"release": config.release.model_copy(update={"today": "2026-06-01"})})
+    )
+    assert earlier.text.splitlines()[6:8] == [
+        "As of: 2026-06-01 (UTC), before enhancements freeze",
+        "Data newer than the day: the kep.yaml history reaches 2026-07-22, after 2026-06-01; signs dated after "
+        "2026-06-01 are counted as read",
+    ]
+    assert (earlier.report["watch"]["release"]["as_of"], earlier.report["watch"]["release"]["data_until"]) == (
+        "2026-06-01",
+        "2026-07-22",
+    )
 
 
 def test_a_rewritten_released_milestone_names_the_exception_that_explains_it(bundle_clone, tmp_path, capsys):

@@ -409,3 +409,22 @@ def test_a_stdout_that_cannot_be_written_is_one_error_naming_what_was_lost(monke
     with pytest.raises(KepSyncError) as err:
         write_output("# kep-sync\n", what)
     assert str(err.value) == message
+
+
+def test_a_records_source_the_config_names_is_checked_and_its_errors_name_the_file_and_key(work, capsys):
+    base = "publish: none\nenhancements: enh\nwiki:\n  dir: wiki\n  pages: [m.md]\n"
+    (work / "empty" / "releases").mkdir(parents=True)
+    (work / "c.yaml").write_text(base + "release: {sig_release: /nonexistent}\n")
+    (work / "e.yaml").write_text(base + "release: {sig_release: empty}\n")
+    not_a_copy = "'/nonexistent': not a copy of kubernetes/sig-release (releases/) nor github:OWNER/REPO@REF"
+    assert main(["validate", "--config", "c.yaml"]) == 2
+    assert error_line(capsys) == f"kep-sync: error: c.yaml: release.sig_release: {not_a_copy}"
+    assert main(["validate", "--config", "e.yaml"]) == 2
+    assert error_line(capsys) == "kep-sync: error: e.yaml: release.sig_release 'empty': no release-1.NN folder"
+    for command in ("watch", "sync"):
+        assert main([command, "--config", "c.yaml"]) == 2, command
+        assert error_line(capsys) == f"kep-sync: error: c.yaml: release.sig_release: {not_a_copy}"
+    assert main(["watch", "--config", "c.yaml", "--sig-release", "/nope"]) == 2
+    assert error_line(capsys) == (
+        "kep-sync: error: --sig-release '/nope': not a copy of kubernetes/sig-release (releases/) nor github:OWNER/REPO@REF"
+    )

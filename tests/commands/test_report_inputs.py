@@ -36,6 +36,11 @@ def inputs(work, monkeypatch):
     (work / "config-link.yaml").symlink_to("c.yaml")
     os.link(work / "c.yaml", work / "config-hard.yaml")
     os.link(work / "notes" / "release-notes-1.37.json", work / "notes-hard.json")
+    records = work / "sr" / "releases" / "release-1.37"
+    records.mkdir(parents=True)
+    (records / "README.md").write_text("# 1.37\n")
+    (records / "exceptions.yaml").write_text("enhancementFreeze: []\n")
+    os.link(records / "exceptions.yaml", work / "exceptions-hard.yaml")
     monkeypatch.setenv("GITHUB_TOKEN_FILE", str(work / "token"))
     return work
 
@@ -57,6 +62,17 @@ KEP_YAML = "enh/keps/sig-scheduling/4671-gang-scheduling/kep.yaml"
             "the release notes (release_notes.source) 'notes/release-notes-1.37.json'",
         ),
         ([], KEP_YAML, "inside the KEPs of enhancements 'enh/keps'"),
+        (["--sig-release", "sr"], "sr/new.json", "inside the release team's records (release.sig_release) 'sr'"),
+        (
+            ["--sig-release", "sr"],
+            "sr/releases/release-1.37/README.md",
+            "inside the release team's records (release.sig_release) 'sr'",
+        ),
+        (
+            ["--sig-release", "sr/releases"],
+            "exceptions-hard.yaml",
+            "the release team's records (release.sig_release) 'sr/releases/release-1.37/exceptions.yaml'",
+        ),
         (["--enhancements", "enh.tar.gz"], "enh.tar.gz", "the enhancements source 'enh.tar.gz'"),
         ([], "token", "$GITHUB_TOKEN_FILE '{work}/token'"),
         ([], "cache/r.json", "inside the cache directory (cache_dir) '{work}/cache'"),
@@ -88,3 +104,37 @@ def test_a_report_beside_the_inputs_is_written(inputs, capsys):
     capsys.readouterr()
     assert (inputs / "r.json").read_text().startswith("{")
     assert ((inputs / "c.yaml").read_text(), (inputs / "gates.yaml").read_text()) == (CONFIG, GATES)
+
+
+def test_the_records_named_by_the_config_are_an_input_too(inputs, capsys):
+    (inputs / "c.yaml").write_text(CONFIG + "release: {sig_release: sr}\n")
+    report = "sr/releases/release-1.37/exceptions.yaml"
+    assert main([*SYNC, "--config", "c.yaml", "--publish", "none", "--report", report]) == 2
+    assert error_line(capsys) == (
+        f"kep-sync: error: --report {report!r} is inside the release team's records (release.sig_release) 'sr', an "
+        "input of this run; the report would overwrite it (choose another file)"
+    )
+    assert (inputs / report).read_text() == "enhancementFreeze: []\n"
+
+
+def test_publish_files_refuses_a_page_that_links_into_the_records(inputs, capsys):
+    page = inputs / "sr" / "releases" / "release-1.37" / "README.md"
+    (inputs / "wiki" / "r.md").symlink_to(page)
+    args = ["sync", *SYNC[1:5], "--page", "r.md", "--sig-release", "sr", "--publish", "files"]
+    assert main(args) == 2
+    assert error_line(capsys) == (
+        "kep-sync: error: wiki page 'r.md' is inside the release team's records (release.sig_release) 'sr' (through "
+        "a link), an input of this run; --publish files would overwrite it"
+    )
+    assert page.read_text() == "# 1.37\n"
+    assert main([*args[:-1], "none"]) == 2  # a dry run goes on: the page holds no KEP table
+    assert "wiki.pages[0] 'r.md': no table with a KEP column" in error_line(capsys)
+
+
+def test_a_report_path_that_is_a_directory_is_a_usage_error(inputs, capsys):
+    before = tree(inputs)
+    (inputs / "out").mkdir()
+    for command in ("sync", "audit", "watch"):
+        assert main([command, *SYNC[1:], "--config", "c.yaml", "--report", "out"]) == 2, command
+        assert error_line(capsys) == "kep-sync: error: --report 'out' is a directory; name a file"
+    assert tree(inputs) == before and list((inputs / "out").iterdir()) == []

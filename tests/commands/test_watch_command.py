@@ -349,6 +349,9 @@ def test_all_and_sig_read_the_whole_release_by_sig_with_the_page_rows_marked(tre
     assert (out[0], out[4]) == ("Watch of v1.37: 1 KEP (1 on track)", "Scope: SIG sig-scheduling naming v1.37")
     assert main(_args(tree, "--sig", "nope")) == 2
     assert "--sig 'nope': no kep.yaml names sig-nope as its owning-sig" in capsys.readouterr().err
+    for empty in ("", " "):
+        assert main(_args(tree, "--sig", empty)) == 2
+        assert capsys.readouterr().err == "kep-sync: error: --sig '': empty; name the owning SIG (node, sig-node)\n"
 
 
 def test_a_page_kep_deleted_in_the_cycle_is_slipped_in_the_watch_and_the_sync(tree, tmp_path, capsys, _reset_structlog):

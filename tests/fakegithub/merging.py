@@ -54,7 +54,8 @@ class MergeHandlers:
     # ---------------------------------------------------------------- handlers
     @_route("GET", "{R}/commits/<path:ref>/status")
     def h_combined_status(self, r, ref):
-        """The combined status: ``failure`` if any is failure/error, ``pending`` if any is pending or there are none."""
+        """The combined status: ``failure`` if any is failure/error, ``pending`` if any is pending or there are none;
+        ``statuses`` one page of them (``per_page``, default 30, at most 100; ``page`` from 1), ``total_count`` all."""
         sha = self._resolve(r, ref)
         _need(sha, 404, "No commit found for SHA: " + ref)
         found = r.get("statuses", {}).get(sha, [])
@@ -63,11 +64,13 @@ class MergeHandlers:
             "failure" if states & {"failure", "error"} else "pending" if "pending" in states or not found else "success"
         )
         api = f"{self.url}/repos/{r['full_name']}"
+        per_page = min(100, int(self._req.args.get("per_page", 30)))
+        page = max(1, int(self._req.args.get("page", 1)))
         return dict(
             state=state,
             sha=sha,
             total_count=len(found),
-            statuses=[self._status_json(r, s) for s in found],
+            statuses=[self._status_json(r, s) for s in found[(page - 1) * per_page : page * per_page]],
             repository=self._repo_json(r),
             commit_url=f"{api}/commits/{sha}",
             url=f"{api}/commits/{sha}/status",

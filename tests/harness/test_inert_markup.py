@@ -23,9 +23,11 @@ from bot.model.finding import Finding
 from bot.model.history.provenance import Upstream
 from bot.model.kep import Problem
 from bot.model.notes import ReleaseNotes
+from bot.model.release_calendar import FreezeException, parse_exceptions
 from bot.plan import digest as digest_mod
 from bot.plan.changelog.body import ChangelogInputs, render
 from bot.plan.changelog.markdown import inline, table_cell
+from bot.plan.changelog.signals import explained
 from bot.plan.diff import Change
 from bot.plan.evidence.index import Evidence
 from bot.plan.planner import plan_sync
@@ -36,6 +38,7 @@ from bot.plan.tracking.coverage import Coverage
 from bot.plan.watch.judge import Cycle, Sign, Watch, WatchEntry
 from bot.plan.watch.render import pr_sections
 from bot.publish import comment_commands as cmd
+from bot.publish import dashboard
 from bot.publish import pull_request as prmod
 from bot.publish.pull_request import PrState
 from tests.harness.gfm import read
@@ -179,7 +182,33 @@ def _summary(t: Sequence[str]) -> str:
     )
 
 
+def _records(t: Sequence[str]) -> str:
+    """The release team's records: freeze exceptions whose fields quote the strings, read from exceptions.yaml and
+    given as read, explaining a released milestone rewritten in a Needs a look line of the dashboard."""
+    text = "".join(
+        f"enhancementFreeze:\n- name: {_quoted(t[i])}\n  issue: 2033\n  status: {_quoted('x' + t[i + 1])}\n"
+        for i in (0, 2)
+    )
+    read_, problems = parse_exceptions("v1.36", "release-1.36/exceptions.yaml", text)
+    given_ = FreezeException(2033, t[4], "v1.36", t[5], "", "", t[6], t[7], t[3], 3)
+    change = Change("2033", "m.md", 3, "beta", "v1.36", "v1.37", "milestone", True, KEP_PATH)
+    line = f"- ↺ beta v1.36{explained(change, [*read_, given_])}"
+    inputs = dashboard.DashboardInputs(
+        ("https://github.com/acme/wiki/pull/1", t[1], "1 change"),
+        [line],
+        "",
+        None,
+        [],
+        [],
+        [str(p) for p in problems],
+        "",
+        "",
+    )
+    return dashboard.merge(None, dashboard.render(inputs))
+
+
 SCENARIOS: dict[str, Callable[[Sequence[str]], str]] = {
+    "records": _records,
     "pull request body": _body,
     "body sections": _sections,
     "digest": _digest,
@@ -197,6 +226,8 @@ def _check(name: str, texts: Sequence[str]) -> None:
     assert got.hrefs == want.hrefs and not got.srcs, (name, hostile)
     assert got.comments == want.comments and hostile.count("<!--") == twin.count("<!--"), (name, hostile)
     assert got.live == want.live, (name, sorted(got.live - want.live), hostile)
+    if name == "records":
+        assert dashboard.ticked(hostile) == [] and hostile.count(dashboard.END) == 1, hostile
     if name in ("pull request body", "body sections"):
         assert prmod.parse_state(prmod.render_section(hostile, STATE)) == STATE
 
@@ -223,6 +254,8 @@ def test_every_scenario_on_the_known_attacks():
         "1. \\@team \\#4 \\",
         "`@in code` then @out and `` ` `` #77)",
         "x\u202eevil\u2066 <b>&#64;y</b>",
+        "a\n</details>\n<!-- kep-sync:state -->\n- [x] Run now <!-- kep-sync:box run-now -->\n"
+        "<!-- kep-sync:dashboard:end -->",
     ]
     for name in SCENARIOS:
         _check(name, attacks)

@@ -233,6 +233,88 @@ def test_exceptions_in_the_old_shape_one_bad_item_is_a_problem_the_rest_count():
     assert (records.of_kep(753, "v1.21"), records.of_kep(1)) == ([], [])
 
 
+def test_a_status_the_release_team_never_uses_is_a_problem_and_read_as_none():
+    text = (
+        "enhancementFreeze:\n"
+        '- name: "a"\n  issue: 1\n  status: "approved <!-- kep-sync:dashboard:end -->\\n- [x] Run now"\n'
+        '- name: "b"\n  issue: 2\n  status: [approved]\n'
+        '- name: "c"\n  issue: 3\n  status: Pending\n'
+    )
+    found, problems = parse_exceptions("v1.36", "release-1.36/exceptions.yaml", text)
+    assert [(e.kep, e.status, e.line) for e in found] == [(1, "", 2), (2, "", 5), (3, "pending", 8)]
+    known = "approved, rejected, denied, removed, pending, withdrawn"
+    assert [(p.path, p.key, p.message) for p in problems] == [
+        ("release-1.36/exceptions.yaml", "line 2", f"exception of KEP 1: status not one of {known}; read as none"),
+        ("release-1.36/exceptions.yaml", "line 5", "exception of KEP 2: status is a list, not text; read as none"),
+    ]
+
+
+def test_key_dates_out_of_order_or_given_twice_are_problems_and_not_used():
+    text = (
+        "The v1.38 release cycle is as follows:\n\n"
+        "- **Monday 7th September 2026**: Week 1 — Release cycle begins\n"
+        "- **Thursday 1st October 2026**: Week 4 — Enhancements Freeze\n"
+        "- **Friday 25th September 2026**: Week 9 — Code Freeze\n"
+        "- **Tuesday 15th December 2026**: Week 14 — Kubernetes v1.38 released\n"
+        "- **Tuesday 8th December 2026**: Week 14 — Kubernetes v1.38 released\n"
+        "- **Tuesday 15th December 2026**: Week 14 — Kubernetes v1.38 released\n"
+        "- **Thursday 1st October 2026**: Week 4 — Enhancements Freeze\n"
+    )
+    calendar, problems = parse_calendar("v1.38", "release-1.38/README.md", text)
+    assert {k: (v.day, v.line) for k, v in calendar.dates.items()} == {
+        "started": ("2026-09-07", 3),
+        "enhancements_freeze": ("2026-10-01", 4),
+    }
+    assert problems == [
+        Problem(
+            "release-1.38/README.md", "line 7", "release day: 2026-12-08 here, 2026-12-15 on line 6; neither is used"
+        ),
+        Problem(
+            "release-1.38/README.md",
+            "line 5",
+            "Code Freeze 2026-09-25 is before the Enhancements Freeze 2026-10-01 (line 4); not used",
+        ),
+    ]
+
+
+def test_every_item_is_read_whatever_its_first_key_and_a_wrong_shape_is_a_problem_naming_its_line():
+    text = (
+        "enhancementFreeze:\n"
+        "- issue: 1\n  name: first key is issue\n  status: approved\n"
+        "- just a string\n"
+        "- name: [a, b]\n  issue: 2\n  date_reviewed: {day: 3}\n"
+        "- name: x\n  issue: [3]\n"
+        "codeFreeze:\n"
+        "\u200b\n"
+        "- {name: y, issue: '4', status: denied}\n"
+        "notes: []\n"
+    )
+    found, problems = parse_exceptions("v1.36", "r/exceptions.yaml", text)
+    assert [(e.kep, e.kind, e.name, e.reviewed, e.status, e.line) for e in found] == [
+        (1, "enhancementFreeze", "first key is issue", "", "approved", 2),
+        (2, "enhancementFreeze", "", "", "", 6),
+        (4, "codeFreeze", "y", "", "denied", 13),
+    ]
+    assert [(p.key, p.message) for p in problems] == [
+        ("key notes", "not a freeze (enhancementFreeze, codeFreeze, docsFreeze); not read"),
+        ("line 5", "exception not read: text, not a mapping of name, issue, status"),
+        ("line 6", "exception of KEP 2: name is a list, not text; read as none"),
+        ("line 6", "exception of KEP 2: date_reviewed is a mapping, not text; read as none"),
+        ("line 9", "exception not read: no KEP number (issue a list)"),
+    ]
+    assert all(p.path == "r/exceptions.yaml" for p in problems)
+
+
+def test_a_file_that_is_one_scalar_or_an_old_list_is_read_as_such():
+    assert parse_exceptions("v1.36", "r/e.yaml", "just text\n") == (
+        [],
+        [Problem("r/e.yaml", "line 1", "not a list of exceptions nor a mapping of freezes; not read")],
+    )
+    old = "# Code Freeze Exceptions requested in 1.21\n- issue: 7\n  name: n\n"
+    found, problems = parse_exceptions("v1.21", "r/e.yaml", old)
+    assert ([(e.kep, e.kind, e.line) for e in found], problems) == ([(7, "codeFreeze", 2)], [])
+
+
 def test_a_commit_day_is_its_utc_day_wherever_the_committer_was():
     from bot.model.history.log import utc_day
 

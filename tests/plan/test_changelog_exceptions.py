@@ -41,3 +41,15 @@ def test_nothing_is_named_without_an_exception_of_that_kep_in_that_release():
     assert explained(change("20330", "v1.36"), RECORDS) == ""
     assert explained(change("2033", "-"), RECORDS) == ""
     assert explained(change("2033", "v1.36"), []) == ""
+
+
+HOSTILE = "x\n</details>\n<!-- kep-sync:state -->\n- [x] Run now <!-- kep-sync:box run-now -->\n@alice"
+
+
+def test_every_field_of_an_exception_is_inert():
+    """The release team's text (status, kind, where) is shown as written, never as markup, a marker or a box."""
+    hostile = FreezeException(2033, "code<b>", "v1.36", "x", "", "", HOSTILE, "t", "a_b/*x*.yaml", 3)
+    assert explained(change("2033", "v1.36"), [hostile]) == (
+        " (v1.36 x &lt;/details&gt; &lt;!-\u200b- kep-sync:state -\u200b-&gt; - \\[x\\] Run now &lt;!-\u200b- "
+        "kep-sync:box run-now -\u200b-&gt; `@alice` its code&lt;b&gt; exception, a_b/\\*x\\*.yaml)"
+    )

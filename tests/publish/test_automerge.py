@@ -192,3 +192,12 @@ def test_the_report_says_what_automerge_did(gh, auto):
     publication = Publication(keps_plan := run_github(gh, keps(), auto).plan, [], "u", automerge="left open: x")
     assert run_report(auto, None, keps_plan, publication)["automerge"] == "left open: x"
     assert "automerge" not in run_report(auto, None, keps_plan, publication._replace(automerge=""))
+
+
+def test_every_page_of_the_commit_statuses_is_read(gh, auto):
+    run_github(gh, keps(), auto)
+    head = green(gh, *(f"ci-{n:03}" for n in range(130)))
+    gh.set_status(REPO, head, "late", "failure")  # the 131st status: on the second page of 100
+    held = run_github(gh, keps(), auto)
+    assert held.automerge == "left open: check late is failure"
+    assert held.requests.count(("GET", f"/repos/{REPO}/commits/{head}/status")) == 2

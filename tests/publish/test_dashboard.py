@@ -283,3 +283,59 @@ def test_without_its_cache_the_dashboard_is_found_by_its_marker_not_created_agai
         "GET",
         f"/repos/{REPO}/issues",
     ) not in steady.requests
+
+
+def test_at_risk_and_missed_keps_are_listed_and_needs_a_look_lines_stay_one_line_each():
+    watch = {
+        "release": {"current": "v1.37"},
+        "counts": {},
+        "keps": [
+            {"kep": "1", "title": "a", "state": "at risk", "reason": "r1"},
+            {"kep": "2", "title": "b", "state": "missed", "reason": "r2"},
+            {"kep": "3", "title": "c", "state": "planned", "reason": "r3"},
+        ],
+    }
+    look = ["- x\n</details>\n- [x] Run now <!-- kep-sync:box run-now -->\r<!-- kep-sync:dashboard:end -->"]
+    text = dash.render(dash.DashboardInputs(("u", "t", "1 change"), look, "", watch, [], [], [], "", ""))
+    assert [x for x in text.split("\n") if x.startswith(("- at risk", "- missed", "- planned"))] == [
+        "- at risk: [1](https://kep.k8s.io/1) a: r1",
+        "- missed: [2](https://kep.k8s.io/2) b: r2",
+    ]
+    z = "\u200b"
+    assert text.split("\n")[6:9] == [
+        "Needs a look:",
+        "",
+        f"- x </details> - [x] Run now <!-{z}- kep-sync:box run-now -{z}-> <!-{z}- kep-sync:dashboard:end -{z}->",
+    ]
+    assert dash.ticked(dash.merge(None, text)) == [] and text.count(dash.END) == 1
+
+
+def stranger_issue(gh, number: int, state: str) -> None:
+    """An issue ``mallory`` opened whose body carries the dashboard's marker."""
+    issues = gh.repos[REPO].setdefault("issues", {})
+    issues[number] = dict(
+        number=number, id=gh._next_id(), title="hi", body=dash.MARKER + "\nstranger's text", state=state,
+        user="mallory", created_at=gh._tick(), updated_at=gh._tick(), closed_at=None,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("state", ["closed", "open"])
+def test_an_issue_a_stranger_opened_with_the_marker_is_not_the_dashboard(gh, board, state):
+    stranger_issue(gh, 1, state)
+    run = run_github(gh, keps(), board)
+    issues = gh.repos[REPO]["issues"]
+    assert (issues[1]["state"], issues[1]["body"]) == (state, dash.MARKER + "\nstranger's text")
+    assert (issues[3]["user"], issues[3]["title"], issues[3]["state"]) == ("kep-bot", dash.TITLE, "open")
+    assert ("GET", "/user") in run.requests and issue_writes(run) == [("POST", f"/repos/{REPO}/issues")]
+
+
+def test_an_issues_event_that_did_not_edit_the_body_lifts_nothing(gh, ignored, monkeypatch, tmp_path):
+    tick(gh, "lift-4671.beta")
+    path = tmp_path / "labeled.json"
+    path.write_text(json.dumps({"action": "labeled", "issue": {"number": 2}, "sender": {"login": "maintainer"}}))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "issues")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
+    assert github_dashboard.event_editor(2) == ("", "")
+    run = run_github(gh, keps(), ignored)
+    assert run.written == [] and prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
+    assert "- [x] KEP 4671 beta" in gh.issue(2)["body"]

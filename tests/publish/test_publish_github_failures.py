@@ -4,6 +4,7 @@ size limit, credentials and GitHub App auth (the pull request's life is tests/pu
 from __future__ import annotations
 
 import json
+import shutil
 import time
 
 import pytest
@@ -335,3 +336,14 @@ def test_cli_missing_page_exits_2_naming_wiki_pages(gh, tmp_path, monkeypatch, c
     assert main(["sync", "--config", str(tmp_path / "kep-sync.yaml"), "--publish", publish]) == 2
     assert capsys.readouterr().err.endswith(f"wiki.pages (--page) 'gone.md': no such file at main of {REPO}\n")
     assert gh.writes == 0
+
+
+def test_an_app_finds_its_own_dashboard_by_its_login_without_asking_for_the_user(gh, cfg):
+    env = {"KEP_SYNC_APP_ID": "123", "KEP_SYNC_APP_PRIVATE_KEY": _pem()}
+    board = cfg.model_copy(update={"dashboard": True})
+    run_github(gh, keps(), board, env=env)
+    shutil.rmtree(gh.cache_dir)  # the issue number is forgotten: the issues are listed
+    again = run_github(gh, keps(), board, env=env)
+    issues = gh.repos[REPO]["issues"]
+    assert sorted((n, i["user"]) for n, i in issues.items()) == [(2, "kep-sync[bot]")]
+    assert ("GET", f"{R}/issues") in again.requests and ("GET", "/user") not in again.requests

@@ -104,6 +104,7 @@ def test_the_flag_and_the_config_key(tmp_path, monkeypatch, _reset_structlog):
     assert (config.release.sig_release, config.release.today) == (str(tmp_path), "2026-07-22")
     assert resolve_config(build_parser().parse_args(["sync"])).release.sig_release == ""
     (tmp_path / "conf").mkdir()
+    (tmp_path / "sig-release" / "release-1.37").mkdir(parents=True)  # a source the config names is checked
     (tmp_path / "conf" / "kep-sync.yaml").write_text("release:\n  sig_release: ../sig-release\n")
     anchored = resolve_config(
         build_parser().parse_args(["audit", "--config", str(tmp_path / "conf" / "kep-sync.yaml")])

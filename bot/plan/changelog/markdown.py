@@ -227,10 +227,16 @@ def code(text: str, *, cell: bool = False) -> str:
     return out.replace("|", "\\|") if cell else out
 
 
+def no_comments(text: str) -> str:
+    """``text`` with every HTML comment opener ``<!--`` and closer ``-->`` broken by a zero-width space, so no
+    marker of the bot (``<!-- kep-sync:... -->``) can be read in it; nothing else changes."""
+    return text.replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
+
+
 def code_block(text: str) -> str:
     """``text`` (lines) as a fenced code block: the fence a backtick run longer than any in ``text`` (at least
     three), ``<!--`` and ``-->`` broken as everywhere (the raw text holds no marker)."""
-    text = text.replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
+    text = no_comments(text)
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
     return f"{fence}\n{text}\n{fence}"
 
@@ -249,7 +255,7 @@ def safe(text: str) -> str:
     """Plain text (the commit message) with every ``@handle`` unable to ping: ``@handle`` -> ```@handle``` (a
     code span), or ``@`` and a zero-width space where the text has a backtick a new code span could pair
     with; handles already in a code span are left alone; ``<!--`` / ``-->`` broken with a zero-width space."""
-    text = text.replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
+    text = no_comments(text)
     if "@" not in text:
         return text
     return "".join(piece if is_code else _wrap_handles(piece) for is_code, piece in _segments(text))

@@ -284,13 +284,16 @@ def _needs_a_look(applied: list[Change], keps: Mapping[str, Kep], signals: Signa
 
 def explained(c: Change, exceptions: Sequence[FreezeException]) -> str:
     """`` (v1.36 rejected its Enhancements Freeze exception, release-1.36/exceptions.yaml)``: the freeze
-    exceptions of the KEP of ``c`` in the release its rewritten milestone named (``c.old``); ``""`` when none."""
+    exceptions of the KEP of ``c`` in the release its rewritten milestone named (``c.old``); ``""`` when none.
+    Every field is the release team's text, made inert (:func:`bot.plan.changelog.markdown.inline`)."""
     number = c.kep_id.split("-", 1)[0]
     release = normalize_milestone(c.old) or ""
     found = [e for e in exceptions if str(e.kep) == number and e.release == release] if release else []
     kinds = {"enhancementFreeze": "Enhancements Freeze", "codeFreeze": "Code Freeze", "docsFreeze": "Docs Freeze"}
     said = [
-        f"{e.release} {e.status or 'was asked for'} its {kinds.get(e.kind, e.kind)} exception, {e.where}" for e in found
+        f"{inline(e.release)} {inline(e.status) or 'was asked for'} its {kinds.get(e.kind) or inline(e.kind)} "
+        f"exception, {inline(e.where)}"
+        for e in found
     ]
     return f" ({'; '.join(said)})" if said else ""
 

@@ -168,4 +168,9 @@ def records_lines(watch: Watch) -> list[str]:
     if watch.cycle.as_of:
         when = phase(c, watch.cycle.as_of) or "unknown"
         out.append(f"As of: {watch.cycle.as_of} (UTC), {when}")
+    if watch.cycle.data_until:
+        out.append(
+            f"Data newer than the day: the kep.yaml history reaches {watch.cycle.data_until}, after "
+            f"{watch.cycle.as_of}; signs dated after {watch.cycle.as_of} are counted as read"
+        )
     return out

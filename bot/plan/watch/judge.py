@@ -82,7 +82,9 @@ class Cycle(NamedTuple):
     ``gate list`` or ``kep.yaml``; ``started``: ``YYYY-MM-DD`` (``""``: unknown); ``started_from``:
     ``config``, ``history`` or the release team's file (``release-1.37/README.md``); ``release_why`` /
     ``started_why``: one line each for the reader; ``calendar``: the release's key dates from the release team's
-    records (``None``: not read), and ``as_of``: the day (``YYYY-MM-DD``, UTC) the watch stands on.
+    records (``None``: not read), and ``as_of``: the day (``YYYY-MM-DD``, UTC) the watch stands on;
+    ``data_until``: the day of the newest kep.yaml commit read when it is after ``as_of`` (``release.today`` /
+    ``--today`` set earlier than the data: the signs read may postdate ``as_of``), else ``""``.
     """
 
     release: str
@@ -93,6 +95,7 @@ class Cycle(NamedTuple):
     started_why: str = ""
     calendar: Calendar | None = None
     as_of: str = ""
+    data_until: str = ""
 
 
 class Sign(NamedTuple):

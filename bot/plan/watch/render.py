@@ -11,6 +11,7 @@ from bot.plan.changelog.markdown import details, kep_link, note_link, table_cell
 from bot.plan.changelog.rows import DEFAULT_WEB_URL
 from bot.plan.watch.calendar import records_lines
 from bot.plan.watch.judge import LANDED, ON_TRACK, POSSIBLE, Sign, Watch, WatchEntry
+from bot.terminal import terminal_text
 
 #: Longest sign line in the text output and longest reason in the pull request table, characters.
 MAX_TEXT = 220
@@ -50,10 +51,11 @@ def render_text(watch: Watch, read: Sequence[str] = (), by_sig: bool = False) ->
 
     ``by_sig`` (``watch --all``): each owning SIG instead, with its counts, its KEPs by state, each KEP's state
     on its line and its page rows (``[page: PATH:LINE]``), then the SIG's KEPs that name the release as
-    latest-milestone with no new stage (:attr:`~bot.plan.watch.judge.Watch.targeting`)."""
+    latest-milestone with no new stage (:attr:`~bot.plan.watch.judge.Watch.targeting`). Controls and
+    bidirectional overrides in the text show as escapes (:func:`bot.terminal.terminal_text`)."""
     out = [headline(watch), *cycle_lines(watch), *read, ""]
     if by_sig:
-        return _by_sig(watch, out)
+        return terminal_text(_by_sig(watch, out))
     for state in watch.states():
         entries = [e for e in watch.entries if e.state == state]
         if not entries:
@@ -62,7 +64,7 @@ def render_text(watch: Watch, read: Sequence[str] = (), by_sig: bool = False) ->
         for e in entries:
             out += _kep_lines(e, watch.cycle.release)
         out.append("")
-    return "\n".join(out).rstrip("\n") + "\n"
+    return terminal_text("\n".join(out).rstrip("\n") + "\n")
 
 
 def _kep_lines(e: WatchEntry, release: str, state: bool = False) -> list[str]:
@@ -197,10 +199,14 @@ def _kep_block(e: WatchEntry, base: str) -> dict[str, object]:
 
 
 def _calendar_fields(watch: Watch) -> dict[str, object]:
-    """``{"as_of", "calendar": {key date: {"day", "source", "line"}}}`` with the release team's records; ``{}``
-    without them."""
+    """``{"as_of", "calendar": {key date: {"day", "source", "line"}}}`` with the release team's records, and
+    ``"data_until"`` when the kep.yaml history read is newer than ``as_of`` (:class:`~bot.plan.watch.judge.Cycle`);
+    ``{}`` without them."""
     c = watch.cycle
     if c.calendar is None:
         return {}
     dates = {k: {"day": d.day, "source": c.calendar.where, "line": d.line} for k, d in c.calendar.dates.items()}
-    return {"as_of": c.as_of, "calendar": dates}
+    out: dict[str, object] = {"as_of": c.as_of, "calendar": dates}
+    if c.data_until:
+        out["data_until"] = c.data_until
+    return out
