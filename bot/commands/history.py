@@ -8,7 +8,7 @@ I/O stays in :mod:`bot.sources.history`; :mod:`bot.model.history.timeline` and
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bot.errors import UsageError
 from bot.http import redact
@@ -19,8 +19,19 @@ from bot.sources.enhancements import parse_source
 from bot.sources.history import GitHistory, resolve_revision, snapshot_at
 
 if TYPE_CHECKING:
-    from bot.commands.inputs import Inputs
+    from bot.config import Config
     from bot.model.snapshot import Snapshot
+
+
+class Inputs(Protocol):
+    """What these commands read of a run's :class:`bot.commands.inputs.Inputs` (named here, not imported: the
+    inputs module hands :func:`history_text` to ``/kep-sync explain``)."""
+
+    config: Config
+
+    def snapshot(self) -> Snapshot: ...
+
+    def whole_history(self) -> GitHistory | None: ...
 
 
 def require_history(inputs: Inputs, what: str) -> GitHistory:

@@ -443,7 +443,6 @@ def explainer(config: Config) -> Callable[[int], str]:
     """KEP number -> its field history as ``kep-sync history N`` prints it, from ``config.enhancements`` (for
     ``/kep-sync explain``). Raises :class:`~bot.errors.UsageError` when the source has no git history (a
     ``github:`` source or a tarball) or no kep.yaml ever had the number."""
-
     inputs = Inputs(config)  # every explain of the run reads one history
 
     def explain(number: int) -> str:
