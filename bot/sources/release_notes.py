@@ -310,6 +310,24 @@ def _decodes(data: bytes) -> bool:
     return parse_notes("", data)[0] is not None
 
 
+def fetch_releases_listing(
+    client: httpx.Client, cache: EtagCache, listing_url: str, problems: list[Problem], max_bytes: int
+) -> bytes | None:
+    """The contents-API listing of ``releases/`` at ``listing_url`` (ETag-conditional, kept in ``cache`` as
+    ``releases``; at most ``max_bytes``), ``None`` for a 404; shared by the release notes and the release team's
+    records, which read the same repository."""
+    return fetch_cached(
+        client,
+        cache,
+        "releases",
+        listing_url,
+        problems,
+        headers={"Accept": "application/vnd.github+json"},
+        usable=is_listing,
+        max_bytes=max_bytes,
+    )
+
+
 def contents_url(api_url: str, source: NotesSource, path: str) -> str:
     """``{api_url}/repos/{owner}/{repo}/contents/{path}?ref={ref}``, the ref percent-encoded."""
     return f"{api_url}/repos/{source.location}/contents/{path}?ref={quote(source.ref, safe='')}"
@@ -365,18 +383,7 @@ def _load_github(
     cache = EtagCache(cache_root, problems)
     listing_url = contents_url(api_url, source, "releases")
     body = reads.once(
-        ("list",),
-        problems,
-        lambda: fetch_cached(
-            client,
-            cache,
-            "releases",
-            listing_url,
-            problems,
-            headers={"Accept": "application/vnd.github+json"},
-            usable=is_listing,
-            max_bytes=MAX_NOTES_BYTES,
-        ),
+        ("list",), problems, lambda: fetch_releases_listing(client, cache, listing_url, problems, MAX_NOTES_BYTES)
     )
     if body is None:
         raise ConfigError(

@@ -37,7 +37,7 @@ from bot.sources.release_notes import (
     RAW_MEDIA_TYPE,
     NotesSource,
     contents_url,
-    is_listing,
+    fetch_releases_listing,
     release_dirs,
 )
 
@@ -169,16 +169,7 @@ def _load_github(client: httpx.Client, cache_root: Path, source: NotesSource, ap
     problems: list[Problem] = []
     cache = EtagCache(cache_root, problems)
     listing_url = contents_url(api_url, source, "releases")
-    body = fetch_cached(
-        client,
-        cache,
-        "releases",
-        listing_url,
-        problems,
-        headers={"Accept": "application/vnd.github+json"},
-        usable=is_listing,
-        max_bytes=MAX_RECORD_BYTES,
-    )
+    body = fetch_releases_listing(client, cache, listing_url, problems, MAX_RECORD_BYTES)
     if body is None:
         raise ConfigError(f"{FLAG} GET {redact(listing_url)}: HTTP 404, no releases/ folder at {source.ref!r}")
     names = sorted(
