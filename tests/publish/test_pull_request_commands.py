@@ -63,6 +63,12 @@ def permission(user: str) -> tuple[str, str]:
     return ("GET", f"{R}/collaborators/{user}/permission")
 
 
+def refused(user: str) -> list[tuple[str, str]]:
+    """The requests of a run that refuses ``user``'s one command: the reads, the role asked once, the pull
+    request's body refreshed and the one answer posted; nothing committed."""
+    return READS_PR + [permission(user), ("PATCH", f"{R}/pulls/1"), ("POST", f"{R}/issues/1/comments")]
+
+
 def test_a_run_with_the_pull_request_open_and_no_comment_adds_exactly_one_request(gh, cfg):
     opened(gh, cfg)
     run = run_github(gh, keps(), cfg)
@@ -131,11 +137,7 @@ def test_a_command_from_a_user_without_write_access_is_answered_and_not_carried_
     gh.set_role(REPO, "mallory", "triage")
     cid = gh.add_comment(1, "/kep-sync ignore 4671", "mallory")
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS_PR + [
-        permission("mallory"),
-        ("PATCH", f"{R}/pulls/1"),
-        ("POST", f"{R}/issues/1/comments"),
-    ]
+    assert run.requests == refused("mallory")
     assert gh.branch_sha(REPO, BRANCH) == head and gh.read_file(REPO, BRANCH, PAGE_PATH) == PAGE.replace(
         ROW_4671, PROMOTED_ROW
     )
@@ -416,11 +418,7 @@ def test_a_command_whose_authors_role_github_will_not_tell_is_refused_once_and_t
     gh.set_role(REPO, "mallory", REFUSED)
     cid = gh.add_comment(1, "/kep-sync regenerate", "mallory")
     run = run_github(gh, keps(), cfg)
-    assert run.requests == READS_PR + [
-        permission("mallory"),
-        ("PATCH", f"{R}/pulls/1"),
-        ("POST", f"{R}/issues/1/comments"),
-    ]
+    assert run.requests == refused("mallory")
     assert (run.requests.count(permission("mallory")), gh.branch_sha(REPO, BRANCH)) == (1, head)
     assert replies(gh, cid) == [
         "> `/kep-sync regenerate` (@mallory)\n\n**Not carried out**: GitHub did not tell the role of @mallory on "
