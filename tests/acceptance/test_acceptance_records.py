@@ -30,6 +30,19 @@ REQUIRED = os.environ.get("KEP_SYNC_REQUIRE_SHARED") == "1"
 pytestmark = [pytest.mark.acceptance, pytest.mark.skipif(not PRESENT and not REQUIRED, reason=f"{SHARED} is absent")]
 
 
+def records_config(bundle_clone: Path, tmp_path: Path) -> Config:
+    """The shared page read against the bundle, the release notes, the feature gate list and the SIG Release
+    records, with a cache of its own under ``tmp_path``."""
+    return Config(
+        enhancements=str(bundle_clone),
+        cache_dir=str(tmp_path / "cache"),
+        wiki={"dir": str(WIKI), "pages": [PAGE]},
+        release_notes={"source": str(NOTES)},
+        gate_lifecycle={"source": str(LIST)},
+        release={"sig_release": str(RECORDS)},
+    )
+
+
 def test_every_key_date_of_1_23_to_1_37_is_read_and_1_20_to_1_22_say_they_have_no_year(tmp_path):
     records = load_records(str(RECORDS), tmp_path)
     assert sorted(records.calendars, key=lambda r: int(r.split(".")[1])) == [f"v1.{m}" for m in range(20, 38)]
@@ -59,14 +72,7 @@ def test_the_freeze_exceptions_the_issue_names(tmp_path):
 
 
 def test_v1_37_at_the_bundles_head_follows_the_calendar_named_with_its_source(bundle_clone, tmp_path):
-    config = Config(
-        enhancements=str(bundle_clone),
-        cache_dir=str(tmp_path / "cache"),
-        wiki={"dir": str(WIKI), "pages": [PAGE]},
-        release_notes={"source": str(NOTES)},
-        gate_lifecycle={"source": str(LIST)},
-        release={"sig_release": str(RECORDS)},
-    )
+    config = records_config(bundle_clone, tmp_path)
     done = run_watch(config)
     c = done.watch.cycle
     assert (c.started, c.started_from, c.calendar.day("code_freeze"), c.as_of) == (
@@ -189,14 +195,7 @@ def test_all_with_the_records_lists_every_kep_yaml_planning_v1_37_with_its_sig(b
     from bot.model.kep import STAGES, normalize_milestone
     from bot.sources.enhancements import load_snapshot
 
-    config = Config(
-        enhancements=str(bundle_clone),
-        cache_dir=str(tmp_path / "cache"),
-        wiki={"dir": str(WIKI), "pages": [PAGE]},
-        release_notes={"source": str(NOTES)},
-        gate_lifecycle={"source": str(LIST)},
-        release={"sig_release": str(RECORDS)},
-    )
+    config = records_config(bundle_clone, tmp_path)
     done = run_watch(config, whole=True)
     snapshot = load_snapshot(str(bundle_clone), tmp_path / "nocache")
     planning = {k.path: k.sig for k in snapshot.all_keps() if any(normalize_milestone(k.milestone(s)) == "v1.37" for s in STAGES)}  # fmt: skip

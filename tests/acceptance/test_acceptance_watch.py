@@ -9,7 +9,6 @@ notes #138916 and #140959 say alpha. Skipped when ../shared is absent, failed wh
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,7 @@ import pytest
 from bot.commands.watch import run_watch
 from bot.config import Config
 from bot.model.kep import STAGES, normalize_milestone
-
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-BUNDLE = SHARED / "data" / "enhancements-keps.bundle"
-NOTES = SHARED / "data" / "release-notes"
-LIST = SHARED / "data" / "feature-gates" / "versioned_feature_list.openshift-0b0e324c.yaml"
-WIKI = SHARED / "wiki"
-PAGE = "kubernetes-keps-implementation-matrix.md"
-PRESENT = BUNDLE.is_file() and NOTES.is_dir() and LIST.is_file() and (WIKI / PAGE).is_file()
-REQUIRED = os.environ.get("KEP_SYNC_REQUIRE_SHARED") == "1"
+from tests.acceptance.shareddata import LIST, NOTES, PAGE, PRESENT, REQUIRED, SHARED, WIKI
 
 pytestmark = [pytest.mark.acceptance, pytest.mark.skipif(not PRESENT and not REQUIRED, reason=f"{SHARED} is absent")]
 
