@@ -16,7 +16,9 @@ from tests.publishutil import (
     BRANCH,
     PAGE_PATH,
     PROMOTED,
+    READS_PR,
     REPO,
+    R,
     fresh_logging,  # noqa: F401  (autouse fixture)
     github_config,
     run_github,
@@ -66,7 +68,15 @@ def test_a_routine_pull_request_is_merged_on_the_run_after_its_checks_pass(gh, a
     assert gh.commits[gh.branch_sha(REPO, "main")]["parents"][1] == head
     assert gh.read_file(REPO, "main", PAGE_PATH) == PROMOTED
     assert gh.branch_sha(REPO, BRANCH) is None
-    assert ("PUT", f"/repos/{REPO}/pulls/1/merge") in merged.requests
+    assert merged.requests == READS_PR + [  # each rule read once, then the merge and the branch deleted
+        ("GET", f"{R}/pulls/1/commits"),
+        ("GET", f"{R}/branches/main/protection"),
+        ("GET", f"{R}/commits/{head}/status"),
+        ("GET", f"{R}/commits/{head}/check-runs"),
+        ("GET", R),
+        ("PUT", f"{R}/pulls/1/merge"),
+        ("DELETE", f"{R}/git/refs/heads/{BRANCH}"),
+    ]
     after = run_github(gh, keps(), auto)
     assert (after.url, after.written, after.writes, after.automerge) == ("", [], 0, "")
     assert len(gh.repos[REPO]["pulls"]) == 1
@@ -112,7 +122,7 @@ def test_a_refusal_of_the_merge_api_is_shown_and_tried_again(gh, auto):
         "left open: GitHub refused the merge (HTTP 405: Base branch was modified. Review and try the merge "
         "again.); tried again next run"
     )
-    assert gh.pull(1)["state"] == "open" and "HTTP 405" in line(gh)
+    assert (gh.pull(1)["state"], line(gh)) == ("open", f"{prmod.AUTOMERGE_TAG}**Automerge**: {held.automerge}")
     assert run_github(gh, keps(), auto).automerge == "merged"
 
 
