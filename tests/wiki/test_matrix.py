@@ -239,3 +239,29 @@ def test_a_table_that_starts_on_a_list_items_line_is_read_without_the_marker():
     assert parsed.problems == [Problem("m.md", "line 7", "KEP cell 'x' names no KEP; left as is")]
     diff = diff_page(parsed, snapshot(kep(4671, "gang-scheduling", stage="beta", beta="v1.37")))
     assert diff.lines[:3] == ["- | KEP | Status |", "  |---|---|", "  | 4671 | implementable / beta |"]
+
+
+@pytest.mark.parametrize(
+    ("table", "old", "new"),
+    [
+        (  # pipes outside: the page's empty "none" is written as is, every other byte kept
+            "| KEP | Stage | Alpha | Beta |\n|---|---|---|---|\n| 1-a | beta | v1.1 | |\n",
+            "| 4671-x | beta | v1.30 | v1.31 |",
+            "| 4671-x | beta |  |  |",
+        ),
+        (  # no pipe after the last cell: an empty text would drop the cell, so it gets "-"
+            "KEP | Stage | Alpha | Beta\n---|---|---|---\n1-a | beta | v1.1 | \n",
+            "4671-x | beta | v1.30 | v1.31",
+            "4671-x | beta |  | -",
+        ),
+    ],
+)
+def test_a_cleared_milestone_on_a_page_whose_empty_cells_mean_none(table, old, new):
+    page = parse_page("p.md", f"{table}{old}\n")
+    [row] = [r for r in page.rows if r.number == 4671]
+    written = render_row(old, row, {"alpha": "", "beta": ""})
+    assert written == new
+    again = parse_page("p.md", f"{table}{written}\n")
+    assert ([(r.number, r.line) for r in again.rows], again.problems) == ([(1, 2), (4671, 3)], [])
+    [after] = [r for r in again.rows if r.number == 4671]
+    assert render_row(written, after, {"alpha": "", "beta": ""}) == written  # a second run writes nothing
