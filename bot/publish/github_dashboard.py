@@ -61,12 +61,15 @@ class DashboardIssue:
     ignores: dict[tuple[int, tuple[str, ...]], list[str]]
     _role: Callable[[str], tuple[str, str] | int]
     login: str
+    #: True once ``GET /user`` was asked this run (its answer, even none, is final for the run).
+    _login_asked: bool = False
 
     def _dashboard_read(self) -> set[tuple[int, tuple[str, ...]]]:
         """Find the dashboard and read its ticks; returns the ignore rules lifted by a permitted tick."""
         self.board: dict | None = None
         self.waiting: list[str] = []
         self.still_ticked: set[str] = set()
+        self.unfindable = False
         if not self.config.dashboard:
             return set()
         self.board = self._remembered_board()
@@ -79,6 +82,12 @@ class DashboardIssue:
             )
             own = self._own_login()
             self.board = next((i for i in listed if _is_board(i, own)), None)
+            if self.board is None and not own and self.reads.cache is None:
+                self.log.warning(
+                    "dashboard not opened: GitHub does not say which login kep-sync acts as, and with no cache "
+                    "kep-sync could not find the issue again (it would open a new one each run)"
+                )
+                self.unfindable = True
             if self.board is not None:
                 self._remember_board(int(self.board["number"]))
         if self.board is None or self.board.get("state") != "open":
@@ -146,12 +155,22 @@ class DashboardIssue:
             if exc.status in (404, 410):
                 return None
             raise
-        return issue if isinstance(issue, dict) and _is_board(issue, self._own_login()) else None
+        if not isinstance(issue, dict):
+            return None
+        own = self._own_login()
+        if own:
+            return issue if _is_board(issue, own) else None
+        # GitHub will not say who kep-sync is (a GITHUB_TOKEN answers 403 to GET /user): the kept number is of
+        # the issue kep-sync opened (its own POST answered it), so that issue is taken while it is one and
+        # carries the marker; a stranger's issue has another number.
+        author = str((issue.get("user") or {}).get("login") or "") if isinstance(issue.get("user"), dict) else ""
+        return issue if author and _is_board(issue, author) else None
 
     def _own_login(self) -> str:
         """The login kep-sync acts as: the session's (an App's ``SLUG[bot]``), else the token's user (``GET /user``,
         read once); ``""`` when GitHub will not say (then no issue is taken for the dashboard)."""
-        if not self.login:
+        if not self.login and not self._login_asked:
+            self._login_asked = True
             try:
                 user = self.call("read the authenticated user", self.reads.get, "/user")
             except GitHubApiError as exc:
@@ -167,7 +186,7 @@ class DashboardIssue:
 
     def _dashboard_write(self, publication: Publication) -> None:
         """Create or update the dashboard for this run's ``publication`` (only when its body changes)."""
-        if not self.config.dashboard:
+        if not self.config.dashboard or self.unfindable:
             return
         if self.board is not None and self.board.get("state") != "open":
             self.log.info("dashboard is closed; not edited", issue=self.board.get("number"))

@@ -340,3 +340,40 @@ def test_an_issues_event_that_did_not_edit_the_body_lifts_nothing(gh, ignored, m
     run = run_github(gh, keps(), ignored)
     assert run.written == [] and prmod.parse_state(gh.pull(1)["body"]).ignore == "4671.beta"
     assert "- [x] KEP 4671 beta" in gh.issue(2)["body"]
+
+
+def test_a_token_github_will_not_name_keeps_one_dashboard_across_runs(gh, board):
+    """``GET /user`` refused (HTTP 403, as for a workflow's GITHUB_TOKEN): the first run opens the dashboard and
+    keeps its number; later runs take that issue by the kept number, ask ``/user`` once, and open no second one."""
+    gh.fail_next("GET", r"^/user$", 403, times=10)
+    first = run_github(gh, keps(), board)
+    assert [r for r in first.requests if "/issues" in r[1] or r[1] == "/user"] == [
+        ("GET", f"/repos/{REPO}/issues"),
+        ("GET", "/user"),
+        ("POST", f"/repos/{REPO}/issues"),
+    ]
+    for _ in range(2):
+        run = run_github(gh, keps(), board)
+        assert [r for r in run.requests if "/issues" in r[1] or r[1] == "/user"] == [
+            ("GET", f"/repos/{REPO}/issues/1/comments"),
+            ("GET", f"/repos/{REPO}/issues/2"),
+            ("GET", "/user"),
+        ]
+    assert sorted((n, i["title"]) for n, i in gh.repos[REPO]["issues"].items()) == [(2, dash.TITLE)]
+
+
+def test_with_no_login_and_no_cache_to_keep_its_number_no_dashboard_is_opened(gh, board):
+    """``GET /user`` refused and the cache not writable: kep-sync could not find the issue again, so it opens
+    none (rather than a new one each run); the pull request is published all the same."""
+    from pathlib import Path
+
+    Path(gh.cache_dir).mkdir(parents=True, exist_ok=True)
+    (Path(gh.cache_dir) / "github-wiki").write_text("not a directory")
+    gh.fail_next("GET", r"^/user$", 403, times=10)
+    for _ in range(2):
+        run = run_github(gh, keps(), board)
+        assert [r for r in run.requests if r[1] == f"/repos/{REPO}/issues" or r[1] == "/user"] == [
+            ("GET", f"/repos/{REPO}/issues"),
+            ("GET", "/user"),
+        ]
+    assert (gh.repos[REPO].get("issues", {}), gh.pull(1)["state"]) == ({}, "open")
