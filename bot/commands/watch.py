@@ -18,9 +18,9 @@ from bot.config import Config
 from bot.errors import KepSyncError, UsageError
 from bot.plan.changelog.rows import source_name
 from bot.plan.evidence import release_order
-from bot.plan.watch.judge import Watch, not_on_pages, page_keps
+from bot.plan.watch.judge import Watch, not_on_pages
 from bot.plan.watch.render import render_text, report_block
-from bot.plan.watch.scope import places, sig_name
+from bot.plan.watch.scope import page_keps, places, sig_name
 from bot.wiki.matrix import parse_page
 
 if TYPE_CHECKING:
@@ -72,11 +72,12 @@ def run_watch(
         if sig and not any(k.sig.lower() == sig_name(sig) for k in snapshot.all_keps()):
             raise UsageError(f"--sig {sig!r}: no kep.yaml names {sig_name(sig)} as its owning-sig")
         read = watch_read(inputs)
-        where = places(snapshot, [parse_page(p, t, config.aliases()) for p, t in pages.items()], only)
-        keps = page_keps(snapshot, pages, config.aliases(), only)
+        parsed = [parse_page(p, t, config.aliases()) for p, t in pages.items()]
+        where = places(snapshot, parsed, only)
+        keps = page_keps(snapshot, where)
         found = judge(config, read, keps, where, sig if whole else None)
         seen = input_problems(read)
-        missing = not_on_pages(pages, config.aliases(), only) if not whole else []
+        missing = not_on_pages(parsed, only) if not whole else []
     except KepSyncError as exc:
         if report_path is not None:
             from bot.redact import redact

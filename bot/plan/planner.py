@@ -230,8 +230,9 @@ def plan_sync(
         links = changelog_rows.Links(
             config.links.enhancements, snapshot.revision, page_url, changelog_rows.one_page(changes)
         )
-        inputs = inputs._replace(layout=changelog_signals.layout(snapshot, changes, links, signalled))
-        look = tuple(changelog_signals.needs_a_look(changes, snapshot, signalled, links))
+        layout = changelog_signals.layout(snapshot, changes, links, signalled)
+        inputs = inputs._replace(layout=layout)
+        look = tuple(changelog_signals.needs_a_look(layout))
     log = changelog_mod.render(snapshot, changes, problems, inputs)
     report.update(tracking_render.report_keys(tracking, production=bool(config.production_tables)))
     if watched is not None:

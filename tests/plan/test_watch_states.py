@@ -7,8 +7,10 @@ from bot.model.gates import lifecycle, parse_gate_list
 from bot.model.history.log import NO_BLOB, Commit, Version
 from bot.plan.evidence import build_index
 from bot.plan.evidence import gates as G
-from bot.plan.watch.judge import Cycle, Sign, cycle_start, list_release, page_keps, release_in_progress, watch
+from bot.plan.watch.judge import Cycle, Sign, cycle_start, list_release, release_in_progress, watch
 from bot.plan.watch.render import headline, pr_sections, render_text, report_block
+from bot.plan.watch.scope import page_keps, places
+from bot.wiki.matrix import parse_page
 from tests.notesutil import entry
 from tests.syncutil import kep, snapshot
 
@@ -275,8 +277,9 @@ def test_page_keps_reads_rows_once_with_matching_slugs():
         "| 102-wrong-slug | implementable / beta |\n| 103 | implementable / alpha |\n"
     )
     aliases = {"kep": ("KEP",), "status": ("Status",)}
-    assert [k.number for k in page_keps(SNAP, {"m.md": page}, aliases, None)] == [101, 103]
-    assert [k.number for k in page_keps(SNAP, {"m.md": page}, aliases, {103})] == [103]
+    parsed = [parse_page("m.md", page, aliases)]
+    assert [k.number for k in page_keps(SNAP, places(SNAP, parsed))] == [101, 103]
+    assert [k.number for k in page_keps(SNAP, places(SNAP, parsed, {103}))] == [103]
 
 
 def test_the_three_renderings():

@@ -46,6 +46,11 @@ _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2
 #: for the bot's markers), and keeps two code spans from touching (their backticks would join).
 _ZWSP = "\u200b"
 
+#: A run of backticks (a code span's fence, or a stray one).
+_TICKS_RE = re.compile("`+")
+#: A backslash and the character it escapes, or a run of backticks: where :func:`_segments` looks next.
+_ESCAPE_OR_TICKS_RE = re.compile(r"\\.?|`+", re.DOTALL)
+
 #: Plain-text characters replaced outright: HTML (entities), links and images (brackets), emphasis and
 #: strikethrough (``*``, ``~``), GitHub's math (``$``), a stray backtick and a table's ``|`` (backslash escapes).
 _REPLACE = {
@@ -65,7 +70,7 @@ _PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 def _clean(text: str) -> str:
     """Line breaks and controls as spaces; ``<!--`` and ``-->`` broken so no marker can be forged."""
-    return _CONTROL_RE.sub(" ", text).replace("<!--", "<!-" + _ZWSP + "-").replace("-->", "-" + _ZWSP + "->")
+    return no_comments(_CONTROL_RE.sub(" ", text))
 
 
 def _segments(text: str) -> list[tuple[bool, str]]:
@@ -73,37 +78,20 @@ def _segments(text: str) -> list[tuple[bool, str]]:
     escaped by a backslash opens one, the next run of the same length closes it (no escapes inside); a run
     with no such closer is plain text."""
     out: list[tuple[bool, str]] = []
-    n, i, start = len(text), 0, 0
-    while i < n:
-        if text[i] == "\\":
-            i += 2
+    start = pos = 0
+    while (opener := _ESCAPE_OR_TICKS_RE.search(text, pos)) is not None:
+        pos = opener.end()
+        if opener.group()[0] == "\\":
             continue
-        if text[i] != "`":
-            i += 1
-            continue
-        j = i
-        while j < n and text[j] == "`":
-            j += 1
-        k, close = j, -1
-        while k < n:
-            if text[k] != "`":
-                k += 1
-                continue
-            m = k
-            while m < n and text[m] == "`":
-                m += 1
-            if m - k == j - i:
-                close = m
-                break
-            k = m
+        width = pos - opener.start()
+        close = next((m.end() for m in _TICKS_RE.finditer(text, pos) if m.end() - m.start() == width), -1)
         if close < 0:
-            i = j
             continue
-        if start < i:
-            out.append((False, text[start:i]))
-        out.append((True, text[i:close]))
-        start = i = close
-    if start < n:
+        if start < opener.start():
+            out.append((False, text[start : opener.start()]))
+        out.append((True, text[opener.start() : close]))
+        start = pos = close
+    if start < len(text):
         out.append((False, text[start:]))
     return out
 
@@ -134,7 +122,7 @@ def _word(text: str, i: int, step: int) -> bool:
 def _span(text: str) -> str:
     """One code span holding ``text`` exactly: a fence longer than any backtick run in it, padded with a space
     where CommonMark would otherwise take a space off or join a backtick to the fence."""
-    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    fence = "`" * (max((len(m) for m in _TICKS_RE.findall(text)), default=0) + 1)
     pad = text[:1] == "`" or text[-1:] == "`" or (text[:1] == text[-1:] == " " and text.strip() != "")
     return f"{fence} {text} {fence}" if pad else f"{fence}{text}{fence}"
 
@@ -237,7 +225,7 @@ def code_block(text: str) -> str:
     """``text`` (lines) as a fenced code block: the fence a backtick run longer than any in ``text`` (at least
     three), ``<!--`` and ``-->`` broken as everywhere (the raw text holds no marker)."""
     text = no_comments(text)
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    fence = "`" * max(3, 1 + max((len(run) for run in _TICKS_RE.findall(text)), default=0))
     return f"{fence}\n{text}\n{fence}"
 
 

@@ -59,6 +59,8 @@ REWRITTEN_MARK, COUNTER_MARK, CONTRADICTED_MARK, OFF_MARK = "↺", "≠", "✗",
 STATE_WORDS = {CONFIRMED: "✓", PENDING: "pending", CONTRADICTED: "✗", UNKNOWN: "unknown"}
 #: Longest KEP title in the Changes table of this layout, characters.
 MAX_TITLE_CHARS = 40
+#: The header lines of the Needs a look section.
+_LOOK_HEAD = ["### Needs a look"]
 #: Most KEPs "Needs a look" names in its line of other findings; beyond, it gives counts by kind.
 MAX_KEPS_LISTED = 10
 
@@ -230,11 +232,10 @@ def _linked(text: str, state: PlannedStage) -> str:
     return "".join(note_link(int(p), urls.get(int(p), "")) if i % 2 else inline(p) for i, p in enumerate(parts))
 
 
-def needs_a_look(changes: Sequence[Change], snapshot: Snapshot, signals: Signals, links: Links) -> list[str]:
-    """The items of the Needs a look section for ``changes`` (markdown lines, ``[]`` when nothing needs
+def needs_a_look(layout: Layout) -> list[str]:
+    """The items of the Needs a look section of a :func:`layout` (markdown lines, ``[]`` when nothing needs
     judgment): the one list the changelog shows and automerge reads (:mod:`bot.plan.automerge`)."""
-    keps = {k.path: k for k in snapshot.all_keps()}
-    return list(_needs_a_look([c for c in changes if c.applied], keps, signals, links)[1])
+    return next((list(rows) for head, rows, _ in layout.lead if head == _LOOK_HEAD), [])
 
 
 def _needs_a_look(applied: list[Change], keps: Mapping[str, Kep], signals: Signals, links: Links) -> Section:
@@ -279,7 +280,7 @@ def _needs_a_look(applied: list[Change], keps: Mapping[str, Kep], signals: Signa
     ]
     if others:
         rows.append(f"- {_findings_line(others, 'on these rows')} (under Needs review)")
-    return (["### Needs a look"], rows, "items")
+    return (list(_LOOK_HEAD), rows, "items")
 
 
 def explained(c: Change, exceptions: Sequence[FreezeException]) -> str:

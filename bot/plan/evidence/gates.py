@@ -75,11 +75,6 @@ class Mark(NamedTuple):
     detail: str
 
 
-def list_name(gl: GateList) -> str:
-    """A list as findings name it: where it was read and its revision (git blob SHA-1, 12 digits)."""
-    return f"{gl.where} (blob {gl.revision[:12]})"
-
-
 @functools.lru_cache(maxsize=8192)
 def listed_name(gate: str, names: frozenset[str]) -> str:
     """The listed gate a kep.yaml name ``gate`` means: itself when listed, else the one listed name it differs

@@ -126,13 +126,14 @@ def title_words(title: str) -> tuple[str, ...]:
 
 def names_kep(words: Sequence[str], sentence: str) -> bool:
     """True when ``sentence`` holds every one of ``words`` (:func:`title_words`), see the module docstring."""
-    return _held(words, _named_keys(sentence))
-
-
-def _named_keys(sentence: str) -> frozenset[str]:
-    """The words of ``sentence`` and the parts of its CamelCase names, as :func:`_key` compares them."""
     found = _WORD_RE.findall(sentence)
-    return frozenset({_key(w) for w in found} | {_key(p) for w in found for p in _PART_RE.findall(w)})
+    return _held(words, _named_keys(found, frozenset(_key(w) for w in found)))
+
+
+def _named_keys(found: Sequence[str], keys: frozenset[str]) -> frozenset[str]:
+    """The ``keys`` of a sentence's words ``found`` (:func:`_key` of each) and the parts of its CamelCase
+    names, as :func:`_key` compares them."""
+    return keys | {_key(p) for w in found for p in _PART_RE.findall(w)}
 
 
 def _held(words: Sequence[str], keys: frozenset[str]) -> bool:
@@ -208,7 +209,8 @@ class _Sentence(NamedTuple):
 def _sentence(text: str) -> _Sentence:
     listed = _WORD_RE.findall(text)
     keys = tuple(_key(w) for w in listed)
-    return _Sentence(text, frozenset(listed), frozenset(keys), keys, _named_keys(text))
+    found = frozenset(keys)
+    return _Sentence(text, frozenset(listed), found, keys, _named_keys(listed, found))
 
 
 def _holds(sentence: _Sentence, words: Sequence[str]) -> bool:

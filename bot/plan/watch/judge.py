@@ -46,11 +46,10 @@ from bot.model.history.provenance import field_origin
 from bot.model.kep import STAGES, Kep, normalize_milestone
 from bot.model.note_text import default_off
 from bot.model.release_calendar import Calendar
-from bot.model.snapshot import Snapshot, resolve, slug_matches
 from bot.plan.evidence.gates import Join
 from bot.plan.evidence.index import Evidence, Mention, NotesIndex
 from bot.plan.evidence.prose import adds_first, first_stage, gate_in_code, title_words
-from bot.wiki.matrix import parse_page
+from bot.wiki.matrix import MatrixPage
 
 #: The states, in the order a reader needs them: what needs a look first.
 CONTRADICTED, SLIPPED, NO_SIGN, ON_TRACK, LANDED = "contradicted", "slipped", "no sign yet", "on track", "landed"
@@ -216,34 +215,13 @@ def cycle_start(release: str, timelines: Iterable[Timeline]) -> tuple[str, str]:
     return utc_day(c.date), f"the first kep.yaml to name {release} as its latest milestone: {first[1].path}{pr}"
 
 
-def page_keps(
-    snapshot: Snapshot, pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]], only: Collection[int] | None
-) -> list[Kep]:
-    """The KEPs the rows of ``pages`` (``{path: text}``) name, once each, in page order: a row whose number
-    resolves to one KEP and whose slug (if written) matches it, as a sync reads rows; ``only``: KEP numbers."""
-    out: dict[str, Kep] = {}
-    for path, text in pages.items():
-        for row in parse_page(path, text, aliases).rows:
-            found = resolve(snapshot, row.number, row.slug)
-            if only is not None and row.number not in only:
-                continue
-            if len(found) == 1 and (not row.slug or slug_matches(found[0].slug, row.slug)):
-                out.setdefault(found[0].path, found[0])
-    return list(out.values())
-
-
-def not_on_pages(
-    pages: Mapping[str, str], aliases: Mapping[str, Sequence[str]], only: Collection[int] | None
-) -> list[str]:
-    """For each KEP number of ``only`` that no row of ``pages`` (``{path: text}``) names, rows left as is
-    included, the problem a sync and an audit give it (:mod:`bot.plan.reviews`), in number order; ``[]``
-    when ``only`` is ``None``."""
+def not_on_pages(parsed: Sequence[MatrixPage], only: Collection[int] | None) -> list[str]:
+    """For each KEP number of ``only`` that no row of ``parsed`` (:func:`bot.wiki.matrix.parse_page`) names, rows
+    left as is included, the problem a sync and an audit give it (:mod:`bot.plan.reviews`), in number order;
+    ``[]`` when ``only`` is ``None``."""
     if only is None:
         return []
-    named = set()
-    for path, text in pages.items():
-        page = parse_page(path, text, aliases)
-        named |= {r.number for r in page.rows} | {r.number for r in page.left}
+    named = {r.number for page in parsed for r in page.rows} | {r.number for page in parsed for r in page.left}
     return [f"KEP {n} is in no matrix row of the pages; nothing to do for it" for n in sorted(set(only) - named)]
 
 

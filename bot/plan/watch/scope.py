@@ -13,7 +13,7 @@ from bot.wiki.matrix import MatrixPage
 
 class Places(NamedTuple):
     """Where the page rows are: ``rows``, ``{kep.yaml path: ((page path, 1-based line), ...)}`` of the rows that
-    name one KEP (resolved as :func:`bot.plan.watch.judge.page_keps` resolves them), and ``gone``: the KEP numbers
+    name one KEP whose slug, if written, matches it (as a sync reads rows), and ``gone``: the KEP numbers
     rows name that no kep.yaml of the snapshot has (deleted upstream, or never there), once each, in page order."""
 
     rows: dict[str, tuple[tuple[str, int], ...]]
@@ -34,6 +34,12 @@ def places(snapshot: Snapshot, parsed: Sequence[MatrixPage], only: Collection[in
             elif len(found) == 1 and (not row.slug or slug_matches(found[0].slug, row.slug)):
                 rows.setdefault(found[0].path, []).append((page.path, row.line + 1))
     return Places({p: tuple(v) for p, v in rows.items()}, tuple(gone))
+
+
+def page_keps(snapshot: Snapshot, where: Places) -> list[Kep]:
+    """The KEPs the page rows of ``where`` (:func:`places`) name, once each, in page order."""
+    by_path = {k.path: k for k in snapshot.all_keps()}
+    return [by_path[path] for path in where.rows]
 
 
 def sig_name(name: str) -> str:
