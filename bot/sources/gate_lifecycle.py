@@ -40,7 +40,7 @@ from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
 from bot.fileread import read_regular, special_kind
-from bot.http import RequestCounter, make_client
+from bot.http import RequestCounter, client_or_new
 from bot.model.gates import GateList, Lifecycle, ListError, lifecycle, parse_gate_list, release_key
 from bot.model.kep import Problem
 from bot.sources import parse_github_spec
@@ -131,14 +131,9 @@ def load_gate_lifecycle(
         return read_file_list(Path(source.location))
     if source.kind == "dir":
         return read_directory(Path(source.location))
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
+    with client_or_new(client, token, counter=counter) as client:
         cache = cache_dir / "gate-lifecycle" / hashlib.sha256(value.encode()).hexdigest()[:16]
         return _load_github(client, cache, source, wanted, api_url.rstrip("/"))
-    finally:
-        if own:
-            client.close()
 
 
 def _parse(where: str, data: bytes, release: str = "") -> tuple[GateList, list[Problem]]:

@@ -47,7 +47,7 @@ from urllib.parse import quote
 
 from bot.errors import ConfigError, KepSyncError, SourceError, UsageError
 from bot.fileread import read_regular
-from bot.http import RequestCounter, make_client, send, sendable_etag, status_text
+from bot.http import RequestCounter, client_or_new, send, sendable_etag, status_text
 from bot.model.kep import Problem
 from bot.model.note_text import release_name, release_order
 from bot.model.notes import ReleaseNotes, with_missing
@@ -235,15 +235,10 @@ def load_release_notes(
     reads = reads if reads is not None else Reads()
     if source.kind == "dir":
         return with_missing(_load_directory(Path(source.location), wanted, newest, reads), wanted or ())
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
+    with client_or_new(client, token, counter=counter) as client:
         cache_root = cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16]
         read = _load_github(client, cache_root, source, wanted, newest, api_url.rstrip("/"), reads)
         return with_missing(read, wanted or ())
-    finally:
-        if own:
-            client.close()
 
 
 def _list_directory(root: Path) -> dict[str, Path]:

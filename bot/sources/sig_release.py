@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, SourceError, UsageError
 from bot.fileread import read_regular
-from bot.http import RequestCounter, make_client
+from bot.http import RequestCounter, client_or_new
 from bot.model.kep import Problem
 from bot.model.note_text import release_order
 from bot.model.release_calendar import Calendar, FreezeException, Records, parse_calendar, parse_exceptions
@@ -83,14 +83,9 @@ def load_records(
     source = parse_records_source(value)
     if source.kind == "dir":
         return _load_directory(Path(source.location))
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
+    with client_or_new(client, token, counter=counter) as client:
         cache_root = cache_dir / "sig-release" / hashlib.sha256(value.encode()).hexdigest()[:16]
         return _load_github(client, cache_root, source, api_url.rstrip("/"))
-    finally:
-        if own:
-            client.close()
 
 
 def _release(name: str) -> str:
