@@ -11,7 +11,6 @@ being made (:attr:`bot.model.gates.Lifecycle.shipped`).
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +18,7 @@ from bot.errors import ConfigError, SourceError
 from bot.http import RequestCounter, client_or_new
 from bot.model.gates import Lifecycle, ListError, lifecycle, parse_gate_list
 from bot.model.kep import Problem
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 from bot.sources.gate_lifecycle import (
     KEY,
     LIST_PATH,
@@ -56,7 +55,7 @@ def newest_gate_list(
         return load_gate_lifecycle(value, cache_dir)
     with client_or_new(client, token, counter=counter) as client:
         problems: list[Problem] = []
-        cache = EtagCache(cache_dir / "gate-lifecycle" / hashlib.sha256(value.encode()).hexdigest()[:16], problems)
+        cache = EtagCache(source_cache_dir(cache_dir, "gate-lifecycle", value), problems)
         url = f"{api_url.rstrip('/')}/repos/{source.location}/contents/{LIST_PATH}"
         body = fetch_cached(
             client,

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import re
 import stat
@@ -44,7 +43,7 @@ from bot.http import RequestCounter, client_or_new
 from bot.model.gates import GateList, Lifecycle, ListError, lifecycle, parse_gate_list, release_key
 from bot.model.kep import Problem
 from bot.sources import parse_github_spec
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 
 if TYPE_CHECKING:
     import httpx
@@ -132,7 +131,7 @@ def load_gate_lifecycle(
     if source.kind == "dir":
         return read_directory(Path(source.location))
     with client_or_new(client, token, counter=counter) as client:
-        cache = cache_dir / "gate-lifecycle" / hashlib.sha256(value.encode()).hexdigest()[:16]
+        cache = source_cache_dir(cache_dir, "gate-lifecycle", value)
         return _load_github(client, cache, source, wanted, api_url.rstrip("/"))
 
 

@@ -36,7 +36,6 @@ source that cannot be reached (network, HTTP 5xx, no cached copy) raises
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Collection
@@ -54,7 +53,7 @@ from bot.model.notes import ReleaseNotes, with_missing
 from bot.model.notes import skipped_tail as _skipped
 from bot.redact import redact, without_userinfo
 from bot.sources import parse_github_spec
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 
 if TYPE_CHECKING:
     import httpx
@@ -236,7 +235,7 @@ def load_release_notes(
     if source.kind == "dir":
         return with_missing(_load_directory(Path(source.location), wanted, newest, reads), wanted or ())
     with client_or_new(client, token, counter=counter) as client:
-        cache_root = cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16]
+        cache_root = source_cache_dir(cache_dir, "release-notes", value)
         read = _load_github(client, cache_root, source, wanted, newest, api_url.rstrip("/"), reads)
         return with_missing(read, wanted or ())
 

@@ -18,7 +18,6 @@ cached raises :class:`SourceError` (exit 1).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +30,7 @@ from bot.model.note_text import release_order
 from bot.model.release_calendar import Calendar, FreezeException, Records, parse_calendar, parse_exceptions
 from bot.redact import redact
 from bot.sources import parse_github_spec
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 from bot.sources.release_notes import (
     DEFAULT_API_URL,
     RAW_MEDIA_TYPE,
@@ -84,7 +83,7 @@ def load_records(
     if source.kind == "dir":
         return _load_directory(Path(source.location))
     with client_or_new(client, token, counter=counter) as client:
-        cache_root = cache_dir / "sig-release" / hashlib.sha256(value.encode()).hexdigest()[:16]
+        cache_root = source_cache_dir(cache_dir, "sig-release", value)
         return _load_github(client, cache_root, source, api_url.rstrip("/"))
 
 
