@@ -233,8 +233,14 @@ class GitHubWiki(CommentCommands, BotBranch, Automerge, DashboardIssue):
         return publication
 
     def _merged(self, pr: PullRequest | None, publication: Publication) -> Publication:
-        """``publication`` with what automerge did to ``pr`` (only with ``pull_request.automerge`` enabled)."""
-        if pr is None or not self.pr_config.automerge.enabled:
+        """``publication`` with what automerge did to ``pr`` (only with ``pull_request.automerge`` enabled; with
+        it off, an automerge line an earlier run left on the body is removed, once)."""
+        if pr is None:
+            return publication
+        if not self.pr_config.automerge.enabled:
+            if prmod.automerge_line(pr.body):
+                body = prmod.with_automerge(pr.body, "")
+                self.call(f"update pull request #{pr.number}", pr.edit, body=body)
             return publication
         return publication._replace(
             automerge=self._automerge_step(

@@ -72,6 +72,16 @@ def test_a_routine_pull_request_is_merged_on_the_run_after_its_checks_pass(gh, a
     assert len(gh.repos[REPO]["pulls"]) == 1
 
 
+def test_turned_off_in_the_config_its_line_leaves_the_body_once(gh, auto):
+    run_github(gh, keps(), auto)
+    assert line(gh) == f"{prmod.AUTOMERGE_TAG}**Automerge**: {WAITING}"
+    off = github_config(gh)
+    first = run_github(gh, keps(), off)
+    assert (line(gh), first.automerge, first.writes) == ("", "", 1)
+    again = run_github(gh, keps(), off)
+    assert (again.writes, gh.pull(1)["state"]) == (0, "open")
+
+
 @pytest.mark.parametrize(
     ("setup", "reason"),
     [
