@@ -14,7 +14,8 @@ import functools
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from bot import __version__
@@ -88,6 +89,22 @@ def make_client(
         transport=transport,
         verify=tls,
     )
+
+
+@contextmanager
+def client_or_new(
+    client: httpx.Client | None, token: str | None = None, *, counter: RequestCounter | None = None
+) -> Iterator[httpx.Client]:
+    """``client`` when given (left open for its owner), else a :func:`make_client` with ``token`` and
+    ``counter`` that is closed on leaving the block."""
+    if client is not None:
+        yield client
+        return
+    own = make_client(token, counter=counter)
+    try:
+        yield own
+    finally:
+        own.close()
 
 
 @functools.cache

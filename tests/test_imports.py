@@ -303,7 +303,7 @@ def test_the_test_module_import_check_finds_each_form(tmp_path):
 RUN_READERS = {
     "bot.sources.release_notes": {"load_release_notes"},
     "bot.sources.gate_head": {"newest_gate_list"},
-    "bot.sources.history": {"read_history", "gate_origins_loader"},
+    "bot.sources.history": {"read_history"},
 }
 
 

@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: ``--state-dir`` help of serve and health.
+_ENHANCEMENTS_HELP = "directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF"
+_PUBLISH_CHOICES = ("none", "files", "git", "github")
 _STATE_HELP = "state directory (default: $KEP_SYNC_STATE_DIR or ~/.local/state/kep-sync)"
 
 
@@ -77,7 +79,7 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
         cmd.add_argument(
             "--enhancements",
             metavar="SRC",
-            help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF",
+            help=_ENHANCEMENTS_HELP,
         )
         cmd.add_argument("--wiki", metavar="DIR", help="wiki directory (overrides wiki.dir)")
         cmd.add_argument(
@@ -88,7 +90,7 @@ def _add_sync_and_audit(sub: argparse._SubParsersAction) -> None:
         )
         cmd.add_argument(
             "--publish",
-            choices=["none", "files", "git", "github"],
+            choices=_PUBLISH_CHOICES,
             help="where the result goes"
             if cmd is sync
             else "accepted as for sync; the audit reads the pages as --publish none does",
@@ -154,7 +156,7 @@ def _add_validate_and_targets(sub: argparse._SubParsersAction) -> None:
     validate.add_argument("--config", help=CONFIG_HELP)
     validate.add_argument(
         "--publish",
-        choices=["none", "files", "git", "github"],
+        choices=_PUBLISH_CHOICES,
         help="validate as the sync will run with this --publish",
     )
     validate.add_argument(
@@ -199,7 +201,7 @@ def _add_history_and_digest(sub: argparse._SubParsersAction) -> None:
     digest.add_argument(
         "--enhancements",
         metavar="SRC",
-        help="directory with keps/, git repository/URL/bundle, or github:OWNER/REPO@REF",
+        help=_ENHANCEMENTS_HELP,
     )
     digest.add_argument("--sig", required=True, help="SIG name: node or sig-node")
     digest.add_argument("--from", dest="first", required=True, metavar="vA", help="first release (v1.33)")

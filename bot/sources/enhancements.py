@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot import progress
 from bot.errors import SourceError, UsageError, relative_to
 from bot.fileread import open_regular
-from bot.http import RequestCounter, make_client, refused
+from bot.http import RequestCounter, client_or_new, refused
 from bot.model.kep import Problem
 from bot.model.snapshot import Snapshot, build_snapshot
 from bot.redact import redact
@@ -217,16 +217,11 @@ def load_snapshot(
             )
         files, problems = scan_git_tree(repo, revision)
         return with_problems(build_snapshot(files, text_path(redact(value)), revision), problems)
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
+    with client_or_new(client, token, counter=counter) as client:
         with offline_hint():
             revision = resolve_github_ref(client, api_url, source.location, source.ref)
             with progress.step(f"downloading {source.location}@{revision[:12]}"):
                 files, problems = read_tarball(client, api_url, source.location, revision)
-    finally:
-        if own:
-            client.close()
     return with_problems(build_snapshot(files, f"github:{source.location}@{source.ref}", revision), problems)
 
 

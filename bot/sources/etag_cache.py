@@ -7,6 +7,7 @@ that no longer decodes is dropped and fetched again. RFC 9110 ETags.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -22,6 +23,13 @@ from bot.sources.limits import LimitedReader, chunk_reader
 
 if TYPE_CHECKING:
     import httpx
+
+
+def source_cache_dir(cache_dir: Path, kind: str, value: str) -> Path:
+    """The folder of one source's cached files: ``cache_dir/KIND/<sha256(value)[:16]>``, ``value`` the source
+    string as given (``--release-notes``, ``--gate-lifecycle``, ``--sig-release``), so that two spellings of a
+    source never share files and the folder name carries no part of ``value``."""
+    return cache_dir / kind / hashlib.sha256(value.encode()).hexdigest()[:16]
 
 
 class EtagCache:

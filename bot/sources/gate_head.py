@@ -11,15 +11,14 @@ being made (:attr:`bot.model.gates.Lifecycle.shipped`).
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, SourceError
-from bot.http import RequestCounter, make_client
+from bot.http import RequestCounter, client_or_new
 from bot.model.gates import Lifecycle, ListError, lifecycle, parse_gate_list
 from bot.model.kep import Problem
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 from bot.sources.gate_lifecycle import (
     KEY,
     LIST_PATH,
@@ -54,11 +53,9 @@ def newest_gate_list(
     source = parse_gate_source(value)
     if source.kind != "github":
         return load_gate_lifecycle(value, cache_dir)
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
+    with client_or_new(client, token, counter=counter) as client:
         problems: list[Problem] = []
-        cache = EtagCache(cache_dir / "gate-lifecycle" / hashlib.sha256(value.encode()).hexdigest()[:16], problems)
+        cache = EtagCache(source_cache_dir(cache_dir, "gate-lifecycle", value), problems)
         url = f"{api_url.rstrip('/')}/repos/{source.location}/contents/{LIST_PATH}"
         body = fetch_cached(
             client,
@@ -70,9 +67,6 @@ def newest_gate_list(
             headers={"Accept": "application/vnd.github+json"},
             usable=lambda b: file_content(b) is not None,
         )
-    finally:
-        if own:
-            client.close()
     if body is None:
         raise ConfigError(f"{KEY} github:{source.location}: no {LIST_PATH} on the default branch")
     found = file_content(body)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import re
 import stat
@@ -40,11 +39,11 @@ from urllib.parse import quote
 
 from bot.errors import ConfigError, SourceError, UsageError
 from bot.fileread import read_regular, special_kind
-from bot.http import RequestCounter, make_client
+from bot.http import RequestCounter, client_or_new
 from bot.model.gates import GateList, Lifecycle, ListError, lifecycle, parse_gate_list, release_key
 from bot.model.kep import Problem
 from bot.sources import parse_github_spec
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 
 if TYPE_CHECKING:
     import httpx
@@ -131,14 +130,9 @@ def load_gate_lifecycle(
         return read_file_list(Path(source.location))
     if source.kind == "dir":
         return read_directory(Path(source.location))
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
-        cache = cache_dir / "gate-lifecycle" / hashlib.sha256(value.encode()).hexdigest()[:16]
+    with client_or_new(client, token, counter=counter) as client:
+        cache = source_cache_dir(cache_dir, "gate-lifecycle", value)
         return _load_github(client, cache, source, wanted, api_url.rstrip("/"))
-    finally:
-        if own:
-            client.close()
 
 
 def _parse(where: str, data: bytes, release: str = "") -> tuple[GateList, list[Problem]]:

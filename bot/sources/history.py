@@ -14,14 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC
 from pathlib import Path
 
 from bot import progress
 from bot.errors import UsageError
 from bot.fileread import CACHE_ENTRY_BYTES, read_regular
-from bot.model.history.declared import Declared, origins
 from bot.model.history.fields import blob_fields
 from bot.model.history.log import (
     LOG_FORMAT,
@@ -424,26 +423,3 @@ def read_history(source_kind: str, location: str, cache_dir: Path, revision: str
     if not revision:
         return None
     return open_history(source_kind, location, cache_dir, revision)
-
-
-def gate_origins_loader(
-    kind: str, location: str, cache_dir: Path, revision: str
-) -> Callable[[Collection[str]], dict[str, dict[str, Declared]]] | None:
-    """A loader ``kep.yaml paths -> {path: {gate: Declared}}``: when each of those files first declared each of
-    its gates (:func:`bot.model.history.declared.first_declared`), from the whole first-parent history of the
-    source at ``revision`` (every version of those files, read with one ``git cat-file`` and cached by blob
-    id like provenance's). ``None`` for a source without local history (a plain directory, a tarball, a
-    ``github:`` source): shared gates then keep no owner. The history is opened on the first call, once."""
-    if kind not in ("dir", "git") or not revision:
-        return None
-    opened: dict[str, GitHistory | None] = {}
-
-    def load(paths: Collection[str]) -> dict[str, dict[str, Declared]]:
-        if "git" not in opened:
-            opened["git"] = read_history(kind, location, cache_dir, revision)
-        git = opened["git"]
-        if git is None or not paths:
-            return {}
-        return origins(git.timelines(paths), git.log())
-
-    return load

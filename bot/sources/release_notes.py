@@ -36,7 +36,6 @@ source that cannot be reached (network, HTTP 5xx, no cached copy) raises
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Collection
@@ -47,14 +46,14 @@ from urllib.parse import quote
 
 from bot.errors import ConfigError, KepSyncError, SourceError, UsageError
 from bot.fileread import read_regular
-from bot.http import RequestCounter, make_client, send, sendable_etag, status_text
+from bot.http import RequestCounter, client_or_new, send, sendable_etag, status_text
 from bot.model.kep import Problem
 from bot.model.note_text import release_name, release_order
 from bot.model.notes import ReleaseNotes, with_missing
 from bot.model.notes import skipped_tail as _skipped
 from bot.redact import redact, without_userinfo
 from bot.sources import parse_github_spec
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 
 if TYPE_CHECKING:
     import httpx
@@ -235,15 +234,10 @@ def load_release_notes(
     reads = reads if reads is not None else Reads()
     if source.kind == "dir":
         return with_missing(_load_directory(Path(source.location), wanted, newest, reads), wanted or ())
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
-        cache_root = cache_dir / "release-notes" / hashlib.sha256(value.encode()).hexdigest()[:16]
+    with client_or_new(client, token, counter=counter) as client:
+        cache_root = source_cache_dir(cache_dir, "release-notes", value)
         read = _load_github(client, cache_root, source, wanted, newest, api_url.rstrip("/"), reads)
         return with_missing(read, wanted or ())
-    finally:
-        if own:
-            client.close()
 
 
 def _list_directory(root: Path) -> dict[str, Path]:

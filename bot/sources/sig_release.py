@@ -18,20 +18,19 @@ cached raises :class:`SourceError` (exit 1).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, SourceError, UsageError
 from bot.fileread import read_regular
-from bot.http import RequestCounter, make_client
+from bot.http import RequestCounter, client_or_new
 from bot.model.kep import Problem
 from bot.model.note_text import release_order
 from bot.model.release_calendar import Calendar, FreezeException, Records, parse_calendar, parse_exceptions
 from bot.redact import redact
 from bot.sources import parse_github_spec
-from bot.sources.etag_cache import EtagCache, fetch_cached
+from bot.sources.etag_cache import EtagCache, fetch_cached, source_cache_dir
 from bot.sources.release_notes import (
     DEFAULT_API_URL,
     RAW_MEDIA_TYPE,
@@ -83,14 +82,9 @@ def load_records(
     source = parse_records_source(value)
     if source.kind == "dir":
         return _load_directory(Path(source.location))
-    own = client is None
-    client = client or make_client(token, counter=counter)
-    try:
-        cache_root = cache_dir / "sig-release" / hashlib.sha256(value.encode()).hexdigest()[:16]
+    with client_or_new(client, token, counter=counter) as client:
+        cache_root = source_cache_dir(cache_dir, "sig-release", value)
         return _load_github(client, cache_root, source, api_url.rstrip("/"))
-    finally:
-        if own:
-            client.close()
 
 
 def _release(name: str) -> str:

@@ -1,5 +1,5 @@
 """Gate ownership from a real git history: when each kep.yaml first declared its gates
-(:func:`bot.sources.history.gate_origins_loader`), end to end through ``kep-sync audit`` (a tiny repository
+(:meth:`bot.commands.inputs.Inputs.gate_origins`), end to end through ``kep-sync audit`` (a tiny repository
 written here; the real bundle: tests/acceptance/test_acceptance_signals.py)."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.commands.inputs import Inputs
+from bot.config import Config
 from bot.model.history.declared import Declared
-from bot.sources.history import gate_origins_loader
 from tests.gitutil import commit, make_repo
 from tests.syncutil import kep_yaml
 
@@ -47,15 +48,22 @@ def _repo(tmp_path: Path) -> tuple[Path, str, str]:
     return repo, first, second
 
 
+def _config(tmp_path: Path, enhancements: str) -> Config:
+    return Config.model_validate(
+        {"enhancements": enhancements, "cache_dir": str(tmp_path / "cache"), "wiki": {"dir": str(tmp_path)}}
+    )
+
+
 def test_the_loader_gives_each_file_s_first_declaration_in_first_parent_order(tmp_path):
     repo, first, second = _repo(tmp_path)
-    load = gate_origins_loader("dir", str(repo), tmp_path / "cache", second)
+    load = Inputs(_config(tmp_path, str(repo))).gate_origins()
     assert load is not None
     assert load([SPEC, RESIZE]) == {
         SPEC: {"PodLevelResources": Declared("2026-01-02T03:04:05Z", first, 4678, "v1.32", 0)},
         RESIZE: {"PodLevelResources": Declared("2026-01-02T03:04:05Z", second, 5420, "v1.35", 1)},
     }
-    assert gate_origins_loader("tarball", "x.tar.gz", tmp_path, second) is None  # no history: no owner
+    (tmp_path / "x.tar.gz").write_bytes(b"")
+    assert Inputs(_config(tmp_path, str(tmp_path / "x.tar.gz"))).gate_origins() is None  # no history: no owner
 
 
 def test_the_audit_names_the_owner_and_gives_it_the_finding(tmp_path):
